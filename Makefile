@@ -1,0 +1,35 @@
+# orgsync: see README.md. `make test` runs every test (it installs what the
+# tests need first); `make demo` runs the main job on the embedded simulator.
+GO      ?= go
+BIN     ?= bin/orgsync
+PKGS    ?= ./...
+FUZZTIME ?= 10s
+
+.PHONY: all build test demo lint bench fuzz test-deps
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/orgsync
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Everything the tests need (OpenLDAP's slapd and ldap-utils) is installed
+# by scripts/test-deps.sh when missing and the machine allows it.
+test-deps:
+	bash scripts/test-deps.sh
+
+test: test-deps lint build
+	$(GO) test -count=1 -timeout 45m $(PKGS)
+	bash scripts/fuzz.sh $(FUZZTIME)
+
+fuzz:
+	bash scripts/fuzz.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+demo:
+	$(GO) run ./cmd/orgsync demo

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what `make test` needs and the machine lacks: OpenLDAP's slapd and
+# ldap-utils from Debian's packages. In CI (CI=true) a failure to install is
+# fatal, because the LDAP integration tests must run there.
+set -euo pipefail
+need=()
+command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd)
+command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "test-deps: installing ${need[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
+  echo "test-deps: could not install ${need[*]}" >&2
+  [ "${CI:-}" = "true" ] && exit 1
+fi
+# Debian's package starts a system slapd; the tests start their own.
+if command -v systemctl >/dev/null 2>&1; then $sudo systemctl stop slapd >/dev/null 2>&1 || true; fi
+pkill -x slapd >/dev/null 2>&1 || true
+exit 0

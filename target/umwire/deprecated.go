@@ -1,0 +1,76 @@
+package umwire
+
+// Invite is a pending invite (deprecated API).
+type Invite struct {
+	Email       string    `json:"email"`
+	InviteCode  string    `json:"inviteCode"`
+	LastSentDTS int64     `json:"lastSentDTS"` // milliseconds since the epoch
+	InvitedBy   InvitedBy `json:"invitedBy"`
+}
+
+// InvitedBy is the administrator who sent an invite.
+type InvitedBy struct {
+	ID          string `json:"id,omitempty"`
+	Email       string `json:"email,omitempty"`
+	FirstName   string `json:"firstName,omitempty"`
+	LastName    string `json:"lastName,omitempty"`
+	CountryCode string `json:"countryCode,omitempty"`
+}
+
+// InviteStatus is the body of a successful resend or revoke.
+type InviteStatus struct {
+	Status string `json:"status"`
+}
+
+// InviteError is the error body of the invite endpoints (contract 7).
+type InviteError struct {
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage"`
+}
+
+// Invite error codes.
+const (
+	InviteNotFound    = "invites.pending.not_found"
+	InviteResendError = "invites.pending.resend.error"
+	InviteRevokeError = "invites.pending.revoke.error"
+)
+
+// Invite listing query values.
+const (
+	SortEmail    = "EMAIL"
+	SortLastSent = "LAST_SENT_DTS"
+	SortAsc      = "ASC"
+	SortDesc     = "DESC"
+)
+
+// Product is one product of the deprecated products listing.
+type Product struct {
+	ID                 string `json:"id"`
+	Code               string `json:"code"`
+	Name               string `json:"name"`
+	UserCount          int    `json:"userCount"`
+	ConfigurationCount int    `json:"configurationCount"`
+	LicenseQuota       int    `json:"licenseQuota"`
+}
+
+// Token endpoints (contract 1), relative to the auth base URL.
+const (
+	PathJWTExchange       = "/ims/exchange/jwt"
+	PathClientCredentials = "/ims/token/v3"
+	// ClaimEntUserSDK is appended to "{auth_base}/s/" to form the JWT's
+	// meta-scope claim, whose value is true.
+	ClaimEntUserSDK = "ent_user_sdk"
+)
+
+// TokenResponse is the 200 body of both token endpoints.
+type TokenResponse struct {
+	TokenType   string `json:"token_type"`
+	AccessToken string `json:"access_token"`
+	ExpiresIn   int64  `json:"expires_in"` // seconds
+}
+
+// TokenError is the 400 body of the token endpoints.
+type TokenError struct {
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
