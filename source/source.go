@@ -51,3 +51,13 @@ func (p Problem) String() string {
 	}
 	return fmt.Sprintf("%s: %s", loc, p.Reason)
 }
+
+// FieldError is a problem with one field of a source's configuration, named
+// by its YAML key path inside the source's block (for example
+// "users.baseDN"), so that the config loader can add the file's line.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e FieldError) Error() string { return e.Field + ": " + e.Reason }
