@@ -7,6 +7,7 @@ package source
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -61,3 +62,15 @@ type FieldError struct {
 }
 
 func (e FieldError) Error() string { return e.Field + ": " + e.Reason }
+
+// FieldErrors is several configuration problems reported at once (for
+// example by mapping.New). Callers get at the list with errors.As.
+type FieldErrors []FieldError
+
+func (e FieldErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, fe := range e {
+		msgs[i] = fe.Error()
+	}
+	return strings.Join(msgs, "; ")
+}

@@ -1,0 +1,188 @@
+package mapping
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/source"
+)
+
+func mustNew(t *testing.T, rules ...Rule) *Mapper {
+	t.Helper()
+	m, err := New(rules)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return m
+}
+
+func TestMapGroup(t *testing.T) {
+	const designDN = "cn=design-users,ou=groups,dc=example,dc=com"
+	tests := []struct {
+		name     string
+		rules    []Rule
+		group    string
+		dn       string
+		want     []string
+		wantNone bool
+	}{
+		{name: "exact by name", rules: []Rule{{Directory: "eng", Targets: []string{"Engineering"}}},
+			group: "ENG", want: []string{"Engineering"}},
+		{name: "exact by DN, spacing and case ignored",
+			rules: []Rule{{Directory: "CN=Eng, OU=Groups, DC=example,DC=com", Targets: []string{"Engineering"}}},
+			dn:    "cn=eng,ou=groups,dc=example,dc=com", want: []string{"Engineering"}},
+		{name: "exact by first RDN", rules: []Rule{{Directory: "cn=eng", Targets: []string{"E"}}},
+			dn: "cn=eng,ou=groups,dc=example,dc=com", want: []string{"E"}},
+		{name: "exact DN does not match another DN",
+			rules: []Rule{{Directory: "cn=eng,ou=groups,dc=example,dc=com", Targets: []string{"E"}}},
+			dn:    "cn=eng,ou=other,dc=example,dc=com", wantNone: true},
+		{name: "one-to-many", rules: []Rule{{Directory: "eng", Targets: []string{"A", "B", "_admin_A"}}},
+			group: "eng", want: []string{"A", "B", "_admin_A"}},
+		{name: "pattern with capture on RDN (the issue's example)",
+			rules: []Rule{{Pattern: "cn=(.*)-users", Targets: []string{"$1 Users"}}},
+			group: "design-users", dn: designDN, want: []string{"design Users"}},
+		{name: "pattern is case-insensitive, capture keeps case",
+			rules: []Rule{{Pattern: "cn=(.*)-users", Targets: []string{"$1 Users"}}},
+			dn:    "CN=Design-Users,OU=Groups,DC=example,DC=com", want: []string{"Design Users"}},
+		{name: "pattern on the name", rules: []Rule{{Pattern: "app-(?P<app>[a-z]+)", Targets: []string{"${app} Profile", "All Apps"}}},
+			group: "app-photo", want: []string{"photo Profile", "All Apps"}},
+		{name: "pattern on the whole DN",
+			rules: []Rule{{Pattern: "cn=([^,]+),ou=groups,dc=example,dc=com", Targets: []string{"${1}_g"}}},
+			dn:    designDN, want: []string{"design-users_g"}},
+		{name: "pattern is anchored", rules: []Rule{{Pattern: "eng", Targets: []string{"E"}}},
+			group: "eng-old", wantNone: true},
+		{name: "identity mapping", rules: []Rule{{Pattern: "(.*)", Targets: []string{"$1"}}},
+			group: "Sales Team", want: []string{"Sales Team"}},
+		{name: "empty expansion is dropped", rules: []Rule{{Pattern: "x(.*)", Targets: []string{"$1"}}},
+			group: "x", wantNone: true},
+		{name: "unmatched group maps to nothing", rules: []Rule{{Directory: "eng", Targets: []string{"E"}}},
+			group: "sales", dn: "cn=sales,dc=example", wantNone: true},
+		{name: "dedupe across rules, first spelling kept",
+			rules: []Rule{
+				{Directory: "eng", Targets: []string{"Engineering", "All"}},
+				{Pattern: "e.*", Targets: []string{"ENGINEERING", "all", "Other"}},
+				{Directory: "cn=eng", Targets: []string{"engineering"}},
+			},
+			group: "eng", dn: "cn=eng,dc=x", want: []string{"Engineering", "All", "Other"}},
+		{name: "two exact rules for one group add up",
+			rules: []Rule{{Directory: "eng", Targets: []string{"A"}}, {Directory: "ENG", Targets: []string{"B"}}},
+			group: "eng", want: []string{"A", "B"}},
+		{name: "escaped comma in DN", rules: []Rule{{Pattern: `cn=(.*)`, Targets: []string{"$1"}}},
+			dn: `cn=Smith\, John,ou=g,dc=x`, want: []string{`Smith\, John`}},
+		{name: "no rules", group: "eng", wantNone: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := mustNew(t, tc.rules...)
+			got := m.MapGroup(tc.group, tc.dn)
+			if tc.wantNone {
+				if got != nil {
+					t.Fatalf("MapGroup(%q, %q) = %q, want nothing", tc.group, tc.dn, got)
+				}
+				return
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("MapGroup(%q, %q) = %q, want %q", tc.group, tc.dn, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMap(t *testing.T) {
+	m := mustNew(t,
+		Rule{Directory: "eng", Targets: []string{"Engineering", "Everyone"}},
+		Rule{Directory: "sales", Targets: []string{"Sales", "everyone"}},
+	)
+	got := m.Map([]string{"sales", "unknown", "ENG"})
+	want := []string{"Sales", "everyone", "Engineering"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Map = %q, want %q", got, want)
+	}
+	if got := m.Map(nil); got != nil {
+		t.Fatalf("Map(nil) = %q, want nil", got)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	_, err := New([]Rule{
+		{Directory: "ok", Targets: []string{"fine"}},
+		{Directory: "a", Pattern: "b", Targets: []string{"x"}},
+		{Targets: []string{"x"}},
+		{Pattern: "(", Targets: []string{"x"}},
+		{Directory: "d"},
+		{Directory: "d", Targets: []string{" ", "$1 Users"}},
+		{Pattern: "cn=(.*)", Targets: []string{"$2", "$1Users", "${dept}", "${1}Users", "$$1"}},
+	})
+	var fe source.FieldErrors
+	if !errors.As(err, &fe) {
+		t.Fatalf("New error %v is not source.FieldErrors", err)
+	}
+	want := map[string]string{
+		"[1]":            "not both",
+		"[2]":            "set directory",
+		"[3].pattern":    "not a valid regular expression",
+		"[4].targets":    "at least one target",
+		"[5].targets[0]": "empty target",
+		"[5].targets[1]": "only pattern rules",
+		"[6].targets[0]": "has 1 capture group",
+		"[6].targets[1]": "write ${1}Users",
+		"[6].targets[2]": `capture group "dept"`,
+	}
+	got := map[string]string{}
+	for _, e := range fe {
+		got[e.Field] = e.Reason
+	}
+	for field, frag := range want {
+		if !strings.Contains(got[field], frag) {
+			t.Errorf("problem for %s = %q, want it to contain %q", field, got[field], frag)
+		}
+	}
+	if len(fe) != len(want) {
+		t.Errorf("got %d problems, want %d: %v", len(fe), len(want), fe)
+	}
+}
+
+func TestScope(t *testing.T) {
+	m := mustNew(t,
+		Rule{Directory: "Eng", Targets: []string{"Engineering", "All"}},
+		Rule{Directory: "cn=sales,dc=x", Targets: []string{"Sales"}},
+		Rule{Directory: "ENG", Targets: []string{"all"}},
+		Rule{Pattern: "(.*)-users", Targets: []string{"$1 Users", "Users"}},
+	)
+	if got, want := m.ExactGroups(), []string{"Eng", "cn=sales,dc=x"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ExactGroups = %q, want %q", got, want)
+	}
+	if got, want := m.Targets(), []string{"Engineering", "All", "Sales", "Users"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Targets = %q, want %q", got, want)
+	}
+	if m.Empty() || !mustNew(t).Empty() {
+		t.Errorf("Empty wrong")
+	}
+}
+
+// FuzzMapGroup checks that any valid rule maps any group without panicking
+// and that results are non-empty, trimmed and deduplicated.
+func FuzzMapGroup(f *testing.F) {
+	f.Add("cn=(.*)-users", "$1 Users", "design-users", "cn=design-users,ou=groups,dc=example,dc=com")
+	f.Add("(.*)", "$1", "Sales", "")
+	f.Add("(?P<x>a+)b", "${x}-$x", "", `cn=aab\,c,dc=x`)
+	f.Fuzz(func(t *testing.T, pattern, target, name, dn string) {
+		m, err := New([]Rule{{Pattern: pattern, Targets: []string{target}}, {Directory: name, Targets: []string{"Lit"}}})
+		if err != nil {
+			return
+		}
+		got := m.MapGroup(name, dn)
+		for i, g := range got {
+			if g == "" || g != strings.TrimSpace(g) {
+				t.Fatalf("untrimmed or empty target %q", g)
+			}
+			for _, h := range got[:i] {
+				if strings.EqualFold(g, h) {
+					t.Fatalf("duplicate target %q in %q", g, got)
+				}
+			}
+		}
+	})
+}
