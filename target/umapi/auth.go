@@ -1,0 +1,169 @@
+package umapi
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// token is a cached access token.
+type token struct {
+	value   string
+	refresh time.Time // when to fetch a new one (expiry minus margin)
+}
+
+// tokenSource fetches access tokens and caches them. One fetch runs at a
+// time (sem); callers that wait for it get its result.
+type tokenSource struct {
+	sem    chan struct{} // holds the right to read/replace cur
+	cur    token
+	fetch  func(ctx context.Context) (value string, lifetime time.Duration, err error)
+	clock  func() time.Time
+	margin time.Duration
+}
+
+func newTokenSource(fetch func(context.Context) (string, time.Duration, error), clock func() time.Time, margin time.Duration) *tokenSource {
+	return &tokenSource{sem: make(chan struct{}, 1), fetch: fetch, clock: clock, margin: margin}
+}
+
+// Token returns a valid token, fetching one when none is cached or the
+// cached one is within its refresh margin.
+func (t *tokenSource) Token(ctx context.Context) (string, error) {
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-t.sem }()
+	if t.cur.value != "" && t.clock().Before(t.cur.refresh) {
+		return t.cur.value, nil
+	}
+	v, life, err := t.fetch(ctx)
+	if err != nil {
+		return "", err
+	}
+	margin := min(t.margin, life/10)
+	t.cur = token{value: v, refresh: t.clock().Add(life - margin)}
+	return v, nil
+}
+
+// Invalidate drops the cached token if it is still old (the one a 401 was
+// answered to), so that the next Token call fetches a new one; a token
+// already replaced by another caller is kept.
+func (t *tokenSource) Invalidate(ctx context.Context, old string) {
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-t.sem }()
+	if t.cur.value == old {
+		t.cur = token{}
+	}
+}
+
+// authenticator fetches tokens from the authorization server (contract 1).
+type authenticator struct {
+	cfg   Config
+	key   *rsa.PrivateKey // AuthJWT only
+	http  *retryablehttp.Client
+	clock func() time.Time
+}
+
+// fetch asks the authorization server for a token.
+func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error) {
+	form, path, err := a.form()
+	if err != nil {
+		return "", 0, err
+	}
+	ctx = withCall(ctx, &callInfo{endpoint: EndpointToken, class: limitNone})
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, a.cfg.AuthBaseURL+path, []byte(form.Encode()))
+	if err != nil {
+		return "", 0, fmt.Errorf("umapi: token request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return "", 0, fmt.Errorf("umapi: token: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", 0, newAPIError(EndpointToken, resp)
+	}
+	defer resp.Body.Close()
+	var tr umwire.TokenResponse
+	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
+		return "", 0, fmt.Errorf("umapi: token: decoding the answer: %w", err)
+	}
+	if tr.AccessToken == "" || tr.ExpiresIn <= 0 {
+		return "", 0, errors.New("umapi: token: the answer has no access_token or expires_in")
+	}
+	return tr.AccessToken, time.Duration(tr.ExpiresIn) * time.Second, nil
+}
+
+// form returns the token request's fields and path for the configured method.
+func (a *authenticator) form() (url.Values, string, error) {
+	form := url.Values{"client_id": {a.cfg.ClientID}, "client_secret": {a.cfg.ClientSecret}}
+	if a.cfg.AuthMethod == AuthOAuth {
+		form.Set("grant_type", "client_credentials")
+		form.Set("scope", a.cfg.Scope)
+		return form, umwire.PathClientCredentials, nil
+	}
+	signed, err := a.signJWT()
+	if err != nil {
+		return nil, "", err
+	}
+	form.Set("jwt_token", signed)
+	return form, umwire.PathJWTExchange, nil
+}
+
+// signJWT builds the RS256 JWT of the exchange (contract 1).
+func (a *authenticator) signJWT() (string, error) {
+	base := a.cfg.AuthBaseURL
+	claims := jwt.MapClaims{
+		"iss":                                 a.cfg.OrgID,
+		"sub":                                 a.cfg.TechAccountID,
+		"aud":                                 base + "/c/" + a.cfg.ClientID,
+		"exp":                                 a.clock().Add(DefaultJWTLifetime).Unix(),
+		base + "/s/" + umwire.ClaimEntUserSDK: true,
+	}
+	s, err := jwt.NewWithClaims(jwt.SigningMethodRS256, claims).SignedString(a.key)
+	if err != nil {
+		return "", fmt.Errorf("umapi: signing the JWT: %w", err)
+	}
+	return s, nil
+}
+
+// parsePrivateKey reads an RSA private key in PEM, PKCS#1 or PKCS#8. Its
+// errors never quote the key.
+func parsePrivateKey(pemText string) (*rsa.PrivateKey, error) {
+	block, _ := pem.Decode([]byte(strings.TrimSpace(pemText)))
+	if block == nil {
+		return nil, errors.New("privateKey: not PEM (expected -----BEGIN RSA PRIVATE KEY----- or -----BEGIN PRIVATE KEY-----)")
+	}
+	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return k, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("privateKey: PEM block %q is neither a PKCS#1 nor a PKCS#8 private key", block.Type)
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("privateKey: a %T key, RS256 needs an RSA key", k)
+	}
+	return rk, nil
+}

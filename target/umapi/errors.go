@@ -1,0 +1,152 @@
+package umapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// APIError is an answer of the service (or of the authorization server)
+// that is not a success.
+type APIError struct {
+	Endpoint   string        // endpoint name, one of the Endpoint* constants
+	StatusCode int           // HTTP status
+	Code       string        // result code, invite status, 429 error_code or token error
+	Message    string        // the service's message, when it gave one
+	RetryAfter time.Duration // Retry-After of the answer, when present
+	RequestID  string        // X-Request-Id of the failing attempt
+}
+
+// Error describes the failure without any credential.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "umapi: %s: HTTP %d", e.Endpoint, e.StatusCode)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " [request %s]", e.RequestID)
+	}
+	return b.String()
+}
+
+// StatusOf returns the HTTP status of an *APIError in err's chain, or 0.
+func StatusOf(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound reports whether err is a 404 (user, group, domain, invites or
+// product not found).
+func IsNotFound(err error) bool { return StatusOf(err) == http.StatusNotFound }
+
+// IsUnauthorized reports whether err is a 401 (invalid or expired token,
+// invalid organization) that survived a token refresh.
+func IsUnauthorized(err error) bool { return StatusOf(err) == http.StatusUnauthorized }
+
+// IsForbidden reports whether err is a 403 (API key missing or not
+// permitted, organization migrating).
+func IsForbidden(err error) bool { return StatusOf(err) == http.StatusForbidden }
+
+// IsRateLimited reports whether err is a 429 that outlived the retries.
+func IsRateLimited(err error) bool { return StatusOf(err) == http.StatusTooManyRequests }
+
+// IsAuthFailure reports whether err means the credentials are not accepted:
+// the token request failed with a 4xx, or the service answered 401 or 403.
+// Sending more requests with the same configuration is pointless.
+func IsAuthFailure(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	if ae.Endpoint == EndpointToken {
+		return ae.StatusCode >= 400 && ae.StatusCode < 500
+	}
+	return ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden
+}
+
+// errorBody holds every error field the service's bodies use: read
+// endpoints and whole-request action failures (result, message), invites
+// (status, statusMessage), 429 (error_code, message) and the token
+// endpoints (error, error_description).
+type errorBody struct {
+	Result           string `json:"result"`
+	Message          string `json:"message"`
+	Status           string `json:"status"`
+	StatusMessage    string `json:"statusMessage"`
+	ErrorCode        string `json:"error_code"`
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
+
+// maxErrorBody bounds how much of an error body is read.
+const maxErrorBody = 64 << 10
+
+// newAPIError builds the error of a non-success response and closes its body.
+func newAPIError(endpoint string, resp *http.Response) *APIError {
+	defer resp.Body.Close()
+	ae := &APIError{
+		Endpoint:   endpoint,
+		StatusCode: resp.StatusCode,
+		RetryAfter: parseRetryAfter(resp.Header.Get(umwire.HeaderRetryAfter), time.Now()),
+		RequestID:  requestIDOf(resp),
+	}
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var body errorBody
+	if json.Unmarshal(raw, &body) == nil {
+		ae.Code = firstNonEmpty(body.Result, body.Status, body.ErrorCode, body.Error)
+		ae.Message = firstNonEmpty(body.Message, body.StatusMessage, body.ErrorDescription)
+	}
+	return ae
+}
+
+func requestIDOf(resp *http.Response) string {
+	if id := resp.Header.Get(umwire.HeaderRequestID); id != "" {
+		return id
+	}
+	if resp.Request != nil {
+		return resp.Request.Header.Get(umwire.HeaderRequestID)
+	}
+	return ""
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date
+// (relative to now); it returns 0 when the value is absent or unreadable.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}

@@ -1,0 +1,70 @@
+package umapi
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"go.uber.org/zap"
+)
+
+// checkRetry decides whether an attempt is retried: 429 always (the service
+// rejected it before doing anything); 5xx (but 501), timeouts and dropped
+// connections only for requests that are safe to repeat; never once the
+// context is done.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if errors.Is(err, errWaitPastDeadline) {
+		return false, err
+	}
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		return true, nil
+	}
+	if ci := callOf(ctx); ci != nil && ci.unsafe {
+		return false, err
+	}
+	if err != nil {
+		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	}
+	return resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented, nil
+}
+
+// backoff waits Retry-After (plus up to 10% jitter) after a 429 that names
+// it, else doubles the wait per attempt from min up to max, with the upper
+// half of each interval drawn at random (jitter).
+func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
+			return ra + jitter(ra/10)
+		}
+	}
+	d := maxWait
+	if attempt < 30 {
+		d = min(minWait<<attempt, maxWait)
+	}
+	return d/2 + jitter(d/2)
+}
+
+// jitter returns a random duration in [0, d].
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d + 1)
+}
+
+// leveledLogger adapts zap to retryablehttp's LeveledLogger; retryablehttp's
+// messages (request method, redacted URL, wait) go to debug, its failures
+// to warn: they are retried, and the final outcome is reported by the
+// caller.
+type leveledLogger struct{ s *zap.SugaredLogger }
+
+func (l leveledLogger) Error(msg string, kv ...any) { l.s.Warnw(msg, kv...) }
+func (l leveledLogger) Info(msg string, kv ...any)  { l.s.Debugw(msg, kv...) }
+func (l leveledLogger) Debug(msg string, kv ...any) { l.s.Debugw(msg, kv...) }
+func (l leveledLogger) Warn(msg string, kv ...any)  { l.s.Warnw(msg, kv...) }
