@@ -1,0 +1,131 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// Fault kinds of Stats.Faults.
+const (
+	FaultError500      = "error500"      // answered 500 without reaching the API handler
+	FaultError503      = "error503"      // answered 503 without reaching the API handler
+	FaultDrop          = "drop"          // connection closed without reaching the API handler
+	FaultAmbiguous500  = "ambiguous500"  // action applied, then answered 500
+	FaultAmbiguousDrop = "ambiguousDrop" // action applied, then connection closed
+	FaultLatency       = "latency"       // latency added
+)
+
+// faultSource draws the fault decisions from a seeded generator.
+type faultSource struct {
+	mu  sync.Mutex
+	f   Faults
+	rng *rand.Rand
+}
+
+func newFaultSource(f Faults) *faultSource {
+	s := &faultSource{}
+	s.set(f)
+	return s
+}
+
+// set replaces the faults and reseeds the generator.
+func (s *faultSource) set(f Faults) {
+	f.ErrorRate = clamp(f.ErrorRate)
+	f.AmbiguousRate = clamp(f.AmbiguousRate)
+	f.DropRate = clamp(f.DropRate)
+	f.Latency = max(f.Latency, 0)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.f = f
+	s.rng = rand.New(rand.NewPCG(uint64(f.Seed), 0))
+}
+
+func clamp(v float64) float64 { return min(max(v, 0), 1) }
+
+func (s *faultSource) latency() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.Latency
+}
+
+// decide draws the fault of one request ("" for none). Every call draws
+// the same numbers, so the sequence depends on the seed and the number of
+// requests only.
+func (s *faultSource) decide(action bool) string {
+	s.mu.Lock()
+	u, half := s.rng.Float64(), s.rng.IntN(2) == 0
+	f := s.f
+	s.mu.Unlock()
+	pick := func(a, b string) string {
+		if half {
+			return a
+		}
+		return b
+	}
+	switch {
+	case u < f.DropRate:
+		return FaultDrop
+	case u < f.DropRate+f.ErrorRate:
+		return pick(FaultError500, FaultError503)
+	case action && u < f.DropRate+f.ErrorRate+f.AmbiguousRate:
+		return pick(FaultAmbiguous500, FaultAmbiguousDrop)
+	}
+	return ""
+}
+
+// serveWithFaults runs check 7 of the package comment and then the API
+// handler; it reports whether the connection was dropped.
+func (g *Gate) serveWithFaults(w *statusRecorder, r *http.Request, ep endpoint) (dropped bool) {
+	kind := g.faults.decide(ep.name == EndpointAction)
+	if kind != "" {
+		g.stats.fault(kind)
+	}
+	switch kind {
+	case FaultDrop:
+		dropConnection(w)
+		return true
+	case FaultError500:
+		serverError(w, http.StatusInternalServerError)
+	case FaultError503:
+		serverError(w, http.StatusServiceUnavailable)
+	case FaultAmbiguous500, FaultAmbiguousDrop:
+		g.next.ServeHTTP(&discardWriter{header: http.Header{}}, r)
+		if kind == FaultAmbiguousDrop {
+			dropConnection(w)
+			return true
+		}
+		serverError(w, http.StatusInternalServerError)
+	default:
+		g.next.ServeHTTP(w, r)
+	}
+	return false
+}
+
+// serverError writes an injected server error.
+func serverError(w http.ResponseWriter, code int) {
+	writeJSON(w, code, umwire.ErrorBody{Result: umwire.ResultError, Message: "simulated server error (fault injection)"})
+}
+
+// dropConnection closes the client's connection without an answer. Where
+// the connection cannot be hijacked (HTTP/2) it aborts the response.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close() // the point is to close it; an error changes nothing
+}
+
+// discardWriter is the ResponseWriter of an ambiguous failure: the API
+// handler applies the request and its answer is thrown away.
+type discardWriter struct {
+	header http.Header
+}
+
+func (d *discardWriter) Header() http.Header         { return d.header }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}

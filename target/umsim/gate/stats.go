@@ -1,0 +1,129 @@
+package gate
+
+import (
+	"maps"
+	"net/http"
+	"sync"
+)
+
+// Pseudo statuses of Stats.Requests for requests that got no HTTP answer.
+const (
+	// StatusDropped counts connections the gate closed without an answer.
+	StatusDropped = 0
+	// StatusClientGone counts requests whose client left during the
+	// injected latency.
+	StatusClientGone = 499
+)
+
+// Stats are the request statistics of a Gate since it started or since
+// ResetStats.
+type Stats struct {
+	// Requests counts answers by endpoint name (the Endpoint constants) and
+	// HTTP status (or StatusDropped, StatusClientGone).
+	Requests map[string]map[int]int
+	// TooManyRequests counts 429 answers.
+	TooManyRequests int
+	// PeakPerClient is the highest number of requests to endpoints 1-3
+	// seen in one window for one access token.
+	PeakPerClient int
+	// PeakPerApp is the highest number of API requests seen in one window
+	// for one API key.
+	PeakPerApp int
+	// Faults counts injected faults by kind (the Fault constants).
+	Faults map[string]int
+}
+
+// Count returns the number of answers of endpoint with status.
+func (s Stats) Count(endpoint string, status int) int { return s.Requests[endpoint][status] }
+
+// statsRecorder accumulates Stats under a mutex.
+type statsRecorder struct {
+	mu sync.Mutex
+	s  Stats
+}
+
+func newStatsRecorder() *statsRecorder {
+	r := &statsRecorder{}
+	r.reset()
+	return r
+}
+
+func (r *statsRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.s = Stats{Requests: map[string]map[int]int{}, Faults: map[string]int{}}
+}
+
+func (r *statsRecorder) record(endpoint string, status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byStatus := r.s.Requests[endpoint]
+	if byStatus == nil {
+		byStatus = map[int]int{}
+		r.s.Requests[endpoint] = byStatus
+	}
+	byStatus[status]++
+}
+
+func (r *statsRecorder) fault(kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.s.Faults[kind]++
+}
+
+func (r *statsRecorder) tooMany() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.s.TooManyRequests++
+}
+
+func (r *statsRecorder) peaks(perClient, perApp int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.s.PeakPerClient = max(r.s.PeakPerClient, perClient)
+	r.s.PeakPerApp = max(r.s.PeakPerApp, perApp)
+}
+
+func (r *statsRecorder) snapshot() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.s
+	c.Requests = make(map[string]map[int]int, len(r.s.Requests))
+	for ep, byStatus := range r.s.Requests {
+		c.Requests[ep] = maps.Clone(byStatus)
+	}
+	c.Faults = maps.Clone(r.s.Faults)
+	return c
+}
+
+// statusRecorder is a ResponseWriter that remembers the status written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (Flush,
+// Hijack, deadlines).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// code is the status answered; 200 when the handler wrote nothing.
+func (s *statusRecorder) code() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
+}
