@@ -1,0 +1,307 @@
+package ldap
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+
+	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source"
+)
+
+// Flavors of directory server. The flavor chooses the default filters and
+// how nested groups and primary groups are resolved.
+const (
+	FlavorOpenLDAP        = "openldap"
+	FlavorActiveDirectory = "activedirectory"
+)
+
+// Membership modes: where the source learns that a user is in a group.
+const (
+	MemberDN     = "member"       // group's member attribute holds user DNs
+	UniqueMember = "uniqueMember" // group's uniqueMember attribute holds user DNs
+	MemberUID    = "memberUid"    // posixGroup's memberUid holds the user's uid
+	MemberOf     = "memberOf"     // user's memberOf attribute holds group DNs
+	PrimaryGroup = "primaryGroup" // Active Directory's primaryGroupID
+)
+
+// Defaults of the configuration.
+const (
+	DefaultPageSize       = 1000
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultSearchTimeout  = 2 * time.Minute
+	// ADUserFilter selects enabled Active Directory user accounts: bit 2
+	// (ACCOUNTDISABLE) of userAccountControl is clear.
+	ADUserFilter = "(&(objectCategory=person)(objectClass=user)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))"
+	// OpenLDAPUserFilter selects inetOrgPerson entries.
+	OpenLDAPUserFilter  = "(objectClass=inetOrgPerson)"
+	ADGroupFilter       = "(objectClass=group)"
+	OpenLDAPGroupFilter = "(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=posixGroup))"
+)
+
+// Config is one LDAP or Active Directory source, as written under
+// sources[i].ldap in the configuration file.
+type Config struct {
+	// Flavor is openldap or activedirectory; empty means detect it from
+	// the server's root DSE.
+	Flavor string `yaml:"flavor,omitempty"`
+	// URL is one server, e.g. ldaps://dc1.example.com; URLs are several,
+	// tried in turn until one answers. Set either or both.
+	URL  string   `yaml:"url,omitempty"`
+	URLs []string `yaml:"urls,omitempty"`
+	// StartTLS upgrades an ldap:// connection to TLS before binding.
+	StartTLS bool `yaml:"startTLS,omitempty"`
+	TLS      TLS  `yaml:"tls,omitempty"`
+	// BindDN is the account to bind as; empty binds anonymously.
+	BindDN string `yaml:"bindDN,omitempty"`
+	// Password is where BindDN's password is (env or file), never inline.
+	Password       secret.Ref    `yaml:"password,omitempty"`
+	ConnectTimeout time.Duration `yaml:"connectTimeout,omitempty"`
+	SearchTimeout  time.Duration `yaml:"searchTimeout,omitempty"`
+	// PageSize is the Simple Paged Results page size (default 1000).
+	PageSize int    `yaml:"pageSize,omitempty"`
+	Users    Users  `yaml:"users"`
+	Groups   Groups `yaml:"groups,omitempty"`
+}
+
+// TLS configures ldaps:// and StartTLS. Certificates are verified unless
+// InsecureSkipVerify is set.
+type TLS struct {
+	CAFile             string `yaml:"caFile,omitempty"`
+	InsecureSkipVerify bool   `yaml:"insecureSkipVerify,omitempty"`
+	ServerName         string `yaml:"serverName,omitempty"`
+}
+
+// Users says where the users are and how their fields are made from their
+// attributes. Each field is a template such as "{mail}" or
+// "{sAMAccountName}@example.com".
+type Users struct {
+	BaseDN string `yaml:"baseDN"`
+	// Scope is sub (default), one or base.
+	Scope string `yaml:"scope,omitempty"`
+	// Filter defaults by flavor (ADUserFilter, OpenLDAPUserFilter).
+	Filter    string `yaml:"filter,omitempty"`
+	Email     string `yaml:"email,omitempty"`     // default "{mail}"
+	Username  string `yaml:"username,omitempty"`  // default none
+	Domain    string `yaml:"domain,omitempty"`    // default none
+	FirstName string `yaml:"firstname,omitempty"` // default "{givenName}"
+	LastName  string `yaml:"lastname,omitempty"`  // default "{sn}"
+	Country   string `yaml:"country,omitempty"`   // default "{c}"
+	Type      string `yaml:"type,omitempty"`      // default none
+	// Defaults used when a template gives an empty value.
+	DefaultType    string `yaml:"defaultType,omitempty"` // default federatedID
+	DefaultCountry string `yaml:"defaultCountry,omitempty"`
+	DefaultDomain  string `yaml:"defaultDomain,omitempty"`
+}
+
+// Groups says where the directory groups are and how membership is known.
+type Groups struct {
+	// BaseDN defaults to users.baseDN.
+	BaseDN string `yaml:"baseDN,omitempty"`
+	Scope  string `yaml:"scope,omitempty"`
+	// Filter defaults by flavor (ADGroupFilter, OpenLDAPGroupFilter).
+	Filter string `yaml:"filter,omitempty"`
+	// NameAttribute holds a group's name (default cn).
+	NameAttribute string `yaml:"nameAttribute,omitempty"`
+	// Membership lists the modes used: member, uniqueMember, memberUid,
+	// memberOf, primaryGroup. Default: member, uniqueMember, memberUid
+	// (OpenLDAP); member, memberOf, primaryGroup (Active Directory).
+	Membership []string `yaml:"membership,omitempty"`
+	// Nested resolves groups in groups (default true).
+	Nested *bool `yaml:"nested,omitempty"`
+	// UIDAttribute is the user attribute memberUid values name (default uid).
+	UIDAttribute string `yaml:"uidAttribute,omitempty"`
+}
+
+// Validate reports every problem of the configuration at once, each named
+// by its YAML key path inside the ldap block.
+func (c *Config) Validate() []source.FieldError {
+	var errs []source.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+	}
+	c.validateServer(add)
+	c.Users.validate(add)
+	c.Groups.validate(add)
+	return errs
+}
+
+type addFunc func(field, format string, args ...any)
+
+func (c *Config) validateServer(add addFunc) {
+	switch c.Flavor {
+	case "", FlavorOpenLDAP, FlavorActiveDirectory:
+	default:
+		add("flavor", "%q is not a flavor: use openldap or activedirectory, or leave it out to detect it", c.Flavor)
+	}
+	if len(c.urls()) == 0 {
+		add("url", "required: set url (e.g. ldaps://ldap.example.com) or urls")
+	}
+	for i, u := range c.urls() {
+		field := "url"
+		if c.URL == "" || i > 0 {
+			field = fmt.Sprintf("urls[%d]", i-boolInt(c.URL != ""))
+		}
+		if reason := checkURL(u, c.StartTLS); reason != "" {
+			add(field, "%s", reason)
+		}
+	}
+	if c.TLS.CAFile != "" {
+		if _, err := os.Stat(c.TLS.CAFile); err != nil {
+			add("tls.caFile", "cannot read the CA file: %v", err)
+		}
+	}
+	if c.BindDN != "" {
+		if _, err := ldap3.ParseDN(c.BindDN); err != nil {
+			add("bindDN", "not a DN: %v", err)
+		}
+		if err := c.Password.Check(); err != nil {
+			add("password", "%v", err)
+		}
+	} else if c.Password.IsSet() {
+		add("bindDN", "required when password is set (leave both out to bind anonymously)")
+	}
+	if c.ConnectTimeout < 0 {
+		add("connectTimeout", "must not be negative")
+	}
+	if c.SearchTimeout < 0 {
+		add("searchTimeout", "must not be negative")
+	}
+	if c.PageSize < 0 || c.PageSize > 1<<31-1 {
+		add("pageSize", "must be between 1 and 2147483647 (default %d)", DefaultPageSize)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// urls returns every server URL, URL first.
+func (c *Config) urls() []string {
+	var out []string
+	if c.URL != "" {
+		out = append(out, c.URL)
+	}
+	return append(out, c.URLs...)
+}
+
+// checkURL returns what is wrong with a server URL, or "".
+func checkURL(raw string, startTLS bool) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Sprintf("not a URL: %v", err)
+	}
+	switch {
+	case u.Scheme != "ldap" && u.Scheme != "ldaps":
+		return fmt.Sprintf("%q: the scheme must be ldap:// or ldaps://", raw)
+	case u.Host == "":
+		return fmt.Sprintf("%q has no host", raw)
+	case u.Scheme == "ldaps" && startTLS:
+		return fmt.Sprintf("%q is ldaps:// (already TLS); startTLS needs ldap://", raw)
+	}
+	return ""
+}
+
+func (u *Users) validate(add addFunc) {
+	checkDN(add, "users.baseDN", u.BaseDN, true)
+	checkScope(add, "users.scope", u.Scope)
+	checkFilter(add, "users.filter", u.Filter)
+	for _, f := range u.templateFields() {
+		if _, err := ParseTemplate(f.text); err != nil {
+			add("users."+f.key, "bad template: %v", err)
+		}
+	}
+	if t, err := ParseTemplate(u.Type); err == nil {
+		if lit, ok := t.Literal(); ok && lit != "" {
+			if _, ok := reconcile.ParseIdentityType(lit); !ok {
+				add("users.type", "%q is not an identity type: use federatedID, enterpriseID or vendorID", lit)
+			}
+		}
+	}
+	if _, ok := reconcile.ParseIdentityType(u.DefaultType); u.DefaultType != "" && !ok {
+		add("users.defaultType", "%q is not an identity type: use federatedID, enterpriseID or vendorID", u.DefaultType)
+	}
+	if u.DefaultCountry != "" && !reconcile.IsCountryCode(strings.ToUpper(u.DefaultCountry)) {
+		add("users.defaultCountry", "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", u.DefaultCountry)
+	}
+	if strings.ContainsAny(u.DefaultDomain, "@ \t") {
+		add("users.defaultDomain", "%q is not a domain (e.g. example.com)", u.DefaultDomain)
+	}
+}
+
+// templateField is one field template with its YAML key.
+type templateField struct{ key, text string }
+
+func (u *Users) templateFields() []templateField {
+	return []templateField{
+		{"email", u.Email}, {"username", u.Username}, {"domain", u.Domain},
+		{"firstname", u.FirstName}, {"lastname", u.LastName}, {"country", u.Country}, {"type", u.Type},
+	}
+}
+
+func (g *Groups) validate(add addFunc) {
+	checkDN(add, "groups.baseDN", g.BaseDN, false)
+	checkScope(add, "groups.scope", g.Scope)
+	checkFilter(add, "groups.filter", g.Filter)
+	if g.NameAttribute != "" && !isAttributeName(g.NameAttribute) {
+		add("groups.nameAttribute", "%q is not an attribute name", g.NameAttribute)
+	}
+	if g.UIDAttribute != "" && !isAttributeName(g.UIDAttribute) {
+		add("groups.uidAttribute", "%q is not an attribute name", g.UIDAttribute)
+	}
+	for i, m := range g.Membership {
+		switch m {
+		case MemberDN, UniqueMember, MemberUID, MemberOf, PrimaryGroup:
+		default:
+			add(fmt.Sprintf("groups.membership[%d]", i), "%q is not a membership mode: use member, uniqueMember, memberUid, memberOf or primaryGroup", m)
+		}
+	}
+}
+
+func checkDN(add addFunc, field, dn string, required bool) {
+	if dn == "" {
+		if required {
+			add(field, "required: the DN to search under, e.g. ou=people,dc=example,dc=com")
+		}
+		return
+	}
+	if _, err := ldap3.ParseDN(dn); err != nil {
+		add(field, "not a DN: %v", err)
+	}
+}
+
+func checkScope(add addFunc, field, scope string) {
+	if _, ok := scopeOf(scope); !ok {
+		add(field, "%q is not a scope: use sub (default), one or base", scope)
+	}
+}
+
+// scopeOf returns the search scope a configuration word names.
+func scopeOf(s string) (int, bool) {
+	switch s {
+	case "", "sub":
+		return ldap3.ScopeWholeSubtree, true
+	case "one":
+		return ldap3.ScopeSingleLevel, true
+	case "base":
+		return ldap3.ScopeBaseObject, true
+	}
+	return 0, false
+}
+
+func checkFilter(add addFunc, field, filter string) {
+	if filter == "" {
+		return
+	}
+	if _, err := ldap3.CompileFilter(filter); err != nil {
+		add(field, "not an LDAP filter (RFC 4515), e.g. (objectClass=person): %v", err)
+	}
+}

@@ -1,0 +1,141 @@
+package ldap
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+
+	"github.com/orgsync/orgsync/config/secret"
+)
+
+// connect tries each server URL in turn and returns the first connection
+// that is up, upgraded to TLS when asked and bound. A refused or timed-out
+// server moves on to the next URL; a failed bind (wrong password) or TLS
+// verification failure stops at once, since another replica would answer
+// the same.
+func (s *Source) connect(ctx context.Context) (*ldap3.Conn, string, error) {
+	password, err := s.loadPassword()
+	if err != nil {
+		return nil, "", err
+	}
+	var errs []error
+	for _, u := range s.cfg.urls() {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		conn, err := s.dial(u)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", u, err))
+			continue
+		}
+		if err := s.secure(conn, u); err != nil {
+			conn.Close()
+			return nil, "", fmt.Errorf("%s: %w", u, err)
+		}
+		if err := s.bind(conn, password); err != nil {
+			conn.Close()
+			return nil, "", fmt.Errorf("%s: %w", u, err)
+		}
+		conn.SetTimeout(s.cfg.SearchTimeout)
+		return conn, u, nil
+	}
+	return nil, "", fmt.Errorf("no LDAP server answered: %w", errors.Join(errs...))
+}
+
+func (s *Source) loadPassword() (secret.Value, error) {
+	if s.cfg.BindDN == "" {
+		return "", nil
+	}
+	pw, err := s.cfg.Password.Load()
+	if err != nil {
+		return "", fmt.Errorf("password: %w", err)
+	}
+	return pw, nil
+}
+
+func (s *Source) dial(rawURL string) (*ldap3.Conn, error) {
+	tc, err := s.tlsConfig(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	d := &net.Dialer{Timeout: s.cfg.ConnectTimeout}
+	conn, err := ldap3.DialURL(rawURL, ldap3.DialWithDialer(d), ldap3.DialWithTLSConfig(tc))
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	return conn, nil
+}
+
+// secure runs StartTLS when configured.
+func (s *Source) secure(conn *ldap3.Conn, rawURL string) error {
+	if !s.cfg.StartTLS {
+		return nil
+	}
+	tc, err := s.tlsConfig(rawURL)
+	if err != nil {
+		return err
+	}
+	if err := conn.StartTLS(tc); err != nil {
+		return fmt.Errorf("StartTLS: %w", err)
+	}
+	return nil
+}
+
+func (s *Source) bind(conn *ldap3.Conn, password secret.Value) error {
+	if s.cfg.BindDN == "" {
+		if err := conn.UnauthenticatedBind(""); err != nil {
+			return fmt.Errorf("anonymous bind: %w", err)
+		}
+		return nil
+	}
+	if err := conn.Bind(s.cfg.BindDN, password.Reveal()); err != nil {
+		if ldap3.IsErrorWithCode(err, ldap3.LDAPResultInvalidCredentials) {
+			return fmt.Errorf("bind as %q: invalid credentials: check bindDN and the password in %s", s.cfg.BindDN, describeRef(s.cfg.Password))
+		}
+		return fmt.Errorf("bind as %q: %w", s.cfg.BindDN, err)
+	}
+	return nil
+}
+
+func describeRef(r secret.Ref) string {
+	if r.Env != "" {
+		return "environment variable " + r.Env
+	}
+	return "file " + r.File
+}
+
+// tlsConfig is the TLS configuration for one server: verification on
+// unless disabled, the configured CA (else the system's), the server name
+// from the configuration or the URL.
+func (s *Source) tlsConfig(rawURL string) (*tls.Config, error) {
+	tc := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         s.cfg.TLS.ServerName,
+		InsecureSkipVerify: s.cfg.TLS.InsecureSkipVerify, //nolint:gosec // only when the user asks
+	}
+	if tc.ServerName == "" {
+		if u, err := url.Parse(rawURL); err == nil {
+			tc.ServerName = u.Hostname()
+		}
+	}
+	if s.cfg.TLS.CAFile == "" {
+		return tc, nil
+	}
+	pem, err := os.ReadFile(s.cfg.TLS.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("tls.caFile: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("tls.caFile: %s holds no PEM certificate", s.cfg.TLS.CAFile)
+	}
+	tc.RootCAs = pool
+	return tc, nil
+}

@@ -1,0 +1,319 @@
+package ldap
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+)
+
+// InChainRule is Active Directory's LDAP_MATCHING_RULE_IN_CHAIN: a filter
+// (memberOf:1.2.840.113556.1.4.1941:=G) matches every entry in G directly
+// or through nested groups.
+const InChainRule = "1.2.840.113556.1.4.1941"
+
+// group is one directory group as read.
+type group struct {
+	dn, name string
+	rdn      string   // normalized first RDN
+	targets  []string // its own mapped target groups
+	members  []string // normalized DNs from member and uniqueMember
+	uids     []string // memberUid values, lower case
+	rid      uint32   // relative ID from objectSid, 0 when unknown
+}
+
+// memberships knows the target groups of each user, by the user's DN, uid,
+// memberOf values and primary group.
+type memberships struct {
+	byDN     map[string][]string // normalized user DN -> targets
+	byUID    map[string][]string // lower-case uid -> targets
+	byRID    map[uint32][]string // primary group RID -> targets
+	byGroup  map[string][]string // normalized group DN -> targets (for memberOf)
+	mapGroup func(name, dn string) []string
+}
+
+// readMemberships reads the groups, checks that every exactly mapped group
+// exists, and resolves who is in which target group.
+func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*memberships, error) {
+	m := &memberships{byDN: map[string][]string{}, byUID: map[string][]string{}, byRID: map[uint32][]string{}, byGroup: map[string][]string{}}
+	if s.mapper.Empty() {
+		return m, nil
+	}
+	m.mapGroup = cachedMapper(s.mapper.MapGroup)
+	groups, err := s.readGroups(ctx, sr, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkExactGroups(groups, p); err != nil {
+		return nil, err
+	}
+	effective := effectiveTargets(groups, p.nested && !p.inChain())
+	for _, g := range groups {
+		m.addGroup(g, effective[g.dn])
+	}
+	if p.inChain() {
+		if err := s.readInChain(ctx, sr, p, groups, m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// readGroups reads every group under groups.baseDN with its mapped targets.
+func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan) (map[string]*group, error) {
+	groups := map[string]*group{}
+	err := sr.search(ctx, p.groups, func(e *ldap3.Entry) error {
+		g := &group{dn: normDN(e.DN), name: e.GetEqualFoldAttributeValue(p.nameAttr)}
+		if parsed, err := ldap3.ParseDN(e.DN); err == nil && len(parsed.RDNs) > 0 {
+			g.rdn = normDN((&ldap3.DN{RDNs: parsed.RDNs[:1]}).String())
+		}
+		g.targets = s.mapper.MapGroup(g.name, e.DN)
+		for _, dn := range append(e.GetEqualFoldAttributeValues("member"), e.GetEqualFoldAttributeValues("uniqueMember")...) {
+			g.members = append(g.members, normDN(stripUID(dn)))
+		}
+		for _, uid := range e.GetEqualFoldAttributeValues("memberUid") {
+			g.uids = append(g.uids, strings.ToLower(uid))
+		}
+		g.rid = sidRID(e.GetEqualFoldRawAttributeValue("objectSid"))
+		groups[g.dn] = g
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("groups: %w", err)
+	}
+	return groups, nil
+}
+
+// checkExactGroups fails when a directory group named by an exact mapping
+// rule is not among the groups read: a renamed or deleted group must stop
+// the run, not silently empty its target groups.
+func (s *Source) checkExactGroups(groups map[string]*group, p *plan) error {
+	var missing []string
+	for _, want := range s.mapper.ExactGroups() {
+		if !groupExists(groups, want) {
+			missing = append(missing, strconv.Quote(want))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("mapped directory group(s) %s not found under %q with filter %s: fix the mapping rule or the directory (a missing group would remove every member's access)",
+		strings.Join(missing, ", "), p.groups.base, p.groups.filter)
+}
+
+// groupExists reports whether want (a name, an RDN or a DN) names a group.
+func groupExists(groups map[string]*group, want string) bool {
+	norm := normDN(want)
+	for dn, g := range groups {
+		if strings.EqualFold(g.name, want) || dn == norm || g.rdn == norm {
+			return true
+		}
+	}
+	return false
+}
+
+// effectiveTargets returns each group's targets together with those of
+// every group it is in, directly or (when nested) through other groups.
+// Cycles are harmless: each walk visits a group once.
+func effectiveTargets(groups map[string]*group, nested bool) map[string][]string {
+	parents := map[string][]string{}
+	if nested {
+		for _, g := range groups {
+			for _, m := range g.members {
+				if _, isGroup := groups[m]; isGroup {
+					parents[m] = append(parents[m], g.dn)
+				}
+			}
+		}
+	}
+	out := make(map[string][]string, len(groups))
+	for dn := range groups {
+		visited := map[string]bool{}
+		var targets []string
+		var walk func(string)
+		walk = func(at string) {
+			if visited[at] {
+				return
+			}
+			visited[at] = true
+			targets = dedupeFold(targets, groups[at].targets...)
+			for _, up := range parents[at] {
+				walk(up)
+			}
+		}
+		walk(dn)
+		out[dn] = targets
+	}
+	return out
+}
+
+// addGroup records that the members of g get targets.
+func (m *memberships) addGroup(g *group, targets []string) {
+	if len(targets) == 0 {
+		return
+	}
+	m.byGroup[g.dn] = targets
+	for _, dn := range g.members {
+		m.byDN[dn] = dedupeFold(m.byDN[dn], targets...)
+	}
+	for _, uid := range g.uids {
+		m.byUID[uid] = dedupeFold(m.byUID[uid], targets...)
+	}
+	if g.rid != 0 {
+		m.byRID[g.rid] = dedupeFold(m.byRID[g.rid], targets...)
+	}
+}
+
+// readInChain asks Active Directory, for each mapped group, which users
+// (and, for primary groups, which groups) are in it directly or through
+// nested groups.
+func (s *Source) readInChain(ctx context.Context, sr *searcher, p *plan, groups map[string]*group, m *memberships) error {
+	for _, g := range sortedGroups(groups) {
+		if len(g.targets) == 0 {
+			continue
+		}
+		cond := "(memberOf=" + ldap3.EscapeFilter(g.dn) + ")"
+		if p.nested {
+			cond = "(memberOf:" + InChainRule + ":=" + ldap3.EscapeFilter(g.dn) + ")"
+		}
+		users := query{base: p.users.base, scope: p.users.scope, filter: "(&" + p.users.filter + cond + ")", attrs: []string{"1.1"}}
+		err := sr.search(ctx, users, func(e *ldap3.Entry) error {
+			dn := normDN(e.DN)
+			m.byDN[dn] = dedupeFold(m.byDN[dn], g.targets...)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("members of %s: %w", g.dn, err)
+		}
+		if p.modes.primary && p.nested {
+			if err := s.readNestedPrimary(ctx, sr, p, g, cond, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readNestedPrimary gives the targets of g to the users whose primary group
+// is nested in g.
+func (s *Source) readNestedPrimary(ctx context.Context, sr *searcher, p *plan, g *group, cond string, m *memberships) error {
+	q := query{base: p.groups.base, scope: p.groups.scope, filter: "(&" + p.groups.filter + cond + ")", attrs: []string{"objectSid"}}
+	err := sr.search(ctx, q, func(e *ldap3.Entry) error {
+		if rid := sidRID(e.GetEqualFoldRawAttributeValue("objectSid")); rid != 0 {
+			m.byRID[rid] = dedupeFold(m.byRID[rid], g.targets...)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("groups nested in %s: %w", g.dn, err)
+	}
+	return nil
+}
+
+// sortedGroups returns the groups in DN order, so that searches run in a
+// stable order.
+func sortedGroups(groups map[string]*group) []*group {
+	out := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].dn < out[j].dn })
+	return out
+}
+
+// targets returns the target groups of user entry e.
+func (m *memberships) targets(e *ldap3.Entry, p *plan) []string {
+	if m.mapGroup == nil {
+		return nil
+	}
+	out := dedupeFold(nil, m.byDN[normDN(e.DN)]...)
+	if p.modes.memberUID {
+		out = dedupeFold(out, m.byUID[strings.ToLower(e.GetEqualFoldAttributeValue(p.uidAttr))]...)
+	}
+	if p.modes.memberOf {
+		for _, dn := range e.GetEqualFoldAttributeValues("memberOf") {
+			t, known := m.byGroup[normDN(dn)]
+			if !known {
+				t = m.mapGroup("", dn)
+			}
+			out = dedupeFold(out, t...)
+		}
+	}
+	if p.modes.primary {
+		if rid, err := strconv.ParseUint(e.GetEqualFoldAttributeValue("primaryGroupID"), 10, 32); err == nil {
+			out = dedupeFold(out, m.byRID[uint32(rid)]...)
+		}
+	}
+	return out
+}
+
+// cachedMapper memoizes a group mapping function by DN: many users share
+// the same memberOf values.
+func cachedMapper(f func(name, dn string) []string) func(name, dn string) []string {
+	cache := map[string][]string{}
+	return func(name, dn string) []string {
+		key := name + "\x00" + dn
+		t, ok := cache[key]
+		if !ok {
+			t = f(name, dn)
+			cache[key] = t
+		}
+		return t
+	}
+}
+
+// normDN returns the comparable form of a DN: attribute types and values
+// in lower case, without insignificant spaces. A DN that does not parse is
+// only lower-cased.
+func normDN(dn string) string {
+	parsed, err := ldap3.ParseDN(dn)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(dn))
+	}
+	rdns := make([]string, len(parsed.RDNs))
+	for i, rdn := range parsed.RDNs {
+		avas := make([]string, len(rdn.Attributes))
+		for j, a := range rdn.Attributes {
+			avas[j] = strings.ToLower(a.Type) + "=" + strings.ToLower(a.Value)
+		}
+		sort.Strings(avas)
+		rdns[i] = strings.Join(avas, "+")
+	}
+	return strings.Join(rdns, ",")
+}
+
+// stripUID removes the optional "#'0101'B" unique identifier suffix of a
+// uniqueMember value.
+func stripUID(v string) string {
+	if i := strings.LastIndex(v, "#'"); i > 0 && strings.HasSuffix(v, "'B") {
+		return v[:i]
+	}
+	return v
+}
+
+// sidRID returns the relative ID (the last sub-authority) of a binary
+// security identifier, or 0 when sid is not one.
+func sidRID(sid []byte) uint32 {
+	if len(sid) < 8 || sid[0] != 1 {
+		return 0
+	}
+	n := int(sid[1])
+	if n == 0 || len(sid) != 8+4*n {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(sid[len(sid)-4:])
+}
+
+// dedupeFold appends the names not yet in out, case-insensitively.
+func dedupeFold(out []string, names ...string) []string {
+	for _, n := range names {
+		if !containsFold(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

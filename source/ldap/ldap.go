@@ -1,0 +1,146 @@
+// Package ldap is the LDAP and Active Directory source: it reads users and
+// their group memberships from a directory server with go-ldap and turns
+// them into desired users whose groups are already mapped to target groups.
+//
+// The source connects over ldap://, ldaps:// or StartTLS, binds (simple or
+// anonymous), reads groups and users with paged searches, resolves
+// membership (member, uniqueMember, memberUid, memberOf, nested groups,
+// Active Directory primary groups) and builds each user's fields from
+// attribute templates. Any LDAP error fails the whole read; a bad entry is
+// reported as a source.Problem and skipped.
+package ldap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Source reads one directory. Make it with Open.
+type Source struct {
+	name   string
+	cfg    Config
+	fields fields
+	mapper *mapping.Mapper
+	log    *zap.Logger
+}
+
+// Open checks cfg and returns the source; it does not connect yet (Read
+// does, each time). A configuration problem is returned as a
+// source.FieldErrors naming every bad key. m may be nil (no group mapping).
+func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (source.Source, error) {
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, source.FieldErrors(errs)
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	cfg.applyDefaults()
+	f, err := parseFields(&cfg.Users)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{name: name, cfg: cfg, fields: f, mapper: m, log: log.With(zap.String("source", name))}, nil
+}
+
+// applyDefaults fills in the defaults that do not depend on the flavor.
+func (c *Config) applyDefaults() {
+	if c.PageSize == 0 {
+		c.PageSize = DefaultPageSize
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = DefaultConnectTimeout
+	}
+	if c.SearchTimeout == 0 {
+		c.SearchTimeout = DefaultSearchTimeout
+	}
+	if c.Groups.BaseDN == "" {
+		c.Groups.BaseDN = c.Users.BaseDN
+	}
+	if c.Groups.NameAttribute == "" {
+		c.Groups.NameAttribute = "cn"
+	}
+	if c.Groups.UIDAttribute == "" {
+		c.Groups.UIDAttribute = "uid"
+	}
+}
+
+// Name returns the name given to Open.
+func (s *Source) Name() string { return s.name }
+
+// Read connects, reads every user with its mapped groups and disconnects.
+// It fails as a whole on any LDAP error and when a directory group named by
+// an exact mapping rule does not exist.
+func (s *Source) Read(ctx context.Context) (*source.Result, error) {
+	res, err := s.read(ctx)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	return res, nil
+}
+
+func (s *Source) read(ctx context.Context) (*source.Result, error) {
+	start := time.Now()
+	conn, url, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+
+	sr := &searcher{conn: conn, url: url, startTLS: s.cfg.StartTLS, bindDN: s.cfg.BindDN,
+		pageSize: s.cfg.PageSize, timeLimit: int((s.cfg.SearchTimeout + time.Second - 1) / time.Second), log: s.log}
+	flavor, err := s.flavor(sr)
+	if err != nil {
+		return nil, err
+	}
+	p := s.plan(flavor)
+	memb, err := s.readMemberships(ctx, sr, p)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.readUsers(ctx, sr, p, memb)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
+		zap.Int("users", len(res.Users)), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
+	return res, nil
+}
+
+// flavor returns the configured flavor or detects it from the root DSE:
+// Active Directory lists LDAP_CAP_ACTIVE_DIRECTORY_OID among its
+// supportedCapabilities.
+func (s *Source) flavor(sr *searcher) (string, error) {
+	if s.cfg.Flavor != "" {
+		return s.cfg.Flavor, nil
+	}
+	req := ldap3.NewSearchRequest("", ldap3.ScopeBaseObject, ldap3.NeverDerefAliases, 0, sr.timeLimit, false,
+		"(objectClass=*)", []string{"supportedCapabilities"}, nil)
+	res, err := sr.conn.Search(req)
+	if err != nil {
+		return "", fmt.Errorf("reading the root DSE to detect the flavor (set flavor to skip this): %w", err)
+	}
+	for _, e := range res.Entries {
+		for _, c := range e.GetEqualFoldAttributeValues("supportedCapabilities") {
+			if c == adCapabilityOID {
+				return FlavorActiveDirectory, nil
+			}
+		}
+	}
+	return FlavorOpenLDAP, nil
+}
+
+// adCapabilityOID is LDAP_CAP_ACTIVE_DIRECTORY_OID.
+const adCapabilityOID = "1.2.840.113556.1.4.800"

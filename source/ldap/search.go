@@ -1,0 +1,117 @@
+package ldap
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+	"go.uber.org/zap"
+)
+
+// query is one search: where, what and which attributes.
+type query struct {
+	base   string
+	scope  int
+	filter string
+	attrs  []string
+}
+
+// searcher runs paged searches on one bound connection.
+type searcher struct {
+	conn     *ldap3.Conn
+	url      string
+	startTLS bool
+	bindDN   string
+	pageSize int
+	// timeLimit is the server-side time limit of each page, in seconds.
+	timeLimit int
+	log       *zap.Logger
+}
+
+// search reads every entry q selects, page by page with the Simple Paged
+// Results control, and calls each for every entry. Any error (including a
+// size or time limit the server hits) fails the whole search: a partial
+// list is never returned as if it were complete.
+func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry) error) error {
+	s.logQuery(q)
+	paging := ldap3.NewControlPaging(uint32(s.pageSize))
+	req := ldap3.NewSearchRequest(q.base, q.scope, ldap3.NeverDerefAliases, 0, s.timeLimit, false,
+		q.filter, q.attrs, []ldap3.Control{paging})
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, err := s.conn.Search(req)
+		if err != nil {
+			return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
+		}
+		for _, e := range res.Entries {
+			if err := each(e); err != nil {
+				return err
+			}
+		}
+		cookie := pagingCookie(res.Controls)
+		if len(cookie) == 0 {
+			return nil
+		}
+		paging.SetCookie(cookie)
+	}
+}
+
+// pagingCookie returns the cookie of the paging control of a response; it
+// is empty after the last page or when the server does not page.
+func pagingCookie(controls []ldap3.Control) []byte {
+	c, ok := ldap3.FindControl(controls, ldap3.ControlTypePaging).(*ldap3.ControlPaging)
+	if !ok {
+		return nil
+	}
+	return c.Cookie
+}
+
+// logQuery logs q at debug level as the equivalent ldapsearch command, with
+// -W (prompt) in place of the password.
+func (s *searcher) logQuery(q query) {
+	if ce := s.log.Check(zap.DebugLevel, "ldap search"); ce != nil {
+		ce.Write(zap.String("ldapsearch", s.ldapsearch(q)))
+	}
+}
+
+// ldapsearch renders q as an ldapsearch command line.
+func (s *searcher) ldapsearch(q query) string {
+	args := []string{"ldapsearch", "-H", s.url, "-x"}
+	if s.startTLS {
+		args = append(args, "-ZZ")
+	}
+	if s.bindDN != "" {
+		args = append(args, "-D", s.bindDN, "-W")
+	}
+	args = append(args, "-b", q.base, "-s", scopeName(q.scope), "-E", fmt.Sprintf("pr=%d/noprompt", s.pageSize))
+	if s.timeLimit > 0 {
+		args = append(args, "-l", fmt.Sprint(s.timeLimit))
+	}
+	args = append(args, q.filter)
+	args = append(args, q.attrs...)
+	for i, a := range args[1:] {
+		args[i+1] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+func scopeName(scope int) string {
+	switch scope {
+	case ldap3.ScopeBaseObject:
+		return "base"
+	case ldap3.ScopeSingleLevel:
+		return "one"
+	}
+	return "sub"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

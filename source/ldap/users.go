@@ -1,0 +1,165 @@
+package ldap
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source"
+)
+
+// Default templates of the user fields.
+const (
+	DefaultEmail     = "{mail}"
+	DefaultFirstName = "{givenName}"
+	DefaultLastName  = "{sn}"
+	DefaultCountry   = "{c}"
+)
+
+// fields are the parsed templates and defaults of the user fields.
+type fields struct {
+	email, username, domain, firstName, lastName, country, typ Template
+	defaultType                                                reconcile.IdentityType
+	defaultCountry, defaultDomain                              string
+}
+
+func parseFields(u *Users) (fields, error) {
+	f := fields{defaultType: reconcile.FederatedID, defaultCountry: strings.ToUpper(u.DefaultCountry), defaultDomain: u.DefaultDomain}
+	if t, ok := reconcile.ParseIdentityType(u.DefaultType); ok {
+		f.defaultType = t
+	}
+	for _, x := range []struct {
+		t    *Template
+		text string
+		def  string
+		key  string
+	}{
+		{&f.email, u.Email, DefaultEmail, "email"}, {&f.username, u.Username, "", "username"},
+		{&f.domain, u.Domain, "", "domain"}, {&f.firstName, u.FirstName, DefaultFirstName, "firstname"},
+		{&f.lastName, u.LastName, DefaultLastName, "lastname"}, {&f.country, u.Country, DefaultCountry, "country"},
+		{&f.typ, u.Type, "", "type"},
+	} {
+		text := x.text
+		if text == "" {
+			text = x.def
+		}
+		t, err := ParseTemplate(text)
+		if err != nil {
+			return fields{}, source.FieldErrors{{Field: "users." + x.key, Reason: "bad template: " + err.Error()}}
+		}
+		*x.t = t
+	}
+	return f, nil
+}
+
+// attributes are the attributes every template refers to.
+func (f *fields) attributes() []string {
+	var attrs []string
+	for _, t := range []Template{f.email, f.username, f.domain, f.firstName, f.lastName, f.country, f.typ} {
+		attrs = append(attrs, t.Attributes()...)
+	}
+	return uniqueFold(attrs)
+}
+
+// fieldProblem is one bad field of an entry.
+type fieldProblem struct{ field, reason string }
+
+// user builds the user of entry e. Multi-valued attributes give their first
+// value. It returns every problem of the entry; the entry is usable only
+// when there is none.
+func (f *fields) user(e *ldap3.Entry) (reconcile.User, []fieldProblem) {
+	get := func(attr string) string { return strings.TrimSpace(e.GetEqualFoldAttributeValue(attr)) }
+	var probs []fieldProblem
+	expand := func(t Template, def string) string {
+		v, ok := t.Expand(get)
+		if !ok || v == "" {
+			return def
+		}
+		return v
+	}
+	u := reconcile.User{
+		Email:     expand(f.email, ""),
+		Username:  expand(f.username, ""),
+		Domain:    expand(f.domain, f.defaultDomain),
+		FirstName: expand(f.firstName, ""),
+		LastName:  expand(f.lastName, ""),
+		Country:   strings.ToUpper(expand(f.country, f.defaultCountry)),
+	}
+	u.Type = f.defaultType
+	if raw := expand(f.typ, ""); raw != "" {
+		t, ok := reconcile.ParseIdentityType(raw)
+		if !ok {
+			probs = append(probs, fieldProblem{"type", fmt.Sprintf("%q is not an identity type (federatedID, enterpriseID or vendorID)", raw)})
+		}
+		u.Type = t
+	}
+	if u.Email == "" {
+		probs = append(probs, fieldProblem{"email", fmt.Sprintf("required, but the entry has no value for %s", f.email)})
+	} else if err := reconcile.CheckEmail(u.Email); err != nil {
+		probs = append(probs, fieldProblem{"email", err.Error()})
+	}
+	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") && u.Domain == "" {
+		probs = append(probs, fieldProblem{"domain", "required for a Federated ID whose username is not an email: set users.domain or users.defaultDomain"})
+	}
+	for _, n := range []struct{ field, v string }{{"firstname", u.FirstName}, {"lastname", u.LastName}} {
+		if err := reconcile.CheckName(n.v); err != nil {
+			probs = append(probs, fieldProblem{n.field, err.Error()})
+		}
+	}
+	if u.Country != "" && !reconcile.IsCountryCode(u.Country) {
+		probs = append(probs, fieldProblem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
+	}
+	return u, probs
+}
+
+// readUsers reads every user, builds it, attaches its target groups and
+// collects the problems of bad entries, which are skipped.
+func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *memberships) (*source.Result, error) {
+	res := &source.Result{}
+	seen := map[string]string{} // user key -> DN of the entry that gave it
+	err := sr.search(ctx, p.users, func(e *ldap3.Entry) error {
+		u, probs := s.fields.user(e)
+		if len(probs) == 0 {
+			if first, dup := seen[u.Key()]; dup {
+				probs = append(probs, fieldProblem{"email", fmt.Sprintf("%s is also the user of %s; this entry is skipped", u.Key(), first)})
+			}
+		}
+		for _, pr := range probs {
+			res.Problems = append(res.Problems, source.Problem{Source: s.name, File: sr.url, Record: e.DN, Field: pr.field, Reason: pr.reason})
+		}
+		if len(probs) > 0 {
+			return nil
+		}
+		seen[u.Key()] = e.DN
+		u.Groups = memb.targets(e, p)
+		res.Users = append(res.Users, u)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
+	return res, nil
+}
+
+// uniqueFold removes case-insensitive duplicates, keeping the first.
+func uniqueFold(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !containsFold(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func containsFold(ss []string, s string) bool {
+	for _, x := range ss {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
