@@ -18,7 +18,8 @@ const InChainRule = "1.2.840.113556.1.4.1941"
 
 // group is one directory group as read.
 type group struct {
-	dn, name string
+	dn, name string   // normalized DN, name
+	rawDN    string   // the DN as the server wrote it, for filters and messages
 	rdn      string   // normalized first RDN
 	targets  []string // its own mapped target groups
 	members  []string // normalized DNs from member and uniqueMember
@@ -67,7 +68,7 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan) (map[string]*group, error) {
 	groups := map[string]*group{}
 	err := sr.search(ctx, p.groups, func(e *ldap3.Entry) error {
-		g := &group{dn: normDN(e.DN), name: e.GetEqualFoldAttributeValue(p.nameAttr)}
+		g := &group{dn: normDN(e.DN), rawDN: e.DN, name: e.GetEqualFoldAttributeValue(p.nameAttr)}
 		if parsed, err := ldap3.ParseDN(e.DN); err == nil && len(parsed.RDNs) > 0 {
 			g.rdn = normDN((&ldap3.DN{RDNs: parsed.RDNs[:1]}).String())
 		}
@@ -176,9 +177,9 @@ func (s *Source) readInChain(ctx context.Context, sr *searcher, p *plan, groups 
 		if len(g.targets) == 0 {
 			continue
 		}
-		cond := "(memberOf=" + ldap3.EscapeFilter(g.dn) + ")"
+		cond := "(memberOf=" + ldap3.EscapeFilter(g.rawDN) + ")"
 		if p.nested {
-			cond = "(memberOf:" + InChainRule + ":=" + ldap3.EscapeFilter(g.dn) + ")"
+			cond = "(memberOf:" + InChainRule + ":=" + ldap3.EscapeFilter(g.rawDN) + ")"
 		}
 		users := query{base: p.users.base, scope: p.users.scope, filter: "(&" + p.users.filter + cond + ")", attrs: []string{"1.1"}}
 		err := sr.search(ctx, users, func(e *ldap3.Entry) error {
@@ -187,7 +188,7 @@ func (s *Source) readInChain(ctx context.Context, sr *searcher, p *plan, groups 
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("members of %s: %w", g.dn, err)
+			return fmt.Errorf("members of %s: %w", g.rawDN, err)
 		}
 		if p.modes.primary && p.nested {
 			if err := s.readNestedPrimary(ctx, sr, p, g, cond, m); err != nil {
@@ -209,7 +210,7 @@ func (s *Source) readNestedPrimary(ctx context.Context, sr *searcher, p *plan, g
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("groups nested in %s: %w", g.dn, err)
+		return fmt.Errorf("groups nested in %s: %w", g.rawDN, err)
 	}
 	return nil
 }

@@ -278,4 +278,6 @@ func freeAddr(t testing.TB) string {
 }
 
 // String describes the server for test messages.
-func (s *Server) String() string { return fmt.Sprintf("adtest %s (%d entries)", s.URL, len(s.opt.Entries)) }
+func (s *Server) String() string {
+	return fmt.Sprintf("adtest %s (%d entries)", s.URL, len(s.opt.Entries))
+}

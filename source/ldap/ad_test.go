@@ -1,0 +1,145 @@
+package ldap_test
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/source/ldap"
+	"github.com/orgsync/orgsync/source/ldap/internal/adtest"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+const (
+	adBase   = "dc=corp,dc=example"
+	adUsers  = "ou=users," + adBase
+	adGroups = "ou=groups," + adBase
+	adBindDN = "cn=svc-orgsync," + adUsers
+	adPass   = "ad-secret"
+)
+
+// sid returns the binary objectSid S-1-5-21-1-2-3-rid.
+func sid(rid uint32) string {
+	b := []byte{1, 5, 0, 0, 0, 0, 0, 5}
+	for _, sub := range []uint32{21, 1, 2, 3, rid} {
+		b = binary.LittleEndian.AppendUint32(b, sub)
+	}
+	return string(b)
+}
+
+func adUser(name, uac, primary string, extra ...string) adtest.Entry {
+	attrs := map[string][]string{
+		"objectClass": {"top", "person", "organizationalPerson", "user"}, "objectCategory": {"person"},
+		"sAMAccountName": {name}, "mail": {name + "@corp.example"}, "givenName": {strings.ToUpper(name[:1]) + name[1:]},
+		"sn": {"Doe"}, "c": {"DE"}, "userAccountControl": {uac}, "primaryGroupID": {primary},
+	}
+	return adtest.Entry{DN: "cn=" + name + "," + adUsers, Attrs: attrs}
+}
+
+func adGroup(cn string, rid uint32, base string, members ...string) adtest.Entry {
+	return adtest.Entry{DN: "cn=" + cn + "," + base, Attrs: map[string][]string{
+		"objectClass": {"top", "group"}, "cn": {cn}, "objectSid": {sid(rid)}, "member": members,
+	}}
+}
+
+func adEntries() []adtest.Entry {
+	u := func(n string) string { return "cn=" + n + "," + adUsers }
+	g := func(n string) string { return "cn=" + n + "," + adGroups }
+	return []adtest.Entry{
+		{DN: adBindDN, Attrs: map[string][]string{"objectClass": {"user"}, "objectCategory": {"person"}, "userAccountControl": {"66048"}}},
+		adUser("alice", "512", "513"),
+		adUser("bob", "66048", "513"),
+		adUser("carol", "512", "1105"),
+		adUser("dave", "512", "513"),
+		adUser("erin", "514", "513"),   // disabled
+		adUser("frank", "512", "1106"), // primary group Field
+		adGroup("Domain Users", 513, adGroups),
+		adGroup("Staff", 1101, adGroups, g("Domain Users")),
+		adGroup("Eng", 1102, adGroups, u("alice"), u("erin"), g("Platform")),
+		adGroup("Platform", 1103, adGroups, u("bob"), g("Eng")), // cycle Eng <-> Platform
+		adGroup("dev*)(|(cn*", 1104, adGroups, u("carol")),
+		adGroup("Contractors", 1105, adGroups),
+		adGroup("Field", 1106, adGroups),
+		adGroup("legacy-finance", 1107, "ou=other,"+adBase, u("dave")), // outside groups.baseDN: found through memberOf
+	}
+}
+
+func adRules() []mapping.Rule {
+	return []mapping.Rule{
+		{Directory: "Eng", Targets: []string{"Engineering"}},
+		{Directory: "Platform", Targets: []string{"Platform"}},
+		{Directory: "Staff", Targets: []string{"All Staff"}},
+		{Directory: "dev*)(|(cn*", Targets: []string{"Dev"}},
+		{Directory: "Field", Targets: []string{"Field"}},
+		{Pattern: "cn=legacy-(.*)", Targets: []string{"Legacy $1"}},
+	}
+}
+
+func adConfig(t *testing.T, url string) ldap.Config {
+	t.Setenv("ORGSYNC_TEST_AD_PW", adPass)
+	return ldap.Config{
+		URL: url, BindDN: adBindDN, Password: secret.Ref{Env: "ORGSYNC_TEST_AD_PW"}, PageSize: 2,
+		Users:  ldap.Users{BaseDN: adUsers, Username: "{sAMAccountName}", Domain: "corp.example"},
+		Groups: ldap.Groups{BaseDN: adGroups},
+	}
+}
+
+func TestActiveDirectory(t *testing.T) {
+	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries(), SizeLimit: 3})
+	res, err := read(t, adConfig(t, srv.URL), newMapper(t, adRules()), nil)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	want := map[string][]string{
+		"alice@corp.example": {"Engineering", "Platform", "All Staff"},
+		"bob@corp.example":   {"Platform", "Engineering", "All Staff"},
+		"carol@corp.example": {"Dev"},
+		"dave@corp.example":  {"All Staff", "Legacy finance"},
+		"frank@corp.example": {"Field"},
+	}
+	users := byEmail(res.Users)
+	if len(users) != len(want) {
+		t.Errorf("got users %v, want %d (erin is disabled, the service account has no mail)", keys(users), len(want))
+	}
+	for email, groups := range want {
+		if u := users[email]; !sameSet(u.Groups, groups) {
+			t.Errorf("%s groups = %q, want %q", email, u.Groups, groups)
+		}
+	}
+	if a := users["alice@corp.example"]; a.Username != "alice" || a.FirstName != "Alice" || a.Country != "DE" {
+		t.Errorf("alice = %+v", a)
+	}
+	assertProblems(t, res.Problems, map[string]string{adBindDN: "email"})
+	filters := strings.Join(srv.Filters(), "\n")
+	for _, want := range []string{
+		"(userAccountControl:1.2.840.113556.1.4.803:=2)",                                            // default AD user filter
+		"(memberOf:1.2.840.113556.1.4.1941:=cn=Eng,ou=groups,dc=corp,dc=example)",                   // in-chain members
+		`(memberOf:1.2.840.113556.1.4.1941:=cn=dev\2a\29\28|\28cn\2a,ou=groups,dc=corp,dc=example)`, // escaped
+	} {
+		if !strings.Contains(filters, want) {
+			t.Errorf("no search with %s; filters:\n%s", want, filters)
+		}
+	}
+}
+
+func TestActiveDirectoryMissingGroupAndBind(t *testing.T) {
+	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries()})
+	rules := append(adRules(), mapping.Rule{Directory: "cn=Gone,ou=groups,dc=corp,dc=example", Targets: []string{"Gone"}})
+	if _, err := read(t, adConfig(t, srv.URL), newMapper(t, rules), nil); err == nil || !strings.Contains(err.Error(), "cn=Gone") {
+		t.Fatalf("err = %v, want the missing group named", err)
+	}
+	cfg := adConfig(t, srv.URL)
+	t.Setenv("ORGSYNC_TEST_AD_PW", "not-it")
+	if _, err := read(t, cfg, newMapper(t, adRules()), nil); err == nil || !strings.Contains(err.Error(), "invalid credentials") {
+		t.Fatalf("err = %v, want invalid credentials", err)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
