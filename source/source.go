@@ -41,6 +41,9 @@ type Problem struct {
 
 func (p Problem) String() string {
 	loc := p.File
+	if loc == "" {
+		loc = p.Source
+	}
 	if p.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", loc, p.Line)
 	}
@@ -73,4 +76,38 @@ func (e FieldErrors) Error() string {
 		msgs[i] = fe.Error()
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// Defaults are what a file source (CSV, YAML) uses for a record that
+// leaves a field empty. They are part of each file source's configuration.
+type Defaults struct {
+	// Type is the identity type of users whose record has no type:
+	// federatedID (the default), enterpriseID or vendorID.
+	Type string `yaml:"defaultType,omitempty"`
+	// Country is the ISO 3166-1 alpha-2 country of users whose record has none.
+	Country string `yaml:"defaultCountry,omitempty"`
+	// Domain is the domain of users whose record has neither a domain nor
+	// an email (Federated IDs known by username only).
+	Domain string `yaml:"defaultDomain,omitempty"`
+}
+
+// DefaultType is the identity type of a record without one when
+// Defaults.Type is not set.
+const DefaultType = reconcile.FederatedID
+
+// Validate reports every problem of the defaults, named by their YAML keys.
+func (d *Defaults) Validate() []FieldError {
+	var errs []FieldError
+	if d.Type != "" {
+		if _, ok := reconcile.ParseIdentityType(d.Type); !ok {
+			errs = append(errs, FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
+		}
+	}
+	if d.Country != "" && !reconcile.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
+		errs = append(errs, FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
+	}
+	if strings.ContainsAny(d.Domain, "@ \t") {
+		errs = append(errs, FieldError{Field: "defaultDomain", Reason: fmt.Sprintf("%q is not a domain (e.g. example.com)", d.Domain)})
+	}
+	return errs
 }

@@ -1,0 +1,323 @@
+// Package userrec turns the raw user records of a file source (CSV, YAML)
+// into desired users: it applies the defaults, checks every field, maps the
+// directory groups to target groups, merges duplicates and collects every
+// problem with its line, so that each file format only has to read records.
+package userrec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Field names one user field of a record.
+type Field int
+
+// The fields of a record, in the order of the default CSV columns.
+const (
+	FirstName Field = iota
+	LastName
+	Email
+	Country
+	Groups
+	Type
+	Username
+	Domain
+	NumFields // the number of fields
+)
+
+// DefaultNames returns the default name of every field: the CSV column and
+// YAML key ("firstname", "lastname", "email", ...).
+func DefaultNames() [NumFields]string {
+	return [NumFields]string{"firstname", "lastname", "email", "country", "groups", "type", "username", "domain"}
+}
+
+// Record is one user record as read from a file.
+type Record struct {
+	Line   int                 // line where the record starts (1-based)
+	Values [NumFields]string   // raw values; Values[Groups] is not used
+	Lines  [NumFields]int      // line of each value when it differs from Line (0: Line)
+	Groups []string            // directory group names
+	Extra  []source.FieldError // problems the reader found in the record (unknown keys, ...)
+}
+
+// Builder collects the users of one file.
+type Builder struct {
+	source, file string
+	names        [NumFields]string
+	typ          reconcile.IdentityType
+	country      string
+	domain       string
+	mapper       *mapping.Mapper
+	mapped       map[string][]string // directory group -> target groups
+	index        map[string]int      // user key -> position in users
+	lines        []int               // line of each user
+	users        []reconcile.User
+	problems     []source.Problem
+	records      int
+}
+
+// New returns a Builder for the file of the named source. names are the
+// names of the fields in this file, used in problems. The defaults must
+// have passed Validate.
+func New(sourceName, file string, names [NumFields]string, d source.Defaults, m *mapping.Mapper) *Builder {
+	typ, ok := reconcile.ParseIdentityType(d.Type)
+	if !ok {
+		typ = source.DefaultType
+	}
+	return &Builder{
+		source: sourceName, file: file, names: names, typ: typ,
+		country: strings.ToUpper(strings.TrimSpace(d.Country)), domain: strings.TrimSpace(d.Domain),
+		mapper: m, mapped: map[string][]string{}, index: map[string]int{},
+	}
+}
+
+// Reserve makes room for about n users, to spare growing the lists of a
+// big file.
+func (b *Builder) Reserve(n int) {
+	if n <= len(b.users) {
+		return
+	}
+	users := make([]reconcile.User, len(b.users), n)
+	copy(users, b.users)
+	b.users = users
+	lines := make([]int, len(b.lines), n)
+	copy(lines, b.lines)
+	b.lines = lines
+	if len(b.index) == 0 {
+		b.index = make(map[string]int, n)
+	}
+}
+
+// Skip counts a record that the reader could not turn into a Record and
+// reports why.
+func (b *Builder) Skip(line int, field, reason string) {
+	b.records++
+	b.report(line, "", field, reason)
+}
+
+// Report adds a problem that is not about one record (for example a group
+// definition of a YAML file).
+func (b *Builder) Report(line int, field, reason string) { b.report(line, "", field, reason) }
+
+func (b *Builder) report(line int, record, field, reason string) {
+	b.problems = append(b.problems, source.Problem{
+		Source: b.source, File: b.file, Line: line, Record: record, Field: field, Reason: reason,
+	})
+}
+
+// Add checks one record and adds its user, or reports why it is skipped.
+func (b *Builder) Add(r *Record) {
+	b.records++
+	u, ok := b.user(r)
+	if !ok {
+		return
+	}
+	key := u.Key()
+	i, dup := b.index[key]
+	if !dup {
+		b.index[key] = len(b.users)
+		b.users = append(b.users, u)
+		b.lines = append(b.lines, r.Line)
+		return
+	}
+	conflicts := source.Conflicts(&b.users[i], &u)
+	if len(conflicts) == 0 {
+		source.Fill(&b.users[i], &u)
+		return
+	}
+	for _, c := range conflicts {
+		b.report(r.Line, key, b.fieldName(c.Field), fmt.Sprintf(
+			"duplicate of the user on line %d with a different value (%q there, %q here): this record is skipped and line %d is kept; make the records agree or remove one",
+			b.lines[i], c.Kept, c.Other, b.lines[i]))
+	}
+}
+
+// fieldName returns this file's name of a field known by its default name.
+func (b *Builder) fieldName(defaultName string) string {
+	for f, n := range DefaultNames() {
+		if n == defaultName {
+			return b.names[f]
+		}
+	}
+	return defaultName
+}
+
+// Result returns the users and problems. It fails when the file holds no
+// record, or no valid one: an empty source would remove every user.
+func (b *Builder) Result() (*source.Result, error) {
+	sort.SliceStable(b.problems, func(i, j int) bool { return b.problems[i].Line < b.problems[j].Line })
+	if b.records == 0 {
+		return nil, fmt.Errorf("%s: no user records; an empty source would remove every user, so it is refused: add users or remove this source", b.file)
+	}
+	if len(b.users) == 0 {
+		return nil, fmt.Errorf("%s: none of its %d user records is valid (%s); fix them or remove this source", b.file, b.records, b.firstProblems(3))
+	}
+	return &source.Result{Users: b.users, Problems: b.problems}, nil
+}
+
+func (b *Builder) firstProblems(n int) string {
+	var msgs []string
+	for i := 0; i < len(b.problems) && i < n; i++ {
+		msgs = append(msgs, b.problems[i].String())
+	}
+	if len(b.problems) > n {
+		msgs = append(msgs, fmt.Sprintf("and %d more", len(b.problems)-n))
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// recordCheck collects the problems of one record.
+type recordCheck struct {
+	b    *Builder
+	r    *Record
+	id   string
+	fail bool
+}
+
+func (c *recordCheck) problem(f Field, format string, args ...any) {
+	line := c.r.Lines[f]
+	if line == 0 {
+		line = c.r.Line
+	}
+	c.b.report(line, c.id, c.b.names[f], fmt.Sprintf(format, args...))
+	c.fail = true
+}
+
+// user builds the user of r; ok is false when r has problems, which are
+// all reported.
+func (b *Builder) user(r *Record) (u reconcile.User, ok bool) {
+	v := &r.Values
+	u.Email = strings.TrimSpace(v[Email])
+	u.Username = strings.TrimSpace(v[Username])
+	c := recordCheck{b: b, r: r, id: u.Email}
+	if c.id == "" {
+		c.id = u.Username
+	}
+	for _, e := range r.Extra {
+		c.b.report(r.Line, c.id, e.Field, e.Reason)
+		c.fail = true
+	}
+	u.Type = c.identityType(v[Type])
+	c.identity(&u, strings.TrimSpace(v[Domain]))
+	u.FirstName = c.name(FirstName, v[FirstName])
+	u.LastName = c.name(LastName, v[LastName])
+	u.Country = c.country(v[Country])
+	if c.fail {
+		return reconcile.User{}, false
+	}
+	u.Groups = b.mapGroups(r.Groups)
+	return u, true
+}
+
+func (c *recordCheck) identityType(s string) reconcile.IdentityType {
+	switch t := reconcile.IdentityType(s); t {
+	case reconcile.FederatedID, reconcile.EnterpriseID, reconcile.VendorID:
+		return t // the usual spelling, without allocating
+	}
+	if strings.TrimSpace(s) == "" {
+		return c.b.typ
+	}
+	t, ok := reconcile.ParseIdentityType(s)
+	if !ok {
+		c.problem(Type, "unknown identity type %q: use federatedID, enterpriseID or vendorID (or leave it empty for %s)", s, c.b.typ)
+	}
+	return t
+}
+
+// identity checks the email, username and domain of u and sets u.Domain.
+func (c *recordCheck) identity(u *reconcile.User, domain string) {
+	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") {
+		c.usernameIdentity(u, domain)
+		return
+	}
+	if u.Email == "" && strings.Contains(u.Username, "@") {
+		u.Email = u.Username
+	}
+	if err := checkEmail(u.Email); err != nil {
+		c.problem(Email, "%v", err)
+		return
+	}
+	if u.Type != reconcile.FederatedID && u.Username != "" && !strings.EqualFold(u.Username, u.Email) {
+		c.problem(Username, "%q differs from the email: a %s's username is its email, leave it empty", u.Username, u.Type)
+	}
+	u.Domain = c.domain(domain, emailDomain(u.Email))
+}
+
+// usernameIdentity checks a Federated ID known by a username that is not an email.
+func (c *recordCheck) usernameIdentity(u *reconcile.User, domain string) {
+	if u.Email != "" {
+		if err := checkEmail(u.Email); err != nil {
+			c.problem(Email, "%v", err)
+		}
+	}
+	u.Domain = c.domain(domain, emailDomain(u.Email))
+	if u.Domain == "" {
+		c.problem(Domain, "the Federated ID %q has a username that is not an email, so it needs a domain: fill the %s field or set defaultDomain", u.Username, c.b.names[Domain])
+	}
+}
+
+// domain returns the record's domain, else the email's domain part, else
+// the default domain.
+func (c *recordCheck) domain(given, fromEmail string) string {
+	d := given
+	if d == "" {
+		d = fromEmail
+	}
+	if d == "" {
+		d = c.b.domain
+	}
+	if strings.ContainsAny(d, "@ \t") {
+		c.problem(Domain, "%q is not a domain (e.g. example.com)", d)
+	}
+	return d
+}
+
+func emailDomain(email string) string {
+	if at := strings.LastIndexByte(email, '@'); at >= 0 {
+		return email[at+1:]
+	}
+	return ""
+}
+
+func (c *recordCheck) name(f Field, s string) string {
+	s = strings.TrimSpace(s)
+	if err := reconcile.CheckName(s); err != nil {
+		c.problem(f, "%v", err)
+	}
+	return s
+}
+
+// country returns the record's country in upper case, else the default.
+func (c *recordCheck) country(s string) string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if s == "" {
+		return c.b.country
+	}
+	if !reconcile.IsCountryCode(s) {
+		c.problem(Country, "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE, GB)", c.r.Values[Country])
+	}
+	return s
+}
+
+// mapGroups returns the target groups of directory groups, each directory
+// group mapped once per file.
+func (b *Builder) mapGroups(groups []string) []string {
+	if b.mapper.Empty() {
+		return nil
+	}
+	var out []string
+	for _, g := range groups {
+		targets, ok := b.mapped[g]
+		if !ok {
+			targets = b.mapper.MapGroup(g, "")
+			b.mapped[g] = targets
+		}
+		out = source.UnionGroups(out, targets)
+	}
+	return out
+}
