@@ -173,7 +173,7 @@ func (c *Config) validateServer(add addFunc) {
 		add("searchTimeout", "must not be negative")
 	}
 	if c.PageSize < 0 || c.PageSize > 1<<31-1 {
-		add("pageSize", "must be between 1 and 2147483647 (default %d)", DefaultPageSize)
+		add("pageSize", "must be between 1 and 2147483647 (leave it out for %d)", DefaultPageSize)
 	}
 }
 

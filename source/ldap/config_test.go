@@ -1,0 +1,72 @@
+package ldap_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/ldap"
+)
+
+func TestConfigValidate(t *testing.T) {
+	valid := func() ldap.Config {
+		return ldap.Config{URL: "ldaps://ldap.example.com", BindDN: "cn=svc,dc=example,dc=com",
+			Password: secret.Ref{Env: "LDAP_PW"}, Users: ldap.Users{BaseDN: "dc=example,dc=com"}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*ldap.Config)
+		want   []string // fields with a problem
+	}{
+		{"valid", func(*ldap.Config) {}, nil},
+		{"anonymous", func(c *ldap.Config) { c.BindDN, c.Password = "", secret.Ref{} }, nil},
+		{"nothing", func(c *ldap.Config) { *c = ldap.Config{} }, []string{"url", "users.baseDN"}},
+		{"bad urls", func(c *ldap.Config) { c.URLs = []string{"http://x", "ldap://"} }, []string{"urls[0]", "urls[1]"}},
+		{"startTLS on ldaps", func(c *ldap.Config) { c.StartTLS = true }, []string{"url"}},
+		{"password without bindDN", func(c *ldap.Config) { c.BindDN = "" }, []string{"bindDN"}},
+		{"bindDN without password", func(c *ldap.Config) { c.Password = secret.Ref{} }, []string{"password"}},
+		{"bad flavor and limits", func(c *ldap.Config) { c.Flavor, c.PageSize, c.SearchTimeout = "novell", -1, -1 }, []string{"flavor", "searchTimeout", "pageSize"}},
+		{"missing CA file", func(c *ldap.Config) { c.TLS.CAFile = "/nonexistent/ca.pem" }, []string{"tls.caFile"}},
+		{"bad users", func(c *ldap.Config) {
+			c.Users = ldap.Users{BaseDN: "not a dn", Scope: "deep", Filter: "(uid=", Email: "{mail", Type: "robot", DefaultCountry: "Germany"}
+		}, []string{"users.baseDN", "users.scope", "users.filter", "users.email", "users.type", "users.defaultCountry"}},
+		{"bad groups", func(c *ldap.Config) {
+			c.Groups = ldap.Groups{Filter: "objectClass=group)", Membership: []string{"member", "owner"}, NameAttribute: "c n"}
+		}, []string{"groups.filter", "groups.nameAttribute", "groups.membership[1]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := valid()
+			tc.change(&c)
+			var got []string
+			for _, e := range c.Validate() {
+				got = append(got, e.Field)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("problems in %v, want %v: %v", got, tc.want, c.Validate())
+			}
+		})
+	}
+}
+
+func TestOpenReportsFieldErrors(t *testing.T) {
+	_, err := ldap.Open("sources[2]", ldap.Config{}, nil, nil)
+	var fe source.FieldErrors
+	if !errors.As(err, &fe) || len(fe) != 2 {
+		t.Fatalf("Open = %v, want the two FieldErrors", err)
+	}
+}
+
+func TestReadCanceled(t *testing.T) {
+	src, err := ldap.Open("s", ldap.Config{URL: "ldap://127.0.0.1:1", Users: ldap.Users{BaseDN: "dc=x"}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := src.Read(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Read = %v, want context.Canceled", err)
+	}
+}
