@@ -1,0 +1,174 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// outcomes sends n actions and returns each status, 0 for a dropped
+// connection.
+func (e *env) outcomes(n int, path string) []int {
+	e.t.Helper()
+	tok := e.token(e.in)
+	out := make([]int, n)
+	for i := range out {
+		resp, err := e.send(e.apiRequest(http.MethodPost, path, tok, e.in.ClientID))
+		switch {
+		case err == nil:
+			out[i] = resp.status
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+			out[i] = StatusDropped
+		default:
+			e.t.Fatalf("request %d: %v, want an answer or EOF", i, err)
+		}
+	}
+	return out
+}
+
+func TestFaultsAreDeterministic(t *testing.T) {
+	faults := Faults{Seed: 7, ErrorRate: 0.2, DropRate: 0.1, AmbiguousRate: 0.2}
+	run := func(f Faults) []int {
+		e := newEnv(t, func(c *Config) { c.Faults = f })
+		return e.outcomes(100, actionPath)
+	}
+	first, again := run(faults), run(faults)
+	if !slices.Equal(first, again) {
+		t.Errorf("same seed, different outcomes:\n%v\n%v", first, again)
+	}
+	faults.Seed = 8
+	if slices.Equal(first, run(faults)) {
+		t.Errorf("seeds 7 and 8 gave the same 100 outcomes")
+	}
+}
+
+func TestFaultRates(t *testing.T) {
+	const n = 400
+	e := newEnv(t, func(c *Config) {
+		c.Faults = Faults{Seed: 1, ErrorRate: 0.2, DropRate: 0.1, AmbiguousRate: 0.25}
+	})
+	reads := e.outcomes(n, usersPath)
+	actions := e.outcomes(n, actionPath)
+	st := e.gate.Stats()
+	within := func(name string, got int, rate float64) {
+		t.Helper()
+		want := rate * n
+		if tol := 4 * math.Sqrt(n*rate*(1-rate)); math.Abs(float64(got)-want) > tol {
+			t.Errorf("%s: %d of %d, want %.0f ± %.0f", name, got, n, want, tol)
+		}
+	}
+	count := func(out []int, status int) int {
+		return len(slices.DeleteFunc(slices.Clone(out), func(s int) bool { return s != status }))
+	}
+	within("read drops", count(reads, StatusDropped), 0.1)
+	within("read 5xx", count(reads, 500)+count(reads, 503), 0.2)
+	within("action drops", st.Faults[FaultDrop]-count(reads, StatusDropped), 0.1)
+	within("action ambiguous", st.Faults[FaultAmbiguous500]+st.Faults[FaultAmbiguousDrop], 0.25)
+	if count(reads, 200)+count(reads, 500)+count(reads, 503)+count(reads, StatusDropped) != n {
+		t.Errorf("reads: unexpected statuses in %v", reads)
+	}
+	// Stats agree with what the client saw.
+	if st.Count(EndpointUsers, StatusDropped) != count(reads, StatusDropped) ||
+		st.Count(EndpointAction, 500) != count(actions, 500) || st.Count(EndpointAction, 503) != count(actions, 503) ||
+		st.Count(EndpointAction, StatusDropped) != count(actions, StatusDropped) {
+		t.Errorf("stats %v disagree with the client's outcomes", st.Requests)
+	}
+	// The API handler saw the clean reads and actions plus the ambiguous actions.
+	ambiguous := st.Faults[FaultAmbiguous500] + st.Faults[FaultAmbiguousDrop]
+	if want := int64(count(reads, 200) + count(actions, 200) + ambiguous); e.calls.Load() != want {
+		t.Errorf("API handler called %d times, want %d", e.calls.Load(), want)
+	}
+}
+
+func TestAmbiguousFailureAppliesTheAction(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, AmbiguousRate: 1} })
+	out := e.outcomes(40, actionPath)
+	st := e.gate.Stats()
+	if e.calls.Load() != 40 || slices.Contains(out, 200) {
+		t.Fatalf("handler calls %d, outcomes %v: want 40 calls, none answered 200", e.calls.Load(), out)
+	}
+	if st.Faults[FaultAmbiguous500] == 0 || st.Faults[FaultAmbiguousDrop] == 0 ||
+		st.Faults[FaultAmbiguous500]+st.Faults[FaultAmbiguousDrop] != 40 {
+		t.Errorf("fault stats %v: want both ambiguous kinds, 40 in all", st.Faults)
+	}
+	// Reads are never answered ambiguously.
+	if got := e.get(usersPath, e.token(e.in)); got.status != 200 {
+		t.Errorf("read with AmbiguousRate 1: %d, want 200", got.status)
+	}
+}
+
+func TestInjectedErrorBodyAndRequestID(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Faults = Faults{ErrorRate: 1} })
+	req := e.apiRequest(http.MethodGet, usersPath, e.token(e.in), e.in.ClientID)
+	req.Header.Set(umwire.HeaderRequestID, "abc")
+	resp := e.do(req)
+	if resp.status != 500 && resp.status != 503 {
+		t.Fatalf("status %d, want 500 or 503", resp.status)
+	}
+	checkAnswer(t, resp, resp.status, umwire.ResultError, false)
+	if resp.header.Get(umwire.HeaderRequestID) != "abc" || e.calls.Load() != 0 {
+		t.Errorf("X-Request-Id %q, handler calls %d; want abc, 0", resp.header.Get(umwire.HeaderRequestID), e.calls.Load())
+	}
+}
+
+func TestSetFaultsAndResetStats(t *testing.T) {
+	e := newEnv(t, nil)
+	tok := e.token(e.in)
+	e.gate.SetFaults(Faults{DropRate: 1})
+	if _, err := e.send(e.apiRequest(http.MethodGet, usersPath, tok, e.in.ClientID)); err == nil {
+		t.Fatal("DropRate 1: got an answer, want a closed connection")
+	}
+	snapshot := e.gate.Stats()
+	e.gate.SetFaults(Faults{DropRate: 7}) // clamped to 1
+	_, _ = e.send(e.apiRequest(http.MethodGet, usersPath, tok, e.in.ClientID))
+	if snapshot.Faults[FaultDrop] != 1 || e.gate.Stats().Faults[FaultDrop] != 2 {
+		t.Errorf("drops: snapshot %d, now %d; want 1 (a copy), 2", snapshot.Faults[FaultDrop], e.gate.Stats().Faults[FaultDrop])
+	}
+	e.gate.SetFaults(Faults{})
+	e.gate.ResetStats()
+	if got := e.get(usersPath, tok); got.status != 200 {
+		t.Fatalf("faults off: %d, want 200", got.status)
+	}
+	st := e.gate.Stats()
+	if len(st.Faults) != 0 || st.Count(EndpointUsers, 200) != 1 || st.Count(EndpointUsers, StatusDropped) != 0 {
+		t.Errorf("after reset: %+v, want one users 200 only", st)
+	}
+}
+
+func TestLatency(t *testing.T) {
+	const latency = 60 * time.Millisecond
+	e := newEnv(t, func(c *Config) { c.Faults = Faults{Latency: latency} })
+	tok := e.token(e.in)
+	start := time.Now()
+	if got := e.get(usersPath, tok); got.status != 200 {
+		t.Fatalf("status %d, want 200", got.status)
+	}
+	if took := time.Since(start); took < latency {
+		t.Errorf("request took %v, want at least %v", took, latency)
+	}
+	// A client that leaves during the latency is counted as gone.
+	e.gate.SetFaults(Faults{Latency: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := e.send(e.apiRequest(http.MethodGet, usersPath, tok, e.in.ClientID).WithContext(ctx)); err == nil {
+		t.Fatal("want the client's deadline to end the request")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for e.gate.Stats().Count(EndpointUsers, StatusClientGone) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %v: the gone client was not counted", e.gate.Stats().Requests)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := e.gate.Stats(); st.Faults[FaultLatency] != 2 || e.calls.Load() != 1 {
+		t.Errorf("latency faults %d, handler calls %d; want 2, 1", st.Faults[FaultLatency], e.calls.Load())
+	}
+}
