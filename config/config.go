@@ -1,0 +1,187 @@
+// Package config reads orgsync's configuration: one YAML file naming the
+// target organization and how to reach it, the sources in order, the mapping
+// rules, the policy, the safety limits, the schedule and the logging.
+//
+// Loading is strict and reports everything at once: unknown keys and values
+// of the wrong kind are found by walking the YAML node tree against the Go
+// types (so each problem carries its line), then the decoded values are
+// defaulted and validated, including each source's own Validate, and every
+// problem is returned in one *Error as "path (line N): what is wrong".
+// Secrets are never written in the file: they are secret.Ref values naming an
+// environment variable or a file.
+package config
+
+import (
+	"time"
+
+	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	Target   Target         `yaml:"target"`
+	Sources  []Source       `yaml:"sources"`
+	Mapping  []mapping.Rule `yaml:"mapping"`
+	Policy   Policy         `yaml:"policy"`
+	Safety   Safety         `yaml:"safety"`
+	Schedule Schedule       `yaml:"schedule"`
+	Logging  Logging        `yaml:"logging"`
+
+	// File is the path the configuration was read from.
+	File string `yaml:"-"`
+	// Warnings are problems that do not stop a run (a private key readable
+	// by others, a frequent schedule that was explicitly allowed).
+	Warnings []Problem `yaml:"-"`
+}
+
+// Target says which organization to manage and how to reach the service.
+type Target struct {
+	// OrgID is the organization id, "<hex>@VendorOrg". Required.
+	OrgID string `yaml:"orgId"`
+	// BaseURL is the service's base address (without /v2/usermanagement).
+	// Required.
+	BaseURL string `yaml:"baseURL"`
+	// AuthBaseURL is the token server's base address; default BaseURL.
+	AuthBaseURL string   `yaml:"authBaseURL"`
+	Auth        Auth     `yaml:"auth"`
+	Limits      Limits   `yaml:"limits"`
+	Timeouts    Timeouts `yaml:"timeouts"`
+	Retries     Retries  `yaml:"retries"`
+	TLS         TLS      `yaml:"tls"`
+	// Proxy is an HTTP(S) proxy URL; default: the HTTPS_PROXY environment.
+	Proxy string `yaml:"proxy"`
+}
+
+// Auth methods.
+const (
+	AuthJWT   = "jwt"
+	AuthOAuth = "oauth"
+)
+
+// Auth holds the integration's credentials, secrets by reference only.
+type Auth struct {
+	// Method is "jwt" (JWT exchange, default) or "oauth" (client credentials).
+	Method       string     `yaml:"method"`
+	ClientID     string     `yaml:"clientId"`
+	ClientSecret secret.Ref `yaml:"clientSecret"`
+	// TechnicalAccountID and PrivateKey are needed by the jwt method.
+	TechnicalAccountID string     `yaml:"technicalAccountId"`
+	PrivateKey         secret.Ref `yaml:"privateKey"`
+	// Scopes are requested by the oauth method.
+	Scopes []string `yaml:"scopes"`
+}
+
+// Limits are the service's rate limits the client keeps to: at most Reads
+// listing and lookup requests and at most Requests requests in all per
+// Window (the service's limits are 25 and 100 a minute).
+type Limits struct {
+	Reads    int           `yaml:"reads"`
+	Requests int           `yaml:"requests"`
+	Window   time.Duration `yaml:"window"`
+}
+
+// Timeouts bound single HTTP requests.
+type Timeouts struct {
+	Request time.Duration `yaml:"request"`
+}
+
+// Retries bound how a failed request (429, 5xx, timeout, dropped connection)
+// is retried: at most Max retries, with exponential back-off and jitter
+// between MinWait and MaxWait.
+type Retries struct {
+	Max     int           `yaml:"max"`
+	MinWait time.Duration `yaml:"minWait"`
+	MaxWait time.Duration `yaml:"maxWait"`
+}
+
+// TLS configures certificate verification of the service and token server.
+type TLS struct {
+	// CAFile is a PEM bundle of extra certificate authorities.
+	CAFile string `yaml:"caFile"`
+	// InsecureSkipVerify turns verification off; for tests only.
+	InsecureSkipVerify bool `yaml:"insecureSkipVerify"`
+}
+
+// Unmatched-user policies: what happens to users of the organization that
+// are in no source.
+const (
+	UnmatchedPreserve     = "preserve"
+	UnmatchedRemoveGroups = "remove-groups"
+	UnmatchedRemove       = "remove"
+	UnmatchedDelete       = "delete"
+)
+
+// Policy says what orgsync manages and how.
+type Policy struct {
+	// ManagedGroups are managed in addition to the targets of the mapping
+	// rules: memberships in them that no source gives are removed.
+	ManagedGroups []string `yaml:"managedGroups"`
+	// UserGroups names the target groups that are user groups (as opposed to
+	// product profiles and admin groups).
+	UserGroups []string `yaml:"userGroups"`
+	Exclude    Exclude  `yaml:"exclude"`
+	// UnmatchedUsers is preserve (default), remove-groups, remove or delete.
+	UnmatchedUsers string `yaml:"unmatchedUsers"`
+	// ReportFile, when set, receives a CSV list of the unmatched users.
+	ReportFile string `yaml:"reportFile"`
+	// UpdateAttributes are the attributes updated on existing organization-
+	// owned users: firstname, lastname, email, username. Default the names.
+	UpdateAttributes []string `yaml:"updateAttributes"`
+	Invites          Invites  `yaml:"invites"`
+	// CreateUserGroups creates user groups named by the mapping that do not
+	// exist yet.
+	CreateUserGroups bool `yaml:"createUserGroups"`
+}
+
+// Exclude lists users that are never touched.
+type Exclude struct {
+	IdentityTypes []string `yaml:"identityTypes"`
+	Groups        []string `yaml:"groups"`
+	// Usernames are regular expressions matched against the username.
+	Usernames []string `yaml:"usernames"`
+}
+
+// Invites says what happens to pending invites.
+type Invites struct {
+	RevokeUnmatched bool `yaml:"revokeUnmatched"`
+	ResendExpired   bool `yaml:"resendExpired"`
+}
+
+// Safety limits a run: over either, nothing destructive is applied.
+type Safety struct {
+	// MaxRemovals is a count or a percentage of the managed users
+	// ("10%", default).
+	MaxRemovals Limit `yaml:"maxRemovals"`
+	// MaxChanges limits all changes; 0 (default) means no limit.
+	MaxChanges Limit `yaml:"maxChanges"`
+}
+
+// Schedule configures the daemon.
+type Schedule struct {
+	// Cron is a standard 5-field cron expression or a descriptor such as
+	// @every 2h; default "0 */2 * * *" (every two hours).
+	Cron string `yaml:"cron"`
+	// AllowFrequentSchedule allows runs closer together than two hours.
+	AllowFrequentSchedule bool `yaml:"allowFrequentSchedule"`
+	// RunAtStart runs once when the daemon starts.
+	RunAtStart bool `yaml:"runAtStart"`
+	// Listen is the address of /healthz, /readyz and /metrics; default :9090.
+	Listen string `yaml:"listen"`
+}
+
+// Log formats.
+const (
+	FormatAuto    = "auto"
+	FormatConsole = "console"
+	FormatJSON    = "json"
+)
+
+// Logging configures the log output.
+type Logging struct {
+	// Level is debug, info (default), warn or error.
+	Level string `yaml:"level"`
+	// Format is auto (default: console on a terminal, JSON otherwise),
+	// console or json.
+	Format string `yaml:"format"`
+}

@@ -1,0 +1,260 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// write puts files into a fresh directory and returns the path of the
+// first one.
+func write(t *testing.T, files map[string]string, mode os.FileMode) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const minimal = `target:
+  orgId: 12AB@VendorOrg
+  baseURL: https://um.example.com
+  auth:
+    clientId: cid
+    clientSecret: {env: TEST_SECRET}
+    technicalAccountId: tech@techacct.example.com
+    privateKey: {file: key.pem}
+sources:
+  - csv: {path: users.csv}
+mapping:
+  - directory: eng
+    targets: [Engineering]
+`
+
+func TestLoadMinimalAppliesDefaults(t *testing.T) {
+	dir := write(t, map[string]string{"c.yaml": minimal, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
+	cfg, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := cfg.Target
+	if tg.AuthBaseURL != tg.BaseURL || tg.Auth.Method != AuthJWT {
+		t.Errorf("auth defaults: %+v", tg)
+	}
+	if tg.Limits != (Limits{Reads: 25, Requests: 100, Window: time.Minute}) {
+		t.Errorf("limits = %+v", tg.Limits)
+	}
+	if tg.Retries.Max != DefaultMaxRetries || tg.Timeouts.Request != DefaultTimeout {
+		t.Errorf("retries/timeouts = %+v %+v", tg.Retries, tg.Timeouts)
+	}
+	if cfg.Policy.UnmatchedUsers != UnmatchedPreserve || strings.Join(cfg.Policy.UpdateAttributes, ",") != "firstname,lastname" {
+		t.Errorf("policy = %+v", cfg.Policy)
+	}
+	if cfg.Safety.MaxRemovals != (Limit{N: 10, Percent: true}) || cfg.Safety.MaxChanges.IsSet() {
+		t.Errorf("safety = %+v", cfg.Safety)
+	}
+	if cfg.Schedule.Cron != DefaultCron || cfg.Logging.Format != FormatAuto || cfg.Logging.Level != "info" {
+		t.Errorf("schedule/logging = %+v %+v", cfg.Schedule, cfg.Logging)
+	}
+	if want := filepath.Join(dir, "users.csv"); cfg.Sources[0].CSV.Path != want {
+		t.Errorf("csv path = %q, want %q (relative to the config file)", cfg.Sources[0].CSV.Path, want)
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Errorf("warnings = %v", cfg.Warnings)
+	}
+}
+
+func TestLoadReportsEveryProblemWithLines(t *testing.T) {
+	const bad = `target:
+  orgId: not-an-org
+  baseURL: ftp://um.example.com
+  auth:
+    clientId: cid
+    clientSecret: hunter2-inline
+    technicalAccountId: t
+    privateKey: {env: K, file: k.pem}
+  limits:
+    reads: many
+  timeout: 3s
+sources:
+  - csv: {path: users.csv, delimiter: "|"}
+  - ldap:
+      url: ldap://localhost
+      users: {}
+  - {}
+mapping:
+  - directory: eng
+policy:
+  unmatchedUsers: nuke
+  exclude:
+    usernames: ["("]
+safety:
+  maxRemovals: lots
+schedule:
+  cron: "*/30 * * * *"
+logging: {format: xml}
+`
+	dir := write(t, map[string]string{"c.yaml": bad}, 0o600)
+	_, err := Load(filepath.Join(dir, "c.yaml"))
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	want := []string{
+		"target.orgId (line 2): ",
+		"target.baseURL (line 3): ",
+		"target.auth.clientSecret (line 6): secrets are never written in the file",
+		"target.auth.privateKey (line 8): set either env or file",
+		"target.limits.reads (line 10): must be a whole number",
+		"target.timeout (line 11): unknown key",
+		"sources[0].csv.delimiter (line 13): ",
+		"sources[1].ldap.users.baseDN (line 16): required",
+		"sources[2] (line 17): set exactly one of",
+		"mapping[0].targets (line 19): ",
+		"policy.unmatchedUsers (line 21): ",
+		"policy.exclude.usernames[0] (line 23): not a valid regular expression",
+		"safety.maxRemovals (line 25): must be a whole number (50) or a percentage",
+		"schedule.cron (line 27): runs every 30m0s",
+		"logging.format (line 28): ",
+	}
+	var got []string
+	for _, p := range cerr.Problems {
+		got = append(got, p.String())
+	}
+	for _, w := range want {
+		if !containsPrefix(got, w) {
+			t.Errorf("missing problem %q", w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the inline secret leaked into the error: %v", err)
+	}
+}
+
+func containsPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLoadWarnings(t *testing.T) {
+	cfgText := minimal + "schedule:\n  cron: \"@every 1m\"\n  allowFrequentSchedule: true\n"
+	dir := write(t, map[string]string{"c.yaml": cfgText, "key.pem": "KEY", "users.csv": "email\n"}, 0o644)
+	cfg, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range cfg.Warnings {
+		got = append(got, w.String())
+	}
+	for _, w := range []string{"target.auth.privateKey.file (line 8): ", "schedule.cron (line 15): runs every 1m0s"} {
+		if !containsPrefix(got, w) {
+			t.Errorf("missing warning %q in %v", w, got)
+		}
+	}
+}
+
+func TestParseRejectsEmptyAndMultiDocument(t *testing.T) {
+	for name, text := range map[string]string{
+		"empty":     "",
+		"two docs":  "target: {}\n---\ntarget: {}\n",
+		"bad yaml":  "target: [\n",
+		"not a map": "- a\n- b\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Parse([]byte(text), "c.yaml"); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+}
+
+func TestLimit(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Limit
+		of1000  int
+		wantErr bool
+	}{
+		{in: "50", want: Limit{N: 50}, of1000: 50},
+		{in: "10%", want: Limit{N: 10, Percent: true}, of1000: 100},
+		{in: " 5 % ", want: Limit{N: 5, Percent: true}, of1000: 50},
+		{in: "101%", wantErr: true},
+		{in: "-1", wantErr: true},
+		{in: "ten", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseLimit(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("ParseLimit(%q) err = %v", tt.in, err)
+			continue
+		}
+		if err == nil && (got != tt.want || got.Of(1000) != tt.of1000 || got.String() != strings.ReplaceAll(strings.TrimSpace(tt.in), " ", "")) {
+			t.Errorf("ParseLimit(%q) = %+v (of 1000: %d, %s)", tt.in, got, got.Of(1000), got)
+		}
+	}
+}
+
+func TestShortestInterval(t *testing.T) {
+	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := map[string]time.Duration{
+		"0 */2 * * *":  2 * time.Hour,
+		"*/30 * * * *": 30 * time.Minute,
+		"0 1,2 * * *":  time.Hour,
+		"@every 90m":   90 * time.Minute,
+		"@daily":       24 * time.Hour,
+	}
+	for expr, want := range tests {
+		s, err := ParseSchedule(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := ShortestInterval(s, from); got != want {
+			t.Errorf("%s: %s, want %s", expr, got, want)
+		}
+	}
+}
+
+func TestClientConfigLoadsSecrets(t *testing.T) {
+	dir := write(t, map[string]string{"c.yaml": minimal, "key.pem": "PEM\n", "users.csv": "email\n"}, 0o600)
+	cfg, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Target.ClientConfig(); err == nil || !strings.Contains(err.Error(), "target.auth.clientSecret: environment variable TEST_SECRET") {
+		t.Errorf("unset variable: err = %v", err)
+	}
+	t.Setenv("TEST_SECRET", "s3cret")
+	c, err := cfg.Target.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClientSecret != "s3cret" || c.PrivateKeyPEM != "PEM" || c.ReadLimit != 25 || c.OrgID != "12AB@VendorOrg" {
+		t.Errorf("client config = %#v", c)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte("sources: [{csv: {path: [1]}}]\nsafety: {maxRemovals: '5%'}\n"))
+	f.Add([]byte("a: &x {b: 1}\nc: *x\ntarget: {<<: *x}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse(data, "fuzz.yaml")
+		if (cfg == nil) == (err == nil) {
+			t.Fatalf("Parse returned cfg=%v err=%v", cfg, err)
+		}
+	})
+}

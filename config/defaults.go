@@ -1,0 +1,85 @@
+package config
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// Defaults of the values that have a sensible one.
+const (
+	DefaultReads      = 25
+	DefaultRequests   = 100
+	DefaultWindow     = time.Minute
+	DefaultTimeout    = 2 * time.Minute
+	DefaultMaxRetries = 8
+	DefaultMinWait    = time.Second
+	DefaultMaxWait    = time.Minute
+	DefaultCron       = "0 */2 * * *"
+	DefaultListen     = ":9090"
+)
+
+// DefaultMaxRemovals is the default safety limit on removals per run.
+var DefaultMaxRemovals = Limit{N: 10, Percent: true}
+
+func (c *Config) applyDefaults() {
+	t := &c.Target
+	setString(&t.AuthBaseURL, t.BaseURL)
+	setString(&t.Auth.Method, AuthJWT)
+	setInt(&t.Limits.Reads, DefaultReads)
+	setInt(&t.Limits.Requests, DefaultRequests)
+	setDuration(&t.Limits.Window, DefaultWindow)
+	setDuration(&t.Timeouts.Request, DefaultTimeout)
+	setInt(&t.Retries.Max, DefaultMaxRetries)
+	setDuration(&t.Retries.MinWait, DefaultMinWait)
+	setDuration(&t.Retries.MaxWait, DefaultMaxWait)
+	p := &c.Policy
+	setString(&p.UnmatchedUsers, UnmatchedPreserve)
+	if p.UpdateAttributes == nil {
+		p.UpdateAttributes = []string{"firstname", "lastname"}
+	}
+	if c.Safety.MaxRemovals == (Limit{}) {
+		c.Safety.MaxRemovals = DefaultMaxRemovals
+	}
+	setString(&c.Schedule.Cron, DefaultCron)
+	setString(&c.Schedule.Listen, DefaultListen)
+	setString(&c.Logging.Level, "info")
+	setString(&c.Logging.Format, FormatAuto)
+}
+
+// resolvePaths makes the relative file paths of the configuration relative
+// to dir, the configuration file's directory.
+func (c *Config) resolvePaths(dir string) {
+	for _, p := range c.filePaths() {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+}
+
+// filePaths lists every file path of the configuration.
+func (c *Config) filePaths() []*string {
+	a := &c.Target.Auth
+	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile}
+	for i := range c.Sources {
+		paths = append(paths, c.Sources[i].filePaths()...)
+	}
+	return paths
+}
+
+func setString(p *string, def string) {
+	if *p == "" {
+		*p = def
+	}
+}
+
+func setInt(p *int, def int) {
+	if *p == 0 {
+		*p = def
+	}
+}
+
+func setDuration(p *time.Duration, def time.Duration) {
+	if *p == 0 {
+		*p = def
+	}
+}

@@ -1,0 +1,43 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Problem is one thing wrong (or worth a warning) in the configuration: the
+// key path (for example "sources[1].ldap.baseDN"), the line of the file it
+// is on (0 when unknown) and what is wrong.
+type Problem struct {
+	Path    string
+	Line    int
+	Message string
+}
+
+func (p Problem) String() string {
+	path := p.Path
+	if path == "" {
+		path = "(top level)"
+	}
+	if p.Line > 0 {
+		return fmt.Sprintf("%s (line %d): %s", path, p.Line, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", path, p.Message)
+}
+
+// Error holds every problem found in a configuration file, so that the user
+// can fix them all at once.
+type Error struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d problem(s) in the configuration:", e.File, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// MinInterval is the shortest time between two scheduled runs allowed
+// without allowFrequentSchedule: the service recommends syncs no more often
+// than every two hours.
+const MinInterval = 2 * time.Hour
+
+// scheduleSamples is how many successive runs ShortestInterval looks at:
+// enough to cover a day of an hourly list such as "0 1,2 * * *".
+const scheduleSamples = 200
+
+// ParseSchedule parses a standard cron expression or a descriptor
+// (@hourly, @every 2h).
+func ParseSchedule(expr string) (cron.Schedule, error) {
+	s, err := cron.ParseStandard(expr)
+	if err != nil {
+		return nil, fmt.Errorf("not a cron expression (5 fields, or @every 2h): %w", err)
+	}
+	return s, nil
+}
+
+// ShortestInterval returns the shortest time between two successive runs of
+// s, looking at the runs that follow from.
+func ShortestInterval(s cron.Schedule, from time.Time) time.Duration {
+	if c, ok := s.(cron.ConstantDelaySchedule); ok {
+		return c.Delay
+	}
+	shortest := time.Duration(1<<63 - 1)
+	prev := s.Next(from)
+	for i := 0; i < scheduleSamples && !prev.IsZero(); i++ {
+		next := s.Next(prev)
+		if next.IsZero() {
+			break
+		}
+		if d := next.Sub(prev); d < shortest {
+			shortest = d
+		}
+		prev = next
+	}
+	return shortest
+}
+
+func (s *Schedule) validate(v *validation) {
+	sched, err := ParseSchedule(s.Cron)
+	if err != nil {
+		v.errorf("schedule.cron", "%v", err)
+		return
+	}
+	every := ShortestInterval(sched, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	if every >= MinInterval {
+		return
+	}
+	if !s.AllowFrequentSchedule {
+		v.errorf("schedule.cron", "runs every %s; the service recommends no more often than every %s: set allowFrequentSchedule: true to allow it", every, MinInterval)
+		return
+	}
+	v.warnf("schedule.cron", "runs every %s, more often than the recommended %s (allowed by allowFrequentSchedule)", every, MinInterval)
+}

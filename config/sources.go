@@ -1,0 +1,123 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/csvfile"
+	"github.com/orgsync/orgsync/source/ldap"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Source is one entry of the sources list: exactly one of its kinds is set.
+// Earlier sources win over later ones, field by field.
+type Source struct {
+	// Name, optional, names the source in messages.
+	Name string          `yaml:"name"`
+	CSV  *csvfile.Config `yaml:"csv"`
+	LDAP *ldap.Config    `yaml:"ldap"`
+}
+
+// Kind returns the key of the kind that is set: csv or ldap.
+func (s *Source) Kind() string {
+	switch {
+	case s.CSV != nil:
+		return "csv"
+	case s.LDAP != nil:
+		return "ldap"
+	}
+	return ""
+}
+
+func (s *Source) kinds() int {
+	n := 0
+	for _, set := range []bool{s.CSV != nil, s.LDAP != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// label names source i in messages: "sources[0] (csv users.csv)".
+func (s *Source) label(i int) string {
+	what := s.Name
+	switch {
+	case what != "":
+	case s.CSV != nil:
+		what = "csv " + filepath.Base(s.CSV.Path)
+	case s.LDAP != nil:
+		what = "ldap " + s.LDAP.URL
+	}
+	return fmt.Sprintf("sources[%d] (%s)", i, what)
+}
+
+func (s *Source) filePaths() []*string {
+	switch {
+	case s.CSV != nil:
+		return []*string{&s.CSV.Path}
+	case s.LDAP != nil:
+		return []*string{&s.LDAP.TLS.CAFile, &s.LDAP.Password.File}
+	}
+	return nil
+}
+
+func (c *Config) validateSources(v *validation) {
+	if len(c.Sources) == 0 {
+		v.errorf("sources", "required: at least one source (csv or ldap)")
+	}
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		at := index("sources", i)
+		if s.kinds() != 1 {
+			v.errorf(at, "set exactly one of csv or ldap")
+			continue
+		}
+		prefix := join(at, s.Kind())
+		switch {
+		case s.CSV != nil:
+			v.fields(prefix, s.CSV.Validate())
+		case s.LDAP != nil:
+			v.fields(prefix, s.LDAP.Validate())
+			if s.LDAP.Password.File != "" {
+				secretRef(v, join(prefix, "password"), s.LDAP.Password)
+			}
+		}
+	}
+}
+
+// Mapper compiles the mapping rules (already validated by Load).
+func (c *Config) Mapper() (*mapping.Mapper, error) {
+	m, err := mapping.New(c.Mapping)
+	if err != nil {
+		return nil, fmt.Errorf("mapping: %w", err)
+	}
+	return m, nil
+}
+
+// OpenSources opens every source in order, sharing the mapper m.
+func (c *Config) OpenSources(m *mapping.Mapper, log *zap.Logger) ([]source.Source, error) {
+	out := make([]source.Source, 0, len(c.Sources))
+	for i := range c.Sources {
+		s := &c.Sources[i]
+		src, err := s.open(s.label(i), m, log)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", index("sources", i), err)
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+func (s *Source) open(name string, m *mapping.Mapper, log *zap.Logger) (source.Source, error) {
+	switch {
+	case s.CSV != nil:
+		return csvfile.Open(name, *s.CSV, m)
+	case s.LDAP != nil:
+		return ldap.Open(name, *s.LDAP, m, log)
+	}
+	return nil, fmt.Errorf("no source kind set")
+}

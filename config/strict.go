@@ -1,0 +1,240 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/orgsync/orgsync/config/secret"
+)
+
+// walker checks a YAML node tree against a Go type before it is decoded: it
+// finds unknown keys and values of the wrong kind, each with its path and
+// line, and records the line of every key path for later messages.
+type walker struct {
+	lines    map[string]int
+	problems []Problem
+}
+
+var (
+	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+	durationType    = reflect.TypeOf(time.Duration(0))
+	secretRefType   = reflect.TypeOf(secret.Ref{})
+)
+
+func newWalker() *walker { return &walker{lines: map[string]int{}} }
+
+func (w *walker) fail(path string, n *yaml.Node, format string, args ...any) {
+	w.problems = append(w.problems, Problem{Path: path, Line: n.Line, Message: fmt.Sprintf(format, args...)})
+}
+
+// walk checks node n, found at path, against type t.
+func (w *walker) walk(path string, n *yaml.Node, t reflect.Type) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if _, seen := w.lines[path]; !seen {
+		w.lines[path] = n.Line
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return // an explicit empty value leaves the default
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || t == durationType {
+		w.leaf(path, n, t)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		w.walk(path, n, t.Elem())
+	case reflect.Interface:
+	case reflect.Struct:
+		w.walkStruct(path, n, t)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			w.fail(path, n, "must be a list")
+			return
+		}
+		for i, item := range n.Content {
+			w.walk(fmt.Sprintf("%s[%d]", path, i), item, t.Elem())
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			w.fail(path, n, "must be a mapping")
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			w.walk(join(path, n.Content[i].Value), n.Content[i+1], t.Elem())
+		}
+	default:
+		w.leaf(path, n, t)
+	}
+}
+
+// leaf decodes a scalar value into a fresh value of type t to check it. The
+// message never repeats the value (it could be a secret written inline).
+func (w *walker) leaf(path string, n *yaml.Node, t reflect.Type) {
+	if n.Kind != yaml.ScalarNode && !reflect.PointerTo(t).Implements(unmarshalerType) {
+		w.fail(path, n, "must be %s, not a %s", kindName(t), nodeKind(n))
+		return
+	}
+	err := n.Decode(reflect.New(t).Interface())
+	var te *yaml.TypeError
+	switch {
+	case err == nil:
+	case !reflect.PointerTo(t).Implements(unmarshalerType):
+		w.fail(path, n, "must be %s", kindName(t))
+	case errors.As(err, &te):
+		w.fail(path, n, "%s", strings.Join(te.Errors, "; "))
+	default:
+		w.fail(path, n, "%v", err)
+	}
+}
+
+func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
+	if n.Kind != yaml.MappingNode && t == secretRefType {
+		w.fail(path, n, "secrets are never written in the file: use env: VARIABLE or file: /path/to/secret")
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		w.fail(path, n, "must be a mapping with the keys %s, not a %s", strings.Join(keyNames(t), ", "), nodeKind(n))
+		return
+	}
+	fields := yamlFields(t)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Value == "<<" { // a merge key: its mapping(s) hold keys of this struct
+			w.walkMerge(path, v, t)
+			continue
+		}
+		ft, ok := fields[k.Value]
+		if !ok {
+			w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", suggest(k.Value, fields), strings.Join(keyNames(t), ", "))
+			continue
+		}
+		p := join(path, k.Value)
+		w.lines[p] = k.Line
+		w.walk(p, v, ft)
+	}
+}
+
+func (w *walker) walkMerge(path string, v *yaml.Node, t reflect.Type) {
+	if v.Kind == yaml.SequenceNode {
+		for _, m := range v.Content {
+			w.walk(path, m, t)
+		}
+		return
+	}
+	w.walk(path, v, t)
+}
+
+// yamlFields maps each YAML key of struct type t (inline fields included) to
+// its field type.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			for k, v := range yamlFields(ft) {
+				out[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func keyNames(t reflect.Type) []string {
+	var names []string
+	for k := range yamlFields(t) {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// suggest returns ` (did you mean "x"?)` for a key that differs from a known
+// one only in letter case, dashes or underscores.
+func suggest(key string, fields map[string]reflect.Type) string {
+	norm := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+	}
+	for k := range fields {
+		if norm(k) == norm(key) {
+			return fmt.Sprintf(" (did you mean %q?)", k)
+		}
+	}
+	return ""
+}
+
+func kindName(t reflect.Type) string {
+	switch {
+	case t == durationType:
+		return "a duration such as 30s, 5m or 1h"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		return "a whole number"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return "a number"
+	case t.Kind() == reflect.String:
+		return "a string"
+	}
+	return "a " + t.Kind().String()
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	}
+	return "single value"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// index returns the path of item i of the list at path.
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// lineOf returns the line of path, or of its nearest ancestor that is in
+// the file (a missing required key is reported at its parent's line).
+func (w *walker) lineOf(path string) int {
+	for path != "" {
+		if l, ok := w.lines[path]; ok {
+			return l
+		}
+		cut := strings.LastIndexAny(path, ".[")
+		if cut < 0 {
+			break
+		}
+		path = path[:cut]
+	}
+	return 0
+}

@@ -1,0 +1,213 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// validation collects the problems of the decoded configuration; the walker
+// gives their lines.
+type validation struct {
+	w        *walker
+	errs     []Problem
+	warnings []Problem
+}
+
+func (v *validation) errorf(path, format string, args ...any) {
+	v.errs = append(v.errs, Problem{Path: path, Line: v.w.lineOf(path), Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validation) warnf(path, format string, args ...any) {
+	v.warnings = append(v.warnings, Problem{Path: path, Line: v.w.lineOf(path), Message: fmt.Sprintf(format, args...)})
+}
+
+// fields adds a part's field errors, whose paths are relative to prefix.
+func (v *validation) fields(prefix string, errs []source.FieldError) {
+	for _, e := range errs {
+		path := prefix
+		switch {
+		case strings.HasPrefix(e.Field, "["):
+			path += e.Field
+		case e.Field != "":
+			path = join(prefix, e.Field)
+		}
+		v.errorf(path, "%s", e.Reason)
+	}
+}
+
+// merged returns the walker's problems and the validation's, in file
+// order. A validation problem at or under a path the walker already
+// reported is dropped: it is the same mistake seen twice.
+func (v *validation) merged() []Problem {
+	all := append([]Problem(nil), v.w.problems...)
+	for _, p := range v.errs {
+		if !v.coveredByWalk(p.Path) {
+			all = append(all, p)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Line < all[j].Line })
+	return all
+}
+
+func (v *validation) coveredByWalk(path string) bool {
+	for _, p := range v.w.problems {
+		if path == p.Path || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) validate(v *validation) {
+	c.Target.validate(v)
+	c.validateSources(v)
+	if _, err := mapping.New(c.Mapping); err != nil {
+		var fe source.FieldErrors
+		if errors.As(err, &fe) {
+			v.fields("mapping", fe)
+		} else {
+			v.errorf("mapping", "%v", err)
+		}
+	}
+	c.Policy.validate(v)
+	c.Schedule.validate(v)
+	c.Logging.validate(v)
+}
+
+var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@[A-Za-z]+Org$`)
+
+func (t *Target) validate(v *validation) {
+	switch {
+	case t.OrgID == "":
+		v.errorf("target.orgId", "required: the organization id, <hex>@VendorOrg")
+	case !orgIDPattern.MatchString(t.OrgID):
+		v.errorf("target.orgId", "%q is not an organization id: expected <hex>@VendorOrg", t.OrgID)
+	}
+	if t.BaseURL == "" {
+		v.errorf("target.baseURL", "required: the service's base address, e.g. https://usermanagement.example.com")
+	}
+	checkURL(v, "target.baseURL", t.BaseURL)
+	if t.AuthBaseURL != t.BaseURL { // else defaulted from baseURL, checked above
+		checkURL(v, "target.authBaseURL", t.AuthBaseURL)
+	}
+	checkURL(v, "target.proxy", t.Proxy)
+	t.Auth.validate(v)
+	positive(v, "target.limits.reads", int64(t.Limits.Reads))
+	positive(v, "target.limits.requests", int64(t.Limits.Requests))
+	positive(v, "target.limits.window", int64(t.Limits.Window))
+	positive(v, "target.timeouts.request", int64(t.Timeouts.Request))
+	positive(v, "target.retries.minWait", int64(t.Retries.MinWait))
+	if t.Retries.MaxWait < t.Retries.MinWait {
+		v.errorf("target.retries.maxWait", "must not be shorter than minWait (%s)", t.Retries.MinWait)
+	}
+	if t.TLS.CAFile != "" {
+		if _, err := os.Stat(t.TLS.CAFile); err != nil {
+			v.errorf("target.tls.caFile", "cannot read the CA bundle: %v", err)
+		}
+	}
+	if t.TLS.InsecureSkipVerify {
+		v.warnf("target.tls.insecureSkipVerify", "certificate verification is off: use this only for tests")
+	}
+}
+
+func (a *Auth) validate(v *validation) {
+	if a.ClientID == "" {
+		v.errorf("target.auth.clientId", "required: the integration's client id (API key)")
+	}
+	secretRef(v, "target.auth.clientSecret", a.ClientSecret)
+	switch a.Method {
+	case AuthJWT:
+		if a.TechnicalAccountID == "" {
+			v.errorf("target.auth.technicalAccountId", "required by method jwt: the integration's technical account id")
+		}
+		secretRef(v, "target.auth.privateKey", a.PrivateKey)
+	case AuthOAuth:
+		if a.PrivateKey.IsSet() || a.TechnicalAccountID != "" {
+			v.errorf("target.auth.method", "privateKey and technicalAccountId belong to method jwt; remove them or set method: jwt")
+		}
+	default:
+		v.errorf("target.auth.method", "%q is not an auth method: use jwt or oauth", a.Method)
+	}
+}
+
+// secretRef checks a secret reference and warns when its file is readable
+// by group or others.
+func secretRef(v *validation, path string, r secret.Ref) {
+	if err := r.Check(); err != nil {
+		v.errorf(path, "%v", err)
+		return
+	}
+	if r.File == "" {
+		return
+	}
+	st, err := os.Stat(r.File)
+	if err != nil {
+		v.errorf(path+".file", "cannot read the secret file: %v", err)
+		return
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		v.warnf(path+".file", "%s is readable by group or others (mode %04o): chmod 600 it", r.File, perm)
+	}
+}
+
+func checkURL(v *validation, path, s string) {
+	if s == "" {
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.errorf(path, "%q is not an http or https URL", s)
+	}
+}
+
+func positive(v *validation, path string, n int64) {
+	if n <= 0 {
+		v.errorf(path, "must be greater than zero")
+	}
+}
+
+var unmatchedPolicies = []string{UnmatchedPreserve, UnmatchedRemoveGroups, UnmatchedRemove, UnmatchedDelete}
+
+// updatableAttributes are the values policy.updateAttributes accepts.
+var updatableAttributes = []string{"firstname", "lastname", "email", "username"}
+
+func (p *Policy) validate(v *validation) {
+	for i, s := range p.Exclude.IdentityTypes {
+		if _, ok := reconcile.ParseIdentityType(s); !ok {
+			v.errorf(index("policy.exclude.identityTypes", i), "%q is not an identity type: use vendorID, enterpriseID or federatedID", s)
+		}
+	}
+	for i, s := range p.Exclude.Usernames {
+		if _, err := regexp.Compile(s); err != nil {
+			v.errorf(index("policy.exclude.usernames", i), "not a valid regular expression: %v", err)
+		}
+	}
+	oneOf(v, "policy.unmatchedUsers", p.UnmatchedUsers, unmatchedPolicies)
+	for i, s := range p.UpdateAttributes {
+		oneOf(v, index("policy.updateAttributes", i), s, updatableAttributes)
+	}
+}
+
+func (l *Logging) validate(v *validation) {
+	oneOf(v, "logging.level", l.Level, []string{"debug", "info", "warn", "error"})
+	oneOf(v, "logging.format", l.Format, []string{FormatAuto, FormatConsole, FormatJSON})
+}
+
+func oneOf(v *validation, path, s string, allowed []string) {
+	for _, a := range allowed {
+		if s == a {
+			return
+		}
+	}
+	v.errorf(path, "%q is not allowed: use one of %s", s, strings.Join(allowed, ", "))
+}
