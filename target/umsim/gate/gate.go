@@ -65,8 +65,8 @@ type Limits struct {
 
 // Faults configures fault injection. Rates are fractions in [0, 1]; a
 // decision is drawn for every API request that passed authentication and
-// rate limits, in the order drop, error, ambiguous, so DropRate+ErrorRate
-// and, for actions, DropRate+ErrorRate+AmbiguousRate must not exceed 1.
+// rate limits, in the order drop, error, ambiguous (actions only); the
+// three rates must not add up to more than 1 (see Validate).
 type Faults struct {
 	// Seed seeds the decisions: the same seed and the same sequence of
 	// requests give the same sequence of decisions.
