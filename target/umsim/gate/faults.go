@@ -78,15 +78,14 @@ func (s *faultSource) decide(action bool) string {
 }
 
 // serveWithFaults runs check 7 of the package comment and then the API
-// handler; it reports whether the connection was dropped.
-func (g *Gate) serveWithFaults(w *statusRecorder, r *http.Request, ep endpoint) (dropped bool) {
+// handler, or reports that the connection must be dropped instead.
+func (g *Gate) serveWithFaults(w http.ResponseWriter, r *http.Request, ep endpoint) (drop bool) {
 	kind := g.faults.decide(ep.name == EndpointAction)
 	if kind != "" {
 		g.stats.fault(kind)
 	}
 	switch kind {
 	case FaultDrop:
-		dropConnection(w)
 		return true
 	case FaultError500:
 		serverError(w, http.StatusInternalServerError)
@@ -95,7 +94,6 @@ func (g *Gate) serveWithFaults(w *statusRecorder, r *http.Request, ep endpoint) 
 	case FaultAmbiguous500, FaultAmbiguousDrop:
 		g.next.ServeHTTP(&discardWriter{header: http.Header{}}, r)
 		if kind == FaultAmbiguousDrop {
-			dropConnection(w)
 			return true
 		}
 		serverError(w, http.StatusInternalServerError)

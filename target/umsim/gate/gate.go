@@ -158,7 +158,8 @@ func (g *Gate) Stats() Stats { return g.stats.snapshot() }
 func (g *Gate) ResetStats() { g.stats.reset() }
 
 // SetFaults replaces the injected faults and reseeds the decisions with
-// f.Seed. Rates outside [0, 1] are clamped; see Faults for their order.
+// f.Seed. Rates outside [0, 1] are clamped; when they add up to more than
+// 1, the later kinds (see Faults) get what is left.
 func (g *Gate) SetFaults(f Faults) { g.faults.set(f) }
 
 // ServeHTTP serves the token endpoints, guards the API endpoints and passes
@@ -187,16 +188,17 @@ func (g *Gate) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w}
-	if dropped := g.handleAPI(rec, r, ep); dropped {
+	if drop := g.handleAPI(rec, r, ep); drop {
 		g.stats.record(ep.name, StatusDropped)
+		dropConnection(w)
 		return
 	}
 	g.stats.record(ep.name, rec.code())
 }
 
-// handleAPI answers one API request; it reports whether the connection was
-// dropped instead.
-func (g *Gate) handleAPI(w *statusRecorder, r *http.Request, ep endpoint) (dropped bool) {
+// handleAPI answers one API request, or reports that its connection must
+// be dropped instead.
+func (g *Gate) handleAPI(w http.ResponseWriter, r *http.Request, ep endpoint) (drop bool) {
 	s, ok := g.authorize(w, r, ep)
 	if !ok {
 		return false
