@@ -1,0 +1,205 @@
+// Package umsim is a complete, strict implementation of the User Management
+// Service (/work/shared/spec/user-management-api.md with the decisions of
+// contract.md): the simulator every other test of orgsync runs against, and
+// the engine of `orgsync sim`. Server is an http.Handler over an in-memory,
+// indexed State; authentication, rate limits, fault injection and request
+// statistics are done by its front door, package gate.
+//
+// Besides the service's endpoints the Server answers a few admin endpoints
+// of its own under /_sim/ (not authenticated):
+//
+//	POST /_sim/invites/{email}/accept   accept a pending invite
+//	GET  /_sim/state                    the current State as JSON
+package umsim
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// Options tune a Server; the zero value gives the service's documented
+// defaults.
+type Options struct {
+	PageSize       int           // users per listing page; default 2000
+	InvitePageSize int           // invites per call; default 200
+	InviteExpiry   time.Duration // default 30 days
+	Clock          func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.PageSize <= 0 {
+		o.PageSize = umwire.MaxUsersPerPage
+	}
+	if o.InvitePageSize <= 0 {
+		o.InvitePageSize = umwire.MaxInvitesPerCall
+	}
+	if o.InviteExpiry <= 0 {
+		o.InviteExpiry = 30 * 24 * time.Hour
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+}
+
+// Server is the simulated service. It is safe for concurrent use: one
+// mutex serializes access to the state, and the entries of an action
+// request run in their listed order.
+type Server struct {
+	mu   sync.Mutex
+	st   *store
+	opts Options
+	api  http.Handler
+	root http.Handler
+}
+
+// New serves st (which it does not keep; later changes to st have no
+// effect). It fails, listing every problem, when st is inconsistent.
+func New(st *State, opts Options) (*Server, error) {
+	s, probs := build(st)
+	if len(probs) > 0 {
+		return nil, probs.err()
+	}
+	opts.defaults()
+	srv := &Server{st: s, opts: opts}
+	srv.api = http.HandlerFunc(srv.serveAPI)
+	srv.root = srv.api
+	return srv, nil
+}
+
+// ServeHTTP answers the service's endpoints and the simulator's admin
+// endpoints. X-Request-Id is echoed on every response.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get(umwire.HeaderRequestID); id != "" {
+		w.Header().Set(umwire.HeaderRequestID, id)
+	}
+	if strings.HasPrefix(r.URL.Path, adminPrefix) {
+		s.serveAdmin(w, r)
+		return
+	}
+	s.root.ServeHTTP(w, r)
+}
+
+// Snapshot returns a deep copy of the current state.
+func (s *Server) Snapshot() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.snapshot()
+}
+
+// segments splits the escaped path after prefix into unescaped segments;
+// ok is false when the path is outside prefix or badly escaped.
+func segments(r *http.Request, prefix string) ([]string, bool) {
+	p := r.URL.EscapedPath()
+	if !strings.HasPrefix(p, prefix+"/") {
+		return nil, false
+	}
+	parts := strings.Split(p[len(prefix)+1:], "/")
+	for i, part := range parts {
+		v, err := url.PathUnescape(part)
+		if err != nil {
+			return nil, false
+		}
+		parts[i] = v
+	}
+	return parts, true
+}
+
+// serveAPI routes a request under umwire.BasePath.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	seg, ok := segments(r, umwire.BasePath)
+	if !ok {
+		writeError(w, r, http.StatusNotFound, umwire.ResultError, "no such endpoint")
+		return
+	}
+	route, ok := s.route(seg)
+	if !ok {
+		writeError(w, r, http.StatusNotFound, umwire.ResultError, "no such endpoint")
+		return
+	}
+	if route.method != "" && r.Method != route.method {
+		w.Header().Set("Allow", route.method)
+		writeError(w, r, http.StatusMethodNotAllowed, umwire.ResultError, "method "+r.Method+" not allowed, use "+route.method)
+		return
+	}
+	if !s.checkOrg(w, r, route) {
+		return
+	}
+	route.serve(w, r)
+}
+
+// route is one endpoint matched from a path.
+type route struct {
+	method  string // "" when serve checks the method itself
+	org     string
+	invites bool // error bodies of the invite endpoints
+	serve   http.HandlerFunc
+}
+
+func (s *Server) route(seg []string) (route, bool) {
+	n := len(seg)
+	switch {
+	case n == 3 && seg[0] == "users":
+		return route{method: http.MethodGet, org: seg[1], serve: func(w http.ResponseWriter, r *http.Request) { s.listOrgUsers(w, r, seg[2]) }}, true
+	case n == 4 && seg[0] == "users":
+		return route{method: http.MethodGet, org: seg[1], serve: func(w http.ResponseWriter, r *http.Request) { s.listGroupUsers(w, r, seg[2], seg[3]) }}, true
+	case n == 4 && seg[0] == "organizations" && seg[2] == "users":
+		return route{method: http.MethodGet, org: seg[1], serve: func(w http.ResponseWriter, r *http.Request) { s.getUser(w, r, seg[3]) }}, true
+	case n == 4 && seg[0] == "organizations" && seg[2] == "invites":
+		return route{method: http.MethodGet, org: seg[1], invites: true, serve: func(w http.ResponseWriter, r *http.Request) { s.queryInvites(w, r, seg[3]) }}, true
+	case n == 2 && seg[0] == "action":
+		return route{method: http.MethodPost, org: seg[1], serve: s.actions}, true
+	case n == 2 && seg[1] == "users":
+		return route{method: http.MethodGet, org: seg[0], serve: s.listAllUsers}, true
+	case (n == 2 || n == 3 && seg[2] == "") && seg[1] == "products":
+		return route{method: http.MethodGet, org: seg[0], serve: s.listProducts}, true
+	case (n == 2 || n == 3 && seg[2] == "") && seg[1] == "invites":
+		return route{method: http.MethodGet, org: seg[0], invites: true, serve: s.listInvites}, true
+	case n == 3 && seg[1] == "invites":
+		return s.inviteRoute(seg[0], seg[2]), true
+	}
+	return route{}, false
+}
+
+// checkOrg answers 400 for a malformed organization id and 401 for
+// another organization's; the gate checks the same in front of us.
+func (s *Server) checkOrg(w http.ResponseWriter, r *http.Request, rt route) bool {
+	if !orgIDPattern.MatchString(rt.org) {
+		msg := "organization id " + rt.org + " is malformed (want <hex>@VendorOrg)"
+		if rt.invites {
+			writeInviteError(w, http.StatusBadRequest, umwire.InviteBadRequest, msg)
+		} else {
+			writeError(w, r, http.StatusBadRequest, umwire.ErrOrgInvalidID, msg)
+		}
+		return false
+	}
+	if rt.org != s.st.orgID {
+		w.Header().Set("WWW-Authenticate", umwire.WWWAuthenticateInvalid)
+		w.WriteHeader(http.StatusUnauthorized)
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes the error body of the current endpoints.
+func writeError(w http.ResponseWriter, r *http.Request, code int, result, msg string) {
+	if code == http.StatusNotFound {
+		w.Header().Set(umwire.HeaderCanonical, r.URL.Path)
+	}
+	writeJSON(w, code, umwire.ErrorBody{Result: result, Message: msg})
+}
+
+func writeInviteError(w http.ResponseWriter, code int, status, msg string) {
+	writeJSON(w, code, umwire.InviteError{Status: status, StatusMessage: msg})
+}
