@@ -28,7 +28,7 @@ type fake struct {
 	requests    []*http.Request // API requests, in arrival order
 }
 
-func newFake(t *testing.T, api http.HandlerFunc) *fake {
+func newFake(t testing.TB, api http.HandlerFunc) *fake {
 	t.Helper()
 	f := &fake{}
 	mux := http.NewServeMux()
@@ -54,7 +54,7 @@ func (f *fake) count() int {
 }
 
 // client returns a fast-retrying OAuth client of the fake.
-func (f *fake) client(t *testing.T, change ...func(*Config)) *Client {
+func (f *fake) client(t testing.TB, change ...func(*Config)) *Client {
 	t.Helper()
 	cfg := Config{
 		BaseURL: f.srv.URL, AuthBaseURL: f.srv.URL, OrgID: fakeOrg,

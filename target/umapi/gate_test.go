@@ -1,0 +1,231 @@
+package umapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umsim/gate"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// The tests in this file run the client against the simulator's gate
+// (real token endpoints, authentication, sliding-window rate limits) in
+// front of a minimal API handler, over loopback HTTP.
+
+// gateEnv is a gate with one integration, served over loopback.
+type gateEnv struct {
+	srv  *httptest.Server
+	gate *gate.Gate
+	in   gate.Integration
+	key  *rsa.PrivateKey
+}
+
+// testIntegration makes the RSA key pair once per test binary: generating
+// one takes about a second on a busy machine.
+var testIntegration = sync.OnceValues(gate.NewTestIntegration)
+
+func newGateEnv(t testing.TB, cfg gate.Config, api http.Handler) *gateEnv {
+	t.Helper()
+	in, key := testIntegration()
+	cfg.OrgID = fakeOrg
+	cfg.Integrations = []gate.Integration{in}
+	g, err := gate.New(cfg, api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	return &gateEnv{srv: srv, gate: g, in: in, key: key}
+}
+
+// config returns a client configuration for the env's integration with
+// the given method (AuthJWT or AuthOAuth), retrying fast, with limits far
+// above the gate's (which has none unless a test sets them).
+func (e *gateEnv) config(method string) Config {
+	cfg := Config{
+		BaseURL: e.srv.URL, AuthBaseURL: e.srv.URL, OrgID: fakeOrg, AuthMethod: method,
+		ClientID: e.in.ClientID, ClientSecret: e.in.ClientSecret,
+		RetryWaitMin: 5 * time.Millisecond, RetryWaitMax: 50 * time.Millisecond,
+		ReadLimit: 1000, AppLimit: 1000, LimitWindow: time.Second,
+	}
+	if method == AuthJWT {
+		cfg.TechAccountID = e.in.TechnicalAccountID
+		cfg.PrivateKeyPEM = string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(e.key)}))
+	}
+	return cfg
+}
+
+func mustClient(t testing.TB, cfg Config, opts ...Option) *Client {
+	t.Helper()
+	c, err := New(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// listingAPI answers endpoint 1 with `pages` pages of one user each and
+// the action endpoint with success for every entry.
+func listingAPI(pages int) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+umwire.BasePath+"/users/{org}/{page}", func(w http.ResponseWriter, r *http.Request) {
+		p, _ := strconv.Atoi(r.PathValue("page"))
+		p = min(p, pages-1)
+		w.Header().Set(umwire.HeaderTotalCount, strconv.Itoa(pages))
+		pageOf(w, p, pages, p == pages-1, user("u"+strconv.Itoa(p)))
+	})
+	mux.HandleFunc("POST "+umwire.BasePath+"/action/{org}", func(w http.ResponseWriter, r *http.Request) {
+		var entries []umwire.Entry
+		_ = json.NewDecoder(r.Body).Decode(&entries)
+		writeJSONBody(w, http.StatusOK, umwire.ActionResponse{Completed: len(entries), Result: umwire.ResultSuccess})
+	})
+	return mux
+}
+
+func countUsers(t *testing.T, c *Client) int {
+	t.Helper()
+	n := 0
+	for p, err := range c.OrgUsers(context.Background(), OrgUsersOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(p.Users)
+	}
+	return n
+}
+
+// Both ways of getting a token work against the gate's token endpoints.
+func TestAuthMethods(t *testing.T) {
+	e := newGateEnv(t, gate.Config{}, listingAPI(3))
+	for _, method := range []string{AuthJWT, AuthOAuth} {
+		t.Run(method, func(t *testing.T) {
+			c := mustClient(t, e.config(method))
+			if n := countUsers(t, c); n != 3 {
+				t.Fatalf("read %d users, want 3", n)
+			}
+			if got := c.Stats().Requests[EndpointToken][http.StatusOK]; got != 1 {
+				t.Errorf("token requests = %d, want 1", got)
+			}
+		})
+	}
+}
+
+// Refused credentials give an auth failure naming the token endpoint's
+// error, sent once (a 400 is not retried), without the secret in it.
+func TestAuthFailures(t *testing.T) {
+	e := newGateEnv(t, gate.Config{}, listingAPI(3))
+	otherKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Config)
+	}{
+		{"wrong secret, oauth", func(c *Config) { c.AuthMethod, c.ClientSecret = AuthOAuth, "wrong-secret-xyz" }},
+		{"wrong secret, jwt", func(c *Config) { c.ClientSecret = "wrong-secret-xyz" }},
+		{"bad key, jwt", func(c *Config) {
+			c.PrivateKeyPEM = string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(otherKey)}))
+		}},
+		{"wrong technical account", func(c *Config) { c.TechAccountID = "other@techacct.VendorOrg" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := e.config(AuthJWT)
+			tc.change(&cfg)
+			c := mustClient(t, cfg)
+			_, err := c.OrgUsersPage(context.Background(), 0, OrgUsersOptions{})
+			var ae *APIError
+			if !IsAuthFailure(err) || !errors.As(err, &ae) || ae.Endpoint != EndpointToken || ae.Code != umwire.TokenErrInvalidClient {
+				t.Fatalf("err = %v, want a token invalid_client failure", err)
+			}
+			if strings.Contains(err.Error(), cfg.ClientSecret) || strings.Contains(err.Error(), "PRIVATE") {
+				t.Errorf("error shows a secret: %v", err)
+			}
+			if s := c.Stats(); s.Total() != 1 || s.Requests[EndpointOrgUsers] != nil {
+				t.Errorf("requests = %v, want the one token request", s.Requests)
+			}
+		})
+	}
+}
+
+// A token the service did not issue is refused with 401 even after one
+// refresh (which fetches another token from the wrong server).
+func TestForeignToken(t *testing.T) {
+	e := newGateEnv(t, gate.Config{}, listingAPI(3))
+	other := newGateEnv(t, gate.Config{}, listingAPI(3)) // same integration, its own token key
+	cfg := other.config(AuthOAuth)
+	cfg.BaseURL = e.srv.URL // tokens of another gate: unknown here
+	c := mustClient(t, cfg)
+	_, err := c.OrgUsersPage(context.Background(), 0, OrgUsersOptions{})
+	if !IsUnauthorized(err) || !IsAuthFailure(err) || c.Stats().Requests[EndpointOrgUsers][http.StatusUnauthorized] != 2 {
+		t.Errorf("err = %v, requests %v; want 401 twice", err, c.Stats().Requests)
+	}
+}
+
+// manualClock is a clock shared by gate and client that tests move on.
+type manualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (m *manualClock) Now() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.now
+}
+
+func (m *manualClock) Advance(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.now = m.now.Add(d)
+}
+
+// A run longer than the token's lifetime goes on: with the gate's clock,
+// the client refreshes before expiry (no 401); with its own clock unaware
+// of the time passing, it refreshes on the 401 and retries.
+func TestTokenExpiryMidRun(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		shareClock bool
+		want401    int
+	}{
+		{"refresh before expiry", true, 0},
+		{"refresh on 401", false, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &manualClock{now: time.Now()}
+			e := newGateEnv(t, gate.Config{TokenLifetime: time.Hour, Clock: clock.Now}, listingAPI(5))
+			var opts []Option
+			if tc.shareClock {
+				opts = append(opts, WithClock(clock.Now))
+			}
+			// OAuth: a JWT signed on the client's own clock would be expired
+			// for the gate's advanced one.
+			c := mustClient(t, e.config(AuthOAuth), opts...)
+			n := 0
+			for p, err := range c.OrgUsers(context.Background(), OrgUsersOptions{}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += len(p.Users)
+				clock.Advance(2 * time.Hour) // every token expires between two pages
+			}
+			s := c.Stats()
+			if n != 5 || s.Requests[EndpointToken][http.StatusOK] != 5 || s.Requests[EndpointOrgUsers][http.StatusUnauthorized] != tc.want401 {
+				t.Errorf("users %d, requests %v; want 5 users, 5 tokens, %d 401s", n, s.Requests, tc.want401)
+			}
+		})
+	}
+}
