@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,10 @@ import (
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
-const testOrg = "0A1B2C3D4E5F@VendorOrg"
+const (
+	testOrg    = "0A1B2C3D4E5F@VendorOrg"
+	testClient = "sim-client"
+)
 
 // fakeClock is a clock the tests move by hand.
 type fakeClock struct{ now time.Time }
@@ -26,6 +30,7 @@ type fixture struct {
 	srv   *Server
 	http  *httptest.Server
 	clock *fakeClock
+	token string
 }
 
 func newFixture(t *testing.T, opts Options) *fixture {
@@ -44,7 +49,28 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &fixture{t: t, srv: srv, http: hs, clock: clock}
+	f := &fixture{t: t, srv: srv, http: hs, clock: clock}
+	f.token = f.fetchToken()
+	return f
+}
+
+// fetchToken gets an access token at the client-credentials endpoint.
+func (f *fixture) fetchToken() string {
+	f.t.Helper()
+	form := url.Values{
+		umwire.FormGrantType: {umwire.GrantClientCredentials}, umwire.FormClientID: {testClient},
+		umwire.FormClientSecret: {"sim-secret"}, umwire.FormScope: {"openid"},
+	}
+	resp, err := f.http.Client().PostForm(f.http.URL+umwire.PathClientCredentials, form)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tr umwire.TokenResponse
+	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil || tr.AccessToken == "" {
+		f.t.Fatalf("token: status %d, %v", resp.StatusCode, err)
+	}
+	return tr.AccessToken
 }
 
 // response is one HTTP answer.
@@ -76,6 +102,8 @@ func (f *fixture) do(method, path, body string, hdr ...string) response {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+f.token)
+	req.Header.Set(umwire.HeaderAPIKey, testClient)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}

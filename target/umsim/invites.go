@@ -123,8 +123,8 @@ func (s *Server) queryInvites(w http.ResponseWriter, r *http.Request, email stri
 }
 
 // inviteRoute serves resend (POST) and revoke (DELETE) of one invite.
-func (s *Server) inviteRoute(org, email string) route {
-	return route{org: org, invites: true, serve: func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) inviteRoute(email string) route {
+	return route{serve: func(w http.ResponseWriter, r *http.Request) {
 		if len(r.URL.Query()) > 0 {
 			writeInviteError(w, http.StatusBadRequest, umwire.InviteBadRequest, "resend and revoke take no query parameters")
 			return

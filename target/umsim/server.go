@@ -14,12 +14,14 @@ package umsim
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/orgsync/orgsync/target/umsim/gate"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -29,6 +31,9 @@ type Options struct {
 	PageSize       int           // users per listing page; default 2000
 	InvitePageSize int           // invites per call; default 200
 	InviteExpiry   time.Duration // default 30 days
+	TokenLifetime  time.Duration // access tokens' lifetime; default 24 h
+	Limits         gate.Limits   // rate limits (contract 8); zero: none
+	Faults         gate.Faults   // injected faults from the start
 	Clock          func() time.Time
 }
 
@@ -54,8 +59,7 @@ type Server struct {
 	mu   sync.Mutex
 	st   *store
 	opts Options
-	api  http.Handler
-	root http.Handler
+	gate *gate.Gate // in front of serveAPI
 }
 
 // New serves st (which it does not keep; later changes to st have no
@@ -67,13 +71,37 @@ func New(st *State, opts Options) (*Server, error) {
 	}
 	opts.defaults()
 	srv := &Server{st: s, opts: opts}
-	srv.api = http.HandlerFunc(srv.serveAPI)
-	srv.root = srv.api
+	g, err := gate.New(gateConfig(st, opts), http.HandlerFunc(srv.serveAPI))
+	if err != nil {
+		return nil, fmt.Errorf("umsim: %w", err)
+	}
+	srv.gate = g
 	return srv, nil
 }
 
-// ServeHTTP answers the service's endpoints and the simulator's admin
-// endpoints. X-Request-Id is echoed on every response.
+func gateConfig(st *State, opts Options) gate.Config {
+	cfg := gate.Config{
+		OrgID: st.Org.ID, Migrating: st.Org.Migrating, TokenLifetime: opts.TokenLifetime,
+		Limits: opts.Limits, Faults: opts.Faults, Clock: opts.Clock,
+	}
+	for _, in := range st.Integrations {
+		cfg.Integrations = append(cfg.Integrations, gate.Integration{
+			ClientID: in.ClientID, ClientSecret: in.ClientSecret, TechnicalAccountID: in.TechnicalAccountID,
+			CertificatePEM: in.Certificate, CertificateExpired: in.CertificateExpired,
+		})
+	}
+	return cfg
+}
+
+// Stats returns the request statistics of the gate.
+func (s *Server) Stats() gate.Stats { return s.gate.Stats() }
+
+// SetFaults replaces the injected faults (see gate.Gate.SetFaults).
+func (s *Server) SetFaults(f gate.Faults) { s.gate.SetFaults(f) }
+
+// ServeHTTP answers the token endpoints, the service's endpoints (through
+// the gate) and the simulator's admin endpoints. X-Request-Id is echoed on
+// every response.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(umwire.HeaderRequestID); id != "" {
 		w.Header().Set(umwire.HeaderRequestID, id)
@@ -82,7 +110,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
-	s.root.ServeHTTP(w, r)
+	s.gate.ServeHTTP(w, r)
 }
 
 // Snapshot returns a deep copy of the current state.
@@ -110,7 +138,8 @@ func segments(r *http.Request, prefix string) ([]string, bool) {
 	return parts, true
 }
 
-// serveAPI routes a request under umwire.BasePath.
+// serveAPI routes a request under umwire.BasePath that the gate let
+// through (authenticated, for our organization, within the limits).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	seg, ok := segments(r, umwire.BasePath)
 	if !ok {
@@ -127,63 +156,38 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusMethodNotAllowed, umwire.ResultError, "method "+r.Method+" not allowed, use "+route.method)
 		return
 	}
-	if !s.checkOrg(w, r, route) {
-		return
-	}
 	route.serve(w, r)
 }
 
 // route is one endpoint matched from a path.
 type route struct {
-	method  string // "" when serve checks the method itself
-	org     string
-	invites bool // error bodies of the invite endpoints
-	serve   http.HandlerFunc
+	method string // "" when serve checks the method itself
+	serve  http.HandlerFunc
 }
 
 func (s *Server) route(seg []string) (route, bool) {
 	n := len(seg)
 	switch {
 	case n == 3 && seg[0] == "users":
-		return route{method: http.MethodGet, org: seg[1], serve: func(w http.ResponseWriter, r *http.Request) { s.listOrgUsers(w, r, seg[2]) }}, true
+		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listOrgUsers(w, r, seg[2]) }}, true
 	case n == 4 && seg[0] == "users":
-		return route{method: http.MethodGet, org: seg[1], serve: func(w http.ResponseWriter, r *http.Request) { s.listGroupUsers(w, r, seg[2], seg[3]) }}, true
+		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listGroupUsers(w, r, seg[2], seg[3]) }}, true
 	case n == 4 && seg[0] == "organizations" && seg[2] == "users":
-		return route{method: http.MethodGet, org: seg[1], serve: func(w http.ResponseWriter, r *http.Request) { s.getUser(w, r, seg[3]) }}, true
+		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.getUser(w, r, seg[3]) }}, true
 	case n == 4 && seg[0] == "organizations" && seg[2] == "invites":
-		return route{method: http.MethodGet, org: seg[1], invites: true, serve: func(w http.ResponseWriter, r *http.Request) { s.queryInvites(w, r, seg[3]) }}, true
+		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.queryInvites(w, r, seg[3]) }}, true
 	case n == 2 && seg[0] == "action":
-		return route{method: http.MethodPost, org: seg[1], serve: s.actions}, true
+		return route{method: http.MethodPost, serve: s.actions}, true
 	case n == 2 && seg[1] == "users":
-		return route{method: http.MethodGet, org: seg[0], serve: s.listAllUsers}, true
+		return route{method: http.MethodGet, serve: s.listAllUsers}, true
 	case (n == 2 || n == 3 && seg[2] == "") && seg[1] == "products":
-		return route{method: http.MethodGet, org: seg[0], serve: s.listProducts}, true
+		return route{method: http.MethodGet, serve: s.listProducts}, true
 	case (n == 2 || n == 3 && seg[2] == "") && seg[1] == "invites":
-		return route{method: http.MethodGet, org: seg[0], invites: true, serve: s.listInvites}, true
+		return route{method: http.MethodGet, serve: s.listInvites}, true
 	case n == 3 && seg[1] == "invites":
-		return s.inviteRoute(seg[0], seg[2]), true
+		return s.inviteRoute(seg[2]), true
 	}
 	return route{}, false
-}
-
-// checkOrg answers 400 for a malformed organization id and 401 for
-// another organization's; the gate checks the same in front of us.
-func (s *Server) checkOrg(w http.ResponseWriter, r *http.Request, rt route) bool {
-	if !orgIDPattern.MatchString(rt.org) {
-		msg := "organization id " + rt.org + " is malformed (want <hex>@VendorOrg)"
-		if rt.invites {
-			writeInviteError(w, http.StatusBadRequest, umwire.InviteBadRequest, msg)
-		} else {
-			writeError(w, r, http.StatusBadRequest, umwire.ErrOrgInvalidID, msg)
-		}
-		return false
-	}
-	if rt.org != s.st.orgID {
-		w.Header().Set("WWW-Authenticate", umwire.WWWAuthenticateInvalid)
-		w.WriteHeader(http.StatusUnauthorized)
-		return false
-	}
-	return true
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
