@@ -1,0 +1,210 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Sender sends action requests and invite operations to the service.
+type Sender interface {
+	// Send sends one request, with ?testOnly=true when testOnly is set,
+	// and returns the entries that failed. An error means the request
+	// as a whole failed or may not have been applied.
+	Send(ctx context.Context, req Request, testOnly bool) ([]EntryFailure, error)
+	ResendInvite(ctx context.Context, email string) error
+	RevokeInvite(ctx context.Context, email string) error
+}
+
+// EntryFailure is one failed entry of a request, as a Sender reports it.
+type EntryFailure struct {
+	Index   int    // the entry's position in the request
+	Step    int    // the failing step's position, -1 when unknown
+	Code    string // the service's errorCode
+	Message string
+}
+
+// Failure is one failed entry or invite operation of a run.
+type Failure struct {
+	Request int      `json:"request"` // 1-based request number, 0 for invites
+	Target  string   `json:"target"`  // the user's key or the group's name
+	Step    StepKind `json:"step"`    // the failing step, "" when unknown
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+}
+
+func (f Failure) String() string {
+	return fmt.Sprintf("request %d: %s: %s: %s (%s)", f.Request, f.Target, f.Step, f.Code, f.Message)
+}
+
+// ApplyOptions say how Apply runs.
+type ApplyOptions struct {
+	// DryRun writes what would be sent and sends nothing.
+	DryRun bool
+	// TestOnly sends the requests with ?testOnly=true: the service
+	// validates them and changes nothing. Invite operations, which have no
+	// test mode, are not sent.
+	TestOnly bool
+	Limits   Limits
+	// Out receives one line per request or invite operation ("would
+	// send ..." in a dry run); nil discards them.
+	Out io.Writer
+}
+
+// Result is what Apply did.
+type Result struct {
+	Requests int       `json:"requests"` // requests sent (in a dry run: that would be sent)
+	Entries  int       `json:"entries"`
+	Invites  int       `json:"invites"`
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// ApplyError reports the failed entries of a run; the others were applied.
+type ApplyError struct{ Failures []Failure }
+
+func (e *ApplyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apply: %d entries or invite operations failed", len(e.Failures))
+	for i, f := range e.Failures {
+		if i == 5 {
+			fmt.Fprintf(&b, "; and %d more", len(e.Failures)-5)
+			break
+		}
+		b.WriteString("; " + f.String())
+	}
+	return b.String()
+}
+
+// Apply sends the plan's batches in order and then its invite operations,
+// through one code path for dry, test-only and real runs. Failed entries
+// are collected and the remaining requests still run; cancellation stops
+// between requests. The error joins the failures (*ApplyError), the plan's
+// safety stop (*SafetyError) and the context's error.
+func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, error) {
+	if o.Limits == (Limits{}) {
+		o.Limits = DefaultLimits()
+	}
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	res := &Result{}
+	reqs := plan.Batches(o.Limits)
+	var stop error
+	for i, req := range reqs {
+		if stop = ctx.Err(); stop != nil {
+			break
+		}
+		res.Requests++
+		res.Entries += len(req.Entries)
+		if o.DryRun {
+			writeRequest(out, "would send", i+1, len(reqs), req)
+			continue
+		}
+		writeRequest(out, "sending", i+1, len(reqs), req)
+		res.Failures = append(res.Failures, sendOne(ctx, s, i+1, req, o.TestOnly)...)
+	}
+	if stop == nil {
+		stop = applyInvites(ctx, plan, s, o, out, res)
+	}
+	var errs []error
+	if len(res.Failures) > 0 {
+		errs = append(errs, &ApplyError{Failures: res.Failures})
+	}
+	if plan.Safety != nil {
+		errs = append(errs, plan.Safety)
+	}
+	if stop != nil {
+		errs = append(errs, fmt.Errorf("apply: stopped after %d of %d requests: %w", res.Requests, len(reqs), stop))
+	}
+	return res, errors.Join(errs...)
+}
+
+// sendOne sends one request and turns its failures into Failures.
+func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) []Failure {
+	failed, err := s.Send(ctx, req, testOnly)
+	var out []Failure
+	if err != nil {
+		for _, e := range req.Entries {
+			out = append(out, Failure{Request: n, Target: e.Target(), Code: "request.failed", Message: err.Error()})
+		}
+		return out
+	}
+	for _, f := range failed {
+		fl := Failure{Request: n, Code: f.Code, Message: f.Message}
+		if f.Index >= 0 && f.Index < len(req.Entries) {
+			e := req.Entries[f.Index]
+			fl.Target = e.Target()
+			if f.Step >= 0 && f.Step < len(e.Steps) {
+				fl.Step = e.Steps[f.Step].Kind
+			}
+		}
+		out = append(out, fl)
+	}
+	return out
+}
+
+// applyInvites resends and revokes invites; a test-only run sends none.
+func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) error {
+	for _, c := range plan.Changes {
+		if c.Kind != KindResendInvite && c.Kind != KindRevokeInvite {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res.Invites++
+		if o.DryRun || o.TestOnly {
+			fmt.Fprintf(out, "would %s %s (invite endpoints have no test mode)\n", c.Kind, c.User.Email)
+			continue
+		}
+		fmt.Fprintf(out, "%s %s\n", c.Kind, c.User.Email)
+		op := s.ResendInvite
+		if c.Kind == KindRevokeInvite {
+			op = s.RevokeInvite
+		}
+		if err := op(ctx, c.User.Email); err != nil {
+			res.Failures = append(res.Failures, Failure{Target: c.User.Email, Code: string(c.Kind), Message: err.Error()})
+		}
+	}
+	return nil
+}
+
+func writeRequest(w io.Writer, verb string, n, total int, req Request) {
+	fmt.Fprintf(w, "%s request %d/%d (%d entries)\n", verb, n, total, len(req.Entries))
+	for i := range req.Entries {
+		fmt.Fprintf(w, "  %s\n", req.Entries[i].String())
+	}
+}
+
+// String renders an entry on one line, e.g.
+// `user jane@example.com: create; add [Design Dev]`.
+func (e *Entry) String() string {
+	var b strings.Builder
+	if e.User != nil {
+		fmt.Fprintf(&b, "user %s:", e.User.Key())
+	} else {
+		fmt.Fprintf(&b, "usergroup %s:", e.Group)
+	}
+	for i, s := range e.Steps {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, " %s", s.Kind)
+		switch {
+		case len(s.Groups) > 0:
+			fmt.Fprintf(&b, " %v", s.Groups)
+		case len(s.Users) > 0:
+			keys := make([]string, len(s.Users))
+			for j := range s.Users {
+				keys[j] = s.Users[j].Key()
+			}
+			fmt.Fprintf(&b, " %v", keys)
+		case s.DeleteAccount:
+			b.WriteString(" deleteAccount")
+		}
+	}
+	return b.String()
+}

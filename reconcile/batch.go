@@ -1,0 +1,550 @@
+package reconcile
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Limits are the service's limits on action requests (specification rules
+// 1, 3, 9, 10 and contract section 5). Tests shrink them to explore every
+// packing.
+type Limits struct {
+	EntriesPerRequest   int // users or user groups per request (10)
+	MembershipsPerEntry int // adds, and removes, per user entry (10 each)
+	StepsPerEntry       int // steps per entry (10)
+	UsersPerGroupStep   int // users per add or remove step of a user-group entry (10)
+}
+
+// DefaultLimits are the limits of the specification.
+func DefaultLimits() Limits {
+	return Limits{EntriesPerRequest: 10, MembershipsPerEntry: 10, StepsPerEntry: 10, UsersPerGroupStep: 10}
+}
+
+// StepKind names one step of an entry.
+type StepKind string
+
+// The steps an entry may hold.
+const (
+	StepCreate          StepKind = "create" // create step for the user's identity type, updateIfAlreadyExists
+	StepUpdate          StepKind = "update"
+	StepAdd             StepKind = "add"
+	StepRemove          StepKind = "remove"
+	StepRemoveFromOrg   StepKind = "removeFromOrg"
+	StepCreateUserGroup StepKind = "createUserGroup" // ignoreIfAlreadyExists
+)
+
+// Step is one step of an entry, as plain data.
+type Step struct {
+	Kind StepKind `json:"kind"`
+	// Create holds the new user's attributes (its Type picks the step).
+	Create *User  `json:"create,omitempty"`
+	Set    *Attrs `json:"set,omitempty"`
+	// Groups are the groups of an add or remove on a user entry; Users the
+	// users of an add or remove on a user-group entry.
+	Groups        []string `json:"groups,omitempty"`
+	Users         []User   `json:"users,omitempty"`
+	DeleteAccount bool     `json:"deleteAccount,omitempty"`
+}
+
+// Entry is one command entry: rooted at a user (User set) or at a user
+// group (Group set).
+type Entry struct {
+	User  *User  `json:"user,omitempty"`
+	Group string `json:"group,omitempty"`
+	Steps []Step `json:"steps"`
+}
+
+// Target is the entry's root: the user's key or the group's name.
+func (e *Entry) Target() string {
+	if e.User != nil {
+		return e.User.Key()
+	}
+	return e.Group
+}
+
+// Request is one action request. Requests must be sent in order: an entry
+// may depend on an earlier request (a user or group created there).
+type Request struct {
+	Entries []Entry `json:"entries"`
+}
+
+// Batches packs the plan's user and group changes into the fewest action
+// requests the limits allow (README, "The reconciler", describes how).
+// Invite changes are not action entries and are not in the result.
+func (p *Plan) Batches(l Limits) []Request {
+	b := newBatcher(p, l)
+	b.route()
+	b.build()
+	return b.schedule()
+}
+
+// work is everything one user entry root needs.
+type work struct {
+	id       User
+	create   *User
+	set      *Attrs
+	rmOrg    bool
+	delete   bool
+	adds     []string // user-rooted (all memberships until route)
+	removes  []string // user-rooted
+	gadds    []string // lower-case user groups joined group-rooted
+	gremoves []string // lower-case user groups left group-rooted
+	n        int      // user entries
+	eligible bool     // may be named in a user-group step
+	first    int      // index of the user's create entry once built
+}
+
+// groupOps are the memberships of one user group sent group-rooted.
+type groupOps struct {
+	name    string
+	created bool // created in this plan
+	adds    []int
+	removes []int
+	entry   int // index of the createUserGroup entry, -1 when none
+}
+
+type batcher struct {
+	l       Limits
+	users   []*work
+	groups  map[string]*groupOps // lower-case name
+	order   []string             // group keys in first-seen order
+	cnt     map[string][2]int    // group key -> group-rooted adds, removes
+	entries []Entry
+	deps    [][]int // entry -> entries that must be in earlier requests
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func newBatcher(p *Plan, l Limits) *batcher {
+	b := &batcher{l: l, groups: make(map[string]*groupOps)}
+	for _, g := range p.UserGroups {
+		b.group(g)
+	}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		switch c.Kind {
+		case KindCreateGroup:
+			b.group(c.Group).created = true
+		case KindCreate, KindUpdate, KindRemove, KindDelete:
+			b.users = append(b.users, newWork(c))
+		}
+	}
+	return b
+}
+
+func newWork(c *Change) *work {
+	w := &work{id: identity(&c.User), set: c.Set, rmOrg: c.Kind == KindRemove || c.Kind == KindDelete,
+		delete: c.Kind == KindDelete, adds: c.Add, removes: c.Remove}
+	if c.Kind == KindCreate {
+		u := c.User
+		w.create = &u
+	}
+	k := w.id.Key()
+	w.eligible = w.id.Email != "" && strings.EqualFold(k, w.id.Email)
+	return w
+}
+
+func (b *batcher) group(name string) *groupOps {
+	k := strings.ToLower(name)
+	g, ok := b.groups[k]
+	if !ok {
+		g = &groupOps{name: name, entry: -1}
+		b.groups[k] = g
+		b.order = append(b.order, k)
+	}
+	return g
+}
+
+// isNew is 1 for a user created by the plan, else 0.
+func (w *work) isNew() int {
+	if w.create != nil {
+		return 1
+	}
+	return 0
+}
+
+// base is the number of user entries a user needs whatever is routed
+// group-rooted.
+func (w *work) base() int {
+	if w.create != nil || w.set != nil || w.rmOrg {
+		return 1
+	}
+	return 0
+}
+
+// route decides, for each membership of a user group, whether it goes in
+// the user's own entries or in a group-rooted entry (README: "Batching").
+func (b *batcher) route() {
+	demand := make(map[string]int)
+	for _, w := range b.users {
+		for _, g := range w.adds {
+			if b.movable(w, g) {
+				demand[strings.ToLower(g)]++
+			}
+		}
+		for _, g := range w.removes {
+			if b.movable(w, g) {
+				demand[strings.ToLower(g)]++
+			}
+		}
+	}
+	b.cnt = make(map[string][2]int)
+	for _, w := range b.users {
+		b.split(w, demand)
+	}
+	for b.improve() {
+	}
+}
+
+// split gives w the entries its create, update, removeFromOrg and
+// non-movable memberships need, fills their free room with movable
+// memberships of the least demanded groups, and routes the rest
+// group-rooted.
+func (b *batcher) split(w *work, demand map[string]int) {
+	fixA, movA := b.partition(w, w.adds, demand)
+	fixR, movR := b.partition(w, w.removes, demand)
+	m := b.l.MembershipsPerEntry
+	w.n = max(w.base(), ceilDiv(len(fixA), m), ceilDiv(len(fixR), m))
+	w.adds, w.gadds = b.fill(fixA, movA, w.n*m, 0)
+	w.removes, w.gremoves = b.fill(fixR, movR, w.n*m, 1)
+}
+
+// partition splits groups into the ones w must send itself and the
+// movable ones, least demanded first.
+func (b *batcher) partition(w *work, groups []string, demand map[string]int) (fixed, movable []string) {
+	for _, g := range groups {
+		if b.movable(w, g) {
+			movable = append(movable, g)
+		} else {
+			fixed = append(fixed, g)
+		}
+	}
+	slices.SortStableFunc(movable, func(x, y string) int {
+		return cmp.Compare(demand[strings.ToLower(x)], demand[strings.ToLower(y)])
+	})
+	return fixed, movable
+}
+
+// fill keeps as many movable groups as room allows with the fixed ones and
+// returns the rest as group keys, counted in b.cnt[key][side].
+func (b *batcher) fill(fixed, movable []string, room, side int) (user, group []string) {
+	user = fixed
+	for _, g := range movable {
+		if len(user) < room {
+			user = append(user, g)
+			continue
+		}
+		k := strings.ToLower(g)
+		group = append(group, k)
+		c := b.cnt[k]
+		c[side]++
+		b.cnt[k] = c
+	}
+	return user, group
+}
+
+// groupEntries is the number of entries group g needs for a adds and r
+// removes sent group-rooted.
+func (b *batcher) groupEntries(key string, c [2]int) int {
+	steps := ceilDiv(c[0], b.l.UsersPerGroupStep) + ceilDiv(c[1], b.l.UsersPerGroupStep)
+	if b.groups[key].created {
+		steps++
+	}
+	return ceilDiv(steps, b.l.StepsPerEntry)
+}
+
+func (b *batcher) groupCost() int {
+	total := 0
+	for _, k := range b.order {
+		total += b.groupEntries(k, b.cnt[k])
+	}
+	return total
+}
+
+// improve tries two moves and keeps each that lowers the number of
+// entries: taking all of one group's group-rooted memberships back into
+// their users' entries, and giving one user one more entry that takes
+// memberships back. It reports whether anything improved.
+func (b *batcher) improve() bool {
+	improved := false
+	keys := slices.Clone(b.order)
+	slices.SortStableFunc(keys, func(x, y string) int {
+		return cmp.Compare(b.cnt[x][0]+b.cnt[x][1], b.cnt[y][0]+b.cnt[y][1])
+	})
+	for _, k := range keys {
+		if b.cnt[k] == [2]int{} {
+			continue
+		}
+		var ws []*work
+		for _, w := range b.users {
+			if slices.Contains(w.gadds, k) || slices.Contains(w.gremoves, k) {
+				ws = append(ws, w)
+			}
+		}
+		if b.try(ws, k, 0) {
+			improved = true
+		}
+	}
+	for _, w := range b.users {
+		if len(w.gadds)+len(w.gremoves) > 0 && b.try([]*work{w}, "", w.n+1) {
+			improved = true
+		}
+	}
+	return improved
+}
+
+// try takes the memberships of group key (none when "") of the users ws
+// back into their entries, gives each at least n entries, lets the new
+// room take more memberships back, and keeps the result only when the
+// total number of entries drops.
+func (b *batcher) try(ws []*work, key string, n int) bool {
+	saved := make([]work, len(ws))
+	for i, w := range ws {
+		saved[i] = *w
+		saved[i].adds, saved[i].removes = slices.Clone(w.adds), slices.Clone(w.removes)
+		saved[i].gadds, saved[i].gremoves = slices.Clone(w.gadds), slices.Clone(w.gremoves)
+	}
+	cnt := make(map[string][2]int, len(b.cnt))
+	for k, v := range b.cnt {
+		cnt[k] = v
+	}
+	before := b.groupCost()
+	grown := 0
+	for _, w := range ws {
+		old := w.n
+		b.takeBack(w, key, n)
+		grown += w.n - old
+	}
+	if grown+b.groupCost() < before {
+		return true
+	}
+	for i, w := range ws {
+		*w = saved[i]
+	}
+	b.cnt = cnt
+	return false
+}
+
+// takeBack moves w's group-rooted memberships of key into its entries,
+// grows them to at least n, and fills their room with more group-rooted
+// memberships, those of the smallest groups first.
+func (b *batcher) takeBack(w *work, key string, n int) {
+	m := b.l.MembershipsPerEntry
+	w.adds, w.gadds = b.moveKey(w.adds, w.gadds, key, 0)
+	w.removes, w.gremoves = b.moveKey(w.removes, w.gremoves, key, 1)
+	w.n = max(w.n, n, ceilDiv(len(w.adds), m), ceilDiv(len(w.removes), m))
+	w.adds, w.gadds = b.absorb(w.adds, w.gadds, w.n*m, 0, "")
+	w.removes, w.gremoves = b.absorb(w.removes, w.gremoves, w.n*m, 1, "")
+}
+
+func (b *batcher) moveKey(user, group []string, key string, side int) ([]string, []string) {
+	if key == "" {
+		return user, group
+	}
+	return b.absorb(user, group, -1, side, key)
+}
+
+// absorb moves group-rooted memberships (only those of key when key is not
+// "", else those of the smallest groups first) back to the user-rooted
+// list while it is shorter than room (room < 0: no bound).
+func (b *batcher) absorb(user, group []string, room, side int, key string) ([]string, []string) {
+	if key == "" {
+		slices.SortStableFunc(group, func(x, y string) int {
+			return cmp.Compare(b.cnt[x][0]+b.cnt[x][1], b.cnt[y][0]+b.cnt[y][1])
+		})
+	}
+	var rest []string
+	for _, k := range group {
+		if (key != "" && k != key) || (room >= 0 && len(user) >= room) {
+			rest = append(rest, k)
+			continue
+		}
+		user = append(user, b.groups[k].name)
+		c := b.cnt[k]
+		c[side]--
+		b.cnt[k] = c
+	}
+	return user, rest
+}
+
+// movable reports whether w's membership of g may be sent group-rooted.
+func (b *batcher) movable(w *work, g string) bool {
+	_, ok := b.groups[strings.ToLower(g)]
+	return ok && w.eligible
+}
+
+// build turns the routing into entries and their dependencies.
+func (b *batcher) build() {
+	for _, k := range b.order {
+		if g := b.groups[k]; g.created {
+			g.entry = b.addEntry(Entry{Group: g.name, Steps: []Step{{Kind: StepCreateUserGroup}}}, nil)
+		}
+	}
+	for _, w := range b.users {
+		b.userEntries(w)
+	}
+	members := make(map[string][2][]*work)
+	for _, w := range b.users {
+		for _, k := range w.gadds {
+			m := members[k]
+			m[0] = append(m[0], w)
+			members[k] = m
+		}
+		for _, k := range w.gremoves {
+			m := members[k]
+			m[1] = append(m[1], w)
+			members[k] = m
+		}
+	}
+	for _, k := range b.order {
+		b.groupRooted(b.groups[k], members[k])
+	}
+}
+
+func (b *batcher) addEntry(e Entry, deps []int) int {
+	b.entries = append(b.entries, e)
+	b.deps = append(b.deps, deps)
+	return len(b.entries) - 1
+}
+
+// userEntries builds w's entries: the first holds the create and update
+// steps, removeFromOrg is alone in its entry; later entries of a created
+// user depend on its first.
+func (b *batcher) userEntries(w *work) {
+	m := b.l.MembershipsPerEntry
+	n := max(w.base(), ceilDiv(len(w.adds), m), ceilDiv(len(w.removes), m))
+	for i := range n {
+		id := w.id
+		e := Entry{User: &id}
+		var deps []int
+		if i == 0 && w.create != nil {
+			e.Steps = append(e.Steps, Step{Kind: StepCreate, Create: w.create})
+		}
+		if i == 0 && w.set != nil {
+			e.Steps = append(e.Steps, Step{Kind: StepUpdate, Set: w.set})
+		}
+		if i > 0 && w.create != nil {
+			deps = append(deps, w.first)
+		}
+		if add := chunk(w.adds, i, m); len(add) > 0 {
+			e.Steps = append(e.Steps, Step{Kind: StepAdd, Groups: add})
+			for _, g := range add {
+				if ge := b.groups[strings.ToLower(g)]; ge != nil && ge.entry >= 0 {
+					deps = append(deps, ge.entry)
+				}
+			}
+		}
+		if rm := chunk(w.removes, i, m); len(rm) > 0 {
+			e.Steps = append(e.Steps, Step{Kind: StepRemove, Groups: rm})
+		}
+		if w.rmOrg {
+			e.Steps = append(e.Steps, Step{Kind: StepRemoveFromOrg, DeleteAccount: w.delete})
+		}
+		idx := b.addEntry(e, deps)
+		if i == 0 {
+			w.first = idx
+		}
+	}
+}
+
+// chunk is the i-th slice of at most n elements of s.
+func chunk[T any](s []T, i, n int) []T {
+	if i*n >= len(s) {
+		return nil
+	}
+	return s[i*n : min(len(s), (i+1)*n)]
+}
+
+// groupRooted builds the user-group entries of g: add and remove steps of
+// at most UsersPerGroupStep users, existing users first; steps without a
+// created user fill g's createUserGroup entry, the rest go in entries of
+// StepsPerEntry steps that depend on the creates they name.
+func (b *batcher) groupRooted(g *groupOps, members [2][]*work) {
+	type step struct {
+		s    Step
+		deps []int
+	}
+	var steps []step
+	for side, kind := range []StepKind{StepAdd, StepRemove} {
+		ws := slices.Clone(members[side])
+		slices.SortStableFunc(ws, func(x, y *work) int { return cmp.Compare(x.isNew(), y.isNew()) })
+		for i := 0; i*b.l.UsersPerGroupStep < len(ws); i++ {
+			st := step{s: Step{Kind: kind}}
+			for _, w := range chunk(ws, i, b.l.UsersPerGroupStep) {
+				st.s.Users = append(st.s.Users, w.id)
+				if w.create != nil {
+					st.deps = append(st.deps, w.first)
+				}
+			}
+			steps = append(steps, st)
+		}
+	}
+	if g.entry >= 0 {
+		e := &b.entries[g.entry]
+		for len(steps) > 0 && len(steps[0].deps) == 0 && len(e.Steps) < b.l.StepsPerEntry {
+			e.Steps = append(e.Steps, steps[0].s)
+			steps = steps[1:]
+		}
+	}
+	for i := 0; i*b.l.StepsPerEntry < len(steps); i++ {
+		e := Entry{Group: g.name}
+		var deps []int
+		if g.entry >= 0 {
+			deps = append(deps, g.entry)
+		}
+		for _, st := range chunk(steps, i, b.l.StepsPerEntry) {
+			e.Steps = append(e.Steps, st.s)
+			deps = append(deps, st.deps...)
+		}
+		b.addEntry(e, deps)
+	}
+}
+
+// schedule packs the entries into requests by list scheduling: each
+// request takes, among the entries whose dependencies are all in earlier
+// requests, those with the longest chain of dependents first.
+func (b *batcher) schedule() []Request {
+	n := len(b.entries)
+	succ := make([][]int, n)
+	waiting := make([]int, n)
+	for i, ds := range b.deps {
+		for _, d := range ds {
+			succ[d] = append(succ[d], i)
+		}
+		waiting[i] = len(ds)
+	}
+	level := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		level[i] = 1
+		for _, s := range succ[i] {
+			level[i] = max(level[i], level[s]+1)
+		}
+	}
+	ready := &entryHeap{level: level}
+	for i := range n {
+		if waiting[i] == 0 {
+			ready.push(i)
+		}
+	}
+	var reqs []Request
+	for ready.Len() > 0 {
+		var placed []int
+		for len(placed) < b.l.EntriesPerRequest && ready.Len() > 0 {
+			placed = append(placed, ready.pop())
+		}
+		req := Request{Entries: make([]Entry, len(placed))}
+		for j, i := range placed {
+			req.Entries[j] = b.entries[i]
+		}
+		reqs = append(reqs, req)
+		for _, i := range placed {
+			for _, s := range succ[i] {
+				if waiting[s]--; waiting[s] == 0 {
+					ready.push(s)
+				}
+			}
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,245 @@
+package reconcile
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func ent(email, first string, groups ...string) User {
+	return User{Type: EnterpriseID, Email: email, FirstName: first, LastName: "L", Country: "US", Groups: groups}
+}
+
+func basePolicy() *Policy {
+	return &Policy{Managed: []string{"Design", "Dev", "PP-Pro", "_org_admin"}, UserGroups: []string{"Design", "Dev"},
+		Update: Attributes{FirstName: true, LastName: true}}
+}
+
+func findChange(p *Plan, kind Kind, key string) *Change {
+	for i := range p.Changes {
+		if p.Changes[i].Kind == kind && p.Changes[i].Key() == key {
+			return &p.Changes[i]
+		}
+	}
+	return nil
+}
+
+func TestDiffCreateUpdateMemberships(t *testing.T) {
+	cur := &Current{Users: []User{
+		ent("Bob@x.com", "Bob", "design", "Unmanaged", "_org_admin"),
+		{Type: VendorID, Email: "ind@x.com", FirstName: "Old", Groups: []string{"Dev"}},
+		ent("keep@x.com", "Keep", "Unmanaged"),
+	}}
+	des := Desired{Complete: true, Users: []User{
+		ent("new@x.com", "New", "Dev", "PP-Pro", "_org_admin", "NotManaged"),
+		ent("bob@X.com", "Robert", "DESIGN", "Dev"),
+		{Type: VendorID, Email: "ind@x.com", FirstName: "New", Groups: []string{"Dev"}},
+		ent("keep@x.com", "Keep"),
+	}}
+	p, err := Diff(des, cur, basePolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := findChange(p, KindCreate, "new@x.com")
+	if c == nil || !slices.Equal(c.Add, []string{"Dev", "PP-Pro"}) {
+		t.Fatalf("create new@x.com = %+v, want add [Dev PP-Pro] (no _org_admin, no unmanaged)", c)
+	}
+	u := findChange(p, KindUpdate, "bob@x.com")
+	if u == nil || u.Set == nil || *u.Set.FirstName != "Robert" || u.Set.LastName != nil || !slices.Equal(u.Add, []string{"Dev"}) || len(u.Remove) != 0 {
+		t.Fatalf("update bob = %+v, want firstname Robert, add Dev, no remove", u)
+	}
+	if c := findChange(p, KindUpdate, "ind@x.com"); c != nil {
+		t.Errorf("independent ID updated: %+v", c)
+	}
+	if len(p.Changes) != 2 {
+		t.Errorf("changes = %v, want 2", p.Changes)
+	}
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "_org_admin") {
+		t.Errorf("notes = %v, want one about _org_admin", p.Notes)
+	}
+}
+
+func TestDiffUnlistedPolicies(t *testing.T) {
+	cur := &Current{Users: []User{
+		ent("a@x.com", "A", "Dev"),
+		ent("gone@x.com", "G", "Dev", "Other", "_org_admin"),
+		{Type: VendorID, Email: "v@x.com", Groups: []string{"Design"}},
+	}}
+	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}
+	for _, tc := range []struct {
+		mode  Unlisted
+		gone  Kind
+		vKind Kind
+	}{{Preserve, "", ""}, {RemoveGroups, KindUpdate, KindUpdate}, {RemoveUsers, KindRemove, KindRemove}, {DeleteUsers, KindDelete, KindRemove}} {
+		pol := basePolicy()
+		pol.Unlisted = tc.mode
+		p, err := Diff(des, cur, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Unlisted) != 2 {
+			t.Errorf("%s: unlisted report = %d users, want 2", tc.mode, len(p.Unlisted))
+		}
+		if tc.gone == "" {
+			if !p.Empty() {
+				t.Errorf("preserve: plan = %v, want empty", p.Changes)
+			}
+			continue
+		}
+		g := findChange(p, tc.gone, "gone@x.com")
+		if g == nil {
+			t.Fatalf("%s: no %s of gone@x.com in %v", tc.mode, tc.gone, p.Changes)
+		}
+		if tc.mode == RemoveGroups && !slices.Equal(g.Remove, []string{"Dev"}) {
+			t.Errorf("remove-groups removes %v, want only [Dev] (not Other, not _org_admin)", g.Remove)
+		}
+		if findChange(p, tc.vKind, "v@x.com") == nil {
+			t.Errorf("%s: independent ID not %s: %v", tc.mode, tc.vKind, p.Changes)
+		}
+	}
+}
+
+func TestDiffExclusions(t *testing.T) {
+	pol := basePolicy()
+	pol.Unlisted = DeleteUsers
+	pol.ExcludeTypes = []IdentityType{FederatedID}
+	pol.ExcludeGroups = []string{"Admins"}
+	pol.ExcludeUsernames = []*regexp.Regexp{regexp.MustCompile(`^svc-`)}
+	cur := &Current{Users: []User{
+		{Type: FederatedID, Email: "fed@x.com", Groups: []string{"Dev"}},
+		ent("admin@x.com", "A", "admins", "Dev"),
+		ent("svc-bot@x.com", "B", "Dev"),
+		ent("a@x.com", "A", "Dev"),
+	}}
+	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev"), ent("admin@x.com", "Changed"), ent("svc-new@x.com", "S")}}
+	p, err := Diff(des, cur, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Empty() {
+		t.Errorf("plan touches excluded users: %v", p.Changes)
+	}
+	if p.Excluded != 4 {
+		t.Errorf("excluded = %d, want 4", p.Excluded)
+	}
+}
+
+func TestDiffInvites(t *testing.T) {
+	pol := basePolicy()
+	pol.RevokeUnlistedInvites, pol.ResendExpiredInvites = true, true
+	cur := &Current{Invites: []Invite{{Email: "Pending@x.com"}, {Email: "old@x.com", Expired: true}, {Email: "stray@x.com"}}}
+	des := Desired{Complete: true, Users: []User{
+		{Type: VendorID, Email: "pending@x.com", Groups: []string{"Dev"}},
+		{Type: VendorID, Email: "old@x.com"},
+	}}
+	p, err := Diff(des, cur, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range p.Changes {
+		got = append(got, string(c.Kind)+" "+c.Key())
+	}
+	want := []string{"resend-invite old@x.com", "revoke-invite stray@x.com"}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+}
+
+func TestDiffCreateGroups(t *testing.T) {
+	pol := basePolicy()
+	pol.CreateUserGroups = true
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Groups: []string{"DESIGN"}}, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if findChange(p, KindCreateGroup, "Dev") == nil || findChange(p, KindCreateGroup, "Design") != nil {
+		t.Errorf("changes = %v, want create-group Dev only", p.Changes)
+	}
+	reqs := p.Batches(DefaultLimits())
+	if len(reqs) != 2 || reqs[0].Entries[0].Group != "Dev" {
+		t.Errorf("batches = %+v, want the group created in a request before the user", reqs)
+	}
+}
+
+func TestSafety(t *testing.T) {
+	cur := &Current{Users: []User{ent("a@x.com", "A", "Dev"), ent("b@x.com", "B", "Dev"), ent("c@x.com", "C", "Dev", "Design")}}
+	full := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev"), ent("c@x.com", "C", "Dev"), ent("n@x.com", "N")}}
+	for _, tc := range []struct {
+		name   string
+		des    Desired
+		limit  func(*Policy)
+		reason string
+	}{
+		{"empty source", Desired{Complete: true}, nil, "no user"},
+		{"failed source", Desired{Users: full.Users}, nil, "failed"},
+		{"max removals count", full, func(p *Policy) { p.MaxRemovals.Count = 1 }, "2 removals exceed maxRemovals 1"},
+		{"max removals percent", full, func(p *Policy) { p.MaxRemovals.Percent = 50 }, "2 removals exceed maxRemovals 1"},
+		{"max changes", full, func(p *Policy) { p.MaxChanges.Count = 2 }, "3 changes exceed maxChanges 2"},
+	} {
+		pol := basePolicy()
+		pol.Unlisted = RemoveUsers
+		if tc.limit != nil {
+			tc.limit(pol)
+		}
+		p, err := Diff(tc.des, cur, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Changes {
+			if c.Destructive() {
+				t.Errorf("%s: destructive change kept: %v", tc.name, c.String())
+			}
+		}
+		if p.Safety == nil || !strings.Contains(p.Safety.Error(), tc.reason) || len(p.Withheld) == 0 {
+			t.Errorf("%s: safety = %v, withheld %d; want reason %q", tc.name, p.Safety, len(p.Withheld), tc.reason)
+		}
+	}
+	pol := basePolicy()
+	pol.Unlisted = RemoveUsers
+	pol.MaxRemovals.Count = 2
+	p, _ := Diff(full, cur, pol)
+	if p.Safety != nil || len(p.Withheld) != 0 {
+		t.Errorf("within limits: safety %v, withheld %v", p.Safety, p.Withheld)
+	}
+}
+
+func TestRender(t *testing.T) {
+	pol := basePolicy()
+	pol.Unlisted = RemoveUsers
+	cur := &Current{Users: []User{ent("bob@x.com", "Bob", "Design"), ent("gone@x.com", "G")}}
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("new@x.com", "N", "Dev"), ent("bob@x.com", "Rob", "Dev")}}, cur, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `+ create new@x.com (enterpriseID) firstname="N" lastname="L" country="US" groups: +Dev
+~ update bob@x.com (enterpriseID) firstname="Rob" groups: +Dev -Design
+- remove gone@x.com (enterpriseID)
+Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 groups to create, 0 invites to resend, 0 to revoke; 0 withheld, 1 unlisted, 0 excluded
+`
+	if b.String() != want {
+		t.Errorf("Render =\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := p.RenderJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		FormatVersion int
+		Counts        Counts
+		Changes       []Change
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.FormatVersion != 1 || got.Counts.Create != 1 || got.Counts.Remove != 1 || got.Counts.AddMemberships != 2 || len(got.Changes) != 3 {
+		t.Errorf("JSON plan = %+v", got)
+	}
+}

@@ -1,0 +1,438 @@
+package reconcile
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind is the kind of one planned change.
+type Kind string
+
+// The kinds of changes, in the order a plan lists them.
+const (
+	KindCreateGroup  Kind = "create-group"  // create a missing user group
+	KindCreate       Kind = "create"        // create a user, with memberships
+	KindUpdate       Kind = "update"        // attributes and/or memberships of an existing user
+	KindResendInvite Kind = "resend-invite" // resend an expired invite
+	KindRemove       Kind = "remove"        // removeFromOrg
+	KindDelete       Kind = "delete"        // removeFromOrg with deleteAccount
+	KindRevokeInvite Kind = "revoke-invite" // revoke the invite of a user in no source
+)
+
+var kindOrder = map[Kind]int{KindCreateGroup: 0, KindCreate: 1, KindUpdate: 2, KindResendInvite: 3,
+	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6}
+
+// Attrs are the new values of an update; nil fields stay unchanged.
+type Attrs struct {
+	FirstName *string `json:"firstname,omitempty"`
+	LastName  *string `json:"lastname,omitempty"`
+	Email     *string `json:"email,omitempty"`
+	Username  *string `json:"username,omitempty"`
+}
+
+func (a *Attrs) empty() bool {
+	return a.FirstName == nil && a.LastName == nil && a.Email == nil && a.Username == nil
+}
+
+// Change is one planned change, as plain data. User holds the identity
+// (type, email, username, domain) and, for a create, every attribute;
+// for invites only the email. Group names the group of a create-group.
+type Change struct {
+	Kind   Kind     `json:"kind"`
+	User   User     `json:"user,omitzero"`
+	Group  string   `json:"group,omitempty"`
+	Set    *Attrs   `json:"set,omitempty"`
+	Add    []string `json:"add,omitempty"`
+	Remove []string `json:"remove,omitempty"`
+}
+
+// Key is what the change is about: the user's key, or the group's name.
+func (c *Change) Key() string {
+	if c.Kind == KindCreateGroup {
+		return c.Group
+	}
+	return c.User.Key()
+}
+
+// Destructive reports whether the change takes something away.
+func (c *Change) Destructive() bool {
+	return len(c.Remove) > 0 || c.Kind == KindRemove || c.Kind == KindDelete || c.Kind == KindRevokeInvite
+}
+
+// Plan is the set of changes that makes the current state equal to the
+// desired one under a policy.
+type Plan struct {
+	Changes []Change `json:"changes"`
+	// Withheld are destructive changes not applied because a safety rule
+	// stopped them; Safety says which.
+	Withheld []Change     `json:"withheld,omitempty"`
+	Safety   *SafetyError `json:"safety,omitempty"`
+	// Unlisted reports every user in the organization (or, when the state
+	// was read by group, in the groups read) who is in no source, whatever
+	// the policy does with them.
+	Unlisted []User `json:"unlisted,omitempty"`
+	// Excluded counts the users left alone by the policy's exclusions.
+	Excluded int `json:"excluded"`
+	// Notes are remarks on skipped input (e.g. a protected group).
+	Notes []string `json:"notes,omitempty"`
+	// UserGroups are the policy's user groups, which Batches may change
+	// group-rooted.
+	UserGroups []string `json:"userGroups,omitempty"`
+}
+
+// Empty reports whether the plan changes nothing.
+func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
+
+// SafetyError says why the destructive changes of a plan were withheld.
+type SafetyError struct {
+	Reason    string `json:"reason"`
+	Withheld  int    `json:"withheld"`  // destructive changes withheld
+	Removals  int    `json:"removals"`  // destructive changes planned
+	Changes   int    `json:"changes"`   // all changes planned
+	Managed   int    `json:"managed"`   // managed users in the organization
+	Limit     int    `json:"limit"`     // the limit exceeded, -1 when none applies
+	LimitName string `json:"limitName"` // maxRemovals or maxChanges when a limit stopped the run
+}
+
+func (e *SafetyError) Error() string {
+	return fmt.Sprintf("safety: %s: %d destructive changes withheld (%d removals and %d changes planned, %d managed users); nothing destructive applied",
+		e.Reason, e.Withheld, e.Removals, e.Changes, e.Managed)
+}
+
+// protectedAdd cannot be assigned (rule 11); protectedRemove cannot be removed.
+var protectedAdd = map[string]bool{"_org_admin": true, "_compartment_admin": true, "_compartment_viewer": true}
+
+const protectedRemove = "_org_admin"
+
+// Diff computes the plan that makes current equal to desired under policy.
+func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
+	if err := policy.Validate(); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if current.Scoped && policy.ReadScope().AllUsers {
+		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unlisted)
+	}
+	d := newDiffer(policy, current)
+	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
+	want := d.indexDesired(desired.Users, plan)
+	d.desiredChanges(desired.Users, want, plan)
+	d.unlistedChanges(want, plan)
+	d.inviteChanges(want, plan)
+	d.groupChanges(plan)
+	slices.SortStableFunc(plan.Changes, func(a, b Change) int {
+		if c := cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key(), b.Key())
+	})
+	d.applySafety(desired, plan)
+	return plan, nil
+}
+
+// differ holds the indexes one Diff needs.
+type differ struct {
+	policy   *Policy
+	current  *Current
+	have     map[string]int // current key -> index
+	managed  map[string]string
+	userGrp  map[string]bool
+	exclGrp  map[string]bool
+	exclType map[IdentityType]bool
+	fold     map[string]string // exact group name -> lower case
+	invites  map[string]Invite
+	nManaged int
+}
+
+func newDiffer(p *Policy, cur *Current) *differ {
+	d := &differ{policy: p, current: cur, have: make(map[string]int, len(cur.Users)),
+		managed: make(map[string]string), userGrp: foldSet(p.UserGroups), exclGrp: foldSet(p.ExcludeGroups),
+		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite)}
+	for _, g := range p.Managed {
+		d.managed[strings.ToLower(g)] = g
+	}
+	for _, t := range p.ExcludeTypes {
+		d.exclType[t] = true
+	}
+	for i := range cur.Users {
+		k := cur.Users[i].Key()
+		if _, dup := d.have[k]; !dup {
+			d.have[k] = i
+		}
+		if !d.excluded(&cur.Users[i]) {
+			d.nManaged++
+		}
+	}
+	for _, inv := range cur.Invites {
+		d.invites[strings.ToLower(inv.Email)] = inv
+	}
+	return d
+}
+
+func (d *differ) lower(group string) string {
+	if l, ok := d.fold[group]; ok {
+		return l
+	}
+	l := strings.ToLower(group)
+	d.fold[group] = l
+	return l
+}
+
+// excluded reports whether the policy leaves u alone.
+func (d *differ) excluded(u *User) bool {
+	if d.exclType[u.Type] {
+		return true
+	}
+	for _, g := range u.Groups {
+		if d.exclGrp[d.lower(g)] {
+			return true
+		}
+	}
+	name := u.Username
+	if name == "" {
+		name = u.Email
+	}
+	for _, re := range d.policy.ExcludeUsernames {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexDesired maps keys to desired users; a user listed twice keeps the
+// first record, with a note.
+func (d *differ) indexDesired(users []User, plan *Plan) map[string]int {
+	want := make(map[string]int, len(users))
+	for i := range users {
+		k := users[i].Key()
+		if j, dup := want[k]; dup {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is listed twice (records %d and %d); the first is used", k, j+1, i+1))
+			continue
+		}
+		want[k] = i
+	}
+	return want
+}
+
+func (d *differ) desiredChanges(users []User, want map[string]int, plan *Plan) {
+	for i := range users {
+		u := &users[i]
+		if want[u.Key()] != i {
+			continue
+		}
+		if d.excluded(u) {
+			plan.Excluded++
+			continue
+		}
+		j, ok := d.have[u.Key()]
+		if !ok {
+			d.createChange(u, plan)
+			continue
+		}
+		c := &d.current.Users[j]
+		if d.excluded(c) {
+			plan.Excluded++
+			continue
+		}
+		if ch, ok := d.updateChange(u, c, plan); ok {
+			plan.Changes = append(plan.Changes, ch)
+		}
+	}
+}
+
+func (d *differ) createChange(u *User, plan *Plan) {
+	if inv, ok := d.invites[strings.ToLower(u.Email)]; ok && u.Type == VendorID {
+		if inv.Expired && d.policy.ResendExpiredInvites {
+			plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: User{Type: VendorID, Email: inv.Email}})
+		}
+		return
+	}
+	if !u.Type.OrgOwned() && u.Type != VendorID {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s has no identity type; not created", u.Key()))
+		return
+	}
+	nu := *u
+	nu.Groups = nil
+	plan.Changes = append(plan.Changes, Change{Kind: KindCreate, User: nu, Add: d.addGroups(u, nil, plan)})
+}
+
+// addGroups are the managed groups of want that have lacks, protected
+// groups left out with a note.
+func (d *differ) addGroups(want, have *User, plan *Plan) []string {
+	var add []string
+	for _, g := range want.Groups {
+		canon, ok := d.managed[d.lower(g)]
+		if !ok || (have != nil && d.hasGroup(have, g)) || slices.Contains(add, canon) {
+			continue
+		}
+		if protectedAdd[d.lower(g)] {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s: group %s cannot be assigned through the service; skipped", want.Key(), g))
+			continue
+		}
+		add = append(add, canon)
+	}
+	return add
+}
+
+// removeGroups are the managed groups of have that want lacks (want nil:
+// every managed group), _org_admin left out.
+func (d *differ) removeGroups(want, have *User) []string {
+	var rm []string
+	for _, g := range have.Groups {
+		l := d.lower(g)
+		if _, ok := d.managed[l]; !ok || l == protectedRemove || (want != nil && d.hasGroup(want, g)) {
+			continue
+		}
+		rm = append(rm, g)
+	}
+	return rm
+}
+
+func (d *differ) hasGroup(u *User, g string) bool {
+	for _, h := range u.Groups {
+		if strings.EqualFold(h, g) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *differ) updateChange(want, have *User, plan *Plan) (Change, bool) {
+	ch := Change{Kind: KindUpdate, User: identity(have)}
+	if set := d.attrChanges(want, have); !set.empty() {
+		ch.Set = &set
+	}
+	ch.Add = d.addGroups(want, have, plan)
+	ch.Remove = d.removeGroups(want, have)
+	return ch, ch.Set != nil || len(ch.Add) > 0 || len(ch.Remove) > 0
+}
+
+// attrChanges are the attribute updates the policy allows: names and
+// email of Enterprise and Federated IDs, usernames of Federated IDs.
+func (d *differ) attrChanges(want, have *User) Attrs {
+	var a Attrs
+	if !have.Type.OrgOwned() {
+		return a
+	}
+	allow := d.policy.Update
+	if allow.FirstName && want.FirstName != "" && want.FirstName != have.FirstName {
+		a.FirstName = &want.FirstName
+	}
+	if allow.LastName && want.LastName != "" && want.LastName != have.LastName {
+		a.LastName = &want.LastName
+	}
+	if allow.Email && want.Email != "" && !strings.EqualFold(want.Email, have.Email) {
+		a.Email = &want.Email
+	}
+	if allow.Username && have.Type == FederatedID && want.Username != "" && !strings.EqualFold(want.Username, have.Username) {
+		a.Username = &want.Username
+	}
+	return a
+}
+
+// identity is u without attributes and groups.
+func identity(u *User) User {
+	return User{Type: u.Type, Email: u.Email, Username: u.Username, Domain: u.Domain}
+}
+
+func (d *differ) unlistedChanges(want map[string]int, plan *Plan) {
+	for i := range d.current.Users {
+		c := &d.current.Users[i]
+		if _, ok := want[c.Key()]; ok || d.have[c.Key()] != i {
+			continue
+		}
+		if d.excluded(c) {
+			plan.Excluded++
+			continue
+		}
+		plan.Unlisted = append(plan.Unlisted, *c)
+		switch d.policy.Unlisted {
+		case RemoveGroups:
+			if rm := d.removeGroups(nil, c); len(rm) > 0 {
+				plan.Changes = append(plan.Changes, Change{Kind: KindUpdate, User: identity(c), Remove: rm})
+			}
+		case RemoveUsers:
+			plan.Changes = append(plan.Changes, Change{Kind: KindRemove, User: identity(c)})
+		case DeleteUsers:
+			k := KindDelete
+			if !c.Type.OrgOwned() {
+				k = KindRemove
+			}
+			plan.Changes = append(plan.Changes, Change{Kind: k, User: identity(c)})
+		}
+	}
+}
+
+func (d *differ) inviteChanges(want map[string]int, plan *Plan) {
+	if !d.policy.RevokeUnlistedInvites {
+		return
+	}
+	for _, inv := range d.current.Invites {
+		u := User{Type: VendorID, Email: inv.Email}
+		if _, ok := want[u.Key()]; ok || d.excluded(&u) {
+			continue
+		}
+		plan.Changes = append(plan.Changes, Change{Kind: KindRevokeInvite, User: u})
+	}
+}
+
+func (d *differ) groupChanges(plan *Plan) {
+	if !d.policy.CreateUserGroups || d.current.Groups == nil {
+		return
+	}
+	exist := foldSet(d.current.Groups)
+	for _, g := range d.policy.UserGroups {
+		if !exist[strings.ToLower(g)] {
+			plan.Changes = append(plan.Changes, Change{Kind: KindCreateGroup, Group: g})
+		}
+	}
+}
+
+// applySafety moves every destructive change to Withheld when the sources
+// were incomplete or empty or a limit is exceeded.
+func (d *differ) applySafety(desired Desired, plan *Plan) {
+	removals := 0
+	for i := range plan.Changes {
+		if plan.Changes[i].Destructive() {
+			removals++
+		}
+	}
+	if removals == 0 {
+		return
+	}
+	e := &SafetyError{Removals: removals, Changes: len(plan.Changes), Managed: d.nManaged, Limit: -1}
+	maxRm, maxCh := d.policy.MaxRemovals.Max(d.nManaged), d.policy.MaxChanges.Max(d.nManaged)
+	switch {
+	case len(desired.Users) == 0:
+		e.Reason = "the sources returned no user"
+	case !desired.Complete:
+		e.Reason = "a source failed or was incomplete"
+	case maxRm >= 0 && removals > maxRm:
+		e.Reason = fmt.Sprintf("%d removals exceed maxRemovals %d", removals, maxRm)
+		e.Limit, e.LimitName = maxRm, "maxRemovals"
+	case maxCh >= 0 && len(plan.Changes) > maxCh:
+		e.Reason = fmt.Sprintf("%d changes exceed maxChanges %d", len(plan.Changes), maxCh)
+		e.Limit, e.LimitName = maxCh, "maxChanges"
+	default:
+		return
+	}
+	kept := plan.Changes[:0]
+	for _, c := range plan.Changes {
+		if !c.Destructive() {
+			kept = append(kept, c)
+			continue
+		}
+		if c.Kind != KindUpdate || (c.Set == nil && len(c.Add) == 0) {
+			plan.Withheld = append(plan.Withheld, c)
+			continue
+		}
+		plan.Withheld = append(plan.Withheld, Change{Kind: KindUpdate, User: c.User, Remove: c.Remove})
+		c.Remove = nil
+		kept = append(kept, c)
+	}
+	plan.Changes = kept
+	e.Withheld = len(plan.Withheld)
+	plan.Safety = e
+}

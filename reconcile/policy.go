@@ -1,0 +1,158 @@
+package reconcile
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Unlisted says what happens to users who are in the organization but in no
+// source.
+type Unlisted string
+
+// The policies for unlisted users.
+const (
+	// Preserve leaves unlisted users alone (they are only reported).
+	Preserve Unlisted = "preserve"
+	// RemoveGroups removes their memberships of managed groups.
+	RemoveGroups Unlisted = "remove-groups"
+	// RemoveUsers removes them from the organization (removeFromOrg).
+	RemoveUsers Unlisted = "remove"
+	// DeleteUsers removes them from the organization and deletes the
+	// accounts the organization owns (removeFromOrg with deleteAccount);
+	// independent IDs are only removed.
+	DeleteUsers Unlisted = "delete"
+)
+
+// ParseUnlisted accepts "preserve", "remove-groups", "remove" or "delete".
+func ParseUnlisted(s string) (Unlisted, error) {
+	switch u := Unlisted(strings.ToLower(strings.TrimSpace(s))); u {
+	case Preserve, RemoveGroups, RemoveUsers, DeleteUsers:
+		return u, nil
+	}
+	return "", fmt.Errorf("%q is not an unlisted-user policy (want preserve, remove-groups, remove or delete)", s)
+}
+
+// Limit caps a number of changes per run: at most Count, and at most Percent
+// percent of the managed users. A zero field is no cap.
+type Limit struct {
+	Count   int     `json:"count,omitempty"`
+	Percent float64 `json:"percent,omitempty"`
+}
+
+// Max is the cap for a run with managed users, or -1 when there is none.
+func (l Limit) Max(managed int) int {
+	limit := -1
+	if l.Count > 0 {
+		limit = l.Count
+	}
+	if l.Percent > 0 {
+		p := int(l.Percent * float64(managed) / 100)
+		if limit < 0 || p < limit {
+			limit = p
+		}
+	}
+	return limit
+}
+
+// Attributes says which user attributes orgsync may update on existing
+// Enterprise and Federated IDs. Country is never updated (the service
+// forbids it) and independent IDs are never updated.
+type Attributes struct {
+	FirstName bool `json:"firstname,omitempty"`
+	LastName  bool `json:"lastname,omitempty"`
+	Email     bool `json:"email,omitempty"`
+	Username  bool `json:"username,omitempty"`
+}
+
+// Policy is what one run may change. The zero Policy manages no group,
+// updates nothing and preserves unlisted users.
+type Policy struct {
+	// Managed lists the target groups whose memberships orgsync manages:
+	// the targets of the mapping rules plus any listed explicitly.
+	// Memberships of any other group are never touched.
+	Managed []string
+	// UserGroups lists which managed groups are user groups (as opposed
+	// to product profiles and admin groups). Only user groups may be
+	// created and changed group-rooted.
+	UserGroups []string
+	// CreateUserGroups creates the UserGroups that do not exist yet.
+	CreateUserGroups bool
+	// Update lists the attributes kept equal to the sources.
+	Update Attributes
+	// Unlisted is what happens to users in no source ("" is Preserve).
+	Unlisted Unlisted
+	// ExcludeTypes, ExcludeGroups and ExcludeUsernames name users that are
+	// never touched at all: by identity type, by membership of any of the
+	// groups, or by a username (the email when there is none) matching
+	// any of the expressions.
+	ExcludeTypes     []IdentityType
+	ExcludeGroups    []string
+	ExcludeUsernames []*regexp.Regexp
+	// RevokeUnlistedInvites revokes pending invites of users in no source.
+	RevokeUnlistedInvites bool
+	// ResendExpiredInvites resends expired invites of users in a source.
+	ResendExpiredInvites bool
+	// MaxRemovals caps the users losing a membership or their place in
+	// the organization, plus revoked invites; MaxChanges caps all
+	// changes. Over either, no destructive change is applied.
+	MaxRemovals Limit
+	MaxChanges  Limit
+}
+
+// Validate reports the first inconsistency of the policy.
+func (p *Policy) Validate() error {
+	managed := foldSet(p.Managed)
+	for _, g := range p.UserGroups {
+		if strings.HasPrefix(g, "_") {
+			return fmt.Errorf("userGroups: %q is an admin group, not a user group", g)
+		}
+		if !managed[strings.ToLower(g)] {
+			return fmt.Errorf("userGroups: %q is not a managed group", g)
+		}
+	}
+	if p.Unlisted != "" {
+		if _, err := ParseUnlisted(string(p.Unlisted)); err != nil {
+			return fmt.Errorf("unlisted: %w", err)
+		}
+	}
+	for _, l := range []Limit{p.MaxRemovals, p.MaxChanges} {
+		if l.Count < 0 || l.Percent < 0 || l.Percent > 100 {
+			return fmt.Errorf("limits: count must be >= 0 and percent within 0..100, have %+v", l)
+		}
+	}
+	return nil
+}
+
+// ReadScope tells a Reader what the policy needs to see of the organization.
+type ReadScope struct {
+	// Groups are the managed and excluding groups: when AllUsers is false
+	// a reader may read only their members.
+	Groups []string
+	// UserGroups are the managed user groups; the reader reports which of
+	// them exist (Current.Groups) when CreateGroups is set.
+	UserGroups   []string
+	CreateGroups bool
+	// AllUsers is set when users outside Groups matter (unlisted users
+	// are removed or deleted).
+	AllUsers bool
+}
+
+// ReadScope returns what a Reader must read for this policy.
+func (p *Policy) ReadScope() ReadScope {
+	return ReadScope{
+		Groups:       append(append([]string(nil), p.Managed...), p.ExcludeGroups...),
+		UserGroups:   append([]string(nil), p.UserGroups...),
+		CreateGroups: p.CreateUserGroups,
+		AllUsers:     p.Unlisted == RemoveUsers || p.Unlisted == DeleteUsers,
+	}
+}
+
+// foldSet is the set of the lower-cased names.
+func foldSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[strings.ToLower(n)] = true
+	}
+	return m
+}

@@ -1,0 +1,129 @@
+package reconcile
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Counts are the number of changes of each kind, and of memberships.
+type Counts struct {
+	CreateGroup       int `json:"createGroup"`
+	Create            int `json:"create"`
+	Update            int `json:"update"`
+	Remove            int `json:"remove"`
+	Delete            int `json:"delete"`
+	ResendInvite      int `json:"resendInvite"`
+	RevokeInvite      int `json:"revokeInvite"`
+	AddMemberships    int `json:"addMemberships"`
+	RemoveMemberships int `json:"removeMemberships"`
+	Withheld          int `json:"withheld"`
+	Unlisted          int `json:"unlisted"`
+	Excluded          int `json:"excluded"`
+}
+
+// Counts counts the plan's changes.
+func (p *Plan) Counts() Counts {
+	c := Counts{Withheld: len(p.Withheld), Unlisted: len(p.Unlisted), Excluded: p.Excluded}
+	perKind := map[Kind]*int{KindCreateGroup: &c.CreateGroup, KindCreate: &c.Create, KindUpdate: &c.Update,
+		KindRemove: &c.Remove, KindDelete: &c.Delete, KindResendInvite: &c.ResendInvite, KindRevokeInvite: &c.RevokeInvite}
+	for i := range p.Changes {
+		*perKind[p.Changes[i].Kind]++
+		c.AddMemberships += len(p.Changes[i].Add)
+		c.RemoveMemberships += len(p.Changes[i].Remove)
+	}
+	return c
+}
+
+// String is the one-line summary of the counts.
+func (c Counts) String() string {
+	return fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unlisted, %d excluded",
+		c.Create, c.Update, c.Remove, c.Delete, c.AddMemberships, c.RemoveMemberships, c.CreateGroup,
+		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unlisted, c.Excluded)
+}
+
+// Render writes the plan for people: one line per change, terraform-like
+// ("+ create", "~ update", "- remove"), then withheld changes, notes and
+// a summary line.
+func (p *Plan) Render(w io.Writer) error {
+	var b strings.Builder
+	for i := range p.Changes {
+		b.WriteString(p.Changes[i].String())
+		b.WriteByte('\n')
+	}
+	for i := range p.Withheld {
+		b.WriteString("! withheld ")
+		b.WriteString(p.Withheld[i].String())
+		b.WriteByte('\n')
+	}
+	if p.Safety != nil {
+		fmt.Fprintf(&b, "! %s\n", p.Safety.Error())
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "# note: %s\n", n)
+	}
+	fmt.Fprintf(&b, "Plan: %s\n", p.Counts())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var kindSign = map[Kind]string{KindCreateGroup: "+", KindCreate: "+", KindUpdate: "~", KindResendInvite: "~",
+	KindRemove: "-", KindDelete: "-", KindRevokeInvite: "-"}
+
+// String renders one change on one line, e.g.
+// `+ create jane@example.com (enterpriseID) "Jane" "Doe" US groups: +Design +Dev`.
+func (c *Change) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s", kindSign[c.Kind], c.Kind, c.Key())
+	if c.Kind == KindCreateGroup {
+		return b.String()
+	}
+	if c.User.Type != "" {
+		fmt.Fprintf(&b, " (%s)", c.User.Type)
+	}
+	if c.Kind == KindCreate {
+		fmt.Fprintf(&b, " firstname=%q lastname=%q country=%q", c.User.FirstName, c.User.LastName, c.User.Country)
+	}
+	if c.Kind == KindDelete {
+		b.WriteString(" deleteAccount")
+	}
+	if c.Set != nil {
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"firstname", c.Set.FirstName}, {"lastname", c.Set.LastName}, {"email", c.Set.Email}, {"username", c.Set.Username}} {
+			if f.v != nil {
+				fmt.Fprintf(&b, " %s=%q", f.name, *f.v)
+			}
+		}
+	}
+	if len(c.Add)+len(c.Remove) > 0 {
+		b.WriteString(" groups:")
+		for _, g := range c.Add {
+			b.WriteString(" +" + g)
+		}
+		for _, g := range c.Remove {
+			b.WriteString(" -" + g)
+		}
+	}
+	return b.String()
+}
+
+// planJSON is the stable machine-readable form of a plan.
+type planJSON struct {
+	FormatVersion int    `json:"formatVersion"`
+	Counts        Counts `json:"counts"`
+	*Plan
+}
+
+// PlanFormatVersion is the version of the JSON schema written by RenderJSON.
+const PlanFormatVersion = 1
+
+// RenderJSON writes the plan as one JSON object: formatVersion, counts,
+// changes, withheld, safety, unlisted, excluded, notes, userGroups.
+func (p *Plan) RenderJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Plan: p})
+}

@@ -1,0 +1,41 @@
+package reconcile
+
+import (
+	"context"
+	"time"
+)
+
+// Desired is the desired state: every user the sources name, with target
+// groups.
+type Desired struct {
+	Users []User
+	// Complete must be set by the caller only when every source was read
+	// in full. When it is false, or Users is empty, the plan holds no
+	// destructive change: a failed or empty source never strips anybody.
+	Complete bool
+}
+
+// Current is the current state of the organization, as a Reader saw it.
+type Current struct {
+	// Users are the organization's users with all their groups, or, when
+	// Scoped, only the members of the scope's groups.
+	Users []User
+	// Scoped is set when only the members of ReadScope.Groups were read.
+	Scoped bool
+	// Invites are the pending invites (expired ones included).
+	Invites []Invite
+	// Groups are the target user groups that exist; nil when unknown.
+	Groups []string
+}
+
+// Invite is one pending invite of an independent ID.
+type Invite struct {
+	Email    string    `json:"email"`
+	LastSent time.Time `json:"lastSent"`
+	Expired  bool      `json:"expired,omitempty"`
+}
+
+// Reader reads the current state of the organization.
+type Reader interface {
+	ReadCurrent(ctx context.Context, scope ReadScope) (*Current, error)
+}
