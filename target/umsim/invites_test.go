@@ -1,0 +1,182 @@
+package umsim
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umsim/gate"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+func (f *fixture) invites(path string) ([]umwire.Invite, response) {
+	f.t.Helper()
+	r := f.do("GET", path, "")
+	var list []umwire.Invite
+	if r.status == http.StatusOK {
+		r.decode(f.t, &list)
+	}
+	return list, r
+}
+
+func inviteEmails(list []umwire.Invite) []string {
+	out := make([]string, len(list))
+	for i, in := range list {
+		out[i] = in.Email
+	}
+	return out
+}
+
+func TestAddVendorIDInvitesAndAcceptGrantsMemberships(t *testing.T) {
+	f := newFixture(t, Options{})
+	resp := f.action(`[{"user":"gina@gmail.com","do":[{"addVendorID":{"email":"gina@gmail.com","country":"IT"}},{"add":{"group":["Writers","Design Pro"]}},{"remove":{"group":["Design Pro"]}}]}]`, "")
+	if resp.Completed != 1 {
+		t.Fatalf("addVendorID: %+v", resp)
+	}
+	if f.user("gina@gmail.com") != nil {
+		t.Fatal("an invited user is a member before accepting")
+	}
+	list, r := f.invites("/organizations/" + testOrg + "/invites/GINA@gmail.com")
+	if r.status != http.StatusOK || len(list) != 1 || list[0].LastSentDTS != f.clock.now.UnixMilli() || list[0].InviteCode == "" || list[0].InvitedBy.ID == "" {
+		t.Fatalf("query invite: %d %s", r.status, r.body)
+	}
+	// Again without option: already invited; with an option: success, not resent.
+	resp = f.action(`[{"user":"gina@gmail.com","do":[{"addVendorID":{"email":"gina@gmail.com"}}]},{"user":"gina@gmail.com","do":[{"addVendorID":{"email":"gina@gmail.com","option":"ignoreIfAlreadyExists"}},{"add":{"group":["Docs Default"]}}]}]`, "")
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorCode != umwire.ErrUserInvited || resp.Completed != 1 {
+		t.Fatalf("second invite: %+v", resp)
+	}
+	// Steps on the invitee in another entry do not reach the invite.
+	if resp := f.action(`[{"user":"gina@gmail.com","do":[{"add":{"group":["Writers"]}}]}]`, ""); resp.Errors[0].ErrorCode != umwire.ErrUserNonexistent {
+		t.Fatalf("add outside the inviting entry: %+v", resp)
+	}
+	if r := f.do("POST", "/_sim/invites/gina@gmail.com/accept", ""); r.status != http.StatusOK {
+		t.Fatalf("accept: %d %s", r.status, r.body)
+	}
+	u := f.user("gina@gmail.com")
+	if u == nil || u.Type != umwire.TypeVendorID || u.Country != "IT" || !slices.Equal(u.Groups, []string{"Writers", "Docs Default"}) {
+		t.Fatalf("accepted user %+v", u)
+	}
+	if _, r := f.invites("/organizations/" + testOrg + "/invites/gina@gmail.com"); r.status != http.StatusNotFound {
+		t.Errorf("invite still pending after acceptance: %d", r.status)
+	}
+	if err := f.srv.AcceptInvite("gina@gmail.com"); err == nil {
+		t.Error("accepted twice")
+	}
+	// Now a member: addVendorID without option fails, with one succeeds.
+	resp = f.action(`[{"user":"gina@gmail.com","do":[{"addVendorID":{"email":"gina@gmail.com"}}]},{"user":"gina@gmail.com","do":[{"addVendorID":{"email":"gina@gmail.com","option":"updateIfAlreadyExists"}}]}]`, "")
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorCode != umwire.ErrUserExists {
+		t.Errorf("addVendorID on a member: %+v", resp)
+	}
+}
+
+func TestInviteListingExpiryResendRevoke(t *testing.T) {
+	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, InvitePageSize: 2, TokenLifetime: 30 * 24 * time.Hour})
+	f.clock.now = f.clock.now.Add(24 * time.Hour) // frank's seeded invite (2026-01-01) expires
+	for _, e := range []string{"b@gmail.com", "a@gmail.com", "c@gmail.com"} {
+		f.clock.now = f.clock.now.Add(time.Hour)
+		f.action(`[{"user":"`+e+`","do":[{"addVendorID":{"email":"`+e+`"}}]}]`, "")
+	}
+	base := "/" + testOrg + "/invites/"
+	// The seeded invite of frank was sent at 2026-01-01 and has expired.
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"c@gmail.com", "a@gmail.com"}},
+		{"?page=2", []string{"b@gmail.com", "frank@gmail.com"}},
+		{"?page=3&sortOrder=ASC", []string{"c@gmail.com"}},
+		{"?includeExpired=false&sortColumn=EMAIL&sortOrder=ASC", []string{"a@gmail.com", "b@gmail.com"}},
+		{"?page=9", []string{}},
+	}
+	for _, c := range cases {
+		list, r := f.invites(base + c.query)
+		if r.status != http.StatusOK || !slices.Equal(inviteEmails(list), c.want) {
+			t.Errorf("list %s: %d %v, want %v", c.query, r.status, inviteEmails(list), c.want)
+		}
+	}
+	for _, q := range []string{"?sortColumn=NAME", "?sortOrder=UP", "?includeExpired=1x", "?page=-1", "?bogus=1"} {
+		r := f.do("GET", base+q, "")
+		var eb umwire.InviteError
+		r.decode(t, &eb)
+		if r.status != http.StatusBadRequest || eb.Status != umwire.InviteBadRequest || eb.StatusMessage == "" {
+			t.Errorf("list %s: %d %s", q, r.status, r.body)
+		}
+	}
+	if _, r := f.invites("/organizations/" + testOrg + "/invites/frank@gmail.com?includeExpired=false"); r.status != http.StatusNotFound {
+		t.Errorf("expired invite listed without includeExpired: %d", r.status)
+	}
+	if err := f.srv.AcceptInvite("frank@gmail.com"); err == nil {
+		t.Error("an expired invite was accepted")
+	}
+	// Resend restarts the expiry.
+	if r := f.do("POST", base+"frank@gmail.com", ""); r.status != http.StatusOK || string(r.body) != "{\"status\":\"success\"}\n" {
+		t.Fatalf("resend: %d %s", r.status, r.body)
+	}
+	if list, _ := f.invites("/organizations/" + testOrg + "/invites/frank@gmail.com?includeExpired=false"); len(list) != 1 || list[0].LastSentDTS != f.clock.now.UnixMilli() {
+		t.Errorf("resent invite: %+v", list)
+	}
+	if err := f.srv.AcceptInvite("frank@gmail.com"); err != nil {
+		t.Errorf("accept after resend: %v", err)
+	}
+	if r := f.do("DELETE", base+"a@gmail.com", ""); r.status != http.StatusOK {
+		t.Errorf("revoke: %d %s", r.status, r.body)
+	}
+	for _, m := range []string{"DELETE", "POST"} {
+		r := f.do(m, base+"a@gmail.com", "")
+		var eb umwire.InviteError
+		r.decode(t, &eb)
+		if r.status != http.StatusNotFound || eb.Status != umwire.InviteNotFound {
+			t.Errorf("%s after revoke: %d %s", m, r.status, r.body)
+		}
+	}
+	f.do("DELETE", base+"b@gmail.com", "")
+	f.do("DELETE", base+"c@gmail.com", "")
+	if _, r := f.invites(base); r.status != http.StatusNotFound {
+		t.Errorf("no invites left: %d %s", r.status, r.body)
+	}
+}
+
+func TestProducts(t *testing.T) {
+	f := newFixture(t, Options{})
+	r := f.do("GET", "/"+testOrg+"/products/", "")
+	var list []umwire.Product
+	r.decode(t, &list)
+	// Design Suite: alice, carol (Design Pro), bob, erin (Design Default) and dave (through Designers).
+	if r.status != http.StatusOK || len(list) != 2 || list[0].Name != "Design Suite" || list[0].UserCount != 5 ||
+		list[0].ConfigurationCount != 2 || list[0].LicenseQuota != 2 || list[1].UserCount != 1 || list[0].ID == "" || list[0].Code == "" {
+		t.Errorf("products: %d %s", r.status, r.body)
+	}
+	r = f.do("GET", "/"+testOrg+"/products/?page=1", "")
+	r.decode(t, &list)
+	if len(list) != 1 || list[0].Name != "Docs" {
+		t.Errorf("page 1: %s", r.body)
+	}
+	if r := f.do("GET", "/"+testOrg+"/products/?page=x", ""); r.status != http.StatusBadRequest {
+		t.Errorf("bad page: %d", r.status)
+	}
+}
+
+func TestGateInFront(t *testing.T) {
+	f := newFixture(t, Options{Limits: gate.Limits{Read: 2, Window: time.Minute}})
+	f.token = "not-a-token"
+	if r := f.do("GET", "/users/"+testOrg+"/0", "", umwire.HeaderRequestID, "r9"); r.status != http.StatusUnauthorized || r.header.Get(umwire.HeaderRequestID) != "r9" {
+		t.Errorf("bad token: %d %v", r.status, r.header)
+	}
+	f.token = f.fetchToken()
+	if r := f.do("GET", "/users/"+testOrg+"/0", "", umwire.HeaderAPIKey, "other"); r.status != http.StatusForbidden || len(r.body) != 0 {
+		t.Errorf("wrong API key: %d %s", r.status, r.body)
+	}
+	for i := 0; i < 3; i++ {
+		f.do("GET", "/users/"+testOrg+"/0", "")
+	}
+	st := f.srv.Stats()
+	if st.TooManyRequests != 1 || st.Count(gate.EndpointUsers, http.StatusOK) != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	// The admin endpoints are served without authentication.
+	f.token = ""
+	if r := f.do("GET", "/_sim/state", ""); r.status != http.StatusOK {
+		t.Errorf("/_sim/state: %d", r.status)
+	}
+}
