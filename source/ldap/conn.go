@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 
@@ -20,7 +19,7 @@ import (
 // server moves on to the next URL; a failed bind (wrong password) or TLS
 // verification failure stops at once, since another replica would answer
 // the same.
-func (s *Source) connect(ctx context.Context) (*ldap3.Conn, string, error) {
+func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 	password, err := s.loadPassword()
 	if err != nil {
 		return nil, "", err
@@ -30,20 +29,21 @@ func (s *Source) connect(ctx context.Context) (*ldap3.Conn, string, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
-		conn, err := s.dial(u)
+		tc, err := s.tlsConfig(u)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", u, err))
+			return nil, "", err
+		}
+		conn, err := dialWire(u, tc, s.cfg.ConnectTimeout)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: connect: %w", u, err))
 			continue
 		}
-		if err := s.secure(conn, u); err != nil {
+		conn.timeout = s.cfg.ConnectTimeout
+		if err := s.secureAndBind(conn, tc, password); err != nil {
 			conn.Close()
 			return nil, "", fmt.Errorf("%s: %w", u, err)
 		}
-		if err := s.bind(conn, password); err != nil {
-			conn.Close()
-			return nil, "", fmt.Errorf("%s: %w", u, err)
-		}
-		conn.SetTimeout(s.cfg.SearchTimeout)
+		conn.timeout = s.cfg.SearchTimeout
 		return conn, u, nil
 	}
 	return nil, "", fmt.Errorf("no LDAP server answered: %w", errors.Join(errs...))
@@ -60,42 +60,20 @@ func (s *Source) loadPassword() (secret.Value, error) {
 	return pw, nil
 }
 
-func (s *Source) dial(rawURL string) (*ldap3.Conn, error) {
-	tc, err := s.tlsConfig(rawURL)
-	if err != nil {
-		return nil, err
+// secureAndBind runs StartTLS when configured, then binds.
+func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.Value) error {
+	if s.cfg.StartTLS {
+		if err := conn.startTLS(tc); err != nil {
+			return fmt.Errorf("StartTLS: %w", err)
+		}
 	}
-	d := &net.Dialer{Timeout: s.cfg.ConnectTimeout}
-	conn, err := ldap3.DialURL(rawURL, ldap3.DialWithDialer(d), ldap3.DialWithTLSConfig(tc))
-	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
-	}
-	return conn, nil
-}
-
-// secure runs StartTLS when configured.
-func (s *Source) secure(conn *ldap3.Conn, rawURL string) error {
-	if !s.cfg.StartTLS {
-		return nil
-	}
-	tc, err := s.tlsConfig(rawURL)
-	if err != nil {
-		return err
-	}
-	if err := conn.StartTLS(tc); err != nil {
-		return fmt.Errorf("StartTLS: %w", err)
-	}
-	return nil
-}
-
-func (s *Source) bind(conn *ldap3.Conn, password secret.Value) error {
 	if s.cfg.BindDN == "" {
-		if err := conn.UnauthenticatedBind(""); err != nil {
+		if err := conn.bind("", ""); err != nil {
 			return fmt.Errorf("anonymous bind: %w", err)
 		}
 		return nil
 	}
-	if err := conn.Bind(s.cfg.BindDN, password.Reveal()); err != nil {
+	if err := conn.bind(s.cfg.BindDN, password.Reveal()); err != nil {
 		if ldap3.IsErrorWithCode(err, ldap3.LDAPResultInvalidCredentials) {
 			return fmt.Errorf("bind as %q: invalid credentials: check bindDN and the password in %s", s.cfg.BindDN, describeRef(s.cfg.Password))
 		}

@@ -67,7 +67,7 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 // readGroups reads every group under groups.baseDN with its mapped targets.
 func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan) (map[string]*group, error) {
 	groups := map[string]*group{}
-	err := sr.search(ctx, p.groups, func(e *ldap3.Entry) error {
+	err := sr.search(ctx, p.groups, func(e *ldap3.Entry) {
 		g := &group{dn: normDN(e.DN), rawDN: e.DN, name: e.GetEqualFoldAttributeValue(p.nameAttr)}
 		if parsed, err := ldap3.ParseDN(e.DN); err == nil && len(parsed.RDNs) > 0 {
 			g.rdn = normDN((&ldap3.DN{RDNs: parsed.RDNs[:1]}).String())
@@ -79,9 +79,8 @@ func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan) (map[str
 		for _, uid := range e.GetEqualFoldAttributeValues("memberUid") {
 			g.uids = append(g.uids, strings.ToLower(uid))
 		}
-		g.rid = sidRID(e.GetEqualFoldRawAttributeValue("objectSid"))
+		g.rid = sidRID([]byte(e.GetEqualFoldAttributeValue("objectSid")))
 		groups[g.dn] = g
-		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("groups: %w", err)
@@ -182,10 +181,9 @@ func (s *Source) readInChain(ctx context.Context, sr *searcher, p *plan, groups 
 			cond = "(memberOf:" + InChainRule + ":=" + ldap3.EscapeFilter(g.rawDN) + ")"
 		}
 		users := query{base: p.users.base, scope: p.users.scope, filter: "(&" + p.users.filter + cond + ")", attrs: []string{"1.1"}}
-		err := sr.search(ctx, users, func(e *ldap3.Entry) error {
+		err := sr.search(ctx, users, func(e *ldap3.Entry) {
 			dn := normDN(e.DN)
 			m.byDN[dn] = dedupeFold(m.byDN[dn], g.targets...)
-			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("members of %s: %w", g.rawDN, err)
@@ -203,11 +201,10 @@ func (s *Source) readInChain(ctx context.Context, sr *searcher, p *plan, groups 
 // is nested in g.
 func (s *Source) readNestedPrimary(ctx context.Context, sr *searcher, p *plan, g *group, cond string, m *memberships) error {
 	q := query{base: p.groups.base, scope: p.groups.scope, filter: "(&" + p.groups.filter + cond + ")", attrs: []string{"objectSid"}}
-	err := sr.search(ctx, q, func(e *ldap3.Entry) error {
-		if rid := sidRID(e.GetEqualFoldRawAttributeValue("objectSid")); rid != 0 {
+	err := sr.search(ctx, q, func(e *ldap3.Entry) {
+		if rid := sidRID([]byte(e.GetEqualFoldAttributeValue("objectSid"))); rid != 0 {
 			m.byRID[rid] = dedupeFold(m.byRID[rid], g.targets...)
 		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("groups nested in %s: %w", g.rawDN, err)

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -96,7 +97,7 @@ func (s *Source) read(ctx context.Context) (*source.Result, error) {
 		return nil, err
 	}
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	stop := context.AfterFunc(ctx, func() { conn.conn.Close() })
 	defer stop()
 
 	sr := &searcher{conn: conn, url: url, startTLS: s.cfg.StartTLS, bindDN: s.cfg.BindDN,
@@ -126,18 +127,16 @@ func (s *Source) flavor(sr *searcher) (string, error) {
 	if s.cfg.Flavor != "" {
 		return s.cfg.Flavor, nil
 	}
-	req := ldap3.NewSearchRequest("", ldap3.ScopeBaseObject, ldap3.NeverDerefAliases, 0, sr.timeLimit, false,
-		"(objectClass=*)", []string{"supportedCapabilities"}, nil)
-	res, err := sr.conn.Search(req)
+	isAD := false
+	rootDSE := query{scope: ldap3.ScopeBaseObject, filter: "(objectClass=*)", attrs: []string{"supportedCapabilities"}}
+	_, err := sr.conn.search(rootDSE, sr.timeLimit, nil, func(e *ldap3.Entry) {
+		isAD = isAD || slices.Contains(e.GetEqualFoldAttributeValues("supportedCapabilities"), adCapabilityOID)
+	})
 	if err != nil {
 		return "", fmt.Errorf("reading the root DSE to detect the flavor (set flavor to skip this): %w", err)
 	}
-	for _, e := range res.Entries {
-		for _, c := range e.GetEqualFoldAttributeValues("supportedCapabilities") {
-			if c == adCapabilityOID {
-				return FlavorActiveDirectory, nil
-			}
-		}
+	if isAD {
+		return FlavorActiveDirectory, nil
 	}
 	return FlavorOpenLDAP, nil
 }

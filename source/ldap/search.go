@@ -1,6 +1,7 @@
 package ldap
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -19,7 +20,7 @@ type query struct {
 
 // searcher runs paged searches on one bound connection.
 type searcher struct {
-	conn     *ldap3.Conn
+	conn     *wireConn
 	url      string
 	startTLS bool
 	bindDN   string
@@ -33,40 +34,25 @@ type searcher struct {
 // Results control, and calls each for every entry. Any error (including a
 // size or time limit the server hits) fails the whole search: a partial
 // list is never returned as if it were complete.
-func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry) error) error {
+func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry)) error {
 	s.logQuery(q)
 	paging := ldap3.NewControlPaging(uint32(s.pageSize))
-	req := ldap3.NewSearchRequest(q.base, q.scope, ldap3.NeverDerefAliases, 0, s.timeLimit, false,
-		q.filter, q.attrs, []ldap3.Control{paging})
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, err := s.conn.Search(req)
+		controls, err := s.conn.search(q, s.timeLimit, []ldap3.Control{paging}, each)
+		if err == nil {
+			var cookie []byte
+			if cookie, err = pagingCookie(controls); err == nil && len(cookie) == 0 {
+				return nil
+			}
+			paging.SetCookie(bytes.Clone(cookie)) // cookie points into the connection's read buffer
+		}
 		if err != nil {
 			return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
 		}
-		for _, e := range res.Entries {
-			if err := each(e); err != nil {
-				return err
-			}
-		}
-		cookie := pagingCookie(res.Controls)
-		if len(cookie) == 0 {
-			return nil
-		}
-		paging.SetCookie(cookie)
 	}
-}
-
-// pagingCookie returns the cookie of the paging control of a response; it
-// is empty after the last page or when the server does not page.
-func pagingCookie(controls []ldap3.Control) []byte {
-	c, ok := ldap3.FindControl(controls, ldap3.ControlTypePaging).(*ldap3.ControlPaging)
-	if !ok {
-		return nil
-	}
-	return c.Cookie
 }
 
 // logQuery logs q at debug level as the equivalent ldapsearch command, with

@@ -120,7 +120,7 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, []fieldProblem) {
 func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *memberships) (*source.Result, error) {
 	res := &source.Result{}
 	seen := map[string]string{} // user key -> DN of the entry that gave it
-	err := sr.search(ctx, p.users, func(e *ldap3.Entry) error {
+	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
 		u, probs := s.fields.user(e)
 		if len(probs) == 0 {
 			if first, dup := seen[u.Key()]; dup {
@@ -131,12 +131,11 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 			res.Problems = append(res.Problems, source.Problem{Source: s.name, File: sr.url, Record: e.DN, Field: pr.field, Reason: pr.reason})
 		}
 		if len(probs) > 0 {
-			return nil
+			return
 		}
 		seen[u.Key()] = e.DN
 		u.Groups = memb.targets(e, p)
 		res.Users = append(res.Users, u)
-		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)

@@ -1,0 +1,43 @@
+package ldap_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/source/ldap"
+)
+
+// BenchmarkRead100k reads every user of the directory that
+// scripts/ldap-bench.sh starts (100,000 users) through the whole source:
+// paged search, attribute templates, validation. The script passes the
+// server in ORGSYNC_LDAP_BENCH_URL, the bind password in
+// ORGSYNC_LDAP_BENCH_PW and the expected count in ORGSYNC_LDAP_BENCH_USERS.
+func BenchmarkRead100k(b *testing.B) {
+	url := os.Getenv("ORGSYNC_LDAP_BENCH_URL")
+	if url == "" {
+		b.Skip("needs the 100,000-user slapd of scripts/ldap-bench.sh (set ORGSYNC_LDAP_BENCH_URL)")
+	}
+	want, _ := strconv.Atoi(os.Getenv("ORGSYNC_LDAP_BENCH_USERS"))
+	cfg := ldap.Config{
+		Flavor: ldap.FlavorOpenLDAP, URL: url, BindDN: os.Getenv("ORGSYNC_LDAP_BENCH_BINDDN"),
+		Password: secret.Ref{Env: "ORGSYNC_LDAP_BENCH_PW"}, PageSize: 1000,
+		Users: ldap.Users{BaseDN: os.Getenv("ORGSYNC_LDAP_BENCH_BASE")},
+	}
+	src, err := ldap.Open("bench", cfg, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := src.Read(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Users) != want || len(res.Problems) != 0 {
+			b.Fatalf("read %d users and %d problems, want %d users", len(res.Users), len(res.Problems), want)
+		}
+	}
+	b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "users/s")
+}
