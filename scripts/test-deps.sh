@@ -14,7 +14,9 @@ if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get 
   echo "test-deps: could not install ${need[*]}" >&2
   [ "${CI:-}" = "true" ] && exit 1
 fi
-# Debian's package starts a system slapd; the tests start their own.
+# Debian's package may start a system slapd on port 389; the tests start
+# their own on free ports. Stop only that system daemon (by its pid file),
+# never the test servers of a run in progress.
 if command -v systemctl >/dev/null 2>&1; then $sudo systemctl stop slapd >/dev/null 2>&1 || true; fi
-pkill -x slapd >/dev/null 2>&1 || true
+if [ -f /var/run/slapd/slapd.pid ]; then $sudo kill "$(cat /var/run/slapd/slapd.pid)" >/dev/null 2>&1 || true; fi
 exit 0
