@@ -9,7 +9,7 @@ import (
 )
 
 // Limit is a safety limit written as a count ("50") or as a percentage of a
-// total ("10%"). The zero Limit means no limit.
+// total ("10%"). A limit of 0 (or 0%) means no limit.
 type Limit struct {
 	N       int  // the count, or the percentage when Percent
 	Percent bool // N is a percentage
@@ -43,7 +43,7 @@ func (l *Limit) UnmarshalYAML(n *yaml.Node) error {
 func (l Limit) MarshalYAML() (any, error) { return l.String(), nil }
 
 // IsSet reports whether the limit limits anything.
-func (l Limit) IsSet() bool { return l.N > 0 || l.Percent }
+func (l Limit) IsSet() bool { return l.N > 0 }
 
 // Of returns the limit as a count for a total (a percentage rounds down).
 func (l Limit) Of(total int) int {

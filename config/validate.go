@@ -71,15 +71,20 @@ func (v *validation) coveredByWalk(path string) bool {
 func (c *Config) validate(v *validation) {
 	c.Target.validate(v)
 	c.validateSources(v)
-	if _, err := mapping.New(c.Mapping); err != nil {
-		var fe source.FieldErrors
-		if errors.As(err, &fe) {
-			v.fields("mapping", fe)
-		} else {
-			v.errorf("mapping", "%v", err)
+	m, err := mapping.New(c.Mapping)
+	var fe source.FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		v.fields("mapping", fe)
+	case err != nil:
+		v.errorf("mapping", "%v", err)
+	}
+	if !c.Policy.validate(v) && m != nil {
+		// The reconciler's own checks, such as userGroups being managed.
+		if _, err := c.ReconcilePolicy(m); err != nil {
+			v.errorf("policy", "%s", strings.TrimPrefix(err.Error(), "policy: "))
 		}
 	}
-	c.Policy.validate(v)
 	c.Schedule.validate(v)
 	c.Logging.validate(v)
 }
@@ -181,7 +186,9 @@ var unmatchedPolicies = []string{UnmatchedPreserve, UnmatchedRemoveGroups, Unmat
 // updatableAttributes are the values policy.updateAttributes accepts.
 var updatableAttributes = []string{"firstname", "lastname", "email", "username"}
 
-func (p *Policy) validate(v *validation) {
+// validate reports the policy's problems; it returns whether it found any.
+func (p *Policy) validate(v *validation) bool {
+	before := len(v.errs)
 	for i, s := range p.Exclude.IdentityTypes {
 		if _, ok := reconcile.ParseIdentityType(s); !ok {
 			v.errorf(index("policy.exclude.identityTypes", i), "%q is not an identity type: use vendorID, enterpriseID or federatedID", s)
@@ -196,6 +203,7 @@ func (p *Policy) validate(v *validation) {
 	for i, s := range p.UpdateAttributes {
 		oneOf(v, index("policy.updateAttributes", i), s, updatableAttributes)
 	}
+	return len(v.errs) > before
 }
 
 func (l *Logging) validate(v *validation) {
