@@ -38,11 +38,17 @@ func DefaultNames() [NumFields]string {
 
 // Record is one user record as read from a file.
 type Record struct {
-	Line   int                 // line where the record starts (1-based)
-	Values [NumFields]string   // raw values; Values[Groups] is not used
-	Lines  [NumFields]int      // line of each value when it differs from Line (0: Line)
-	Groups []string            // directory group names
-	Extra  []source.FieldError // problems the reader found in the record (unknown keys, ...)
+	Line   int               // line where the record starts (1-based)
+	Values [NumFields]string // raw values; Values[Groups] is not used
+	Lines  [NumFields]int    // line of each value when it differs from Line (0: Line)
+	Groups []string          // directory group names
+	Extra  []Issue           // problems the reader found in the record (unknown keys, ...)
+}
+
+// Issue is a problem a reader found in a record, at a line.
+type Issue struct {
+	Line          int
+	Field, Reason string
 }
 
 // Builder collects the users of one file.
@@ -131,20 +137,25 @@ func (b *Builder) Add(r *Record) {
 		return
 	}
 	for _, c := range conflicts {
-		b.report(r.Line, key, b.fieldName(c.Field), fmt.Sprintf(
+		f := fieldIndex(c.Field)
+		line := r.Lines[f]
+		if line == 0 {
+			line = r.Line
+		}
+		b.report(line, key, b.names[f], fmt.Sprintf(
 			"duplicate of the user on line %d with a different value (%q there, %q here): this record is skipped and line %d is kept; make the records agree or remove one",
 			b.lines[i], c.Kept, c.Other, b.lines[i]))
 	}
 }
 
-// fieldName returns this file's name of a field known by its default name.
-func (b *Builder) fieldName(defaultName string) string {
+// fieldIndex returns the field known by its default name.
+func fieldIndex(defaultName string) Field {
 	for f, n := range DefaultNames() {
 		if n == defaultName {
-			return b.names[f]
+			return Field(f)
 		}
 	}
-	return defaultName
+	panic("userrec: no field " + defaultName)
 }
 
 // Result returns the users and problems. It fails when the file holds no
@@ -199,7 +210,7 @@ func (b *Builder) user(r *Record) (u reconcile.User, ok bool) {
 		c.id = u.Username
 	}
 	for _, e := range r.Extra {
-		c.b.report(r.Line, c.id, e.Field, e.Reason)
+		c.b.report(e.Line, c.id, e.Field, e.Reason)
 		c.fail = true
 	}
 	u.Type = c.identityType(v[Type])

@@ -1,0 +1,299 @@
+// Package yamlfile is the YAML source: a document with a `users:` list
+// (each user a mapping with the fields of the CSV source) and optional
+// `groups:` definitions that put users into directory groups by email or
+// username. Directory groups become target groups through the mapping
+// rules. Bad users are reported with their line and skipped; a file that
+// cannot be read or parsed fails the source.
+package yamlfile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/userrec"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Config configures a YAML source (the `yaml:` block of a source).
+type Config struct {
+	// Path is the YAML file. Required.
+	Path string `yaml:"path"`
+	// Defaults for fields a user leaves empty.
+	source.Defaults `yaml:",inline"`
+}
+
+// Validate reports every problem of the configuration, each named by its
+// key relative to the block ("path", "defaultCountry").
+func (c *Config) Validate() []source.FieldError {
+	var errs []source.FieldError
+	if strings.TrimSpace(c.Path) == "" {
+		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the YAML file to read"})
+	}
+	return append(errs, c.Defaults.Validate()...)
+}
+
+// Source reads one YAML file.
+type Source struct {
+	name   string
+	cfg    Config
+	mapper *mapping.Mapper
+}
+
+// Open returns the source named name (as in messages) for a valid
+// configuration. The file is read by Read, each time anew.
+func Open(name string, cfg Config, m *mapping.Mapper) (source.Source, error) {
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %w", name, source.FieldErrors(errs))
+	}
+	return &Source{name: name, cfg: cfg, mapper: m}, nil
+}
+
+// Name returns the source's name.
+func (s *Source) Name() string { return s.name }
+
+// Read reads the whole file. It fails when the file cannot be read or
+// parsed, has no users list, or holds no valid user.
+func (s *Source) Read(ctx context.Context) (*source.Result, error) {
+	data, err := os.ReadFile(s.cfg.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
+	}
+	return s.parse(data)
+}
+
+// parse reads a whole document named s.cfg.Path.
+func (s *Source) parse(data []byte) (*source.Result, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
+	}
+	users, groups, err := s.sections(&doc)
+	if err != nil {
+		return nil, err
+	}
+	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper)}
+	f.readUsers(users)
+	if groups != nil {
+		f.readGroups(groups)
+	}
+	for i := range f.records {
+		f.b.Add(&f.records[i])
+	}
+	return f.b.Result()
+}
+
+// sections returns the users sequence and the groups sequence (nil when
+// absent) of the document.
+func (s *Source) sections(doc *yaml.Node) (users, groups *yaml.Node, err error) {
+	if len(doc.Content) == 0 {
+		return nil, nil, fmt.Errorf("%s: the file is empty: want a document with a users: list", s.cfg.Path)
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("%s:%d: want a mapping with users: and groups:, not %s", s.cfg.Path, root.Line, kind(root))
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], resolve(root.Content[i+1])
+		switch key.Value {
+		case "users":
+			users = val
+		case "groups":
+			groups = val
+		default:
+			return nil, nil, fmt.Errorf("%s:%d: unknown key %q: want users or groups", s.cfg.Path, key.Line, key.Value)
+		}
+		if val.Kind != yaml.SequenceNode && !isNull(val) {
+			return nil, nil, fmt.Errorf("%s:%d: %s must be a list, not %s", s.cfg.Path, val.Line, key.Value, kind(val))
+		}
+	}
+	if users == nil {
+		return nil, nil, fmt.Errorf("%s:%d: no users: list", s.cfg.Path, root.Line)
+	}
+	return users, groups, nil
+}
+
+// fileReader collects the records of one document.
+type fileReader struct {
+	b       *userrec.Builder
+	records []userrec.Record
+}
+
+func (f *fileReader) readUsers(users *yaml.Node) {
+	for _, n := range users.Content {
+		n = resolve(n)
+		if n.Kind != yaml.MappingNode {
+			f.b.Skip(n.Line, "", fmt.Sprintf("a user must be a mapping of fields (email: …, firstname: …), not %s", kind(n)))
+			continue
+		}
+		f.records = append(f.records, record(n))
+	}
+}
+
+// record turns a user's mapping node into a record.
+func record(n *yaml.Node) userrec.Record {
+	r := userrec.Record{Line: n.Line}
+	names := userrec.DefaultNames()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], resolve(n.Content[i+1])
+		f := fieldOf(key.Value, names)
+		switch {
+		case f < 0:
+			r.Extra = append(r.Extra, userrec.Issue{Line: key.Line, Field: key.Value,
+				Reason: "unknown field: use " + strings.Join(names[:], ", ")})
+		case f == userrec.Groups:
+			r.Lines[f] = val.Line
+			r.Groups = groupNames(val, &r)
+		case val.Kind != yaml.ScalarNode:
+			r.Extra = append(r.Extra, userrec.Issue{Line: val.Line, Field: key.Value, Reason: "must be a single value, not " + kind(val)})
+		default:
+			r.Lines[f], r.Values[f] = val.Line, scalar(val)
+		}
+	}
+	return r
+}
+
+// groupNames returns the directory groups of a user's groups value: a list
+// of names or one name.
+func groupNames(val *yaml.Node, r *userrec.Record) []string {
+	if val.Kind == yaml.ScalarNode {
+		if g := strings.TrimSpace(scalar(val)); g != "" {
+			return []string{g}
+		}
+		return nil
+	}
+	if val.Kind != yaml.SequenceNode {
+		r.Extra = append(r.Extra, userrec.Issue{Line: val.Line, Field: "groups", Reason: "must be a list of group names, not " + kind(val)})
+		return nil
+	}
+	var out []string
+	for _, g := range val.Content {
+		g = resolve(g)
+		if g.Kind != yaml.ScalarNode {
+			r.Extra = append(r.Extra, userrec.Issue{Line: g.Line, Field: "groups", Reason: "must be a list of group names, not a list of " + kind(g)})
+			continue
+		}
+		if name := strings.TrimSpace(scalar(g)); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// readGroups adds each defined group to the records of its members. A
+// member is known by its email or username (case-insensitive).
+func (f *fileReader) readGroups(groups *yaml.Node) {
+	byID := map[string][]int{}
+	for i := range f.records {
+		for _, id := range []string{f.records[i].Values[userrec.Email], f.records[i].Values[userrec.Username]} {
+			if id = strings.ToLower(strings.TrimSpace(id)); id != "" {
+				byID[id] = append(byID[id], i)
+			}
+		}
+	}
+	for gi, g := range groups.Content {
+		g = resolve(g)
+		at := fmt.Sprintf("groups[%d]", gi)
+		name, members, ok := f.groupDef(at, g)
+		if !ok {
+			continue
+		}
+		for mi, m := range members {
+			m = resolve(m)
+			recs := byID[strings.ToLower(strings.TrimSpace(scalar(m)))]
+			switch {
+			case m.Kind != yaml.ScalarNode:
+				f.b.Report(m.Line, fmt.Sprintf("%s.members[%d]", at, mi), "must be an email or username, not "+kind(m))
+			case len(recs) == 0:
+				f.b.Report(m.Line, fmt.Sprintf("%s.members[%d]", at, mi),
+					fmt.Sprintf("no user with the email or username %q in this file's users", m.Value))
+			}
+			for _, ri := range recs {
+				f.records[ri].Groups = append(f.records[ri].Groups, name)
+			}
+		}
+	}
+}
+
+// groupDef checks one group definition and returns its name and members.
+func (f *fileReader) groupDef(at string, g *yaml.Node) (name string, members []*yaml.Node, ok bool) {
+	if g.Kind != yaml.MappingNode {
+		f.b.Report(g.Line, at, "a group must be a mapping with name: and members:, not "+kind(g))
+		return "", nil, false
+	}
+	var problems []string
+	for i := 0; i+1 < len(g.Content); i += 2 {
+		key, val := g.Content[i], resolve(g.Content[i+1])
+		switch key.Value {
+		case "name":
+			if val.Kind != yaml.ScalarNode {
+				problems = append(problems, "name must be a group name, not "+kind(val))
+			}
+			name = strings.TrimSpace(scalar(val))
+		case "members":
+			if val.Kind == yaml.SequenceNode {
+				members = val.Content
+			} else if !isNull(val) {
+				problems = append(problems, "members must be a list of emails or usernames, not "+kind(val))
+			}
+		default:
+			problems = append(problems, fmt.Sprintf("unknown key %q: use name and members", key.Value))
+		}
+	}
+	if name == "" {
+		problems = append(problems, "name is required")
+	}
+	if len(problems) > 0 {
+		f.b.Report(g.Line, at, strings.Join(problems, "; ")+"; this group definition is skipped")
+		return "", nil, false
+	}
+	return name, members, true
+}
+
+// fieldOf returns the field a key names (letter case ignored), or -1.
+func fieldOf(key string, names [userrec.NumFields]string) userrec.Field {
+	for f, n := range names {
+		if strings.EqualFold(key, n) {
+			return userrec.Field(f)
+		}
+	}
+	return -1
+}
+
+// scalar returns a scalar node's value, "" for null.
+func scalar(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		return ""
+	}
+	return n.Value
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// kind names a node's kind for messages.
+func kind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return fmt.Sprintf("the value %q", n.Value)
+}
+
+// resolve follows an alias to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
