@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/config/secret"
 	"github.com/orgsync/orgsync/source"
@@ -68,5 +71,30 @@ func TestReadCanceled(t *testing.T) {
 	cancel()
 	if _, err := src.Read(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Read = %v, want context.Canceled", err)
+	}
+}
+
+func TestConfigYAML(t *testing.T) {
+	const doc = `
+flavor: activedirectory
+urls: [ldaps://dc1.corp.example, ldaps://dc2.corp.example]
+tls: {caFile: /etc/ssl/corp-ca.pem, serverName: corp.example}
+bindDN: cn=svc,dc=corp,dc=example
+password: {env: LDAP_PASSWORD}
+connectTimeout: 5s
+searchTimeout: 1m
+pageSize: 500
+users: {baseDN: "dc=corp,dc=example", username: "{sAMAccountName}", defaultCountry: DE}
+groups: {membership: [member, primaryGroup], nested: false}
+`
+	var c ldap.Config
+	dec := yaml.NewDecoder(strings.NewReader(doc))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.ConnectTimeout != 5*time.Second || c.SearchTimeout != time.Minute || len(c.URLs) != 2 || c.Password.Env != "LDAP_PASSWORD" ||
+		c.TLS.ServerName != "corp.example" || c.Users.Username != "{sAMAccountName}" || c.Groups.Nested == nil || *c.Groups.Nested {
+		t.Fatalf("decoded %+v", c)
 	}
 }
