@@ -10,22 +10,26 @@ import (
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/source/yamlfile"
 )
 
 // Source is one entry of the sources list: exactly one of its kinds is set.
 // Earlier sources win over later ones, field by field.
 type Source struct {
 	// Name, optional, names the source in messages.
-	Name string          `yaml:"name"`
-	CSV  *csvfile.Config `yaml:"csv"`
-	LDAP *ldap.Config    `yaml:"ldap"`
+	Name string           `yaml:"name"`
+	CSV  *csvfile.Config  `yaml:"csv"`
+	YAML *yamlfile.Config `yaml:"yaml"`
+	LDAP *ldap.Config     `yaml:"ldap"`
 }
 
-// Kind returns the key of the kind that is set: csv or ldap.
+// Kind returns the key of the kind that is set: csv, yaml or ldap.
 func (s *Source) Kind() string {
 	switch {
 	case s.CSV != nil:
 		return "csv"
+	case s.YAML != nil:
+		return "yaml"
 	case s.LDAP != nil:
 		return "ldap"
 	}
@@ -34,7 +38,7 @@ func (s *Source) Kind() string {
 
 func (s *Source) kinds() int {
 	n := 0
-	for _, set := range []bool{s.CSV != nil, s.LDAP != nil} {
+	for _, set := range []bool{s.CSV != nil, s.YAML != nil, s.LDAP != nil} {
 		if set {
 			n++
 		}
@@ -49,6 +53,8 @@ func (s *Source) label(i int) string {
 	case what != "":
 	case s.CSV != nil:
 		what = "csv " + filepath.Base(s.CSV.Path)
+	case s.YAML != nil:
+		what = "yaml " + filepath.Base(s.YAML.Path)
 	case s.LDAP != nil:
 		what = "ldap " + s.LDAP.URL
 	}
@@ -59,6 +65,8 @@ func (s *Source) filePaths() []*string {
 	switch {
 	case s.CSV != nil:
 		return []*string{&s.CSV.Path}
+	case s.YAML != nil:
+		return []*string{&s.YAML.Path}
 	case s.LDAP != nil:
 		return []*string{&s.LDAP.TLS.CAFile, &s.LDAP.Password.File}
 	}
@@ -67,19 +75,21 @@ func (s *Source) filePaths() []*string {
 
 func (c *Config) validateSources(v *validation) {
 	if len(c.Sources) == 0 {
-		v.errorf("sources", "required: at least one source (csv or ldap)")
+		v.errorf("sources", "required: at least one source (csv, yaml or ldap)")
 	}
 	for i := range c.Sources {
 		s := &c.Sources[i]
 		at := index("sources", i)
 		if s.kinds() != 1 {
-			v.errorf(at, "set exactly one of csv or ldap")
+			v.errorf(at, "set exactly one of csv, yaml or ldap")
 			continue
 		}
 		prefix := join(at, s.Kind())
 		switch {
 		case s.CSV != nil:
 			v.fields(prefix, s.CSV.Validate())
+		case s.YAML != nil:
+			v.fields(prefix, s.YAML.Validate())
 		case s.LDAP != nil:
 			v.fields(prefix, s.LDAP.Validate())
 			if s.LDAP.Password.File != "" {
@@ -116,6 +126,8 @@ func (s *Source) open(name string, m *mapping.Mapper, log *zap.Logger) (source.S
 	switch {
 	case s.CSV != nil:
 		return csvfile.Open(name, *s.CSV, m)
+	case s.YAML != nil:
+		return yamlfile.Open(name, *s.YAML, m)
 	case s.LDAP != nil:
 		return ldap.Open(name, *s.LDAP, m, log)
 	}

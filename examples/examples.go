@@ -1,0 +1,12 @@
+// Package examples holds orgsync's example configurations, their data and
+// the simulator's example organization, embedded so that `orgsync demo`
+// runs without any file of the repository.
+package examples
+
+import "embed"
+
+// FS holds the example files: csv/, yaml/ and sim/ (organization state,
+// demo credentials), plus the OpenLDAP and Active Directory examples.
+//
+//go:embed csv yaml sim openldap activedirectory
+var FS embed.FS
