@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -17,7 +18,7 @@ var fixedAdminGroups = []string{umwire.GroupOrgAdmin, umwire.GroupDeploymentAdmi
 
 // build checks st and turns it into an indexed store. st is not kept.
 func build(st *State) (*store, problems) {
-	s := newStore()
+	s := newStore(len(st.Users))
 	var probs problems
 	if !orgIDPattern.MatchString(st.Org.ID) {
 		probs.add(fmt.Sprintf("%q is not an organization id (want <hex>@VendorOrg)", st.Org.ID), "org", "id")
@@ -29,10 +30,11 @@ func build(st *State) (*store, problems) {
 	buildProducts(s, st, &probs)
 	buildUserGroups(s, st, &probs)
 	buildAdminGroups(s, st, &probs)
+	groups := presizeMembers(s, st.Users)
 	for i := range st.Users {
 		if u := buildUser(s, &st.Users[i], &probs, "users", i); u != nil {
 			s.addUser(u)
-			addSeedGroups(s, u, st.Users[i].Groups, &probs, "users", i)
+			addSeedGroups(groups, u, st.Users[i].Groups, &probs, "users", i)
 		}
 	}
 	for i := range st.DirectoryUsers {
@@ -289,21 +291,48 @@ func (s *store) claimed(name string) *domain {
 func (s *store) newID() string {
 	for {
 		s.idSeq++
-		id := fmt.Sprintf("%024X@VendorID", s.idSeq)
+		hex := strings.ToUpper(strconv.FormatUint(s.idSeq, 16))
+		id := strings.Repeat("0", max(0, 24-len(hex))) + hex + "@VendorID"
 		if s.byID[id] == nil {
 			return id
 		}
 	}
 }
 
-func addSeedGroups(s *store, u *user, names []string, probs *problems, list string, i int) {
+// presizeMembers counts the seeded memberships of every group and sizes
+// its member set; it returns the groups by the exact names the seed uses,
+// which spares a lower-casing per membership.
+func presizeMembers(s *store, users []User) map[string]*group {
+	count := map[string]int{}
+	for i := range users {
+		for _, name := range users[i].Groups {
+			count[name]++
+		}
+	}
+	byName := make(map[string]*group, len(count))
+	for name, n := range count {
+		if g := s.group(name); g != nil {
+			byName[name] = g
+			if len(g.members) == 0 {
+				g.members = make(map[*user]struct{}, n)
+			}
+		}
+	}
+	return byName
+}
+
+func addSeedGroups(groups map[string]*group, u *user, names []string, probs *problems, list string, i int) {
+	u.groups = make([]*group, 0, len(names))
 	for j, name := range names {
-		g := s.group(name)
+		g := groups[name]
 		if g == nil {
 			probs.add(fmt.Sprintf("no group, profile or admin group %q", name), list, i, "groups", j)
 			continue
 		}
-		s.addMember(u, g)
+		if _, ok := g.members[u]; !ok {
+			g.members[u] = struct{}{}
+			u.groups = append(u.groups, g)
+		}
 	}
 }
 

@@ -146,14 +146,16 @@ type listCache struct {
 	byDomain map[string][]*user
 }
 
-func newStore() *store {
+// newStore makes an empty store sized for about users users.
+func newStore(users int) *store {
 	return &store{
 		domains:    map[string]*domain{},
 		groups:     map[string]*group{},
-		byEmail:    map[string]*user{},
+		byEmail:    make(map[string]*user, users),
 		byVendor:   map[string]*user{},
 		byUsername: map[string]*user{},
-		byID:       map[string]*user{},
+		byID:       make(map[string]*user, users),
+		users:      make([]*user, 0, users),
 		detached:   map[string]*user{},
 		invites:    map[string]*invite{},
 		gen:        1,
