@@ -15,10 +15,10 @@ import (
 )
 
 // connect tries each server URL in turn and returns the first connection
-// that is up, upgraded to TLS when asked and bound. A refused or timed-out
-// server moves on to the next URL; a failed bind (wrong password) or TLS
-// verification failure stops at once, since another replica would answer
-// the same.
+// that is up, upgraded to TLS when asked and bound. A server that cannot
+// be reached (refused, timed out, failed ldaps:// handshake) moves on to
+// the next URL; a failed StartTLS or bind (wrong password) stops at once,
+// since another replica would answer the same.
 func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 	password, err := s.loadPassword()
 	if err != nil {

@@ -208,9 +208,9 @@ func TestOpenLDAPBindAndOutage(t *testing.T) {
 			t.Fatalf("err = %v; want invalid credentials without the password", err)
 		}
 	})
-	t.Run("anonymous", func(t *testing.T) {
+	t.Run("anonymous, flavor detected", func(t *testing.T) {
 		cfg := readerConfig(t, srv.URL)
-		cfg.BindDN, cfg.Password = "", secret.Ref{}
+		cfg.BindDN, cfg.Password, cfg.Flavor = "", secret.Ref{}, ""
 		res, err := read(t, cfg, m, nil)
 		if err != nil || len(res.Users) != nUsers {
 			t.Fatalf("anonymous read: %v, err %v", res, err)
