@@ -3,6 +3,7 @@ package ldap_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,33 @@ groups: {membership: [member, primaryGroup], nested: false}
 	if c.ConnectTimeout != 5*time.Second || c.SearchTimeout != time.Minute || len(c.URLs) != 2 || c.Password.Env != "LDAP_PASSWORD" ||
 		c.TLS.ServerName != "corp.example" || c.Users.Username != "{sAMAccountName}" || c.Groups.Nested == nil || *c.Groups.Nested {
 		t.Fatalf("decoded %+v", c)
+	}
+}
+
+// TestTimeouts uses a server that accepts connections and never answers:
+// the bind must give up after connectTimeout.
+func TestTimeouts(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	src, err := ldap.Open("s", ldap.Config{URL: "ldap://" + l.Addr().String(), ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = src.Read(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "timeout") || time.Since(start) > 5*time.Second {
+		t.Fatalf("Read = %v after %v; want a timeout after about 200ms", err, time.Since(start))
 	}
 }

@@ -224,6 +224,20 @@ func TestOpenLDAPBindAndOutage(t *testing.T) {
 			t.Fatalf("failover read: %v users, err %v", res, err)
 		}
 	})
+	t.Run("no user entries", func(t *testing.T) {
+		cfg := readerConfig(t, srv.URL)
+		cfg.Users.BaseDN = groupsB
+		if _, err := read(t, cfg, m, nil); err == nil || !strings.Contains(err.Error(), "no entry matches") {
+			t.Fatalf("err = %v; want an error for an empty user search", err)
+		}
+	})
+	t.Run("base DN does not exist", func(t *testing.T) {
+		cfg := readerConfig(t, srv.URL)
+		cfg.Users.BaseDN = "ou=nobody," + slapdtest.Suffix
+		if _, err := read(t, cfg, m, nil); err == nil || !strings.Contains(err.Error(), "No Such Object") {
+			t.Fatalf("err = %v; want noSuchObject", err)
+		}
+	})
 	t.Run("server stopped", func(t *testing.T) {
 		cfg := readerConfig(t, srv.URL)
 		srv.Stop()

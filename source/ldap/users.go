@@ -116,11 +116,14 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, []fieldProblem) {
 }
 
 // readUsers reads every user, builds it, attaches its target groups and
-// collects the problems of bad entries, which are skipped.
+// collects the problems of bad entries, which are skipped. A search that
+// finds no entry at all is an error.
 func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *memberships) (*source.Result, error) {
 	res := &source.Result{}
 	seen := map[string]string{} // user key -> DN of the entry that gave it
+	entries := 0
 	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
+		entries++
 		u, probs := s.fields.user(e)
 		if len(probs) == 0 {
 			if first, dup := seen[u.Key()]; dup {
@@ -139,6 +142,12 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 	})
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
+	}
+	if entries == 0 {
+		// An empty answer is far likelier a wrong base DN or filter than
+		// a company without staff; treating it as "nobody" would remove
+		// every user.
+		return nil, fmt.Errorf("users: no entry matches %s under %q: check users.baseDN and users.filter", p.users.filter, p.users.base)
 	}
 	return res, nil
 }
