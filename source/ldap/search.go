@@ -42,16 +42,17 @@ func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry))
 			return err
 		}
 		controls, err := s.conn.search(q, s.timeLimit, []ldap3.Control{paging}, each)
+		var cookie []byte
 		if err == nil {
-			var cookie []byte
-			if cookie, err = pagingCookie(controls); err == nil && len(cookie) == 0 {
-				return nil
-			}
-			paging.SetCookie(bytes.Clone(cookie)) // cookie points into the connection's read buffer
+			cookie, err = pagingCookie(controls)
 		}
 		if err != nil {
 			return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
 		}
+		if len(cookie) == 0 {
+			return nil
+		}
+		paging.SetCookie(bytes.Clone(cookie)) // cookie points into the connection's read buffer
 	}
 }
 
