@@ -27,6 +27,7 @@ const (
 	DefaultRefreshMargin = 5 * time.Minute
 	DefaultJWTLifetime   = 10 * time.Minute
 	DefaultScope         = "openid,VendorID,user_management_sdk"
+	DefaultReadAhead     = 2
 )
 
 // Config configures a Client. Its plain fields map one to one to YAML; the
@@ -81,6 +82,12 @@ type Config struct {
 	// server window; default 0.03. A negative value means no margin.
 	RateMargin float64 `yaml:"rateMargin,omitempty" json:"rateMargin,omitempty"`
 
+	// ReadAhead is the number of listing pages requested ahead of the one
+	// being handed over (they still wait on the rate limiters), so that
+	// slow answers do not leave the limit unused; default 2. A negative
+	// value reads one page at a time.
+	ReadAhead int `yaml:"readAhead,omitempty" json:"readAhead,omitempty"`
+
 	// MaxRetries bounds the retries of one request; default 8. A negative
 	// value means no retries.
 	MaxRetries int `yaml:"maxRetries,omitempty" json:"maxRetries,omitempty"`
@@ -128,11 +135,13 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.LimitWindow, DefaultLimitWindow)
 	setDefault(&c.RateMargin, DefaultRateMargin)
 	setDefault(&c.MaxRetries, DefaultMaxRetries)
+	setDefault(&c.ReadAhead, DefaultReadAhead)
 	setDefault(&c.RetryWaitMin, DefaultRetryWaitMin)
 	setDefault(&c.RetryWaitMax, DefaultRetryWaitMax)
 	setDefault(&c.TokenRefreshMargin, DefaultRefreshMargin)
 	c.RateMargin = max(c.RateMargin, 0)
 	c.MaxRetries = max(c.MaxRetries, 0)
+	c.ReadAhead = max(c.ReadAhead, 0)
 	return c
 }
 

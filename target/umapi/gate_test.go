@@ -24,12 +24,17 @@ import (
 // (real token endpoints, authentication, sliding-window rate limits) in
 // front of a minimal API handler, over loopback HTTP.
 
+// creds are a served integration: what a client configuration needs.
+type creds struct {
+	srv *httptest.Server
+	in  gate.Integration
+	key *rsa.PrivateKey
+}
+
 // gateEnv is a gate with one integration, served over loopback.
 type gateEnv struct {
-	srv  *httptest.Server
+	creds
 	gate *gate.Gate
-	in   gate.Integration
-	key  *rsa.PrivateKey
 }
 
 // testIntegration makes the RSA key pair once per test binary: generating
@@ -47,13 +52,13 @@ func newGateEnv(t testing.TB, cfg gate.Config, api http.Handler) *gateEnv {
 	}
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
-	return &gateEnv{srv: srv, gate: g, in: in, key: key}
+	return &gateEnv{creds: creds{srv: srv, in: in, key: key}, gate: g}
 }
 
 // config returns a client configuration for the env's integration with
 // the given method (AuthJWT or AuthOAuth), retrying fast, with limits far
 // above the gate's (which has none unless a test sets them).
-func (e *gateEnv) config(method string) Config {
+func (e *creds) config(method string) Config {
 	cfg := Config{
 		BaseURL: e.srv.URL, AuthBaseURL: e.srv.URL, OrgID: fakeOrg, AuthMethod: method,
 		ClientID: e.in.ClientID, ClientSecret: e.in.ClientSecret,
@@ -213,7 +218,10 @@ func TestTokenExpiryMidRun(t *testing.T) {
 			}
 			// OAuth: a JWT signed on the client's own clock would be expired
 			// for the gate's advanced one.
-			c := mustClient(t, e.config(AuthOAuth), opts...)
+			// One page at a time, so that the clock moves between requests.
+			cfg := e.config(AuthOAuth)
+			cfg.ReadAhead = -1
+			c := mustClient(t, cfg, opts...)
 			n := 0
 			for p, err := range c.OrgUsers(context.Background(), OrgUsersOptions{}) {
 				if err != nil {

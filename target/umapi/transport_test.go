@@ -279,3 +279,52 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("unreadable Retry-After = %s, want 0", d)
 	}
 }
+
+// Pages read ahead come out in order, with at most ReadAhead requests
+// beyond the page being handed over, and breaking out stops the reading.
+func TestReadAhead(t *testing.T) {
+	const pages, ahead = 30, 3
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		mu.Unlock()
+		p := pathPage(r)
+		time.Sleep(time.Duration(p*7%5) * time.Millisecond) // answers overtake each other
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		pageOf(w, p, pages, p == pages-1, user("u"+strconv.Itoa(p)))
+	})
+	c := f.client(t, func(cfg *Config) { cfg.ReadAhead = ahead })
+	var got []int
+	for p, err := range c.OrgUsers(context.Background(), OrgUsersOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.Page)
+		if p.Users[0].ID != "u"+strconv.Itoa(p.Page) {
+			t.Fatalf("page %d holds %s", p.Page, p.Users[0].ID)
+		}
+	}
+	for i, p := range got {
+		if p != i {
+			t.Fatalf("pages out of order: %v", got)
+		}
+	}
+	if len(got) != pages || f.count() != pages || peak > ahead {
+		t.Errorf("%d pages, %d requests, peak %d in flight; want %d, %d, <= %d", len(got), f.count(), peak, pages, pages, ahead)
+	}
+	before := f.count()
+	for p, err := range c.OrgUsers(context.Background(), OrgUsersOptions{}) {
+		if err != nil || p.Page == 4 {
+			break
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // let cancelled requests land
+	if n := f.count() - before; n > 5+ahead {
+		t.Errorf("breaking after page 4 sent %d requests, want at most %d", n, 5+ahead)
+	}
+}

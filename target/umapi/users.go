@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"go.uber.org/zap"
-
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -83,11 +81,14 @@ func (c *Client) OrgUsersPage(ctx context.Context, page int, o OrgUsersOptions) 
 	})
 }
 
-// OrgUsers streams the organization's users page by page (endpoint 1).
-// Only the page being handed over is held; stop early by breaking out of
-// the loop. An error ends the sequence.
+// OrgUsers streams the organization's users page by page (endpoint 1), in
+// page order. Once page 0 has given X-Page-Count, up to Config.ReadAhead
+// pages are requested ahead (still paced by the rate limiters), so a slow
+// answer does not leave the rate limit unused; at most ReadAhead+1 pages
+// are held at once, never the whole organization. Stop early by breaking
+// out of the loop. An error ends the sequence.
 func (c *Client) OrgUsers(ctx context.Context, o OrgUsersOptions) iter.Seq2[*UsersPage, error] {
-	return c.pages(func(page int) (*UsersPage, error) { return c.OrgUsersPage(ctx, page, o) })
+	return c.pages(ctx, func(ctx context.Context, page int) (*UsersPage, error) { return c.OrgUsersPage(ctx, page, o) })
 }
 
 // GroupUsersPage reads one page of the members of a user group, product
@@ -103,7 +104,9 @@ func (c *Client) GroupUsersPage(ctx context.Context, group string, page int, o G
 
 // GroupUsers streams the members of a group page by page (endpoint 2).
 func (c *Client) GroupUsers(ctx context.Context, group string, o GroupUsersOptions) iter.Seq2[*UsersPage, error] {
-	return c.pages(func(page int) (*UsersPage, error) { return c.GroupUsersPage(ctx, group, page, o) })
+	return c.pages(ctx, func(ctx context.Context, page int) (*UsersPage, error) {
+		return c.GroupUsersPage(ctx, group, page, o)
+	})
 }
 
 // AllUsersPage reads one page of the deprecated all-users endpoint
@@ -117,7 +120,7 @@ func (c *Client) AllUsersPage(ctx context.Context, page int) (*UsersPage, error)
 
 // AllUsers streams the deprecated all-users endpoint page by page.
 func (c *Client) AllUsers(ctx context.Context) iter.Seq2[*UsersPage, error] {
-	return c.pages(func(page int) (*UsersPage, error) { return c.AllUsersPage(ctx, page) })
+	return c.pages(ctx, func(ctx context.Context, page int) (*UsersPage, error) { return c.AllUsersPage(ctx, page) })
 }
 
 // usersPage sends a listing request and decodes the page as it streams in.
@@ -152,59 +155,4 @@ func headerInt(h http.Header, name string) int {
 		return -1
 	}
 	return n
-}
-
-// pages turns a page reader into a sequence. It stops after the page that
-// says lastPage, after page X-Page-Count-1, and, without handing it over,
-// at a page the service already answered: one whose X-Current-Page is
-// below the index asked for or equal to the previous page's, or (without
-// that header) whose first user is the previous page's first user. A
-// server that keeps answering its last page therefore cannot make the
-// listing loop.
-func (c *Client) pages(read func(page int) (*UsersPage, error)) iter.Seq2[*UsersPage, error] {
-	return func(yield func(*UsersPage, error) bool) {
-		var prev pageMark
-		for page := 0; ; page++ {
-			p, err := read(page)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			mark := markOf(p)
-			if page > 0 && mark.repeats(prev) {
-				c.stats.pageRepeated()
-				c.log.Warn("umapi: the service answered a page already read; listing ends here",
-					zap.Int("page", page), zap.Int("currentPage", p.CurrentPage),
-					zap.Int("pageCount", p.PageCount), zap.String("requestID", p.RequestID))
-				return
-			}
-			if !yield(p, nil) || p.LastPage || (p.PageCount >= 0 && page+1 >= p.PageCount) {
-				return
-			}
-			prev = mark
-		}
-	}
-}
-
-// pageMark is what pages remembers of the previous page.
-type pageMark struct {
-	asked, current int
-	firstID        string
-	size           int
-}
-
-func markOf(p *UsersPage) pageMark {
-	m := pageMark{asked: p.Page, current: p.CurrentPage, size: len(p.Users)}
-	if len(p.Users) > 0 {
-		m.firstID = p.Users[0].ID + "\x00" + p.Users[0].Email
-	}
-	return m
-}
-
-// repeats reports whether m (the page just read) is a page already read.
-func (m pageMark) repeats(prev pageMark) bool {
-	if m.current >= 0 {
-		return m.current < m.asked || (prev.current >= 0 && m.current == prev.current)
-	}
-	return m.size > 0 && m.size == prev.size && m.firstID == prev.firstID
 }

@@ -1,0 +1,141 @@
+package umapi
+
+import (
+	"context"
+	"iter"
+
+	"go.uber.org/zap"
+)
+
+// pageReader reads one page of a listing.
+type pageReader func(ctx context.Context, page int) (*UsersPage, error)
+
+// pages turns a page reader into a sequence. It reads page 0, then the
+// following pages in order (ahead, when page 0 gave X-Page-Count and
+// ReadAhead > 0). It stops after the page that says lastPage, after page
+// X-Page-Count-1, and, without handing it over, at a page the service
+// already answered: one whose X-Current-Page is below the index asked for
+// or equal to the previous page's, or (without that header) whose first
+// user is the previous page's first user. A server that keeps answering its
+// last page therefore cannot make the listing loop.
+func (c *Client) pages(ctx context.Context, read pageReader) iter.Seq2[*UsersPage, error] {
+	return func(yield func(*UsersPage, error) bool) {
+		first, err := read(ctx, 0)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		next := func(page int) (*UsersPage, error) { return read(ctx, page) }
+		if c.cfg.ReadAhead > 0 && first.PageCount > 1 && !first.LastPage {
+			ra := startReadAhead(ctx, read, first.PageCount, c.cfg.ReadAhead)
+			defer ra.stop()
+			next = ra.next
+		}
+		c.walk(first, next, yield)
+	}
+}
+
+// walk hands over first and the pages next returns, in order, until one of
+// the stop conditions of pages.
+func (c *Client) walk(first *UsersPage, next func(page int) (*UsersPage, error), yield func(*UsersPage, error) bool) {
+	var prev pageMark
+	p := first
+	for page := 0; ; page++ {
+		if page > 0 {
+			var err error
+			if p, err = next(page); err != nil {
+				yield(nil, err)
+				return
+			}
+			if markOf(p).repeats(prev) {
+				c.stats.pageRepeated()
+				c.log.Warn("umapi: the service answered a page already read; listing ends here",
+					zap.Int("page", page), zap.Int("currentPage", p.CurrentPage),
+					zap.Int("pageCount", p.PageCount), zap.String("requestID", p.RequestID))
+				return
+			}
+		}
+		if !yield(p, nil) || p.LastPage || (p.PageCount >= 0 && page+1 >= p.PageCount) {
+			return
+		}
+		prev = markOf(p)
+	}
+}
+
+// pageMark is what walk remembers of the previous page.
+type pageMark struct {
+	asked, current int
+	firstID        string
+	size           int
+}
+
+func markOf(p *UsersPage) pageMark {
+	m := pageMark{asked: p.Page, current: p.CurrentPage, size: len(p.Users)}
+	if len(p.Users) > 0 {
+		m.firstID = p.Users[0].ID + "\x00" + p.Users[0].Email
+	}
+	return m
+}
+
+// repeats reports whether m (the page just read) is a page already read.
+func (m pageMark) repeats(prev pageMark) bool {
+	if m.current >= 0 {
+		return m.current < m.asked || (prev.current >= 0 && m.current == prev.current)
+	}
+	return m.size > 0 && m.size == prev.size && m.firstID == prev.firstID
+}
+
+// readAhead fetches pages 1..count-1 with at most depth of them requested
+// or decoded and not yet handed over.
+type readAhead struct {
+	ctx     context.Context
+	read    pageReader
+	cancel  context.CancelFunc
+	slots   chan struct{}
+	results []chan pageResult
+}
+
+type pageResult struct {
+	page *UsersPage
+	err  error
+}
+
+func startReadAhead(ctx context.Context, read pageReader, count, depth int) *readAhead {
+	ctx, cancel := context.WithCancel(ctx)
+	ra := &readAhead{ctx: ctx, read: read, cancel: cancel, slots: make(chan struct{}, depth), results: make([]chan pageResult, count)}
+	for i := range ra.results {
+		ra.results[i] = make(chan pageResult, 1)
+	}
+	go func() {
+		for page := 1; page < count; page++ {
+			select {
+			case ra.slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				p, err := read(ctx, page)
+				ra.results[page] <- pageResult{p, err}
+			}()
+		}
+	}()
+	return ra
+}
+
+// next waits for a page and frees its slot. A page beyond the count page 0
+// gave (the organization grew meanwhile) is read directly.
+func (ra *readAhead) next(page int) (*UsersPage, error) {
+	if page >= len(ra.results) {
+		return ra.read(ra.ctx, page)
+	}
+	select {
+	case r := <-ra.results[page]:
+		<-ra.slots
+		return r.page, r.err
+	case <-ra.ctx.Done():
+		return nil, ra.ctx.Err()
+	}
+}
+
+// stop cancels the requests still under way.
+func (ra *readAhead) stop() { ra.cancel() }
