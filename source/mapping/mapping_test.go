@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/orgsync/orgsync/source"
 )
 
@@ -185,4 +187,19 @@ func FuzzMapGroup(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRuleYAML checks the YAML keys of Rule, as the configuration loader
+// decodes them (unknown keys rejected).
+func TestRuleYAML(t *testing.T) {
+	dec := yaml.NewDecoder(strings.NewReader("- directory: eng\n  targets: [E]\n- pattern: \"cn=(.*)\"\n  targets: [\"$1\"]\n"))
+	dec.KnownFields(true)
+	var rules []Rule
+	if err := dec.Decode(&rules); err != nil {
+		t.Fatal(err)
+	}
+	want := []Rule{{Directory: "eng", Targets: []string{"E"}}, {Pattern: "cn=(.*)", Targets: []string{"$1"}}}
+	if !reflect.DeepEqual(rules, want) {
+		t.Fatalf("decoded %+v, want %+v", rules, want)
+	}
 }
