@@ -227,10 +227,18 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, umwire.InviteStatus{Status: umwire.ResultSuccess})
 	case len(seg) == 1 && seg[0] == "state" && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, s.Snapshot())
+		writeJSON(w, http.StatusOK, redacted(s.Snapshot()))
 	default:
 		writeError(w, r, http.StatusNotFound, umwire.ResultError, "no such simulator endpoint (POST /_sim/invites/{email}/accept, GET /_sim/state)")
 	}
+}
+
+// redacted blanks the integrations' secrets of a state shown over HTTP.
+func redacted(st *State) *State {
+	for i := range st.Integrations {
+		st.Integrations[i].ClientSecret = "[redacted]"
+	}
+	return st
 }
 
 // listProducts is endpoint 6 (deprecated): page is the 0-based start entry.

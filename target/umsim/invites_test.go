@@ -3,6 +3,7 @@ package umsim
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,7 +177,10 @@ func TestGateInFront(t *testing.T) {
 	}
 	// The admin endpoints are served without authentication.
 	f.token = ""
-	if r := f.do("GET", "/_sim/state", ""); r.status != http.StatusOK {
-		t.Errorf("/_sim/state: %d", r.status)
+	r := f.do("GET", "/_sim/state", "")
+	var state State
+	r.decode(t, &state)
+	if r.status != http.StatusOK || len(state.Users) != 6 || strings.Contains(string(r.body), "sim-secret") {
+		t.Errorf("/_sim/state: %d %s", r.status, r.body)
 	}
 }

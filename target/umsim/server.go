@@ -168,7 +168,7 @@ type route struct {
 func (s *Server) route(seg []string) (route, bool) {
 	n := len(seg)
 	switch {
-	case n == 3 && seg[0] == "users":
+	case (n == 3 || n == 4 && seg[3] == "") && seg[0] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listOrgUsers(w, r, seg[2]) }}, true
 	case n == 4 && seg[0] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listGroupUsers(w, r, seg[2], seg[3]) }}, true
