@@ -23,10 +23,9 @@ import (
 
 // Paths of Debian's OpenLDAP packages.
 const (
-	SlapdPath  = "/usr/sbin/slapd"
-	SlapaddBin = "/usr/sbin/slapadd"
-	SchemaDir  = "/etc/ldap/schema"
-	ModuleDir  = "/usr/lib/ldap"
+	SlapdPath = "/usr/sbin/slapd"
+	SchemaDir = "/etc/ldap/schema"
+	ModuleDir = "/usr/lib/ldap"
 )
 
 // Fixed identities of every test server.
@@ -75,7 +74,8 @@ func Start(t testing.TB, opt Options) *Server {
 	must(t, os.WriteFile(conf, []byte(s.config(opt)), 0o600))
 	ldif := filepath.Join(s.dir, "fixture.ldif")
 	must(t, os.WriteFile(ldif, []byte(baseLDIF+"\n"+opt.LDIF), 0o600))
-	if out, err := exec.Command(SlapaddBin, "-q", "-f", conf, "-l", ldif).CombinedOutput(); err != nil {
+	slapd, slapadd := privateCopy(t, s.dir)
+	if out, err := exec.Command(slapadd, "-q", "-f", conf, "-l", ldif).CombinedOutput(); err != nil {
 		t.Fatalf("slapadd: %v\n%s", err, out)
 	}
 	s.URL = "ldap://127.0.0.1:" + freePort(t)
@@ -84,7 +84,7 @@ func Start(t testing.TB, opt Options) *Server {
 		s.LDAPSURL = "ldaps://127.0.0.1:" + freePort(t)
 		listen += " " + s.LDAPSURL + "/"
 	}
-	s.cmd = exec.Command(SlapdPath, "-f", conf, "-h", listen, "-d", "0")
+	s.cmd = exec.Command(slapd, "-f", conf, "-h", listen, "-d", "0")
 	var logs strings.Builder
 	s.cmd.Stdout, s.cmd.Stderr = &logs, &logs
 	must(t, s.cmd.Start())
@@ -94,6 +94,20 @@ func Start(t testing.TB, opt Options) *Server {
 		t.Fatalf("slapd did not start: %v\n%s", err, logs.String())
 	}
 	return s
+}
+
+// privateCopy copies slapd into dir and links slapadd to it (slapd acts as
+// slapadd when called by that name). Ubuntu's AppArmor profile for
+// /usr/sbin/slapd forbids reading a temporary directory; a copy elsewhere
+// is not confined.
+func privateCopy(t testing.TB, dir string) (slapd, slapadd string) {
+	t.Helper()
+	bin, err := os.ReadFile(SlapdPath)
+	must(t, err)
+	slapd, slapadd = filepath.Join(dir, "slapd"), filepath.Join(dir, "slapadd")
+	must(t, os.WriteFile(slapd, bin, 0o700))
+	must(t, os.Symlink("slapd", slapadd))
+	return slapd, slapadd
 }
 
 // Stop stops the server and waits for it to exit; stopping twice is fine.
