@@ -220,7 +220,7 @@ func (s *Source) rows(ctx context.Context, r *csv.Reader, cols columns, b *userr
 		}
 		line, _ := r.FieldPos(0)
 		if len(row) != cols.width {
-			b.Skip(line, "", fmt.Sprintf("has %d fields but the header has %d: quote fields that contain the delimiter %q", len(row), cols.width, r.Comma))
+			b.Skip(line, fmt.Sprintf("has %d fields but the header has %d: quote fields that contain the delimiter %q", len(row), cols.width, r.Comma))
 			continue
 		}
 		rec.Line = line

@@ -130,7 +130,7 @@ func (f *fileReader) readUsers(users *yaml.Node) {
 	for _, n := range users.Content {
 		n = resolve(n)
 		if n.Kind != yaml.MappingNode {
-			f.b.Skip(n.Line, "", fmt.Sprintf("a user must be a mapping of fields (email: …, firstname: …), not %s", kind(n)))
+			f.b.Skip(n.Line, fmt.Sprintf("a user must be a mapping of fields (email: …, firstname: …), not %s", kind(n)))
 			continue
 		}
 		f.records = append(f.records, record(n))

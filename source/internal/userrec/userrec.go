@@ -39,7 +39,7 @@ func DefaultNames() [NumFields]string {
 // Record is one user record as read from a file.
 type Record struct {
 	Line   int               // line where the record starts (1-based)
-	Values [NumFields]string // raw values; Values[Groups] is not used
+	Values [NumFields]string // raw values; the Builder uses Groups, not Values[Groups]
 	Lines  [NumFields]int    // line of each value when it differs from Line (0: Line)
 	Groups []string          // directory group names
 	Extra  []Issue           // problems the reader found in the record (unknown keys, ...)
@@ -101,9 +101,9 @@ func (b *Builder) Reserve(n int) {
 
 // Skip counts a record that the reader could not turn into a Record and
 // reports why.
-func (b *Builder) Skip(line int, field, reason string) {
+func (b *Builder) Skip(line int, reason string) {
 	b.records++
-	b.report(line, "", field, reason)
+	b.report(line, "", "", reason)
 }
 
 // Report adds a problem that is not about one record (for example a group
