@@ -135,7 +135,7 @@ func (s *Source) Name() string { return s.name }
 func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 	f, err := os.Open(s.cfg.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
+		return nil, fmt.Errorf("cannot read the CSV file: %w", err)
 	}
 	defer f.Close()
 	size := int64(0)

@@ -61,7 +61,7 @@ func (s *Source) Name() string { return s.name }
 func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 	data, err := os.ReadFile(s.cfg.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.name, err)
+		return nil, fmt.Errorf("cannot read the YAML file: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
