@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+func TestConfigErrorsCarryLines(t *testing.T) {
+	dir := exampleDir(t)
+	bad := filepath.Join(dir, "csv", "bad.yaml")
+	text := `target:
+  orgId: 1234ABCD@VendorOrg
+  baseURL: http://127.0.0.1:1
+  auth:
+    clientId: orgsync-demo
+    clientSecret: {file: ../sim/demo-client-secret}
+    technicalAccountId: demo-tech@techacct.example.com
+    privateKey: {file: ../sim/demo-private-key.pem}
+    colour: blue
+sources:
+  - csv: {path: users.csv}
+  - ldap:
+      url: ldap://127.0.0.1:1
+      users: {filter: "(uid=*)"}
+schedule: {cron: "*/5 * * * *"}
+`
+	if err := os.WriteFile(bad, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate"} {
+		r := runBinary(t, nil, cmd, "--config", bad)
+		if r.code != exitError {
+			t.Errorf("%s: exit %d, want %d", cmd, r.code, exitError)
+		}
+		for _, want := range []string{
+			"target.auth.colour (line 9): unknown key",
+			"sources[1].ldap.users.baseDN (line 14): required",
+			"schedule.cron (line 15): runs every 5m0s",
+		} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", cmd, want, r.stderr)
+			}
+		}
+	}
+}
+
+func TestValidateReadsSourcesAndChecksTarget(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	for _, example := range []string{"csv", "yaml"} {
+		cfg := configFor(t, dir, example, s.url)
+		r := runBinary(t, nil, "validate", "--config", cfg, "--check-target")
+		if r.code != exitOK || !strings.Contains(r.stdout, "6 desired user(s) from 1 source(s); 0 problem(s)") ||
+			!strings.Contains(r.stdout, "target: signed in") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", example, r.code, r.stdout, r.stderr)
+		}
+	}
+	// A bad row is reported with its file and line, and fails validate.
+	csv := filepath.Join(dir, "csv", "users.csv")
+	f, err := os.OpenFile(csv, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("Zed,Zero,not-an-email,US,eng\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := runBinary(t, nil, "validate", "--config", configFor(t, dir, "csv", s.url))
+	if r.code != exitError || !strings.Contains(r.stdout, "users.csv:8") {
+		t.Errorf("bad row: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestAdminCommands(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"users", "list"}, []string{"alice@example.com", "mallory@example.com", "Old-Name"}},
+		{[]string{"users", "list", "--group", "Design"}, []string{"bob@example.com", "carol@example.com"}},
+		{[]string{"users", "get", "--domain", "example.com", "ALICE@example.com"}, []string{"alice@example.com", "Anders"}},
+		{[]string{"products", "--output", "json"}, []string{`"name": "Creative Cloud"`, `"code": "AC"`}},
+		{[]string{"invites", "list"}, []string{"EMAIL"}},
+	}
+	for _, tt := range tests {
+		args := append([]string{tt.args[0], "--config", cfg}, tt.args[1:]...)
+		if tt.args[0] == "users" || tt.args[0] == "invites" {
+			args = append([]string{tt.args[0], tt.args[1], "--config", cfg}, tt.args[2:]...)
+		}
+		r := runBinary(t, nil, args...)
+		if r.code != exitOK {
+			t.Errorf("%v: exit %d: %s", tt.args, r.code, r.stderr)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, w, r.stdout)
+			}
+		}
+	}
+	if r := runBinary(t, nil, "users", "get", "--config", cfg, "nobody@example.com"); r.code != exitError {
+		t.Errorf("users get of an unknown user: exit %d", r.code)
+	}
+	if r := runBinary(t, nil, "version"); r.code != exitOK || !strings.HasPrefix(r.stdout, "orgsync ") {
+		t.Errorf("version: %+v", r)
+	}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/orgsync/orgsync/config"
+)
+
+// logFlags are the logging flags every command that logs has; they
+// override the configuration's logging section.
+type logFlags struct {
+	format string
+	level  string
+}
+
+func addLogFlags(fs *flag.FlagSet) *logFlags {
+	f := &logFlags{}
+	fs.StringVar(&f.format, "log-format", "", "log format: auto (console on a terminal, else JSON), console or json")
+	fs.StringVar(&f.level, "log-level", "", "log level: debug, info, warn or error")
+	return f
+}
+
+// logger builds the logger from the configuration's logging section (nil
+// for defaults) overridden by the flags.
+func (f *logFlags) logger(w io.Writer, cfg *config.Logging) (*zap.Logger, error) {
+	format, level := config.FormatAuto, "info"
+	if cfg != nil {
+		format, level = cfg.Format, cfg.Level
+	}
+	if f.format != "" {
+		format = f.format
+	}
+	if f.level != "" {
+		level = f.level
+	}
+	return newLogger(w, format, level)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// newLogger returns a zap logger writing to w: readable console lines, or
+// one JSON object a line.
+func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("log level: %w", err)
+	}
+	if format == config.FormatAuto {
+		format = config.FormatJSON
+		if isTerminal(w) {
+			format = config.FormatConsole
+		}
+	}
+	var enc zapcore.Encoder
+	switch format {
+	case config.FormatJSON:
+		ec := zap.NewProductionEncoderConfig()
+		ec.EncodeTime = zapcore.ISO8601TimeEncoder
+		enc = zapcore.NewJSONEncoder(ec)
+	case config.FormatConsole:
+		ec := zap.NewDevelopmentEncoderConfig()
+		ec.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
+		ec.EncodeCaller = nil
+		if isTerminal(w) {
+			ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
+		}
+		enc = zapcore.NewConsoleEncoder(ec)
+	default:
+		return nil, fmt.Errorf("log format %q: use auto, console or json", format)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), lvl)), nil
+}

@@ -1,0 +1,20 @@
+// Command orgsync keeps the users of an organization in the User Management
+// Service in step with the company directory: `orgsync plan` shows what
+// would change, `orgsync sync` applies it, `orgsync daemon` does so on a
+// schedule, and `orgsync sim` and `orgsync demo` run the built-in simulator
+// of the service. Run `orgsync help` for every command.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], stdio{out: os.Stdout, err: os.Stderr})
+	stop()
+	os.Exit(code)
+}

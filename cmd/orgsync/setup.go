@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/target/umapi"
+)
+
+// defaultConfigPath is used when neither --config nor ORGSYNC_CONFIG is set.
+const defaultConfigPath = "orgsync.yaml"
+
+// setupFlags are the flags of every command that reads the configuration.
+type setupFlags struct {
+	config string
+	log    *logFlags
+}
+
+func addSetupFlags(fs *flag.FlagSet) *setupFlags {
+	def := os.Getenv("ORGSYNC_CONFIG")
+	if def == "" {
+		def = defaultConfigPath
+	}
+	f := &setupFlags{log: addLogFlags(fs)}
+	fs.StringVar(&f.config, "config", def, "configuration file (default: $ORGSYNC_CONFIG, else orgsync.yaml)")
+	return f
+}
+
+// env is what a command that works on an organization starts with: its
+// configuration and logger.
+type env struct {
+	cfg *config.Config
+	log *zap.Logger
+	// interactive is set when the logs go to a terminal: long runs then
+	// show their progress.
+	interactive bool
+}
+
+// setup loads the configuration and builds the logger. Configuration
+// problems are printed to io.err, every one with its line; warnings are
+// logged.
+func (f *setupFlags) setup(io stdio) (*env, bool) {
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		var cerr *config.Error
+		if errors.As(err, &cerr) {
+			fmt.Fprintln(io.err, cerr.Error())
+		} else {
+			fmt.Fprintf(io.err, "orgsync: %v\n", err)
+		}
+		return nil, false
+	}
+	log, err := f.log.logger(io.err, &cfg.Logging)
+	if err != nil {
+		fmt.Fprintf(io.err, "orgsync: %v\n", err)
+		return nil, false
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
+	}
+	return &env{cfg: cfg, log: log, interactive: isTerminal(io.err)}, true
+}
+
+// client builds the service client of the configuration's target.
+func (e *env) client() (*umapi.Client, error) {
+	cc, err := e.cfg.Target.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	c, err := umapi.New(cc, umapi.WithLogger(e.log.Named("umapi")))
+	if err != nil {
+		return nil, fmt.Errorf("target: %w", err)
+	}
+	return c, nil
+}

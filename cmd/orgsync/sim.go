@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
+)
+
+// shutdownTimeout bounds an HTTP server's graceful shutdown.
+const shutdownTimeout = 10 * time.Second
+
+// simFlags are the simulator's options as flags.
+type simFlags struct {
+	opts umsim.Options
+}
+
+func addSimFlags(fs *flag.FlagSet) *simFlags {
+	f := &simFlags{}
+	o := &f.opts
+	fs.IntVar(&o.PageSize, "page-size", 0, "users per listing page (default 2000)")
+	fs.IntVar(&o.InvitePageSize, "invite-page-size", 0, "invites per call (default 200)")
+	fs.DurationVar(&o.InviteExpiry, "invite-expiry", 0, "invite expiry (default 720h)")
+	fs.DurationVar(&o.TokenLifetime, "token-lifetime", 0, "access token lifetime (default 24h)")
+	fs.IntVar(&o.Limits.Read, "read-limit", 25, "requests to endpoints 1-3 per access token per window (0: no limit)")
+	fs.IntVar(&o.Limits.App, "app-limit", 100, "requests per API key per window (0: no limit)")
+	fs.DurationVar(&o.Limits.Window, "window", time.Minute, "rate-limit window")
+	fs.Int64Var(&o.Faults.Seed, "seed", 1, "seed of the injected faults")
+	fs.Float64Var(&o.Faults.ErrorRate, "error-rate", 0, "fraction of requests answered 500/503")
+	fs.Float64Var(&o.Faults.AmbiguousRate, "ambiguous-rate", 0, "fraction of action requests applied but answered 500 or dropped")
+	fs.Float64Var(&o.Faults.DropRate, "drop-rate", 0, "fraction of requests whose connection is dropped")
+	fs.DurationVar(&o.Faults.Latency, "latency", 0, "latency added to every request")
+	return f
+}
+
+// runSim serves the simulator until SIGTERM or SIGINT, then saves the state
+// when asked.
+func runSim(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("orgsync sim", flag.ContinueOnError)
+	sf := addSimFlags(fs)
+	lf := addLogFlags(fs)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	statePath := fs.String("state", "", "organization state file (YAML or JSON), required")
+	save := fs.Bool("save", false, "save the state back to --state on shutdown")
+	if ok, code := parseFlags(fs, args, io, 0); !ok {
+		return code
+	}
+	log, err := lf.logger(io.err, nil)
+	if err != nil {
+		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
+		return exitError
+	}
+	if *statePath == "" {
+		fmt.Fprintln(io.err, "orgsync sim: --state is required (try examples/sim/org.yaml)")
+		return exitError
+	}
+	srv, err := newSimServer(*statePath, sf.opts)
+	if err != nil {
+		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
+		return exitError
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
+		return exitError
+	}
+	log.Info("simulator listening", zap.String("url", "http://"+ln.Addr().String()), zap.String("state", *statePath))
+	if err := serveUntilDone(ctx, ln, srv); err != nil {
+		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
+		return exitError
+	}
+	st := srv.Stats()
+	log.Info("simulator stopped", zap.Int("requests", totalRequests(st)), zap.Int("429s", st.TooManyRequests))
+	if *save {
+		if err := srv.SaveState(*statePath); err != nil {
+			fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
+			return exitError
+		}
+		log.Info("state saved", zap.String("state", *statePath))
+	}
+	return exitOK
+}
+
+func newSimServer(statePath string, opts umsim.Options) (*umsim.Server, error) {
+	st, err := umsim.LoadState(statePath)
+	if err != nil {
+		return nil, err
+	}
+	return umsim.New(st, opts)
+}
+
+// serveUntilDone serves h on ln until ctx ends, then shuts down gracefully,
+// letting requests in flight finish.
+func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func totalRequests(s gate.Stats) int {
+	n := 0
+	for _, byStatus := range s.Requests {
+		for _, c := range byStatus {
+			n += c
+		}
+	}
+	return n
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// desired is the merged desired state of all sources.
+type desired struct {
+	users    []reconcile.User
+	problems []source.Problem
+}
+
+// readSources reads every source of the configuration in order and merges
+// them. A source that fails as a whole fails the read: a run must never
+// treat a missing source as "nobody should have access".
+func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, error) {
+	srcs, err := e.cfg.OpenSources(m, e.log.Named("source"))
+	if err != nil {
+		return nil, err
+	}
+	results := make([]source.NamedResult, 0, len(srcs))
+	for _, s := range srcs {
+		r, err := s.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name(), err)
+		}
+		e.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)))
+		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
+	}
+	users, problems := source.Merge(results)
+	for _, p := range problems {
+		e.log.Warn("skipped: "+p.String(), zap.String("source", p.Source))
+	}
+	return &desired{users: users, problems: problems}, nil
+}
