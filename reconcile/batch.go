@@ -12,7 +12,7 @@ import (
 type Limits struct {
 	EntriesPerRequest   int // users or user groups per request (10)
 	MembershipsPerEntry int // adds, and removes, per user entry (10 each)
-	StepsPerEntry       int // steps per entry (10)
+	StepsPerEntry       int // steps per entry (10); at least 4, the most a user entry holds
 	UsersPerGroupStep   int // users per add or remove step of a user-group entry (10)
 }
 
@@ -73,7 +73,30 @@ type Request struct {
 // requests the limits allow (README, "The reconciler", describes how).
 // Invite changes are not action entries and are not in the result.
 func (p *Plan) Batches(l Limits) []Request {
+	var best []Request
+	late := []bool{false}
+	if slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Kind == KindCreateGroup }) {
+		late = append(late, true)
+	}
+	for _, lateGroups := range late {
+		for order := range 4 {
+			if reqs := p.pack(l, lateGroups, order); best == nil || len(reqs) < len(best) {
+				best = reqs
+			}
+		}
+	}
+	return best
+}
+
+// pack batches the plan with created groups early (their createUserGroup
+// entries first) or late (after the users they get, who then join them in
+// that entry), keeping the memberships of the least (order 0, 1) or most
+// (2, 3) demanded groups in user entries first, ties broken by name
+// ascending (0, 2) or descending (1, 3).
+func (p *Plan) pack(l Limits, lateGroups bool, order int) []Request {
 	b := newBatcher(p, l)
+	b.lateGroups = lateGroups
+	b.order0 = order
 	b.route()
 	b.build()
 	return b.schedule()
@@ -110,6 +133,10 @@ type batcher struct {
 	groups  map[string]*groupOps // lower-case name
 	order   []string             // group keys in first-seen order
 	cnt     map[string][2]int    // group key -> group-rooted adds, removes
+	// lateGroups sends every membership of a created group group-rooted,
+	// new users included, so the group's entry comes after their creates.
+	lateGroups bool
+	order0     int // which order route keeps movable memberships in (see pack)
 	entries []Entry
 	deps    [][]int // entry -> entries that must be in earlier requests
 }
@@ -206,12 +233,12 @@ func (b *batcher) split(w *work, demand map[string]int) {
 	fixR, movR := b.partition(w, w.removes, demand)
 	m := b.l.MembershipsPerEntry
 	w.n = max(w.base(), ceilDiv(len(fixA), m), ceilDiv(len(fixR), m))
-	w.adds, w.gadds = b.fill(fixA, movA, w.n*m, 0)
-	w.removes, w.gremoves = b.fill(fixR, movR, w.n*m, 1)
+	w.adds, w.gadds = b.fill(w, fixA, movA, w.n*m, 0)
+	w.removes, w.gremoves = b.fill(w, fixR, movR, w.n*m, 1)
 }
 
 // partition splits groups into the ones w must send itself and the
-// movable ones, least demanded first.
+// movable ones, in the order route keeps them.
 func (b *batcher) partition(w *work, groups []string, demand map[string]int) (fixed, movable []string) {
 	for _, g := range groups {
 		if b.movable(w, g) {
@@ -221,17 +248,27 @@ func (b *batcher) partition(w *work, groups []string, demand map[string]int) (fi
 		}
 	}
 	slices.SortStableFunc(movable, func(x, y string) int {
-		return cmp.Compare(demand[strings.ToLower(x)], demand[strings.ToLower(y)])
+		kx, ky := strings.ToLower(x), strings.ToLower(y)
+		c := cmp.Compare(demand[kx], demand[ky])
+		if c == 0 {
+			c = strings.Compare(kx, ky)
+			if b.order0%2 == 1 {
+				c = -c
+			}
+		} else if b.order0 >= 2 {
+			c = -c
+		}
+		return c
 	})
 	return fixed, movable
 }
 
 // fill keeps as many movable groups as room allows with the fixed ones and
 // returns the rest as group keys, counted in b.cnt[key][side].
-func (b *batcher) fill(fixed, movable []string, room, side int) (user, group []string) {
+func (b *batcher) fill(w *work, fixed, movable []string, room, side int) (user, group []string) {
 	user = fixed
 	for _, g := range movable {
-		if len(user) < room {
+		if len(user) < room && b.mayTakeBack(w, strings.ToLower(g)) {
 			user = append(user, g)
 			continue
 		}
@@ -242,6 +279,14 @@ func (b *batcher) fill(fixed, movable []string, room, side int) (user, group []s
 		b.cnt[k] = c
 	}
 	return user, group
+}
+
+// mayTakeBack reports whether w may send its membership of group key in
+// its own entries. An existing user's membership of a group the plan
+// creates stays group-rooted: it rides in the createUserGroup entry, where a
+// user entry would have to wait for a later request.
+func (b *batcher) mayTakeBack(w *work, key string) bool {
+	return !b.groups[key].created || (w.create != nil && !b.lateGroups)
 }
 
 // groupEntries is the number of entries group g needs for a adds and r
@@ -262,10 +307,11 @@ func (b *batcher) groupCost() int {
 	return total
 }
 
-// improve tries two moves and keeps each that lowers the number of
+// improve tries three moves and keeps each that lowers the number of
 // entries: taking all of one group's group-rooted memberships back into
-// their users' entries, and giving one user one more entry that takes
-// memberships back. It reports whether anything improved.
+// their users' entries, giving one user one more entry that takes
+// memberships back, and swapping a user-rooted membership for a
+// group-rooted one. It reports whether anything improved.
 func (b *batcher) improve() bool {
 	improved := false
 	keys := slices.Clone(b.order)
@@ -291,7 +337,40 @@ func (b *batcher) improve() bool {
 			improved = true
 		}
 	}
+	for _, w := range b.users {
+		if b.swap(w, w.adds, w.gadds, 0) || b.swap(w, w.removes, w.gremoves, 1) {
+			improved = true
+		}
+	}
 	return improved
+}
+
+// swap exchanges one of w's user-rooted memberships of a user group with
+// one of its group-rooted memberships (same side) when that lowers the
+// group entries, e.g. to empty a group that only w still needs. It
+// reports whether it swapped.
+func (b *batcher) swap(w *work, user, group []string, side int) bool {
+	for i, name := range user {
+		a := strings.ToLower(name)
+		if !b.movable(w, name) || !b.mayTakeBack(w, a) {
+			continue
+		}
+		for j, k := range group {
+			if k == a {
+				continue
+			}
+			ca, ck := b.cnt[a], b.cnt[k]
+			before := b.groupEntries(a, ca) + b.groupEntries(k, ck)
+			ca[side]++
+			ck[side]--
+			if b.groupEntries(a, ca)+b.groupEntries(k, ck) < before {
+				b.cnt[a], b.cnt[k] = ca, ck
+				user[i], group[j] = b.groups[k].name, a
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // try takes the memberships of group key (none when "") of the users ws
@@ -331,24 +410,24 @@ func (b *batcher) try(ws []*work, key string, n int) bool {
 // memberships, those of the smallest groups first.
 func (b *batcher) takeBack(w *work, key string, n int) {
 	m := b.l.MembershipsPerEntry
-	w.adds, w.gadds = b.moveKey(w.adds, w.gadds, key, 0)
-	w.removes, w.gremoves = b.moveKey(w.removes, w.gremoves, key, 1)
+	w.adds, w.gadds = b.moveKey(w, w.adds, w.gadds, key, 0)
+	w.removes, w.gremoves = b.moveKey(w, w.removes, w.gremoves, key, 1)
 	w.n = max(w.n, n, ceilDiv(len(w.adds), m), ceilDiv(len(w.removes), m))
-	w.adds, w.gadds = b.absorb(w.adds, w.gadds, w.n*m, 0, "")
-	w.removes, w.gremoves = b.absorb(w.removes, w.gremoves, w.n*m, 1, "")
+	w.adds, w.gadds = b.absorb(w, w.adds, w.gadds, w.n*m, 0, "")
+	w.removes, w.gremoves = b.absorb(w, w.removes, w.gremoves, w.n*m, 1, "")
 }
 
-func (b *batcher) moveKey(user, group []string, key string, side int) ([]string, []string) {
+func (b *batcher) moveKey(w *work, user, group []string, key string, side int) ([]string, []string) {
 	if key == "" {
 		return user, group
 	}
-	return b.absorb(user, group, -1, side, key)
+	return b.absorb(w, user, group, -1, side, key)
 }
 
 // absorb moves group-rooted memberships (only those of key when key is not
 // "", else those of the smallest groups first) back to the user-rooted
 // list while it is shorter than room (room < 0: no bound).
-func (b *batcher) absorb(user, group []string, room, side int, key string) ([]string, []string) {
+func (b *batcher) absorb(w *work, user, group []string, room, side int, key string) ([]string, []string) {
 	if key == "" {
 		slices.SortStableFunc(group, func(x, y string) int {
 			return cmp.Compare(b.cnt[x][0]+b.cnt[x][1], b.cnt[y][0]+b.cnt[y][1])
@@ -356,7 +435,7 @@ func (b *batcher) absorb(user, group []string, room, side int, key string) ([]st
 	}
 	var rest []string
 	for _, k := range group {
-		if (key != "" && k != key) || (room >= 0 && len(user) >= room) {
+		if (key != "" && k != key) || (room >= 0 && len(user) >= room) || !b.mayTakeBack(w, k) {
 			rest = append(rest, k)
 			continue
 		}
@@ -414,6 +493,9 @@ func (b *batcher) addEntry(e Entry, deps []int) int {
 func (b *batcher) userEntries(w *work) {
 	m := b.l.MembershipsPerEntry
 	n := max(w.base(), ceilDiv(len(w.adds), m), ceilDiv(len(w.removes), m))
+	slices.SortStableFunc(w.adds, func(x, y string) int { // created groups last: the first entry need not wait
+		return cmp.Compare(b.createdIndex(x), b.createdIndex(y))
+	})
 	for i := range n {
 		id := w.id
 		e := Entry{User: &id}
@@ -446,6 +528,14 @@ func (b *batcher) userEntries(w *work) {
 			w.first = idx
 		}
 	}
+}
+
+// createdIndex is 1 for a group the plan creates, else 0.
+func (b *batcher) createdIndex(name string) int {
+	if g := b.groups[strings.ToLower(name)]; g != nil && g.created {
+		return 1
+	}
+	return 0
 }
 
 // chunk is the i-th slice of at most n elements of s.
@@ -482,8 +572,9 @@ func (b *batcher) groupRooted(g *groupOps, members [2][]*work) {
 	}
 	if g.entry >= 0 {
 		e := &b.entries[g.entry]
-		for len(steps) > 0 && len(steps[0].deps) == 0 && len(e.Steps) < b.l.StepsPerEntry {
+		for len(steps) > 0 && (b.lateGroups || len(steps[0].deps) == 0) && len(e.Steps) < b.l.StepsPerEntry {
 			e.Steps = append(e.Steps, steps[0].s)
+			b.deps[g.entry] = append(b.deps[g.entry], steps[0].deps...)
 			steps = steps[1:]
 		}
 	}
@@ -514,13 +605,7 @@ func (b *batcher) schedule() []Request {
 		}
 		waiting[i] = len(ds)
 	}
-	level := make([]int, n)
-	for i := n - 1; i >= 0; i-- {
-		level[i] = 1
-		for _, s := range succ[i] {
-			level[i] = max(level[i], level[s]+1)
-		}
-	}
+	level := levels(succ, waiting)
 	ready := &entryHeap{level: level}
 	for i := range n {
 		if waiting[i] == 0 {
@@ -547,4 +632,33 @@ func (b *batcher) schedule() []Request {
 		}
 	}
 	return reqs
+}
+
+// levels is, for each entry, the length of the longest chain of entries
+// that depend on it, itself included (Kahn's order, walked backwards).
+func levels(succ [][]int, waiting []int) []int {
+	n := len(succ)
+	left := slices.Clone(waiting)
+	order := make([]int, 0, n)
+	for i := range n {
+		if left[i] == 0 {
+			order = append(order, i)
+		}
+	}
+	for k := 0; k < len(order); k++ {
+		for _, s := range succ[order[k]] {
+			if left[s]--; left[s] == 0 {
+				order = append(order, s)
+			}
+		}
+	}
+	level := make([]int, n)
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
+		level[i] = 1
+		for _, s := range succ[i] {
+			level[i] = max(level[i], level[s]+1)
+		}
+	}
+	return level
 }

@@ -1,0 +1,127 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// fakeSender records what it is sent and fails the entries of chosen users.
+type fakeSender struct {
+	requests []Request
+	testOnly []bool
+	failUser string
+	failAll  int // 1-based request number that fails as a whole
+	cancel   func()
+	invites  []string
+}
+
+func (f *fakeSender) Send(_ context.Context, req Request, testOnly bool) ([]EntryFailure, error) {
+	f.requests = append(f.requests, req)
+	f.testOnly = append(f.testOnly, testOnly)
+	if f.cancel != nil {
+		f.cancel()
+	}
+	if len(f.requests) == f.failAll {
+		return nil, errors.New("503 service unavailable")
+	}
+	var out []EntryFailure
+	for i, e := range req.Entries {
+		if e.Target() == f.failUser {
+			out = append(out, EntryFailure{Index: i, Step: len(e.Steps) - 1, Code: "error.group.not_found", Message: "no such group"})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeSender) ResendInvite(_ context.Context, email string) error {
+	f.invites = append(f.invites, "resend "+email)
+	return nil
+}
+
+func (f *fakeSender) RevokeInvite(_ context.Context, email string) error {
+	f.invites = append(f.invites, "revoke "+email)
+	return nil
+}
+
+// manyCreates is a plan creating n Federated IDs named by username, which
+// cannot be sent group-rooted, so each needs its own entry.
+func manyCreates(n int) *Plan {
+	p := &Plan{UserGroups: []string{"G"}}
+	for i := range n {
+		p.Changes = append(p.Changes, Change{Kind: KindCreate, User: User{Type: FederatedID, Username: fmt.Sprintf("u%02d", i), Domain: "x.com", Country: "US"}, Add: []string{"G"}})
+	}
+	p.Changes = append(p.Changes, Change{Kind: KindRevokeInvite, User: User{Type: VendorID, Email: "stray@x.com"}})
+	return p
+}
+
+func TestApplyDryRunSendsNothing(t *testing.T) {
+	var out bytes.Buffer
+	res, err := Apply(context.Background(), manyCreates(25), nil, ApplyOptions{DryRun: true, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 3 || res.Entries != 25 || res.Invites != 1 {
+		t.Errorf("result = %+v, want 3 requests, 25 entries, 1 invite", res)
+	}
+	if got := strings.Count(out.String(), "would send request"); got != 3 {
+		t.Errorf("dry run printed %d requests:\n%s", got, out.String())
+	}
+	if !strings.Contains(out.String(), "would revoke-invite stray@x.com") {
+		t.Errorf("dry run does not show the invite: %s", out.String())
+	}
+}
+
+func TestApplyCollectsFailuresAndGoesOn(t *testing.T) {
+	f := &fakeSender{failUser: "u03@x.com", failAll: 2}
+	res, err := Apply(context.Background(), manyCreates(25), f, ApplyOptions{})
+	if len(f.requests) != 3 {
+		t.Fatalf("sent %d requests, want all 3", len(f.requests))
+	}
+	var ae *ApplyError
+	if !errors.As(err, &ae) {
+		t.Fatalf("err = %v, want an *ApplyError", err)
+	}
+	if len(res.Failures) != 11 {
+		t.Fatalf("failures = %d, want 1 entry + 10 of the failed request: %v", len(res.Failures), res.Failures)
+	}
+	first := res.Failures[0]
+	if first.Request != 1 || first.Target != "u03@x.com" || first.Step != StepAdd || first.Code != "error.group.not_found" {
+		t.Errorf("first failure = %+v", first)
+	}
+	if res.Failures[1].Request != 2 || res.Failures[1].Code != "request.failed" {
+		t.Errorf("second failure = %+v", res.Failures[1])
+	}
+	if len(f.invites) != 1 || f.invites[0] != "revoke stray@x.com" {
+		t.Errorf("invites = %v", f.invites)
+	}
+}
+
+func TestApplyTestOnlyAndCancel(t *testing.T) {
+	f := &fakeSender{}
+	if _, err := Apply(context.Background(), manyCreates(12), f, ApplyOptions{TestOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.testOnly) != 2 || !f.testOnly[0] || !f.testOnly[1] || len(f.invites) != 0 {
+		t.Errorf("testOnly flags %v, invites %v: want every request test-only and no invite sent", f.testOnly, f.invites)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f = &fakeSender{cancel: cancel}
+	res, err := Apply(ctx, manyCreates(25), f, ApplyOptions{})
+	if !errors.Is(err, context.Canceled) || len(f.requests) != 1 || res.Requests != 1 {
+		t.Errorf("after cancel: err %v, %d requests sent; want context.Canceled after 1", err, len(f.requests))
+	}
+}
+
+func TestApplyReportsSafety(t *testing.T) {
+	p := manyCreates(1)
+	p.Safety = &SafetyError{Reason: "the sources returned no user"}
+	_, err := Apply(context.Background(), p, &fakeSender{}, ApplyOptions{})
+	var se *SafetyError
+	if !errors.As(err, &se) {
+		t.Errorf("err = %v, want the plan's *SafetyError", err)
+	}
+}
