@@ -128,17 +128,17 @@ type groupOps struct {
 }
 
 type batcher struct {
-	l       Limits
-	users   []*work
-	groups  map[string]*groupOps // lower-case name
-	order   []string             // group keys in first-seen order
-	cnt     map[string][2]int    // group key -> group-rooted adds, removes
+	l      Limits
+	users  []*work
+	groups map[string]*groupOps // lower-case name
+	order  []string             // group keys in first-seen order
+	cnt    map[string][2]int    // group key -> group-rooted adds, removes
 	// lateGroups sends every membership of a created group group-rooted,
 	// new users included, so the group's entry comes after their creates.
 	lateGroups bool
 	order0     int // which order route keeps movable memberships in (see pack)
-	entries []Entry
-	deps    [][]int // entry -> entries that must be in earlier requests
+	entries    []Entry
+	deps       [][]int // entry -> entries that must be in earlier requests
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -24,7 +24,7 @@ type model struct {
 	plan     *Plan
 	l        Limits
 	ops      []op
-	users    []*Change // user changes, by index
+	users    []*Change   // user changes, by index
 	newUser  map[int]int // user -> its create op
 	newGroup map[string]int
 	userGrp  map[string]bool
