@@ -277,25 +277,35 @@ var errMalformed = errors.New("malformed LDAP message from the server")
 
 // tlv splits the first BER element (single-byte tag, definite length) off b.
 func tlv(b []byte) (tag byte, content, rest []byte, err error) {
-	if len(b) < 2 {
-		return 0, nil, nil, errMalformed
+	tag, start, end, err := span(b, 0)
+	if err != nil {
+		return 0, nil, nil, err
 	}
-	tag, length, i := b[0], int(b[1]), 2
-	if b[1]&0x80 != 0 {
-		n := int(b[1] & 0x7f)
-		if n == 0 || n > 4 || len(b) < 2+n {
-			return 0, nil, nil, errMalformed
+	return tag, b[start:end], b[end:], nil
+}
+
+// span returns the tag and the content bounds [start, end) of the BER
+// element at b[i:] (single-byte tag, definite length).
+func span(b []byte, i int) (tag byte, start, end int, err error) {
+	if len(b)-i < 2 {
+		return 0, 0, 0, errMalformed
+	}
+	tag, length, start := b[i], int(b[i+1]), i+2
+	if b[i+1]&0x80 != 0 {
+		n := int(b[i+1] & 0x7f)
+		if n == 0 || n > 4 || len(b)-start < n {
+			return 0, 0, 0, errMalformed
 		}
 		length = 0
-		for _, x := range b[2 : 2+n] {
+		for _, x := range b[start : start+n] {
 			length = length<<8 | int(x)
 		}
-		i += n
+		start += n
 	}
-	if length < 0 || len(b)-i < length {
-		return 0, nil, nil, errMalformed
+	if length < 0 || len(b)-start < length {
+		return 0, 0, 0, errMalformed
 	}
-	return tag, b[i : i+length], b[i+length:], nil
+	return tag, start, start + length, nil
 }
 
 // parseInt decodes a BER integer (two's complement, big-endian).
@@ -310,51 +320,67 @@ func parseInt(b []byte) int64 {
 	return v
 }
 
-// parseEntry decodes a SearchResultEntry. Values are copied into strings
-// (binary values such as objectSid too: a Go string holds any bytes), so
-// the message buffer can be reused; ByteValues are not filled.
+// parseEntry decodes a SearchResultEntry. The entry's strings (DN,
+// attribute names, values; binary values such as objectSid too) are cut
+// from one copy of the message, so that the read buffer can be reused and
+// a large directory costs few allocations; ByteValues are not filled.
 func parseEntry(body []byte) (*ldap3.Entry, error) {
-	_, dn, rest, err := tlv(body)
+	str := string(body)
+	_, dnStart, dnEnd, err := span(body, 0)
 	if err != nil {
 		return nil, err
 	}
-	_, attrs, _, err := tlv(rest)
+	_, i, attrsEnd, err := span(body, dnEnd)
 	if err != nil {
 		return nil, err
 	}
-	e := &ldap3.Entry{DN: string(dn), Attributes: make([]*ldap3.EntryAttribute, 0, 8)}
-	for len(attrs) > 0 {
-		var attr []byte
-		if _, attr, attrs, err = tlv(attrs); err != nil {
+	list := body[:attrsEnd]
+	attrs := make([]ldap3.EntryAttribute, 0, 8)
+	values := make([]string, 0, 8)
+	for i < attrsEnd {
+		var a ldap3.EntryAttribute
+		var next int
+		if a, values, next, err = parseAttribute(list, str, i, values); err != nil {
 			return nil, err
 		}
-		a, err := parseAttribute(attr)
-		if err != nil {
-			return nil, err
-		}
-		e.Attributes = append(e.Attributes, a)
+		attrs = append(attrs, a)
+		i = next
+	}
+	e := &ldap3.Entry{DN: str[dnStart:dnEnd], Attributes: make([]*ldap3.EntryAttribute, len(attrs))}
+	for k := range attrs {
+		e.Attributes[k] = &attrs[k]
 	}
 	return e, nil
 }
 
-func parseAttribute(b []byte) (*ldap3.EntryAttribute, error) {
-	_, name, rest, err := tlv(b)
+// parseAttribute decodes the PartialAttribute at b[i:], appending its
+// values to values, and returns the offset after it. str is b as a string.
+func parseAttribute(b []byte, str string, i int, values []string) (ldap3.EntryAttribute, []string, int, error) {
+	_, start, end, err := span(b, i)
 	if err != nil {
-		return nil, err
+		return ldap3.EntryAttribute{}, values, 0, err
 	}
-	_, vals, _, err := tlv(rest)
+	attr := b[:end]
+	_, nameStart, nameEnd, err := span(attr, start)
 	if err != nil {
-		return nil, err
+		return ldap3.EntryAttribute{}, values, 0, err
 	}
-	a := &ldap3.EntryAttribute{Name: string(name)}
-	for len(vals) > 0 {
-		var v []byte
-		if _, v, vals, err = tlv(vals); err != nil {
-			return nil, err
+	_, j, valsEnd, err := span(attr, nameEnd)
+	if err != nil {
+		return ldap3.EntryAttribute{}, values, 0, err
+	}
+	vals := attr[:valsEnd]
+	first := len(values)
+	for j < valsEnd {
+		_, vStart, vEnd, err := span(vals, j)
+		if err != nil {
+			return ldap3.EntryAttribute{}, values, 0, err
 		}
-		a.Values = append(a.Values, string(v))
+		values = append(values, str[vStart:vEnd])
+		j = vEnd
 	}
-	return a, nil
+	a := ldap3.EntryAttribute{Name: str[nameStart:nameEnd], Values: values[first:len(values):len(values)]}
+	return a, values, end, nil
 }
 
 // resultError returns nil for an LDAPResult with code success, else an
