@@ -11,7 +11,6 @@
 package adtest
 
 import (
-	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -275,9 +274,4 @@ func freeAddr(t testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-// String describes the server for test messages.
-func (s *Server) String() string {
-	return fmt.Sprintf("adtest %s (%d entries)", s.URL, len(s.opt.Entries))
 }
