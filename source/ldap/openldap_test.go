@@ -339,3 +339,49 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestOpenLDAPMemberOf reads membership from the users' memberOf values,
+// which slapd's memberof overlay maintains for groups added over LDAP.
+func TestOpenLDAPMemberOf(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Options{LDIF: usersOnly(), MemberOf: true})
+	conn, err := ldap3.DialURL(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.Bind(slapdtest.RootDN, slapdtest.RootPassword); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct {
+		cn      string
+		members []string
+	}{{"eng", []string{userDN(1), userDN(2)}}, {"proj-beta-users", []string{userDN(2)}}} {
+		add := ldap3.NewAddRequest("cn="+g.cn+","+groupsB, nil)
+		add.Attribute("objectClass", []string{"groupOfNames"})
+		add.Attribute("cn", []string{g.cn})
+		add.Attribute("member", g.members)
+		if err := conn.Add(add); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := readerConfig(t, srv.URL)
+	// Groups are searched under an empty branch: only memberOf can tell.
+	cfg.Groups = ldap.Groups{BaseDN: people, Membership: []string{ldap.MemberOf}}
+	rules := []mapping.Rule{{Pattern: "cn=eng", Targets: []string{"Engineering"}}, {Pattern: "cn=proj-(.*)-users", Targets: []string{"$1 Users"}}}
+	res, err := read(t, cfg, newMapper(t, rules), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := byEmail(res.Users)
+	for i, want := range map[int][]string{1: {"Engineering"}, 2: {"Engineering", "beta Users"}, 3: nil} {
+		if got := users[fmt.Sprintf("user%03d@example.com", i)].Groups; !sameSet(got, want) {
+			t.Errorf("user%03d groups = %q, want %q", i, got, want)
+		}
+	}
+}
+
+// usersOnly is the fixture without its groups.
+func usersOnly() string {
+	f := fixture()
+	return f[:strings.Index(f, "dn: cn=eng,")]
+}

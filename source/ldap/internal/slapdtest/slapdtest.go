@@ -48,6 +48,9 @@ type Options struct {
 	SizeLimit int
 	// CertFile and KeyFile (PEM) enable StartTLS and an ldaps:// listener.
 	CertFile, KeyFile string
+	// MemberOf loads the memberof overlay: groupOfNames added over LDAP
+	// (not by slapadd) maintain their members' memberOf.
+	MemberOf bool
 }
 
 // Server is one running slapd.
@@ -148,6 +151,9 @@ func (s *Server) config(opt Options) string {
 		fmt.Fprintf(&b, "include %s/%s.schema\n", SchemaDir, schema)
 	}
 	fmt.Fprintf(&b, "modulepath %s\nmoduleload back_mdb\n", ModuleDir)
+	if opt.MemberOf {
+		b.WriteString("moduleload memberof\n")
+	}
 	fmt.Fprintf(&b, "pidfile %s/slapd.pid\nargsfile %s/slapd.args\n", s.dir, s.dir)
 	if opt.SizeLimit > 0 {
 		fmt.Fprintf(&b, "sizelimit size.soft=%d size.hard=%d size.prtotal=unlimited\n", opt.SizeLimit, opt.SizeLimit)
@@ -158,6 +164,9 @@ func (s *Server) config(opt Options) string {
 	fmt.Fprintf(&b, "database mdb\nmaxsize 1073741824\nsuffix %q\nrootdn %q\nrootpw %s\ndirectory %s/db\n",
 		Suffix, RootDN, RootPassword, s.dir)
 	b.WriteString("index objectClass,uid,member,uniqueMember,memberUid eq\n")
+	if opt.MemberOf {
+		b.WriteString("overlay memberof\n")
+	}
 	b.WriteString("access to attrs=userPassword by anonymous auth by * none\naccess to * by * read\n")
 	return b.String()
 }
