@@ -78,8 +78,12 @@ func (p *Plan) Batches(l Limits) []Request {
 	if slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Kind == KindCreateGroup }) {
 		late = append(late, true)
 	}
+	orders := 4
+	if len(p.Changes) > restartLimit {
+		orders = 1
+	}
 	for _, lateGroups := range late {
-		for order := range 4 {
+		for order := range orders {
 			if reqs := p.pack(l, lateGroups, order); best == nil || len(reqs) < len(best) {
 				best = reqs
 			}
@@ -87,6 +91,11 @@ func (p *Plan) Batches(l Limits) []Request {
 	}
 	return best
 }
+
+// restartLimit is the largest plan Batches packs in every routing order
+// and keeps the best; larger plans, where the orders differ by a few
+// entries out of thousands, are packed in the first order only.
+const restartLimit = 10_000
 
 // pack batches the plan with created groups early (their createUserGroup
 // entries first) or late (after the users they get, who then join them in

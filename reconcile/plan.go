@@ -116,10 +116,9 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	}
 	d := newDiffer(policy, current)
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
-	want := d.indexDesired(desired.Users, plan)
-	d.desiredChanges(desired.Users, want, plan)
-	d.unlistedChanges(want, plan)
-	d.inviteChanges(want, plan)
+	d.desiredChanges(desired.Users, plan)
+	d.unlistedChanges(plan)
+	d.inviteChanges(plan)
 	d.groupChanges(plan)
 	slices.SortStableFunc(plan.Changes, func(a, b Change) int {
 		if c := cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]); c != 0 {
@@ -136,6 +135,10 @@ type differ struct {
 	policy   *Policy
 	current  *Current
 	have     map[string]int // current key -> index
+	dupCur   []bool         // current user listed twice: the later record
+	matched  []bool         // current user named by a source
+	created  map[string]int // keys of desired users not in current -> record
+	invited  map[string]bool // invites of users named by a source (lower-case email)
 	managed  map[string]string
 	userGrp  map[string]bool
 	exclGrp  map[string]bool
@@ -148,7 +151,9 @@ type differ struct {
 func newDiffer(p *Policy, cur *Current) *differ {
 	d := &differ{policy: p, current: cur, have: make(map[string]int, len(cur.Users)),
 		managed: make(map[string]string), userGrp: foldSet(p.UserGroups), exclGrp: foldSet(p.ExcludeGroups),
-		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite)}
+		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite),
+		dupCur: make([]bool, len(cur.Users)), matched: make([]bool, len(cur.Users)),
+		created: make(map[string]int), invited: make(map[string]bool)}
 	for _, g := range p.Managed {
 		d.managed[strings.ToLower(g)] = g
 	}
@@ -157,7 +162,9 @@ func newDiffer(p *Policy, cur *Current) *differ {
 	}
 	for i := range cur.Users {
 		k := cur.Users[i].Key()
-		if _, dup := d.have[k]; !dup {
+		if _, dup := d.have[k]; dup {
+			d.dupCur[i] = true
+		} else {
 			d.have[k] = i
 		}
 		if !d.excluded(&cur.Users[i]) {
@@ -185,7 +192,7 @@ func (d *differ) excluded(u *User) bool {
 		return true
 	}
 	for _, g := range u.Groups {
-		if d.exclGrp[d.lower(g)] {
+		if len(d.exclGrp) > 0 && d.exclGrp[d.lower(g)] {
 			return true
 		}
 	}
@@ -201,34 +208,36 @@ func (d *differ) excluded(u *User) bool {
 	return false
 }
 
-// indexDesired maps keys to desired users; a user listed twice keeps the
-// first record, with a note.
-func (d *differ) indexDesired(users []User, plan *Plan) map[string]int {
-	want := make(map[string]int, len(users))
-	for i := range users {
-		k := users[i].Key()
-		if j, dup := want[k]; dup {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is listed twice (records %d and %d); the first is used", k, j+1, i+1))
-			continue
-		}
-		want[k] = i
-	}
-	return want
-}
-
-func (d *differ) desiredChanges(users []User, want map[string]int, plan *Plan) {
+// desiredChanges plans the changes of the users the sources name. A user
+// named twice keeps the first record, with a note.
+func (d *differ) desiredChanges(users []User, plan *Plan) {
 	for i := range users {
 		u := &users[i]
-		if want[u.Key()] != i {
+		k := u.Key()
+		j, exists := d.have[k]
+		dup := exists && d.matched[j]
+		if !exists {
+			_, dup = d.created[k]
+		}
+		if dup {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is listed twice (record %d); the first record is used", k, i+1))
 			continue
 		}
+		if u.Type == VendorID {
+			d.invited[strings.ToLower(u.Email)] = true
+		}
+		if !exists {
+			d.created[k] = i
+			if d.excluded(u) {
+				plan.Excluded++
+				continue
+			}
+			d.createChange(u, plan)
+			continue
+		}
+		d.matched[j] = true
 		if d.excluded(u) {
 			plan.Excluded++
-			continue
-		}
-		j, ok := d.have[u.Key()]
-		if !ok {
-			d.createChange(u, plan)
 			continue
 		}
 		c := &d.current.Users[j]
@@ -304,9 +313,25 @@ func (d *differ) updateChange(want, have *User, plan *Plan) (Change, bool) {
 	if set := d.attrChanges(want, have); !set.empty() {
 		ch.Set = &set
 	}
-	ch.Add = d.addGroups(want, have, plan)
-	ch.Remove = d.removeGroups(want, have)
+	if !sameGroups(want.Groups, have.Groups) {
+		ch.Add = d.addGroups(want, have, plan)
+		ch.Remove = d.removeGroups(want, have)
+	}
 	return ch, ch.Set != nil || len(ch.Add) > 0 || len(ch.Remove) > 0
+}
+
+// sameGroups reports, cheaply, that a and b hold the same names in the
+// same order (ignoring case); false means "maybe different".
+func sameGroups(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // attrChanges are the attribute updates the policy allows: names and
@@ -337,10 +362,10 @@ func identity(u *User) User {
 	return User{Type: u.Type, Email: u.Email, Username: u.Username, Domain: u.Domain}
 }
 
-func (d *differ) unlistedChanges(want map[string]int, plan *Plan) {
+func (d *differ) unlistedChanges(plan *Plan) {
 	for i := range d.current.Users {
 		c := &d.current.Users[i]
-		if _, ok := want[c.Key()]; ok || d.have[c.Key()] != i {
+		if d.matched[i] || d.dupCur[i] {
 			continue
 		}
 		if d.excluded(c) {
@@ -365,13 +390,13 @@ func (d *differ) unlistedChanges(want map[string]int, plan *Plan) {
 	}
 }
 
-func (d *differ) inviteChanges(want map[string]int, plan *Plan) {
+func (d *differ) inviteChanges(plan *Plan) {
 	if !d.policy.RevokeUnlistedInvites {
 		return
 	}
 	for _, inv := range d.current.Invites {
 		u := User{Type: VendorID, Email: inv.Email}
-		if _, ok := want[u.Key()]; ok || d.excluded(&u) {
+		if d.invited[strings.ToLower(inv.Email)] || d.excluded(&u) {
 			continue
 		}
 		plan.Changes = append(plan.Changes, Change{Kind: KindRevokeInvite, User: u})
