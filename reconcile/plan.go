@@ -134,10 +134,10 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 type differ struct {
 	policy   *Policy
 	current  *Current
-	have     map[string]int // current key -> index
-	dupCur   []bool         // current user listed twice: the later record
-	matched  []bool         // current user named by a source
-	created  map[string]int // keys of desired users not in current -> record
+	have     map[string]int  // current key -> index
+	dupCur   []bool          // current user listed twice: the later record
+	matched  []bool          // current user named by a source
+	created  map[string]int  // keys of desired users not in current -> record
 	invited  map[string]bool // invites of users named by a source (lower-case email)
 	managed  map[string]string
 	userGrp  map[string]bool
