@@ -30,6 +30,7 @@ func build(st *State) (*store, problems) {
 	buildProducts(s, st, &probs)
 	buildUserGroups(s, st, &probs)
 	buildAdminGroups(s, st, &probs)
+	collectIDs(s, st, &probs)
 	groups := presizeMembers(s, st.Users)
 	for i := range st.Users {
 		if u := buildUser(s, &st.Users[i], &probs, "users", i); u != nil {
@@ -241,9 +242,6 @@ func buildUser(s *store, su *User, probs *problems, list string, i int) *user {
 	}
 	if u.id == "" {
 		u.id = s.newID()
-	} else if s.byID[u.id] != nil {
-		probs.add(fmt.Sprintf("id %q is used twice", u.id), list, i, "id")
-		return nil
 	}
 	return u
 }
@@ -293,8 +291,28 @@ func (s *store) newID() string {
 		s.idSeq++
 		hex := strings.ToUpper(strconv.FormatUint(s.idSeq, 16))
 		id := strings.Repeat("0", max(0, 24-len(hex))) + hex + "@VendorID"
-		if s.byID[id] == nil {
+		if !s.givenIDs[id] {
 			return id
+		}
+	}
+}
+
+// collectIDs records the ids the seed gives (each once), so that the ids
+// generated for the other users differ from them.
+func collectIDs(s *store, st *State, probs *problems) {
+	s.givenIDs = map[string]bool{}
+	for _, list := range []struct {
+		name  string
+		users []User
+	}{{"users", st.Users}, {"directoryUsers", st.DirectoryUsers}} {
+		for i, u := range list.users {
+			if u.ID == "" {
+				continue
+			}
+			if s.givenIDs[u.ID] {
+				probs.add(fmt.Sprintf("id %q is used twice", u.ID), list.name, i, "id")
+			}
+			s.givenIDs[u.ID] = true
 		}
 	}
 }
@@ -329,7 +347,7 @@ func addSeedGroups(groups map[string]*group, u *user, names []string, probs *pro
 			probs.add(fmt.Sprintf("no group, profile or admin group %q", name), list, i, "groups", j)
 			continue
 		}
-		if _, ok := g.members[u]; !ok {
+		if !slices.Contains(u.groups, g) { // cheaper than probing the large member set
 			g.members[u] = struct{}{}
 			u.groups = append(u.groups, g)
 		}

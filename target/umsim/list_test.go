@@ -215,6 +215,8 @@ users:
     groups: [Nope]
   - email: not-an-email
     type: enterpriseID
+  - {id: X1, email: b@example.com, type: vendorID}
+  - {id: X1, email: c@example.com, type: vendorID}
 `
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
@@ -223,7 +225,7 @@ users:
 	if err == nil {
 		t.Fatal("LoadState accepted a bad file")
 	}
-	for _, want := range []string{path + ":6: users[0].groups[0]: no group", path + ":7: users[1].email:"} {
+	for _, want := range []string{path + ":6: users[0].groups[0]: no group", path + ":7: users[1].email:", path + ":10: users[3].id: id \"X1\" is used twice"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

@@ -127,8 +127,8 @@ type store struct {
 	byEmail      map[string]*user  // org-owned and unknown-type users, lower-case email
 	byVendor     map[string]*user  // independent IDs, lower-case email
 	byUsername   map[string]*user  // Federated IDs with non-email usernames
-	byID         map[string]*user
-	detached     map[string]*user // org-owned accounts not in the org, lower-case email
+	givenIDs     map[string]bool   // ids the seed gave; generated ids avoid them
+	detached     map[string]*user  // org-owned accounts not in the org, lower-case email
 	invites      map[string]*invite
 	userSeq      uint64
 	groupSeq     uint64
@@ -154,7 +154,6 @@ func newStore(users int) *store {
 		byEmail:    make(map[string]*user, users),
 		byVendor:   map[string]*user{},
 		byUsername: map[string]*user{},
-		byID:       make(map[string]*user, users),
 		users:      make([]*user, 0, users),
 		detached:   map[string]*user{},
 		invites:    map[string]*invite{},
@@ -198,7 +197,6 @@ func (s *store) index(u *user) {
 	if k := u.usernameKey(); k != "" {
 		s.byUsername[k] = u
 	}
-	s.byID[u.id] = u
 }
 
 func (s *store) unindex(u *user) {
@@ -210,7 +208,6 @@ func (s *store) unindex(u *user) {
 	if k := u.usernameKey(); k != "" {
 		delete(s.byUsername, k)
 	}
-	delete(s.byID, u.id)
 }
 
 // addUser appends u to the organization (at the end of the listing).
