@@ -74,9 +74,6 @@ func isAttributeName(s string) bool {
 	return true
 }
 
-// Empty reports whether the template has neither text nor placeholders.
-func (t Template) Empty() bool { return len(t.parts) == 0 }
-
 // Attributes returns the attributes the template refers to, in order.
 func (t Template) Attributes() []string {
 	var attrs []string
