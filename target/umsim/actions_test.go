@@ -213,6 +213,12 @@ func TestActionCreate(t *testing.T) {
 				t.Errorf("fd %+v", u)
 			}
 		}},
+		{name: "independent ID beside an Enterprise ID", body: `[{"user":"alice@example.com","useVendorID":true,"do":[{"addVendorID":{"email":"alice@example.com"}}]}]`, check: func(t *testing.T, f *fixture) {
+			st := f.srv.Snapshot()
+			if len(st.Invites) != 2 || st.Invites[0].Email != "alice@example.com" || f.user("alice@example.com").Type != "enterpriseID" {
+				t.Errorf("invites %+v", st.Invites)
+			}
+		}},
 		{name: "enterprise needs an email user", body: `[{"user":"x","domain":"example.com","do":[{"createEnterpriseID":{"email":"x@example.com","firstname":"X","lastname":"Y"}}]}]`, want: []string{"0:0:error.user.email.invalid"}},
 	})
 }

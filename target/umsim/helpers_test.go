@@ -39,6 +39,12 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newFixtureFrom(t, st, opts)
+}
+
+// newFixtureFrom serves st.
+func newFixtureFrom(t *testing.T, st *State, opts Options) *fixture {
+	t.Helper()
 	clock := &fakeClock{now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)}
 	if opts.Clock == nil {
 		opts.Clock = clock.Now

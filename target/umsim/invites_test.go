@@ -184,3 +184,24 @@ func TestGateInFront(t *testing.T) {
 		t.Errorf("/_sim/state: %d %s", r.status, r.body)
 	}
 }
+
+func TestSeededOrgFlagsReachTheGate(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(*State)
+		status int
+	}{
+		{"migrating", func(st *State) { st.Org.Migrating = true }, http.StatusForbidden},
+		{"certificate expired", func(st *State) { st.Integrations[0].CertificateExpired = true }, http.StatusBadRequest},
+	} {
+		st, err := LoadState("testdata/org.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.change(st)
+		f := newFixtureFrom(t, st, Options{})
+		if r := f.do("GET", "/users/"+testOrg+"/0", ""); r.status != c.status {
+			t.Errorf("%s: %d %s", c.name, r.status, r.body)
+		}
+	}
+}
