@@ -271,6 +271,10 @@ func TestActionRemoveFromOrg(t *testing.T) {
 			if u := f.user("alice@example.com"); u == nil || u.ID != "U1@VendorID" || len(f.srv.Snapshot().DirectoryUsers) != 0 {
 				t.Errorf("re-attached %+v", u)
 			}
+			p, _ = f.page("/users/" + testOrg + "/0")
+			if got := emails(p.Users); len(got) != 4 || got[3] != "alice@example.com" || len(f.srv.Snapshot().Users) != 6 {
+				t.Errorf("after re-attaching: %v", got)
+			}
 		}},
 		{name: "delete the account", body: `[{"user":"alice@example.com","do":[{"add":{"group":["Writers"]}},{"removeFromOrg":{"deleteAccount":true}}]}]`, check: func(t *testing.T, f *fixture) {
 			if st := f.srv.Snapshot(); f.user("alice@example.com") != nil || len(st.DirectoryUsers) != 0 {

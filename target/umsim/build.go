@@ -408,8 +408,8 @@ func (s *store) snapshot() *State {
 		}
 	}
 	st.Users = make([]User, 0, s.live)
-	for _, u := range s.users {
-		if !u.gone {
+	for i, u := range s.users {
+		if s.listed(i, u) {
 			st.Users = append(st.Users, u.state())
 		}
 	}

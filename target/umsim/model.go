@@ -38,7 +38,8 @@ type product struct {
 // they were granted.
 type user struct {
 	seq       uint64 // listing order
-	gone      bool   // removed from the organization (tombstone in store.users)
+	pos       int    // index in store.users of its live entry
+	gone      bool   // removed from the organization (its entry is a tombstone)
 	technical bool
 	id        string
 	email     string
@@ -215,6 +216,7 @@ func (s *store) addUser(u *user) {
 	s.userSeq++
 	u.seq = s.userSeq
 	u.gone = false
+	u.pos = len(s.users)
 	s.users = append(s.users, u)
 	s.live++
 	s.index(u)
@@ -415,8 +417,8 @@ func (s *store) active(domainFilter string) []*user {
 		return l
 	}
 	l := make([]*user, 0, s.live)
-	for _, u := range s.users {
-		if u.status == umwire.StatusActive && (domainFilter == "" || strings.ToLower(u.domain) == domainFilter) {
+	for i, u := range s.users {
+		if s.listed(i, u) && u.status == umwire.StatusActive && (domainFilter == "" || strings.ToLower(u.domain) == domainFilter) {
 			l = append(l, u)
 		}
 	}
@@ -430,8 +432,20 @@ func (s *store) compact() {
 	if s.journal != nil || s.live == len(s.users) {
 		return
 	}
-	s.users = slices.DeleteFunc(s.users, func(u *user) bool { return u.gone })
+	kept := s.users[:0]
+	for i, u := range s.users {
+		if s.listed(i, u) {
+			u.pos = len(kept)
+			kept = append(kept, u)
+		}
+	}
+	clear(s.users[len(kept):])
+	s.users = kept
 }
+
+// listed reports whether entry i of s.users is u's live entry: a user
+// removed and re-attached has a tombstone entry too.
+func (s *store) listed(i int, u *user) bool { return !u.gone && u.pos == i }
 
 // effectiveGroups returns u's groups as the listings show them: direct
 // memberships, plus (when indirect) the profiles granted through u's user
