@@ -121,10 +121,12 @@ type BatchReport struct {
 // Batch sends any number of entries, at most 10 a request, in the order
 // given, and reports for each entry what happened. The service's errors[]
 // are mapped back to the entries by index (and requestID). A request that
-// fails as a whole marks its entries failed with the code and the next
-// request goes on; Batch stops early, returning the error, only when the
-// context ends or the credentials are refused (IsAuthFailure), marking the
-// entries not sent. Entries on the same user in one request run in no
+// fails as a whole marks its entries failed with the code. The next
+// request goes on after a failure of that request's own (400
+// error.command.malformed, or a 5xx, 429 or lost answer that outlived the
+// retries); any other failure (refused credentials, an expired
+// certificate, a cancelled context) would fail every request alike, so
+// Batch stops, returns it, and marks the remaining entries not sent. Entries on the same user in one request run in no
 // guaranteed order (specification, rule 2): callers keep one entry per user.
 func (c *Client) Batch(ctx context.Context, entries []umwire.Entry, o ActionOptions) (*BatchReport, error) {
 	rep := &BatchReport{Results: make([]EntryResult, len(entries)), TestOnly: o.TestOnly}
@@ -164,17 +166,36 @@ func (c *Client) batchRequest(ctx context.Context, rep *BatchReport, entries []u
 		results[i].Request = reqNo
 	}
 	resp, err := c.Action(ctx, entries[start:end], o)
-	switch {
-	case err != nil && (ctx.Err() != nil || IsAuthFailure(err)):
+	if err != nil {
 		markFailed(results, err, reqNo)
-		return err
-	case err != nil:
+		if ctx.Err() != nil || !ownFailure(err) {
+			return err
+		}
 		c.log.Warn("umapi: action request failed", zap.Int("request", reqNo), zap.Error(err))
-		markFailed(results, err, reqNo)
 		return nil
 	}
 	applyResponse(results, entries[start:end], resp, c.log)
 	return nil
+}
+
+// ownFailure reports whether an action request's failure is its own (its
+// content was refused, or the service or network failed it) rather than one
+// that every request of the same client would meet.
+func ownFailure(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return true // no answer: timeout or dropped connection
+	}
+	switch {
+	case ae.Endpoint != EndpointAction:
+		return false // the token request failed
+	case ae.StatusCode == http.StatusBadRequest:
+		return ae.Code == umwire.ErrCommandMalformed
+	}
+	return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500
 }
 
 // markFailed records a whole-request failure (or, with request -1, that

@@ -76,7 +76,7 @@ func IsAuthFailure(err error) bool {
 		return false
 	}
 	if ae.Endpoint == EndpointToken {
-		return ae.StatusCode >= 400 && ae.StatusCode < 500
+		return ae.StatusCode >= 400 && ae.StatusCode < 500 && ae.StatusCode != http.StatusTooManyRequests
 	}
 	return ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden
 }

@@ -64,7 +64,14 @@ func jitter(d time.Duration) time.Duration {
 // caller.
 type leveledLogger struct{ s *zap.SugaredLogger }
 
+// Error logs a failed attempt (it is retried) at warn level.
 func (l leveledLogger) Error(msg string, kv ...any) { l.s.Warnw(msg, kv...) }
-func (l leveledLogger) Info(msg string, kv ...any)  { l.s.Debugw(msg, kv...) }
+
+// Info logs at debug level.
+func (l leveledLogger) Info(msg string, kv ...any) { l.s.Debugw(msg, kv...) }
+
+// Debug logs at debug level.
 func (l leveledLogger) Debug(msg string, kv ...any) { l.s.Debugw(msg, kv...) }
-func (l leveledLogger) Warn(msg string, kv ...any)  { l.s.Warnw(msg, kv...) }
+
+// Warn logs at warn level.
+func (l leveledLogger) Warn(msg string, kv ...any) { l.s.Warnw(msg, kv...) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -24,11 +25,14 @@ type simEnv struct {
 	sim *umsim.Server
 }
 
-func newSimEnv(t testing.TB, st *umsim.State, opts umsim.Options) *simEnv {
+func newSimEnv(t testing.TB, st *umsim.State, opts umsim.Options, edit ...func(*umsim.Integration)) *simEnv {
 	t.Helper()
 	in, key := testIntegration()
 	st.Integrations = []umsim.Integration{{ClientID: in.ClientID, ClientSecret: in.ClientSecret,
 		TechnicalAccountID: in.TechnicalAccountID, Certificate: in.CertificatePEM}}
+	for _, e := range edit {
+		e(&st.Integrations[0])
+	}
 	sim, err := umsim.New(st, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -363,5 +367,19 @@ func TestSimCancellation(t *testing.T) {
 	rep, err := c.Batch(ctx, syncEntries(10, 0), ActionOptions{})
 	if !errors.Is(err, context.DeadlineExceeded) || rep.Requests != 0 || rep.Failed != 5 {
 		t.Errorf("batch after cancel: err %v, %d requests, %d failed", err, rep.Requests, rep.Failed)
+	}
+}
+
+// An expired integration certificate (400 on every request) stops a batch
+// after its first request instead of failing every request alike.
+func TestSimExpiredCertificateStopsBatch(t *testing.T) {
+	e := newSimEnv(t, testState(4), umsim.Options{}, func(in *umsim.Integration) { in.CertificateExpired = true })
+	c := mustClient(t, e.config(AuthJWT))
+	rep, err := c.Batch(context.Background(), syncEntries(4, 30), ActionOptions{})
+	if StatusOf(err) != http.StatusBadRequest || rep.Requests != 1 || rep.Failed != 32 || rep.Results[31].Request != -1 {
+		t.Errorf("err %v, %d requests, %d failed; want a 400 after one request, 32 failed", err, rep.Requests, rep.Failed)
+	}
+	if _, err := c.GetUser(context.Background(), simUser(0), ""); StatusOf(err) != http.StatusBadRequest {
+		t.Errorf("GetUser: err %v, want 400", err)
 	}
 }
