@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // Authentication methods of Config.AuthMethod.
@@ -16,18 +18,19 @@ const (
 
 // Defaults applied by New to zero fields of Config.
 const (
-	DefaultReadLimit     = 25          // requests per window, endpoints 1-3, per access token
-	DefaultAppLimit      = 100         // requests per window, whole application
-	DefaultLimitWindow   = time.Minute // the specification's limits are per minute
-	DefaultRateMargin    = 0.03        // requests are spaced 3% wider than the limit allows
-	DefaultTimeout       = 2 * time.Minute
-	DefaultMaxRetries    = 8
-	DefaultRetryWaitMin  = time.Second
-	DefaultRetryWaitMax  = time.Minute
-	DefaultRefreshMargin = 5 * time.Minute
-	DefaultJWTLifetime   = 10 * time.Minute
-	DefaultScope         = "openid,VendorID,user_management_sdk"
-	DefaultReadAhead     = 2
+	DefaultReadLimit      = 25          // requests per window, endpoints 1-3, per access token
+	DefaultAppLimit       = 100         // requests per window, whole application
+	DefaultLimitWindow    = time.Minute // the specification's limits are per minute
+	DefaultRateMargin     = 0.03        // requests are spaced 3% wider than the limit allows
+	DefaultTimeout        = 2 * time.Minute
+	DefaultMaxRetries     = 8
+	DefaultRetryWaitMin   = time.Second
+	DefaultRetryWaitMax   = time.Minute
+	DefaultRefreshMargin  = 5 * time.Minute
+	DefaultJWTLifetime    = 10 * time.Minute
+	DefaultScope          = "openid,VendorID,user_management_sdk"
+	DefaultReadAhead      = 2
+	DefaultInvitesPerCall = umwire.MaxInvitesPerCall
 )
 
 // Config configures a Client. Its plain fields map one to one to YAML; the
@@ -88,6 +91,11 @@ type Config struct {
 	// value reads one page at a time.
 	ReadAhead int `yaml:"readAhead,omitempty" json:"readAhead,omitempty"`
 
+	// InvitesPerCall is the most invites the service answers per call
+	// (200); a call answering fewer ends the invite listing without asking
+	// for more. Lower it if the service lowers its maximum.
+	InvitesPerCall int `yaml:"invitesPerCall,omitempty" json:"invitesPerCall,omitempty"`
+
 	// MaxRetries bounds the retries of one request; default 8. A negative
 	// value means no retries.
 	MaxRetries int `yaml:"maxRetries,omitempty" json:"maxRetries,omitempty"`
@@ -136,6 +144,7 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.RateMargin, DefaultRateMargin)
 	setDefault(&c.MaxRetries, DefaultMaxRetries)
 	setDefault(&c.ReadAhead, DefaultReadAhead)
+	setDefault(&c.InvitesPerCall, DefaultInvitesPerCall)
 	setDefault(&c.RetryWaitMin, DefaultRetryWaitMin)
 	setDefault(&c.RetryWaitMax, DefaultRetryWaitMax)
 	setDefault(&c.TokenRefreshMargin, DefaultRefreshMargin)

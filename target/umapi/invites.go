@@ -45,10 +45,11 @@ func (c *Client) InvitesFrom(ctx context.Context, start int, q InviteQuery) ([]u
 }
 
 // Invites streams the organization's pending invites, one call's batch at
-// a time (at most 200 each), until the service has no more.
+// a time, until a call answers fewer than Config.InvitesPerCall (200) or
+// none.
 func (c *Client) Invites(ctx context.Context, q InviteQuery) iter.Seq2[[]umwire.Invite, error] {
 	return entryPages(c, func(start int) ([]umwire.Invite, error) { return c.InvitesFrom(ctx, start, q) },
-		func(in umwire.Invite) string { return in.Email + "\x00" + in.InviteCode })
+		func(in umwire.Invite) string { return in.Email + "\x00" + in.InviteCode }, c.cfg.InvitesPerCall)
 }
 
 // UserInvites reads the pending invites of one user (full email). None is
@@ -97,10 +98,11 @@ func (c *Client) inviteStatus(ctx context.Context, endpoint, method, email strin
 }
 
 // entryPages streams a listing whose page parameter is the first entry's
-// index: it asks again from start+len(batch) until a batch is empty, and
-// stops (logging it) when the service answers a batch that begins like the
-// previous one, i.e. ignores the start.
-func entryPages[T any](c *Client, read func(start int) ([]T, error), key func(T) string) iter.Seq2[[]T, error] {
+// index: it asks again from start+len(batch) until a batch is empty or
+// shorter than full (when full > 0), and stops (logging it) when the
+// service answers a batch that begins like the previous one, i.e. ignores
+// the start.
+func entryPages[T any](c *Client, read func(start int) ([]T, error), key func(T) string, full int) iter.Seq2[[]T, error] {
 	return func(yield func([]T, error) bool) {
 		prevFirst := ""
 		for start := 0; ; {
@@ -118,7 +120,7 @@ func entryPages[T any](c *Client, read func(start int) ([]T, error), key func(T)
 				c.log.Warn("umapi: the service answered a batch already read; listing ends here")
 				return
 			}
-			if !yield(batch, nil) {
+			if !yield(batch, nil) || len(batch) < full {
 				return
 			}
 			prevFirst, start = first, start+len(batch)

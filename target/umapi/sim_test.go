@@ -159,7 +159,9 @@ func TestSimGetUser(t *testing.T) {
 
 func TestSimInvitesAndProducts(t *testing.T) {
 	e := newSimEnv(t, testState(2), umsim.Options{InvitePageSize: 1})
-	c := mustClient(t, e.config(AuthOAuth))
+	cfg := e.config(AuthOAuth)
+	cfg.InvitesPerCall = 1
+	c := mustClient(t, cfg)
 	ctx := context.Background()
 	var got []string
 	for batch, err := range c.Invites(ctx, InviteQuery{SortColumn: umwire.SortEmail, SortOrder: umwire.SortAsc}) {
@@ -170,8 +172,26 @@ func TestSimInvitesAndProducts(t *testing.T) {
 			got = append(got, in.Email)
 		}
 	}
-	if strings.Join(got, ",") != "frank@gmail.com,grace@gmail.com" {
-		t.Errorf("invites = %v", got)
+	if strings.Join(got, ",") != "frank@gmail.com,grace@gmail.com" || c.Stats().Requests[EndpointInvites][200] != 3 {
+		t.Errorf("invites = %v after %v; want two, in three calls (the last one empty)", got, c.Stats().Requests[EndpointInvites])
+	}
+	// With the service's 200 a call, a short answer ends the listing.
+	june := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	e200 := newSimEnv(t, testState(2), umsim.Options{Clock: func() time.Time { return june }})
+	c200 := mustClient(t, e200.config(AuthOAuth))
+	for batch, err := range c200.Invites(ctx, InviteQuery{}) {
+		if err != nil || len(batch) != 2 {
+			t.Errorf("batch %v, err %v", batch, err)
+		}
+	}
+	if n := c200.Stats().Requests[EndpointInvites][200]; n != 1 {
+		t.Errorf("%d calls for 2 invites, want 1", n)
+	}
+	// Both invites were sent in January 2026 and expired 30 days later, so
+	// on the simulator's June clock leaving expired invites out leaves none
+	// (the service's 404).
+	for batch, err := range c200.Invites(ctx, InviteQuery{ExcludeExpired: true}) {
+		t.Errorf("batch %v, err %v; want an empty listing", batch, err)
 	}
 	if ins, err := c.UserInvites(ctx, "grace@gmail.com", InviteQuery{}); err != nil || len(ins) != 1 || ins[0].InviteCode == "" {
 		t.Errorf("UserInvites = %+v, %v", ins, err)
