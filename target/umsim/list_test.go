@@ -259,3 +259,16 @@ func TestSaveStateRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotIsADeepCopy(t *testing.T) {
+	f := newFixture(t, Options{})
+	a := f.srv.Snapshot()
+	a.Users[0].Groups[0] = "Changed"
+	a.UserGroups[0].Profiles[0] = "Changed"
+	a.Invites[0].Groups[0] = "Changed"
+	a.Org.Domains[0].Name = "changed.example"
+	b := f.srv.Snapshot()
+	if b.Users[0].Groups[0] != "Designers" || b.UserGroups[0].Profiles[0] != "Design Default" || b.Invites[0].Groups[0] != "Writers" || b.Org.Domains[0].Name != "example.com" {
+		t.Errorf("changing a snapshot changed the server: %+v", b)
+	}
+}
