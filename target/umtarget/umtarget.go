@@ -1,0 +1,109 @@
+// Package umtarget connects the reconciler to the User Management Service:
+// it implements reconcile.Reader (the current state, read through the
+// organization listing or through the member listings of the policy's
+// groups, whichever costs fewer requests) and reconcile.Sender (action
+// requests and invite operations) on top of a umapi client.
+package umtarget
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strconv"
+	"time"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// Client is what umtarget needs of *umapi.Client.
+type Client interface {
+	OrgUsersPage(ctx context.Context, page int, o umapi.OrgUsersOptions) (*umapi.UsersPage, error)
+	GroupUsersPage(ctx context.Context, group string, page int, o umapi.GroupUsersOptions) (*umapi.UsersPage, error)
+	Invites(ctx context.Context, q umapi.InviteQuery) iter.Seq2[[]umwire.Invite, error]
+	Action(ctx context.Context, entries []umwire.Entry, o umapi.ActionOptions) (*umwire.ActionResponse, error)
+	ResendInvite(ctx context.Context, email string) error
+	RevokeInvite(ctx context.Context, email string) error
+}
+
+// DefaultInviteExpiry is the invites' lifetime after they were last sent
+// (contract section 7).
+const DefaultInviteExpiry = 30 * 24 * time.Hour
+
+// Options tune a Target.
+type Options struct {
+	// InviteExpiry is how long after lastSentDTS an invite expires;
+	// default DefaultInviteExpiry.
+	InviteExpiry time.Duration
+	// Clock tells the time; default time.Now.
+	Clock func() time.Time
+}
+
+// Target reads and changes one organization through a Client.
+type Target struct {
+	c    Client
+	opts Options
+	// LastRead describes how the last ReadCurrent read the users.
+	LastRead ReadReport
+}
+
+// ReadReport says how the current state was read and what it cost.
+type ReadReport struct {
+	ByGroup       bool // member listings of the scope's groups, not the organization listing
+	OrgPages      int  // X-Page-Count of the organization listing
+	GroupPages    int  // sum of X-Page-Count of the group listings probed
+	PagesRead     int  // listing pages requested in all
+	InviteBatches int
+}
+
+// New returns a Target over c.
+func New(c Client, opts Options) *Target {
+	if opts.InviteExpiry <= 0 {
+		opts.InviteExpiry = DefaultInviteExpiry
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Target{c: c, opts: opts}
+}
+
+// Send sends one request; testOnly adds ?testOnly=true. The failures are
+// the entries the service reports failed; an error means the request as a
+// whole failed (or may not have been applied).
+func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool) ([]reconcile.EntryFailure, error) {
+	entries := make([]umwire.Entry, len(req.Entries))
+	for i := range req.Entries {
+		entries[i] = WireEntry(&req.Entries[i])
+		entries[i].RequestID = strconv.Itoa(i)
+	}
+	resp, err := t.c.Action(ctx, entries, umapi.ActionOptions{TestOnly: testOnly})
+	if err != nil {
+		return nil, fmt.Errorf("umtarget: action: %w", err)
+	}
+	var out []reconcile.EntryFailure
+	for _, e := range resp.Errors {
+		idx := e.Index
+		if n, err := strconv.Atoi(e.RequestID); err == nil {
+			idx = n
+		}
+		out = append(out, reconcile.EntryFailure{Index: idx, Step: e.Step, Code: e.ErrorCode, Message: e.Message})
+	}
+	return out, nil
+}
+
+// ResendInvite resends the pending invite of email.
+func (t *Target) ResendInvite(ctx context.Context, email string) error {
+	if err := t.c.ResendInvite(ctx, email); err != nil {
+		return fmt.Errorf("umtarget: resend invite: %w", err)
+	}
+	return nil
+}
+
+// RevokeInvite revokes the pending invite of email.
+func (t *Target) RevokeInvite(ctx context.Context, email string) error {
+	if err := t.c.RevokeInvite(ctx, email); err != nil {
+		return fmt.Errorf("umtarget: revoke invite: %w", err)
+	}
+	return nil
+}
