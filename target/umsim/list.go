@@ -238,13 +238,13 @@ func containsGroup(gs []*group, g *group) bool {
 }
 
 // licensed returns the users holding an active license of p: the first
-// LicenseQuota direct members of its profiles in listing order (all when
-// the quota is 0).
+// LicenseQuota members (direct or through a user group) of its profiles in
+// listing order (all when the quota is 0).
 func (s *store) licensed(p *product) map[*user]bool {
 	var all []*user
 	seen := map[*user]bool{}
 	for _, g := range p.profiles {
-		for u := range g.members {
+		for _, u := range s.groupMembers(g, true) {
 			if !seen[u] {
 				seen[u] = true
 				all = append(all, u)

@@ -139,6 +139,8 @@ func TestGroupMembers(t *testing.T) {
 		// Design Suite has 2 licenses: alice and bob hold them.
 		{"Design%20Pro?status=active", "Design Pro", []string{"alice@example.com"}},
 		{"Design%20Pro?status=inactive", "Design Pro", []string{"carol@gmail.com"}},
+		{"Design%20Default?directOnly=false&status=active", "Design Default", []string{"alice@example.com", "bob@example.com"}},
+		{"Design%20Default?directOnly=false&status=inactive", "Design Default", []string{"dave@example.org", "erin@example.com"}},
 		{"_admin_Designers", "_admin_Designers", []string{"carol@gmail.com"}},
 		{"_org_admin", "_org_admin", []string{"alice@example.com"}},
 		{"_admin_Writers", "_admin_Writers", nil}, // group exists, its admin group does not
