@@ -61,7 +61,7 @@ var (
 
 func policy(unlisted reconcile.Unlisted) *reconcile.Policy {
 	return &reconcile.Policy{Managed: managed, UserGroups: userGroups, Unlisted: unlisted,
-		Update: reconcile.Attributes{FirstName: true, LastName: true}, ExcludeGroups: []string{"G4"},
+		Update: reconcile.Attributes{FirstName: true, LastName: true, Email: true}, ExcludeGroups: []string{"G4"},
 		ExcludeUsernames: []*regexp.Regexp{excludeExpr}}
 }
 
@@ -117,6 +117,10 @@ func drift(rng *rand.Rand, st *umsim.State, newUsers int) []reconcile.User {
 			continue
 		case 1:
 			u.FirstName = "Renamed"
+		case 2:
+			if u.Username != "" { // matched by username: the email may change
+				u.Email = "moved-" + u.Email
+			}
 		}
 		u.Groups = randomManaged(rng)
 		want = append(want, u)
@@ -183,13 +187,13 @@ func checkUntouched(t *testing.T, before, after *umsim.State, pol *reconcile.Pol
 	t.Helper()
 	now := map[string]umsim.User{}
 	for _, u := range after.Users {
-		now[strings.ToLower(u.Email)] = u
+		now[simKey(u)] = u
 	}
 	isManaged := func(g string) bool {
 		return slices.ContainsFunc(pol.Managed, func(m string) bool { return strings.EqualFold(m, g) })
 	}
 	for _, b := range before.Users {
-		a, ok := now[strings.ToLower(b.Email)]
+		a, ok := now[simKey(b)]
 		name := b.Username
 		if name == "" {
 			name = b.Email
@@ -226,9 +230,21 @@ func checkUntouched(t *testing.T, before, after *umsim.State, pol *reconcile.Pol
 	}
 }
 
+// simKey is the key the reconciler matches a simulator user by.
+func simKey(u umsim.User) string {
+	m := ModelUser(&umwire.User{Email: u.Email, Username: u.Username, Domain: u.Domain, Type: u.Type})
+	return m.Key()
+}
+
 func TestConvergence(t *testing.T) {
-	for seed := range 6 {
-		unlisted := []reconcile.Unlisted{reconcile.Preserve, reconcile.RemoveGroups, reconcile.RemoveUsers}[seed%3]
+	emails := 0
+	defer func() {
+		if emails == 0 {
+			t.Error("no plan changed an email; the email update is untested")
+		}
+	}()
+	for seed := range 8 {
+		unlisted := []reconcile.Unlisted{reconcile.Preserve, reconcile.RemoveGroups, reconcile.RemoveUsers, reconcile.DeleteUsers}[seed%4]
 		t.Run(fmt.Sprintf("seed %d %s", seed, unlisted), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(seed), 99))
 			st := randomOrg(rng, 80)
@@ -244,6 +260,11 @@ func TestConvergence(t *testing.T) {
 				t.Fatalf("the first plan lacks a kind of change, the test would prove little: %s", c)
 			}
 			t.Logf("first plan: %s; read by group: %v", first.Counts(), e.target.LastRead.ByGroup)
+			for _, c := range first.Changes {
+				if c.Set != nil && c.Set.Email != nil {
+					emails++
+				}
+			}
 			if again := e.plan(t, want, pol); !again.Empty() {
 				t.Errorf("plan after apply is not empty:\n%s", render(again))
 			}

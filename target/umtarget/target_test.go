@@ -111,11 +111,11 @@ func checkNoRemovedMembership(t *testing.T, before, after *umsim.State, name str
 	t.Helper()
 	now := map[string][]string{}
 	for _, u := range after.Users {
-		now[u.Email] = u.Groups
+		now[simKey(u)] = u.Groups
 	}
 	for _, u := range before.Users {
 		for _, g := range u.Groups {
-			if !inAny([]string{g}, now[u.Email]) {
+			if !inAny([]string{g}, now[simKey(u)]) {
 				t.Errorf("%s: %s lost %s", name, u.Email, g)
 			}
 		}

@@ -1,0 +1,52 @@
+package umtarget
+
+import (
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+func TestInvitesRespectedRevokedResent(t *testing.T) {
+	now := time.Now()
+	ms := func(ago time.Duration) int64 { return now.Add(-ago).UnixMilli() }
+	st := randomOrg(nil, 0)
+	st.Invites = []umsim.Invite{
+		{Email: "pending@gmail.com", LastSentDTS: ms(24 * time.Hour)},
+		{Email: "old@gmail.com", LastSentDTS: ms(40 * 24 * time.Hour)},
+		{Email: "stray@gmail.com", LastSentDTS: ms(24 * time.Hour)},
+	}
+	e := newEnv(t, st, umsim.Options{})
+	want := []reconcile.User{
+		{Type: reconcile.VendorID, Email: "pending@gmail.com", Groups: []string{"G1"}},
+		{Type: reconcile.VendorID, Email: "old@gmail.com", Groups: []string{"G1"}},
+		{Type: reconcile.VendorID, Email: "fresh@gmail.com", Groups: []string{"G2"}},
+	}
+	pol := policy(reconcile.Preserve)
+	pol.RevokeUnlistedInvites, pol.ResendExpiredInvites = true, true
+	plan, err := e.run(t, want, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := plan.Counts()
+	if c.Create != 1 || c.ResendInvite != 1 || c.RevokeInvite != 1 {
+		t.Errorf("plan: %s; want fresh@ invited, old@ resent, stray@ revoked, pending@ left alone", c)
+	}
+	got := map[string]int64{}
+	for _, in := range e.sim.Snapshot().Invites {
+		got[in.Email] = in.LastSentDTS
+	}
+	if _, ok := got["stray@gmail.com"]; ok {
+		t.Error("stray@gmail.com's invite was not revoked")
+	}
+	if got["old@gmail.com"] <= ms(time.Hour) {
+		t.Error("old@gmail.com's invite was not resent")
+	}
+	if _, ok := got["fresh@gmail.com"]; !ok {
+		t.Error("fresh@gmail.com was not invited")
+	}
+	if again := e.plan(t, want, pol); !again.Empty() {
+		t.Errorf("plan after apply is not empty:\n%s", render(again))
+	}
+}
