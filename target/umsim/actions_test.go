@@ -24,6 +24,7 @@ func TestActionWholeRequestFailures(t *testing.T) {
 		{"eleven entries", eleven, "application/json", "", umwire.ErrCommandMalformed},
 		{"content type", `[]`, "text/plain", "", umwire.ErrRequestMalformed},
 		{"testOnly value", `[]`, "application/json", "?testOnly=maybe", umwire.ErrRequestMalformed},
+		{"over 1 MiB", `[{"user":"` + strings.Repeat("a", 1<<20) + `@example.com","do":[]}]`, "application/json", "", umwire.ErrCommandMalformed},
 	}
 	before := f.srv.Snapshot()
 	for _, c := range cases {
