@@ -21,50 +21,48 @@ const limitWindow = 2 * time.Second
 // one request at a time).
 const readWindow = 4 * time.Second
 
-// atLimits returns a client configured with the same limits as the gate.
-func atLimits(t *testing.T, e *gateEnv, read, app int) *Client {
+// atLimits returns a client configured with the given limits.
+func atLimits(t *testing.T, e *simEnv, read, app int) *Client {
 	cfg := e.config(AuthOAuth)
 	cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow = read, app, limitWindow
 	return mustClient(t, cfg)
 }
 
-// Action requests at the application limit get no 429 from the gate's
-// sliding window, and no window holds more than the limit.
+// Action requests at the application limit get no 429 from the
+// simulator's sliding window, and no window holds more than the limit.
 func TestAppLimitNoTooManyRequests(t *testing.T) {
 	const app = 100
-	e := newGateEnv(t, gate.Config{Limits: gate.Limits{Read: 25, App: app, Window: limitWindow}}, listingAPI(1))
+	const requests = app + app/2 // a window and a half
+	e := newSimEnv(t, testState(20*requests), umsim.Options{Limits: gate.Limits{Read: 25, App: app, Window: limitWindow}})
 	c := atLimits(t, e, 25, app)
-	entries := make([]umwire.Entry, 10*(app+app/2)) // 150 requests: a window and a half
-	for i := range entries {
-		entries[i] = addEntry(i)
-	}
+	entries := syncEntries(20*requests, 0) // the even users join Writers: 10 entries a request
 	rep, err := c.Batch(context.Background(), entries, ActionOptions{})
 	if err != nil || rep.Completed != len(entries) {
 		t.Fatalf("err = %v, completed %d of %d", err, rep.Completed, len(entries))
 	}
-	gs := e.gate.Stats()
-	if gs.TooManyRequests != 0 || c.Stats().TooManyRequests != 0 || gs.PeakPerApp > app {
-		t.Errorf("429s: gate %d, client %d; peak per window %d (limit %d)", gs.TooManyRequests, c.Stats().TooManyRequests, gs.PeakPerApp, app)
+	gs := e.sim.Stats()
+	if rep.Requests != requests || gs.TooManyRequests != 0 || c.Stats().TooManyRequests != 0 || gs.PeakPerApp > app {
+		t.Errorf("429s: simulator %d, client %d; %d requests, peak per window %d (limit %d)", gs.TooManyRequests, c.Stats().TooManyRequests, rep.Requests, gs.PeakPerApp, app)
 	}
 	if gs.PeakPerApp < app*9/10 {
 		t.Errorf("peak per window %d: the client does not use the limit (%d)", gs.PeakPerApp, app)
 	}
 }
 
-// A gate stricter than the client (5 reads per window instead of 25)
+// A simulator stricter than the client (5 reads per window instead of 25)
 // answers 429 storms; the client waits Retry-After and finishes the read.
 func TestTooManyRequestsStorm(t *testing.T) {
 	const pages = 12
-	e := newGateEnv(t, gate.Config{Limits: gate.Limits{Read: 5, App: 100, Window: time.Second}}, listingAPI(pages))
+	e := newSimEnv(t, testState(pages), umsim.Options{PageSize: 1, Limits: gate.Limits{Read: 5, App: 100, Window: time.Second}})
 	cfg := e.config(AuthOAuth)
 	cfg.ReadLimit, cfg.LimitWindow, cfg.MaxRetries = 25, time.Second, 20
 	c := mustClient(t, cfg)
 	if n := countUsers(t, c); n != pages {
 		t.Fatalf("read %d users, want %d", n, pages)
 	}
-	s, gs := c.Stats(), e.gate.Stats()
+	s, gs := c.Stats(), e.sim.Stats()
 	if s.TooManyRequests == 0 || s.TooManyRequests != gs.TooManyRequests || s.Retries < s.TooManyRequests {
-		t.Errorf("client 429s %d, retries %d, gate 429s %d: want a storm, each 429 retried", s.TooManyRequests, s.Retries, gs.TooManyRequests)
+		t.Errorf("client 429s %d, retries %d, simulator 429s %d: want a storm, each 429 retried", s.TooManyRequests, s.Retries, gs.TooManyRequests)
 	}
 	if got := s.Requests[EndpointOrgUsers][200]; got != pages {
 		t.Errorf("%d successful pages, want %d", got, pages)

@@ -5,24 +5,26 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
-// The tests in this file run the client against the simulator's gate
-// (real token endpoints, authentication, sliding-window rate limits) in
-// front of a minimal API handler, over loopback HTTP.
+// The tests in this file cover authentication against the simulator's
+// token endpoints and gate, over loopback HTTP.
+
+// testIntegration makes the RSA key pair once per test binary: generating
+// one takes about a second on a busy machine.
+var testIntegration = sync.OnceValues(gate.NewTestIntegration)
 
 // creds are a served integration: what a client configuration needs.
 type creds struct {
@@ -31,33 +33,9 @@ type creds struct {
 	key *rsa.PrivateKey
 }
 
-// gateEnv is a gate with one integration, served over loopback.
-type gateEnv struct {
-	creds
-	gate *gate.Gate
-}
-
-// testIntegration makes the RSA key pair once per test binary: generating
-// one takes about a second on a busy machine.
-var testIntegration = sync.OnceValues(gate.NewTestIntegration)
-
-func newGateEnv(t testing.TB, cfg gate.Config, api http.Handler) *gateEnv {
-	t.Helper()
-	in, key := testIntegration()
-	cfg.OrgID = fakeOrg
-	cfg.Integrations = []gate.Integration{in}
-	g, err := gate.New(cfg, api)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g)
-	t.Cleanup(srv.Close)
-	return &gateEnv{creds: creds{srv: srv, in: in, key: key}, gate: g}
-}
-
 // config returns a client configuration for the env's integration with
 // the given method (AuthJWT or AuthOAuth), retrying fast, with limits far
-// above the gate's (which has none unless a test sets them).
+// above the simulator's (which has none unless a test sets them).
 func (e *creds) config(method string) Config {
 	cfg := Config{
 		BaseURL: e.srv.URL, AuthBaseURL: e.srv.URL, OrgID: fakeOrg, AuthMethod: method,
@@ -81,24 +59,6 @@ func mustClient(t testing.TB, cfg Config, opts ...Option) *Client {
 	return c
 }
 
-// listingAPI answers endpoint 1 with `pages` pages of one user each and
-// the action endpoint with success for every entry.
-func listingAPI(pages int) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+umwire.BasePath+"/users/{org}/{page}", func(w http.ResponseWriter, r *http.Request) {
-		p, _ := strconv.Atoi(r.PathValue("page"))
-		p = min(p, pages-1)
-		w.Header().Set(umwire.HeaderTotalCount, strconv.Itoa(pages))
-		pageOf(w, p, pages, p == pages-1, user("u"+strconv.Itoa(p)))
-	})
-	mux.HandleFunc("POST "+umwire.BasePath+"/action/{org}", func(w http.ResponseWriter, r *http.Request) {
-		var entries []umwire.Entry
-		_ = json.NewDecoder(r.Body).Decode(&entries)
-		writeJSONBody(w, http.StatusOK, umwire.ActionResponse{Completed: len(entries), Result: umwire.ResultSuccess})
-	})
-	return mux
-}
-
 func countUsers(t *testing.T, c *Client) int {
 	t.Helper()
 	n := 0
@@ -111,14 +71,14 @@ func countUsers(t *testing.T, c *Client) int {
 	return n
 }
 
-// Both ways of getting a token work against the gate's token endpoints.
+// Both ways of getting a token work against the simulator's token endpoints.
 func TestAuthMethods(t *testing.T) {
-	e := newGateEnv(t, gate.Config{}, listingAPI(3))
+	e := newSimEnv(t, testState(3), umsim.Options{PageSize: 1})
 	for _, method := range []string{AuthJWT, AuthOAuth} {
 		t.Run(method, func(t *testing.T) {
 			c := mustClient(t, e.config(method))
-			if n := countUsers(t, c); n != 3 {
-				t.Fatalf("read %d users, want 3", n)
+			if n := countUsers(t, c); n != 4 {
+				t.Fatalf("read %d users, want 4", n)
 			}
 			if got := c.Stats().Requests[EndpointToken][http.StatusOK]; got != 1 {
 				t.Errorf("token requests = %d, want 1", got)
@@ -130,7 +90,7 @@ func TestAuthMethods(t *testing.T) {
 // Refused credentials give an auth failure naming the token endpoint's
 // error, sent once (a 400 is not retried), without the secret in it.
 func TestAuthFailures(t *testing.T) {
-	e := newGateEnv(t, gate.Config{}, listingAPI(3))
+	e := newSimEnv(t, testState(3), umsim.Options{})
 	otherKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -168,10 +128,10 @@ func TestAuthFailures(t *testing.T) {
 // A token the service did not issue is refused with 401 even after one
 // refresh (which fetches another token from the wrong server).
 func TestForeignToken(t *testing.T) {
-	e := newGateEnv(t, gate.Config{}, listingAPI(3))
-	other := newGateEnv(t, gate.Config{}, listingAPI(3)) // same integration, its own token key
+	e := newSimEnv(t, testState(3), umsim.Options{})
+	other := newSimEnv(t, testState(3), umsim.Options{}) // same integration, its own token key
 	cfg := other.config(AuthOAuth)
-	cfg.BaseURL = e.srv.URL // tokens of another gate: unknown here
+	cfg.BaseURL = e.srv.URL // tokens of another simulator: unknown here
 	c := mustClient(t, cfg)
 	_, err := c.OrgUsersPage(context.Background(), 0, OrgUsersOptions{})
 	if !IsUnauthorized(err) || !IsAuthFailure(err) || c.Stats().Requests[EndpointOrgUsers][http.StatusUnauthorized] != 2 {
@@ -179,7 +139,7 @@ func TestForeignToken(t *testing.T) {
 	}
 }
 
-// manualClock is a clock shared by gate and client that tests move on.
+// manualClock is a clock shared by simulator and client that tests move on.
 type manualClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -197,7 +157,7 @@ func (m *manualClock) Advance(d time.Duration) {
 	m.now = m.now.Add(d)
 }
 
-// A run longer than the token's lifetime goes on: with the gate's clock,
+// A run longer than the token's lifetime goes on: with the service's clock,
 // the client refreshes before expiry (no 401); with its own clock unaware
 // of the time passing, it refreshes on the 401 and retries.
 func TestTokenExpiryMidRun(t *testing.T) {
@@ -211,13 +171,13 @@ func TestTokenExpiryMidRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &manualClock{now: time.Now()}
-			e := newGateEnv(t, gate.Config{TokenLifetime: time.Hour, Clock: clock.Now}, listingAPI(5))
+			e := newSimEnv(t, testState(5), umsim.Options{PageSize: 1, TokenLifetime: time.Hour, Clock: clock.Now})
 			var opts []Option
 			if tc.shareClock {
 				opts = append(opts, WithClock(clock.Now))
 			}
 			// OAuth: a JWT signed on the client's own clock would be expired
-			// for the gate's advanced one.
+			// for the service's advanced one.
 			// One page at a time, so that the clock moves between requests.
 			cfg := e.config(AuthOAuth)
 			cfg.ReadAhead = -1
