@@ -425,3 +425,25 @@ func dump(reqs []Request) string {
 	}
 	return b.String()
 }
+
+// FuzzBatches checks, for plans and limits drawn from the fuzzer's seeds,
+// that the packing obeys every rule and needs no more requests than the
+// exhaustive search.
+func FuzzBatches(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Add(uint64(77), uint64(5))
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		rng := rand.New(rand.NewPCG(a, b))
+		l := Limits{EntriesPerRequest: 1 + rng.IntN(3), MembershipsPerEntry: 1 + rng.IntN(2),
+			StepsPerEntry: 4 + rng.IntN(2), UsersPerGroupStep: 1 + rng.IntN(2)}
+		p := randomPlan(rng, 8)
+		m := newModel(p, l)
+		reqs := p.Batches(l)
+		if err := m.validate(reqs); err != nil {
+			t.Fatalf("limits %+v: %v\nplan: %v\nrequests: %s", l, err, p.Changes, dump(reqs))
+		}
+		if want := m.minRequests(); len(reqs) > want {
+			t.Fatalf("limits %+v: %d requests, the minimum is %d\nplan: %v\nrequests: %s", l, len(reqs), want, p.Changes, dump(reqs))
+		}
+	})
+}
