@@ -14,4 +14,7 @@ const (
 	// InviteBadRequest is the status of a 400 from the invite endpoints
 	// (parameters not understood).
 	InviteBadRequest = "invites.request.invalid"
+	// InviteServerError is the status of a 500 or 503 from the invite
+	// listings (resend and revoke have the contract's own codes).
+	InviteServerError = "invites.server.error"
 )

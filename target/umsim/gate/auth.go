@@ -83,13 +83,13 @@ func (g *Gate) authorize(w http.ResponseWriter, r *http.Request, ep endpoint) (s
 	}
 	switch {
 	case in.expired(now):
-		writeJSON(w, http.StatusBadRequest, umwire.ErrorBody{Result: umwire.ResultError,
-			Message: "the integration's certificate has expired; upload a new certificate"})
+		writeGateError(w, r, ep, http.StatusBadRequest, umwire.ResultError,
+			"the integration's certificate has expired; upload a new certificate")
 	case r.Header.Get(umwire.HeaderAPIKey) != in.ClientID:
 		w.WriteHeader(http.StatusForbidden)
 	case ep.name != EndpointOther && !orgIDPattern.MatchString(ep.org):
-		writeJSON(w, http.StatusBadRequest, umwire.ErrorBody{Result: umwire.ErrOrgInvalidID,
-			Message: "organization id must be <hex>@VendorOrg"})
+		writeGateError(w, r, ep, http.StatusBadRequest, umwire.ErrOrgInvalidID,
+			"organization id must be <hex>@VendorOrg")
 	case ep.name != EndpointOther && ep.org != claims.Org:
 		unauthorized(w)
 	case g.migrating:
@@ -112,6 +112,32 @@ func bearerToken(r *http.Request) (string, bool) {
 func unauthorized(w http.ResponseWriter) {
 	w.Header().Set("WWW-Authenticate", umwire.WWWAuthenticateInvalid)
 	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// writeGateError writes an error the gate generates itself (not 401, 403
+// or 429, whose shapes are the same everywhere) in the body shape of the
+// endpoint: {status, statusMessage} on the invite endpoints (specification
+// endpoint 5, contract 7), {result, message} on the others.
+func writeGateError(w http.ResponseWriter, r *http.Request, ep endpoint, code int, result, msg string) {
+	if ep.name == EndpointInvites {
+		writeJSON(w, code, umwire.InviteError{Status: inviteStatus(r.Method, code), StatusMessage: msg})
+		return
+	}
+	writeJSON(w, code, umwire.ErrorBody{Result: result, Message: msg})
+}
+
+// inviteStatus is the status code of an invite error body: the contract's
+// codes for server errors while resending (POST) or revoking (DELETE).
+func inviteStatus(method string, code int) string {
+	switch {
+	case code < http.StatusInternalServerError:
+		return umwire.InviteBadRequest
+	case method == http.MethodPost:
+		return umwire.InviteResendError
+	case method == http.MethodDelete:
+		return umwire.InviteRevokeError
+	}
+	return umwire.InviteServerError
 }
 
 // writeJSON writes v as the JSON body of an answer with status code.

@@ -88,15 +88,15 @@ func (g *Gate) serveWithFaults(w http.ResponseWriter, r *http.Request, ep endpoi
 	case FaultDrop:
 		return true
 	case FaultError500:
-		serverError(w, http.StatusInternalServerError)
+		serverError(w, r, ep, http.StatusInternalServerError)
 	case FaultError503:
-		serverError(w, http.StatusServiceUnavailable)
+		serverError(w, r, ep, http.StatusServiceUnavailable)
 	case FaultAmbiguous500, FaultAmbiguousDrop:
 		g.next.ServeHTTP(&discardWriter{header: http.Header{}}, r)
 		if kind == FaultAmbiguousDrop {
 			return true
 		}
-		serverError(w, http.StatusInternalServerError)
+		serverError(w, r, ep, http.StatusInternalServerError)
 	default:
 		g.next.ServeHTTP(w, r)
 	}
@@ -104,8 +104,8 @@ func (g *Gate) serveWithFaults(w http.ResponseWriter, r *http.Request, ep endpoi
 }
 
 // serverError writes an injected server error.
-func serverError(w http.ResponseWriter, code int) {
-	writeJSON(w, code, umwire.ErrorBody{Result: umwire.ResultError, Message: "simulated server error (fault injection)"})
+func serverError(w http.ResponseWriter, r *http.Request, ep endpoint, code int) {
+	writeGateError(w, r, ep, code, umwire.ResultError, "simulated server error (fault injection)")
 }
 
 // dropConnection closes the client's connection without an answer. Where
