@@ -176,8 +176,10 @@ func newWork(c *Change) *work {
 		u := c.User
 		w.create = &u
 	}
+	// A user-group step names users by email; an independent ID created
+	// by the plan is only invited, not a member, until it accepts.
 	k := w.id.Key()
-	w.eligible = w.id.Email != "" && strings.EqualFold(k, w.id.Email)
+	w.eligible = w.id.Email != "" && strings.EqualFold(k, w.id.Email) && (w.create == nil || w.id.Type != VendorID)
 	return w
 }
 
