@@ -53,6 +53,10 @@ type Entry struct {
 	User  *User  `json:"user,omitempty"`
 	Group string `json:"group,omitempty"`
 	Steps []Step `json:"steps"`
+	// Waits is set when the entry needs a user or group that an earlier
+	// request creates; a test-only run, which creates nothing, cannot
+	// verify it.
+	Waits bool `json:"waits,omitempty"`
 }
 
 // Target is the entry's root: the user's key or the group's name.
@@ -632,6 +636,7 @@ func (b *batcher) schedule() []Request {
 		req := Request{Entries: make([]Entry, len(placed))}
 		for j, i := range placed {
 			req.Entries[j] = b.entries[i]
+			req.Entries[j].Waits = len(b.deps[i]) > 0
 		}
 		reqs = append(reqs, req)
 		for _, i := range placed {

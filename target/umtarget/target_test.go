@@ -178,3 +178,34 @@ func TestGroupCreationAndEntryErrors(t *testing.T) {
 		t.Errorf("plan after apply is not empty:\n%s", render(again))
 	}
 }
+
+func TestTestOnlyRunOfDependentRequests(t *testing.T) {
+	e, want := seeded(t)
+	pol := policy(reconcile.Preserve)
+	pol.Managed = append(pol.Managed, "New Group")
+	pol.UserGroups = append(pol.UserGroups, "New Group")
+	pol.CreateUserGroups = true
+	for i := range want {
+		want[i].Groups = append(want[i].Groups, "New Group")
+	}
+	ctx := context.Background()
+	cur, err := e.target.ReadCurrent(ctx, pol.ReadScope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.sim.Snapshot()
+	res, err := reconcile.Apply(ctx, plan, e.target, reconcile.ApplyOptions{TestOnly: true})
+	if err != nil {
+		t.Fatalf("test-only run: %v", err)
+	}
+	if res.Requests < 2 || res.Unverified == 0 {
+		t.Errorf("result %+v: want entries waiting on the group's creation, unverifiable in test mode", res)
+	}
+	if after := e.sim.Snapshot(); !reflect.DeepEqual(before.UserGroups, after.UserGroups) || !reflect.DeepEqual(before.Users, after.Users) {
+		t.Error("the test-only run changed the organization")
+	}
+}
