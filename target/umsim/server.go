@@ -165,10 +165,14 @@ type route struct {
 	serve  http.HandlerFunc
 }
 
+// route matches the path segments after umwire.BasePath. Only the
+// specification's exact shapes match: endpoint 1 has no trailing slash,
+// the invite and product listings have one (see the README's conformance
+// notes).
 func (s *Server) route(seg []string) (route, bool) {
 	n := len(seg)
 	switch {
-	case (n == 3 || n == 4 && seg[3] == "") && seg[0] == "users":
+	case n == 3 && seg[0] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listOrgUsers(w, r, seg[2]) }}, true
 	case n == 4 && seg[0] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listGroupUsers(w, r, seg[2], seg[3]) }}, true
@@ -180,9 +184,9 @@ func (s *Server) route(seg []string) (route, bool) {
 		return route{method: http.MethodPost, serve: s.actions}, true
 	case n == 2 && seg[1] == "users":
 		return route{method: http.MethodGet, serve: s.listAllUsers}, true
-	case (n == 2 || n == 3 && seg[2] == "") && seg[1] == "products":
+	case n == 3 && seg[2] == "" && seg[1] == "products":
 		return route{method: http.MethodGet, serve: s.listProducts}, true
-	case (n == 2 || n == 3 && seg[2] == "") && seg[1] == "invites":
+	case n == 3 && seg[2] == "" && seg[1] == "invites":
 		return route{method: http.MethodGet, serve: s.listInvites}, true
 	case n == 3 && seg[1] == "invites":
 		return s.inviteRoute(seg[2]), true

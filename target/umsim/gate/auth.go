@@ -40,7 +40,7 @@ func classify(path string) endpoint {
 	n := len(seg)
 	switch {
 	case seg[0] == "users" && n >= 3:
-		if n == 3 || (n == 4 && seg[3] == "") {
+		if n == 3 {
 			return endpoint{EndpointUsers, seg[1]}
 		}
 		return endpoint{EndpointGroupUsers, seg[1]}

@@ -13,7 +13,7 @@ func TestClassify(t *testing.T) {
 	b := umwire.BasePath
 	tests := []struct{ path, name, org string }{
 		{b + "/users/" + testOrg + "/3", EndpointUsers, testOrg},
-		{b + "/users/" + testOrg + "/3/", EndpointUsers, testOrg},
+		{b + "/users/" + testOrg + "/3/", EndpointGroupUsers, testOrg}, // empty group name
 		{b + "/users/" + testOrg + "/0/Designers", EndpointGroupUsers, testOrg},
 		{b + "/users/" + testOrg + "/0/a/b", EndpointGroupUsers, testOrg},
 		{b + "/organizations/" + testOrg + "/users/Jo@Example.com", EndpointUser, testOrg},
