@@ -32,8 +32,12 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
+		"plan":     {"show what a sync would change (dry run)", runPlan},
+		"sync":     {"apply the changes", runSync},
+		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics", runDaemon},
 		"validate": {"check the configuration and read the sources", runValidate},
 		"sim":      {"run the service simulator", runSim},
+		"demo":     {"sync the example sources into an in-process simulator", runDemo},
 		"invites":  {"list, resend or revoke pending invites", runInvites},
 		"products": {"list the organization's products", runProducts},
 		"users":    {"list users or look one up", runUsers},

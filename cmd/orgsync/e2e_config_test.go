@@ -31,7 +31,7 @@ schedule: {cron: "*/5 * * * *"}
 	if err := os.WriteFile(bad, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"validate"} {
+	for _, cmd := range []string{"validate", "plan", "sync"} {
 		r := runBinary(t, nil, cmd, "--config", bad)
 		if r.code != exitError {
 			t.Errorf("%s: exit %d, want %d", cmd, r.code, exitError)

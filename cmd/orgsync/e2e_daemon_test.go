@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
+)
+
+// freeAddr returns a loopback address no one listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// waitFor polls cond every 20 ms until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func get(url string) (int, string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// startBinary starts orgsync in the background; the returned buffer
+// collects its standard error.
+func startBinary(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, &stderr
+}
+
+// stopBinary sends SIGTERM and returns the exit code.
+func stopBinary(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("orgsync did not stop within 30 s of SIGTERM")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	addr := freeAddr(t)
+	cfg := configFor(t, dir, "csv", s.url)
+	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr)
+	appendFile(t, cfg, extra)
+
+	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
+	base := "http://" + addr
+	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
+	if c, _ := get(base + "/healthz"); c != 200 {
+		t.Errorf("/healthz: %d", c)
+	}
+	if !strings.Contains(stderr.String(), "runs every 1s") {
+		t.Errorf("no warning about the frequent schedule:\n%s", stderr.String())
+	}
+	// Two scheduled runs: the first applies the changes, the second finds none.
+	waitFor(t, "two successful runs", 20*time.Second, func() bool {
+		_, m := get(base + "/metrics")
+		return strings.Contains(m, `orgsync_runs_total{result="success"} 2`) || strings.Contains(m, `orgsync_runs_total{result="success"} 3`)
+	})
+	_, m := get(base + "/metrics")
+	for _, want := range []string{
+		`orgsync_changes_total{kind="create"} 3`,
+		`orgsync_api_requests_total{status="200"}`,
+		"orgsync_api_rate_limited_total 0",
+		"orgsync_last_success_timestamp_seconds",
+		"orgsync_run_duration_seconds_count",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if _, found := groupsOf(s, "dave@example.com"); !found {
+		t.Error("the scheduled run did not create dave")
+	}
+	if code := stopBinary(t, cmd); code != exitOK {
+		t.Errorf("daemon exit %d after SIGTERM\n%s", code, stderr.String())
+	}
+}
+
+// TestSIGTERMDuringSync stops a sync between requests; the next sync
+// finishes the job and a plan then has nothing to do.
+func TestSIGTERMDuringSync(t *testing.T) {
+	dir := exampleDir(t)
+	var csv strings.Builder
+	csv.WriteString("firstname,lastname,email,country,groups\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&csv, "User,Number%d,user%03d@example.com,US,eng\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "csv", "users.csv"), []byte(csv.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Latency: 40 * time.Millisecond}})
+	cfg := configFor(t, dir, "csv", s.url)
+	cmd, stderr := startBinary(t, "sync", "--config", cfg, "--log-format", "json")
+	waitFor(t, "a few action requests", 30*time.Second, func() bool {
+		return s.Stats().Requests[gate.EndpointAction][200] >= 3
+	})
+	if code := stopBinary(t, cmd); code != exitError {
+		t.Errorf("sync stopped by SIGTERM: exit %d, want %d", code, exitError)
+	}
+	sent := s.Stats().Requests[gate.EndpointAction][200]
+	if sent >= 30 {
+		t.Fatalf("the sync was not interrupted: %d action requests", sent)
+	}
+	if !strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("the interrupted run does not say it was canceled:\n%s", stderr.String())
+	}
+	s.SetFaults(gate.Faults{})
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+		t.Fatalf("second sync: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
+		t.Errorf("plan after the second sync: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestDaemonNeverOverlaps: with runs slower than the schedule, the ticks
+// that come during a run are skipped, not run alongside it.
+func TestDaemonNeverOverlaps(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Latency: 400 * time.Millisecond}})
+	addr := freeAddr(t)
+	cfg := configFor(t, dir, "csv", s.url)
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  runAtStart: true\n  listen: %q\n", addr))
+	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
+	waitFor(t, "a skipped tick and a finished run", 30*time.Second, func() bool {
+		_, m := get("http://" + addr + "/metrics")
+		return strings.Contains(m, `orgsync_runs_total{result="skipped"}`) && strings.Contains(m, `orgsync_runs_total{result="success"}`)
+	})
+	if !strings.Contains(stderr.String(), "the previous run is still going") {
+		t.Errorf("no log line for the skipped tick:\n%s", stderr.String())
+	}
+	if code := stopBinary(t, cmd); code != exitOK {
+		t.Errorf("daemon exit %d after SIGTERM", code)
+	}
+}
+
+// TestSimSubprocessSavesState runs `orgsync sim` standalone, syncs into
+// it, stops it with SIGTERM and loads the state it saved.
+func TestSimSubprocessSavesState(t *testing.T) {
+	dir := exampleDir(t)
+	addr := freeAddr(t)
+	state := filepath.Join(dir, "sim", "org.yaml")
+	cmd, stderr := startBinary(t, "sim", "--listen", addr, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
+	url := "http://" + addr
+	waitFor(t, "the simulator", 10*time.Second, func() bool { c, _ := get(url + "/_sim/state"); return c == 200 })
+	cfg := configFor(t, dir, "csv", url)
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+		t.Fatalf("sync: exit %d\n%s", r.code, r.stderr)
+	}
+	if code := stopBinary(t, cmd); code != exitOK {
+		t.Fatalf("sim exit %d\n%s", code, stderr.String())
+	}
+	st, err := umsim.LoadState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, u := range st.Users {
+		found = found || u.Email == "dave@example.com"
+	}
+	if !found {
+		t.Error("the saved state lacks the user the sync created")
+	}
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/source/ldap/ldaptest"
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// groupsOf returns the groups of the user with email in the simulator.
+func groupsOf(s *sim, email string) (groups []string, found bool) {
+	for _, u := range s.Snapshot().Users {
+		if strings.EqualFold(u.Email, email) {
+			return u.Groups, true
+		}
+	}
+	return nil, false
+}
+
+func hasFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlanSyncPlanConverges runs plan, sync and plan from each example
+// against the simulator: the CSV and YAML files, and the OpenLDAP
+// directory of examples/openldap/users.ldif served by a real slapd.
+func TestPlanSyncPlanConverges(t *testing.T) {
+	for _, example := range []string{"csv", "yaml", "openldap"} {
+		t.Run(example, func(t *testing.T) {
+			dir := exampleDir(t)
+			s := startSim(t, dir, umsim.Options{})
+			var env []string
+			var replace []string
+			if example == "openldap" {
+				ldif, err := os.ReadFile(filepath.Join(dir, "openldap", "users.ldif"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				url := ldaptest.StartSlapd(t, string(ldif))
+				replace = []string{"ldap://127.0.0.1:389", url, "cn=reader,dc=example,dc=com", ldaptest.ReaderDN}
+				env = []string{"LDAP_BIND_PASSWORD=" + ldaptest.ReaderPassword}
+			}
+			cfg := configFor(t, dir, example, s.url, replace...)
+
+			r := runBinary(t, env, "plan", "--config", cfg, "--detailed-exitcode")
+			if r.code != exitChanges {
+				t.Fatalf("first plan: exit %d, want %d\n%s\n%s", r.code, exitChanges, r.stdout, r.stderr)
+			}
+			for _, want := range []string{"dave@example.com", "bob@example.com", "mallory@example.com"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("first plan lacks %s:\n%s", want, r.stdout)
+				}
+			}
+			if strings.Contains(r.stdout, "admin@example.com") {
+				t.Errorf("the excluded administrator is in the plan:\n%s", r.stdout)
+			}
+			if _, found := groupsOf(s, "dave@example.com"); found {
+				t.Fatal("plan changed the organization")
+			}
+
+			r = runBinary(t, env, "sync", "--config", cfg)
+			if r.code != exitOK {
+				t.Fatalf("sync: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if g, found := groupsOf(s, "dave@example.com"); !found || !hasFold(g, "Engineering") || !hasFold(g, "Design") {
+				t.Errorf("dave after sync: %v (found %v)", g, found)
+			}
+			if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") || hasFold(g, "All Apps") {
+				t.Errorf("mallory kept managed groups: %v", g)
+			}
+			if g, _ := groupsOf(s, "admin@example.com"); !hasFold(g, "_org_admin") {
+				t.Errorf("admin lost _org_admin: %v", g)
+			}
+			if !strings.Contains(r.stderr, `"msg":"summary"`) || !strings.Contains(r.stderr, `"peakMemory"`) {
+				t.Errorf("no JSON summary line on stderr:\n%s", r.stderr)
+			}
+
+			r = runBinary(t, env, "plan", "--config", cfg, "--detailed-exitcode")
+			if r.code != exitOK {
+				t.Errorf("second plan: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func TestPlanJSONAndTestOnly(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	r := runBinary(t, nil, "plan", "--config", cfg, "--output", "json")
+	if r.code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	var plan map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
+		t.Fatalf("plan --output json is not JSON: %v\n%s", err, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "dave@example.com") {
+		t.Errorf("JSON plan lacks dave:\n%s", r.stdout)
+	}
+	r = runBinary(t, nil, "sync", "--config", cfg, "--test-only")
+	if r.code != exitOK || !strings.Contains(r.stdout, "test only") {
+		t.Fatalf("sync --test-only: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, found := groupsOf(s, "dave@example.com"); found {
+		t.Error("sync --test-only changed the organization")
+	}
+	if r := runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitChanges {
+		t.Errorf("plan after a test-only sync: exit %d, want %d", r.code, exitChanges)
+	}
+}
+
+func TestSourceFailureFailsTheRun(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url, "path: users.csv", "path: missing.csv")
+	before := s.Snapshot()
+	for _, cmd := range []string{"plan", "sync"} {
+		r := runBinary(t, nil, cmd, "--config", cfg)
+		if r.code != exitError || !strings.Contains(r.stderr, "missing.csv") {
+			t.Errorf("%s with a missing source file: exit %d\n%s", cmd, r.code, r.stderr)
+		}
+	}
+	if len(s.Snapshot().Users) != len(before.Users) {
+		t.Error("a failed source changed the organization")
+	}
+}
+
+func TestDemo(t *testing.T) {
+	r := runBinary(t, nil, "demo")
+	if r.code != exitOK {
+		t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"== 1. orgsync plan", "== 2. orgsync sync", "== 3. orgsync plan again", "In sync.", "0 of them 429"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

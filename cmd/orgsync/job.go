@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
+)
+
+// applyMode says how far a run goes after planning.
+type applyMode int
+
+const (
+	applyNone     applyMode = iota // plan only
+	applyTestOnly                  // send with ?testOnly=true: validated, nothing changed
+	applyReal                      // apply
+)
+
+// target is the service as the reconciler sees it: a reader of the current
+// state and a sender of changes.
+type target interface {
+	reconcile.Reader
+	reconcile.Sender
+}
+
+// planned is a computed plan with what made it.
+type planned struct {
+	plan    *reconcile.Plan
+	client  *umapi.Client
+	target  target
+	start   time.Time
+	desired int
+}
+
+// makePlan reads the sources and the organization and computes the plan.
+// A source that fails fails the plan. When a source skipped bad records the
+// desired state is marked incomplete, so that nothing destructive is
+// planned for the users those records would have kept.
+func (e *env) makePlan(ctx context.Context) (*planned, error) {
+	start := time.Now()
+	m, err := e.cfg.Mapper()
+	if err != nil {
+		return nil, err
+	}
+	policy, err := e.cfg.ReconcilePolicy(m)
+	if err != nil {
+		return nil, err
+	}
+	d, err := e.readSources(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.problems) > 0 {
+		e.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.problems)))
+	}
+	c, err := e.client()
+	if err != nil {
+		return nil, err
+	}
+	t := newTarget(c)
+	cur, err := t.ReadCurrent(ctx, policy.ReadScope())
+	if err != nil {
+		return nil, fmt.Errorf("reading the organization: %w", err)
+	}
+	plan, err := reconcile.Diff(reconcile.Desired{Users: d.users, Complete: len(d.problems) == 0}, cur, policy)
+	if err != nil {
+		return nil, fmt.Errorf("planning: %w", err)
+	}
+	for i := range plan.Changes {
+		ch := &plan.Changes[i]
+		e.log.Info("planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
+	}
+	if plan.Safety != nil {
+		e.log.Warn(plan.Safety.Error())
+	}
+	if path := e.cfg.Policy.ReportFile; path != "" {
+		if err := writeUnlistedReport(path, plan.Unlisted); err != nil {
+			return nil, err
+		}
+		e.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
+	}
+	return &planned{plan: plan, client: c, target: t, start: start, desired: len(d.users)}, nil
+}
+
+// runReport is what one run did, for the summary and the metrics.
+type runReport struct {
+	counts  reconcile.Counts
+	result  *reconcile.Result
+	applied map[string]int // changes applied, by kind
+	stats   umapi.Stats
+	elapsed time.Duration
+}
+
+// apply sends the plan (as test-only requests when mode is applyTestOnly).
+// Per-entry failures and a safety stop are returned as errors after the
+// rest was applied.
+func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport, error) {
+	rep := &runReport{counts: p.plan.Counts(), applied: map[string]int{}}
+	var err error
+	if mode != applyNone {
+		prog := startProgress(ctx, e, p)
+		out := &logWriter{log: e.log}
+		rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{TestOnly: mode == applyTestOnly, Out: out})
+		out.Flush()
+		prog.stop()
+		if mode == applyReal {
+			rep.applied = appliedByKind(p.plan, rep.result)
+		}
+	}
+	rep.stats = p.client.Stats()
+	rep.elapsed = time.Since(p.start)
+	return rep, err
+}
+
+// appliedByKind counts the changes of each kind that did not fail.
+func appliedByKind(plan *reconcile.Plan, res *reconcile.Result) map[string]int {
+	failed := map[string]bool{}
+	if res != nil {
+		for _, f := range res.Failures {
+			failed[strings.ToLower(f.Target)] = true
+		}
+	}
+	out := map[string]int{}
+	for i := range plan.Changes {
+		if !failed[strings.ToLower(plan.Changes[i].Key())] {
+			out[string(plan.Changes[i].Kind)]++
+		}
+	}
+	return out
+}
+
+// summary logs the final line of a run.
+func (e *env) summary(rep *runReport, err error) {
+	fields := []zap.Field{
+		zap.Int("create", rep.counts.Create), zap.Int("update", rep.counts.Update),
+		zap.Int("remove", rep.counts.Remove), zap.Int("delete", rep.counts.Delete),
+		zap.Int("addMemberships", rep.counts.AddMemberships), zap.Int("removeMemberships", rep.counts.RemoveMemberships),
+		zap.Int("withheld", rep.counts.Withheld), zap.Int("unlisted", rep.counts.Unlisted),
+		zap.Int("requests", rep.stats.Total()), zap.Int("429s", rep.stats.TooManyRequests),
+		zap.Int("retries", rep.stats.Retries),
+		zap.Duration("elapsed", rep.elapsed.Round(time.Millisecond)),
+		zap.String("peakMemory", fmt.Sprintf("%.1f MiB", float64(peakMemory())/(1<<20))),
+	}
+	if rep.result != nil {
+		fields = append(fields, zap.Int("actionRequests", rep.result.Requests), zap.Int("failures", len(rep.result.Failures)))
+	}
+	if err != nil {
+		e.log.Error("summary: finished with errors", append(fields, zap.Error(err))...)
+		return
+	}
+	e.log.Info("summary", fields...)
+}
+
+// sync runs the whole job once: plan, then apply in the given mode.
+func (e *env) sync(ctx context.Context, mode applyMode) (*runReport, error) {
+	p, err := e.makePlan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := e.apply(ctx, p, mode)
+	e.summary(rep, err)
+	return rep, err
+}
+
+// logWriter turns the lines Apply writes into debug log lines.
+type logWriter struct {
+	log *zap.Logger
+	buf []byte
+}
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	w.buf = append(w.buf, b...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		w.log.Debug(strings.TrimSpace(string(w.buf[:i])))
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// Flush logs a last unterminated line.
+func (w *logWriter) Flush() {
+	if len(w.buf) > 0 {
+		w.log.Debug(string(w.buf))
+		w.buf = nil
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the daemon's Prometheus metrics, in a registry of their own.
+type metrics struct {
+	reg         *prometheus.Registry
+	runs        *prometheus.CounterVec
+	lastSuccess prometheus.Gauge
+	changes     *prometheus.CounterVec
+	requests    *prometheus.CounterVec
+	rateLimited prometheus.Counter
+	duration    prometheus.Histogram
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orgsync_runs_total", Help: "Sync runs by result (success, failure, skipped).",
+		}, []string{"result"}),
+		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "orgsync_last_success_timestamp_seconds", Help: "Unix time the last successful run ended.",
+		}),
+		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orgsync_changes_total", Help: "Changes applied, by kind.",
+		}, []string{"kind"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orgsync_api_requests_total", Help: "Requests sent to the service, by HTTP status (0: no answer).",
+		}, []string{"status"}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "orgsync_api_rate_limited_total", Help: "429 answers of the service.",
+		}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "orgsync_run_duration_seconds", Help: "Duration of sync runs.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 16),
+		}),
+	}
+	m.reg.MustRegister(m.runs, m.lastSuccess, m.changes, m.requests, m.rateLimited, m.duration,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one finished run.
+func (m *metrics) observe(rep *runReport, err error, end time.Time) {
+	if rep != nil {
+		m.duration.Observe(rep.elapsed.Seconds())
+		for kind, n := range rep.applied {
+			m.changes.WithLabelValues(kind).Add(float64(n))
+		}
+		for _, byStatus := range rep.stats.Requests {
+			for status, n := range byStatus {
+				m.requests.WithLabelValues(strconv.Itoa(status)).Add(float64(n))
+			}
+		}
+		m.rateLimited.Add(float64(rep.stats.TooManyRequests))
+	}
+	if err != nil {
+		m.runs.WithLabelValues("failure").Inc()
+		return
+	}
+	m.runs.WithLabelValues("success").Inc()
+	m.lastSuccess.Set(float64(end.Unix()))
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}

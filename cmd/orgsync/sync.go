@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+)
+
+// runSync applies the plan and prints what was done.
+func runSync(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("orgsync sync", flag.ContinueOnError)
+	sf := addSetupFlags(fs)
+	testOnly := fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
+	if ok, code := parseFlags(fs, args, io, 0); !ok {
+		return code
+	}
+	e, ok := sf.setup(io)
+	if !ok {
+		return exitError
+	}
+	mode := applyReal
+	if *testOnly {
+		mode = applyTestOnly
+	}
+	p, err := e.makePlan(ctx)
+	if err != nil {
+		fmt.Fprintf(io.err, "orgsync sync: %v\n", err)
+		return exitError
+	}
+	if err := p.plan.Render(io.out); err != nil {
+		fmt.Fprintf(io.err, "orgsync sync: %v\n", err)
+		return exitError
+	}
+	rep, err := e.apply(ctx, p, mode)
+	e.summary(rep, err)
+	printResult(io, rep, mode)
+	if err != nil {
+		fmt.Fprintf(io.err, "orgsync sync: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// printResult writes the outcome of an applied plan.
+func printResult(io stdio, rep *runReport, mode applyMode) {
+	verb := "applied"
+	if mode == applyTestOnly {
+		verb = "validated by the service (test only, nothing changed)"
+	}
+	if rep.result == nil {
+		return
+	}
+	fmt.Fprintf(io.out, "%s: %d requests, %d entries, %d invite operations, %d failures; %d API requests in all, %d answered 429, in %s\n",
+		verb, rep.result.Requests, rep.result.Entries, rep.result.Invites, len(rep.result.Failures),
+		rep.stats.Total(), rep.stats.TooManyRequests, rep.elapsed.Round(1e6))
+	for _, f := range rep.result.Failures {
+		fmt.Fprintf(io.out, "  failed: %s\n", f)
+	}
+}
