@@ -115,7 +115,7 @@ func (p *Plan) pack(l Limits, lateGroups bool, order int) []Request {
 	return b.schedule()
 }
 
-// work is everything one user entry root needs.
+// work is what one user's entries must carry, and how route split it.
 type work struct {
 	id       User
 	create   *User
@@ -131,13 +131,11 @@ type work struct {
 	first    int      // index of the user's create entry once built
 }
 
-// groupOps are the memberships of one user group sent group-rooted.
+// groupOps is one user group the batcher may send group-rooted entries to.
 type groupOps struct {
 	name    string
 	created bool // created in this plan
-	adds    []int
-	removes []int
-	entry   int // index of the createUserGroup entry, -1 when none
+	entry   int  // index of the createUserGroup entry, -1 when none
 }
 
 type batcher struct {
@@ -175,7 +173,7 @@ func newBatcher(p *Plan, l Limits) *batcher {
 
 func newWork(c *Change) *work {
 	w := &work{id: identity(&c.User), set: c.Set, rmOrg: c.Kind == KindRemove || c.Kind == KindDelete,
-		delete: c.Kind == KindDelete, adds: c.Add, removes: c.Remove}
+		delete: c.Kind == KindDelete, adds: slices.Clone(c.Add), removes: slices.Clone(c.Remove)}
 	if c.Kind == KindCreate {
 		u := c.User
 		w.create = &u
