@@ -282,11 +282,15 @@ func (r *userRun) checkDomainMove(from, to string) *stepError {
 	return nil
 }
 
-// newUsername changes a Federated ID's username (rule 7).
+// newUsername changes a Federated ID's username (rule 7: only when its
+// email is in a claimed domain of the organization).
 func (r *userRun) newUsername(f *fields, username string) *stepError {
 	u := r.u
 	if u.typ != umwire.TypeFederatedID {
 		return stepErr(0, umwire.ErrUsernameNoUpdate, "the username of an Enterprise ID always equals its email")
+	}
+	if r.st.claimed(emailDomain(f.email)) == nil {
+		return stepErr(0, umwire.ErrUsernameNoUpdate, "the username of a Federated ID can be changed only when its email is in a claimed domain of the organization")
 	}
 	if strings.Contains(username, "@") {
 		if err := reconcile.CheckEmail(username); err != nil {

@@ -9,7 +9,8 @@ const (
 	// username to a domain outside the user's directory (rule 8).
 	ErrDomainNotClaimed = "error.domain.not_claimed"
 	// ErrUsernameNoUpdate: update of username on an ID whose username
-	// always equals its email (independent and Enterprise IDs, rule 7).
+	// always equals its email (independent and Enterprise IDs), or on a
+	// Federated ID whose email is not in a claimed domain (rule 7).
 	ErrUsernameNoUpdate = "error.update.username.no"
 	// InviteBadRequest is the status of a 400 from the invite endpoints
 	// (parameters not understood).
