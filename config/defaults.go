@@ -16,10 +16,10 @@ const (
 	DefaultMaxWait    = time.Minute
 	DefaultCron       = "0 */2 * * *"
 	DefaultListen     = ":9090"
+	// DefaultMaxRemovalsPercent is the default safety limit on removals
+	// per run, a percentage of the managed users.
+	DefaultMaxRemovalsPercent = 10
 )
-
-// DefaultMaxRemovals is the default safety limit on removals per run.
-var DefaultMaxRemovals = Limit{N: 10, Percent: true}
 
 func (c *Config) applyDefaults() {
 	t := &c.Target
@@ -38,7 +38,7 @@ func (c *Config) applyDefaults() {
 		p.UpdateAttributes = []string{"firstname", "lastname"}
 	}
 	if c.Safety.MaxRemovals == (Limit{}) {
-		c.Safety.MaxRemovals = DefaultMaxRemovals
+		c.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
 	}
 	setString(&c.Schedule.Cron, DefaultCron)
 	setString(&c.Schedule.Listen, DefaultListen)

@@ -146,3 +146,40 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsNeverPrinted runs the commands at debug level, and with a
+// wrong secret, and looks for the secrets in everything they printed.
+func TestSecretsNeverPrinted(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyLines := strings.Split(strings.TrimSpace(string(key)), "\n")
+	secrets := []string{"demo-client-secret-not-a-real-secret", "wrong-secret-value", keyLines[len(keyLines)-2]}
+	var outputs []result
+	for _, args := range [][]string{
+		{"plan", "--log-level", "debug", "--output", "json"},
+		{"sync", "--log-level", "debug"},
+		{"validate", "--log-level", "debug", "--check-target"},
+	} {
+		outputs = append(outputs, runBinary(t, nil, append(args, "--config", cfg)...))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sim", "demo-client-secret"), []byte("wrong-secret-value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, nil, "plan", "--log-level", "debug", "--config", cfg)
+	if r.code != exitError {
+		t.Errorf("plan with a wrong client secret: exit %d", r.code)
+	}
+	outputs = append(outputs, r)
+	for _, out := range outputs {
+		for _, sec := range secrets {
+			if strings.Contains(out.stdout+out.stderr, sec) {
+				t.Errorf("a secret (%.12s…) was printed:\n%s\n%s", sec, out.stdout, out.stderr)
+			}
+		}
+	}
+}
