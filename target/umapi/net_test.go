@@ -105,7 +105,7 @@ func TestAttemptTimeout(t *testing.T) {
 		}
 		okUser(w, r)
 	})
-	c := f.client(t, func(cfg *Config) { cfg.Timeout = 200 * time.Millisecond })
+	c := f.client(t, func(cfg *Config) { cfg.Timeout = 500 * time.Millisecond })
 	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
 		t.Fatal(err)
 	}

@@ -10,14 +10,7 @@ import (
 // pageReader reads one page of a listing.
 type pageReader func(ctx context.Context, page int) (*UsersPage, error)
 
-// pages turns a page reader into a sequence. It reads page 0, then the
-// following pages in order (ahead, when page 0 gave X-Page-Count and
-// ReadAhead > 0). It stops after the page that says lastPage, after page
-// X-Page-Count-1, and, without handing it over, at a page the service
-// already answered: one whose X-Current-Page is below the index asked for
-// or equal to the previous page's, or (without that header) whose first
-// user is the previous page's first user. A server that keeps answering its
-// last page therefore cannot make the listing loop.
+// pages turns a page reader into a sequence that starts at page 0.
 func (c *Client) pages(ctx context.Context, read pageReader) iter.Seq2[*UsersPage, error] {
 	return func(yield func(*UsersPage, error) bool) {
 		first, err := read(ctx, 0)
@@ -25,23 +18,34 @@ func (c *Client) pages(ctx context.Context, read pageReader) iter.Seq2[*UsersPag
 			yield(nil, err)
 			return
 		}
-		next := func(page int) (*UsersPage, error) { return read(ctx, page) }
-		if c.cfg.ReadAhead > 0 && first.PageCount > 1 && !first.LastPage {
-			ra := startReadAhead(ctx, read, first.PageCount, c.cfg.ReadAhead)
-			defer ra.stop()
-			next = ra.next
-		}
-		c.walk(first, next, yield)
+		c.continuePages(ctx, first, read, yield)
 	}
 }
 
-// walk hands over first and the pages next returns, in order, until one of
-// the stop conditions of pages.
-func (c *Client) walk(first *UsersPage, next func(page int) (*UsersPage, error), yield func(*UsersPage, error) bool) {
+// pagesFrom is pages for a caller that already read the first page.
+func (c *Client) pagesFrom(ctx context.Context, first *UsersPage, read pageReader) iter.Seq2[*UsersPage, error] {
+	return func(yield func(*UsersPage, error) bool) { c.continuePages(ctx, first, read, yield) }
+}
+
+// continuePages hands over first and the following pages in order (read
+// ahead when first gave X-Page-Count and ReadAhead > 0). It stops after the
+// page that says lastPage, after page X-Page-Count-1, and, without handing
+// it over, at a page the service already answered: one whose
+// X-Current-Page is below the index asked for or equal to the previous
+// page's, or (without that header) whose first user is the previous page's
+// first user. A server that keeps answering its last page therefore cannot
+// make the listing loop.
+func (c *Client) continuePages(ctx context.Context, first *UsersPage, read pageReader, yield func(*UsersPage, error) bool) {
+	next := func(page int) (*UsersPage, error) { return read(ctx, page) }
+	if c.cfg.ReadAhead > 0 && first.PageCount > first.Page+1 && !first.LastPage {
+		ra := startReadAhead(ctx, read, first.Page+1, first.PageCount, c.cfg.ReadAhead)
+		defer ra.stop()
+		next = ra.next
+	}
 	var prev pageMark
 	p := first
-	for page := 0; ; page++ {
-		if page > 0 {
+	for page := first.Page; ; page++ {
+		if page > first.Page {
 			var err error
 			if p, err = next(page); err != nil {
 				yield(nil, err)
@@ -85,8 +89,8 @@ func (m pageMark) repeats(prev pageMark) bool {
 	return m.size > 0 && m.size == prev.size && m.firstID == prev.firstID
 }
 
-// readAhead fetches pages 1..count-1 with at most depth of them requested
-// or decoded and not yet handed over.
+// readAhead fetches pages from..count-1 with at most depth of them
+// requested or decoded and not yet handed over.
 type readAhead struct {
 	ctx     context.Context
 	read    pageReader
@@ -100,14 +104,14 @@ type pageResult struct {
 	err  error
 }
 
-func startReadAhead(ctx context.Context, read pageReader, count, depth int) *readAhead {
+func startReadAhead(ctx context.Context, read pageReader, from, count, depth int) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := &readAhead{ctx: ctx, read: read, cancel: cancel, slots: make(chan struct{}, depth), results: make([]chan pageResult, count)}
 	for i := range ra.results {
 		ra.results[i] = make(chan pageResult, 1)
 	}
 	go func() {
-		for page := 1; page < count; page++ {
+		for page := from; page < count; page++ {
 			select {
 			case ra.slots <- struct{}{}:
 			case <-ctx.Done():

@@ -328,3 +328,27 @@ func TestReadAhead(t *testing.T) {
 		t.Errorf("breaking after page 4 sent %d requests, want at most %d", n, 5+ahead)
 	}
 }
+
+// OrgUsersFrom continues from a page the caller read, without asking for
+// it again.
+func TestOrgUsersFrom(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		p := pathPage(r)
+		pageOf(w, p, 6, p == 5, user("u"+strconv.Itoa(p)))
+	})
+	c := f.client(t)
+	first, err := c.OrgUsersPage(context.Background(), 0, OrgUsersOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for p, err := range c.OrgUsersFrom(context.Background(), first, OrgUsersOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.Users[0].ID)
+	}
+	if strings.Join(ids, ",") != "u0,u1,u2,u3,u4,u5" || f.count() != 6 {
+		t.Errorf("pages %v after %d requests, want u0..u5 after 6", ids, f.count())
+	}
+}

@@ -91,6 +91,14 @@ func (c *Client) OrgUsers(ctx context.Context, o OrgUsersOptions) iter.Seq2[*Use
 	return c.pages(ctx, func(ctx context.Context, page int) (*UsersPage, error) { return c.OrgUsersPage(ctx, page, o) })
 }
 
+// OrgUsersFrom continues a listing whose first page the caller read with
+// OrgUsersPage (to choose a strategy from its headers, say): it hands over
+// first, then reads the following pages as OrgUsers does, so no page is
+// asked for twice.
+func (c *Client) OrgUsersFrom(ctx context.Context, first *UsersPage, o OrgUsersOptions) iter.Seq2[*UsersPage, error] {
+	return c.pagesFrom(ctx, first, func(ctx context.Context, page int) (*UsersPage, error) { return c.OrgUsersPage(ctx, page, o) })
+}
+
 // GroupUsersPage reads one page of the members of a user group, product
 // profile or admin group (endpoint 2). A missing group is an *APIError
 // with status 404 and code error.group.not_found.
@@ -105,6 +113,14 @@ func (c *Client) GroupUsersPage(ctx context.Context, group string, page int, o G
 // GroupUsers streams the members of a group page by page (endpoint 2).
 func (c *Client) GroupUsers(ctx context.Context, group string, o GroupUsersOptions) iter.Seq2[*UsersPage, error] {
 	return c.pages(ctx, func(ctx context.Context, page int) (*UsersPage, error) {
+		return c.GroupUsersPage(ctx, group, page, o)
+	})
+}
+
+// GroupUsersFrom continues a group listing from a page the caller read
+// with GroupUsersPage, as OrgUsersFrom does.
+func (c *Client) GroupUsersFrom(ctx context.Context, group string, first *UsersPage, o GroupUsersOptions) iter.Seq2[*UsersPage, error] {
+	return c.pagesFrom(ctx, first, func(ctx context.Context, page int) (*UsersPage, error) {
 		return c.GroupUsersPage(ctx, group, page, o)
 	})
 }
