@@ -40,3 +40,22 @@ func TestPathsAreServedOnlyAsSpecified(t *testing.T) {
 		})
 	}
 }
+
+// TestInviteEndpointsAnswerWrongMethodsWithInviteErrors checks that a
+// method an invite endpoint does not serve gets 405 with the invite error
+// body {status, statusMessage}.
+func TestInviteEndpointsAnswerWrongMethodsWithInviteErrors(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, path := range []string{
+		"/" + testOrg + "/invites/",
+		"/organizations/" + testOrg + "/invites/frank@gmail.com",
+		"/" + testOrg + "/invites/frank@gmail.com",
+	} {
+		r := f.do("PUT", path, "")
+		var fields map[string]string
+		if err := json.Unmarshal(r.body, &fields); err != nil || r.status != http.StatusMethodNotAllowed ||
+			len(fields) != 2 || fields["status"] != umwire.InviteBadRequest || fields["statusMessage"] == "" {
+			t.Errorf("PUT %s: %d %s, want 405 with an invite error body", path, r.status, r.body)
+		}
+	}
+}

@@ -153,7 +153,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if route.method != "" && r.Method != route.method {
 		w.Header().Set("Allow", route.method)
-		writeError(w, r, http.StatusMethodNotAllowed, umwire.ResultError, "method "+r.Method+" not allowed, use "+route.method)
+		msg := "method " + r.Method + " not allowed, use " + route.method
+		if route.invite {
+			writeInviteError(w, http.StatusMethodNotAllowed, umwire.InviteBadRequest, msg)
+		} else {
+			writeError(w, r, http.StatusMethodNotAllowed, umwire.ResultError, msg)
+		}
 		return
 	}
 	route.serve(w, r)
@@ -163,6 +168,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 type route struct {
 	method string // "" when serve checks the method itself
 	serve  http.HandlerFunc
+	invite bool // an invite endpoint: errors have the invite body
 }
 
 // route matches the path segments after umwire.BasePath. Only the
@@ -179,7 +185,7 @@ func (s *Server) route(seg []string) (route, bool) {
 	case n == 4 && seg[0] == "organizations" && seg[2] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.getUser(w, r, seg[3]) }}, true
 	case n == 4 && seg[0] == "organizations" && seg[2] == "invites":
-		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.queryInvites(w, r, seg[3]) }}, true
+		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.queryInvites(w, r, seg[3]) }, invite: true}, true
 	case n == 2 && seg[0] == "action":
 		return route{method: http.MethodPost, serve: s.actions}, true
 	case n == 2 && seg[1] == "users":
@@ -187,7 +193,7 @@ func (s *Server) route(seg []string) (route, bool) {
 	case n == 3 && seg[2] == "" && seg[1] == "products":
 		return route{method: http.MethodGet, serve: s.listProducts}, true
 	case n == 3 && seg[2] == "" && seg[1] == "invites":
-		return route{method: http.MethodGet, serve: s.listInvites}, true
+		return route{method: http.MethodGet, serve: s.listInvites, invite: true}, true
 	case n == 3 && seg[1] == "invites":
 		return s.inviteRoute(seg[2]), true
 	}
