@@ -312,14 +312,6 @@ func (b *batcher) groupEntries(key string, c [2]int) int {
 	return ceilDiv(steps, b.l.StepsPerEntry)
 }
 
-func (b *batcher) groupCost() int {
-	total := 0
-	for _, k := range b.order {
-		total += b.groupEntries(k, b.cnt[k])
-	}
-	return total
-}
-
 // improve tries three moves and keeps each that lowers the number of
 // entries: taking all of one group's group-rooted memberships back into
 // their users' entries, giving one user one more entry that takes
@@ -331,17 +323,20 @@ func (b *batcher) improve() bool {
 	slices.SortStableFunc(keys, func(x, y string) int {
 		return cmp.Compare(b.cnt[x][0]+b.cnt[x][1], b.cnt[y][0]+b.cnt[y][1])
 	})
-	for _, k := range keys {
-		if b.cnt[k] == [2]int{} {
-			continue
+	// Moves below only take memberships back, so members stays a superset.
+	members := make(map[string][]*work)
+	for _, w := range b.users {
+		for _, k := range w.gadds {
+			members[k] = append(members[k], w)
 		}
-		var ws []*work
-		for _, w := range b.users {
-			if slices.Contains(w.gadds, k) || slices.Contains(w.gremoves, k) {
-				ws = append(ws, w)
+		for _, k := range w.gremoves {
+			if !slices.Contains(w.gadds, k) {
+				members[k] = append(members[k], w)
 			}
 		}
-		if b.try(ws, k, 0) {
+	}
+	for _, k := range keys {
+		if b.cnt[k] != [2]int{} && b.try(members[k], k, 0) {
 			improved = true
 		}
 	}
@@ -392,29 +387,38 @@ func (b *batcher) swap(w *work, user, group []string, side int) bool {
 // total number of entries drops.
 func (b *batcher) try(ws []*work, key string, n int) bool {
 	saved := make([]work, len(ws))
+	touched := make(map[string][2]int) // the groups the move can change, with their counts
 	for i, w := range ws {
 		saved[i] = *w
 		saved[i].adds, saved[i].removes = slices.Clone(w.adds), slices.Clone(w.removes)
 		saved[i].gadds, saved[i].gremoves = slices.Clone(w.gadds), slices.Clone(w.gremoves)
+		for _, k := range append(slices.Clone(w.gadds), w.gremoves...) {
+			touched[k] = b.cnt[k]
+		}
 	}
-	cnt := make(map[string][2]int, len(b.cnt))
-	for k, v := range b.cnt {
-		cnt[k] = v
+	cost := func() int {
+		total := 0
+		for k := range touched {
+			total += b.groupEntries(k, b.cnt[k])
+		}
+		return total
 	}
-	before := b.groupCost()
+	before := cost()
 	grown := 0
 	for _, w := range ws {
 		old := w.n
 		b.takeBack(w, key, n)
 		grown += w.n - old
 	}
-	if grown+b.groupCost() < before {
+	if grown+cost() < before {
 		return true
 	}
 	for i, w := range ws {
 		*w = saved[i]
 	}
-	b.cnt = cnt
+	for k, c := range touched {
+		b.cnt[k] = c
+	}
 	return false
 }
 
