@@ -364,7 +364,7 @@ func (b *batcher) swap(w *work, user, group []string, side int) bool {
 			continue
 		}
 		for j, k := range group {
-			if k == a {
+			if k == a || !b.mayTakeBack(w, k) {
 				continue
 			}
 			ca, ck := b.cnt[a], b.cnt[k]
