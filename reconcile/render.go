@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ func (c Counts) String() string {
 // ("+ create", "~ update", "- remove"), then withheld changes, notes and
 // a summary line.
 func (p *Plan) Render(w io.Writer) error {
-	var b strings.Builder
+	b := bufio.NewWriter(w)
 	for i := range p.Changes {
 		b.WriteString(p.Changes[i].String())
 		b.WriteByte('\n')
@@ -58,14 +59,13 @@ func (p *Plan) Render(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	if p.Safety != nil {
-		fmt.Fprintf(&b, "! %s\n", p.Safety.Error())
+		fmt.Fprintf(b, "! %s\n", p.Safety.Error())
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(&b, "# note: %s\n", n)
+		fmt.Fprintf(b, "# note: %s\n", n)
 	}
-	fmt.Fprintf(&b, "Plan: %s\n", p.Counts())
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintf(b, "Plan: %s\n", p.Counts())
+	return b.Flush()
 }
 
 var kindSign = map[Kind]string{KindCreateGroup: "+", KindCreate: "+", KindUpdate: "~", KindResendInvite: "~",
