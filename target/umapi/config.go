@@ -29,7 +29,7 @@ const (
 	DefaultRefreshMargin  = 5 * time.Minute
 	DefaultJWTLifetime    = 10 * time.Minute
 	DefaultScope          = "openid,VendorID,user_management_sdk"
-	DefaultReadAhead      = 2
+	DefaultReadAhead      = 4
 	DefaultInvitesPerCall = umwire.MaxInvitesPerCall
 )
 
@@ -87,7 +87,7 @@ type Config struct {
 
 	// ReadAhead is the number of listing pages requested ahead of the one
 	// being handed over (they still wait on the rate limiters), so that
-	// slow answers do not leave the limit unused; default 2. A negative
+	// slow answers do not leave the limit unused; default 4. A negative
 	// value reads one page at a time.
 	ReadAhead int `yaml:"readAhead,omitempty" json:"readAhead,omitempty"`
 
