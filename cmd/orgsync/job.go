@@ -63,7 +63,9 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 		return nil, err
 	}
 	t := newTarget(c)
+	stop := e.reportProgress(ctx, readProgress(c))
 	cur, err := t.ReadCurrent(ctx, policy.ReadScope())
+	stop()
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", err)
 	}
@@ -103,11 +105,14 @@ func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport
 	rep := &runReport{counts: p.plan.Counts(), applied: map[string]int{}}
 	var err error
 	if mode != applyNone {
-		prog := startProgress(ctx, e, p)
+		stop := func() {}
+		if e.interactive { // counting the requests costs a packing of the plan
+			stop = e.reportProgress(ctx, e.sendProgress(p))
+		}
 		out := &logWriter{log: e.log}
 		rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{TestOnly: mode == applyTestOnly, Out: out})
 		out.Flush()
-		prog.stop()
+		stop()
 		if mode == applyReal {
 			rep.applied = appliedByKind(p.plan, rep.result)
 		}

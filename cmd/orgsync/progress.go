@@ -13,59 +13,62 @@ import (
 // progressEvery is how often a long run on a terminal reports progress.
 const progressEvery = 5 * time.Second
 
-// progress reports, on a terminal, the action requests sent out of those
-// planned and the time left at the configured request rate.
-type progress struct {
-	done chan struct{}
-	quit chan struct{}
-}
-
-func startProgress(ctx context.Context, e *env, p *planned) *progress {
-	pr := &progress{done: make(chan struct{}), quit: make(chan struct{})}
+// reportProgress logs a progress line with fields() every progressEvery
+// until the returned stop is called, when the logs go to a terminal.
+func (e *env) reportProgress(ctx context.Context, fields func() []zap.Field) (stop func()) {
 	if !e.interactive {
-		close(pr.done)
-		return pr
+		return func() {}
 	}
-	total := len(p.plan.Batches(reconcile.DefaultLimits()))
-	perRequest := e.cfg.Target.Limits.Window / time.Duration(e.cfg.Target.Limits.Requests)
-	sentBefore := actionRequests(p.client.Stats())
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(pr.done)
+		defer close(done)
 		tick := time.NewTicker(progressEvery)
 		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-pr.quit:
+			case <-quit:
 				return
 			case <-tick.C:
-				st := p.client.Stats()
-				sent := actionRequests(st) - sentBefore
-				left := time.Duration(max(total-sent, 0)) * perRequest
-				e.log.Info("progress", zap.Int("sent", sent), zap.Int("requests", total),
-					zap.Int("429s", st.TooManyRequests), zap.Duration("estimatedLeft", left.Round(time.Second)))
+				e.log.Info("progress", fields()...)
 			}
 		}
 	}()
-	return pr
+	return func() { close(quit); <-done }
 }
 
-// stop ends the reports and waits for the reporter to finish.
-func (pr *progress) stop() {
-	select {
-	case <-pr.done:
-	default:
-		close(pr.quit)
-		<-pr.done
+// readProgress reports the listing pages read so far.
+func readProgress(c *umapi.Client) func() []zap.Field {
+	return func() []zap.Field {
+		st := c.Stats()
+		return []zap.Field{zap.Int("pagesRead", count(st, umapi.EndpointOrgUsers, umapi.EndpointGroupUsers)),
+			zap.Int("429s", st.TooManyRequests)}
 	}
 }
 
-// actionRequests counts the action requests answered (retries included).
-func actionRequests(st umapi.Stats) int {
+// sendProgress reports the action requests sent out of those planned and
+// the time left at the configured request rate.
+func (e *env) sendProgress(p *planned) func() []zap.Field {
+	total := len(p.plan.Batches(reconcile.DefaultLimits()))
+	perRequest := e.cfg.Target.Limits.Window / time.Duration(e.cfg.Target.Limits.Requests)
+	before := count(p.client.Stats(), umapi.EndpointAction)
+	return func() []zap.Field {
+		st := p.client.Stats()
+		sent := count(st, umapi.EndpointAction) - before
+		left := time.Duration(max(total-sent, 0)) * perRequest
+		return []zap.Field{zap.Int("requestsSent", sent), zap.Int("requests", total),
+			zap.Int("429s", st.TooManyRequests), zap.Duration("estimatedLeft", left.Round(time.Second))}
+	}
+}
+
+// count sums the requests answered by the endpoints (retries included).
+func count(st umapi.Stats, endpoints ...string) int {
 	n := 0
-	for _, c := range st.Requests[umapi.EndpointAction] {
-		n += c
+	for _, ep := range endpoints {
+		for _, c := range st.Requests[ep] {
+			n += c
+		}
 	}
 	return n
 }
