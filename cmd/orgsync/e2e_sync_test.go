@@ -183,3 +183,27 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestBadRowWithholdsRemovals: a skipped bad record could be a user who
+// should keep access, so the run adds what it must and takes nothing away.
+func TestBadRowWithholdsRemovals(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Mallory,Left,mallory-at-example.com,US,marketing\n")
+	cfg := configFor(t, dir, "csv", s.url)
+	r := runBinary(t, nil, "sync", "--config", cfg)
+	if r.code != exitError {
+		t.Errorf("sync with a bad row: exit %d, want %d", r.code, exitError)
+	}
+	for _, want := range []string{"users.csv:8", "a source failed or was incomplete"} {
+		if !strings.Contains(r.stdout+r.stderr, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, r.stdout, r.stderr)
+		}
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("mallory lost Marketing although a row was skipped: %v", g)
+	}
+	if _, found := groupsOf(s, "dave@example.com"); !found {
+		t.Error("the additions were not applied")
+	}
+}

@@ -30,11 +30,10 @@ type target interface {
 
 // planned is a computed plan with what made it.
 type planned struct {
-	plan    *reconcile.Plan
-	client  *umapi.Client
-	target  target
-	start   time.Time
-	desired int
+	plan   *reconcile.Plan
+	client *umapi.Client
+	target target
+	start  time.Time
 }
 
 // makePlan reads the sources and the organization and computes the plan.
@@ -86,7 +85,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 		}
 		e.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
 	}
-	return &planned{plan: plan, client: c, target: t, start: start, desired: len(d.users)}, nil
+	return &planned{plan: plan, client: c, target: t, start: start}, nil
 }
 
 // runReport is what one run did, for the summary and the metrics.
