@@ -94,3 +94,34 @@ func TestProductsWithoutAPIKeyIs403(t *testing.T) {
 		t.Errorf("products without x-api-key: %d %q", r.status, r.body)
 	}
 }
+
+// TestEmailAndUsernameUpdates checks rules 7 and 8 on Federated IDs: an
+// email change carries an email-form username along but leaves a
+// non-email username alone, and a username (even one that looks like an
+// email) never names the user in a request.
+func TestEmailAndUsernameUpdates(t *testing.T) {
+	f := newFixture(t, Options{})
+	resp := f.action(`[{"user":"bob@example.com","do":[{"update":{"email":"bob@example.org"}}]},
+	{"user":"dave","domain":"example.org","do":[{"update":{"email":"david@example.com"}}]}]`, "")
+	if resp.Completed != 2 {
+		t.Fatalf("email updates: %+v", resp)
+	}
+	if u := f.user("bob@example.org"); u == nil || u.Username != "bob@example.org" || u.Domain != "example.org" {
+		t.Errorf("bob after the email update: %+v, want username and domain to follow", u)
+	}
+	if u := f.user("david@example.com"); u == nil || u.Username != "dave" || u.Domain != "example.org" {
+		t.Errorf("dave after the email update: %+v, want username dave in example.org", u)
+	}
+	resp = f.action(`[{"user":"bob@example.org","do":[{"update":{"username":"robert@example.org"}}]}]`, "")
+	if resp.Completed != 1 {
+		t.Fatalf("username update: %+v", resp)
+	}
+	resp = f.action(`[{"user":"robert@example.org","do":[{"add":{"group":["Writers"]}}]}]`, "")
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorCode != umwire.ErrUserNonexistent {
+		t.Errorf("entry naming a user by an email-form username: %+v, want %s", resp, umwire.ErrUserNonexistent)
+	}
+	r := f.do("GET", "/organizations/"+testOrg+"/users/robert@example.org", "")
+	if r.status != http.StatusNotFound {
+		t.Errorf("endpoint 3 by an email-form username: %d %s, want 404", r.status, r.body)
+	}
+}
