@@ -258,3 +258,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestStrictWalkerDetails(t *testing.T) {
+	tests := []struct {
+		name, extra string
+		want        string
+	}{
+		{"letter case suggestion", "logging: {Level: debug}\n", `logging.Level (line 14): unknown key (did you mean "level"?)`},
+		{"list where a mapping belongs", "policy: [a]\n", "policy (line 14): must be a mapping with the keys"},
+		{"scalar where a list belongs", "policy: {managedGroups: Sales}\n", "policy.managedGroups (line 14): must be a list"},
+		{"unknown top-level key", "target2: x\n", "target2 (line 14): unknown key"},
+		{"merge key checked too", "x-defaults: &d {level: debug, colour: red}\nlogging: {<<: *d}\n", "logging.colour (line 14): unknown key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := write(t, map[string]string{"c.yaml": minimal + tt.extra, "key.pem": "K", "users.csv": "email\n"}, 0o600)
+			_, err := Load(filepath.Join(dir, "c.yaml"))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v\nwant it to contain %q", err, tt.want)
+			}
+		})
+	}
+	dir := write(t, map[string]string{"c.yaml": strings.Replace(minimal, "  orgId: 12AB@VendorOrg\n", "  orgId: 12AB@VendorOrg\n  timeouts: {request: soon}\n", 1), "key.pem": "K", "users.csv": "email\n"}, 0o600)
+	if _, err := Load(filepath.Join(dir, "c.yaml")); err == nil || !strings.Contains(err.Error(), "target.timeouts.request (line 3): must be a duration") {
+		t.Errorf("bad duration: err = %v", err)
+	}
+}
