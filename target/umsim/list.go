@@ -32,20 +32,27 @@ func boolParam(r *http.Request, name string, def bool) (bool, error) {
 	return b, nil
 }
 
+// parsePage parses a 0-based page (or start entry) written in decimal
+// digits; "" is 0.
 func parsePage(v string) (int, error) {
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
+	if err != nil || strings.Trim(v, "0123456789") != "" {
 		return 0, fmt.Errorf("page %q: want a number from 0", v)
 	}
 	return n, nil
 }
 
-func parseListQuery(r *http.Request, page string) (listQuery, error) {
+// parseListQuery parses the page and query of a listing; inPath says the
+// page is a path segment (endpoints 1 and 2), which must not be empty.
+func parseListQuery(r *http.Request, page string, inPath bool) (listQuery, error) {
 	var q listQuery
 	var err error
+	if inPath && page == "" {
+		return q, fmt.Errorf("the page is missing from the path")
+	}
 	if q.page, err = parsePage(page); err != nil {
 		return q, err
 	}
@@ -68,7 +75,7 @@ func parseListQuery(r *http.Request, page string) (listQuery, error) {
 
 // listOrgUsers is endpoint 1.
 func (s *Server) listOrgUsers(w http.ResponseWriter, r *http.Request, page string) {
-	q, err := parseListQuery(r, page)
+	q, err := parseListQuery(r, page, true)
 	if err == nil {
 		err = onlyParams(r, "domain", "directOnly")
 	}
@@ -81,7 +88,7 @@ func (s *Server) listOrgUsers(w http.ResponseWriter, r *http.Request, page strin
 
 // listAllUsers is endpoint 7 (deprecated): endpoint 1 with ?page=N.
 func (s *Server) listAllUsers(w http.ResponseWriter, r *http.Request) {
-	q, err := parseListQuery(r, r.URL.Query().Get("page"))
+	q, err := parseListQuery(r, r.URL.Query().Get("page"), false)
 	if err == nil {
 		err = onlyParams(r, "page", "domain", "directOnly")
 	}
@@ -164,7 +171,7 @@ func wireUser(u *user, q listQuery) umwire.User {
 
 // listGroupUsers is endpoint 2.
 func (s *Server) listGroupUsers(w http.ResponseWriter, r *http.Request, page, name string) {
-	q, err := parseListQuery(r, page)
+	q, err := parseListQuery(r, page, true)
 	if err == nil {
 		err = onlyParams(r, "directOnly", "status", "excludeGroups")
 	}

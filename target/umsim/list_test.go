@@ -89,6 +89,9 @@ func TestListingBadParameters(t *testing.T) {
 	for _, path := range []string{
 		"/users/" + testOrg + "/x",
 		"/users/" + testOrg + "/-1",
+		"/users/" + testOrg + "/+1",
+		"/users/" + testOrg + "/",
+		"/users/" + testOrg + "//Designers",
 		"/users/" + testOrg + "/0?directOnly=maybe",
 		"/users/" + testOrg + "/0?bogus=1",
 		"/users/" + testOrg + "/0/Designers?status=active",
