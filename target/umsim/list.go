@@ -305,13 +305,13 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request, userString stri
 
 // lookup finds an active member for endpoint 3: userString is an email (any
 // case) or, with a domain, a Federated ID's username. domain "VendorID"
-// selects independent IDs; another domain must be the user's domain or one
-// of the same directory.
+// (exactly) selects independent IDs; another domain must be the user's
+// domain or one of the same directory.
 func (s *store) lookup(userString, dom string) *user {
 	key := strings.ToLower(userString)
 	var u *user
 	switch {
-	case strings.EqualFold(dom, "VendorID"):
+	case dom == umwire.DomainVendorID:
 		u = s.byVendor[key]
 	case !strings.Contains(userString, "@"):
 		if dom != "" {

@@ -188,7 +188,7 @@ func TestGetUser(t *testing.T) {
 			t.Errorf("GET %s: %d %s", path, r.status, r.body)
 		}
 	}
-	for _, path := range []string{"nobody@example.com", "erin@example.com", "alice@example.com?domain=partner.net", "dave", "alice@example.com?domain=VendorID"} {
+	for _, path := range []string{"nobody@example.com", "erin@example.com", "alice@example.com?domain=partner.net", "dave", "alice@example.com?domain=VendorID", "carol@gmail.com?domain=vendorid"} {
 		r := f.do("GET", base+path, "")
 		var info umwire.UserInfo
 		r.decode(t, &info)
