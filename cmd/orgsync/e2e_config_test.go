@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/target/umsim"
 )
@@ -77,6 +79,8 @@ func TestValidateReadsSourcesAndChecksTarget(t *testing.T) {
 
 func TestAdminCommands(t *testing.T) {
 	dir := exampleDir(t)
+	invite := fmt.Sprintf("invites:\n  - {email: ivan@example.org, lastSentDTS: %d, groups: [Design]}\n", time.Now().UnixMilli())
+	appendFile(t, filepath.Join(dir, "sim", "org.yaml"), invite)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
 	tests := []struct {
@@ -87,7 +91,9 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"users", "list", "--group", "Design"}, []string{"bob@example.com", "carol@example.com"}},
 		{[]string{"users", "get", "--domain", "example.com", "ALICE@example.com"}, []string{"alice@example.com", "Anders"}},
 		{[]string{"products", "--output", "json"}, []string{`"name": "Creative Cloud"`, `"code": "AC"`}},
-		{[]string{"invites", "list"}, []string{"EMAIL"}},
+		{[]string{"invites", "list"}, []string{"EMAIL", "ivan@example.org"}},
+		{[]string{"invites", "resend", "ivan@example.org"}, []string{"invite of ivan@example.org resent"}},
+		{[]string{"invites", "revoke", "ivan@example.org"}, []string{"invite of ivan@example.org revoked"}},
 	}
 	for _, tt := range tests {
 		args := append([]string{tt.args[0], "--config", cfg}, tt.args[1:]...)
@@ -104,6 +110,12 @@ func TestAdminCommands(t *testing.T) {
 				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, w, r.stdout)
 			}
 		}
+	}
+	if r := runBinary(t, nil, "invites", "list", "--config", cfg); strings.Contains(r.stdout, "ivan@") {
+		t.Errorf("the revoked invite is still listed:\n%s", r.stdout)
+	}
+	if r := runBinary(t, nil, "invites", "revoke", "--config", cfg, "ivan@example.org"); r.code != exitError {
+		t.Errorf("revoking a revoked invite: exit %d", r.code)
 	}
 	if r := runBinary(t, nil, "users", "get", "--config", cfg, "nobody@example.com"); r.code != exitError {
 		t.Errorf("users get of an unknown user: exit %d", r.code)
