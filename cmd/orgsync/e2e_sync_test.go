@@ -95,10 +95,14 @@ func TestPlanSyncPlanConverges(t *testing.T) {
 func TestPlanJSONAndTestOnly(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	cfg := configFor(t, dir, "csv", s.url)
+	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove-groups\n  reportFile: unmatched.csv")
 	r := runBinary(t, nil, "plan", "--config", cfg, "--output", "json")
 	if r.code != exitOK {
 		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "csv", "unmatched.csv"))
+	if err != nil || !strings.HasPrefix(string(report), "email,") || !strings.Contains(string(report), "mallory@example.com") {
+		t.Errorf("unmatched-users report: %v\n%s", err, report)
 	}
 	var plan map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
