@@ -243,3 +243,31 @@ Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 g
 		t.Errorf("JSON plan = %+v", got)
 	}
 }
+
+func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
+	des := Desired{Complete: true, Users: []User{
+		{Type: FederatedID, Username: "fred", Domain: "x.com", FirstName: "Fred", LastName: "F", Country: "US", Groups: []string{"Dev"}},
+		{Type: EnterpriseID, Email: "noname@x.com", Country: "US"},
+		{Type: FederatedID, Email: "nocountry@x.com", FirstName: "N", LastName: "C"},
+		{Type: VendorID, Email: "ind@gmail.com"},
+		ent("ok@x.com", "Ok", "Dev"),
+	}}
+	p, err := Diff(des, &Current{}, basePolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created []string
+	for _, c := range p.Changes {
+		created = append(created, c.Key())
+	}
+	if want := []string{"ind@gmail.com", "ok@x.com"}; !slices.Equal(created, want) {
+		t.Errorf("created %v, want %v", created, want)
+	}
+	wantNotes := []string{"fred@x.com", "needs email", "noname@x.com", "needs firstname, lastname", "nocountry@x.com", "needs country"}
+	all := strings.Join(p.Notes, "\n")
+	for _, w := range wantNotes {
+		if !strings.Contains(all, w) {
+			t.Errorf("notes %q lack %q", all, w)
+		}
+	}
+}

@@ -262,9 +262,38 @@ func (d *differ) createChange(u *User, plan *Plan) {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s has no identity type; not created", u.Key()))
 		return
 	}
+	if missing := missingForCreate(u); len(missing) > 0 {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is not in the organization and cannot be created: the service needs %s for a %s; add it to the source",
+			u.Key(), strings.Join(missing, ", "), u.Type))
+		return
+	}
 	nu := *u
 	nu.Groups = nil
 	plan.Changes = append(plan.Changes, Change{Kind: KindCreate, User: nu, Add: d.addGroups(u, nil, plan)})
+}
+
+// missingForCreate lists the fields the service requires to create u that
+// u lacks (specification, create steps): an email for every type, first and
+// last name for Enterprise and Federated IDs, a country for Federated IDs.
+// A source may name a Federated ID by username alone: enough to match an
+// existing user, not to create one.
+func missingForCreate(u *User) []string {
+	var missing []string
+	if u.Email == "" {
+		missing = append(missing, "email")
+	}
+	if u.Type.OrgOwned() {
+		if u.FirstName == "" {
+			missing = append(missing, "firstname")
+		}
+		if u.LastName == "" {
+			missing = append(missing, "lastname")
+		}
+	}
+	if u.Type == FederatedID && u.Country == "" {
+		missing = append(missing, "country")
+	}
+	return missing
 }
 
 // addGroups are the managed groups of want that have lacks, protected
