@@ -271,3 +271,27 @@ func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
 		}
 	}
 }
+
+func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
+	cur := &Current{Users: []User{
+		{Type: FederatedID, Email: "gina.g@x.com", Username: "gfed", Domain: "x.com", FirstName: "G", LastName: "F", Country: "US", Groups: []string{"Dev"}},
+	}}
+	des := Desired{Complete: true, Users: []User{
+		{Type: FederatedID, Email: "Gina.G@x.com", Domain: "x.com", FirstName: "Gina", LastName: "F", Country: "US", Groups: []string{"Dev", "Design"}},
+	}}
+	pol := basePolicy()
+	pol.Unlisted = RemoveGroups
+	p, err := Diff(des, cur, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 1 || p.Changes[0].Kind != KindUpdate || p.Changes[0].Key() != "gfed@x.com" {
+		t.Fatalf("changes = %+v, want one update of gfed@x.com (matched by email), no create, no removal", p.Changes)
+	}
+	if c := p.Changes[0]; !slices.Equal(c.Add, []string{"Design"}) || len(c.Remove) != 0 || c.Set == nil || *c.Set.FirstName != "Gina" {
+		t.Errorf("update = %+v, want firstname Gina, +Design", c)
+	}
+	if len(p.Unlisted) != 0 {
+		t.Errorf("unlisted = %v, want none", p.Unlisted)
+	}
+}

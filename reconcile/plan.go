@@ -144,6 +144,7 @@ type differ struct {
 	exclGrp  map[string]bool
 	exclType map[IdentityType]bool
 	fold     map[string]string // exact group name -> lower case
+	byEmail  map[string]int    // lower-case email -> current user keyed by username
 	invites  map[string]Invite
 	nManaged int
 }
@@ -153,7 +154,7 @@ func newDiffer(p *Policy, cur *Current) *differ {
 		managed: make(map[string]string), userGrp: foldSet(p.UserGroups), exclGrp: foldSet(p.ExcludeGroups),
 		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite),
 		dupCur: make([]bool, len(cur.Users)), matched: make([]bool, len(cur.Users)),
-		created: make(map[string]int), invited: make(map[string]bool)}
+		created: make(map[string]int), invited: make(map[string]bool), byEmail: make(map[string]int)}
 	for _, g := range p.Managed {
 		d.managed[strings.ToLower(g)] = g
 	}
@@ -166,6 +167,9 @@ func newDiffer(p *Policy, cur *Current) *differ {
 			d.dupCur[i] = true
 		} else {
 			d.have[k] = i
+		}
+		if e := strings.ToLower(cur.Users[i].Email); e != "" && e != k {
+			d.byEmail[e] = i
 		}
 		if !d.excluded(&cur.Users[i]) {
 			d.nManaged++
@@ -214,7 +218,7 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 	for i := range users {
 		u := &users[i]
 		k := u.Key()
-		j, exists := d.have[k]
+		j, exists := d.lookup(u, k)
 		dup := exists && d.matched[j]
 		if !exists {
 			_, dup = d.created[k]
@@ -249,6 +253,22 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 			plan.Changes = append(plan.Changes, ch)
 		}
 	}
+}
+
+// lookup finds the current user a desired user u (key k) stands for: the
+// one with the same key, or, for a u named by its email alone, the
+// Federated ID with that email that the service knows by a username (a
+// source without a username template still names the same account: the
+// email is unique and identifies it in requests).
+func (d *differ) lookup(u *User, k string) (int, bool) {
+	if j, ok := d.have[k]; ok {
+		return j, true
+	}
+	if u.Username != "" || u.Email == "" {
+		return 0, false
+	}
+	j, ok := d.byEmail[k]
+	return j, ok
 }
 
 func (d *differ) createChange(u *User, plan *Plan) {
