@@ -125,3 +125,27 @@ func TestEmailAndUsernameUpdates(t *testing.T) {
 		t.Errorf("endpoint 3 by an email-form username: %d %s, want 404", r.status, r.body)
 	}
 }
+
+// TestMalformedEntryErrorsKeepRequestIDAndUser checks contract 2: an
+// entry's error carries its requestID (and user) even when the entry is
+// malformed elsewhere, so that a client can match the error to its entry.
+func TestMalformedEntryErrorsKeepRequestIDAndUser(t *testing.T) {
+	f := newFixture(t, Options{})
+	resp := f.action(`[{"user":"alice@example.com","requestID":"r1","colour":"red","do":[{"add":{"group":["Writers"]}}]},
+	{"user":5,"requestID":"r2","do":[{"add":{"group":["Writers"]}}]},
+	{"user":"bob@example.com","requestID":"r3","do":{}}]`, "")
+	want := []umwire.ActionError{
+		{Index: 0, RequestID: "r1", User: "alice@example.com", ErrorCode: umwire.ErrCommandMalformed},
+		{Index: 1, RequestID: "r2", ErrorCode: umwire.ErrCommandMalformed},
+		{Index: 2, RequestID: "r3", User: "bob@example.com", ErrorCode: umwire.ErrCommandMalformed},
+	}
+	if len(resp.Errors) != len(want) {
+		t.Fatalf("errors %+v, want %d", resp.Errors, len(want))
+	}
+	for i, e := range resp.Errors {
+		e.Message = ""
+		if e != want[i] {
+			t.Errorf("error %d = %+v, want %+v", i, e, want[i])
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -86,11 +87,12 @@ var groupSteps = []string{
 func decodeEntry(raw json.RawMessage) entry {
 	var e entry
 	fields, err := objectFields(raw, entryFields)
-	if err != nil {
-		e.err = stepErr(0, umwire.ErrCommandMalformed, "command entry: %v", err)
-		return e
+	if fields != nil { // also with an unknown field: keep requestID and user for the error
+		if ferr := decodeEntryFields(&e, fields); err == nil {
+			err = ferr
+		}
 	}
-	if err := decodeEntryFields(&e, fields); err != nil {
+	if err != nil {
 		e.err = stepErr(0, umwire.ErrCommandMalformed, "command entry: %v", err)
 		return e
 	}
@@ -124,21 +126,24 @@ func decodeEntry(raw json.RawMessage) entry {
 	return e
 }
 
+// decodeEntryFields decodes the fields of an entry other than do. Every
+// field that can be decoded is kept (requestID and user go into the
+// entry's error); the first problem is returned.
 func decodeEntryFields(e *entry, f map[string]json.RawMessage) error {
+	var first error
 	for _, s := range []struct {
 		name string
 		dst  *string
 	}{{"user", &e.user}, {"usergroup", &e.usergroup}, {"requestID", &e.requestID}, {"domain", &e.domain}} {
-		if raw, ok := f[s.name]; ok {
-			if err := decodeValue(raw, s.dst); err != nil {
-				return fmt.Errorf("%s must be a string", s.name)
-			}
+		if raw, ok := f[s.name]; ok && decodeValue(raw, s.dst) != nil && first == nil {
+			first = fmt.Errorf("%s must be a string", s.name)
 		}
 	}
-	if raw, ok := f["useVendorID"]; ok {
-		if err := decodeValue(raw, &e.useVendorID); err != nil {
-			return errors.New("useVendorID must be true or false")
-		}
+	if raw, ok := f["useVendorID"]; ok && decodeValue(raw, &e.useVendorID) != nil && first == nil {
+		first = errors.New("useVendorID must be true or false")
+	}
+	if first != nil {
+		return first
 	}
 	if (e.user == "") == (e.usergroup == "") {
 		return errors.New("give exactly one of user and usergroup")
@@ -150,16 +155,18 @@ func decodeEntryFields(e *entry, f map[string]json.RawMessage) error {
 }
 
 // objectFields decodes raw as a JSON object whose keys must all be in
-// allowed (exact spelling).
+// allowed (exact spelling). With an unknown key it returns the fields
+// together with the error; when raw is not an object, nil.
 func objectFields(raw json.RawMessage, allowed []string) (map[string]json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &fields) != nil {
 		return nil, errors.New("not a JSON object")
 	}
-	for k := range fields {
+	keys := slices.Sorted(maps.Keys(fields)) // the same key named every time
+	for _, k := range keys {
 		if !slices.Contains(allowed, k) {
-			return nil, fmt.Errorf("unknown field %q (allowed: %s)", k, strings.Join(allowed, ", "))
+			return fields, fmt.Errorf("unknown field %q (allowed: %s)", k, strings.Join(allowed, ", "))
 		}
 	}
 	return fields, nil
