@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/config/secret"
 	"github.com/orgsync/orgsync/source/ldap"
@@ -120,6 +121,23 @@ func TestActiveDirectory(t *testing.T) {
 		if !strings.Contains(filters, want) {
 			t.Errorf("no search with %s; filters:\n%s", want, filters)
 		}
+	}
+}
+
+func TestRepeatedPagingCookieFailsTheSearch(t *testing.T) {
+	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries(), RepeatCookie: true})
+	done := make(chan error, 1)
+	go func() {
+		_, err := read(t, adConfig(t, srv.URL), newMapper(t, adRules()), nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "paging cookie") {
+			t.Fatalf("err = %v, want the repeated paging cookie named", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Read still running after 30 s: a repeated paging cookie is read for ever")
 	}
 }
 

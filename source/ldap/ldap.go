@@ -78,14 +78,15 @@ func (s *Source) Name() string { return s.name }
 
 // Read connects, reads every user with its mapped groups and disconnects.
 // It fails as a whole on any LDAP error and when a directory group named by
-// an exact mapping rule does not exist.
+// an exact mapping rule does not exist. Like the file sources' errors, its
+// errors do not begin with the source's name: the caller adds Name().
 func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 	res, err := s.read(ctx)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		return nil, fmt.Errorf("%s: %w", s.name, err)
+		return nil, err
 	}
 	return res, nil
 }

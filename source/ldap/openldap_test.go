@@ -194,6 +194,9 @@ func TestOpenLDAPMissingMappedGroupFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"renamed-team" not found`) {
 		t.Fatalf("Read = %v users, err %v; want a missing group error", res, err)
 	}
+	if strings.Contains(err.Error(), "sources[0]") {
+		t.Errorf("err = %v: the caller names the source, the error must not (it would be named twice)", err)
+	}
 }
 
 func TestOpenLDAPBindAndOutage(t *testing.T) {

@@ -37,6 +37,7 @@ type searcher struct {
 func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry)) error {
 	s.logQuery(q)
 	paging := ldap3.NewControlPaging(uint32(s.pageSize))
+	var sent []byte // the cookie of the page just asked for
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -52,7 +53,11 @@ func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry))
 		if len(cookie) == 0 {
 			return nil
 		}
-		paging.SetCookie(bytes.Clone(cookie)) // cookie points into the connection's read buffer
+		if sent != nil && bytes.Equal(cookie, sent) {
+			return fmt.Errorf("search %s under %q: the server answered the paging cookie it was sent, so the next page would be this one again: the server's paged results are broken; the search is stopped rather than read for ever", q.filter, q.base)
+		}
+		sent = bytes.Clone(cookie) // cookie points into the connection's read buffer
+		paging.SetCookie(sent)
 	}
 }
 

@@ -35,6 +35,10 @@ type Options struct {
 	// SizeLimit caps searches without the paging control (AD's
 	// MaxPageSize, 1000 by default; 0 here means 1000).
 	SizeLimit int
+	// RepeatCookie makes the server misbehave: every page after the first
+	// answers the cookie it was sent, so a client that trusts cookies
+	// would read the same page for ever.
+	RepeatCookie bool
 }
 
 // Server is a running test directory.
@@ -157,7 +161,10 @@ func (s *Server) page(w *gldap.ResponseWriter, r *gldap.Request, m *gldap.Search
 	}
 	end := min(offset+size, len(matches))
 	next := &gldap.ControlPaging{}
-	if end < len(matches) {
+	switch {
+	case s.opt.RepeatCookie && offset > 0:
+		next.Cookie = paging.Cookie
+	case end < len(matches):
 		next.Cookie = []byte(strconv.Itoa(end))
 	}
 	s.writeEntries(w, r, m, matches[offset:end], next)
