@@ -12,11 +12,14 @@ import (
 
 // limitWindow shortens the service's one-minute window so that tests run
 // at full pressure in seconds. Four seconds leave the default 3% margin
-// 120 ms of tolerance for scheduling jitter on a busy machine, and give
-// each page of the paced read 164 ms, so that a simulator slowed by a busy
-// 2-core machine still answers within the pace (the client reads ahead,
-// the simulator answers one request at a time).
+// 120 ms of tolerance for scheduling jitter on a busy machine.
 const limitWindow = 4 * time.Second
+
+// readWindow is the window of the paced 200,000-user read: 4 s give each
+// 2000-user page 164 ms, so that a simulator slowed by a busy, shared
+// 2-core machine still answers within the pace (the client reads ahead;
+// the simulator answers one request at a time).
+const readWindow = 4 * time.Second
 
 // atLimits returns a client configured with the given limits.
 func atLimits(t *testing.T, e *simEnv, read, app int) *Client {
@@ -93,20 +96,29 @@ func TestSimRead200kAtLimits(t *testing.T) {
 			want++
 		}
 	}
-	e := newSimEnv(t, st, umsim.Options{Limits: gate.Limits{Read: read, App: 100, Window: limitWindow}})
+	e := newSimEnv(t, st, umsim.Options{Limits: gate.Limits{Read: read, App: 100, Window: readWindow}})
 	cfg := e.config(AuthJWT)
-	cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow = read, 100, limitWindow
+	cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow = read, 100, readWindow
 	c := mustClient(t, cfg)
+	ctx := context.Background()
 	start := time.Now()
+	// Page 0 is timed apart: the simulator builds its listing index on the
+	// first request (up to a second or more on a busy machine), which the
+	// client cannot overlap: only page 0 tells how many pages follow.
+	first, err := c.OrgUsersPage(ctx, 0, OrgUsersOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := time.Now()
 	n, pages := 0, 0
-	for p, err := range c.OrgUsers(context.Background(), OrgUsersOptions{}) {
+	for p, err := range c.OrgUsersFrom(ctx, first, OrgUsersOptions{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		n += len(p.Users)
 		pages++
 	}
-	elapsed := time.Since(start)
+	end := time.Now()
 	if wantPages := (want + umwire.MaxUsersPerPage - 1) / umwire.MaxUsersPerPage; n != want || pages != wantPages {
 		t.Fatalf("read %d users in %d pages, want %d in %d", n, pages, want, wantPages)
 	}
@@ -114,5 +126,7 @@ func TestSimRead200kAtLimits(t *testing.T) {
 	if gs.TooManyRequests != 0 || c.Stats().TooManyRequests != 0 || gs.PeakPerClient > read {
 		t.Errorf("429s: simulator %d, client %d; peak per window %d (limit %d)", gs.TooManyRequests, c.Stats().TooManyRequests, gs.PeakPerClient, read)
 	}
-	checkElapsed(t, pages, read, limitWindow, elapsed)
+	t.Logf("page 0 in %s; whole read %s against %s", rest.Sub(start), end.Sub(start), fastestRead(pages, read, readWindow))
+	// Page 0 took the first slot, so pages 1..N-1 follow at the limit's pace.
+	checkElapsed(t, pages-1, read, readWindow, end.Sub(rest))
 }

@@ -13,9 +13,6 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
-	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -49,47 +46,6 @@ func callOf(ctx context.Context) *callInfo {
 	return ci
 }
 
-// limiters paces requests so that no sliding window of the server holds
-// more than its limit: a token bucket with burst 1 refilled every
-// window/limit*(1+margin). With burst 1 any span of length T holds at most
-// 1+T/interval requests, so a window holds at most the limit as long as
-// the network compresses two arrivals by less than margin*window.
-type limiters struct {
-	read, app *rate.Limiter
-}
-
-func newLimiters(c Config) limiters {
-	every := func(limit int) *rate.Limiter {
-		interval := time.Duration(float64(c.LimitWindow) / float64(limit) * (1 + c.RateMargin))
-		return rate.NewLimiter(rate.Every(interval), 1)
-	}
-	return limiters{read: every(c.ReadLimit), app: every(c.AppLimit)}
-}
-
-// wait blocks until the request may be sent, honouring ctx.
-func (l limiters) wait(ctx context.Context, class limitClass) error {
-	var ls []*rate.Limiter
-	switch class {
-	case limitRead:
-		ls = []*rate.Limiter{l.read, l.app}
-	case limitApp:
-		ls = []*rate.Limiter{l.app}
-	}
-	for _, lim := range ls {
-		if err := lim.Wait(ctx); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return errWaitPastDeadline
-		}
-	}
-	return nil
-}
-
-// errWaitPastDeadline: the rate limiter's wait would outlast the context's
-// deadline, so the request is not sent.
-var errWaitPastDeadline = fmt.Errorf("umapi: rate limit wait would exceed the deadline: %w", context.DeadlineExceeded)
-
 // requestIDs makes X-Request-Id values unique per attempt: a random prefix
 // per Client and a counter.
 type requestIDs struct {
@@ -122,7 +78,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ci == nil {
 		return nil, errors.New("umapi: request without endpoint information")
 	}
-	if err := t.limits.wait(req.Context(), ci.class); err != nil {
+	done, err := t.limits.wait(req.Context(), ci.class)
+	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
@@ -132,6 +89,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Header.Set(umwire.HeaderRequestID, t.ids.next())
 	retry := ci.attempts.Add(1) > 1
 	resp, err := t.base.RoundTrip(out)
+	done()
 	status := StatusTransportError
 	if err == nil {
 		status = resp.StatusCode
