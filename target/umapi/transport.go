@@ -101,7 +101,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // baseTransport builds the HTTP transport: proxy, extra CAs, TLS checks.
 func baseTransport(c Config) (*http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 4
+	tr.MaxIdleConnsPerHost = 8 // read-ahead keeps up to 5 listing requests open
 	tr.Proxy = http.ProxyFromEnvironment
 	if c.ProxyURL != "" {
 		u, err := url.Parse(c.ProxyURL)
