@@ -114,3 +114,19 @@ func TestAttemptTimeout(t *testing.T) {
 		t.Errorf("stats %+v, want one timed-out attempt and one retry", s)
 	}
 }
+
+// UsertypeUnknown sends X-UMAPI-Usertype-Unknown: true; without it the
+// header is absent.
+func TestUsertypeUnknownHeader(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		f := newFake(t, okUser)
+		c := f.client(t, func(cfg *Config) { cfg.UsertypeUnknown = on })
+		if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{false: "", true: "true"}[on]
+		if got := f.requests[0].Header.Get(umwire.HeaderUsertypeUnknown); got != want {
+			t.Errorf("UsertypeUnknown %v: header %q, want %q", on, got, want)
+		}
+	}
+}
