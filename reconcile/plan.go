@@ -264,7 +264,7 @@ func (d *differ) lookup(u *User, k string) (int, bool) {
 	if j, ok := d.have[k]; ok {
 		return j, true
 	}
-	if u.Username != "" || u.Email == "" {
+	if !namedByEmail(u) {
 		return 0, false
 	}
 	j, ok := d.byEmail[k]

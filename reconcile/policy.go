@@ -136,16 +136,38 @@ type ReadScope struct {
 	// AllUsers is set when users outside Groups matter (unlisted users
 	// are removed or deleted).
 	AllUsers bool
+	// Desired are the users the sources name, when DesiredKnown. A
+	// reader that reads by group must also find those of them who exist
+	// outside Groups (Diff would otherwise plan their creation on every
+	// run), and needs the pending invites only when one of them is an
+	// independent ID it did not find or RevokeInvites is set.
+	Desired      []User
+	DesiredKnown bool
+	// RevokeInvites is set when the policy revokes the invites of users
+	// in no source, so that every pending invite matters.
+	RevokeInvites bool
 }
 
-// ReadScope returns what a Reader must read for this policy.
+// ReadScope returns what a Reader must read for this policy when the
+// desired users are not known: the reader then reads every pending invite
+// and, reading by group, cannot find desired users outside the groups.
+// Prefer ReadScopeFor.
 func (p *Policy) ReadScope() ReadScope {
 	return ReadScope{
-		Groups:       append(append([]string(nil), p.Managed...), p.ExcludeGroups...),
-		UserGroups:   append([]string(nil), p.UserGroups...),
-		CreateGroups: p.CreateUserGroups,
-		AllUsers:     p.Unlisted == RemoveUsers || p.Unlisted == DeleteUsers,
+		Groups:        append(append([]string(nil), p.Managed...), p.ExcludeGroups...),
+		UserGroups:    append([]string(nil), p.UserGroups...),
+		CreateGroups:  p.CreateUserGroups,
+		AllUsers:      p.Unlisted == RemoveUsers || p.Unlisted == DeleteUsers,
+		RevokeInvites: p.RevokeUnlistedInvites,
 	}
+}
+
+// ReadScopeFor returns what a Reader must read for this policy and the
+// desired users: only what can change the plan.
+func (p *Policy) ReadScopeFor(desired []User) ReadScope {
+	s := p.ReadScope()
+	s.Desired, s.DesiredKnown = desired, true
+	return s
 }
 
 // foldSet is the set of the lower-cased names.

@@ -12,13 +12,14 @@ import (
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
-// ReadCurrent reads the organization's users and pending invites. Unless
-// the scope needs every user, it compares the page counts of the first
-// pages: the organization listing's X-Page-Count against the member
-// listings of the scope's groups, probed one by one and given up as soon as
-// they would cost as much as the rest of the organization listing, and
-// reads the cheaper. When the scope asks for group creation, it also
-// reports which of its user groups exist.
+// ReadCurrent reads the organization's users and, when they can change the
+// plan, the pending invites. It reads the first page of the organization
+// listing, whose X-Page-Count is the cost of the whole listing; unless the
+// scope needs every user, it then reads by group while that can still cost
+// fewer requests than the rest of the organization listing (see
+// groupRead), and falls back to the organization listing as soon as it
+// cannot. When the scope asks for group creation, it also reports which of
+// its user groups exist, probing only those no listed user belongs to.
 func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*reconcile.Current, error) {
 	t.LastRead = ReadReport{}
 	first, err := t.orgPage(ctx, 0)
@@ -26,33 +27,61 @@ func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*r
 		return nil, err
 	}
 	t.LastRead.OrgPages = pageCount(first)
+	var want *reconcile.Wanted
+	if scope.DesiredKnown {
+		want = reconcile.NewWanted(scope.Desired)
+	}
+	cur := &reconcile.Current{}
 	probes := map[string]*umapi.UsersPage{}
-	byGroup := false
-	if !scope.AllUsers {
-		byGroup, err = t.probeGroups(ctx, scope.Groups, probes)
-		if err != nil {
+	if !scope.AllUsers && t.LastRead.OrgPages > 1 {
+		g := newGroupRead(t, want, scope.Groups, probes)
+		if cur.Scoped, err = g.read(ctx, first); err != nil {
 			return nil, err
 		}
+		cur.Users = g.users
 	}
-	cur := &reconcile.Current{Scoped: byGroup}
-	t.LastRead.ByGroup = byGroup
-	if byGroup {
-		cur.Users, err = t.readGroups(ctx, scope.Groups, probes)
-	} else {
-		cur.Users, err = t.readOrg(ctx, first)
-	}
-	if err != nil {
-		return nil, err
+	t.LastRead.ByGroup = cur.Scoped
+	if !cur.Scoped {
+		if cur.Users, err = t.readOrg(ctx, first); err != nil {
+			return nil, err
+		}
 	}
 	if scope.CreateGroups {
-		if cur.Groups, err = t.existingGroups(ctx, scope.UserGroups, probes); err != nil {
+		if cur.Groups, err = t.existingGroups(ctx, scope.UserGroups, cur.Users, probes); err != nil {
 			return nil, err
 		}
 	}
-	if cur.Invites, err = t.readInvites(ctx); err != nil {
-		return nil, err
+	if needInvites(scope, want, cur.Users) {
+		if cur.Invites, err = t.readInvites(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return cur, nil
+}
+
+// needInvites reports whether the pending invites can change the plan:
+// when the policy revokes invites, when the desired users are unknown, or
+// when a desired independent ID is not among the users read (an invited
+// user is not a member, and must not be invited again).
+func needInvites(scope reconcile.ReadScope, want *reconcile.Wanted, users []reconcile.User) bool {
+	if scope.RevokeInvites || want == nil {
+		return true
+	}
+	vendors := 0
+	want.Distinct(func(i int) {
+		if want.User(i).Type == reconcile.VendorID {
+			vendors++
+		}
+	})
+	if vendors == 0 {
+		return false
+	}
+	for i := range users {
+		if j, ok := want.Match(&users[i]); ok && want.User(j).Type == reconcile.VendorID {
+			vendors--
+		}
+	}
+	return vendors > 0
 }
 
 // pageCount is the listing's X-Page-Count, 1 for a last page without it,
@@ -90,29 +119,22 @@ func (t *Target) groupPage(ctx context.Context, group string, page int) (*umapi.
 	return p, nil
 }
 
-// probeGroups reads the first page of each group while reading the groups
-// still costs fewer requests than the rest of the organization listing,
-// and reports whether reading by group is cheaper.
-func (t *Target) probeGroups(ctx context.Context, groups []string, probes map[string]*umapi.UsersPage) (bool, error) {
-	orgRest := t.LastRead.OrgPages - 1
-	groupRest := len(groups) // each unprobed group costs at least its first page
-	for _, g := range groups {
-		if groupRest >= orgRest {
-			return false, nil
-		}
-		p, err := t.groupPage(ctx, g, 0)
-		if err != nil {
-			return false, err
-		}
-		probes[strings.ToLower(g)] = p
-		groupRest--
-		if p != nil {
-			n := pageCount(p)
-			t.LastRead.GroupPages += n
-			groupRest += n - 1
-		}
+// lookup reads one user (endpoint 3) by email, or by username and domain
+// for a Federated ID named without an email; nil when it does not exist.
+func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, error) {
+	t.LastRead.Lookups++
+	name, domain := u.Email, ""
+	if name == "" {
+		name, domain = u.Username, u.Domain
 	}
-	return groupRest < orgRest, nil
+	w, err := t.c.GetUser(ctx, name, domain)
+	if umapi.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("umtarget: user %s: %w", name, err)
+	}
+	return w, nil
 }
 
 func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconcile.User, error) {
@@ -128,28 +150,6 @@ func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconci
 			return nil, err
 		}
 	}
-}
-
-// readGroups reads every page of the groups' member listings; a user in
-// several groups is kept once.
-func (t *Target) readGroups(ctx context.Context, groups []string, probes map[string]*umapi.UsersPage) ([]reconcile.User, error) {
-	var users []reconcile.User
-	seen := map[string]bool{}
-	for _, g := range groups {
-		p := probes[strings.ToLower(g)]
-		for page := 0; p != nil; {
-			users = appendUsers(users, p.Users, seen)
-			if p.LastPage || page+1 >= pageCount(p) {
-				break
-			}
-			page++
-			var err error
-			if p, err = t.groupPage(ctx, g, page); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return users, nil
 }
 
 // appendUsers converts the listed users, skipping keys in seen (when not
@@ -178,23 +178,45 @@ func ModelUser(w *umwire.User) reconcile.User {
 		FirstName: w.FirstName, LastName: w.LastName, Country: w.Country, Groups: w.Groups}
 }
 
-// existingGroups names the user groups that exist, probing those not
-// probed yet.
-func (t *Target) existingGroups(ctx context.Context, groups []string, probes map[string]*umapi.UsersPage) ([]string, error) {
+// existingGroups names the user groups that exist: a group a listed user
+// belongs to, or one whose member listing answered; the others are probed.
+func (t *Target) existingGroups(ctx context.Context, groups []string, users []reconcile.User, probes map[string]*umapi.UsersPage) ([]string, error) {
+	member := memberOfAny(groups, users)
 	exist := []string{}
 	for _, g := range groups {
-		p, probed := probes[strings.ToLower(g)]
-		if !probed {
+		k := strings.ToLower(g)
+		p, probed := probes[k]
+		if !probed && !member[k] {
 			var err error
 			if p, err = t.groupPage(ctx, g, 0); err != nil {
 				return nil, err
 			}
 		}
-		if p != nil {
+		if member[k] || p != nil {
 			exist = append(exist, g)
 		}
 	}
 	return exist, nil
+}
+
+// memberOfAny is the set of the lower-cased groups that some user belongs
+// to.
+func memberOfAny(groups []string, users []reconcile.User) map[string]bool {
+	want := make(map[string]bool, len(groups))
+	for _, g := range groups {
+		want[strings.ToLower(g)] = false
+	}
+	left := len(want)
+	for i := 0; i < len(users) && left > 0; i++ {
+		for _, g := range users[i].Groups {
+			k := strings.ToLower(g)
+			if found, ok := want[k]; ok && !found {
+				want[k] = true
+				left--
+			}
+		}
+	}
+	return want
 }
 
 func (t *Target) readInvites(ctx context.Context) ([]reconcile.Invite, error) {

@@ -19,7 +19,7 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 	e := newEnv(t, st, umsim.Options{PageSize: 10})
 	ctx := context.Background()
 	few := &reconcile.Policy{Managed: []string{"Group 1", "Group 2", "Group 3"}}
-	cur, err := e.target.ReadCurrent(ctx, few.ReadScope())
+	cur, err := e.target.ReadCurrent(ctx, few.ReadScopeFor(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 		}
 	}
 	all := &reconcile.Policy{Managed: few.Managed, Unlisted: reconcile.RemoveUsers}
-	cur, err = e.target.ReadCurrent(ctx, all.ReadScope())
+	cur, err = e.target.ReadCurrent(ctx, all.ReadScopeFor(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 	for i := range 30 {
 		many.Managed = append(many.Managed, fmt.Sprintf("Group %d", i))
 	}
-	if _, err := e.target.ReadCurrent(ctx, many.ReadScope()); err != nil {
+	if _, err := e.target.ReadCurrent(ctx, many.ReadScopeFor(nil)); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.PagesRead > r.OrgPages+len(many.Managed) {
@@ -82,7 +82,7 @@ func TestSafetyOnTheService(t *testing.T) {
 		"over limit":    {Users: want, Complete: true},
 	} {
 		before := e.sim.Snapshot()
-		cur, err := e.target.ReadCurrent(ctx, pol.ReadScope())
+		cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(des.Users))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestDryRunAndTestOnlyChangeNothing(t *testing.T) {
 	e, want := seeded(t)
 	pol := policy(reconcile.RemoveUsers)
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadScope())
+	cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(want))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestTestOnlyRunOfDependentRequests(t *testing.T) {
 		want[i].Groups = append(want[i].Groups, "New Group")
 	}
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadScope())
+	cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(want))
 	if err != nil {
 		t.Fatal(err)
 	}

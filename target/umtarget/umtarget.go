@@ -21,6 +21,7 @@ import (
 type Client interface {
 	OrgUsersPage(ctx context.Context, page int, o umapi.OrgUsersOptions) (*umapi.UsersPage, error)
 	GroupUsersPage(ctx context.Context, group string, page int, o umapi.GroupUsersOptions) (*umapi.UsersPage, error)
+	GetUser(ctx context.Context, email, domain string) (*umwire.User, error)
 	Invites(ctx context.Context, q umapi.InviteQuery) iter.Seq2[[]umwire.Invite, error]
 	Action(ctx context.Context, entries []umwire.Entry, o umapi.ActionOptions) (*umwire.ActionResponse, error)
 	ResendInvite(ctx context.Context, email string) error
@@ -54,8 +55,12 @@ type ReadReport struct {
 	OrgPages      int  // X-Page-Count of the organization listing
 	GroupPages    int  // sum of X-Page-Count of the group listings probed
 	PagesRead     int  // listing pages requested in all
-	InviteBatches int
+	Lookups       int  // desired users read one by one (endpoint 3) in a read by group
+	InviteBatches int  // invite listing calls; 0 when the invites could not change the plan
 }
+
+// Requests is the number of read requests the report counts.
+func (r ReadReport) Requests() int { return r.PagesRead + r.Lookups + r.InviteBatches }
 
 // New returns a Target over c.
 func New(c Client, opts Options) *Target {

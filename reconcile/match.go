@@ -1,0 +1,64 @@
+package reconcile
+
+import "strings"
+
+// Wanted indexes desired users so that a Reader can tell which current
+// user stands for which desired one, by the rules Diff matches them by:
+// the same key, or, for a desired user named by its email alone, the
+// email of a Federated ID the service knows by a username.
+type Wanted struct {
+	users []User
+	byKey map[string]int // key -> first desired user with it
+}
+
+// NewWanted indexes users; a key listed twice keeps its first user, as Diff
+// does.
+func NewWanted(users []User) *Wanted {
+	w := &Wanted{users: users, byKey: make(map[string]int, len(users))}
+	for i := range users {
+		k := users[i].Key()
+		if _, dup := w.byKey[k]; !dup && k != "" {
+			w.byKey[k] = i
+		}
+	}
+	return w
+}
+
+// Len is the number of distinct desired users.
+func (w *Wanted) Len() int { return len(w.byKey) }
+
+// User returns the i-th desired user given to NewWanted.
+func (w *Wanted) User(i int) *User { return &w.users[i] }
+
+// Distinct calls f with the index of each distinct desired user, in the
+// order given to NewWanted.
+func (w *Wanted) Distinct(f func(i int)) {
+	for i := range w.users {
+		if j, ok := w.byKey[w.users[i].Key()]; ok && j == i {
+			f(i)
+		}
+	}
+}
+
+// Match returns the index of the desired user that the current user c
+// stands for.
+func (w *Wanted) Match(c *User) (int, bool) {
+	k := c.Key()
+	if i, ok := w.byKey[k]; ok {
+		return i, true
+	}
+	e := strings.ToLower(c.Email)
+	if e == "" || e == k {
+		return 0, false
+	}
+	i, ok := w.byKey[e]
+	if !ok || !namedByEmail(&w.users[i]) {
+		return 0, false
+	}
+	return i, true
+}
+
+// namedByEmail reports whether a desired user is named by its email alone,
+// so that it also matches a Federated ID with that email that the service
+// knows by a username (the email is unique and identifies the account).
+func namedByEmail(u *User) bool { return u.Username == "" && u.Email != "" }

@@ -1,0 +1,49 @@
+package reconcile
+
+import "testing"
+
+func TestWantedMatchesLikeDiff(t *testing.T) {
+	desired := []User{
+		{Type: EnterpriseID, Email: "Ann@Example.com"},
+		{Type: FederatedID, Email: "bob@fed.net"},                                        // named by email alone
+		{Type: FederatedID, Email: "cy@fed.net", Username: "cy", Domain: "fed.net"},      // named by username
+		{Type: EnterpriseID, Email: "ann@example.com", FirstName: "Second record"},       // duplicate key
+		{Type: FederatedID, Email: "dee@fed.net", Username: "deedee", Domain: "fed.net"}, // not by email
+	}
+	w := NewWanted(desired)
+	if w.Len() != 4 {
+		t.Errorf("Len = %d, want 4 distinct users", w.Len())
+	}
+	var distinct []int
+	w.Distinct(func(i int) { distinct = append(distinct, i) })
+	if len(distinct) != 4 || distinct[3] != 4 {
+		t.Errorf("Distinct gave %v, want [0 1 2 4]", distinct)
+	}
+	for _, tc := range []struct {
+		cur  User
+		want int // -1: no match
+	}{
+		{User{Type: EnterpriseID, Email: "ANN@example.COM"}, 0},
+		{User{Type: FederatedID, Email: "bob@fed.net", Username: "bobby", Domain: "fed.net"}, 1},
+		{User{Type: FederatedID, Email: "other@fed.net", Username: "CY", Domain: "FED.net"}, 2},
+		{User{Type: FederatedID, Email: "dee@fed.net", Username: "dee2", Domain: "fed.net"}, -1},
+		{User{Type: EnterpriseID, Email: "nobody@example.com"}, -1},
+	} {
+		i, ok := w.Match(&tc.cur)
+		if got := map[bool]int{true: i, false: -1}[ok]; got != tc.want {
+			t.Errorf("Match(%s) = %d, want %d", tc.cur.Key(), got, tc.want)
+		}
+	}
+}
+
+func TestReadScopeFor(t *testing.T) {
+	p := &Policy{Managed: []string{"G"}, RevokeUnlistedInvites: true}
+	users := []User{{Type: VendorID, Email: "a@b.c"}}
+	s := p.ReadScopeFor(users)
+	if !s.DesiredKnown || len(s.Desired) != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {
+		t.Errorf("ReadScopeFor = %+v", s)
+	}
+	if s := p.ReadScope(); s.DesiredKnown || s.Desired != nil {
+		t.Errorf("ReadScope = %+v: the desired users are unknown", s)
+	}
+}

@@ -1,0 +1,197 @@
+package umtarget
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// groupRead reads the current state through the member listings of the
+// scope's groups plus, one by one (endpoint 3), the desired users no
+// listing showed: they may exist outside the groups, and a plan that did
+// not see them would create them again on every run.
+//
+// The read-cost decision: the first organization page told the cost of the
+// rest of the organization listing (orgRest = X-Page-Count - 1); before
+// each request the read by group compares the least it can still cost,
+//
+//	unread group pages (an unprobed group counts 1)
+//	+ max(0, desired users not seen - group members not yet listed)
+//
+// with orgRest, and gives up (the caller reads the organization listing)
+// as soon as it is not smaller. Once every group page is read the lookups
+// left are known exactly and are made only while fewer than orgRest. Each
+// decision weighs only what is still to be read: pages already read are
+// spent either way. The first organization page's users that are desired
+// count as seen (they cost no lookup).
+type groupRead struct {
+	t      *Target
+	want   *reconcile.Wanted // nil: desired users unknown, nothing is looked up
+	groups []string
+	probes map[string]*umapi.UsersPage // lower-case group -> first page, nil when absent
+
+	users    []reconcile.User
+	seen     map[string]bool // keys in users
+	found    map[int]bool    // distinct desired users seen
+	notFound int             // distinct desired users not seen
+	// pagesLeft counts the unread pages of the probed groups; unlisted
+	// the members they have not listed yet (-1: unknown).
+	pagesLeft, unlisted int
+}
+
+func newGroupRead(t *Target, want *reconcile.Wanted, groups []string, probes map[string]*umapi.UsersPage) *groupRead {
+	g := &groupRead{t: t, want: want, groups: groups, probes: probes, seen: map[string]bool{}, found: map[int]bool{}}
+	if want != nil {
+		g.notFound = want.Len()
+	}
+	return g
+}
+
+// read reads by group and reports whether it did; false means the
+// organization listing is cheaper (g.users is then incomplete).
+func (g *groupRead) read(ctx context.Context, first *umapi.UsersPage) (bool, error) {
+	orgRest := pageCount(first) - 1
+	for i := range first.Users {
+		if u := ModelUser(&first.Users[i]); g.desired(&u) {
+			g.add(u)
+		}
+	}
+	for i, name := range g.groups {
+		if g.pagesLeft+len(g.groups)-i >= orgRest {
+			return false, nil
+		}
+		p, err := g.t.groupPage(ctx, name, 0)
+		if err != nil {
+			return false, err
+		}
+		g.probed(name, p)
+	}
+	for _, name := range g.groups {
+		if ok, err := g.readGroup(ctx, name, orgRest); !ok || err != nil {
+			return false, err
+		}
+	}
+	if g.notFound >= orgRest {
+		return false, nil
+	}
+	return true, g.lookUp(ctx)
+}
+
+// probed records a group's first page.
+func (g *groupRead) probed(name string, p *umapi.UsersPage) {
+	g.probes[strings.ToLower(name)] = p
+	if p == nil {
+		return
+	}
+	g.t.LastRead.GroupPages += pageCount(p)
+	if more(p, 0) {
+		g.pagesLeft += pageCount(p) - 1
+	}
+	switch {
+	case g.unlisted < 0:
+	case p.TotalCount < 0:
+		g.unlisted = -1
+	default:
+		g.unlisted += p.TotalCount
+	}
+	g.list(p)
+}
+
+// more reports whether a listing has pages after page.
+func more(p *umapi.UsersPage, page int) bool { return !p.LastPage && page+1 < pageCount(p) }
+
+// list adds a page's users.
+func (g *groupRead) list(p *umapi.UsersPage) {
+	if g.unlisted >= 0 {
+		g.unlisted = max(0, g.unlisted-len(p.Users))
+	}
+	for i := range p.Users {
+		u := ModelUser(&p.Users[i])
+		if !g.seen[u.Key()] {
+			g.desired(&u)
+			g.add(u)
+		}
+	}
+}
+
+// readGroup reads the pages after the first of one group while reading by
+// group can still cost less than orgRest.
+func (g *groupRead) readGroup(ctx context.Context, name string, orgRest int) (bool, error) {
+	p := g.probes[strings.ToLower(name)]
+	if p == nil || !more(p, 0) {
+		return true, nil
+	}
+	left := pageCount(p) - 1 // this group's share of pagesLeft
+	for page := 1; p != nil && more(p, page-1); page++ {
+		if g.leastCost() >= orgRest {
+			return false, nil
+		}
+		var err error
+		if p, err = g.t.groupPage(ctx, name, page); err != nil {
+			return false, err
+		}
+		left--
+		g.pagesLeft--
+		if p != nil {
+			g.list(p)
+		}
+	}
+	g.pagesLeft -= left // the listing ended before its X-Page-Count said
+	return true, nil
+}
+
+// leastCost is the fewest requests the read by group still needs.
+func (g *groupRead) leastCost() int {
+	lookups := 0
+	if g.unlisted >= 0 {
+		lookups = max(0, g.notFound-g.unlisted)
+	}
+	return g.pagesLeft + lookups
+}
+
+// desired reports whether u stands for a desired user, and counts that
+// user as seen.
+func (g *groupRead) desired(u *reconcile.User) bool {
+	if g.want == nil {
+		return false
+	}
+	i, ok := g.want.Match(u)
+	if ok && !g.found[i] {
+		g.found[i] = true
+		g.notFound--
+	}
+	return ok
+}
+
+func (g *groupRead) add(u reconcile.User) {
+	if k := u.Key(); !g.seen[k] {
+		g.seen[k] = true
+		g.users = append(g.users, u)
+	}
+}
+
+// lookUp reads, one by one, the desired users no listing showed; those
+// that exist are added.
+func (g *groupRead) lookUp(ctx context.Context) error {
+	if g.want == nil {
+		return nil
+	}
+	var err error
+	g.want.Distinct(func(i int) {
+		if err != nil || g.found[i] {
+			return
+		}
+		var w *umwire.User
+		if w, err = g.t.lookup(ctx, g.want.User(i)); err != nil || w == nil {
+			return
+		}
+		u := ModelUser(w)
+		if j, ok := g.want.Match(&u); ok && j == i { // another account with that email is out of scope
+			g.add(u)
+		}
+	})
+	return err
+}

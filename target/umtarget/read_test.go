@@ -1,0 +1,254 @@
+package umtarget
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// plainOrg is n Enterprise IDs u0000@example.com … in listing order, each
+// in the groups groupsOf gives it; user groups G1, G2, G3 and Other exist.
+func plainOrg(n int, groupsOf func(i int) []string) *umsim.State {
+	st := &umsim.State{
+		Org:        umsim.Org{ID: orgID, Domains: []umsim.Domain{{Name: "example.com", Directory: "corp", Claimed: true}}},
+		UserGroups: []umsim.UserGroup{{Name: "G1"}, {Name: "G2"}, {Name: "G3"}, {Name: "Other"}},
+	}
+	for i := range n {
+		st.Users = append(st.Users, umsim.User{Type: umwire.TypeEnterpriseID, Email: plainEmail(i),
+			FirstName: "F", LastName: "L", Country: "US", Groups: groupsOf(i)})
+	}
+	return st
+}
+
+func plainEmail(i int) string { return fmt.Sprintf("u%04d@example.com", i) }
+
+// plainUser is the desired record of plainOrg's user i (or a new user
+// with that number) in groups.
+func plainUser(i int, groups ...string) reconcile.User {
+	return reconcile.User{Type: reconcile.EnterpriseID, Email: plainEmail(i), FirstName: "F", LastName: "L",
+		Country: "US", Groups: groups}
+}
+
+// threeGroups puts users 300..329 in G1, G2 or G3 (one page each at page
+// size 20) and users 350..369 in Other.
+func threeGroups(i int) []string {
+	switch {
+	case i >= 300 && i < 330:
+		return []string{fmt.Sprintf("G%d", i%3+1)}
+	case i >= 350 && i < 370:
+		return []string{"Other"}
+	}
+	return nil
+}
+
+var threePolicy = &reconcile.Policy{Managed: []string{"G1", "G2", "G3"}, UserGroups: []string{"G1", "G2", "G3"},
+	Unlisted: reconcile.RemoveGroups, Update: reconcile.Attributes{FirstName: true, LastName: true}}
+
+// TestReadByGroupConverges is the case a read by group used to miss: desired
+// users who exist in the organization but in none of the groups read. They
+// are looked up one by one, so the plan updates them instead of creating
+// them, and the plan after apply is empty.
+func TestReadByGroupConverges(t *testing.T) {
+	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
+	var want []reconcile.User
+	for i := 300; i < 330; i++ { // members, moved to the next group
+		want = append(want, plainUser(i, fmt.Sprintf("G%d", (i+1)%3+1)))
+	}
+	for i := 350; i < 355; i++ { // outside the groups, wanting none of them
+		want = append(want, plainUser(i))
+	}
+	for i := 360; i < 363; i++ { // outside the groups, wanting one
+		want = append(want, plainUser(i, "G1"))
+	}
+	want = append(want, plainUser(0), plainUser(1, "G2")) // on the first organization page
+	for i := 1000; i < 1004; i++ {                        // new
+		want = append(want, plainUser(i, "G3"))
+	}
+	before := e.sim.Snapshot()
+	plan, err := e.run(t, want, threePolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.target.LastRead
+	// 1 organization page + 3 group pages + 12 lookups (5 + 3 outside, 4 new) < 19 organization pages left.
+	if !r.ByGroup || r.PagesRead != 4 || r.Lookups != 12 {
+		t.Errorf("first read %+v: want by group, 4 pages, 12 lookups", r)
+	}
+	if c := plan.Counts(); c.Create != 4 || c.Update != 34 || c.RemoveMemberships != 30 || c.AddMemberships != 38 {
+		t.Errorf("first plan %s: want the 4 new users created, 34 updated (+38 -30 memberships)", c)
+	}
+	if again := e.plan(t, want, threePolicy); !again.Empty() {
+		t.Errorf("plan after apply is not empty:\n%s", render(again))
+	}
+	if r := e.target.LastRead; !r.ByGroup || r.Lookups != 5 {
+		t.Errorf("second read %+v: want by group, the 5 users in no group looked up", r)
+	}
+	checkUntouched(t, before, e.sim.Snapshot(), threePolicy)
+}
+
+// TestReadCostDecision checks, request by request, which listing the
+// reader chooses: the organization listing has 20 pages of 20 users.
+func TestReadCostDecision(t *testing.T) {
+	members := func(from, to int) []reconcile.User {
+		var us []reconcile.User
+		for i := from; i < to; i++ {
+			us = append(us, plainUser(i, fmt.Sprintf("G%d", i%3+1)))
+		}
+		return us
+	}
+	newUsers := func(n int) []reconcile.User {
+		var us []reconcile.User
+		for i := range n {
+			us = append(us, plainUser(2000+i, "G1"))
+		}
+		return us
+	}
+	bigG1 := func(i int) []string { // G1: users 0..379 (19 pages)
+		if i < 380 {
+			return []string{"G1"}
+		}
+		return threeGroups(i)
+	}
+	remove := *threePolicy
+	remove.Unlisted = reconcile.RemoveUsers
+	tests := []struct {
+		name      string
+		groupsOf  func(int) []string
+		pageSize  int
+		policy    *reconcile.Policy
+		want      []reconcile.User
+		byGroup   bool
+		pages     int
+		lookups   int
+		usersRead int
+	}{
+		{"members only: 1 + 3 group pages", threeGroups, 20, threePolicy, members(300, 330), true, 4, 0, 30},
+		{"15 new users: 3 group pages + 15 lookups < 19 organization pages left", threeGroups, 20, threePolicy, append(members(300, 330), newUsers(15)...), true, 4, 15, 30},
+		{"19 new users cost as much as the 19 organization pages left", threeGroups, 20, threePolicy, append(members(300, 330), newUsers(19)...), false, 4 + 19, 0, 400},
+		{"a group of 19 pages: organization after one probe", bigG1, 20, threePolicy, members(300, 330), false, 2 + 19, 0, 400},
+		{"removing unlisted users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
+		{"one organization page is the whole read", threeGroups, 2000, threePolicy, members(300, 330), false, 1, 0, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, plainOrg(400, tc.groupsOf), umsim.Options{PageSize: tc.pageSize})
+			cur, err := e.target.ReadCurrent(context.Background(), tc.policy.ReadScopeFor(tc.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.target.LastRead
+			if r.ByGroup != tc.byGroup || cur.Scoped != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || len(cur.Users) != tc.usersRead {
+				t.Errorf("read %+v, %d users; want by group %v, %d pages, %d lookups, %d users",
+					r, len(cur.Users), tc.byGroup, tc.pages, tc.lookups, tc.usersRead)
+			}
+			st := e.sim.Stats()
+			if got := st.Count("user", 404) + st.Count("user", 200); got != tc.lookups {
+				t.Errorf("the simulator answered %d lookups, the report says %d", got, tc.lookups)
+			}
+		})
+	}
+}
+
+// TestReadThreeGroupsOfAHugeOrganization scales the example down
+// in page size: three groups of an organization of 150 pages, every
+// desired user a member, cost 1 + 3 pages, not 150.
+func TestReadThreeGroupsOfAHugeOrganization(t *testing.T) {
+	in := func(i int) []string {
+		if i%100 == 7 {
+			return []string{fmt.Sprintf("G%d", i%3+1)}
+		}
+		return []string{"Other"}
+	}
+	e := newEnv(t, plainOrg(3000, in), umsim.Options{PageSize: 20})
+	var want []reconcile.User
+	for i := 7; i < 3000; i += 100 {
+		want = append(want, plainUser(i, "G1"))
+	}
+	if _, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadScopeFor(want)); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.target.LastRead; r.OrgPages != 150 || !r.ByGroup || r.PagesRead != 4 || r.Lookups != 0 {
+		t.Errorf("read %+v: want 150 organization pages known, 4 pages read by group, no lookup", r)
+	}
+}
+
+// TestConvergenceByGroup runs random states that the reader reads by group
+// (a large organization, a few small managed groups, desired users inside
+// and outside them, new ones), with and without injected faults: after
+// one run (two with faults) the plan is empty, and nothing unmanaged or
+// excluded changed.
+func TestConvergenceByGroup(t *testing.T) {
+	for seed := range 6 {
+		faults := seed >= 4
+		t.Run(fmt.Sprintf("seed %d faults %v", seed, faults), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 5))
+			in := func(int) []string {
+				var gs []string
+				for _, g := range []string{"G1", "G2", "G3", "Other"} {
+					if rng.IntN(25) == 0 {
+						gs = append(gs, g)
+					}
+				}
+				return gs
+			}
+			st := plainOrg(600, in)
+			pol := *threePolicy
+			pol.Unlisted = []reconcile.Unlisted{reconcile.Preserve, reconcile.RemoveGroups}[seed%2]
+			var want []reconcile.User
+			for i, u := range st.Users {
+				if (inAny(u.Groups, pol.Managed) && rng.IntN(5) > 0) || rng.IntN(60) == 0 {
+					want = append(want, plainUser(i, randomGroups(rng)...))
+				}
+			}
+			for i := range 3 {
+				want = append(want, plainUser(5000+i, randomGroups(rng)...))
+			}
+			e := newEnv(t, st, umsim.Options{PageSize: 20})
+			before := e.sim.Snapshot()
+			if faults {
+				e.sim.SetFaults(gate.Faults{Seed: int64(seed), ErrorRate: 0.1, AmbiguousRate: 0.1})
+			}
+			for run := range 1 + btoi(faults) {
+				plan, err := e.run(t, want, &pol)
+				if err != nil && !faults {
+					t.Fatal(err)
+				}
+				if r := e.target.LastRead; run == 0 && (!r.ByGroup || r.Lookups == 0 || plan.Counts().Create == 0) {
+					t.Fatalf("read %+v, plan %s: want a read by group with lookups and creates, the test would prove little", r, plan.Counts())
+				}
+			}
+			if n := e.sim.Stats().Faults; faults && len(n) == 0 {
+				t.Fatal("no fault was injected; the test would prove nothing")
+			}
+			e.sim.SetFaults(gate.Faults{})
+			if again := e.plan(t, want, &pol); !again.Empty() {
+				t.Errorf("plan after apply is not empty:\n%s", render(again))
+			}
+			checkUntouched(t, before, e.sim.Snapshot(), &pol)
+		})
+	}
+}
+
+// randomGroups is none to three of G1, G2, G3.
+func randomGroups(rng *rand.Rand) []string {
+	var gs []string
+	for _, g := range []string{"G1", "G2", "G3"} {
+		if rng.IntN(3) == 0 {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
