@@ -1,0 +1,153 @@
+package umtarget
+
+import (
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
+)
+
+// TestRequestCounts counts every request one run (read, plan, apply) sends
+// to the simulator, by endpoint, on typical scenarios, against the fewest
+// computed by hand (the comments give the reasoning). A run's one
+// unavoidable read before any decision is the first organization page:
+// its X-Page-Count prices the organization listing.
+func TestRequestCounts(t *testing.T) {
+	newUsers := func(from, n int, vendors int) []reconcile.User {
+		var us []reconcile.User
+		for i := range n {
+			u := plainUser(from+i, fmt.Sprintf("G%d", i%3+1))
+			if i%2 == 0 {
+				u.Groups = append(u.Groups, fmt.Sprintf("G%d", (i+1)%3+1))
+			}
+			if i < vendors {
+				u.Type, u.Email = reconcile.VendorID, fmt.Sprintf("v%04d@gmail.com", from+i)
+			}
+			us = append(us, u)
+		}
+		return us
+	}
+	// A big organization: 2000 users, 20 pages of 100; users 1000..1089
+	// in G1, G2 or G3.
+	big := func() *umsim.State { return plainOrg(2000, threeGroupsOf) }
+	drift := func() []reconcile.User { // all but 2 users, 2 renamed, 1 new
+		var us []reconcile.User
+		for i := 2; i < 2000; i++ {
+			u := plainUser(i, threeGroupsOf(i)...)
+			if i%700 == 0 {
+				u.FirstName = "Renamed"
+			}
+			us = append(us, u)
+		}
+		return append(us, plainUser(3000, "G1"))
+	}
+	moved := func() []reconcile.User { // 15 members of G1 move to G2
+		var us []reconcile.User
+		for i := 1000; i < 1090; i++ {
+			u := plainUser(i, threeGroupsOf(i)...)
+			if i%3 == 0 && i < 1045 {
+				u.Groups = []string{"G2"}
+			}
+			us = append(us, u)
+		}
+		return us
+	}
+	remove, preserve := *threePolicy, *threePolicy
+	remove.Unlisted, preserve.Unlisted = reconcile.RemoveUsers, reconcile.Preserve
+	create := remove
+	create.Managed = []string{"G1", "G2", "G3", "New"}
+	create.UserGroups, create.CreateUserGroups = create.Managed, true
+	tests := []struct {
+		name     string
+		state    *umsim.State
+		pageSize int
+		policy   *reconcile.Policy
+		want     []reconcile.User
+		requests map[string]int
+	}{
+		{
+			// token; the only organization page; 35 creates in 4 requests.
+			// No desired independent ID: no invite can change the plan.
+			name: "first load of 35 users with groups", state: plainOrg(0, nil), policy: threePolicy,
+			want:     newUsers(0, 35, 0),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointAction: 4},
+		},
+		{
+			// as above, plus one invite listing: an invited independent
+			// ID must not be invited again.
+			name: "first load of 35 users, 5 independent IDs", state: plainOrg(0, nil), policy: threePolicy,
+			want:     newUsers(0, 35, 5),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointInvites: 1, gate.EndpointAction: 4},
+		},
+		{
+			// token; all 20 pages (unlisted users are removed); 2
+			// removals, 2 renames and a create in one request.
+			name: "small drift in a big organization", state: big(), pageSize: 100, policy: &remove,
+			want:     drift(),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 20, gate.EndpointAction: 1},
+		},
+		{
+			// as above; G1, G2 and G3 have members, so only New is probed
+			// (404); its createUserGroup entry joins the same request.
+			name: "small drift, a group to create", state: big(), pageSize: 100, policy: &create,
+			want:     drift(),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 20, gate.EndpointGroupUsers: 1, gate.EndpointAction: 1},
+		},
+		{
+			// token; the first organization page (20 pages); one probe
+			// per group, which shows that the 35 desired users are in
+			// none: 35 lookups would cost more than the 19 pages left,
+			// which are read; 35 creates in 4 requests. The fewest is 25:
+			// the probes are spent learning that the groups do not help.
+			name: "first load of 35 users into a big organization", state: big(), pageSize: 100, policy: &preserve,
+			want:     newUsers(3000, 35, 0),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 20, gate.EndpointGroupUsers: 3, gate.EndpointAction: 4},
+		},
+		{
+			// token; the first organization page (20 pages: reading the
+			// three groups is cheaper); one page per group; no lookup
+			// (every desired user is a member); 15 moves as two
+			// group-rooted entries in one request.
+			name: "membership change in 3 groups of a big organization", state: big(), pageSize: 100, policy: threePolicy,
+			want:     moved(),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointAction: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.state, umsim.Options{PageSize: tc.pageSize})
+			if _, err := e.run(t, tc.want, tc.policy); err != nil {
+				t.Fatal(err)
+			}
+			if got := byEndpoint(e.sim.Stats()); !maps.Equal(got, tc.requests) {
+				t.Errorf("requests by endpoint %v, want %v", got, tc.requests)
+			}
+			if again := e.plan(t, tc.want, tc.policy); !again.Empty() {
+				t.Errorf("plan after apply is not empty:\n%s", render(again))
+			}
+		})
+	}
+}
+
+// threeGroupsOf puts users 1000..1089 of a big organization in G1, G2 or
+// G3.
+func threeGroupsOf(i int) []string {
+	if i >= 1000 && i < 1090 {
+		return []string{fmt.Sprintf("G%d", i%3+1)}
+	}
+	return nil
+}
+
+// byEndpoint sums the simulator's answers by endpoint, whatever the status.
+func byEndpoint(s gate.Stats) map[string]int {
+	out := map[string]int{}
+	for ep, byStatus := range s.Requests {
+		for _, n := range byStatus {
+			out[ep] += n
+		}
+	}
+	return out
+}
