@@ -36,21 +36,25 @@ func parseInviteQuery(r *http.Request, withPage bool) (inviteQuery, error) {
 	if q.includeExpired, err = boolParam(r, "includeExpired", true); err != nil {
 		return q, err
 	}
-	switch col := r.URL.Query().Get("sortColumn"); col {
-	case "", umwire.SortLastSent:
-	case umwire.SortEmail:
-		q.byEmail = true
-	default:
-		return q, fmt.Errorf("sortColumn %q: want %s or %s", col, umwire.SortEmail, umwire.SortLastSent)
+	if q.byEmail, err = choiceParam(r, "sortColumn", umwire.SortLastSent, umwire.SortEmail); err != nil {
+		return q, err
 	}
-	switch ord := r.URL.Query().Get("sortOrder"); ord {
-	case "", umwire.SortDesc:
-	case umwire.SortAsc:
-		q.desc = false
+	asc, err := choiceParam(r, "sortOrder", umwire.SortDesc, umwire.SortAsc)
+	q.desc = !asc
+	return q, err
+}
+
+// choiceParam reads the query parameter name, which may be empty or def
+// (false) or alt (true); any other value is an error.
+func choiceParam(r *http.Request, name, def, alt string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", def:
+		return false, nil
+	case alt:
+		return true, nil
 	default:
-		return q, fmt.Errorf("sortOrder %q: want %s or %s", ord, umwire.SortAsc, umwire.SortDesc)
+		return false, fmt.Errorf("%s %q: want %s or %s", name, v, alt, def)
 	}
-	return q, nil
 }
 
 // expired reports whether in has expired at the server's clock.
