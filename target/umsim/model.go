@@ -180,8 +180,6 @@ func (s *store) rollback() {
 	}
 }
 
-func (s *store) commit() { s.journal = nil }
-
 func (s *store) group(name string) *group { return s.groups[strings.ToLower(name)] }
 
 func (s *store) bump() {
