@@ -96,12 +96,13 @@ type UserGroupInfo struct {
 // DeleteUserGrp is the empty payload of deleteUserGroup.
 type DeleteUserGrp struct{}
 
-var allJSON = []byte(`"all"`)
+// allJSON is the string form of remove-all.
+const allJSON = `"all"`
 
 // MarshalJSON encodes remove-all as the string "all".
 func (m Membership) MarshalJSON() ([]byte, error) {
 	if m.All {
-		return allJSON, nil
+		return []byte(allJSON), nil
 	}
 	type plain Membership
 	return json.Marshal(plain(m))
@@ -109,7 +110,7 @@ func (m Membership) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON accepts the string "all" or the object form.
 func (m *Membership) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(bytes.TrimSpace(b), allJSON) {
+	if string(bytes.TrimSpace(b)) == allJSON {
 		*m = Membership{All: true}
 		return nil
 	}
