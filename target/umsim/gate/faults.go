@@ -124,6 +124,11 @@ type discardWriter struct {
 	header http.Header
 }
 
-func (d *discardWriter) Header() http.Header         { return d.header }
+// Header returns headers that are never sent.
+func (d *discardWriter) Header() http.Header { return d.header }
+
+// Write discards b.
 func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (d *discardWriter) WriteHeader(int)             {}
+
+// WriteHeader discards the status.
+func (d *discardWriter) WriteHeader(int) {}

@@ -33,6 +33,17 @@ type Stats struct {
 	Faults map[string]int
 }
 
+// Total returns the number of answers across all endpoints and statuses.
+func (s Stats) Total() int {
+	n := 0
+	for _, byStatus := range s.Requests {
+		for _, c := range byStatus {
+			n += c
+		}
+	}
+	return n
+}
+
 // Count returns the number of answers of endpoint with status.
 func (s Stats) Count(endpoint string, status int) int { return s.Requests[endpoint][status] }
 
@@ -102,6 +113,7 @@ type statusRecorder struct {
 	status int
 }
 
+// WriteHeader remembers the first status and passes it on.
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
@@ -109,6 +121,7 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Write remembers an implicit 200 and passes b on.
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK

@@ -95,6 +95,7 @@ type tokenError struct {
 	description string
 }
 
+// Error returns "code: description".
 func (e *tokenError) Error() string { return e.code + ": " + e.description }
 
 func invalidClient(format string, args ...any) *tokenError {
