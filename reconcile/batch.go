@@ -506,7 +506,10 @@ func (b *batcher) addEntry(e Entry, deps []int) int {
 
 // userEntries builds w's entries: the first holds the create and update
 // steps, removeFromOrg is alone in its entry; later entries of a created
-// user depend on its first.
+// user depend on its first. An invited independent ID is not a member
+// until it accepts, so each of its later entries repeats the create step
+// (addVendorID with an option finds the pending invite and adds the
+// entry's memberships to it, contract section 7).
 func (b *batcher) userEntries(w *work) {
 	m := b.l.MembershipsPerEntry
 	n := max(w.base(), ceilDiv(len(w.adds), m), ceilDiv(len(w.removes), m))
@@ -517,7 +520,7 @@ func (b *batcher) userEntries(w *work) {
 		id := w.id
 		e := Entry{User: &id}
 		var deps []int
-		if i == 0 && w.create != nil {
+		if w.create != nil && (i == 0 || w.create.Type == VendorID) {
 			e.Steps = append(e.Steps, Step{Kind: StepCreate, Create: w.create})
 		}
 		if i == 0 && w.set != nil {

@@ -1,6 +1,7 @@
 package umtarget
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,6 +46,33 @@ func TestInvitesRespectedRevokedResent(t *testing.T) {
 	}
 	if _, ok := got["fresh@gmail.com"]; !ok {
 		t.Error("fresh@gmail.com was not invited")
+	}
+	if again := e.plan(t, want, pol); !again.Empty() {
+		t.Errorf("plan after apply is not empty:\n%s", render(again))
+	}
+}
+
+// TestInviteWithMoreMembershipsThanAnEntryHolds: a new independent ID is
+// only invited, so the memberships beyond the first entry's ten ride on a
+// repeated addVendorID (which finds the pending invite) instead of an add
+// the service refuses for a user who is not a member.
+func TestInviteWithMoreMembershipsThanAnEntryHolds(t *testing.T) {
+	st := randomOrg(nil, 0)
+	pol := &reconcile.Policy{}
+	for i := range 13 {
+		g := fmt.Sprintf("Team %02d", i)
+		st.UserGroups = append(st.UserGroups, umsim.UserGroup{Name: g})
+		pol.Managed = append(pol.Managed, g)
+	}
+	pol.UserGroups = pol.Managed
+	e := newEnv(t, st, umsim.Options{})
+	want := []reconcile.User{{Type: reconcile.VendorID, Email: "many@gmail.com", Groups: pol.Managed}}
+	if _, err := e.run(t, want, pol); err != nil {
+		t.Fatal(err)
+	}
+	invites := e.sim.Snapshot().Invites
+	if len(invites) != 1 || len(invites[0].Groups) != 13 {
+		t.Fatalf("invites %+v: want many@gmail.com invited with its 13 groups", invites)
 	}
 	if again := e.plan(t, want, pol); !again.Empty() {
 		t.Errorf("plan after apply is not empty:\n%s", render(again))
