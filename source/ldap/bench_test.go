@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/ldap"
 )
 
@@ -16,6 +17,27 @@ import (
 // server in ORGSYNC_LDAP_BENCH_URL, the bind password in
 // ORGSYNC_LDAP_BENCH_PW and the expected count in ORGSYNC_LDAP_BENCH_USERS.
 func BenchmarkRead100k(b *testing.B) {
+	benchRead(b, func(ctx context.Context, src source.Source) (*source.Result, error) { return src.Read(ctx) })
+}
+
+// BenchmarkRead100kGoLDAP is BenchmarkRead100k over go-ldap's own client
+// instead of the source's decoder, page by page with Conn.Search or
+// streamed with Conn.SearchAsync: the comparison that justifies wire.go.
+func BenchmarkRead100kGoLDAP(b *testing.B) {
+	for _, m := range []struct {
+		name string
+		mode ldap.GoLDAPMode
+	}{{"Search", ldap.GoLDAPSearch}, {"SearchAsync", ldap.GoLDAPSearchAsync}} {
+		b.Run(m.name, func(b *testing.B) {
+			benchRead(b, func(ctx context.Context, src source.Source) (*source.Result, error) {
+				return ldap.ReadWithGoLDAP(ctx, src, m.mode)
+			})
+		})
+	}
+}
+
+// benchRead opens the source on the script's server and times read.
+func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.Result, error)) {
 	url := os.Getenv("ORGSYNC_LDAP_BENCH_URL")
 	if url == "" {
 		b.Skip("needs the 100,000-user slapd of scripts/ldap-bench.sh (set ORGSYNC_LDAP_BENCH_URL)")
@@ -31,7 +53,7 @@ func BenchmarkRead100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		res, err := src.Read(context.Background())
+		res, err := read(context.Background(), src)
 		if err != nil {
 			b.Fatal(err)
 		}

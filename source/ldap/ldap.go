@@ -100,7 +100,12 @@ func (s *Source) read(ctx context.Context) (*source.Result, error) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.conn.Close() })
 	defer stop()
+	return s.readFrom(ctx, conn, url, start)
+}
 
+// readFrom reads users and memberships over conn, bound to the server at
+// url; start is when the read began, for the log.
+func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, start time.Time) (*source.Result, error) {
 	sr := &searcher{conn: conn, url: url, startTLS: s.cfg.StartTLS, bindDN: s.cfg.BindDN,
 		pageSize: s.cfg.PageSize, timeLimit: int((s.cfg.SearchTimeout + time.Second - 1) / time.Second), log: s.log}
 	flavor, err := s.flavor(sr)

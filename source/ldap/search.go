@@ -18,9 +18,20 @@ type query struct {
 	attrs  []string
 }
 
+// searchConn is a bound connection that runs one search request at a
+// time: wireConn in production; the benchmarks also drive go-ldap's own
+// client through it to compare the two.
+type searchConn interface {
+	// search sends one search request, with the paging control when
+	// paging is not nil, calls each for every entry and returns the
+	// paging cookie of the final response (empty when there is none).
+	// The cookie may point into a read buffer reused by the next call.
+	search(q query, timeLimit int, paging *ldap3.ControlPaging, each func(*ldap3.Entry)) ([]byte, error)
+}
+
 // searcher runs paged searches on one bound connection.
 type searcher struct {
-	conn     *wireConn
+	conn     searchConn
 	url      string
 	startTLS bool
 	bindDN   string
@@ -42,11 +53,7 @@ func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry))
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		controls, err := s.conn.search(q, s.timeLimit, []ldap3.Control{paging}, each)
-		var cookie []byte
-		if err == nil {
-			cookie, err = pagingCookie(controls)
-		}
+		cookie, err := s.conn.search(q, s.timeLimit, paging, each)
 		if err != nil {
 			return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
 		}

@@ -122,9 +122,11 @@ func (c *wireConn) roundTrip(op *ber.Packet, want byte) error {
 	return resultError(m.body)
 }
 
-// search sends one search request and calls each for every entry until
-// the search is done. It returns the response's controls.
-func (c *wireConn) search(q query, timeLimit int, controls []ldap3.Control, each func(*ldap3.Entry)) ([]byte, error) {
+// search sends one search request (with the paging control when paging is
+// not nil) and calls each for every entry until the search is done. It
+// returns the paging cookie of the final response, which points into the
+// read buffer.
+func (c *wireConn) search(q query, timeLimit int, paging *ldap3.ControlPaging, each func(*ldap3.Entry)) ([]byte, error) {
 	filter, err := ldap3.CompileFilter(q.filter)
 	if err != nil {
 		return nil, err
@@ -142,11 +144,19 @@ func (c *wireConn) search(q query, timeLimit int, controls []ldap3.Control, each
 		attrs.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, a, "Attribute"))
 	}
 	op.AppendChild(attrs)
+	var controls []ldap3.Control
+	if paging != nil {
+		controls = []ldap3.Control{paging}
+	}
 	id, err := c.send(op, controls)
 	if err != nil {
 		return nil, err
 	}
-	return c.readResults(id, each)
+	ctrls, err := c.readResults(id, each)
+	if err != nil {
+		return nil, err
+	}
+	return pagingCookie(ctrls)
 }
 
 // readResults reads the entries and the final result of search id.
