@@ -61,14 +61,23 @@ type Result struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Unverified counts, in a test-only run, the entries that failed only
 	// because the user or group an earlier request creates does not exist
-	// (nothing is created in test mode).
+	// (nothing is created in test mode): the error says the user is not a
+	// member and the entry waits on a user's creation, or it says a group
+	// is missing and the entry waits on a group's creation.
 	Unverified int `json:"unverified,omitempty"`
 }
 
-// missingCodes are the error codes of an entry whose user or group does
-// not exist yet.
-var missingCodes = map[string]bool{"error.user.nonexistent": true, "error.group.not_found": true,
-	"error.usergroup.not_found": true}
+// unverifiable reports whether a test-only failure is explained by what
+// the entry waits for, which an earlier request would have created.
+func unverifiable(e *Entry, code string) bool {
+	switch code {
+	case "error.user.nonexistent":
+		return e.WaitsUser
+	case "error.group.not_found", "error.usergroup.not_found":
+		return e.WaitsGroup
+	}
+	return false
+}
 
 // ApplyError reports the failed entries of a run; the others were applied.
 type ApplyError struct{ Failures []Failure }
@@ -114,7 +123,7 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		}
 		writeRequest(out, "sending", i+1, len(reqs), req, false)
 		for _, f := range sendOne(ctx, s, i+1, req, o.TestOnly) {
-			if o.TestOnly && f.waits && missingCodes[f.Code] {
+			if o.TestOnly && f.unverifiable {
 				res.Unverified++
 				continue
 			}
@@ -137,11 +146,11 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 	return res, errors.Join(errs...)
 }
 
-// entryFailure is a Failure and whether its entry waits on an earlier
-// request.
+// entryFailure is a Failure and whether what its entry waits for explains
+// it in a test-only run.
 type entryFailure struct {
 	Failure
-	waits bool
+	unverifiable bool
 }
 
 // sendOne sends one request and turns its failures into Failures.
@@ -158,7 +167,7 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 		fl := entryFailure{Failure: Failure{Request: n, Code: f.Code, Message: f.Message}}
 		if f.Index >= 0 && f.Index < len(req.Entries) {
 			e := req.Entries[f.Index]
-			fl.Target, fl.waits = e.Target(), e.Waits
+			fl.Target, fl.unverifiable = e.Target(), unverifiable(&e, f.Code)
 			if f.Step >= 0 && f.Step < len(e.Steps) {
 				fl.Step = e.Steps[f.Step].Kind
 			}

@@ -125,3 +125,24 @@ func TestApplyReportsSafety(t *testing.T) {
 		t.Errorf("err = %v, want the plan's *SafetyError", err)
 	}
 }
+
+func TestUnverifiableOnlyWhatTheEntryWaitsFor(t *testing.T) {
+	user, group := &Entry{WaitsUser: true}, &Entry{WaitsGroup: true}
+	for _, tc := range []struct {
+		e    *Entry
+		code string
+		want bool
+	}{
+		{user, "error.user.nonexistent", true},
+		{user, "error.group.not_found", false}, // a missing profile is a real error
+		{group, "error.group.not_found", true},
+		{group, "error.usergroup.not_found", true},
+		{group, "error.user.nonexistent", false}, // an existing user was expected
+		{&Entry{}, "error.user.nonexistent", false},
+		{&Entry{WaitsUser: true, WaitsGroup: true}, "error.country.invalid", false},
+	} {
+		if got := unverifiable(tc.e, tc.code); got != tc.want {
+			t.Errorf("unverifiable(%+v, %s) = %v, want %v", *tc.e, tc.code, got, tc.want)
+		}
+	}
+}

@@ -53,10 +53,11 @@ type Entry struct {
 	User  *User  `json:"user,omitempty"`
 	Group string `json:"group,omitempty"`
 	Steps []Step `json:"steps"`
-	// Waits is set when the entry needs a user or group that an earlier
-	// request creates; a test-only run, which creates nothing, cannot
-	// verify it.
-	Waits bool `json:"waits,omitempty"`
+	// WaitsUser and WaitsGroup are set when the entry needs a user, or a
+	// user group, that an earlier request creates; a test-only run, which
+	// creates nothing, cannot verify that part of it.
+	WaitsUser  bool `json:"waitsUser,omitempty"`
+	WaitsGroup bool `json:"waitsGroup,omitempty"`
 }
 
 // Target is the entry's root: the user's key or the group's name.
@@ -641,7 +642,13 @@ func (b *batcher) schedule() []Request {
 		req := Request{Entries: make([]Entry, len(placed))}
 		for j, i := range placed {
 			req.Entries[j] = b.entries[i]
-			req.Entries[j].Waits = len(b.deps[i]) > 0
+			for _, d := range b.deps[i] {
+				if b.entries[d].User != nil {
+					req.Entries[j].WaitsUser = true
+				} else {
+					req.Entries[j].WaitsGroup = true
+				}
+			}
 		}
 		reqs = append(reqs, req)
 		for _, i := range placed {
