@@ -29,21 +29,13 @@ func newAdminCommand(name string) *adminCommand {
 
 // start parses the flags (at most maxArgs arguments) and builds the client.
 func (a *adminCommand) start(io stdio, args []string, maxArgs int) (*umapi.Client, int, bool) {
-	if ok, code := parseFlags(a.fs, args, io, maxArgs); !ok {
-		return nil, code, false
-	}
-	if *a.output != "text" && *a.output != "json" {
-		fmt.Fprintf(io.err, "%s: --output %q: use text or json\n", a.fs.Name(), *a.output)
-		return nil, exitError, false
-	}
-	e, ok := a.setup.setup(io)
+	e, code, ok := a.setup.start(a.fs, args, io, maxArgs, a.output)
 	if !ok {
-		return nil, exitError, false
+		return nil, code, false
 	}
 	c, err := e.client()
 	if err != nil {
-		fmt.Fprintf(io.err, "%s: %v\n", a.fs.Name(), err)
-		return nil, exitError, false
+		return nil, a.fail(io, err), false
 	}
 	return c, exitOK, true
 }
@@ -61,10 +53,8 @@ func (a *adminCommand) print(w io.Writer, v any, header string, rows func(tw *ta
 	return tw.Flush()
 }
 
-func (a *adminCommand) fail(io stdio, err error) int {
-	fmt.Fprintf(io.err, "%s: %v\n", a.fs.Name(), err)
-	return exitError
-}
+// fail prints err prefixed with the command's name and returns exitError.
+func (a *adminCommand) fail(io stdio, err error) int { return fail(io, a.fs.Name(), err) }
 
 // runUsers: `users list [--group G]` and `users get EMAIL [--domain D]`.
 func runUsers(ctx context.Context, io stdio, args []string) int {

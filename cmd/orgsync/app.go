@@ -78,6 +78,22 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 }
 
+// fail prints err prefixed with the command's name and returns exitError.
+func fail(io stdio, name string, err error) int {
+	fmt.Fprintf(io.err, "%s: %v\n", name, err)
+	return exitError
+}
+
+// validOutput reports whether a command's --output value is text or json,
+// printing what to use when it is not.
+func validOutput(io stdio, name, output string) bool {
+	if output == "text" || output == "json" {
+		return true
+	}
+	fmt.Fprintf(io.err, "%s: --output %q: use text or json\n", name, output)
+	return false
+}
+
 // parseFlags parses a subcommand's flags, allowing at most maxArgs
 // arguments after them. It returns false (having printed why) when the
 // command should stop; code is then its exit code.

@@ -25,44 +25,35 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	sf := addSetupFlags(fs)
 	runAtStart := fs.Bool("run-at-start", false, "run once at start (also schedule.runAtStart)")
 	listen := fs.String("listen", "", "address of /healthz, /readyz and /metrics (default schedule.listen)")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
-		return code
-	}
-	e, ok := sf.setup(io)
+	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
-		return exitError
+		return code
 	}
 	sched, err := config.ParseSchedule(e.cfg.Schedule.Cron)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync daemon: schedule.cron: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), fmt.Errorf("schedule.cron: %w", err))
 	}
 	if *listen == "" {
 		*listen = e.cfg.Schedule.Listen
 	}
 	d := &daemon{env: e, metrics: newMetrics()}
-	ln, err := net.Listen("tcp", *listen)
+	srv, err := d.serve(*listen)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync daemon: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
-	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	e.log.Info("daemon started", zap.String("schedule", e.cfg.Schedule.Cron), zap.String("listen", ln.Addr().String()))
-
 	c := cron.New()
 	c.Schedule(sched, cron.FuncJob(func() { d.runOnce(ctx) }))
 	c.Start()
 	if *runAtStart || e.cfg.Schedule.RunAtStart {
-		go d.runOnce(ctx)
+		d.started.Add(1)
+		go func() { defer d.started.Done(); d.runOnce(ctx) }()
 	}
 	d.ready.Store(true)
 	<-ctx.Done()
 	d.ready.Store(false)
 	e.log.Info("stopping: waiting for a run in progress to stop between requests")
 	<-c.Stop().Done()
-	d.running.Lock() // wait for a run started outside the scheduler
-	d.running.Unlock()
+	d.started.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -76,8 +67,21 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 type daemon struct {
 	*env
 	metrics *metrics
-	running sync.Mutex  // held during a run
-	ready   atomic.Bool // serving and scheduling
+	running sync.Mutex     // held during a run
+	started sync.WaitGroup // the run at start, which the scheduler does not wait for
+	ready   atomic.Bool    // serving and scheduling
+}
+
+// serve starts serving /healthz, /readyz and /metrics on listen.
+func (d *daemon) serve(listen string) (*http.Server, error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	d.log.Info("daemon started", zap.String("schedule", d.cfg.Schedule.Cron), zap.String("listen", ln.Addr().String()))
+	return srv, nil
 }
 
 // runOnce syncs unless a run is already going on.
@@ -98,6 +102,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 }
 
+// mux routes the health, readiness and metrics endpoints.
 func (d *daemon) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {

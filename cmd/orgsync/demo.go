@@ -32,12 +32,13 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 		lf.level = "warn" // the demo prints the plans; the logs would repeat them
 	}
 	if err := demo(ctx, io, lf, *example); err != nil {
-		fmt.Fprintf(io.err, "orgsync demo: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	return exitOK
 }
 
+// demo runs the simulator with the example organization on a loopback
+// port and syncs the example source into it.
 func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "orgsync-demo-")
@@ -48,12 +49,8 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 	if err := copyExamples(dir); err != nil {
 		return err
 	}
-	st, err := umsim.LoadState(filepath.Join(dir, "sim", "org.yaml"))
-	if err != nil {
-		return err
-	}
-	// The service's own limits, enforced by the simulator.
-	srv, err := umsim.New(st, umsim.Options{Limits: gate.Limits{Read: 25, App: 100, Window: time.Minute}})
+	srv, err := newSimServer(filepath.Join(dir, "sim", "org.yaml"),
+		umsim.Options{Limits: gate.Limits{Read: 25, App: 100, Window: time.Minute}}) // the service's own limits
 	if err != nil {
 		return err
 	}
@@ -67,7 +64,6 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 	defer func() { stop(); <-served }()
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(io.out, "Simulator with the example organization at %s; syncing examples/%s/orgsync.yaml into it.\n", url, example)
-
 	cfgPath, err := demoConfig(dir, example, url)
 	if err != nil {
 		return err
@@ -76,12 +72,21 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
 	}
-	fmt.Fprintln(io.out, "\n== 1. orgsync plan: what a sync would change")
-	p, err := e.makePlan(ctx)
-	if err != nil {
+	if err := demoSteps(ctx, io, e); err != nil {
 		return err
 	}
-	if err := p.plan.Render(io.out); err != nil {
+	sim := srv.Stats()
+	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
+		sim.Total(), sim.TooManyRequests, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// demoSteps plans, syncs and plans again, failing when the second plan is
+// not empty.
+func demoSteps(ctx context.Context, io stdio, e *env) error {
+	fmt.Fprintln(io.out, "\n== 1. orgsync plan: what a sync would change")
+	p, err := e.printPlan(ctx, io.out, "text")
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 2. orgsync sync: apply it")
@@ -91,19 +96,13 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 3. orgsync plan again: nothing left to do")
-	p2, err := e.makePlan(ctx)
+	p2, err := e.printPlan(ctx, io.out, "text")
 	if err != nil {
-		return err
-	}
-	if err := p2.plan.Render(io.out); err != nil {
 		return err
 	}
 	if !p2.plan.Empty() {
 		return fmt.Errorf("the second plan is not empty: the sync did not converge")
 	}
-	sim := srv.Stats()
-	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
-		totalRequests(sim), sim.TooManyRequests, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

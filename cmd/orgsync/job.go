@@ -177,6 +177,7 @@ type logWriter struct {
 	buf []byte
 }
 
+// Write logs each complete line of b; the rest waits for more.
 func (w *logWriter) Write(b []byte) (int, error) {
 	w.buf = append(w.buf, b...)
 	for {

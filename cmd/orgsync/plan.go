@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
-
-	"github.com/orgsync/orgsync/reconcile"
 )
 
 // runPlan is the dry run: it prints the plan and changes nothing.
@@ -15,25 +12,13 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	sf := addSetupFlags(fs)
 	output := fs.String("output", "text", "plan format: text or json")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
+	e, code, ok := sf.start(fs, args, io, 0, output)
+	if !ok {
 		return code
 	}
-	if *output != "text" && *output != "json" {
-		fmt.Fprintf(io.err, "orgsync plan: --output %q: use text or json\n", *output)
-		return exitError
-	}
-	e, ok := sf.setup(io)
-	if !ok {
-		return exitError
-	}
-	p, err := e.makePlan(ctx)
+	p, err := e.printPlan(ctx, io.out, *output)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync plan: %v\n", err)
-		return exitError
-	}
-	if err := printPlan(io.out, p.plan, *output); err != nil {
-		fmt.Fprintf(io.err, "orgsync plan: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	rep, _ := e.apply(ctx, p, applyNone)
 	e.summary(rep, nil)
@@ -43,9 +28,19 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	return exitOK
 }
 
-func printPlan(w io.Writer, plan *reconcile.Plan, format string) error {
-	if format == "json" {
-		return plan.RenderJSON(w)
+// printPlan computes the plan and writes it to w as text or json.
+func (e *env) printPlan(ctx context.Context, w io.Writer, format string) (*planned, error) {
+	p, err := e.makePlan(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return plan.Render(w)
+	if format == "json" {
+		err = p.plan.RenderJSON(w)
+	} else {
+		err = p.plan.Render(w)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }

@@ -31,6 +31,24 @@ func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 	return f
 }
 
+// start parses the flags of a command that reads the configuration (at
+// most maxArgs arguments), checks its --output value when output is not
+// nil, and sets up. It returns false when the command should stop; code is
+// then its exit code.
+func (f *setupFlags) start(fs *flag.FlagSet, args []string, io stdio, maxArgs int, output *string) (*env, int, bool) {
+	if ok, code := parseFlags(fs, args, io, maxArgs); !ok {
+		return nil, code, false
+	}
+	if output != nil && !validOutput(io, fs.Name(), *output) {
+		return nil, exitError, false
+	}
+	e, ok := f.setup(io)
+	if !ok {
+		return nil, exitError, false
+	}
+	return e, exitOK, true
+}
+
 // env is what a command that works on an organization starts with: its
 // configuration and logger.
 type env struct {

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/target/umsim"
-	"github.com/orgsync/orgsync/target/umsim/gate"
 )
 
 // shutdownTimeout bounds an HTTP server's graceful shutdown.
@@ -23,6 +22,7 @@ type simFlags struct {
 	opts umsim.Options
 }
 
+// addSimFlags defines the simulator's options on fs.
 func addSimFlags(fs *flag.FlagSet) *simFlags {
 	f := &simFlags{}
 	o := &f.opts
@@ -55,8 +55,7 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	}
 	log, err := lf.logger(io.err, nil)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	if *statePath == "" {
 		fmt.Fprintln(io.err, "orgsync sim: --state is required (try examples/sim/org.yaml)")
@@ -64,31 +63,28 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	}
 	srv, err := newSimServer(*statePath, sf.opts)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	log.Info("simulator listening", zap.String("url", "http://"+ln.Addr().String()), zap.String("state", *statePath))
 	if err := serveUntilDone(ctx, ln, srv); err != nil {
-		fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	st := srv.Stats()
-	log.Info("simulator stopped", zap.Int("requests", totalRequests(st)), zap.Int("429s", st.TooManyRequests))
+	log.Info("simulator stopped", zap.Int("requests", st.Total()), zap.Int("429s", st.TooManyRequests))
 	if *save {
 		if err := srv.SaveState(*statePath); err != nil {
-			fmt.Fprintf(io.err, "orgsync sim: %v\n", err)
-			return exitError
+			return fail(io, fs.Name(), err)
 		}
 		log.Info("state saved", zap.String("state", *statePath))
 	}
 	return exitOK
 }
 
+// newSimServer loads the state file and serves it with opts.
 func newSimServer(statePath string, opts umsim.Options) (*umsim.Server, error) {
 	st, err := umsim.LoadState(statePath)
 	if err != nil {
@@ -117,14 +113,4 @@ func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error 
 		return err
 	}
 	return nil
-}
-
-func totalRequests(s gate.Stats) int {
-	n := 0
-	for _, byStatus := range s.Requests {
-		for _, c := range byStatus {
-			n += c
-		}
-	}
-	return n
 }

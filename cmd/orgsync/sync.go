@@ -11,32 +11,23 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync sync", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
 	testOnly := fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
-		return code
-	}
-	e, ok := sf.setup(io)
+	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
-		return exitError
+		return code
 	}
 	mode := applyReal
 	if *testOnly {
 		mode = applyTestOnly
 	}
-	p, err := e.makePlan(ctx)
+	p, err := e.printPlan(ctx, io.out, "text")
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync sync: %v\n", err)
-		return exitError
-	}
-	if err := p.plan.Render(io.out); err != nil {
-		fmt.Fprintf(io.err, "orgsync sync: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	rep, err := e.apply(ctx, p, mode)
 	e.summary(rep, err)
 	printResult(io, rep, mode)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync sync: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	return exitOK
 }

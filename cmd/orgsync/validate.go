@@ -15,30 +15,24 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync validate", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
 	checkTarget := fs.Bool("check-target", false, "also sign in to the service and read one page of users")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
-		return code
-	}
-	e, ok := sf.setup(io)
+	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
-		return exitError
+		return code
 	}
 	m, err := e.cfg.Mapper()
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync validate: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	d, err := e.readSources(ctx, m)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync validate: %v\n", err)
-		return exitError
+		return fail(io, fs.Name(), err)
 	}
 	for _, p := range d.problems {
 		fmt.Fprintf(io.out, "problem: %s\n", p)
 	}
 	if *checkTarget {
 		if err := e.checkTarget(ctx); err != nil {
-			fmt.Fprintf(io.err, "orgsync validate: target: %v\n", err)
-			return exitError
+			return fail(io, fs.Name(), fmt.Errorf("target: %w", err))
 		}
 		fmt.Fprintln(io.out, "target: signed in and read the first page of users")
 	}
