@@ -53,6 +53,7 @@ func (l Limit) Of(total int) int {
 	return l.N
 }
 
+// String returns the limit as it is written: "50" or "10%".
 func (l Limit) String() string {
 	if l.Percent {
 		return strconv.Itoa(l.N) + "%"

@@ -14,6 +14,8 @@ type Problem struct {
 	Message string
 }
 
+// String returns "path (line N): message", or "path: message" when the
+// line is not known.
 func (p Problem) String() string {
 	path := p.Path
 	if path == "" {
@@ -32,6 +34,8 @@ type Error struct {
 	Problems []Problem
 }
 
+// Error returns the file, the number of problems and each problem on a
+// line of its own.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d problem(s) in the configuration:", e.File, len(e.Problems))
