@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -293,5 +294,49 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 	}
 	if len(p.Unlisted) != 0 {
 		t.Errorf("unlisted = %v, want none", p.Unlisted)
+	}
+}
+
+func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
+	fed := User{Type: FederatedID, Email: "f@x.com", Username: "fu", Domain: "x.com", FirstName: "F", LastName: "L", Country: "US"}
+	cur := &Current{Users: []User{ent("a@x.com", "A"), fed}}
+	wantFed := fed
+	wantFed.FirstName, wantFed.LastName, wantFed.Country, wantFed.Email = "F2", "L2", "DE", "f2@x.com"
+	wantA := ent("a@x.com", "A2")
+	wantA.LastName, wantA.Country, wantA.Username = "L2", "DE", "ignored@x.com"
+	des := Desired{Complete: true, Users: []User{wantA, wantFed}}
+	for _, tc := range []struct {
+		allow Attributes
+		want  map[string]string // key -> attributes set
+	}{
+		{Attributes{}, map[string]string{}},
+		{Attributes{FirstName: true}, map[string]string{"a@x.com": "firstname=A2", "fu@x.com": "firstname=F2"}},
+		{Attributes{LastName: true, Email: true}, map[string]string{"a@x.com": "lastname=L2", "fu@x.com": "lastname=L2 email=f2@x.com"}},
+	} {
+		pol := basePolicy()
+		pol.Update = tc.allow
+		p, err := Diff(des, cur, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, c := range p.Changes {
+			if c.Kind != KindUpdate || c.Set == nil {
+				t.Fatalf("%+v: unexpected change %s", tc.allow, c.String())
+			}
+			var set []string
+			for _, a := range []struct {
+				name string
+				v    *string
+			}{{"firstname", c.Set.FirstName}, {"lastname", c.Set.LastName}, {"email", c.Set.Email}, {"username", c.Set.Username}} {
+				if a.v != nil {
+					set = append(set, a.name+"="+*a.v)
+				}
+			}
+			got[c.Key()] = strings.Join(set, " ")
+		}
+		if !maps.Equal(got, tc.want) {
+			t.Errorf("allow %+v: updates %v, want %v (never country)", tc.allow, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package reconcile
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+)
 
 func TestWantedMatchesLikeDiff(t *testing.T) {
 	desired := []User{
@@ -42,6 +45,13 @@ func TestReadScopeFor(t *testing.T) {
 	s := p.ReadScopeFor(users)
 	if !s.DesiredKnown || len(s.Desired) != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {
 		t.Errorf("ReadScopeFor = %+v", s)
+	}
+	p.ExcludeTypes = []IdentityType{FederatedID}
+	p.ExcludeUsernames = []*regexp.Regexp{regexp.MustCompile(`^svc-`)}
+	users = append(users, User{Type: FederatedID, Email: "f@b.c"}, User{Type: EnterpriseID, Email: "svc-x@b.c"},
+		User{Type: EnterpriseID, Email: "e@b.c"})
+	if s := p.ReadScopeFor(users); len(s.Desired) != 2 || s.Desired[1].Email != "e@b.c" {
+		t.Errorf("ReadScopeFor kept %v; want the users not excluded by type or username", s.Desired)
 	}
 	if s := p.ReadScope(); s.DesiredKnown || s.Desired != nil {
 		t.Errorf("ReadScope = %+v: the desired users are unknown", s)

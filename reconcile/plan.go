@@ -200,16 +200,7 @@ func (d *differ) excluded(u *User) bool {
 			return true
 		}
 	}
-	name := u.Username
-	if name == "" {
-		name = u.Email
-	}
-	for _, re := range d.policy.ExcludeUsernames {
-		if re.MatchString(name) {
-			return true
-		}
-	}
-	return false
+	return d.policy.excludedName(u)
 }
 
 // desiredChanges plans the changes of the users the sources name. A user

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -163,11 +164,35 @@ func (p *Policy) ReadScope() ReadScope {
 }
 
 // ReadScopeFor returns what a Reader must read for this policy and the
-// desired users: only what can change the plan.
+// desired users: only what can change the plan. Desired users excluded by
+// their identity type or username are left out of the scope: the plan
+// leaves them alone whether they exist or not.
 func (p *Policy) ReadScopeFor(desired []User) ReadScope {
 	s := p.ReadScope()
-	s.Desired, s.DesiredKnown = desired, true
+	s.DesiredKnown = true
+	s.Desired = make([]User, 0, len(desired))
+	for i := range desired {
+		u := &desired[i]
+		if !slices.Contains(p.ExcludeTypes, u.Type) && !p.excludedName(u) {
+			s.Desired = append(s.Desired, *u)
+		}
+	}
 	return s
+}
+
+// excludedName reports whether u's username (the email when there is
+// none) matches an excluded expression.
+func (p *Policy) excludedName(u *User) bool {
+	name := u.Username
+	if name == "" {
+		name = u.Email
+	}
+	for _, re := range p.ExcludeUsernames {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // foldSet is the set of the lower-cased names.
