@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/atomicfile"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -152,6 +154,8 @@ func LoadState(path string) (*State, error) {
 	return &st, nil
 }
 
+// readCertificates fills in the certificates the integrations name by file,
+// relative to dir.
 func readCertificates(st *State, dir string) error {
 	for i := range st.Integrations {
 		in := &st.Integrations[i]
@@ -183,26 +187,10 @@ func (s *Server) SaveState(path string) error {
 	} else {
 		data, err = yaml.Marshal(st)
 	}
+	if err == nil {
+		err = atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	}
 	if err != nil {
-		return fmt.Errorf("umsim: save %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("umsim: save %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("umsim: save %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("umsim: save %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("umsim: save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("umsim: save %s: %w", path, err)
 	}
 	return nil
