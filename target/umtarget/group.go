@@ -43,7 +43,14 @@ type groupRead struct {
 }
 
 func newGroupRead(t *Target, want *reconcile.Wanted, groups []string, probes map[string]*umapi.UsersPage) *groupRead {
-	g := &groupRead{t: t, want: want, groups: groups, probes: probes, seen: map[string]bool{}, found: map[int]bool{}}
+	g := &groupRead{t: t, want: want, probes: probes, seen: map[string]bool{}, found: map[int]bool{}}
+	named := map[string]bool{}
+	for _, name := range groups { // a group both managed and excluding is read once
+		if k := strings.ToLower(name); !named[k] {
+			named[k] = true
+			g.groups = append(g.groups, name)
+		}
+	}
 	if want != nil {
 		g.notFound = want.Len()
 	}

@@ -252,3 +252,15 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
+	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
+	pol := *threePolicy
+	pol.ExcludeGroups = []string{"g2"} // also managed
+	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScopeFor(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.target.LastRead; !r.ByGroup || r.PagesRead != 4 {
+		t.Errorf("read %+v: want 1 organization page and 3 group pages", r)
+	}
+}

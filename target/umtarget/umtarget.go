@@ -1,8 +1,9 @@
 // Package umtarget connects the reconciler to the User Management Service:
 // it implements reconcile.Reader (the current state, read through the
 // organization listing or through the member listings of the policy's
-// groups, whichever costs fewer requests) and reconcile.Sender (action
-// requests and invite operations) on top of a umapi client.
+// groups plus lookups of the desired users they do not show, whichever
+// costs fewer requests) and reconcile.Sender (action requests and invite
+// operations) on top of a umapi client.
 package umtarget
 
 import (
