@@ -84,7 +84,15 @@ func (m *model) groupExists(done opSet, g string) bool {
 
 func (m *model) eligible(u int) bool {
 	id := m.users[u].User
-	return id.Email != "" && strings.EqualFold(id.Key(), id.Email)
+	return id.Email != "" && strings.EqualFold(id.Key(), id.Email) && !m.invited(u)
+}
+
+// invited reports whether user u is an independent ID the plan invites: it
+// is not a member until it accepts, so only an entry that starts with its
+// addVendorID (which finds the pending invite) may add memberships.
+func (m *model) invited(u int) bool {
+	c := m.users[u]
+	return c.Kind == KindCreate && c.User.Type == VendorID
 }
 
 // fits reports whether the ops in set can be sent in one request when the
@@ -272,6 +280,13 @@ func (m *model) validateEntry(e Entry, r int, start boolSet, userIdx map[string]
 				if s != 0 {
 					return fmt.Errorf("request %d: %s: create not first", r, e.String())
 				}
+				if m.invited(u) && start.has(m.newUser[u]) {
+					continue // the invite again: it adds this entry's memberships to it
+				}
+			case StepAdd, StepRemove:
+				if m.invited(u) && e.Steps[0].Kind != StepCreate {
+					return fmt.Errorf("request %d: %s: membership of an invited user without addVendorID", r, e.String())
+				}
 			case StepRemoveFromOrg:
 				if s != len(e.Steps)-1 {
 					return fmt.Errorf("request %d: %s: removeFromOrg not last", r, e.String())
@@ -346,8 +361,9 @@ func (m *model) validateEntry(e Entry, r int, start boolSet, userIdx map[string]
 }
 
 // randomPlan makes a small plan: up to 4 users, two user groups and a
-// product profile, sometimes a group to create and a Federated ID named
-// by username (which cannot be named group-rooted).
+// product profile, sometimes a group to create, a Federated ID named by
+// username (which cannot be named group-rooted) and an independent ID
+// (which, when invited, cannot be named group-rooted either).
 func randomPlan(rng *rand.Rand, maxOps int) *Plan {
 	for {
 		groups := []string{"G1", "G2", "P"}
@@ -358,8 +374,11 @@ func randomPlan(rng *rand.Rand, maxOps int) *Plan {
 		ops := len(p.Changes)
 		for u := range 1 + rng.IntN(4) {
 			id := User{Type: EnterpriseID, Email: fmt.Sprintf("u%d@x.com", u)}
-			if rng.IntN(5) == 0 {
+			switch rng.IntN(6) {
+			case 0:
 				id = User{Type: FederatedID, Username: fmt.Sprintf("fed%d", u), Domain: "x.com"}
+			case 1:
+				id = User{Type: VendorID, Email: fmt.Sprintf("v%d@x.com", u)}
 			}
 			c := Change{Kind: KindUpdate, User: id}
 			switch rng.IntN(6) {
@@ -371,7 +390,7 @@ func randomPlan(rng *rand.Rand, maxOps int) *Plan {
 				ops++
 				continue
 			}
-			if c.Kind == KindUpdate && rng.IntN(3) == 0 {
+			if c.Kind == KindUpdate && id.Type != VendorID && rng.IntN(3) == 0 {
 				name := "N"
 				c.Set = &Attrs{FirstName: &name}
 				ops++
