@@ -21,6 +21,7 @@ const (
 	DefaultMaxRemovalsPercent = 10
 )
 
+// applyDefaults fills in every value the file leaves out.
 func (c *Config) applyDefaults() {
 	t := &c.Target
 	setString(&t.AuthBaseURL, t.BaseURL)

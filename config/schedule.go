@@ -47,6 +47,8 @@ func ShortestInterval(s cron.Schedule, from time.Time) time.Duration {
 	return shortest
 }
 
+// validate checks the cron expression and refuses (or, when allowed, warns
+// about) runs closer together than MinInterval.
 func (s *Schedule) validate(v *validation) {
 	sched, err := ParseSchedule(s.Cron)
 	if err != nil {

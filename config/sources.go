@@ -36,6 +36,8 @@ func (s *Source) Kind() string {
 	return ""
 }
 
+// kinds counts the source kinds (csv, yaml, ldap) that are set; a valid
+// source sets exactly one.
 func (s *Source) kinds() int {
 	n := 0
 	for _, set := range []bool{s.CSV != nil, s.YAML != nil, s.LDAP != nil} {
@@ -61,6 +63,8 @@ func (s *Source) label(i int) string {
 	return fmt.Sprintf("sources[%d] (%s)", i, what)
 }
 
+// filePaths returns the source's file names, for resolving them relative
+// to the configuration file.
 func (s *Source) filePaths() []*string {
 	switch {
 	case s.CSV != nil:
@@ -73,6 +77,8 @@ func (s *Source) filePaths() []*string {
 	return nil
 }
 
+// validateSources checks that there is at least one source, that each sets
+// one kind, and runs each kind's own Validate.
 func (c *Config) validateSources(v *validation) {
 	if len(c.Sources) == 0 {
 		v.errorf("sources", "required: at least one source (csv, yaml or ldap)")
@@ -122,6 +128,7 @@ func (c *Config) OpenSources(m *mapping.Mapper, log *zap.Logger) ([]source.Sourc
 	return out, nil
 }
 
+// open opens the source of the kind that is set.
 func (s *Source) open(name string, m *mapping.Mapper, log *zap.Logger) (source.Source, error) {
 	switch {
 	case s.CSV != nil:

@@ -96,6 +96,8 @@ func (w *walker) leaf(path string, n *yaml.Node, t reflect.Type) {
 	}
 }
 
+// walkStruct checks a mapping against the YAML fields of struct type t:
+// unknown keys (with a suggestion) and, recursively, the values' kinds.
 func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 	if n.Kind != yaml.MappingNode && t == secretRefType {
 		w.fail(path, n, "secrets are never written in the file: use env: VARIABLE or file: /path/to/secret")
@@ -123,6 +125,8 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 	}
 }
 
+// walkMerge walks the mapping (or list of mappings) of a << merge key as
+// keys of the enclosing struct.
 func (w *walker) walkMerge(path string, v *yaml.Node, t reflect.Type) {
 	if v.Kind == yaml.SequenceNode {
 		for _, m := range v.Content {
@@ -187,6 +191,7 @@ func suggest(key string, fields map[string]reflect.Type) string {
 	return ""
 }
 
+// kindName describes the values a Go type accepts, for error messages.
 func kindName(t reflect.Type) string {
 	switch {
 	case t == durationType:
@@ -203,6 +208,7 @@ func kindName(t reflect.Type) string {
 	return "a " + t.Kind().String()
 }
 
+// nodeKind names a YAML node's kind for error messages.
 func nodeKind(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:

@@ -23,10 +23,12 @@ type validation struct {
 	warnings []Problem
 }
 
+// errorf records a problem at path.
 func (v *validation) errorf(path, format string, args ...any) {
 	v.errs = append(v.errs, Problem{Path: path, Line: v.w.lineOf(path), Message: fmt.Sprintf(format, args...)})
 }
 
+// warnf records a warning at path.
 func (v *validation) warnf(path, format string, args ...any) {
 	v.warnings = append(v.warnings, Problem{Path: path, Line: v.w.lineOf(path), Message: fmt.Sprintf(format, args...)})
 }
@@ -59,6 +61,8 @@ func (v *validation) merged() []Problem {
 	return all
 }
 
+// coveredByWalk reports whether the walker already reported path or a
+// path above it.
 func (v *validation) coveredByWalk(path string) bool {
 	for _, p := range v.w.problems {
 		if path == p.Path || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
@@ -68,6 +72,8 @@ func (v *validation) coveredByWalk(path string) bool {
 	return false
 }
 
+// validate checks every section of a defaulted configuration, including
+// the mapping rules and the reconciler's own policy checks.
 func (c *Config) validate(v *validation) {
 	c.Target.validate(v)
 	c.validateSources(v)
@@ -89,8 +95,11 @@ func (c *Config) validate(v *validation) {
 	c.Logging.validate(v)
 }
 
+// orgIDPattern matches an organization id, <hex>@VendorOrg.
 var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@[A-Za-z]+Org$`)
 
+// validate checks the target: organization id, addresses, credentials,
+// limits, timeouts and TLS.
 func (t *Target) validate(v *validation) {
 	switch {
 	case t.OrgID == "":
@@ -125,6 +134,7 @@ func (t *Target) validate(v *validation) {
 	}
 }
 
+// validate checks the credentials the auth method needs.
 func (a *Auth) validate(v *validation) {
 	if a.ClientID == "" {
 		v.errorf("target.auth.clientId", "required: the integration's client id (API key)")
@@ -165,6 +175,7 @@ func secretRef(v *validation, path string, r secret.Ref) {
 	}
 }
 
+// checkURL reports s when it is set and not an http or https URL.
 func checkURL(v *validation, path, s string) {
 	if s == "" {
 		return
@@ -175,12 +186,14 @@ func checkURL(v *validation, path, s string) {
 	}
 }
 
+// positive reports n when it is not greater than zero.
 func positive(v *validation, path string, n int64) {
 	if n <= 0 {
 		v.errorf(path, "must be greater than zero")
 	}
 }
 
+// unmatchedPolicies are the values policy.unmatchedUsers accepts.
 var unmatchedPolicies = []string{UnmatchedPreserve, UnmatchedRemoveGroups, UnmatchedRemove, UnmatchedDelete}
 
 // updatableAttributes are the values policy.updateAttributes accepts.
@@ -206,11 +219,13 @@ func (p *Policy) validate(v *validation) bool {
 	return len(v.errs) > before
 }
 
+// validate checks the log level and format.
 func (l *Logging) validate(v *validation) {
 	oneOf(v, "logging.level", l.Level, []string{"debug", "info", "warn", "error"})
 	oneOf(v, "logging.format", l.Format, []string{FormatAuto, FormatConsole, FormatJSON})
 }
 
+// oneOf reports s when it is not one of allowed.
 func oneOf(v *validation, path, s string, allowed []string) {
 	for _, a := range allowed {
 		if s == a {
