@@ -40,7 +40,7 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 }
 
 func TestReadScopeFor(t *testing.T) {
-	p := &Policy{Managed: []string{"G"}, RevokeUnlistedInvites: true}
+	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnlistedInvites: true}
 	users := []User{{Type: VendorID, Email: "a@b.c"}}
 	s := p.ReadScopeFor(users)
 	if !s.DesiredKnown || len(s.Desired) != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {
@@ -53,7 +53,7 @@ func TestReadScopeFor(t *testing.T) {
 	if s := p.ReadScopeFor(users); len(s.Desired) != 2 || s.Desired[1].Email != "e@b.c" {
 		t.Errorf("ReadScopeFor kept %v; want the users not excluded by type or username", s.Desired)
 	}
-	if s := p.ReadScope(); s.DesiredKnown || s.Desired != nil {
+	if s := p.ReadScope(); s.DesiredKnown || s.Desired != nil || len(s.Groups) != 2 {
 		t.Errorf("ReadScope = %+v: the desired users are unknown", s)
 	}
 }

@@ -127,8 +127,12 @@ func (p *Policy) Validate() error {
 
 // ReadScope tells a Reader what the policy needs to see of the organization.
 type ReadScope struct {
-	// Groups are the managed and excluding groups: when AllUsers is false
-	// a reader may read only their members.
+	// Groups are the groups whose members a reader may read instead of
+	// the whole organization when AllUsers is false: the managed groups,
+	// plus the excluding groups when the desired users are unknown (with
+	// them known, a desired user in an excluding group only is looked up
+	// and shows its groups; an unlisted one outside the managed groups
+	// is left alone anyway).
 	Groups []string
 	// UserGroups are the managed user groups; the reader reports which of
 	// them exist (Current.Groups) when CreateGroups is set.
@@ -169,6 +173,7 @@ func (p *Policy) ReadScope() ReadScope {
 // leaves them alone whether they exist or not.
 func (p *Policy) ReadScopeFor(desired []User) ReadScope {
 	s := p.ReadScope()
+	s.Groups = append([]string(nil), p.Managed...)
 	s.DesiredKnown = true
 	s.Desired = make([]User, 0, len(desired))
 	for i := range desired {

@@ -257,10 +257,37 @@ func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
 	pol.ExcludeGroups = []string{"g2"} // also managed
-	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScopeFor(nil)); err != nil {
+	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScope()); err != nil { // reads the excluding groups too
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; !r.ByGroup || r.PagesRead != 4 {
 		t.Errorf("read %+v: want 1 organization page and 3 group pages", r)
+	}
+}
+
+// TestReadByGroupSkipsExcludingGroups: with the desired users known, the
+// members of an excluding group are not listed; a desired user in it only
+// is looked up, shows the group, and is left alone.
+func TestReadByGroupSkipsExcludingGroups(t *testing.T) {
+	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
+	pol := *threePolicy
+	pol.ExcludeGroups = []string{"Other"} // users 350..369
+	want := []reconcile.User{plainUser(300, "G1"), plainUser(350, "G1")}
+	before := e.sim.Snapshot()
+	plan, err := e.run(t, want, &pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.target.LastRead; !r.ByGroup || r.PagesRead != 4 || r.Lookups != 1 {
+		t.Errorf("read %+v: want the 3 managed groups read after the first organization page, user 350 looked up", r)
+	}
+	if plan.Excluded != 1 {
+		t.Errorf("plan excluded %d users, want 1 (user 350, in Other)", plan.Excluded)
+	}
+	checkUntouched(t, before, e.sim.Snapshot(), &pol)
+	for _, u := range e.sim.Snapshot().Users {
+		if u.Email == plainEmail(350) && inAny(u.Groups, []string{"G1"}) {
+			t.Errorf("excluded user %s was added to G1", u.Email)
+		}
 	}
 }
