@@ -7,7 +7,8 @@
 # code over go-ldap's own client instead of source/ldap/wire.go), and
 # prints the times and the ratios (ldapsearch time / Go time; at least 0.8
 # is the goal). The three are run alternately, each run's time is printed
-# with the load average, and the best of each is kept.
+# with the load average (and, for the Go ones, the memory allocated), and
+# the best of each is kept.
 # Usage: scripts/ldap-bench.sh [N] [runs]
 # ORGSYNC_LDAP_BENCH_GOLDAP picks the go-ldap variant: SearchAsync
 # (default: entries stream while slapd sends), Search (page by page), or
@@ -81,11 +82,15 @@ ldapsearch_once() { # output to $1
   ldapsearch -x -H "$url" -D "$reader" -y "$dir/pw" -b "$base" -s sub -E pr=1000/noprompt -LLL "$filter" "${attrs[@]}" > "$1"
 }
 go test -c -o "$dir/ldap.test" ./source/ldap/
-go_once() { # benchmark name; prints its time in ms
+go_once() { # benchmark name; prints its time in ms, then ", MB and allocations"
   ORGSYNC_LDAP_BENCH_URL="$url" ORGSYNC_LDAP_BENCH_BASE="$base" ORGSYNC_LDAP_BENCH_BINDDN="$reader" \
     ORGSYNC_LDAP_BENCH_PW=reader-secret ORGSYNC_LDAP_BENCH_USERS="$n" \
-    "$dir/ldap.test" -test.run '^$' -test.bench "^$1\$" -test.benchtime 1x ${ORGSYNC_BENCH_FLAGS:-} |
-    awk '/^Benchmark/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ns/op") printf "%d\n", $i / 1000000 }'
+    "$dir/ldap.test" -test.run '^$' -test.bench "^$1\$" -test.benchtime 1x -test.benchmem ${ORGSYNC_BENCH_FLAGS:-} |
+    awk '/^Benchmark/ { for (i = 1; i <= NF; i++) {
+      if ($(i+1) == "ns/op") ms = $i / 1000000
+      if ($(i+1) == "B/op") mb = $i / 1000000
+      if ($(i+1) == "allocs/op") allocs = $i
+    } printf "%d, %d MB allocated in %d allocations\n", ms, mb, allocs }'
 }
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
@@ -103,14 +108,16 @@ best=()
 # Alternate them so that all see the same machine load; keep the best.
 for r in $(seq "$runs"); do
   for k in "${!names[@]}"; do
+    mem=""
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     if [ "$k" -eq 0 ]; then
       start=$(date +%s%N); ldapsearch_once /dev/null; t=$(ms "$start")
     else
-      t=$(go_once "${benches[$k]}")
-      [ -n "$t" ] || { echo "ldap-bench: ${benches[$k]} failed" >&2; exit 1; }
+      out=$(go_once "${benches[$k]}")
+      [ -n "$out" ] || { echo "ldap-bench: ${benches[$k]} failed" >&2; exit 1; }
+      t=${out%%,*} mem=${out#*,}
     fi
-    echo "ldap-bench: run $r: ${names[$k]}: $t ms (load average $load)"
+    echo "ldap-bench: run $r: ${names[$k]}: $t ms${mem:+,$mem} (load average $load)"
     if [ -z "${best[$k]:-}" ] || [ "$t" -lt "${best[$k]}" ]; then best[$k]=$t; fi
   done
 done
