@@ -256,7 +256,7 @@ func btoi(b bool) int {
 func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
-	pol.ExcludeGroups = []string{"g2"} // also managed
+	pol.ExcludeGroups = []string{"g2"}                                                     // also managed
 	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScope()); err != nil { // reads the excluding groups too
 		t.Fatal(err)
 	}
