@@ -256,8 +256,9 @@ func btoi(b bool) int {
 func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
-	pol.ExcludeGroups = []string{"g2"}                                                     // also managed
-	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScope()); err != nil { // reads the excluding groups too
+	pol.ExcludeGroups = []string{"g2"} // also managed
+	// ReadScope (desired users unknown) reads the excluding groups too.
+	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScope()); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; !r.ByGroup || r.PagesRead != 4 {
