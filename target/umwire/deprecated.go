@@ -52,25 +52,3 @@ type Product struct {
 	ConfigurationCount int    `json:"configurationCount"`
 	LicenseQuota       int    `json:"licenseQuota"`
 }
-
-// Token endpoints (contract 1), relative to the auth base URL.
-const (
-	PathJWTExchange       = "/ims/exchange/jwt"
-	PathClientCredentials = "/ims/token/v3"
-	// ClaimEntUserSDK is appended to "{auth_base}/s/" to form the JWT's
-	// meta-scope claim, whose value is true.
-	ClaimEntUserSDK = "ent_user_sdk"
-)
-
-// TokenResponse is the 200 body of both token endpoints.
-type TokenResponse struct {
-	TokenType   string `json:"token_type"`
-	AccessToken string `json:"access_token"`
-	ExpiresIn   int64  `json:"expires_in"` // seconds
-}
-
-// TokenError is the 400 body of the token endpoints.
-type TokenError struct {
-	Error            string `json:"error"`
-	ErrorDescription string `json:"error_description"`
-}
