@@ -1,6 +1,7 @@
 package umapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +68,7 @@ func Idempotent(entries []umwire.Entry) bool {
 	return true
 }
 
+// createOption returns the option of a create step ("" for other steps).
 func createOption(s umwire.Step) string {
 	for _, cu := range []*umwire.CreateUser{s.AddVendorID, s.CreateEnterpriseID, s.CreateFederatedID} {
 		if cu != nil {
@@ -126,12 +128,13 @@ type BatchReport struct {
 // error.command.malformed, or a 5xx, 429 or lost answer that outlived the
 // retries); any other failure (refused credentials, an expired
 // certificate, a cancelled context) would fail every request alike, so
-// Batch stops, returns it, and marks the remaining entries not sent. Entries on the same user in one request run in no
-// guaranteed order (specification, rule 2): callers keep one entry per user.
+// Batch stops, returns it, and marks the remaining entries not sent.
+// Entries on the same user in one request run in no guaranteed order
+// (specification, rule 2): callers keep one entry per user.
 func (c *Client) Batch(ctx context.Context, entries []umwire.Entry, o ActionOptions) (*BatchReport, error) {
 	rep := &BatchReport{Results: make([]EntryResult, len(entries)), TestOnly: o.TestOnly}
 	for i, e := range entries {
-		rep.Results[i] = EntryResult{Index: i, Request: -1, Step: -1, RequestID: e.RequestID, User: firstNonEmpty(e.User, e.UserGroup)}
+		rep.Results[i] = EntryResult{Index: i, Request: -1, Step: -1, RequestID: e.RequestID, User: cmp.Or(e.User, e.UserGroup)}
 	}
 	var stop error
 	for start := 0; start < len(entries); start += umwire.MaxEntriesPerRequest {

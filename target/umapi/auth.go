@@ -116,17 +116,17 @@ func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error
 
 // form returns the token request's fields and path for the configured method.
 func (a *authenticator) form() (url.Values, string, error) {
-	form := url.Values{"client_id": {a.cfg.ClientID}, "client_secret": {a.cfg.ClientSecret}}
+	form := url.Values{umwire.FormClientID: {a.cfg.ClientID}, umwire.FormClientSecret: {a.cfg.ClientSecret}}
 	if a.cfg.AuthMethod == AuthOAuth {
-		form.Set("grant_type", "client_credentials")
-		form.Set("scope", a.cfg.Scope)
+		form.Set(umwire.FormGrantType, umwire.GrantClientCredentials)
+		form.Set(umwire.FormScope, a.cfg.Scope)
 		return form, umwire.PathClientCredentials, nil
 	}
 	signed, err := a.signJWT()
 	if err != nil {
 		return nil, "", err
 	}
-	form.Set("jwt_token", signed)
+	form.Set(umwire.FormJWTToken, signed)
 	return form, umwire.PathJWTExchange, nil
 }
 
@@ -134,11 +134,11 @@ func (a *authenticator) form() (url.Values, string, error) {
 func (a *authenticator) signJWT() (string, error) {
 	base := a.cfg.AuthBaseURL
 	claims := jwt.MapClaims{
-		"iss":                                 a.cfg.OrgID,
-		"sub":                                 a.cfg.TechAccountID,
-		"aud":                                 base + "/c/" + a.cfg.ClientID,
-		"exp":                                 a.clock().Add(DefaultJWTLifetime).Unix(),
-		base + "/s/" + umwire.ClaimEntUserSDK: true,
+		"iss": a.cfg.OrgID,
+		"sub": a.cfg.TechAccountID,
+		"aud": base + umwire.JWTAudiencePath + a.cfg.ClientID,
+		"exp": a.clock().Add(DefaultJWTLifetime).Unix(),
+		base + umwire.JWTScopePath + umwire.ClaimEntUserSDK: true,
 	}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodRS256, claims).SignedString(a.key)
 	if err != nil {

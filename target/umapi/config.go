@@ -168,6 +168,13 @@ func (c Config) validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
 	}
+	c.validateAccess(bad)
+	c.validateBounds(bad)
+	return errors.Join(errs...)
+}
+
+// validateAccess checks the addresses and credentials.
+func (c Config) validateAccess(bad func(field, format string, args ...any)) {
 	checkURL := func(field, v string) {
 		u, err := url.Parse(v)
 		switch {
@@ -203,6 +210,10 @@ func (c Config) validate() error {
 	default:
 		bad("authMethod", "%q is not %q or %q", c.AuthMethod, AuthJWT, AuthOAuth)
 	}
+}
+
+// validateBounds checks the limits, timeouts and waits.
+func (c Config) validateBounds(bad func(field, format string, args ...any)) {
 	positive := []struct {
 		field string
 		v     int64
@@ -220,5 +231,4 @@ func (c Config) validate() error {
 	if c.RetryWaitMax < c.RetryWaitMin {
 		bad("retryWaitMax", "%s is below retryWaitMin %s", c.RetryWaitMax, c.RetryWaitMin)
 	}
-	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package umapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,27 +111,20 @@ func newAPIError(endpoint string, resp *http.Response) *APIError {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	var body errorBody
 	if json.Unmarshal(raw, &body) == nil {
-		ae.Code = firstNonEmpty(body.Result, body.Status, body.ErrorCode, body.Error)
-		ae.Message = firstNonEmpty(body.Message, body.StatusMessage, body.ErrorDescription)
+		ae.Code = cmp.Or(body.Result, body.Status, body.ErrorCode, body.Error)
+		ae.Message = cmp.Or(body.Message, body.StatusMessage, body.ErrorDescription)
 	}
 	return ae
 }
 
+// requestIDOf returns the answer's X-Request-Id, else the one the attempt
+// was sent with.
 func requestIDOf(resp *http.Response) string {
 	if id := resp.Header.Get(umwire.HeaderRequestID); id != "" {
 		return id
 	}
 	if resp.Request != nil {
 		return resp.Request.Header.Get(umwire.HeaderRequestID)
-	}
-	return ""
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
 	}
 	return ""
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // checkRetry decides whether an attempt is retried: 429 always (the service
@@ -39,7 +41,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 // half of each interval drawn at random (jitter).
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		if ra := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
+		if ra := parseRetryAfter(resp.Header.Get(umwire.HeaderRetryAfter), time.Now()); ra > 0 {
 			return ra + jitter(ra/10)
 		}
 	}
