@@ -60,9 +60,6 @@ type ReadReport struct {
 	InviteBatches int  // invite listing calls; 0 when the invites could not change the plan
 }
 
-// Requests is the number of read requests the report counts.
-func (r ReadReport) Requests() int { return r.PagesRead + r.Lookups + r.InviteBatches }
-
 // New returns a Target over c.
 func New(c Client, opts Options) *Target {
 	if opts.InviteExpiry <= 0 {
