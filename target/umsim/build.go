@@ -11,6 +11,7 @@ import (
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
+// orgIDPattern matches the organization id the simulator serves.
 var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@VendorOrg$`)
 
 // fixedAdminGroups exist in every organization.
@@ -53,6 +54,8 @@ func build(st *State) (*store, problems) {
 	return s, probs
 }
 
+// buildDomains indexes the organization's domains, reporting empty and
+// repeated names.
 func buildDomains(s *store, st *State, probs *problems) {
 	for i, d := range st.Org.Domains {
 		key := strings.ToLower(d.Name)
@@ -69,6 +72,8 @@ func buildDomains(s *store, st *State, probs *problems) {
 	}
 }
 
+// checkIntegrations reports integrations without a client id, secret or
+// technical account, and client ids given twice.
 func checkIntegrations(st *State, probs *problems) {
 	seen := map[string]bool{}
 	for i, in := range st.Integrations {
@@ -89,6 +94,7 @@ func checkIntegrations(st *State, probs *problems) {
 	}
 }
 
+// buildProducts adds the products and their profiles as groups.
 func buildProducts(s *store, st *State, probs *problems) {
 	for i, p := range st.Products {
 		if p.Name == "" {
@@ -135,6 +141,7 @@ func checkGroupName(s *store, name string) string {
 	return ""
 }
 
+// buildUserGroups adds the user groups with the profiles they grant.
 func buildUserGroups(s *store, st *State, probs *problems) {
 	for i, ug := range st.UserGroups {
 		if msg := checkGroupName(s, ug.Name); msg != "" {
@@ -156,6 +163,7 @@ func buildUserGroups(s *store, st *State, probs *problems) {
 	}
 }
 
+// buildAdminGroups adds the fixed admin groups and the listed ones.
 func buildAdminGroups(s *store, st *State, probs *problems) {
 	for _, name := range fixedAdminGroups {
 		s.addGroup(&group{name: name, kind: kindAdmin})
@@ -201,6 +209,8 @@ func (s *store) adminTargetExists(name string) bool {
 	return false
 }
 
+// validTypes and validStatuses are the values a seeded user's type and
+// status may take.
 var validTypes = []string{umwire.TypeVendorID, umwire.TypeEnterpriseID, umwire.TypeFederatedID, umwire.TypeUnknown}
 var validStatuses = []string{umwire.StatusActive, umwire.StatusDisabled, umwire.StatusLocked, umwire.StatusRemoved}
 
@@ -286,6 +296,8 @@ func (s *store) claimed(name string) *domain {
 	return nil
 }
 
+// newID returns the next user id (24 hex digits @VendorID) that the seed
+// did not already give a user.
 func (s *store) newID() string {
 	for {
 		s.idSeq++
@@ -339,6 +351,8 @@ func presizeMembers(s *store, users []User) map[string]*group {
 	return byName
 }
 
+// addSeedGroups gives a seeded user its direct memberships, reporting
+// names that are no group.
 func addSeedGroups(groups map[string]*group, u *user, names []string, probs *problems, list string, i int) {
 	u.groups = make([]*group, 0, len(names))
 	for j, name := range names {
@@ -354,6 +368,8 @@ func addSeedGroups(groups map[string]*group, u *user, names []string, probs *pro
 	}
 }
 
+// buildInvites adds the seeded invites, reporting bad and repeated emails
+// and unknown groups.
 func buildInvites(s *store, st *State, probs *problems) {
 	for i, si := range st.Invites {
 		if err := reconcile.CheckEmail(si.Email); err != nil {
@@ -433,6 +449,7 @@ func (u *user) state() User {
 	}
 }
 
+// groupNames returns the names of gs (nil for none).
 func groupNames(gs []*group) []string {
 	if len(gs) == 0 {
 		return nil

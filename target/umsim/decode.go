@@ -72,18 +72,23 @@ func decodeActions(body []byte) ([]entry, error) {
 	return entries, nil
 }
 
+// entryFields are the keys a command entry may hold.
 var entryFields = []string{"user", "usergroup", "requestID", "domain", "useVendorID", "do"}
 
+// userSteps are the steps of a user entry.
 var userSteps = []string{
 	umwire.StepAddVendorID, umwire.StepCreateEnterpriseID, umwire.StepCreateFederatedID,
 	umwire.StepUpdate, umwire.StepAdd, umwire.StepRemove, umwire.StepRemoveFromOrg,
 }
 
+// groupSteps are the steps of a user-group entry.
 var groupSteps = []string{
 	umwire.StepCreateUserGroup, umwire.StepUpdateUserGroup, umwire.StepDeleteUserGroup,
 	umwire.StepAdd, umwire.StepRemove,
 }
 
+// decodeEntry decodes one command entry; its problems go to the entry's
+// err, keeping requestID and user for the error when they are readable.
 func decodeEntry(raw json.RawMessage) entry {
 	var e entry
 	fields, err := objectFields(raw, entryFields)
@@ -226,6 +231,8 @@ func decodeStep(raw json.RawMessage, allowed []string, groupEntry bool) (step, *
 	return st, nil
 }
 
+// decodePayload decodes a step's payload by its name, allowing only the
+// fields that step has.
 func decodePayload(st *step, payload json.RawMessage, groupEntry bool) error {
 	switch st.name {
 	case umwire.StepAddVendorID, umwire.StepCreateEnterpriseID, umwire.StepCreateFederatedID:

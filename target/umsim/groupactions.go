@@ -22,6 +22,7 @@ func (r *groupRun) resolve() {
 	}
 }
 
+// exec runs one step of a user-group entry.
 func (r *groupRun) exec(st step) *stepError {
 	if st.name == umwire.StepCreateUserGroup {
 		return r.create(st.groupInfo)
@@ -58,6 +59,7 @@ func (r *groupRun) checkName(name string) *stepError {
 	return nil
 }
 
+// create is createUserGroup, with its ignore or update option.
 func (r *groupRun) create(info *umwire.UserGroupInfo) *stepError {
 	name := info.Name
 	if name == "" {
@@ -82,6 +84,8 @@ func (r *groupRun) create(info *umwire.UserGroupInfo) *stepError {
 	return nil
 }
 
+// update is updateUserGroup: a new name (its _admin_ group follows) or
+// description.
 func (r *groupRun) update(info *umwire.UserGroupInfo) *stepError {
 	if info.Name != "" && info.Name != r.g.name {
 		if err := r.checkName(info.Name); err != nil {

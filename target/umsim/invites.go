@@ -18,6 +18,8 @@ type inviteQuery struct {
 	desc           bool
 }
 
+// parseInviteQuery parses the invite listings' query; withPage allows (and
+// reads) the page parameter, the first entry to answer.
 func parseInviteQuery(r *http.Request, withPage bool) (inviteQuery, error) {
 	q := inviteQuery{desc: true}
 	allowed := []string{"includeExpired", "sortColumn", "sortOrder"}
@@ -167,6 +169,7 @@ func (s *Server) resend(email string) bool {
 	return true
 }
 
+// revoke deletes email's pending invite; false when there is none.
 func (s *Server) revoke(email string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

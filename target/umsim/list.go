@@ -113,6 +113,8 @@ func onlyParams(r *http.Request, allowed ...string) error {
 	return nil
 }
 
+// serveOrgPage answers one page of the organization's users (endpoint 1),
+// or a 404 for a domain the organization does not have.
 func (s *Server) serveOrgPage(w http.ResponseWriter, r *http.Request, q listQuery) {
 	s.mu.Lock()
 	if q.domain != "" && s.st.domains[q.domain] == nil {

@@ -1,6 +1,7 @@
 package umsim
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -96,6 +97,8 @@ type invite struct {
 	lowerGroups map[string]bool
 }
 
+// clone returns a copy of in that can be changed without touching in; it
+// rebuilds lowerGroups from groups.
 func (in *invite) clone() *invite {
 	c := *in
 	c.groups = slices.Clone(in.groups)
@@ -187,6 +190,7 @@ func (s *store) bump() {
 	s.record(func() { s.gen++ })
 }
 
+// index makes u findable by email (or independent ID email) and username.
 func (s *store) index(u *user) {
 	if u.typ == umwire.TypeVendorID {
 		s.byVendor[strings.ToLower(u.email)] = u
@@ -198,6 +202,7 @@ func (s *store) index(u *user) {
 	}
 }
 
+// unindex undoes index.
 func (s *store) unindex(u *user) {
 	if u.typ == umwire.TypeVendorID {
 		delete(s.byVendor, strings.ToLower(u.email))
@@ -391,16 +396,9 @@ func (g *group) sortedMembers() []*user {
 	return g.sorted
 }
 
+// sortUsers puts us in listing order (by seq).
 func sortUsers(us []*user) {
-	slices.SortFunc(us, func(a, b *user) int {
-		switch {
-		case a.seq < b.seq:
-			return -1
-		case a.seq > b.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(us, func(a, b *user) int { return cmp.Compare(a.seq, b.seq) })
 }
 
 // active returns the active members of the organization in listing order,

@@ -20,10 +20,13 @@ type problem struct {
 // once.
 type problems []problem
 
+// add records msg at the field path (keys and indexes).
 func (p *problems) add(msg string, path ...any) {
 	*p = append(*p, problem{path: path, msg: msg})
 }
 
+// fieldPath writes a path of keys and indexes as text, e.g.
+// users[3].groups[1].
 func fieldPath(path []any) string {
 	var b strings.Builder
 	for _, el := range path {
@@ -71,6 +74,7 @@ func lineOf(n *yaml.Node, path []any) int {
 	return line
 }
 
+// child returns the node under n at key or index el, or nil.
 func child(n *yaml.Node, el any) *yaml.Node {
 	switch n.Kind {
 	case yaml.MappingNode:

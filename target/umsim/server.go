@@ -37,6 +37,7 @@ type Options struct {
 	Clock          func() time.Time
 }
 
+// defaults fills in the options left zero.
 func (o *Options) defaults() {
 	if o.PageSize <= 0 {
 		o.PageSize = umwire.MaxUsersPerPage
@@ -79,6 +80,8 @@ func New(st *State, opts Options) (*Server, error) {
 	return srv, nil
 }
 
+// gateConfig is the gate's configuration for the state's organization and
+// integrations.
 func gateConfig(st *State, opts Options) gate.Config {
 	cfg := gate.Config{
 		OrgID: st.Org.ID, Migrating: st.Org.Migrating, TokenLifetime: opts.TokenLifetime,

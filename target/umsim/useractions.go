@@ -48,6 +48,7 @@ func (r *userRun) resolve() *stepError {
 	return nil
 }
 
+// exec runs one step of a user entry.
 func (r *userRun) exec(st step) *stepError {
 	switch st.name {
 	case umwire.StepAddVendorID:
