@@ -44,6 +44,17 @@ func TestRequestCounts(t *testing.T) {
 		}
 		return append(us, plainUser(3000, "G1"))
 	}
+	groupDrift := func() []reconcile.User { // members but 2, 2 renamed, 1 new
+		var us []reconcile.User
+		for i := 1002; i < 1090; i++ {
+			u := plainUser(i, threeGroupsOf(i)...)
+			if i < 1004 {
+				u.FirstName = "Renamed"
+			}
+			us = append(us, u)
+		}
+		return append(us, plainUser(3000, "G1"))
+	}
 	moved := func() []reconcile.User { // 15 members of G1 move to G2
 		var us []reconcile.User
 		for i := 1000; i < 1090; i++ {
@@ -95,6 +106,15 @@ func TestRequestCounts(t *testing.T) {
 			name: "small drift, a group to create", state: big(), pageSize: 100, policy: &create,
 			want:     drift(),
 			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 20, gate.EndpointGroupUsers: 1, gate.EndpointAction: 1},
+		},
+		{
+			// token; the first organization page (20 pages: reading the
+			// three groups is cheaper); one page per group; one lookup
+			// (the new user: it might exist outside the groups); 2 users
+			// leaving their group, 2 renames and a create in one request.
+			name: "small drift in 3 groups of a big organization", state: big(), pageSize: 100, policy: threePolicy,
+			want:     groupDrift(),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointUser: 1, gate.EndpointAction: 1},
 		},
 		{
 			// token; the first organization page (20 pages); one probe
