@@ -178,7 +178,9 @@ func TestSafety(t *testing.T) {
 		{"empty source", Desired{Complete: true}, nil, "no user"},
 		{"failed source", Desired{Users: full.Users}, nil, "failed"},
 		{"max removals count", full, func(p *Policy) { p.MaxRemovals.Count = 1 }, "2 removals exceed maxRemovals 1"},
-		{"max removals percent", full, func(p *Policy) { p.MaxRemovals.Percent = 50 }, "2 removals exceed maxRemovals 1"},
+		{"max removals percent", full, func(p *Policy) { p.MaxRemovals.Percent = 50 }, "2 removals exceed maxRemovals 1 (50% of 3 managed users, rounded down)"},
+		{"max removals percent rounding to 0", full, func(p *Policy) { p.MaxRemovals.Percent = 10 }, "2 removals exceed maxRemovals 0 (10% of 3 managed users, rounded down)"},
+		{"count below percent", full, func(p *Policy) { p.MaxRemovals = Limit{Count: 1, Percent: 50} }, "2 removals exceed maxRemovals 1:"},
 		{"max changes", full, func(p *Policy) { p.MaxChanges.Count = 2 }, "3 changes exceed maxChanges 2"},
 	} {
 		pol := basePolicy()

@@ -475,10 +475,10 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 	case !desired.Complete:
 		e.Reason = "a source failed or was incomplete"
 	case maxRm >= 0 && removals > maxRm:
-		e.Reason = fmt.Sprintf("%d removals exceed maxRemovals %d", removals, maxRm)
+		e.Reason = fmt.Sprintf("%d removals exceed maxRemovals %d%s", removals, maxRm, d.policy.MaxRemovals.explain(maxRm, d.nManaged))
 		e.Limit, e.LimitName = maxRm, "maxRemovals"
 	case maxCh >= 0 && len(plan.Changes) > maxCh:
-		e.Reason = fmt.Sprintf("%d changes exceed maxChanges %d", len(plan.Changes), maxCh)
+		e.Reason = fmt.Sprintf("%d changes exceed maxChanges %d%s", len(plan.Changes), maxCh, d.policy.MaxChanges.explain(maxCh, d.nManaged))
 		e.Limit, e.LimitName = maxCh, "maxChanges"
 	default:
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -54,6 +55,16 @@ func (l Limit) Max(managed int) int {
 		}
 	}
 	return limit
+}
+
+// explain tells where a cap max of Max(managed) came from when a
+// percentage set it, e.g. " (10% of 8 managed users, rounded down)": a
+// bare "maxRemovals 0" would read as "no limit".
+func (l Limit) explain(max, managed int) string {
+	if l.Percent <= 0 || (l.Count > 0 && l.Count == max) {
+		return ""
+	}
+	return fmt.Sprintf(" (%s%% of %d managed users, rounded down)", strconv.FormatFloat(l.Percent, 'f', -1, 64), managed)
 }
 
 // Attributes says which user attributes orgsync may update on existing
