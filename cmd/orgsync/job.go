@@ -63,7 +63,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	}
 	t := newTarget(c)
 	stop := e.reportProgress(ctx, readProgress(c))
-	cur, err := t.ReadCurrent(ctx, policy.ReadScope())
+	cur, err := t.ReadCurrent(ctx, policy.ReadScopeFor(d.users))
 	stop()
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", err)

@@ -38,11 +38,12 @@ func (e *env) reportProgress(ctx context.Context, fields func() []zap.Field) (st
 	return func() { close(quit); <-done }
 }
 
-// readProgress reports the listing pages read so far.
+// readProgress reports the listing pages and single-user lookups read so far.
 func readProgress(c *umapi.Client) func() []zap.Field {
 	return func() []zap.Field {
 		st := c.Stats()
 		return []zap.Field{zap.Int("pagesRead", count(st, umapi.EndpointOrgUsers, umapi.EndpointGroupUsers)),
+			zap.Int("lookups", count(st, umapi.EndpointUser)),
 			zap.Int("429s", st.TooManyRequests)}
 	}
 }
