@@ -35,6 +35,8 @@ type tokenSource struct {
 	margin time.Duration
 }
 
+// newTokenSource caches the tokens fetch returns, refreshing each margin
+// (at most a tenth of its lifetime) before it expires.
 func newTokenSource(fetch func(context.Context) (string, time.Duration, error), clock func() time.Time, margin time.Duration) *tokenSource {
 	return &tokenSource{sem: make(chan struct{}, 1), fetch: fetch, clock: clock, margin: margin}
 }

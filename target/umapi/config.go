@@ -119,6 +119,8 @@ func (c Config) String() string {
 // GoString is String, so that %#v redacts the secrets too.
 func (c Config) GoString() string { return c.String() }
 
+// redact stands in for a secret in printed forms: whether it is set,
+// never its value.
 func redact(s string) string {
 	if s == "" {
 		return "[unset]"
@@ -154,6 +156,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// setDefault sets *field to def when it is the zero value.
 func setDefault[T comparable](field *T, def T) {
 	var zero T
 	if *field == zero {

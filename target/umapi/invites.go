@@ -19,6 +19,7 @@ type InviteQuery struct {
 	SortOrder      string // umwire.SortAsc or umwire.SortDesc
 }
 
+// values returns the query parameters of q (none for the defaults).
 func (q InviteQuery) values() url.Values {
 	v := url.Values{}
 	if q.ExcludeExpired {
@@ -75,6 +76,7 @@ func (c *Client) RevokeInvite(ctx context.Context, email string) error {
 	return c.inviteStatus(ctx, EndpointRevokeInvite, http.MethodDelete, email)
 }
 
+// inviteList reads a list of invites; the service's 404 is no invites.
 func (c *Client) inviteList(ctx context.Context, cl call) ([]umwire.Invite, error) {
 	var out []umwire.Invite
 	if _, err := c.getJSON(ctx, cl, &out); err != nil {
@@ -86,6 +88,7 @@ func (c *Client) inviteList(ctx context.Context, cl call) ([]umwire.Invite, erro
 	return out, nil
 }
 
+// inviteStatus sends a resend or revoke and checks the status answered.
 func (c *Client) inviteStatus(ctx context.Context, endpoint, method, email string) error {
 	cl := call{endpoint: endpoint, class: limitApp, method: method,
 		path: "/" + c.orgPath + "/invites/" + url.PathEscape(email)}

@@ -36,6 +36,9 @@ type limiter struct {
 	guard  *windowGuard
 }
 
+// newLimiters sizes the read and application limiters: a token bucket
+// spacing requests window/limit apart (widened by RateMargin) beside a
+// sliding-window guard.
 func newLimiters(c Config) limiters {
 	mk := func(limit int) limiter {
 		interval := time.Duration(float64(c.LimitWindow) / float64(limit) * (1 + c.RateMargin))
@@ -91,6 +94,7 @@ type windowGuard struct {
 	changed  chan struct{} // closed and replaced when a request is answered
 }
 
+// newWindowGuard allows limit requests per window of length.
 func newWindowGuard(limit int, length time.Duration) *windowGuard {
 	return &windowGuard{limit: limit, length: length, changed: make(chan struct{})}
 }

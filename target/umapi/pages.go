@@ -73,6 +73,7 @@ type pageMark struct {
 	size           int
 }
 
+// markOf remembers what identifies page p.
 func markOf(p *UsersPage) pageMark {
 	m := pageMark{asked: p.Page, current: p.CurrentPage, size: len(p.Users)}
 	if len(p.Users) > 0 {
@@ -99,11 +100,14 @@ type readAhead struct {
 	results []chan pageResult
 }
 
+// pageResult is one page read ahead, or the error reading it.
 type pageResult struct {
 	page *UsersPage
 	err  error
 }
 
+// startReadAhead starts reading pages from..count-1, at most depth at a
+// time ahead of the caller; stop cancels it.
 func startReadAhead(ctx context.Context, read pageReader, from, count, depth int) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	ra := &readAhead{ctx: ctx, read: read, cancel: cancel, slots: make(chan struct{}, depth), results: make([]chan pageResult, count)}

@@ -53,6 +53,7 @@ type counters struct {
 	s  Stats
 }
 
+// attempt counts one HTTP attempt at endpoint (status 0: no answer).
 func (c *counters) attempt(endpoint string, status int, retry bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -71,12 +72,14 @@ func (c *counters) attempt(endpoint string, status int, retry bool) {
 	}
 }
 
+// pageRepeated counts a listing stopped at a repeated page.
 func (c *counters) pageRepeated() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.s.PagesRepeated++
 }
 
+// snapshot returns a deep copy of the counters.
 func (c *counters) snapshot() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()

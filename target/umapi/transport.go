@@ -35,12 +35,15 @@ type callInfo struct {
 	attempts atomic.Int32
 }
 
+// callKey is the context key of a callInfo.
 type callKey struct{}
 
+// withCall attaches ci to ctx for the transport.
 func withCall(ctx context.Context, ci *callInfo) context.Context {
 	return context.WithValue(ctx, callKey{}, ci)
 }
 
+// callOf returns the callInfo of ctx, or nil.
 func callOf(ctx context.Context) *callInfo {
 	ci, _ := ctx.Value(callKey{}).(*callInfo)
 	return ci
@@ -53,6 +56,7 @@ type requestIDs struct {
 	n      atomic.Uint64
 }
 
+// newRequestIDs draws a random prefix for a client's request ids.
 func newRequestIDs() (*requestIDs, error) {
 	b := make([]byte, 6)
 	if _, err := rand.Read(b); err != nil {
@@ -61,6 +65,7 @@ func newRequestIDs() (*requestIDs, error) {
 	return &requestIDs{prefix: "orgsync-" + hex.EncodeToString(b) + "-"}, nil
 }
 
+// next returns a request id not used before by this client.
 func (r *requestIDs) next() string { return r.prefix + strconv.FormatUint(r.n.Add(1), 10) }
 
 // transport is the RoundTripper under the retrying client: every attempt

@@ -48,6 +48,7 @@ type GroupUsersOptions struct {
 	ExcludeGroups bool
 }
 
+// query returns the query parameters of endpoint 1.
 func (o OrgUsersOptions) query() url.Values {
 	q := url.Values{}
 	if o.Domain != "" {
@@ -59,6 +60,7 @@ func (o OrgUsersOptions) query() url.Values {
 	return q
 }
 
+// query returns the query parameters of endpoint 2.
 func (o GroupUsersOptions) query() url.Values {
 	q := url.Values{}
 	if o.IncludeIndirect {
@@ -165,6 +167,8 @@ func (c *Client) usersPage(ctx context.Context, page int, cl call) (*UsersPage, 
 	}, nil
 }
 
+// headerInt returns the integer value of header name, -1 when it is
+// missing or not a number.
 func headerInt(h http.Header, name string) int {
 	n, err := strconv.Atoi(h.Get(name))
 	if err != nil {
