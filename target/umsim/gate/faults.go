@@ -26,6 +26,7 @@ type faultSource struct {
 	rng *rand.Rand
 }
 
+// newFaultSource draws faults f from a generator seeded with f.Seed.
 func newFaultSource(f Faults) *faultSource {
 	s := &faultSource{}
 	s.set(f)
@@ -44,8 +45,10 @@ func (s *faultSource) set(f Faults) {
 	s.rng = rand.New(rand.NewPCG(uint64(f.Seed), 0))
 }
 
+// clamp limits a rate to [0, 1].
 func clamp(v float64) float64 { return min(max(v, 0), 1) }
 
+// latency returns the latency added to every request.
 func (s *faultSource) latency() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()

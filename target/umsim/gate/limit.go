@@ -45,6 +45,7 @@ type limiter struct {
 	lastSweep time.Time
 }
 
+// newLimiter enforces l (the default window when l.Window is 0).
 func newLimiter(l Limits) *limiter {
 	if l.Window == 0 {
 		l.Window = defaultWindow

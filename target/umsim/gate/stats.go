@@ -53,18 +53,21 @@ type statsRecorder struct {
 	s  Stats
 }
 
+// newStatsRecorder returns a recorder with empty Stats.
 func newStatsRecorder() *statsRecorder {
 	r := &statsRecorder{}
 	r.reset()
 	return r
 }
 
+// reset empties the statistics.
 func (r *statsRecorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.s = Stats{Requests: map[string]map[int]int{}, Faults: map[string]int{}}
 }
 
+// record counts one answer of endpoint with status.
 func (r *statsRecorder) record(endpoint string, status int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -76,18 +79,21 @@ func (r *statsRecorder) record(endpoint string, status int) {
 	byStatus[status]++
 }
 
+// fault counts an injected fault of kind.
 func (r *statsRecorder) fault(kind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.s.Faults[kind]++
 }
 
+// tooMany counts a 429.
 func (r *statsRecorder) tooMany() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.s.TooManyRequests++
 }
 
+// peaks raises the peak request counts seen in one window.
 func (r *statsRecorder) peaks(perClient, perApp int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,6 +101,7 @@ func (r *statsRecorder) peaks(perClient, perApp int) {
 	r.s.PeakPerApp = max(r.s.PeakPerApp, perApp)
 }
 
+// snapshot returns a deep copy of the statistics.
 func (r *statsRecorder) snapshot() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -41,6 +41,7 @@ type tokenIssuer struct {
 	lifetime time.Duration
 }
 
+// newTokenIssuer issues access tokens signed with a fresh random key.
 func newTokenIssuer(lifetime time.Duration) (*tokenIssuer, error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -98,6 +99,7 @@ type tokenError struct {
 // Error returns "code: description".
 func (e *tokenError) Error() string { return e.code + ": " + e.description }
 
+// invalidClient is the invalid_client error with a description.
 func invalidClient(format string, args ...any) *tokenError {
 	return &tokenError{code: umwire.TokenErrInvalidClient, description: fmt.Sprintf(format, args...)}
 }
