@@ -22,6 +22,7 @@ type adminCommand struct {
 	output *string
 }
 
+// newAdminCommand defines the flags every admin command has.
 func newAdminCommand(name string) *adminCommand {
 	fs := flag.NewFlagSet("orgsync "+name, flag.ContinueOnError)
 	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", "text", "output format: text or json")}
@@ -98,6 +99,7 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 	return a.printUsers(io, users)
 }
 
+// printUsers writes users as a table or JSON.
 func (a *adminCommand) printUsers(io stdio, users []umwire.User) int {
 	err := a.print(io.out, users, "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS", func(tw *tabwriter.Writer) {
 		for _, u := range users {

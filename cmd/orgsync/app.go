@@ -30,6 +30,7 @@ type command struct {
 	run     func(ctx context.Context, io stdio, args []string) int
 }
 
+// commands returns the subcommands by name.
 func commands() map[string]command {
 	return map[string]command{
 		"plan":     {"show what a sync would change (dry run)", runPlan},
@@ -65,6 +66,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	return c.run(ctx, io, args[1:])
 }
 
+// usage lists the commands with their summaries.
 func usage(w io.Writer, cmds map[string]command) {
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {

@@ -20,6 +20,7 @@ type logFlags struct {
 	level  string
 }
 
+// addLogFlags defines --log-format and --log-level on fs.
 func addLogFlags(fs *flag.FlagSet) *logFlags {
 	f := &logFlags{}
 	fs.StringVar(&f.format, "log-format", "", "log format: auto (console on a terminal, else JSON), console or json")

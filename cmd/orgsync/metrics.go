@@ -21,6 +21,7 @@ type metrics struct {
 	duration    prometheus.Histogram
 }
 
+// newMetrics registers the daemon's metrics with Go and process metrics.
 func newMetrics() *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
@@ -71,6 +72,7 @@ func (m *metrics) observe(rep *runReport, err error, end time.Time) {
 	m.lastSuccess.Set(float64(end.Unix()))
 }
 
+// handler serves the registry at /metrics.
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }

@@ -21,6 +21,8 @@ type setupFlags struct {
 	log    *logFlags
 }
 
+// addSetupFlags defines --config (default $ORGSYNC_CONFIG, else
+// orgsync.yaml) and the logging flags.
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 	def := os.Getenv("ORGSYNC_CONFIG")
 	if def == "" {

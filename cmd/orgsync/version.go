@@ -10,6 +10,7 @@ import (
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
+// runVersion prints the version, commit and Go version.
 func runVersion(_ context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync version", flag.ContinueOnError)
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
