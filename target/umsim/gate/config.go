@@ -104,6 +104,7 @@ func (f Faults) Validate() error {
 		errs = append(errs, fmt.Errorf("DropRate+ErrorRate+AmbiguousRate %v: must not exceed 1", sum))
 	}
 	if f.Latency < 0 {
+		//lint:ignore ST1005 the message starts with the field's name, as the others do
 		errs = append(errs, fmt.Errorf("Latency %v: must not be negative", f.Latency))
 	}
 	return errors.Join(errs...)
