@@ -65,8 +65,8 @@ func (r *groupRun) create(info *umwire.UserGroupInfo) *stepError {
 	if name == "" {
 		name = r.e.usergroup
 	}
-	if info.Option != "" && info.Option != umwire.OptionIgnoreIfExists && info.Option != umwire.OptionUpdateIfExists {
-		return stepErr(0, umwire.ErrOptionIllegal, "option %q: want %s or %s", info.Option, umwire.OptionIgnoreIfExists, umwire.OptionUpdateIfExists)
+	if err := checkOption(info.Option); err != nil {
+		return err
 	}
 	r.g = nil
 	if g := r.st.group(name); g != nil && g.kind == kindUserGroup && info.Option != "" {

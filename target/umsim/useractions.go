@@ -94,12 +94,18 @@ func (r *userRun) checkCreate(name string, c *umwire.CreateUser) *stepError {
 	case c.Country != "" && !reconcile.IsCountryCode(c.Country):
 		return stepErr(0, umwire.ErrCountryInvalid, "country %q is not an ISO 3166 alpha-2 upper-case code", c.Country)
 	}
-	if c.Option != "" && c.Option != umwire.OptionIgnoreIfExists && c.Option != umwire.OptionUpdateIfExists {
-		return stepErr(0, umwire.ErrOptionIllegal, "option %q: want %s or %s", c.Option, umwire.OptionIgnoreIfExists, umwire.OptionUpdateIfExists)
+	return checkOption(c.Option)
+}
+
+// checkOption accepts no option or one of the two create options.
+func checkOption(option string) *stepError {
+	if option != "" && option != umwire.OptionIgnoreIfExists && option != umwire.OptionUpdateIfExists {
+		return stepErr(0, umwire.ErrOptionIllegal, "option %q: want %s or %s", option, umwire.OptionIgnoreIfExists, umwire.OptionUpdateIfExists)
 	}
 	return nil
 }
 
+// checkNames checks the lengths of a first and last name.
 func checkNames(first, last string) *stepError {
 	for _, n := range []struct{ field, value string }{{"firstname", first}, {"lastname", last}} {
 		if err := reconcile.CheckName(n.value); err != nil {
