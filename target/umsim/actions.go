@@ -93,20 +93,20 @@ func (s *Server) runEntry(e *entry) *stepError {
 	if e.usergroup != "" {
 		r := &groupRun{srv: s, st: s.st, e: e}
 		r.resolve()
-		for i, st := range e.steps {
-			if err := r.exec(st); err != nil {
-				err.step = i
-				return err
-			}
-		}
-		return nil
+		return runSteps(e.steps, r.exec)
 	}
 	r := &userRun{srv: s, st: s.st, e: e}
 	if err := r.resolve(); err != nil {
 		return err
 	}
-	for i, st := range e.steps {
-		if err := r.exec(st); err != nil {
+	return runSteps(e.steps, r.exec)
+}
+
+// runSteps runs steps in order until the first failure, whose error gets
+// the failing step's index.
+func runSteps(steps []step, exec func(step) *stepError) *stepError {
+	for i, st := range steps {
+		if err := exec(st); err != nil {
 			err.step = i
 			return err
 		}

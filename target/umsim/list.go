@@ -45,9 +45,10 @@ func parsePage(v string) (int, error) {
 	return n, nil
 }
 
-// parseListQuery parses the page and query of a listing; inPath says the
-// page is a path segment (endpoints 1 and 2), which must not be empty.
-func parseListQuery(r *http.Request, page string, inPath bool) (listQuery, error) {
+// parseListQuery parses the page and query of a listing, whose endpoint
+// understands only the query parameters allowed; inPath says the page is a
+// path segment (endpoints 1 and 2), which must not be empty.
+func parseListQuery(r *http.Request, page string, inPath bool, allowed ...string) (listQuery, error) {
 	var q listQuery
 	var err error
 	if inPath && page == "" {
@@ -70,15 +71,12 @@ func parseListQuery(r *http.Request, page string, inPath bool) (listQuery, error
 	}
 	q.domain = strings.ToLower(r.URL.Query().Get("domain"))
 	q.unknownType = strings.EqualFold(r.Header.Get(umwire.HeaderUsertypeUnknown), "true")
-	return q, nil
+	return q, onlyParams(r, allowed...)
 }
 
 // listOrgUsers is endpoint 1.
 func (s *Server) listOrgUsers(w http.ResponseWriter, r *http.Request, page string) {
-	q, err := parseListQuery(r, page, true)
-	if err == nil {
-		err = onlyParams(r, "domain", "directOnly")
-	}
+	q, err := parseListQuery(r, page, true, "domain", "directOnly")
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, umwire.ErrRequestMalformed, err.Error())
 		return
@@ -88,10 +86,7 @@ func (s *Server) listOrgUsers(w http.ResponseWriter, r *http.Request, page strin
 
 // listAllUsers is endpoint 7 (deprecated): endpoint 1 with ?page=N.
 func (s *Server) listAllUsers(w http.ResponseWriter, r *http.Request) {
-	q, err := parseListQuery(r, r.URL.Query().Get("page"), false)
-	if err == nil {
-		err = onlyParams(r, "page", "domain", "directOnly")
-	}
+	q, err := parseListQuery(r, r.URL.Query().Get("page"), false, "page", "domain", "directOnly")
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, umwire.ErrRequestMalformed, err.Error())
 		return
@@ -173,10 +168,7 @@ func wireUser(u *user, q listQuery) umwire.User {
 
 // listGroupUsers is endpoint 2.
 func (s *Server) listGroupUsers(w http.ResponseWriter, r *http.Request, page, name string) {
-	q, err := parseListQuery(r, page, true)
-	if err == nil {
-		err = onlyParams(r, "directOnly", "status", "excludeGroups")
-	}
+	q, err := parseListQuery(r, page, true, "directOnly", "status", "excludeGroups")
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, umwire.ErrRequestMalformed, err.Error())
 		return
