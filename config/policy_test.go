@@ -51,10 +51,10 @@ safety: {maxRemovals: 7, maxChanges: "20%"}
 }
 
 func TestPolicyCheckedAtLoad(t *testing.T) {
-	text := minimal + "policy:\n  userGroups: [Unmapped]\n"
+	text := minimal + "policy:\n  userGroups: [_admin_Unmapped]\n"
 	dir := write(t, map[string]string{"c.yaml": text, "key.pem": "K", "users.csv": "email\n"}, 0o600)
 	_, err := Load(filepath.Join(dir, "c.yaml"))
-	if err == nil || !strings.Contains(err.Error(), `policy (line 14): userGroups: "Unmapped" is not a managed group`) {
+	if err == nil || !strings.Contains(err.Error(), `policy (line 14): userGroups: "_admin_Unmapped" is an admin group, not a user group`) {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -86,7 +86,7 @@ func (c *Config) validate(v *validation) {
 		v.errorf("mapping", "%v", err)
 	}
 	if !c.Policy.validate(v) && m != nil {
-		// The reconciler's own checks, such as userGroups being managed.
+		// The reconciler's own checks, such as no admin group among userGroups.
 		if _, err := c.ReconcilePolicy(m); err != nil {
 			v.errorf("policy", "%s", strings.TrimPrefix(err.Error(), "policy: "))
 		}

@@ -155,7 +155,7 @@ func newDiffer(p *Policy, cur *Current) *differ {
 		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite),
 		dupCur: make([]bool, len(cur.Users)), matched: make([]bool, len(cur.Users)),
 		created: make(map[string]int), invited: make(map[string]bool), byEmail: make(map[string]int)}
-	for _, g := range p.Managed {
+	for _, g := range p.managedGroups() {
 		d.managed[strings.ToLower(g)] = g
 	}
 	for _, t := range p.ExcludeTypes {

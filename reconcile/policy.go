@@ -81,10 +81,12 @@ type Attributes struct {
 // updates nothing and preserves unlisted users.
 type Policy struct {
 	// Managed lists the target groups whose memberships orgsync manages:
-	// the targets of the mapping rules plus any listed explicitly.
-	// Memberships of any other group are never touched.
+	// the literal targets of the mapping rules plus any listed explicitly
+	// (ManageGroupsOf adds the targets that pattern rules produced). The
+	// UserGroups are managed too. Memberships of any other group are
+	// never touched.
 	Managed []string
-	// UserGroups lists which managed groups are user groups (as opposed
+	// UserGroups lists which target groups are user groups (as opposed
 	// to product profiles and admin groups). Only user groups may be
 	// created and changed group-rooted.
 	UserGroups []string
@@ -114,13 +116,9 @@ type Policy struct {
 
 // Validate reports the first inconsistency of the policy.
 func (p *Policy) Validate() error {
-	managed := foldSet(p.Managed)
 	for _, g := range p.UserGroups {
 		if strings.HasPrefix(g, "_") {
 			return fmt.Errorf("userGroups: %q is an admin group, not a user group", g)
-		}
-		if !managed[strings.ToLower(g)] {
-			return fmt.Errorf("userGroups: %q is not a managed group", g)
 		}
 	}
 	if p.Unlisted != "" {
@@ -170,7 +168,7 @@ type ReadScope struct {
 // Prefer ReadScopeFor.
 func (p *Policy) ReadScope() ReadScope {
 	return ReadScope{
-		Groups:        append(append([]string(nil), p.Managed...), p.ExcludeGroups...),
+		Groups:        append(p.managedGroups(), p.ExcludeGroups...),
 		UserGroups:    append([]string(nil), p.UserGroups...),
 		CreateGroups:  p.CreateUserGroups,
 		AllUsers:      p.Unlisted == RemoveUsers || p.Unlisted == DeleteUsers,
@@ -184,7 +182,7 @@ func (p *Policy) ReadScope() ReadScope {
 // leaves them alone whether they exist or not.
 func (p *Policy) ReadScopeFor(desired []User) ReadScope {
 	s := p.ReadScope()
-	s.Groups = append([]string(nil), p.Managed...)
+	s.Groups = p.managedGroups()
 	s.DesiredKnown = true
 	s.Desired = make([]User, 0, len(desired))
 	for i := range desired {
@@ -194,6 +192,35 @@ func (p *Policy) ReadScopeFor(desired []User) ReadScope {
 		}
 	}
 	return s
+}
+
+// ManageGroupsOf adds every group the users have to Managed, once each
+// (compared case-insensitively). A caller whose desired users' groups all
+// come from mapping rules, as the sources' do, calls it with them, so that
+// the targets of pattern rules, which cannot be listed in advance, are
+// managed as well.
+func (p *Policy) ManageGroupsOf(users []User) {
+	seen := foldSet(p.Managed)
+	for i := range users {
+		for _, g := range users[i].Groups {
+			if l := strings.ToLower(g); !seen[l] {
+				seen[l] = true
+				p.Managed = append(p.Managed, g)
+			}
+		}
+	}
+}
+
+// managedGroups returns Managed and the UserGroups not already in it.
+func (p *Policy) managedGroups() []string {
+	out := append([]string(nil), p.Managed...)
+	seen := foldSet(p.Managed)
+	for _, g := range p.UserGroups {
+		if !seen[strings.ToLower(g)] {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // excludedName reports whether u's username (the email when there is

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestPolicyValidate(t *testing.T) {
 		want string
 	}{
 		{Policy{Managed: []string{"A"}, UserGroups: []string{"a"}}, ""},
-		{Policy{Managed: []string{"A"}, UserGroups: []string{"B"}}, `userGroups: "B" is not a managed group`},
+		{Policy{Managed: []string{"A"}, UserGroups: []string{"B"}}, ""},
 		{Policy{Managed: []string{"_admin_A"}, UserGroups: []string{"_admin_A"}}, "is an admin group"},
 		{Policy{Unlisted: "purge"}, `unlisted: "purge" is not an unlisted-user policy`},
 		{Policy{MaxRemovals: Limit{Percent: 150}}, "percent within 0..100"},
@@ -56,5 +57,37 @@ func TestReadScope(t *testing.T) {
 	}
 	if _, err := Diff(Desired{}, &Current{Scoped: true}, &p); err == nil {
 		t.Error("Diff accepted a state read by group under a policy removing unlisted users")
+	}
+}
+
+func TestManageGroupsOf(t *testing.T) {
+	p := Policy{Managed: []string{"Eng"}, UserGroups: []string{"Writers"}}
+	p.ManageGroupsOf([]User{{Groups: []string{"eng", "Design Users"}}, {Groups: []string{"design users", "PP Pro"}}})
+	if want := []string{"Eng", "Design Users", "PP Pro"}; !slices.Equal(p.Managed, want) {
+		t.Errorf("Managed = %q, want %q", p.Managed, want)
+	}
+	if got, want := p.managedGroups(), []string{"Eng", "Design Users", "PP Pro", "Writers"}; !slices.Equal(got, want) {
+		t.Errorf("managedGroups() = %q, want %q", got, want)
+	}
+}
+
+// A user group named only in UserGroups is managed: its memberships are
+// added and removed like those of a mapping target.
+func TestDiffManagesDeclaredUserGroups(t *testing.T) {
+	pol := &Policy{UserGroups: []string{"Writers"}}
+	cur := &Current{Users: []User{
+		{Type: EnterpriseID, Email: "a@x.com", FirstName: "A", LastName: "A", Groups: []string{"Writers", "Other"}},
+		{Type: EnterpriseID, Email: "b@x.com", FirstName: "B", LastName: "B"},
+	}}
+	desired := Desired{Complete: true, Users: []User{
+		{Type: EnterpriseID, Email: "a@x.com", FirstName: "A", LastName: "A"},
+		{Type: EnterpriseID, Email: "b@x.com", FirstName: "B", LastName: "B", Groups: []string{"writers"}},
+	}}
+	plan, err := Diff(desired, cur, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := plan.Counts(); c.AddMemberships != 1 || c.RemoveMemberships != 1 {
+		t.Errorf("counts = %+v, want one add (b to Writers) and one remove (a from Writers), Other untouched", c)
 	}
 }

@@ -211,3 +211,40 @@ func TestBadRowWithholdsRemovals(t *testing.T) {
 		t.Error("the additions were not applied")
 	}
 }
+
+// TestPatternMappingTargetsAreManaged: the targets a pattern rule makes
+// ("$1") cannot be listed in advance, yet they are managed: memberships are
+// added and removed in them, and groups no rule produces stay untouched.
+func TestPatternMappingTargetsAreManaged(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	rules := `  - directory: eng
+    targets: [Engineering, Acrobat Pro]
+  - directory: design
+    targets: [Design]
+  - directory: marketing
+    targets: [Marketing, All Apps]
+`
+	cfg := configFor(t, dir, "csv", s.url, rules, "  - pattern: \"(design|marketing)\"\n    targets: [\"$1\"]\n")
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []struct {
+		email, group string
+		want         bool
+	}{
+		{"dave@example.com", "Design", true},        // added through the pattern
+		{"erin@example.com", "Marketing", true},     // added through the pattern
+		{"bob@example.com", "Design", false},        // removed: bob is not in design
+		{"bob@example.com", "Engineering", true},    // no rule makes Engineering: untouched
+		{"mallory@example.com", "Marketing", false}, // in no source: remove-groups
+		{"mallory@example.com", "All Apps", true},   // no rule makes All Apps: untouched
+	} {
+		if g, _ := groupsOf(s, c.email); hasFold(g, c.group) != c.want {
+			t.Errorf("%s in %s: %v, want %v (groups %v)", c.email, c.group, !c.want, c.want, g)
+		}
+	}
+	if r := runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
+		t.Errorf("plan after sync: exit %d, want %d\n%s", r.code, exitOK, r.stdout)
+	}
+}

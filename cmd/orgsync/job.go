@@ -54,6 +54,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	policy.ManageGroupsOf(d.users) // every group of theirs comes from a mapping rule
 	if len(d.problems) > 0 {
 		e.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.problems)))
 	}
