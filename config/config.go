@@ -151,7 +151,7 @@ type Invites struct {
 // Safety limits a run: over either, nothing destructive is applied.
 type Safety struct {
 	// MaxRemovals is a count or a percentage of the managed users
-	// ("10%", default).
+	// ("10%", default); 0 means no limit.
 	MaxRemovals Limit `yaml:"maxRemovals"`
 	// MaxChanges limits all changes; 0 (default) means no limit.
 	MaxChanges Limit `yaml:"maxChanges"`

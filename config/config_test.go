@@ -284,3 +284,26 @@ func TestStrictWalkerDetails(t *testing.T) {
 		t.Errorf("bad duration: err = %v", err)
 	}
 }
+
+// maxRemovals defaults to 10% when the file does not set it, also when the
+// safety block sets something else; an explicit 0 means no limit.
+func TestMaxRemovalsDefaultAndExplicitZero(t *testing.T) {
+	for _, tc := range []struct {
+		safety string
+		want   Limit
+	}{
+		{"", Limit{N: DefaultMaxRemovalsPercent, Percent: true}},
+		{"safety:\n  maxChanges: 5\n", Limit{N: DefaultMaxRemovalsPercent, Percent: true}},
+		{"safety:\n  maxRemovals: 0\n", Limit{}},
+		{"safety:\n  maxRemovals: 25\n", Limit{N: 25}},
+	} {
+		dir := write(t, map[string]string{"c.yaml": minimal + tc.safety, "key.pem": "K", "users.csv": "email\n"}, 0o600)
+		cfg, err := Load(filepath.Join(dir, "c.yaml"))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.safety, err)
+		}
+		if cfg.Safety.MaxRemovals != tc.want {
+			t.Errorf("%q: maxRemovals = %+v, want %+v", tc.safety, cfg.Safety.MaxRemovals, tc.want)
+		}
+	}
+}

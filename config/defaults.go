@@ -21,6 +21,13 @@ const (
 	DefaultMaxRemovalsPercent = 10
 )
 
+// presetDefaults sets, before the file is decoded, the defaults whose zero
+// value the file may choose: "maxRemovals: 0" means no limit, while a file
+// that says nothing gets the default.
+func (c *Config) presetDefaults() {
+	c.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
+}
+
 // applyDefaults fills in every value the file leaves out.
 func (c *Config) applyDefaults() {
 	t := &c.Target
@@ -37,9 +44,6 @@ func (c *Config) applyDefaults() {
 	setString(&p.UnmatchedUsers, UnmatchedPreserve)
 	if p.UpdateAttributes == nil {
 		p.UpdateAttributes = []string{"firstname", "lastname"}
-	}
-	if c.Safety.MaxRemovals == (Limit{}) {
-		c.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
 	}
 	setString(&c.Schedule.Cron, DefaultCron)
 	setString(&c.Schedule.Listen, DefaultListen)

@@ -45,6 +45,7 @@ func Parse(data []byte, name string) (*Config, error) {
 	w := newWalker()
 	w.walk("", root, reflect.TypeOf(Config{}))
 	cfg := &Config{File: name}
+	cfg.presetDefaults()
 	// Type errors were found by the walk, with their lines; whatever did
 	// decode is still validated so that every problem is reported at once.
 	var typeErr *yaml.TypeError
