@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,17 +40,38 @@ func (a *adminCommand) start(io stdio, args []string, maxArgs int) (*umapi.Clien
 	return c, exitOK, true
 }
 
-// print writes v as JSON, or as a table made by rows.
-func (a *adminCommand) print(w io.Writer, v any, header string, rows func(tw *tabwriter.Writer)) error {
-	if *a.output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+// startOne is start for a command that takes exactly one argument, an
+// email; what names it in the message when it is missing.
+func (a *adminCommand) startOne(io stdio, args []string, what string) (*umapi.Client, string, int, bool) {
+	c, code, ok := a.start(io, args, 1)
+	if !ok {
+		return nil, "", code, false
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, header)
-	rows(tw)
-	return tw.Flush()
+	if a.fs.NArg() != 1 {
+		fmt.Fprintf(io.err, "%s: give %s\n", a.fs.Name(), what)
+		return nil, "", exitError, false
+	}
+	return c, a.fs.Arg(0), exitOK, true
+}
+
+// print writes v as JSON, or as a table made by rows, and returns the exit
+// code.
+func (a *adminCommand) print(io stdio, v any, header string, rows func(tw *tabwriter.Writer)) int {
+	var err error
+	if *a.output == "json" {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(v)
+	} else {
+		tw := tabwriter.NewWriter(io.out, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, header)
+		rows(tw)
+		err = tw.Flush()
+	}
+	if err != nil {
+		return a.fail(io, err)
+	}
+	return exitOK
 }
 
 // fail prints err prefixed with the command's name and returns exitError.
@@ -67,15 +87,11 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 	group := a.fs.String("group", "", "list: only the members of this user group, product profile or admin group")
 	domain := a.fs.String("domain", "", "get: the user's domain (VendorID for independent IDs)")
 	if args[0] == "get" {
-		c, code, ok := a.start(io, args[1:], 1)
+		c, email, code, ok := a.startOne(io, args[1:], "the user's email")
 		if !ok {
 			return code
 		}
-		if a.fs.NArg() != 1 {
-			fmt.Fprintln(io.err, "orgsync users get: give the user's email")
-			return exitError
-		}
-		u, err := c.GetUser(ctx, a.fs.Arg(0), *domain)
+		u, err := c.GetUser(ctx, email, *domain)
 		if err != nil {
 			return a.fail(io, err)
 		}
@@ -101,15 +117,11 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 
 // printUsers writes users as a table or JSON.
 func (a *adminCommand) printUsers(io stdio, users []umwire.User) int {
-	err := a.print(io.out, users, "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS", func(tw *tabwriter.Writer) {
+	return a.print(io, users, "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS", func(tw *tabwriter.Writer) {
 		for _, u := range users {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", "))
 		}
 	})
-	if err != nil {
-		return a.fail(io, err)
-	}
-	return exitOK
 }
 
 // runInvites: `invites list`, `invites resend EMAIL`, `invites revoke EMAIL`.
@@ -121,36 +133,12 @@ func runInvites(ctx context.Context, io stdio, args []string) int {
 	a := newAdminCommand("invites " + args[0])
 	excludeExpired := a.fs.Bool("exclude-expired", false, "list: leave expired invites out")
 	if args[0] == "list" {
-		c, code, ok := a.start(io, args[1:], 0)
-		if !ok {
-			return code
-		}
-		var invites []umwire.Invite
-		for batch, err := range c.Invites(ctx, umapi.InviteQuery{ExcludeExpired: *excludeExpired}) {
-			if err != nil {
-				return a.fail(io, err)
-			}
-			invites = append(invites, batch...)
-		}
-		err := a.print(io.out, invites, "EMAIL\tLAST SENT\tINVITED BY", func(tw *tabwriter.Writer) {
-			for _, in := range invites {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", in.Email, time.UnixMilli(in.LastSentDTS).UTC().Format(time.RFC3339), in.InvitedBy.Email)
-			}
-		})
-		if err != nil {
-			return a.fail(io, err)
-		}
-		return exitOK
+		return a.listInvites(ctx, io, args[1:], excludeExpired)
 	}
-	c, code, ok := a.start(io, args[1:], 1)
+	c, email, code, ok := a.startOne(io, args[1:], "the invited user's email")
 	if !ok {
 		return code
 	}
-	if a.fs.NArg() != 1 {
-		fmt.Fprintf(io.err, "%s: give the invited user's email\n", a.fs.Name())
-		return exitError
-	}
-	email := a.fs.Arg(0)
 	act, verb := c.ResendInvite, "resent"
 	if args[0] == "revoke" {
 		act, verb = c.RevokeInvite, "revoked"
@@ -160,6 +148,27 @@ func runInvites(ctx context.Context, io stdio, args []string) int {
 	}
 	fmt.Fprintf(io.out, "invite of %s %s\n", email, verb)
 	return exitOK
+}
+
+// listInvites is `invites list`; excludeExpired is its flag, read once the
+// flags are parsed.
+func (a *adminCommand) listInvites(ctx context.Context, io stdio, args []string, excludeExpired *bool) int {
+	c, code, ok := a.start(io, args, 0)
+	if !ok {
+		return code
+	}
+	var invites []umwire.Invite
+	for batch, err := range c.Invites(ctx, umapi.InviteQuery{ExcludeExpired: *excludeExpired}) {
+		if err != nil {
+			return a.fail(io, err)
+		}
+		invites = append(invites, batch...)
+	}
+	return a.print(io, invites, "EMAIL\tLAST SENT\tINVITED BY", func(tw *tabwriter.Writer) {
+		for _, in := range invites {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", in.Email, time.UnixMilli(in.LastSentDTS).UTC().Format(time.RFC3339), in.InvitedBy.Email)
+		}
+	})
 }
 
 // runProducts lists the organization's products (deprecated endpoint).
@@ -173,13 +182,9 @@ func runProducts(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return a.fail(io, err)
 	}
-	err = a.print(io.out, products, "ID\tCODE\tNAME\tUSERS\tPROFILES\tQUOTA", func(tw *tabwriter.Writer) {
+	return a.print(io, products, "ID\tCODE\tNAME\tUSERS\tPROFILES\tQUOTA", func(tw *tabwriter.Writer) {
 		for _, p := range products {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", p.ID, p.Code, p.Name, p.UserCount, p.ConfigurationCount, p.LicenseQuota)
 		}
 	})
-	if err != nil {
-		return a.fail(io, err)
-	}
-	return exitOK
 }

@@ -79,7 +79,8 @@ func TestValidateReadsSourcesAndChecksTarget(t *testing.T) {
 
 func TestAdminCommands(t *testing.T) {
 	dir := exampleDir(t)
-	invite := fmt.Sprintf("invites:\n  - {email: ivan@example.org, lastSentDTS: %d, groups: [Design]}\n", time.Now().UnixMilli())
+	invite := fmt.Sprintf("invites:\n  - {email: ivan@example.org, lastSentDTS: %d, groups: [Design]}\n  - {email: olga@example.org, lastSentDTS: %d}\n",
+		time.Now().UnixMilli(), time.Now().Add(-60*24*time.Hour).UnixMilli()) // olga's has expired
 	appendFile(t, filepath.Join(dir, "sim", "org.yaml"), invite)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -111,8 +112,11 @@ func TestAdminCommands(t *testing.T) {
 			}
 		}
 	}
-	if r := runBinary(t, nil, "invites", "list", "--config", cfg); strings.Contains(r.stdout, "ivan@") {
-		t.Errorf("the revoked invite is still listed:\n%s", r.stdout)
+	if r := runBinary(t, nil, "invites", "list", "--config", cfg); strings.Contains(r.stdout, "ivan@") || !strings.Contains(r.stdout, "olga@") {
+		t.Errorf("want the expired invite listed, the revoked one not:\n%s", r.stdout)
+	}
+	if r := runBinary(t, nil, "invites", "list", "--config", cfg, "--exclude-expired"); r.code != exitOK || strings.Contains(r.stdout, "olga@") {
+		t.Errorf("invites list --exclude-expired: exit %d, lists the expired invite:\n%s", r.code, r.stdout)
 	}
 	if r := runBinary(t, nil, "invites", "revoke", "--config", cfg, "ivan@example.org"); r.code != exitError {
 		t.Errorf("revoking a revoked invite: exit %d", r.code)
