@@ -85,6 +85,10 @@ type Plan struct {
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 
+// InSync reports whether the organization already equals the desired state:
+// nothing to change and nothing withheld by a safety rule.
+func (p *Plan) InSync() bool { return p.Empty() && len(p.Withheld) == 0 }
+
 // SafetyError says why the destructive changes of a plan were withheld.
 type SafetyError struct {
 	Reason    string `json:"reason"`

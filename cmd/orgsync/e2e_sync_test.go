@@ -248,3 +248,21 @@ func TestPatternMappingTargetsAreManaged(t *testing.T) {
 		t.Errorf("plan after sync: exit %d, want %d\n%s", r.code, exitOK, r.stdout)
 	}
 }
+
+// TestDetailedExitCodeCountsWithheldChanges: removals withheld by a safety
+// limit leave the organization out of step, so the plan still exits 2.
+func TestDetailedExitCodeCountsWithheldChanges(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 1")
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitError {
+		t.Fatalf("sync over the removal limit: exit %d, want %d\n%s", r.code, exitError, r.stderr)
+	}
+	r := runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode")
+	if r.code != exitChanges {
+		t.Errorf("plan with only withheld removals left: exit %d, want %d\n%s", r.code, exitChanges, r.stdout)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("a withheld removal was applied: mallory has %v", g)
+	}
+}

@@ -22,7 +22,7 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	}
 	rep, _ := e.apply(ctx, p, applyNone)
 	e.summary(rep, nil)
-	if *detailed && !p.plan.Empty() {
+	if *detailed && !p.plan.InSync() {
 		return exitChanges
 	}
 	return exitOK
