@@ -31,24 +31,24 @@ func (c *Config) presetDefaults() {
 // applyDefaults fills in every value the file leaves out.
 func (c *Config) applyDefaults() {
 	t := &c.Target
-	setString(&t.AuthBaseURL, t.BaseURL)
-	setString(&t.Auth.Method, AuthJWT)
-	setInt(&t.Limits.Reads, DefaultReads)
-	setInt(&t.Limits.Requests, DefaultRequests)
-	setDuration(&t.Limits.Window, DefaultWindow)
-	setDuration(&t.Timeouts.Request, DefaultTimeout)
-	setInt(&t.Retries.Max, DefaultMaxRetries)
-	setDuration(&t.Retries.MinWait, DefaultMinWait)
-	setDuration(&t.Retries.MaxWait, DefaultMaxWait)
+	setDefault(&t.AuthBaseURL, t.BaseURL)
+	setDefault(&t.Auth.Method, AuthJWT)
+	setDefault(&t.Limits.Reads, DefaultReads)
+	setDefault(&t.Limits.Requests, DefaultRequests)
+	setDefault(&t.Limits.Window, DefaultWindow)
+	setDefault(&t.Timeouts.Request, DefaultTimeout)
+	setDefault(&t.Retries.Max, DefaultMaxRetries)
+	setDefault(&t.Retries.MinWait, DefaultMinWait)
+	setDefault(&t.Retries.MaxWait, DefaultMaxWait)
 	p := &c.Policy
-	setString(&p.UnmatchedUsers, UnmatchedPreserve)
+	setDefault(&p.UnmatchedUsers, UnmatchedPreserve)
 	if p.UpdateAttributes == nil {
 		p.UpdateAttributes = []string{"firstname", "lastname"}
 	}
-	setString(&c.Schedule.Cron, DefaultCron)
-	setString(&c.Schedule.Listen, DefaultListen)
-	setString(&c.Logging.Level, "info")
-	setString(&c.Logging.Format, FormatAuto)
+	setDefault(&c.Schedule.Cron, DefaultCron)
+	setDefault(&c.Schedule.Listen, DefaultListen)
+	setDefault(&c.Logging.Level, "info")
+	setDefault(&c.Logging.Format, FormatAuto)
 }
 
 // resolvePaths makes the relative file paths of the configuration relative
@@ -71,20 +71,11 @@ func (c *Config) filePaths() []*string {
 	return paths
 }
 
-func setString(p *string, def string) {
-	if *p == "" {
-		*p = def
-	}
-}
-
-func setInt(p *int, def int) {
-	if *p == 0 {
-		*p = def
-	}
-}
-
-func setDuration(p *time.Duration, def time.Duration) {
-	if *p == 0 {
+// setDefault sets *p to def when it is the zero value (left out of the
+// file).
+func setDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
 		*p = def
 	}
 }
