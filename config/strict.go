@@ -3,8 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,8 +29,10 @@ var (
 	secretRefType   = reflect.TypeOf(secret.Ref{})
 )
 
+// newWalker returns a walker with no problems found yet.
 func newWalker() *walker { return &walker{lines: map[string]int{}} }
 
+// fail records a problem at path, on n's line.
 func (w *walker) fail(path string, n *yaml.Node, format string, args ...any) {
 	w.problems = append(w.problems, Problem{Path: path, Line: n.Line, Message: fmt.Sprintf(format, args...)})
 }
@@ -61,7 +64,7 @@ func (w *walker) walk(path string, n *yaml.Node, t reflect.Type) {
 			return
 		}
 		for i, item := range n.Content {
-			w.walk(fmt.Sprintf("%s[%d]", path, i), item, t.Elem())
+			w.walk(index(path, i), item, t.Elem())
 		}
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -155,9 +158,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			for k, v := range yamlFields(ft) {
-				out[k] = v
-			}
+			maps.Copy(out, yamlFields(ft))
 			continue
 		}
 		if name == "" {
@@ -168,14 +169,8 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-func keyNames(t reflect.Type) []string {
-	var names []string
-	for k := range yamlFields(t) {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+// keyNames returns the YAML keys of struct type t, sorted.
+func keyNames(t reflect.Type) []string { return slices.Sorted(maps.Keys(yamlFields(t))) }
 
 // suggest returns ` (did you mean "x"?)` for a key that differs from a known
 // one only in letter case, dashes or underscores.
@@ -219,6 +214,7 @@ func nodeKind(n *yaml.Node) string {
 	return "single value"
 }
 
+// join returns the path of key in the mapping at path.
 func join(path, key string) string {
 	if path == "" {
 		return key
