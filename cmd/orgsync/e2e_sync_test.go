@@ -266,3 +266,23 @@ func TestDetailedExitCodeCountsWithheldChanges(t *testing.T) {
 		t.Errorf("a withheld removal was applied: mallory has %v", g)
 	}
 }
+
+// TestPlanLogsWhatItWouldSend: plan goes the same way as sync up to the
+// wire: it logs each request it would send and counts them, sending none.
+func TestPlanLogsWhatItWouldSend(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	r := runBinary(t, nil, "plan", "--config", cfg, "--log-level", "debug", "--log-format", "json")
+	if r.code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"would send request 1/1", `"actionRequests":1`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("plan's log lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := s.Stats().Requests["action"]; len(n) != 0 {
+		t.Errorf("plan sent action requests: %v", n)
+	}
+}

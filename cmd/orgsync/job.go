@@ -16,7 +16,7 @@ import (
 type applyMode int
 
 const (
-	applyNone     applyMode = iota // plan only
+	applyDry      applyMode = iota // plan only: log what would be sent, send nothing
 	applyTestOnly                  // send with ?testOnly=true: validated, nothing changed
 	applyReal                      // apply
 )
@@ -98,24 +98,22 @@ type runReport struct {
 	elapsed time.Duration
 }
 
-// apply sends the plan (as test-only requests when mode is applyTestOnly).
-// Per-entry failures and a safety stop are returned as errors after the
-// rest was applied.
+// apply sends the plan (as test-only requests when mode is applyTestOnly),
+// or in a dry run (applyDry) goes the same way and logs what it would send.
 func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport, error) {
 	rep := &runReport{counts: p.plan.Counts(), applied: map[string]int{}}
+	stop := func() {}
+	if e.interactive && mode != applyDry { // counting the requests costs a packing of the plan
+		stop = e.reportProgress(ctx, e.sendProgress(p))
+	}
+	out := &logWriter{log: e.log}
 	var err error
-	if mode != applyNone {
-		stop := func() {}
-		if e.interactive { // counting the requests costs a packing of the plan
-			stop = e.reportProgress(ctx, e.sendProgress(p))
-		}
-		out := &logWriter{log: e.log}
-		rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{TestOnly: mode == applyTestOnly, Out: out})
-		out.Flush()
-		stop()
-		if mode == applyReal {
-			rep.applied = appliedByKind(p.plan, rep.result)
-		}
+	rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{
+		DryRun: mode == applyDry, TestOnly: mode == applyTestOnly, Out: out})
+	out.Flush()
+	stop()
+	if mode == applyReal {
+		rep.applied = appliedByKind(p.plan, rep.result)
 	}
 	rep.stats = p.client.Stats()
 	rep.elapsed = time.Since(p.start)

@@ -20,7 +20,7 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	rep, _ := e.apply(ctx, p, applyNone)
+	rep, _ := e.apply(ctx, p, applyDry)
 	e.summary(rep, nil)
 	if *detailed && !p.plan.InSync() {
 		return exitChanges
