@@ -163,9 +163,8 @@ func decodeEntryFields(e *entry, f map[string]json.RawMessage) error {
 // allowed (exact spelling). With an unknown key it returns the fields
 // together with the error; when raw is not an object, nil.
 func objectFields(raw json.RawMessage, allowed []string) (map[string]json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &fields) != nil {
+	fields, ok := jsonObject(raw)
+	if !ok {
 		return nil, errors.New("not a JSON object")
 	}
 	keys := slices.Sorted(maps.Keys(fields)) // the same key named every time
@@ -175,6 +174,17 @@ func objectFields(raw json.RawMessage, allowed []string) (map[string]json.RawMes
 		}
 	}
 	return fields, nil
+}
+
+// jsonObject decodes raw as a JSON object (not null); false when it is
+// not one.
+func jsonObject(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
+		return nil, false
+	}
+	return m, true
 }
 
 // decodeValue decodes a non-null JSON value into v.
@@ -213,9 +223,8 @@ var (
 // decodeStep decodes one step object; the returned error's step index is
 // set by the caller.
 func decodeStep(raw json.RawMessage, allowed []string, groupEntry bool) (step, *stepError) {
-	var m map[string]json.RawMessage
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil || len(m) != 1 {
+	m, ok := jsonObject(raw)
+	if !ok || len(m) != 1 {
 		return step{}, stepErr(0, umwire.ErrCommandMalformed, "a step must be an object with exactly one step name")
 	}
 	var st step
