@@ -51,7 +51,7 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	d.ready.Store(true)
 	<-ctx.Done()
 	d.ready.Store(false)
-	e.log.Info("stopping: waiting for a run in progress to stop between requests")
+	e.log.Info("stopping: a run in progress, if any, stops between requests")
 	<-c.Stop().Done()
 	d.started.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)

@@ -36,7 +36,7 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 	}
 	users, problems := source.Merge(results)
 	for _, p := range problems {
-		e.log.Warn("skipped: "+p.String(), zap.String("source", p.Source))
+		e.log.Warn("source problem: "+p.String(), zap.String("source", p.Source))
 	}
 	return &desired{users: users, problems: problems}, nil
 }
