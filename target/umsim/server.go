@@ -145,11 +145,10 @@ func segments(r *http.Request, prefix string) ([]string, bool) {
 // through (authenticated, for our organization, within the limits).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	seg, ok := segments(r, umwire.BasePath)
-	if !ok {
-		writeError(w, r, http.StatusNotFound, umwire.ResultError, "no such endpoint")
-		return
+	var route route
+	if ok {
+		route, ok = s.route(seg)
 	}
-	route, ok := s.route(seg)
 	if !ok {
 		writeError(w, r, http.StatusNotFound, umwire.ResultError, "no such endpoint")
 		return
@@ -203,6 +202,7 @@ func (s *Server) route(seg []string) (route, bool) {
 	return route{}, false
 }
 
+// writeJSON writes v as the JSON body of a code answer.
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
