@@ -10,30 +10,19 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
 // identity maps every directory group to the target group of the same name.
-var identity = []mapping.Rule{{Pattern: "(.*)", Targets: []string{"$1"}}}
+var identity = sourcetest.Identity()
 
 // readCSV writes content to a file, reads it with cfg (Path set) and rules.
 func readCSV(t *testing.T, content string, cfg Config, rules []mapping.Rule) (*source.Result, string, error) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "users.csv")
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Path = path
-	m, err := mapping.New(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Open("sources[0] (csv users.csv)", cfg, m)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	res, err := src.Read(context.Background())
-	return res, path, err
+	return sourcetest.Read(t, "users.csv", content, rules, func(path string, m *mapping.Mapper) (source.Source, error) {
+		cfg.Path = path
+		return Open("sources[0] (csv users.csv)", cfg, m)
+	})
 }
 
 type wantProblem struct {

@@ -2,7 +2,6 @@ package yamlfile
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,28 +9,19 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-var identity = []mapping.Rule{{Pattern: "(.*)", Targets: []string{"$1"}}}
+// identity maps every directory group to the target group of the same name.
+var identity = sourcetest.Identity()
 
+// readYAML writes content to a file, reads it with cfg (Path set) and rules.
 func readYAML(t *testing.T, content string, cfg Config, rules []mapping.Rule) (*source.Result, string, error) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "users.yaml")
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Path = path
-	m, err := mapping.New(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Open("sources[1] (yaml users.yaml)", cfg, m)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	res, err := src.Read(context.Background())
-	return res, path, err
+	return sourcetest.Read(t, "users.yaml", content, rules, func(path string, m *mapping.Mapper) (source.Source, error) {
+		cfg.Path = path
+		return Open("sources[1] (yaml users.yaml)", cfg, m)
+	})
 }
 
 func TestReadUsers(t *testing.T) {
