@@ -64,7 +64,9 @@ func (a *adminCommand) print(io stdio, v any, header string, rows func(tw *tabwr
 		err = enc.Encode(v)
 	} else {
 		tw := tabwriter.NewWriter(io.out, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, header)
+		if header != "" {
+			fmt.Fprintln(tw, header)
+		}
 		rows(tw)
 		err = tw.Flush()
 	}
@@ -72,6 +74,19 @@ func (a *adminCommand) print(io stdio, v any, header string, rows func(tw *tabwr
 		return a.fail(io, err)
 	}
 	return exitOK
+}
+
+// printList is print for a list: a table with one row per item, or a JSON
+// array (`[]` when there is none, never `null`).
+func printList[T any](a *adminCommand, io stdio, items []T, header string, row func(T) string) int {
+	if items == nil {
+		items = []T{}
+	}
+	return a.print(io, items, header, func(tw *tabwriter.Writer) {
+		for _, it := range items {
+			fmt.Fprintln(tw, row(it))
+		}
+	})
 }
 
 // fail prints err prefixed with the command's name and returns exitError.
@@ -117,10 +132,8 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 
 // printUsers writes users as a table or JSON.
 func (a *adminCommand) printUsers(io stdio, users []umwire.User) int {
-	return a.print(io, users, "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS", func(tw *tabwriter.Writer) {
-		for _, u := range users {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", "))
-		}
+	return printList(a, io, users, "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS", func(u umwire.User) string {
+		return strings.Join([]string{u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", ")}, "\t")
 	})
 }
 
@@ -146,8 +159,14 @@ func runInvites(ctx context.Context, io stdio, args []string) int {
 	if err := act(ctx, email); err != nil {
 		return a.fail(io, err)
 	}
-	fmt.Fprintf(io.out, "invite of %s %s\n", email, verb)
-	return exitOK
+	done := inviteDone{Email: email, Done: verb}
+	return a.print(io, done, "", func(tw *tabwriter.Writer) { fmt.Fprintf(tw, "invite of %s %s\n", email, verb) })
+}
+
+// inviteDone is what `invites resend` and `invites revoke --output json` print.
+type inviteDone struct {
+	Email string `json:"email"`
+	Done  string `json:"done"` // "resent" or "revoked"
 }
 
 // listInvites is `invites list`; excludeExpired is its flag, read once the
@@ -164,10 +183,8 @@ func (a *adminCommand) listInvites(ctx context.Context, io stdio, args []string,
 		}
 		invites = append(invites, batch...)
 	}
-	return a.print(io, invites, "EMAIL\tLAST SENT\tINVITED BY", func(tw *tabwriter.Writer) {
-		for _, in := range invites {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", in.Email, time.UnixMilli(in.LastSentDTS).UTC().Format(time.RFC3339), in.InvitedBy.Email)
-		}
+	return printList(a, io, invites, "EMAIL\tLAST SENT\tINVITED BY", func(in umwire.Invite) string {
+		return in.Email + "\t" + time.UnixMilli(in.LastSentDTS).UTC().Format(time.RFC3339) + "\t" + in.InvitedBy.Email
 	})
 }
 
@@ -182,9 +199,7 @@ func runProducts(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return a.fail(io, err)
 	}
-	return a.print(io, products, "ID\tCODE\tNAME\tUSERS\tPROFILES\tQUOTA", func(tw *tabwriter.Writer) {
-		for _, p := range products {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", p.ID, p.Code, p.Name, p.UserCount, p.ConfigurationCount, p.LicenseQuota)
-		}
+	return printList(a, io, products, "ID\tCODE\tNAME\tUSERS\tPROFILES\tQUOTA", func(p umwire.Product) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d", p.ID, p.Code, p.Name, p.UserCount, p.ConfigurationCount, p.LicenseQuota)
 	})
 }

@@ -94,6 +94,7 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"products", "--output", "json"}, []string{`"name": "Creative Cloud"`, `"code": "AC"`}},
 		{[]string{"invites", "list"}, []string{"EMAIL", "ivan@example.org"}},
 		{[]string{"invites", "resend", "ivan@example.org"}, []string{"invite of ivan@example.org resent"}},
+		{[]string{"invites", "resend", "--output", "json", "ivan@example.org"}, []string{`"email": "ivan@example.org"`, `"done": "resent"`}},
 		{[]string{"invites", "revoke", "ivan@example.org"}, []string{"invite of ivan@example.org revoked"}},
 	}
 	for _, tt := range tests {
@@ -117,6 +118,9 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if r := runBinary(t, nil, "invites", "list", "--config", cfg, "--exclude-expired"); r.code != exitOK || strings.Contains(r.stdout, "olga@") {
 		t.Errorf("invites list --exclude-expired: exit %d, lists the expired invite:\n%s", r.code, r.stdout)
+	}
+	if r := runBinary(t, nil, "invites", "list", "--config", cfg, "--exclude-expired", "--output", "json"); r.code != exitOK || strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("invites list --output json without invites: exit %d, want [] (not null):\n%s", r.code, r.stdout)
 	}
 	if r := runBinary(t, nil, "invites", "revoke", "--config", cfg, "ivan@example.org"); r.code != exitError {
 		t.Errorf("revoking a revoked invite: exit %d", r.code)
