@@ -299,6 +299,53 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 	}
 }
 
+// A source names a Federated ID by a username the service does not know,
+// with the email of an existing Federated ID (known by its email or by
+// another username): the email is the account, so its username changed. A
+// create would find that account (the service keys creates by email) and
+// the account would be removed as unlisted: the two would alternate on
+// every run.
+func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
+	cur := &Current{Users: []User{
+		{Type: FederatedID, Email: "m1@x.com", Username: "m1@x.com", Domain: "x.com", FirstName: "M", LastName: "One", Country: "US", Groups: []string{"Dev"}},
+		{Type: FederatedID, Email: "mo@x.com", Username: "mover", Domain: "x.com", FirstName: "Mo", LastName: "V", Country: "US"},
+		{Type: EnterpriseID, Email: "e@x.com", FirstName: "E", LastName: "E", Country: "US"},
+	}}
+	des := Desired{Complete: true, Users: []User{
+		{Type: FederatedID, Email: "M1@x.com", Username: "m.one", Domain: "x.com", FirstName: "M", LastName: "One", Country: "US", Groups: []string{"Dev"}},
+		{Type: FederatedID, Email: "mo@x.com", Username: "mover2", Domain: "x.com", FirstName: "Mo", LastName: "V", Country: "US", Groups: []string{"Dev"}},
+		{Type: FederatedID, Email: "e@x.com", Username: "efed", Domain: "x.com", FirstName: "E", LastName: "E", Country: "US"}, // another type: another account
+	}}
+	for _, allow := range []bool{false, true} {
+		pol := basePolicy()
+		pol.Unlisted = RemoveUsers
+		pol.Update.Username = allow
+		p, err := Diff(des, cur, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range p.Changes {
+			got = append(got, c.String())
+		}
+		want := []string{"+ create efed@x.com", "~ update mover@x.com", "- remove e@x.com"}
+		if allow {
+			want = slices.Insert(want, 1, "~ update m1@x.com")
+		}
+		if len(got) != len(want) {
+			t.Fatalf("username updates %v: changes %q, want %q", allow, got, want)
+		}
+		for i := range want {
+			if !strings.HasPrefix(got[i], want[i]) {
+				t.Errorf("username updates %v: change %d = %q, want %q…", allow, i, got[i], want[i])
+			}
+		}
+		if c := findChange(p, KindUpdate, "mover@x.com"); allow && (c.Set == nil || c.Set.Username == nil || *c.Set.Username != "mover2") {
+			t.Errorf("update of mover = %s, want username=mover2", c.String())
+		}
+	}
+}
+
 func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
 	fed := User{Type: FederatedID, Email: "f@x.com", Username: "fu", Domain: "x.com", FirstName: "F", LastName: "L", Country: "US"}
 	cur := &Current{Users: []User{ent("a@x.com", "A"), fed}}

@@ -4,21 +4,29 @@ import "strings"
 
 // Wanted indexes desired users so that a Reader can tell which current
 // user stands for which desired one, by the rules Diff matches them by:
-// the same key, or, for a desired user named by its email alone, the
-// email of a Federated ID the service knows by a username.
+// the same key; for a desired user named by its email alone, the email of
+// a Federated ID the service knows by a username; for a Federated ID named
+// by username, the email of a Federated ID the service knows by another
+// username (see renamedFederated).
 type Wanted struct {
-	users []User
-	byKey map[string]int // key -> first desired user with it
+	users   []User
+	byKey   map[string]int // key -> first desired user with it
+	byEmail map[string]int // lower-case email -> first desired Federated ID named by username with it
 }
 
 // NewWanted indexes users; a key listed twice keeps its first user, as Diff
 // does.
 func NewWanted(users []User) *Wanted {
-	w := &Wanted{users: users, byKey: make(map[string]int, len(users))}
+	w := &Wanted{users: users, byKey: make(map[string]int, len(users)), byEmail: make(map[string]int)}
 	for i := range users {
 		k := users[i].Key()
 		if _, dup := w.byKey[k]; !dup && k != "" {
 			w.byKey[k] = i
+		}
+		if e := strings.ToLower(users[i].Email); namedByUsername(&users[i]) {
+			if _, dup := w.byEmail[e]; !dup {
+				w.byEmail[e] = i
+			}
 		}
 	}
 	return w
@@ -48,17 +56,30 @@ func (w *Wanted) Match(c *User) (int, bool) {
 		return i, true
 	}
 	e := strings.ToLower(c.Email)
-	if e == "" || e == k {
+	if e == "" {
 		return 0, false
 	}
-	i, ok := w.byKey[e]
-	if !ok || !namedByEmail(&w.users[i]) {
-		return 0, false
+	if i, ok := w.byKey[e]; ok && e != k && namedByEmail(&w.users[i]) {
+		return i, true
 	}
-	return i, true
+	if i, ok := w.byEmail[e]; ok && c.Type == FederatedID {
+		return i, true
+	}
+	return 0, false
 }
 
 // namedByEmail reports whether a desired user is named by its email alone,
 // so that it also matches a Federated ID with that email that the service
 // knows by a username (the email is unique and identifies the account).
 func namedByEmail(u *User) bool { return u.Username == "" && u.Email != "" }
+
+// namedByUsername reports whether a desired user is a Federated ID with an
+// email that a source names by a username: the service may know its
+// account (found by the email, which is unique and identifies it) under
+// another username, which then changed in the directory. Matching it by
+// the email updates the username (policy.updateAttributes) instead of
+// creating the user (which the service answers by finding the account
+// with that email) and removing the account as unlisted, on every run.
+func namedByUsername(u *User) bool {
+	return u.Type == FederatedID && u.Username != "" && u.Email != ""
+}

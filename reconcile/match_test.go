@@ -11,7 +11,7 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 		{Type: FederatedID, Email: "bob@fed.net"},                                        // named by email alone
 		{Type: FederatedID, Email: "cy@fed.net", Username: "cy", Domain: "fed.net"},      // named by username
 		{Type: EnterpriseID, Email: "ann@example.com", FirstName: "Second record"},       // duplicate key
-		{Type: FederatedID, Email: "dee@fed.net", Username: "deedee", Domain: "fed.net"}, // not by email
+		{Type: FederatedID, Email: "dee@fed.net", Username: "deedee", Domain: "fed.net"}, // username changed
 	}
 	w := NewWanted(desired)
 	if w.Len() != 4 {
@@ -29,7 +29,9 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 		{User{Type: EnterpriseID, Email: "ANN@example.COM"}, 0},
 		{User{Type: FederatedID, Email: "bob@fed.net", Username: "bobby", Domain: "fed.net"}, 1},
 		{User{Type: FederatedID, Email: "other@fed.net", Username: "CY", Domain: "FED.net"}, 2},
-		{User{Type: FederatedID, Email: "dee@fed.net", Username: "dee2", Domain: "fed.net"}, -1},
+		{User{Type: FederatedID, Email: "dee@fed.net", Username: "dee2", Domain: "fed.net"}, 4}, // the email is the account
+		{User{Type: FederatedID, Email: "DEE@fed.net"}, 4},
+		{User{Type: EnterpriseID, Email: "dee@fed.net"}, -1}, // another type is another account
 		{User{Type: EnterpriseID, Email: "nobody@example.com"}, -1},
 	} {
 		i, ok := w.Match(&tc.cur)

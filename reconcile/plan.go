@@ -251,19 +251,28 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 }
 
 // lookup finds the current user a desired user u (key k) stands for: the
-// one with the same key, or, for a u named by its email alone, the
-// Federated ID with that email that the service knows by a username (a
-// source without a username template still names the same account: the
-// email is unique and identifies it in requests).
+// one with the same key; for a u named by its email alone, the Federated ID
+// with that email that the service knows by a username (a source without a
+// username template still names the same account: the email is unique and
+// identifies it in requests); for a Federated ID named by username, the
+// Federated ID with its email under another username (namedByUsername).
 func (d *differ) lookup(u *User, k string) (int, bool) {
 	if j, ok := d.have[k]; ok {
 		return j, true
 	}
-	if !namedByEmail(u) {
-		return 0, false
+	switch {
+	case namedByEmail(u):
+		j, ok := d.byEmail[k]
+		return j, ok
+	case namedByUsername(u):
+		e := strings.ToLower(u.Email)
+		j, ok := d.have[e]
+		if !ok {
+			j, ok = d.byEmail[e]
+		}
+		return j, ok && d.current.Users[j].Type == FederatedID
 	}
-	j, ok := d.byEmail[k]
-	return j, ok
+	return 0, false
 }
 
 func (d *differ) createChange(u *User, plan *Plan) {
