@@ -40,6 +40,10 @@ type groupRead struct {
 	// pagesLeft counts the unread pages of the probed groups; unlisted
 	// the members they have not listed yet (-1: unknown).
 	pagesLeft, unlisted int
+	// invites are the pending invites, read before the lookups when a
+	// desired independent ID is still unseen (invitesRead).
+	invites     []reconcile.Invite
+	invitesRead bool
 }
 
 func newGroupRead(t *Target, want *reconcile.Wanted, groups []string, probes map[string]*umapi.UsersPage) *groupRead {
@@ -181,24 +185,53 @@ func (g *groupRead) add(u reconcile.User) {
 }
 
 // lookUp reads, one by one, the desired users no listing showed; those
-// that exist are added.
+// that exist are added. An independent ID with a pending invite is not a
+// member (contract 7) and is not looked up: when an unseen desired user is
+// an independent ID, the invite listing (which the plan then needs anyway,
+// unless every such user is a member) is read first.
 func (g *groupRead) lookUp(ctx context.Context) error {
 	if g.want == nil {
 		return nil
 	}
-	var err error
+	invited, err := g.readInvites(ctx)
+	if err != nil {
+		return err
+	}
 	g.want.Distinct(func(i int) {
-		if err != nil || g.found[i] {
+		u := g.want.User(i)
+		if err != nil || g.found[i] || (u.Type == reconcile.VendorID && invited[strings.ToLower(u.Email)]) {
 			return
 		}
 		var w *umwire.User
-		if w, err = g.t.lookup(ctx, g.want.User(i)); err != nil || w == nil {
+		if w, err = g.t.lookup(ctx, u); err != nil || w == nil {
 			return
 		}
-		u := ModelUser(w)
-		if j, ok := g.want.Match(&u); ok && j == i { // another account with that email is out of scope
-			g.add(u)
+		c := ModelUser(w)
+		if j, ok := g.want.Match(&c); ok && j == i { // another account with that email is out of scope
+			g.add(c)
 		}
 	})
 	return err
+}
+
+// readInvites reads the pending invites when an unseen desired user is an
+// independent ID, and returns their lower-case emails.
+func (g *groupRead) readInvites(ctx context.Context) (map[string]bool, error) {
+	unseenVendor := false
+	g.want.Distinct(func(i int) {
+		unseenVendor = unseenVendor || (!g.found[i] && g.want.User(i).Type == reconcile.VendorID)
+	})
+	if !unseenVendor {
+		return nil, nil
+	}
+	var err error
+	if g.invites, err = g.t.readInvites(ctx); err != nil {
+		return nil, err
+	}
+	g.invitesRead = true
+	invited := make(map[string]bool, len(g.invites))
+	for _, in := range g.invites {
+		invited[strings.ToLower(in.Email)] = true
+	}
+	return invited, nil
 }

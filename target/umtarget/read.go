@@ -33,12 +33,13 @@ func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*r
 	}
 	cur := &reconcile.Current{}
 	probes := map[string]*umapi.UsersPage{}
+	invitesRead := false
 	if !scope.AllUsers && t.LastRead.OrgPages > 1 {
 		g := newGroupRead(t, want, scope.Groups, probes)
 		if cur.Scoped, err = g.read(ctx, first); err != nil {
 			return nil, err
 		}
-		cur.Users = g.users
+		cur.Users, cur.Invites, invitesRead = g.users, g.invites, g.invitesRead
 	}
 	t.LastRead.ByGroup = cur.Scoped
 	if !cur.Scoped {
@@ -51,7 +52,7 @@ func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*r
 			return nil, err
 		}
 	}
-	if needInvites(scope, want, cur.Users) {
+	if !invitesRead && needInvites(scope, want, cur.Users) {
 		if cur.Invites, err = t.readInvites(ctx); err != nil {
 			return nil, err
 		}

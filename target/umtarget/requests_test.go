@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -63,6 +64,23 @@ func TestRequestCounts(t *testing.T) {
 				u.Groups = []string{"G2"}
 			}
 			us = append(us, u)
+		}
+		return us
+	}
+	invited := func() *umsim.State { // big, with 3 pending invites
+		st := big()
+		for i := range 3 {
+			st.Invites = append(st.Invites, umsim.Invite{Email: fmt.Sprintf("v%d@gmail.com", i), LastSentDTS: time.Now().UnixMilli()})
+		}
+		return st
+	}
+	invitedToo := func() []reconcile.User { // the members, and the 3 invited independent IDs
+		var us []reconcile.User
+		for i := 1000; i < 1090; i++ {
+			us = append(us, plainUser(i, threeGroupsOf(i)...))
+		}
+		for i := range 3 {
+			us = append(us, reconcile.User{Type: reconcile.VendorID, Email: fmt.Sprintf("v%d@gmail.com", i), Groups: []string{"G1"}})
 		}
 		return us
 	}
@@ -134,6 +152,15 @@ func TestRequestCounts(t *testing.T) {
 			name: "membership change in 3 groups of a big organization", state: big(), pageSize: 100, policy: threePolicy,
 			want:     moved(),
 			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointAction: 1},
+		},
+		{
+			// token; the first organization page (20 pages); one page per
+			// group; the invite listing (3 desired independent IDs are in
+			// no group) shows them invited, so they are not looked up
+			// (an invited user is not a member); nothing to send.
+			name: "3 invited independent IDs and 3 groups of a big organization", state: invited(), pageSize: 100, policy: threePolicy,
+			want:     invitedToo(),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointInvites: 1},
 		},
 	}
 	for _, tc := range tests {
