@@ -79,22 +79,32 @@ type Request struct {
 // Invite changes are not action entries and are not in the result.
 func (p *Plan) Batches(l Limits) []Request {
 	var best []Request
-	late := []bool{false}
+	variants := []variant{{}}
 	if slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Kind == KindCreateGroup }) {
-		late = append(late, true)
+		variants = append(variants, variant{lateGroups: true}, variant{fillRoom: true})
 	}
 	orders := 4
 	if len(p.Changes) > restartLimit {
 		orders = 1
 	}
-	for _, lateGroups := range late {
+	for _, v := range variants {
 		for order := range orders {
-			if reqs := p.pack(l, lateGroups, order); best == nil || len(reqs) < len(best) {
+			if reqs := p.pack(l, v, order); best == nil || len(reqs) < len(best) {
 				best = reqs
 			}
 		}
 	}
 	return best
+}
+
+// variant is how pack treats the groups the plan creates.
+type variant struct {
+	// lateGroups sends every membership of a created group group-rooted,
+	// new users included, so the group's entry comes after their creates.
+	lateGroups bool
+	// fillRoom lets a request that has room take entries that wait only on
+	// a createUserGroup entry of that request (see fillUp).
+	fillRoom bool
 }
 
 // restartLimit is the largest plan Batches packs in every routing order
@@ -103,13 +113,13 @@ func (p *Plan) Batches(l Limits) []Request {
 const restartLimit = 10_000
 
 // pack batches the plan with created groups early (their createUserGroup
-// entries first) or late (after the users they get, who then join them in
-// that entry), keeping the memberships of the least (order 0, 1) or most
-// (2, 3) demanded groups in user entries first, ties broken by name
-// ascending (0, 2) or descending (1, 3).
-func (p *Plan) pack(l Limits, lateGroups bool, order int) []Request {
+// entries first), late (after the users they get, who then join them in
+// that entry) or early with fillUp, keeping the memberships of the least
+// (order 0, 1) or most (2, 3) demanded groups in user entries first, ties
+// broken by name ascending (0, 2) or descending (1, 3).
+func (p *Plan) pack(l Limits, v variant, order int) []Request {
 	b := newBatcher(p, l)
-	b.lateGroups = lateGroups
+	b.variant = v
 	b.order0 = order
 	b.route()
 	b.build()
@@ -145,18 +155,17 @@ type batcher struct {
 	groups map[string]*groupOps // lower-case name
 	order  []string             // group keys in first-seen order
 	cnt    map[string][2]int    // group key -> group-rooted adds, removes
-	// lateGroups sends every membership of a created group group-rooted,
-	// new users included, so the group's entry comes after their creates.
-	lateGroups bool
-	order0     int // which order route keeps movable memberships in (see pack)
-	entries    []Entry
-	deps       [][]int // entry -> entries that must be in earlier requests
+	variant
+	order0  int // which order route keeps movable memberships in (see pack)
+	entries []Entry
+	deps    [][]int       // entry -> entries that must be in earlier requests
+	owner   map[int]*work // user entry -> its user
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func newBatcher(p *Plan, l Limits) *batcher {
-	b := &batcher{l: l, groups: make(map[string]*groupOps)}
+	b := &batcher{l: l, groups: make(map[string]*groupOps), owner: make(map[int]*work)}
 	for _, g := range p.UserGroups {
 		b.group(g)
 	}
@@ -545,6 +554,7 @@ func (b *batcher) userEntries(w *work) {
 			e.Steps = append(e.Steps, Step{Kind: StepRemoveFromOrg, DeleteAccount: w.delete})
 		}
 		idx := b.addEntry(e, deps)
+		b.owner[idx] = w
 		if i == 0 {
 			w.first = idx
 		}
@@ -617,49 +627,201 @@ func (b *batcher) groupRooted(g *groupOps, members [2][]*work) {
 // request takes, among the entries whose dependencies are all in earlier
 // requests, those with the longest chain of dependents first.
 func (b *batcher) schedule() []Request {
-	n := len(b.entries)
-	succ := make([][]int, n)
-	waiting := make([]int, n)
-	for i, ds := range b.deps {
-		for _, d := range ds {
-			succ[d] = append(succ[d], i)
-		}
-		waiting[i] = len(ds)
-	}
-	level := levels(succ, waiting)
-	ready := &entryHeap{level: level}
-	for i := range n {
-		if waiting[i] == 0 {
-			ready.push(i)
-		}
-	}
+	s := newScheduler(b)
 	var reqs []Request
-	for ready.Len() > 0 {
+	for s.ready.Len() > 0 {
 		var placed []int
-		for len(placed) < b.l.EntriesPerRequest && ready.Len() > 0 {
-			placed = append(placed, ready.pop())
+		for len(placed) < b.l.EntriesPerRequest && s.ready.Len() > 0 {
+			placed = append(placed, s.ready.pop())
 		}
-		req := Request{Entries: make([]Entry, len(placed))}
-		for j, i := range placed {
-			req.Entries[j] = b.entries[i]
-			for _, d := range b.deps[i] {
-				if b.entries[d].User != nil {
-					req.Entries[j].WaitsUser = true
-				} else {
-					req.Entries[j].WaitsGroup = true
-				}
-			}
+		if b.fillRoom && len(placed) < b.l.EntriesPerRequest {
+			placed = b.fillUp(s, placed)
 		}
-		reqs = append(reqs, req)
-		for _, i := range placed {
-			for _, s := range succ[i] {
-				if waiting[s]--; waiting[s] == 0 {
-					ready.push(s)
-				}
-			}
-		}
+		reqs = append(reqs, b.request(placed))
+		s.release(placed)
 	}
 	return reqs
+}
+
+// scheduler is the state of schedule: dependents, unmet dependencies,
+// levels and the entries ready to place.
+type scheduler struct {
+	succ    [][]int
+	waiting []int
+	done    []bool // placed in a request
+	ready   *entryHeap
+}
+
+func newScheduler(b *batcher) *scheduler {
+	n := len(b.entries)
+	s := &scheduler{succ: make([][]int, n), waiting: make([]int, n), done: make([]bool, n)}
+	for i, ds := range b.deps {
+		for _, d := range ds {
+			s.succ[d] = append(s.succ[d], i)
+		}
+		s.waiting[i] = len(ds)
+	}
+	s.ready = &entryHeap{level: levels(s.succ, s.waiting)}
+	for i := range n {
+		if s.waiting[i] == 0 {
+			s.ready.push(i)
+		}
+	}
+	return s
+}
+
+// release marks the entries of a request placed and readies the entries
+// that waited only on them.
+func (s *scheduler) release(placed []int) {
+	for _, i := range placed {
+		s.done[i] = true
+	}
+	for _, i := range placed {
+		for _, d := range s.succ[i] {
+			if s.waiting[d]--; s.waiting[d] == 0 && !s.done[d] {
+				s.ready.push(d)
+			}
+		}
+	}
+}
+
+// add records a new entry whose dependencies are placed in earlier
+// requests or in the request being filled: it is ready for the next one.
+func (s *scheduler) add(deps []int) {
+	i, waiting := len(s.waiting), 0
+	for _, d := range deps {
+		if !s.done[d] {
+			s.succ[d] = append(s.succ[d], i)
+			waiting++
+		}
+	}
+	s.succ = append(s.succ, nil)
+	s.waiting = append(s.waiting, waiting)
+	s.done = append(s.done, false)
+	s.ready.level = append(s.ready.level, 1)
+}
+
+// request builds the request of the placed entries, marking the entries
+// that wait on a user or group created by an earlier request.
+func (b *batcher) request(placed []int) Request {
+	req := Request{Entries: make([]Entry, len(placed))}
+	for j, i := range placed {
+		req.Entries[j] = b.entries[i]
+		for _, d := range b.deps[i] {
+			if b.entries[d].User != nil {
+				req.Entries[j].WaitsUser = true
+			} else {
+				req.Entries[j].WaitsGroup = true
+			}
+		}
+	}
+	return req
+}
+
+// fillUp fills a request that has room with user entries that wait only on
+// createUserGroup entries placed in it: their memberships of those groups
+// leave the entry for new group-rooted entries, which wait for this
+// request. One more entry can save a whole request when every entry left
+// waits on a group the first request creates.
+func (b *batcher) fillUp(s *scheduler, placed []int) []int {
+	here := make(map[int]bool, len(placed))
+	for _, i := range placed {
+		here[i] = true
+	}
+	moved := map[int][]*work{} // createUserGroup entry -> users moved to group-rooted
+	var order []int
+	for i := range b.entries {
+		if len(placed) >= b.l.EntriesPerRequest {
+			break
+		}
+		w := b.owner[i]
+		if w == nil || s.done[i] || here[i] || !w.eligible {
+			continue
+		}
+		groups, ok := b.groupsWaitedOn(s, here, i)
+		if !ok || !b.strip(i, groups) {
+			continue
+		}
+		placed = append(placed, i)
+		here[i] = true
+		for _, g := range groups {
+			if len(moved[g]) == 0 {
+				order = append(order, g)
+			}
+			moved[g] = append(moved[g], w)
+		}
+	}
+	for _, g := range order {
+		b.movedEntries(s, g, moved[g])
+	}
+	return placed
+}
+
+// groupsWaitedOn returns the unplaced dependencies of entry i when all are
+// createUserGroup entries of the request being filled (here).
+func (b *batcher) groupsWaitedOn(s *scheduler, here map[int]bool, i int) ([]int, bool) {
+	var groups []int
+	for _, d := range b.deps[i] {
+		switch {
+		case s.done[d]:
+		case here[d] && b.entries[d].Group != "":
+			groups = append(groups, d)
+		default:
+			return nil, false
+		}
+	}
+	return groups, len(groups) > 0
+}
+
+// strip takes the memberships of the groups created by the entries groups
+// out of user entry i and drops those dependencies. It reports false, and
+// changes nothing, when no other step would be left.
+func (b *batcher) strip(i int, groups []int) bool {
+	e := &b.entries[i]
+	created := func(g string) bool {
+		ge := b.groups[strings.ToLower(g)]
+		return ge != nil && slices.Contains(groups, ge.entry)
+	}
+	var steps []Step
+	for _, st := range e.Steps {
+		if st.Kind == StepAdd {
+			st.Groups = slices.DeleteFunc(slices.Clone(st.Groups), created)
+			if len(st.Groups) == 0 {
+				continue
+			}
+		}
+		steps = append(steps, st)
+	}
+	if len(steps) == 0 {
+		return false
+	}
+	e.Steps = steps
+	b.deps[i] = slices.DeleteFunc(b.deps[i], func(d int) bool { return slices.Contains(groups, d) })
+	return true
+}
+
+// movedEntries adds the group-rooted entries that add users to the group
+// created by entry g, after this request: steps of UsersPerGroupStep users,
+// StepsPerEntry steps an entry.
+func (b *batcher) movedEntries(s *scheduler, g int, users []*work) {
+	var steps []Step
+	for i := 0; i*b.l.UsersPerGroupStep < len(users); i++ {
+		st := Step{Kind: StepAdd}
+		for _, w := range chunk(users, i, b.l.UsersPerGroupStep) {
+			st.Users = append(st.Users, w.id)
+		}
+		steps = append(steps, st)
+	}
+	for i := 0; i*b.l.StepsPerEntry < len(steps); i++ {
+		deps := []int{g}
+		for _, w := range chunk(users, i, b.l.StepsPerEntry*b.l.UsersPerGroupStep) {
+			if w.create != nil {
+				deps = append(deps, w.first)
+			}
+		}
+		s.add(deps)
+		b.addEntry(Entry{Group: b.entries[g].Group, Steps: chunk(steps, i, b.l.StepsPerEntry)}, deps)
+	}
 }
 
 // levels is, for each entry, the length of the longest chain of entries
