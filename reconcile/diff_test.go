@@ -66,8 +66,9 @@ func TestDiffCreateUpdateMemberships(t *testing.T) {
 func TestDiffUnlistedPolicies(t *testing.T) {
 	cur := &Current{Users: []User{
 		ent("a@x.com", "A", "Dev"),
-		ent("gone@x.com", "G", "Dev", "Other", "_org_admin"),
+		ent("gone@x.com", "G", "Dev", "Other"),
 		{Type: VendorID, Email: "v@x.com", Groups: []string{"Design"}},
+		ent("admin@x.com", "Ad", "Dev", "_org_admin"),
 	}}
 	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}
 	for _, tc := range []struct {
@@ -81,8 +82,8 @@ func TestDiffUnlistedPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Unlisted) != 2 {
-			t.Errorf("%s: unlisted report = %d users, want 2", tc.mode, len(p.Unlisted))
+		if len(p.Unlisted) != 3 {
+			t.Errorf("%s: unlisted report = %d users, want 3", tc.mode, len(p.Unlisted))
 		}
 		if tc.gone == "" {
 			if !p.Empty() {
@@ -95,10 +96,20 @@ func TestDiffUnlistedPolicies(t *testing.T) {
 			t.Fatalf("%s: no %s of gone@x.com in %v", tc.mode, tc.gone, p.Changes)
 		}
 		if tc.mode == RemoveGroups && !slices.Equal(g.Remove, []string{"Dev"}) {
-			t.Errorf("remove-groups removes %v, want only [Dev] (not Other, not _org_admin)", g.Remove)
+			t.Errorf("remove-groups removes %v, want only [Dev] (not Other)", g.Remove)
 		}
 		if findChange(p, tc.vKind, "v@x.com") == nil {
 			t.Errorf("%s: independent ID not %s: %v", tc.mode, tc.vKind, p.Changes)
+		}
+		// A system administrator is never removed from the organization
+		// (that would take the role the service does not let a client
+		// remove, rule 11): it loses its managed memberships only.
+		if a := findChange(p, KindUpdate, "admin@x.com"); a == nil || !slices.Equal(a.Remove, []string{"Dev"}) {
+			t.Errorf("%s: admin@x.com: %v, want an update removing only [Dev] (not _org_admin)", tc.mode, p.Changes)
+		}
+		noted := slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "admin@x.com is a system administrator") })
+		if want := tc.mode == RemoveUsers || tc.mode == DeleteUsers; noted != want {
+			t.Errorf("%s: note on the administrator %v, want %v: %q", tc.mode, noted, want, p.Notes)
 		}
 	}
 }

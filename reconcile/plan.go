@@ -426,7 +426,13 @@ func (d *differ) unlistedChanges(plan *Plan) {
 			continue
 		}
 		plan.Unlisted = append(plan.Unlisted, *c)
-		switch d.policy.Unlisted {
+		policy := d.policy.Unlisted
+		if (policy == RemoveUsers || policy == DeleteUsers) && d.hasGroup(c, protectedRemove) {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s is a system administrator (%s) in no source: not removed from the organization (only its managed memberships); remove it by hand if it must go",
+				c.Key(), protectedRemove))
+			policy = RemoveGroups
+		}
+		switch policy {
 		case RemoveGroups:
 			if rm := d.removeGroups(nil, c); len(rm) > 0 {
 				plan.Changes = append(plan.Changes, Change{Kind: KindUpdate, User: identity(c), Remove: rm})
