@@ -159,6 +159,15 @@ func TestDiffInvites(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("changes = %v, want %v", got, want)
 	}
+	pol.ResendExpiredInvites = false // an expired invite is then only noted: the user is not invited
+	if p, err = Diff(des, cur, pol); err != nil {
+		t.Fatal(err)
+	}
+	if findChange(p, KindResendInvite, "old@x.com") != nil || !slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.Contains(n, "old@x.com: the invite sent") && strings.Contains(n, "resendExpired")
+	}) {
+		t.Errorf("without resendExpired: changes %v, notes %q; want a note on old@x.com's expired invite", p.Changes, p.Notes)
+	}
 }
 
 func TestDiffCreateGroups(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Kind is the kind of one planned change.
@@ -277,8 +278,12 @@ func (d *differ) lookup(u *User, k string) (int, bool) {
 
 func (d *differ) createChange(u *User, plan *Plan) {
 	if inv, ok := d.invites[strings.ToLower(u.Email)]; ok && u.Type == VendorID {
-		if inv.Expired && d.policy.ResendExpiredInvites {
+		switch {
+		case inv.Expired && d.policy.ResendExpiredInvites:
 			plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: User{Type: VendorID, Email: inv.Email}})
+		case inv.Expired:
+			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and is not resent; set policy.invites.resendExpired, or run orgsync invites resend %s",
+				u.Key(), inv.LastSent.UTC().Format(time.DateOnly), inv.Email))
 		}
 		return
 	}
