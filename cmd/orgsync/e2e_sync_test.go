@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -120,6 +121,20 @@ func TestPlanJSONAndTestOnly(t *testing.T) {
 	}
 	if r := runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitChanges {
 		t.Errorf("plan after a test-only sync: exit %d, want %d", r.code, exitChanges)
+	}
+}
+
+// TestTestOnlyCountsUnverifiedEntries: dave and bob join a user group the
+// run creates; a test-only run creates nothing, so the entries that wait on
+// the group's creation cannot be verified and the result says how many.
+func TestTestOnlyCountsUnverifiedEntries(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url, "targets: [Engineering, Acrobat Pro]", "targets: [Engineering, Acrobat Pro, NewTeam]",
+		"unmatchedUsers: remove-groups", "unmatchedUsers: remove-groups\n  userGroups: [NewTeam]\n  createUserGroups: true")
+	r := runBinary(t, nil, "sync", "--config", cfg, "--test-only")
+	if r.code != exitOK || !regexp.MustCompile(`\n  [1-9][0-9]* entries unverified`).MatchString(r.stdout) {
+		t.Errorf("sync --test-only: exit %d, want the unverified entries counted:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -44,6 +44,9 @@ func printResult(io stdio, rep *runReport, mode applyMode) {
 	fmt.Fprintf(io.out, "%s: %d requests, %d entries, %d invite operations, %d failures; %d API requests in all, %d answered 429, in %s\n",
 		verb, rep.result.Requests, rep.result.Entries, rep.result.Invites, len(rep.result.Failures),
 		rep.stats.Total(), rep.stats.TooManyRequests, rep.elapsed.Round(1e6))
+	if n := rep.result.Unverified; n > 0 {
+		fmt.Fprintf(io.out, "  %d entries unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", n)
+	}
 	for _, f := range rep.result.Failures {
 		fmt.Fprintf(io.out, "  failed: %s\n", f)
 	}
