@@ -196,7 +196,7 @@ func TestSafety(t *testing.T) {
 		reason string
 	}{
 		{"empty source", Desired{Complete: true}, nil, "no user"},
-		{"failed source", Desired{Users: full.Users}, nil, "failed"},
+		{"failed source", Desired{Users: full.Users}, nil, "reported problems"},
 		{"max removals count", full, func(p *Policy) { p.MaxRemovals.Count = 1 }, "2 removals exceed maxRemovals 1"},
 		{"max removals percent", full, func(p *Policy) { p.MaxRemovals.Percent = 50 }, "2 removals exceed maxRemovals 1 (50% of 3 managed users, rounded down)"},
 		{"max removals percent rounding to 0", full, func(p *Policy) { p.MaxRemovals.Percent = 10 }, "2 removals exceed maxRemovals 0 (10% of 3 managed users, rounded down)"},

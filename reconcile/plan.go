@@ -497,7 +497,7 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 	case len(desired.Users) == 0:
 		e.Reason = "the sources returned no user"
 	case !desired.Complete:
-		e.Reason = "a source failed or was incomplete"
+		e.Reason = "the sources reported problems (a skipped record, a disagreement between sources): fix them to let removals through"
 	case maxRm >= 0 && removals > maxRm:
 		e.Reason = fmt.Sprintf("%d removals exceed maxRemovals %d%s", removals, maxRm, d.policy.MaxRemovals.explain(maxRm, d.nManaged))
 		e.Limit, e.LimitName = maxRm, "maxRemovals"

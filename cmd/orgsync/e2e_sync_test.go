@@ -214,7 +214,7 @@ func TestBadRowWithholdsRemovals(t *testing.T) {
 	if r.code != exitError {
 		t.Errorf("sync with a bad row: exit %d, want %d", r.code, exitError)
 	}
-	for _, want := range []string{"users.csv:8", "a source failed or was incomplete"} {
+	for _, want := range []string{"users.csv:8", "the sources reported problems"} {
 		if !strings.Contains(r.stdout+r.stderr, want) {
 			t.Errorf("output lacks %q:\n%s\n%s", want, r.stdout, r.stderr)
 		}
