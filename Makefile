@@ -3,7 +3,8 @@
 GO      ?= go
 BIN     ?= bin/orgsync
 PKGS    ?= ./...
-FUZZTIME ?= 10s
+# Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
+FUZZTIME ?= 100000x
 
 .PHONY: all build test demo lint bench fuzz test-deps
 
