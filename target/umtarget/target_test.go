@@ -127,14 +127,7 @@ func TestDryRunAndTestOnlyChangeNothing(t *testing.T) {
 	e, want := seeded(t)
 	pol := policy(reconcile.RemoveUsers)
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, pol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := e.plan(t, want, pol)
 	before := e.sim.Snapshot()
 	var out bytes.Buffer
 	res, err := reconcile.Apply(ctx, plan, e.target, reconcile.ApplyOptions{DryRun: true, Out: &out})
@@ -189,14 +182,7 @@ func TestTestOnlyRunOfDependentRequests(t *testing.T) {
 		want[i].Groups = append(want[i].Groups, "New Group")
 	}
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, pol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := e.plan(t, want, pol)
 	before := e.sim.Snapshot()
 	res, err := reconcile.Apply(ctx, plan, e.target, reconcile.ApplyOptions{TestOnly: true})
 	if err != nil {
