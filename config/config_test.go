@@ -251,6 +251,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
 	f.Add([]byte("sources: [{csv: {path: [1]}}]\nsafety: {maxRemovals: '5%'}\n"))
 	f.Add([]byte("a: &x {b: 1}\nc: *x\ntarget: {<<: *x}\n"))
+	f.Add([]byte("target: {? {a: 1} : 2, <<: {orgId: x}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data, "fuzz.yaml")
 		if (cfg == nil) == (err == nil) {
@@ -269,6 +270,9 @@ func TestStrictWalkerDetails(t *testing.T) {
 		{"scalar where a list belongs", "policy: {managedGroups: Sales}\n", "policy.managedGroups (line 14): must be a list"},
 		{"unknown top-level key", "target2: x\n", "target2 (line 14): unknown key"},
 		{"merge key checked too", "x-defaults: &d {level: debug, colour: red}\nlogging: {<<: *d}\n", "logging.colour (line 14): unknown key"},
+		// yaml.v3 panics merging into a mapping with a complex key (found by FuzzParse).
+		{"mapping as a key beside a merge", "logging: {? {a: 1} : 2, <<: {level: debug}}\n", "logging (line 14): a key must be a plain name, not a mapping"},
+		{"list as a key", "policy: {? [a] : 1}\n", "policy (line 14): a key must be a plain name, not a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

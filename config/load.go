@@ -44,6 +44,9 @@ func Parse(data []byte, name string) (*Config, error) {
 	root := doc.Content[0]
 	w := newWalker()
 	w.walk("", root, reflect.TypeOf(Config{}))
+	if w.complexKey {
+		return nil, &Error{File: name, Problems: w.problems}
+	}
 	cfg := &Config{File: name}
 	cfg.presetDefaults()
 	// Type errors were found by the walk, with their lines; whatever did

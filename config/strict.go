@@ -21,6 +21,9 @@ import (
 type walker struct {
 	lines    map[string]int
 	problems []Problem
+	// complexKey is set when a mapping key is itself a mapping or a list:
+	// such a document is not decoded at all (yaml.v3 panics merging one).
+	complexKey bool
 }
 
 var (
@@ -72,7 +75,9 @@ func (w *walker) walk(path string, n *yaml.Node, t reflect.Type) {
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			w.walk(join(path, n.Content[i].Value), n.Content[i+1], t.Elem())
+			if w.plainKey(path, n.Content[i]) {
+				w.walk(join(path, n.Content[i].Value), n.Content[i+1], t.Elem())
+			}
 		}
 	default:
 		w.leaf(path, n, t)
@@ -113,6 +118,9 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 	fields := yamlFields(t)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if !w.plainKey(path, k) {
+			continue
+		}
 		if k.Value == "<<" { // a merge key: its mapping(s) hold keys of this struct
 			w.walkMerge(path, v, t)
 			continue
@@ -126,6 +134,20 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		w.lines[p] = k.Line
 		w.walk(p, v, ft)
 	}
+}
+
+// plainKey reports whether mapping key k is a scalar; a mapping or list
+// used as a key is a problem (and stops the document from being decoded).
+func (w *walker) plainKey(path string, k *yaml.Node) bool {
+	if k.Kind == yaml.AliasNode && k.Alias != nil {
+		k = k.Alias
+	}
+	if k.Kind == yaml.ScalarNode {
+		return true
+	}
+	w.complexKey = true
+	w.fail(path, k, "a key must be a plain name, not a %s", nodeKind(k))
+	return false
 }
 
 // walkMerge walks the mapping (or list of mappings) of a << merge key as
