@@ -27,6 +27,9 @@ type Source interface {
 type Result struct {
 	Users    []reconcile.User
 	Problems []Problem
+	// Notices are worth a look but lose nothing and do not hold back any
+	// change (for example a group that no mapping rule maps).
+	Notices []Problem
 }
 
 // Problem is one bad record or value, skipped, with where it is and why.

@@ -67,12 +67,13 @@ func TestValidateReadsSourcesAndChecksTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString("Zed,Zero,not-an-email,US,eng\n"); err != nil {
+	if _, err := f.WriteString("Zed,Zero,not-an-email,US,eng\nYves,Young,yves@example.com,US,sales\n"); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	r := runBinary(t, nil, "validate", "--config", configFor(t, dir, "csv", s.url))
-	if r.code != exitError || !strings.Contains(r.stdout, "users.csv:8") {
+	if r.code != exitError || !strings.Contains(r.stdout, "users.csv:8") ||
+		!strings.Contains(r.stdout, `users.csv:9: groups: group "sales" matches no mapping rule`) || !strings.Contains(r.stdout, "1 problem(s); 1 notice(s)") {
 		t.Errorf("bad row: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -15,7 +15,12 @@ import (
 type desired struct {
 	users    []reconcile.User
 	problems []source.Problem
+	notices  []source.Problem
 }
+
+// maxNoticesLogged bounds the notices logged one by one (a file can name
+// thousands of groups that no rule maps); the rest are counted.
+const maxNoticesLogged = 20
 
 // readSources reads every source of the configuration in order and merges
 // them. A source that fails as a whole fails the read: a run must never
@@ -26,6 +31,7 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 		return nil, err
 	}
 	results := make([]source.NamedResult, 0, len(srcs))
+	var notices []source.Problem
 	for _, s := range srcs {
 		r, err := s.Read(ctx)
 		if err != nil {
@@ -33,10 +39,18 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 		}
 		e.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)))
 		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
+		notices = append(notices, r.Notices...)
 	}
 	users, problems := source.Merge(results)
 	for _, p := range problems {
 		e.log.Warn("source problem: "+p.String(), zap.String("source", p.Source))
 	}
-	return &desired{users: users, problems: problems}, nil
+	for i, n := range notices {
+		if i == maxNoticesLogged {
+			e.log.Warn(fmt.Sprintf("source notice: and %d more", len(notices)-i))
+			break
+		}
+		e.log.Warn("source notice: "+n.String(), zap.String("source", n.Source))
+	}
+	return &desired{users: users, problems: problems, notices: notices}, nil
 }

@@ -30,14 +30,17 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	for _, p := range d.problems {
 		fmt.Fprintf(io.out, "problem: %s\n", p)
 	}
+	for _, n := range d.notices {
+		fmt.Fprintf(io.out, "notice: %s\n", n)
+	}
 	if *checkTarget {
 		if err := e.checkTarget(ctx); err != nil {
 			return fail(io, fs.Name(), fmt.Errorf("target: %w", err))
 		}
 		fmt.Fprintln(io.out, "target: signed in and read the first page of users")
 	}
-	fmt.Fprintf(io.out, "%s: configuration valid; %d desired user(s) from %d source(s); %d problem(s)\n",
-		e.cfg.File, len(d.users), len(e.cfg.Sources), len(d.problems))
+	fmt.Fprintf(io.out, "%s: configuration valid; %d desired user(s) from %d source(s); %d problem(s); %d notice(s)\n",
+		e.cfg.File, len(d.users), len(e.cfg.Sources), len(d.problems), len(d.notices))
 	if len(d.problems) > 0 {
 		return exitError
 	}

@@ -279,3 +279,29 @@ func TestValidate(t *testing.T) {
 		t.Errorf("valid config: %v", errs)
 	}
 }
+
+// A group that no rule maps is a notice with its first line (once per
+// group); it holds nothing back, so it is not a problem.
+func TestUnmappedGroupsAreNotices(t *testing.T) {
+	rules := []mapping.Rule{{Directory: "eng", Targets: []string{"Engineering"}}}
+	csv := "email,groups\nann@example.com,\"eng,other\"\nbob@example.com,\"Other,eng,third\"\ncid@example.com,other\n"
+	res, path, err := readCSV(t, csv, Config{}, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 0 || len(res.Users) != 3 {
+		t.Fatalf("problems %d, users %d; want 0 and 3", len(res.Problems), len(res.Users))
+	}
+	checkProblems(t, path, res.Notices, []wantProblem{
+		{2, "groups", `group "other" matches no mapping rule`},
+		{3, "groups", `group "Other" matches no mapping rule`},
+		{3, "groups", `group "third" matches no mapping rule`},
+	})
+	if !strings.Contains(res.Notices[0].Reason, `{pattern: "(.*)", targets: ["$1"]}`) {
+		t.Errorf("the notice does not say how to map the file's names: %s", res.Notices[0].Reason)
+	}
+	res, _, err = readCSV(t, csv, Config{}, nil)
+	if err != nil || len(res.Notices) != 4 {
+		t.Fatalf("without rules: err %v, %d notices, want 4", err, len(res.Notices))
+	}
+}

@@ -60,6 +60,7 @@ type Builder struct {
 	domain       string
 	mapper       *mapping.Mapper
 	mapped       map[string][]string // directory group -> target groups
+	unmapped     []source.Problem    // a notice for each group no rule maps
 	index        map[string]int      // user key -> position in users
 	lines        []int               // line of each user
 	users        []reconcile.User
@@ -168,7 +169,7 @@ func (b *Builder) Result() (*source.Result, error) {
 	if len(b.users) == 0 {
 		return nil, fmt.Errorf("%s: none of its %d user records is valid (%s); fix them or remove this source", b.file, b.records, b.firstProblems(3))
 	}
-	return &source.Result{Users: b.users, Problems: b.problems}, nil
+	return &source.Result{Users: b.users, Problems: b.problems, Notices: b.unmapped}, nil
 }
 
 func (b *Builder) firstProblems(n int) string {
@@ -191,12 +192,16 @@ type recordCheck struct {
 }
 
 func (c *recordCheck) problem(f Field, format string, args ...any) {
-	line := c.r.Lines[f]
-	if line == 0 {
-		line = c.r.Line
-	}
-	c.b.report(line, c.id, c.b.names[f], fmt.Sprintf(format, args...))
+	c.b.report(c.line(f), c.id, c.b.names[f], fmt.Sprintf(format, args...))
 	c.fail = true
+}
+
+// line is the line of the record's field f.
+func (c *recordCheck) line(f Field) int {
+	if line := c.r.Lines[f]; line != 0 {
+		return line
+	}
+	return c.r.Line
 }
 
 // user builds the user of r; ok is false when r has problems, which are
@@ -221,7 +226,7 @@ func (b *Builder) user(r *Record) (u reconcile.User, ok bool) {
 	if c.fail {
 		return reconcile.User{}, false
 	}
-	u.Groups = b.mapGroups(r.Groups)
+	u.Groups = b.mapGroups(r.Groups, c.line(Groups))
 	return u, true
 }
 
@@ -316,17 +321,24 @@ func (c *recordCheck) country(s string) string {
 }
 
 // mapGroups returns the target groups of directory groups, each directory
-// group mapped once per file.
-func (b *Builder) mapGroups(groups []string) []string {
-	if b.mapper.Empty() {
-		return nil
-	}
+// group mapped once per file. A group that no rule maps gets a notice,
+// with line, the first time it is seen.
+func (b *Builder) mapGroups(groups []string, line int) []string {
 	var out []string
 	for _, g := range groups {
 		targets, ok := b.mapped[g]
 		if !ok {
-			targets = b.mapper.MapGroup(g, "")
+			if !b.mapper.Empty() {
+				targets = b.mapper.MapGroup(g, "")
+			}
 			b.mapped[g] = targets
+			if len(targets) == 0 {
+				b.unmapped = append(b.unmapped, source.Problem{
+					Source: b.source, File: b.file, Line: line, Field: b.names[Groups],
+					Reason: fmt.Sprintf("group %q matches no mapping rule, so its members get nothing from it (it is not synced); "+
+						"add a rule for it, or the rule {pattern: \"(.*)\", targets: [\"$1\"]} to use the file's group names as target group names", g),
+				})
+			}
 		}
 		out = source.UnionGroups(out, targets)
 	}
