@@ -30,6 +30,14 @@ type Result struct {
 	// Notices are worth a look but lose nothing and do not hold back any
 	// change (for example a group that no mapping rule maps).
 	Notices []Problem
+	// FoundGroups are the groups of exact mapping rules (as
+	// mapping.Mapper.ExactGroups writes them) that this source has: in its
+	// directory, or named by one of its records.
+	FoundGroups []string
+	// MissingGroups are the groups of exact mapping rules that this source
+	// looked for and did not find, when it leaves that check to its caller
+	// (CheckGroups); a source that checks by itself fails Read instead.
+	MissingGroups []MissingGroup
 }
 
 // Problem is one bad record or value, skipped, with where it is and why.

@@ -39,16 +39,9 @@ func TestPlanSyncPlanConverges(t *testing.T) {
 		t.Run(example, func(t *testing.T) {
 			dir := exampleDir(t)
 			s := startSim(t, dir, umsim.Options{})
-			var env []string
-			var replace []string
+			var env, replace []string
 			if example == "openldap" {
-				ldif, err := os.ReadFile(filepath.Join(dir, "openldap", "users.ldif"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				url := ldaptest.StartSlapd(t, string(ldif))
-				replace = []string{"ldap://127.0.0.1:389", url, "cn=reader,dc=example,dc=com", ldaptest.ReaderDN}
-				env = []string{"LDAP_BIND_PASSWORD=" + ldaptest.ReaderPassword}
+				env, replace = startExampleSlapd(t, dir)
 			}
 			cfg := configFor(t, dir, example, s.url, replace...)
 
@@ -90,6 +83,42 @@ func TestPlanSyncPlanConverges(t *testing.T) {
 				t.Errorf("second plan: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// startExampleSlapd serves examples/openldap/users.ldif from a real slapd
+// and returns the environment and the configFor replacements that point the
+// OpenLDAP example at it.
+func startExampleSlapd(t *testing.T, dir string) (env, replace []string) {
+	t.Helper()
+	ldif, err := os.ReadFile(filepath.Join(dir, "openldap", "users.ldif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := ldaptest.StartSlapd(t, string(ldif))
+	return []string{"LDAP_BIND_PASSWORD=" + ldaptest.ReaderPassword},
+		[]string{"ldap://127.0.0.1:389", url, "cn=reader,dc=example,dc=com", ldaptest.ReaderDN}
+}
+
+// TestLDAPAndCSVShareExactRules runs the OpenLDAP example with a CSV file
+// as a second source and an exact rule for a group that only the file has:
+// the run accepts it; a rule for a group that no source has fails the run.
+func TestLDAPAndCSVShareExactRules(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	env, replace := startExampleSlapd(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "openldap", "contractors.csv"), []byte("email,firstname,lastname,groups\nzoe@example.com,Zoe,Zimmer,contractors\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withCSV := append(replace, "mapping:\n", "  - csv: {path: contractors.csv, defaultCountry: DE}\nmapping:\n  - directory: contractors\n    targets: [Design]\n")
+	r := runBinary(t, env, "plan", "--config", configFor(t, dir, "openldap", s.url, withCSV...), "--detailed-exitcode")
+	if r.code != exitChanges || !regexp.MustCompile(`\+ create zoe@example.com .*\+Design`).MatchString(r.stdout) {
+		t.Fatalf("plan: exit %d, want %d with zoe created into Design\n%s\n%s", r.code, exitChanges, r.stdout, r.stderr)
+	}
+	gone := append(replace, "mapping:\n", "  - csv: {path: contractors.csv, defaultCountry: DE}\nmapping:\n  - directory: renamed\n    targets: [Design]\n")
+	r = runBinary(t, env, "plan", "--config", configFor(t, dir, "openldap", s.url, gone...))
+	if r.code != exitError || !strings.Contains(r.stderr, `"renamed" not found under "ou=groups,dc=example,dc=com"`) || !strings.Contains(r.stderr, "no other source names them") {
+		t.Errorf("a group no source has: exit %d, want %d naming it\n%s", r.code, exitError, r.stderr)
 	}
 }
 

@@ -22,6 +22,21 @@ type desired struct {
 // thousands of groups that no rule maps); the rest are counted.
 const maxNoticesLogged = 20
 
+// groupChecker is a source (LDAP) that checks that the groups of exact
+// mapping rules exist, and can leave that check to the run.
+type groupChecker interface{ CallerChecksGroups() }
+
+// leaveGroupChecksToRun makes the sources that check groups report the
+// missing ones instead of failing: with several sources, a rule may name a
+// group that only one of them has, and the run checks across all of them.
+func leaveGroupChecksToRun(srcs []source.Source) {
+	for _, s := range srcs {
+		if gc, ok := s.(groupChecker); ok {
+			gc.CallerChecksGroups()
+		}
+	}
+}
+
 // readSources reads every source of the configuration in order and merges
 // them. A source that fails as a whole fails the read: a run must never
 // treat a missing source as "nobody should have access".
@@ -29,6 +44,9 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 	srcs, err := e.cfg.OpenSources(m, e.log.Named("source"))
 	if err != nil {
 		return nil, err
+	}
+	if len(srcs) > 1 {
+		leaveGroupChecksToRun(srcs)
 	}
 	results := make([]source.NamedResult, 0, len(srcs))
 	var notices []source.Problem
@@ -40,6 +58,9 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 		e.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)))
 		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
 		notices = append(notices, r.Notices...)
+	}
+	if err := source.CheckGroups(results); err != nil {
+		return nil, err
 	}
 	users, problems := source.Merge(results)
 	for _, p := range problems {

@@ -305,3 +305,16 @@ func TestUnmappedGroupsAreNotices(t *testing.T) {
 		t.Fatalf("without rules: err %v, %d notices, want 4", err, len(res.Notices))
 	}
 }
+
+// The file reports which groups of exact rules its records name, so that a
+// run with an LDAP source too can accept a rule for a group only the file has.
+func TestFoundGroups(t *testing.T) {
+	rules := []mapping.Rule{{Directory: "eng", Targets: []string{"E"}}, {Directory: "Sales", Targets: []string{"S"}}, {Directory: "absent", Targets: []string{"A"}}}
+	res, _, err := readCSV(t, "email,groups\nann@example.com,ENG\nbob@example.com,\"sales,eng\"\n", Config{}, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.FoundGroups, ","); got != "eng,Sales" {
+		t.Errorf("FoundGroups = %q, want eng,Sales (as the rules write them, in rule order)", got)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
+
+	"github.com/orgsync/orgsync/source"
 )
 
 // InChainRule is Active Directory's LDAP_MATCHING_RULE_IN_CHAIN: a filter
@@ -35,10 +37,13 @@ type memberships struct {
 	byRID    map[uint32][]string // primary group RID -> targets
 	byGroup  map[string][]string // normalized group DN -> targets (for memberOf)
 	mapGroup func(name, dn string) []string
+	found    []string              // exactly mapped groups that exist
+	missing  []source.MissingGroup // exactly mapped groups that do not (when the caller checks)
 }
 
 // readMemberships reads the groups, checks that every exactly mapped group
-// exists, and resolves who is in which target group.
+// exists (or notes the missing ones, when the caller checks them across
+// sources), and resolves who is in which target group.
 func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*memberships, error) {
 	m := &memberships{byDN: map[string][]string{}, byUID: map[string][]string{}, byRID: map[uint32][]string{}, byGroup: map[string][]string{}}
 	if s.mapper.Empty() {
@@ -49,8 +54,9 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkExactGroups(groups, p); err != nil {
-		return nil, err
+	m.found, m.missing = s.exactGroups(groups, p)
+	if len(m.missing) > 0 && !s.callerChecksGroups {
+		return nil, source.MissingGroupsError(m.missing, false)
 	}
 	effective := effectiveTargets(groups, p.nested && !p.inChain())
 	for _, g := range groups {
@@ -88,21 +94,18 @@ func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan) (map[str
 	return groups, nil
 }
 
-// checkExactGroups fails when a directory group named by an exact mapping
-// rule is not among the groups read: a renamed or deleted group must stop
-// the run, not silently empty its target groups.
-func (s *Source) checkExactGroups(groups map[string]*group, p *plan) error {
-	var missing []string
+// exactGroups splits the directory groups named by exact mapping rules into
+// those among the groups read and those missing.
+func (s *Source) exactGroups(groups map[string]*group, p *plan) (found []string, missing []source.MissingGroup) {
+	where := fmt.Sprintf("under %q with filter %s", p.groups.base, p.groups.filter)
 	for _, want := range s.mapper.ExactGroups() {
-		if !groupExists(groups, want) {
-			missing = append(missing, strconv.Quote(want))
+		if groupExists(groups, want) {
+			found = append(found, want)
+		} else {
+			missing = append(missing, source.MissingGroup{Group: want, Where: where})
 		}
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return fmt.Errorf("mapped directory group(s) %s not found under %q with filter %s: fix the mapping rule or the directory (a missing group would remove every member's access)",
-		strings.Join(missing, ", "), p.groups.base, p.groups.filter)
+	return found, missing
 }
 
 // groupExists reports whether want (a name, an RDN or a DN) names a group.

@@ -31,6 +31,9 @@ type Source struct {
 	fields fields
 	mapper *mapping.Mapper
 	log    *zap.Logger
+	// callerChecksGroups: a missing exactly mapped group goes into
+	// Result.MissingGroups instead of failing Read (CallerChecksGroups).
+	callerChecksGroups bool
 }
 
 // Open checks cfg and returns the source; it does not connect yet (Read
@@ -75,6 +78,12 @@ func (c *Config) applyDefaults() {
 
 // Name returns the name given to Open.
 func (s *Source) Name() string { return s.name }
+
+// CallerChecksGroups makes Read report the directory groups of exact
+// mapping rules that it does not find in Result.MissingGroups instead of
+// failing: the caller, reading other sources too, must then fail the run
+// unless one of them has those groups (source.CheckGroups).
+func (s *Source) CallerChecksGroups() { s.callerChecksGroups = true }
 
 // Read connects, reads every user with its mapped groups and disconnects.
 // It fails as a whole on any LDAP error and when a directory group named by
@@ -121,6 +130,7 @@ func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, star
 	if err != nil {
 		return nil, err
 	}
+	res.FoundGroups, res.MissingGroups = memb.found, memb.missing
 	s.log.Info("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
 		zap.Int("users", len(res.Users)), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
 	return res, nil

@@ -199,6 +199,33 @@ func TestOpenLDAPMissingMappedGroupFails(t *testing.T) {
 	}
 }
 
+// When the caller checks groups across sources, a missing exactly mapped
+// group is reported in the result, with where it was looked for, and Read
+// succeeds; the groups found are listed as the rules write them.
+func TestOpenLDAPMissingGroupLeftToTheCaller(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
+	rules := append(testRules(), mapping.Rule{Directory: "contractors", Targets: []string{"Contractors"}})
+	src, err := ldap.Open("sources[0]", readerConfig(t, srv.URL), newMapper(t, rules), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.(*ldap.Source).CallerChecksGroups()
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if len(res.MissingGroups) != 1 || res.MissingGroups[0].Group != "contractors" || !strings.Contains(res.MissingGroups[0].Where, "with filter") {
+		t.Errorf("MissingGroups = %+v, want contractors with where it was looked for", res.MissingGroups)
+	}
+	want := []string{"eng", "cn=platform," + groupsB, "sales", "cn=ops", "hostile*)(|(uid=*"}
+	if !sameSet(res.FoundGroups, want) {
+		t.Errorf("FoundGroups = %q, want %q", res.FoundGroups, want)
+	}
+	if len(res.Users) == 0 {
+		t.Error("no users read")
+	}
+}
+
 func TestOpenLDAPBindAndOutage(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	m := newMapper(t, testRules())

@@ -257,6 +257,26 @@ func (m *Mapper) Map(groups []string) []string {
 // group fails the run instead of emptying its target groups.
 func (m *Mapper) ExactGroups() []string { return append([]string(nil), m.exactDir...) }
 
+// ExactGroupsNamed returns the groups of exact rules (as ExactGroups writes
+// them) that one of names is, compared as MapGroup compares a name: the
+// exactly mapped groups that a CSV or YAML file has.
+func (m *Mapper) ExactGroupsNamed(names []string) []string {
+	if m.Empty() {
+		return nil
+	}
+	keys := make(map[string]bool, len(names))
+	for _, n := range names {
+		keys[normalize(n)] = true
+	}
+	var out []string
+	for _, g := range m.exactDir {
+		if keys[normalize(g)] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // Targets returns the target group names written literally in the rules
 // (without $ substitution), deduplicated case-insensitively: they are part
 // of the managed scope even when no user is mapped to them.

@@ -203,3 +203,15 @@ func TestRuleYAML(t *testing.T) {
 		t.Fatalf("decoded %+v, want %+v", rules, want)
 	}
 }
+
+func TestExactGroupsNamed(t *testing.T) {
+	m := mustNew(t, Rule{Directory: "cn=eng, ou=groups", Targets: []string{"E"}}, Rule{Directory: "ops", Targets: []string{"O"}},
+		Rule{Pattern: "(.*)", Targets: []string{"$1"}})
+	got := m.ExactGroupsNamed([]string{"CN=Eng,OU=Groups", "other"})
+	if len(got) != 1 || got[0] != "cn=eng, ou=groups" {
+		t.Errorf("ExactGroupsNamed = %q, want the DN rule as written", got)
+	}
+	if got := (*Mapper)(nil).ExactGroupsNamed([]string{"ops"}); got != nil {
+		t.Errorf("nil mapper: %q", got)
+	}
+}

@@ -6,6 +6,8 @@ package userrec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -169,7 +171,8 @@ func (b *Builder) Result() (*source.Result, error) {
 	if len(b.users) == 0 {
 		return nil, fmt.Errorf("%s: none of its %d user records is valid (%s); fix them or remove this source", b.file, b.records, b.firstProblems(3))
 	}
-	return &source.Result{Users: b.users, Problems: b.problems, Notices: b.unmapped}, nil
+	found := b.mapper.ExactGroupsNamed(slices.Collect(maps.Keys(b.mapped)))
+	return &source.Result{Users: b.users, Problems: b.problems, Notices: b.unmapped, FoundGroups: found}, nil
 }
 
 func (b *Builder) firstProblems(n int) string {
