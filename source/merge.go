@@ -40,25 +40,28 @@ func Merge(results []NamedResult) (users []reconcile.User, problems []Problem) {
 	}
 	users = make([]reconcile.User, 0, total)
 	index := make(map[string]int, total)
-	owner := make([]int, 0, total) // index of the result that gave each user first
+	owner := make([]int, 0, total)           // index of the result that gave each user first
+	defaulted := make([]Defaulted, 0, total) // the merged users' fields that are still defaults
 	for ri, r := range results {
 		if r.Result == nil {
 			continue
 		}
 		problems = append(problems, r.Result.Problems...)
-		for _, u := range r.Result.Users {
+		for j, u := range r.Result.Users {
 			key := u.Key()
+			d := r.Result.DefaultedAt(j)
 			i, seen := index[key]
 			if !seen {
 				index[key] = len(users)
 				users = append(users, u)
 				owner = append(owner, ri)
+				defaulted = append(defaulted, d)
 				continue
 			}
-			for _, c := range Conflicts(&users[i], &u) {
+			for _, c := range Conflicts(&users[i], &u, defaulted[i], d) {
 				problems = append(problems, conflictProblem(results[owner[i]].Name, r.Name, key, c))
 			}
-			Fill(&users[i], &u)
+			defaulted[i] = Fill(&users[i], &u, defaulted[i], d)
 		}
 	}
 	return users, problems
@@ -73,17 +76,18 @@ func conflictProblem(kept, other, key string, c FieldConflict) Problem {
 	}
 }
 
-// Conflicts returns the fields on which a and b both have a value and the
-// values differ. Emails, usernames and domains compare case-insensitively;
-// names, country and identity type exactly.
-func Conflicts(a, b *reconcile.User) []FieldConflict {
+// Conflicts returns the fields on which a and b both have a value of their
+// own and the values differ; da and db say which of their values are only
+// defaults, which never conflict. Emails, usernames and domains compare
+// case-insensitively; names, country and identity type exactly.
+func Conflicts(a, b *reconcile.User, da, db Defaulted) []FieldConflict {
 	var out []FieldConflict
-	if a.Type != "" && b.Type != "" && a.Type != b.Type {
+	if a.Type != "" && b.Type != "" && a.Type != b.Type && (da|db)&DefaultedType == 0 {
 		out = append(out, FieldConflict{Field: "type", Kept: string(a.Type), Other: string(b.Type)})
 	}
 	fa, fb := stringFields(a), stringFields(b)
 	for i, f := range fa {
-		if *f.value == "" || *fb[i].value == "" {
+		if *f.value == "" || *fb[i].value == "" || (da|db)&f.defaulted != 0 {
 			continue
 		}
 		if f.fold && !strings.EqualFold(*f.value, *fb[i].value) || !f.fold && *f.value != *fb[i].value {
@@ -93,37 +97,59 @@ func Conflicts(a, b *reconcile.User) []FieldConflict {
 	return out
 }
 
-// Fill sets the fields dst leaves empty from src and adds src's groups
-// that dst lacks (case-insensitively). It never writes into the backing
-// array of dst.Groups or src.Groups, which other users may share.
-func Fill(dst, src *reconcile.User) {
-	if dst.Type == "" {
+// Fill sets the fields dst leaves empty, or has only by default, from
+// src's (a value of src's own beats a default of dst's), and adds src's
+// groups that dst lacks (case-insensitively). dd and ds say which values
+// of dst and src are defaults; Fill returns which of dst's still are. It
+// never writes into the backing array of dst.Groups or src.Groups, which
+// other users may share.
+func Fill(dst, src *reconcile.User, dd, ds Defaulted) Defaulted {
+	if givesWay(string(dst.Type), string(src.Type), dd, ds, DefaultedType) && sameKeyAs(dst, src.Type) {
 		dst.Type = src.Type
+		dd = dd&^DefaultedType | ds&DefaultedType
 	}
 	fd, fs := stringFields(dst), stringFields(src)
 	for i, f := range fd {
-		if *f.value == "" {
+		if givesWay(*f.value, *fs[i].value, dd, ds, f.defaulted) {
 			*f.value = *fs[i].value
+			dd = dd&^f.defaulted | ds&f.defaulted
 		}
 	}
 	dst.Groups = UnionGroups(dst.Groups, src.Groups)
+	return dd
+}
+
+// givesWay reports whether dst's value of a field yields to src's: src has
+// one, and dst has none or only a default (flag, 0 for a field that has no
+// default) where src's is its own.
+func givesWay(dst, src string, dd, ds, flag Defaulted) bool {
+	return src != "" && (dst == "" || dd&flag != 0 && ds&flag == 0)
+}
+
+// sameKeyAs reports whether u keeps its identity with identity type t (a
+// Federated ID known by username would not as another type).
+func sameKeyAs(u *reconcile.User, t reconcile.IdentityType) bool {
+	v := *u
+	v.Type = t
+	return v.Key() == u.Key()
 }
 
 type userField struct {
-	name  string
-	value *string
-	fold  bool // compare case-insensitively
+	name      string
+	value     *string
+	fold      bool      // compare case-insensitively
+	defaulted Defaulted // the flag of a value taken from a default, 0 if none
 }
 
 // stringFields lists the string fields of u, in a fixed order.
 func stringFields(u *reconcile.User) [6]userField {
 	return [6]userField{
-		{"email", &u.Email, true},
-		{"username", &u.Username, true},
-		{"domain", &u.Domain, true},
-		{"firstname", &u.FirstName, false},
-		{"lastname", &u.LastName, false},
-		{"country", &u.Country, false},
+		{"email", &u.Email, true, 0},
+		{"username", &u.Username, true, 0},
+		{"domain", &u.Domain, true, 0},
+		{"firstname", &u.FirstName, false, 0},
+		{"lastname", &u.LastName, false, 0},
+		{"country", &u.Country, false, DefaultedCountry},
 	}
 }
 

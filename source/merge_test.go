@@ -106,3 +106,42 @@ func BenchmarkMerge1M(b *testing.B) {
 		}
 	}
 }
+
+// A value a source took from its defaults (defaultType, defaultCountry)
+// gives way to a value of a record's own, from an earlier or a later
+// source, and is never a conflict: a file that only adds groups must not
+// withhold removals by disagreeing through its defaults.
+func TestMergeDefaultsGiveWay(t *testing.T) {
+	fed, ent := reconcile.FederatedID, reconcile.EnterpriseID
+	hr := NamedResult{Name: "hr", Result: &Result{
+		Users: []reconcile.User{
+			{Type: ent, Email: "alma@example.com", Country: "SE"},
+			{Type: fed, Email: "bo@example.com", Country: "US"},
+		},
+		Defaulted: []Defaulted{0, DefaultedType | DefaultedCountry},
+	}}
+	extra := NamedResult{Name: "extra", Result: &Result{
+		Users: []reconcile.User{
+			{Type: fed, Email: "alma@example.com", Country: "DE", Groups: []string{"Admins"}},
+			{Type: ent, Email: "bo@example.com", Country: "GB"},
+		},
+		Defaulted: []Defaulted{DefaultedType | DefaultedCountry, 0},
+	}}
+	users, problems := Merge([]NamedResult{hr, extra})
+	if len(problems) != 0 {
+		t.Fatalf("defaults reported as conflicts: %v", problems)
+	}
+	want := []reconcile.User{
+		{Type: ent, Email: "alma@example.com", Country: "SE", Groups: []string{"Admins"}},
+		{Type: ent, Email: "bo@example.com", Country: "GB"},
+	}
+	if !reflect.DeepEqual(users, want) {
+		t.Errorf("users\n got %+v\nwant %+v", users, want)
+	}
+	// Two values of their own still conflict, whatever the defaults of others.
+	extra.Result.Users[1].Country = "FR"
+	third := NamedResult{Name: "third", Result: &Result{Users: []reconcile.User{{Type: ent, Email: "bo@example.com", Country: "NL"}}}}
+	if _, problems := Merge([]NamedResult{hr, extra, third}); len(problems) != 1 || problems[0].Field != "country" {
+		t.Errorf("problems = %v, want the FR/NL country conflict", problems)
+	}
+}

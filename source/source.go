@@ -34,11 +34,35 @@ type Result struct {
 	// mapping.Mapper.ExactGroups writes them) that this source has: in its
 	// directory, or named by one of its records.
 	FoundGroups []string
+	// Defaulted says, for each user (same index as Users), which of its
+	// values came from the source's defaults (defaultType, defaultCountry)
+	// rather than from its record; nil or short means none.
+	Defaulted []Defaulted
 	// MissingGroups are the groups of exact mapping rules that this source
 	// looked for and did not find, when it leaves that check to its caller
 	// (CheckGroups); a source that checks by itself fails Read instead.
 	MissingGroups []MissingGroup
 }
+
+// DefaultedAt returns which values of Users[i] are only defaults.
+func (r *Result) DefaultedAt(i int) Defaulted {
+	if i < len(r.Defaulted) {
+		return r.Defaulted[i]
+	}
+	return 0
+}
+
+// Defaulted is a set of user fields whose values a source took from its
+// defaults, not from the record: such a value gives way to one that
+// another record (of the same or a later source) gives, and never
+// conflicts with it.
+type Defaulted uint8
+
+// The fields a source can default.
+const (
+	DefaultedType Defaulted = 1 << iota
+	DefaultedCountry
+)
 
 // Problem is one bad record or value, skipped, with where it is and why.
 type Problem struct {

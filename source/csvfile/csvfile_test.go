@@ -318,3 +318,16 @@ func TestFoundGroups(t *testing.T) {
 		t.Errorf("FoundGroups = %q, want eng,Sales (as the rules write them, in rule order)", got)
 	}
 }
+
+// Within one file, a duplicate that gives the type or country where the
+// first record left them to the defaults completes the user, no conflict.
+func TestDuplicateFillsDefaults(t *testing.T) {
+	res, _, err := readCSV(t, "email,type,country\nann@example.com,,\nann@example.com,enterprise,DE\n", Config{Defaults: source.Defaults{Country: "US"}}, nil)
+	if err != nil || len(res.Problems) != 0 {
+		t.Fatalf("err %v, problems %v", err, res.Problems)
+	}
+	want := reconcile.User{Type: reconcile.EnterpriseID, Email: "ann@example.com", Domain: "example.com", Country: "DE"}
+	if len(res.Users) != 1 || !reflect.DeepEqual(res.Users[0], want) || res.DefaultedAt(0) != 0 {
+		t.Errorf("users %+v (defaulted %v), want %+v with nothing defaulted", res.Users, res.Defaulted, want)
+	}
+}

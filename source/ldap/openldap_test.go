@@ -144,6 +144,11 @@ func TestOpenLDAPRead(t *testing.T) {
 	if u.FirstName != "Given1" || u.LastName != "Family1" || u.Country != "US" || u.Type != reconcile.FederatedID {
 		t.Errorf("user001 = %+v", u)
 	}
+	// The country and type came from the defaults: a value of another
+	// source's own will win over them (source.Merge).
+	if len(res.Defaulted) != len(res.Users) || res.DefaultedAt(0) != source.DefaultedType|source.DefaultedCountry {
+		t.Errorf("Defaulted = %v for %d users, want both type and country defaulted", res.Defaulted, len(res.Users))
+	}
 	assertProblems(t, res.Problems, map[string]string{
 		"uid=bademail," + people: "email",
 		"uid=nomail," + people:   "email",

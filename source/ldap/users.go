@@ -67,12 +67,13 @@ func (f *fields) attributes() []string {
 // fieldProblem is one bad field of an entry.
 type fieldProblem struct{ field, reason string }
 
-// user builds the user of entry e. Multi-valued attributes give their first
-// value. It returns every problem of the entry; the entry is usable only
-// when there is none.
-func (f *fields) user(e *ldap3.Entry) (reconcile.User, []fieldProblem) {
+// user builds the user of entry e and says which of its values are
+// defaults. Multi-valued attributes give their first value. It returns
+// every problem of the entry; the entry is usable only when there is none.
+func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []fieldProblem) {
 	get := func(attr string) string { return strings.TrimSpace(e.GetEqualFoldAttributeValue(attr)) }
 	var probs []fieldProblem
+	var defaulted source.Defaulted
 	expand := func(t Template, def string) string {
 		v, ok := t.Expand(get)
 		if !ok || v == "" {
@@ -86,10 +87,15 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, []fieldProblem) {
 		Domain:    expand(f.domain, f.defaultDomain),
 		FirstName: expand(f.firstName, ""),
 		LastName:  expand(f.lastName, ""),
-		Country:   strings.ToUpper(expand(f.country, f.defaultCountry)),
+		Country:   strings.ToUpper(expand(f.country, "")),
+	}
+	if u.Country == "" && f.defaultCountry != "" {
+		u.Country, defaulted = f.defaultCountry, source.DefaultedCountry
 	}
 	u.Type = f.defaultType
-	if raw := expand(f.typ, ""); raw != "" {
+	if raw := expand(f.typ, ""); raw == "" {
+		defaulted |= source.DefaultedType
+	} else {
 		t, ok := reconcile.ParseIdentityType(raw)
 		if !ok {
 			probs = append(probs, fieldProblem{"type", fmt.Sprintf("%q is not an identity type (federatedID, enterpriseID or vendorID)", raw)})
@@ -112,7 +118,7 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, []fieldProblem) {
 	if u.Country != "" && !reconcile.IsCountryCode(u.Country) {
 		probs = append(probs, fieldProblem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
 	}
-	return u, probs
+	return u, defaulted, probs
 }
 
 // readUsers reads every user, builds it, attaches its target groups and
@@ -124,7 +130,7 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 	entries := 0
 	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
 		entries++
-		u, probs := s.fields.user(e)
+		u, defaulted, probs := s.fields.user(e)
 		if len(probs) == 0 {
 			if first, dup := seen[u.Key()]; dup {
 				probs = append(probs, fieldProblem{"email", fmt.Sprintf("%s is also the user of %s; this entry is skipped", u.Key(), first)})
@@ -139,6 +145,7 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 		seen[u.Key()] = e.DN
 		u.Groups = memb.targets(e, p)
 		res.Users = append(res.Users, u)
+		res.Defaulted = append(res.Defaulted, defaulted)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)

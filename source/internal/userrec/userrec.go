@@ -66,6 +66,7 @@ type Builder struct {
 	index        map[string]int      // user key -> position in users
 	lines        []int               // line of each user
 	users        []reconcile.User
+	defaulted    []source.Defaulted // which values of each user are defaults
 	problems     []source.Problem
 	records      int
 }
@@ -97,6 +98,9 @@ func (b *Builder) Reserve(n int) {
 	lines := make([]int, len(b.lines), n)
 	copy(lines, b.lines)
 	b.lines = lines
+	defaulted := make([]source.Defaulted, len(b.defaulted), n)
+	copy(defaulted, b.defaulted)
+	b.defaulted = defaulted
 	if len(b.index) == 0 {
 		b.index = make(map[string]int, n)
 	}
@@ -122,7 +126,7 @@ func (b *Builder) report(line int, record, field, reason string) {
 // Add checks one record and adds its user, or reports why it is skipped.
 func (b *Builder) Add(r *Record) {
 	b.records++
-	u, ok := b.user(r)
+	u, d, ok := b.user(r)
 	if !ok {
 		return
 	}
@@ -132,11 +136,12 @@ func (b *Builder) Add(r *Record) {
 		b.index[key] = len(b.users)
 		b.users = append(b.users, u)
 		b.lines = append(b.lines, r.Line)
+		b.defaulted = append(b.defaulted, d)
 		return
 	}
-	conflicts := source.Conflicts(&b.users[i], &u)
+	conflicts := source.Conflicts(&b.users[i], &u, b.defaulted[i], d)
 	if len(conflicts) == 0 {
-		source.Fill(&b.users[i], &u)
+		b.defaulted[i] = source.Fill(&b.users[i], &u, b.defaulted[i], d)
 		return
 	}
 	for _, c := range conflicts {
@@ -172,7 +177,7 @@ func (b *Builder) Result() (*source.Result, error) {
 		return nil, fmt.Errorf("%s: none of its %d user records is valid (%s); fix them or remove this source", b.file, b.records, b.firstProblems(3))
 	}
 	found := b.mapper.ExactGroupsNamed(slices.Collect(maps.Keys(b.mapped)))
-	return &source.Result{Users: b.users, Problems: b.problems, Notices: b.unmapped, FoundGroups: found}, nil
+	return &source.Result{Users: b.users, Defaulted: b.defaulted, Problems: b.problems, Notices: b.unmapped, FoundGroups: found}, nil
 }
 
 func (b *Builder) firstProblems(n int) string {
@@ -188,10 +193,11 @@ func (b *Builder) firstProblems(n int) string {
 
 // recordCheck collects the problems of one record.
 type recordCheck struct {
-	b    *Builder
-	r    *Record
-	id   string
-	fail bool
+	b         *Builder
+	r         *Record
+	id        string
+	fail      bool
+	defaulted source.Defaulted // the values taken from the defaults
 }
 
 func (c *recordCheck) problem(f Field, format string, args ...any) {
@@ -207,9 +213,9 @@ func (c *recordCheck) line(f Field) int {
 	return c.r.Line
 }
 
-// user builds the user of r; ok is false when r has problems, which are
-// all reported.
-func (b *Builder) user(r *Record) (u reconcile.User, ok bool) {
+// user builds the user of r and says which of its values are defaults; ok
+// is false when r has problems, which are all reported.
+func (b *Builder) user(r *Record) (u reconcile.User, d source.Defaulted, ok bool) {
 	v := &r.Values
 	u.Email = strings.TrimSpace(v[Email])
 	u.Username = strings.TrimSpace(v[Username])
@@ -227,10 +233,10 @@ func (b *Builder) user(r *Record) (u reconcile.User, ok bool) {
 	u.LastName = c.name(LastName, v[LastName])
 	u.Country = c.country(v[Country])
 	if c.fail {
-		return reconcile.User{}, false
+		return reconcile.User{}, 0, false
 	}
 	u.Groups = b.mapGroups(r.Groups, c.line(Groups))
-	return u, true
+	return u, c.defaulted, true
 }
 
 func (c *recordCheck) identityType(s string) reconcile.IdentityType {
@@ -239,6 +245,7 @@ func (c *recordCheck) identityType(s string) reconcile.IdentityType {
 		return t // the usual spelling, without allocating
 	}
 	if strings.TrimSpace(s) == "" {
+		c.defaulted |= source.DefaultedType
 		return c.b.typ
 	}
 	t, ok := reconcile.ParseIdentityType(s)
@@ -315,6 +322,7 @@ func (c *recordCheck) name(f Field, s string) string {
 func (c *recordCheck) country(s string) string {
 	s = strings.ToUpper(strings.TrimSpace(s))
 	if s == "" {
+		c.defaulted |= source.DefaultedCountry
 		return c.b.country
 	}
 	if !reconcile.IsCountryCode(s) {
