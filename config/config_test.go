@@ -195,6 +195,8 @@ func TestLimit(t *testing.T) {
 		{in: "101%", wantErr: true},
 		{in: "-1", wantErr: true},
 		{in: "ten", wantErr: true},
+		{in: "0%", wantErr: true}, // reads as "none allowed", but 0 means no limit
+		{in: "0", want: Limit{}, of1000: 0},
 	}
 	for _, tt := range tests {
 		got, err := ParseLimit(tt.in)
@@ -269,6 +271,7 @@ func TestStrictWalkerDetails(t *testing.T) {
 		{"list where a mapping belongs", "policy: [a]\n", "policy (line 14): must be a mapping with the keys"},
 		{"scalar where a list belongs", "policy: {managedGroups: Sales}\n", "policy.managedGroups (line 14): must be a list"},
 		{"unknown top-level key", "target2: x\n", "target2 (line 14): unknown key"},
+		{"zero percent", "safety: {maxRemovals: 0%}\n", `safety.maxRemovals (line 14): "0%" is ambiguous: write 0 for no limit`},
 		{"merge key checked too", "x-defaults: &d {level: debug, colour: red}\nlogging: {<<: *d}\n", "logging.colour (line 14): unknown key"},
 		// yaml.v3 panics merging into a mapping with a complex key (found by FuzzParse).
 		{"mapping as a key beside a merge", "logging: {? {a: 1} : 2, <<: {level: debug}}\n", "logging (line 14): a key must be a plain name, not a mapping"},

@@ -9,13 +9,17 @@ import (
 )
 
 // Limit is a safety limit written as a count ("50") or as a percentage of a
-// total ("10%"). A limit of 0 (or 0%) means no limit.
+// total ("10%"). A limit of 0 means no limit; "0%" is refused, as it reads
+// as "none allowed".
 type Limit struct {
 	N       int  // the count, or the percentage when Percent
 	Percent bool // N is a percentage
 }
 
-var errLimit = errors.New(`must be a whole number (50) or a percentage ("10%")`)
+var (
+	errLimit       = errors.New(`must be a whole number (50) or a percentage ("10%")`)
+	errZeroPercent = errors.New(`"0%" is ambiguous: write 0 for no limit, or a percentage from 1% up (a limit that allows nothing is policy "preserve")`)
+)
 
 // ParseLimit reads "50" or "10%".
 func ParseLimit(s string) (Limit, error) {
@@ -25,15 +29,21 @@ func ParseLimit(s string) (Limit, error) {
 	if err != nil || n < 0 || (pct && n > 100) {
 		return Limit{}, errLimit
 	}
+	if pct && n == 0 {
+		return Limit{}, errZeroPercent
+	}
 	return Limit{N: n, Percent: pct}, nil
 }
 
 // UnmarshalYAML reads a count or a percentage string.
 func (l *Limit) UnmarshalYAML(n *yaml.Node) error {
-	v, err := ParseLimit(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil {
+	if n.Kind != yaml.ScalarNode {
 		// A TypeError lets the decoder go on with the other keys.
 		return &yaml.TypeError{Errors: []string{errLimit.Error()}}
+	}
+	v, err := ParseLimit(n.Value)
+	if err != nil {
+		return &yaml.TypeError{Errors: []string{err.Error()}}
 	}
 	*l = v
 	return nil
