@@ -36,7 +36,15 @@ type Failure struct {
 }
 
 func (f Failure) String() string {
-	return fmt.Sprintf("request %d: %s: %s: %s (%s)", f.Request, f.Target, f.Step, f.Code, f.Message)
+	return fmt.Sprintf("request %d: %s: %s: %s (%s)%s", f.Request, f.Target, f.Step, f.Code, f.Message, hint(f.Code))
+}
+
+// hint says what to do about a failure that the configuration causes.
+func hint(code string) string {
+	if code == "error.group.not_found" {
+		return ": the organization has no such group or product profile; create it there (policy.createUserGroups creates user groups) or fix the mapping rule that names it"
+	}
+	return ""
 }
 
 // ApplyOptions say how Apply runs.

@@ -95,6 +95,9 @@ func TestApplyCollectsFailuresAndGoesOn(t *testing.T) {
 	if res.Failures[1].Request != 2 || res.Failures[1].Code != "request.failed" {
 		t.Errorf("second failure = %+v", res.Failures[1])
 	}
+	if !strings.Contains(first.String(), "fix the mapping rule") || strings.Contains(res.Failures[1].String(), "mapping rule") {
+		t.Errorf("only a missing group's failure says what to do: %q, %q", first, res.Failures[1])
+	}
 	if len(f.invites) != 1 || f.invites[0] != "revoke stray@x.com" {
 		t.Errorf("invites = %v", f.invites)
 	}

@@ -77,6 +77,9 @@ func TestPlanSyncPlanConverges(t *testing.T) {
 			if !strings.Contains(r.stderr, `"msg":"summary"`) || !strings.Contains(r.stderr, `"peakMemory"`) {
 				t.Errorf("no JSON summary line on stderr:\n%s", r.stderr)
 			}
+			if !strings.Contains(r.stderr, `"level":"info","ts":`) || !strings.Contains(r.stderr, `"msg":"sending request 1/1 (`) {
+				t.Errorf("sync does not log the request it sends at info level:\n%s", r.stderr)
+			}
 
 			r = runBinary(t, env, "plan", "--config", cfg, "--detailed-exitcode")
 			if r.code != exitOK {

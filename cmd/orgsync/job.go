@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
@@ -106,7 +107,12 @@ func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport
 	if e.interactive && mode != applyDry { // counting the requests costs a packing of the plan
 		stop = e.reportProgress(ctx, e.sendProgress(p))
 	}
-	out := &logWriter{log: e.log}
+	// A real or test-only run logs each request it sends; a dry run's
+	// "would send" lines (the plan is printed already) are for debugging.
+	out := &logWriter{log: e.log, level: zapcore.InfoLevel}
+	if mode == applyDry {
+		out.level = zapcore.DebugLevel
+	}
 	var err error
 	rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{
 		DryRun: mode == applyDry, TestOnly: mode == applyTestOnly, Out: out})
@@ -170,10 +176,11 @@ func (e *env) sync(ctx context.Context, mode applyMode) (*runReport, error) {
 	return rep, err
 }
 
-// logWriter turns the lines Apply writes into debug log lines.
+// logWriter turns the lines Apply writes into log lines at level.
 type logWriter struct {
-	log *zap.Logger
-	buf []byte
+	log   *zap.Logger
+	level zapcore.Level
+	buf   []byte
 }
 
 // Write logs each complete line of b; the rest waits for more.
@@ -184,7 +191,7 @@ func (w *logWriter) Write(b []byte) (int, error) {
 		if i < 0 {
 			return len(b), nil
 		}
-		w.log.Debug(strings.TrimSpace(string(w.buf[:i])))
+		w.log.Log(w.level, strings.TrimSpace(string(w.buf[:i])))
 		w.buf = w.buf[i+1:]
 	}
 }
@@ -192,7 +199,7 @@ func (w *logWriter) Write(b []byte) (int, error) {
 // Flush logs a last unterminated line.
 func (w *logWriter) Flush() {
 	if len(w.buf) > 0 {
-		w.log.Debug(string(w.buf))
+		w.log.Log(w.level, string(w.buf))
 		w.buf = nil
 	}
 }
