@@ -206,10 +206,12 @@ func atoi(s string) (int, bool) {
 // matches gives the captures. The result is deduplicated case-insensitively
 // (first spelling kept) and is nil when no rule matches.
 func (m *Mapper) MapGroup(name, dn string) []string {
-	candidates := [3]string{strings.TrimSpace(name), "", ""}
-	if dn = strings.TrimSpace(dn); dn != "" {
-		candidates[1], candidates[2] = firstRDN(dn), dn
-	}
+	return m.mapCandidates(candidatesOf(name, dn))
+}
+
+// mapCandidates maps a group known by the candidate strings (see
+// candidatesOf and fileCandidates).
+func (m *Mapper) mapCandidates(candidates [3]string) []string {
 	var out []string
 	for _, c := range candidates {
 		if c != "" {
@@ -220,6 +222,44 @@ func (m *Mapper) MapGroup(name, dn string) []string {
 		out = p.apply(out, candidates)
 	}
 	return out
+}
+
+// candidatesOf returns what rules are matched against, in order: the name,
+// the DN's first RDN and the DN ("" where unknown).
+func candidatesOf(name, dn string) [3]string {
+	candidates := [3]string{strings.TrimSpace(name), "", ""}
+	if dn = strings.TrimSpace(dn); dn != "" {
+		candidates[1], candidates[2] = firstRDN(dn), dn
+	}
+	return candidates
+}
+
+// fileCandidates returns what rules are matched against for a group known
+// by one string, as a CSV or YAML file writes it: the string itself, and
+// when it is an RDN or DN ("cn=eng,ou=groups"), its first RDN's value (the
+// name, "eng") and its first RDN ("cn=eng").
+func fileCandidates(g string) [3]string {
+	g = strings.TrimSpace(g)
+	rdn := firstRDN(g)
+	attr, value, ok := strings.Cut(rdn, "=")
+	if value = strings.TrimSpace(value); !ok || value == "" || !isAttrType(strings.TrimSpace(attr)) {
+		return [3]string{g, "", ""}
+	}
+	return [3]string{g, value, rdn}
+}
+
+// isAttrType reports whether s looks like an LDAP attribute type (cn, ou,
+// 2.5.4.3), so that "Team A=B" is a name, not an RDN.
+func isAttrType(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // apply adds the targets of p for the first candidate it matches.
@@ -242,15 +282,11 @@ func (p patternRule) apply(out []string, candidates [3]string) []string {
 	return out
 }
 
-// Map returns the target groups for directory groups known by name only
-// (the groups of a CSV or YAML file), deduplicated case-insensitively.
-func (m *Mapper) Map(groups []string) []string {
-	var out []string
-	for _, g := range groups {
-		out = dedupe(out, m.MapGroup(g, "")...)
-	}
-	return out
-}
+// MapName is MapGroup for a group known by one string, as a CSV or YAML
+// file writes it: rules are tried on the string, then, when it is an RDN or
+// DN, on its first RDN's value (its name) and its first RDN, so that
+// "cn=eng,ou=groups" matches a rule for eng.
+func (m *Mapper) MapName(g string) []string { return m.mapCandidates(fileCandidates(g)) }
 
 // ExactGroups returns the directory groups named by exact rules, as
 // written: a source must check that each of them exists, so that a renamed
@@ -258,15 +294,19 @@ func (m *Mapper) Map(groups []string) []string {
 func (m *Mapper) ExactGroups() []string { return append([]string(nil), m.exactDir...) }
 
 // ExactGroupsNamed returns the groups of exact rules (as ExactGroups writes
-// them) that one of names is, compared as MapGroup compares a name: the
-// exactly mapped groups that a CSV or YAML file has.
+// them) that one of names is, compared as MapName compares: the exactly
+// mapped groups that a CSV or YAML file has.
 func (m *Mapper) ExactGroupsNamed(names []string) []string {
 	if m.Empty() {
 		return nil
 	}
 	keys := make(map[string]bool, len(names))
 	for _, n := range names {
-		keys[normalize(n)] = true
+		for _, c := range fileCandidates(n) {
+			if c != "" {
+				keys[normalize(c)] = true
+			}
+		}
 	}
 	var out []string
 	for _, g := range m.exactDir {

@@ -92,18 +92,41 @@ func TestMapGroup(t *testing.T) {
 	}
 }
 
-func TestMap(t *testing.T) {
+// A file names a group by its name, or by an RDN or DN whose first RDN's
+// value is the name: each matches the rules as the directory's group would.
+func TestMapName(t *testing.T) {
 	m := mustNew(t,
-		Rule{Directory: "eng", Targets: []string{"Engineering", "Everyone"}},
-		Rule{Directory: "sales", Targets: []string{"Sales", "everyone"}},
+		Rule{Directory: "eng", Targets: []string{"Engineering"}},
+		Rule{Directory: "cn=ops", Targets: []string{"Ops"}},
+		Rule{Pattern: "app-(.*)", Targets: []string{"$1"}},
 	)
-	got := m.Map([]string{"sales", "unknown", "ENG"})
-	want := []string{"Sales", "everyone", "Engineering"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Map = %q, want %q", got, want)
+	// The identity rule keeps the whole string: it is tried first.
+	identity := mustNew(t, Rule{Pattern: "(.*)", Targets: []string{"$1"}})
+	for _, g := range []string{"Dev=Ops", "cn=design-users", "Team A=B"} {
+		if got := identity.MapName(g); len(got) != 1 || got[0] != g {
+			t.Errorf("identity MapName(%q) = %q", g, got)
+		}
 	}
-	if got := m.Map(nil); got != nil {
-		t.Fatalf("Map(nil) = %q, want nil", got)
+	for g, want := range map[string][]string{
+		"ENG":                          {"Engineering"},
+		"cn=eng":                       {"Engineering"},
+		"CN=Eng, OU=Groups, DC=x":      {"Engineering"},
+		"cn=ops,ou=groups":             {"Ops"},
+		"ops":                          nil, // the rule names the RDN; a bare name has none
+		"Team A=B":                     nil, // not an RDN: "Team A" is no attribute type
+		"cn=App-X,ou=g,dc=b":           {"X"},
+		"app-Y":                        {"Y"},
+		"a=b=c":                        nil,
+		"odd, name":                    nil,
+		"cn=,ou=groups":                nil,
+		"  cn = app-z , ou = groups  ": {"z"},
+	} {
+		if got := m.MapName(g); !reflect.DeepEqual(got, want) {
+			t.Errorf("MapName(%q) = %q, want %q", g, got, want)
+		}
+	}
+	if got := m.ExactGroupsNamed([]string{"cn=ops,ou=groups", "CN=ENG,dc=x"}); !reflect.DeepEqual(got, []string{"eng", "cn=ops"}) {
+		t.Errorf("ExactGroupsNamed = %q, want eng and cn=ops", got)
 	}
 }
 
@@ -176,6 +199,9 @@ func FuzzMapGroup(f *testing.F) {
 			return
 		}
 		got := m.MapGroup(name, dn)
+		if byName := m.MapName(dn); strings.TrimSpace(name) != "" && strings.EqualFold(strings.TrimSpace(name), strings.TrimSpace(dn)) && len(byName) == 0 {
+			t.Fatalf("MapName(%q) maps to nothing, but the exact rule for %q matches it", dn, name)
+		}
 		for i, g := range got {
 			if g == "" || g != strings.TrimSpace(g) {
 				t.Fatalf("untrimmed or empty target %q", g)

@@ -340,7 +340,7 @@ func (b *Builder) mapGroups(groups []string, line int) []string {
 		targets, ok := b.mapped[g]
 		if !ok {
 			if !b.mapper.Empty() {
-				targets = b.mapper.MapGroup(g, "")
+				targets = b.mapper.MapName(g)
 			}
 			b.mapped[g] = targets
 			if len(targets) == 0 {
