@@ -271,6 +271,8 @@ func TestStrictWalkerDetails(t *testing.T) {
 		{"list where a mapping belongs", "policy: [a]\n", "policy (line 14): must be a mapping with the keys"},
 		{"scalar where a list belongs", "policy: {managedGroups: Sales}\n", "policy.managedGroups (line 14): must be a list"},
 		{"unknown top-level key", "target2: x\n", "target2 (line 14): unknown key"},
+		{"typo suggestion", "policy: {unmatchedUser: remove}\n", `policy.unmatchedUser (line 14): unknown key (did you mean "unmatchedUsers"?)`},
+		{"no suggestion for a stranger", "policy: {colour: red}\n", "policy.colour (line 14): unknown key; known keys here"},
 		{"zero percent", "safety: {maxRemovals: 0%}\n", `safety.maxRemovals (line 14): "0%" is ambiguous: write 0 for no limit`},
 		{"merge key checked too", "x-defaults: &d {level: debug, colour: red}\nlogging: {<<: *d}\n", "logging.colour (line 14): unknown key"},
 		// yaml.v3 panics merging into a mapping with a complex key (found by FuzzParse).
