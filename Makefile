@@ -26,8 +26,8 @@ test-deps:
 
 # Packages are tested one at a time (-p 1): the client's pacing tests measure
 # wall-clock time against the rate limits and must not share the cores.
-# Every fuzz target's seed corpus (including each crasher found so far, kept
-# in testdata/fuzz) runs here as ordinary tests; exploring new inputs is
+# Every fuzz target's seed corpus (including each crasher found so far,
+# added as a seed) runs here as ordinary tests; exploring new inputs is
 # `make fuzz`, which is not deterministic and so is kept out of CI.
 test: test-deps lint build
 	$(GO) test -count=1 -p 1 -timeout 45m $(PKGS)
