@@ -409,3 +409,27 @@ func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
 		}
 	}
 }
+
+// Held groups are not removed from their user (a source could not confirm
+// them); the plan notes each one kept, and other removals go on.
+func TestDiffHeldGroupsAreNotRemoved(t *testing.T) {
+	cur := &Current{Users: []User{
+		ent("ann@x.com", "Ann", "Design", "Dev"),
+		ent("bob@x.com", "Bob", "Design", "Dev"),
+	}}
+	des := Desired{Complete: true, Users: []User{ent("ann@x.com", "Ann"), ent("bob@x.com", "Bob")},
+		Held: map[string][]string{"ann@x.com": {"design"}}}
+	p, err := Diff(des, cur, basePolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := findChange(p, KindUpdate, "ann@x.com"); c == nil || !slices.Equal(c.Remove, []string{"Dev"}) {
+		t.Errorf("ann = %+v, want only Dev removed (Design held)", c)
+	}
+	if c := findChange(p, KindUpdate, "bob@x.com"); c == nil || !slices.Equal(c.Remove, []string{"Design", "Dev"}) {
+		t.Errorf("bob = %+v, want both removed (nothing held for bob)", c)
+	}
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "ann@x.com keeps Design") {
+		t.Errorf("notes = %q, want one saying ann keeps Design", p.Notes)
+	}
+}

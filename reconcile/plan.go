@@ -120,6 +120,7 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unlisted)
 	}
 	d := newDiffer(policy, current)
+	d.held = desired.Held
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
 	d.desiredChanges(desired.Users, plan)
 	d.unlistedChanges(plan)
@@ -151,6 +152,7 @@ type differ struct {
 	fold     map[string]string // exact group name -> lower case
 	byEmail  map[string]int    // lower-case email -> current user keyed by username
 	invites  map[string]Invite
+	held     map[string][]string // Desired.Held
 	nManaged int
 }
 
@@ -357,6 +359,25 @@ func (d *differ) removeGroups(want, have *User) []string {
 	return rm
 }
 
+// holdBack returns the removals rm from desired user want without the
+// groups held for want (Desired.Held), noting each one it keeps.
+func (d *differ) holdBack(want *User, rm []string, plan *Plan) []string {
+	if len(d.held) == 0 || len(rm) == 0 {
+		return rm
+	}
+	k := want.Key()
+	held := d.held[k]
+	out := rm[:0:0]
+	for _, g := range rm {
+		if slices.ContainsFunc(held, func(h string) bool { return strings.EqualFold(h, g) }) {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s keeps %s: a source could not confirm the directory group that gives it (see the warnings)", k, g))
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
 func (d *differ) hasGroup(u *User, g string) bool {
 	for _, h := range u.Groups {
 		if strings.EqualFold(h, g) {
@@ -373,7 +394,7 @@ func (d *differ) updateChange(want, have *User, plan *Plan) (Change, bool) {
 	}
 	if !sameGroups(want.Groups, have.Groups) {
 		ch.Add = d.addGroups(want, have, plan)
-		ch.Remove = d.removeGroups(want, have)
+		ch.Remove = d.holdBack(want, d.removeGroups(want, have), plan)
 	}
 	return ch, ch.Set != nil || len(ch.Add) > 0 || len(ch.Remove) > 0
 }

@@ -13,6 +13,12 @@ type Desired struct {
 	// in full. When it is false, or Users is empty, the plan holds no
 	// destructive change: a failed or empty source never strips anybody.
 	Complete bool
+	// Held names, by user key (User.Key), groups that are not removed
+	// from that user in this run although no source gives them: a source
+	// could not confirm them (a mapped directory group missing from the
+	// directory while another source names it). A removal it stops is
+	// noted in the plan.
+	Held map[string][]string
 }
 
 // Current is the current state of the organization, as a Reader saw it.

@@ -35,27 +35,40 @@ func MissingGroupsError(missing []MissingGroup, elsewhere bool) error {
 		strings.Join(parts, "; "), also)
 }
 
+// AcceptedGroup is a group of an exact mapping rule that a source did not
+// find but another source of the run names.
+type AcceptedGroup struct {
+	Result int // index in the results of the source that did not find it
+	MissingGroup
+}
+
 // CheckGroups fails when a group of an exact mapping rule that a source
 // reported missing is found by no source of the run: with an LDAP source
 // and a CSV file, a rule may name a group that only the file has. The
-// error names the first source that missed such groups.
-func CheckGroups(results []NamedResult) error {
+// error names the first source that missed such groups. It returns the
+// missing groups that another source names: they may be renamed directory
+// groups, so the caller must not strip them from the users of the source
+// that missed them (reconcile.Desired.Held).
+func CheckGroups(results []NamedResult) ([]AcceptedGroup, error) {
 	found := map[string]bool{}
 	for _, r := range results {
 		for _, g := range r.Result.FoundGroups {
 			found[g] = true
 		}
 	}
-	for _, r := range results {
+	var accepted []AcceptedGroup
+	for i, r := range results {
 		var missing []MissingGroup
 		for _, m := range r.Result.MissingGroups {
-			if !found[m.Group] {
+			if found[m.Group] {
+				accepted = append(accepted, AcceptedGroup{Result: i, MissingGroup: m})
+			} else {
 				missing = append(missing, m)
 			}
 		}
 		if len(missing) > 0 {
-			return fmt.Errorf("%s: %w", r.Name, MissingGroupsError(missing, len(results) > 1))
+			return nil, fmt.Errorf("%s: %w", r.Name, MissingGroupsError(missing, len(results) > 1))
 		}
 	}
-	return nil
+	return accepted, nil
 }

@@ -13,7 +13,7 @@ func TestCheckGroups(t *testing.T) {
 	}}
 	csv := NamedResult{Name: "sources[1] (csv users.csv)", Result: &Result{FoundGroups: []string{"contractors"}}}
 
-	err := CheckGroups([]NamedResult{ldap, csv})
+	_, err := CheckGroups([]NamedResult{ldap, csv})
 	if err == nil {
 		t.Fatal("a group no source has passed the check")
 	}
@@ -28,10 +28,14 @@ func TestCheckGroups(t *testing.T) {
 	}
 
 	ldap.Result.MissingGroups = ldap.Result.MissingGroups[:1]
-	if err := CheckGroups([]NamedResult{ldap, csv}); err != nil {
+	accepted, err := CheckGroups([]NamedResult{ldap, csv})
+	if err != nil {
 		t.Errorf("every missing group is in another source, err = %v", err)
 	}
-	if err := CheckGroups([]NamedResult{ldap}); err == nil || strings.Contains(err.Error(), "other source") {
+	if len(accepted) != 1 || accepted[0].Result != 0 || accepted[0].Group != "contractors" || accepted[0].Where != where {
+		t.Errorf("accepted = %+v, want contractors, missed by result 0", accepted)
+	}
+	if _, err := CheckGroups([]NamedResult{ldap}); err == nil || strings.Contains(err.Error(), "other source") {
 		t.Errorf("alone, the LDAP source's missing group must fail without naming other sources: %v", err)
 	}
 }

@@ -118,6 +118,19 @@ func TestLDAPAndCSVShareExactRules(t *testing.T) {
 	if r.code != exitChanges || !regexp.MustCompile(`\+ create zoe@example.com .*\+Design`).MatchString(r.stdout) {
 		t.Fatalf("plan: exit %d, want %d with zoe created into Design\n%s\n%s", r.code, exitChanges, r.stdout, r.stderr)
 	}
+	// A rule whose group the directory lacks (renamed there) but the file
+	// names: the directory's users keep its target (carol and bob are in
+	// Design), with a warning; the file's user gets it.
+	renamed := append(replace, "  - directory: cn=design,ou=groups,dc=example,dc=com\n", "  - directory: crew\n",
+		"mapping:\n", "  - csv: {path: contractors.csv, defaultCountry: DE}\nmapping:\n")
+	if err := os.WriteFile(filepath.Join(dir, "openldap", "contractors.csv"), []byte("email,firstname,lastname,groups\nzoe@example.com,Zoe,Zimmer,crew\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(t, env, "plan", "--config", configFor(t, dir, "openldap", s.url, renamed...))
+	if r.code != exitOK || strings.Contains(r.stdout, "-Design") || !strings.Contains(r.stdout, "carol@example.com keeps Design") ||
+		!regexp.MustCompile(`\+ create zoe@example.com .*\+Design`).MatchString(r.stdout) || !strings.Contains(r.stderr, `mapped directory group \"crew\" not found`) {
+		t.Errorf("renamed group: exit %d; want Design kept for the directory's users, zoe added, a warning\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	gone := append(replace, "mapping:\n", "  - csv: {path: contractors.csv, defaultCountry: DE}\nmapping:\n  - directory: renamed\n    targets: [Design]\n")
 	r = runBinary(t, env, "plan", "--config", configFor(t, dir, "openldap", s.url, gone...))
 	if r.code != exitError || !strings.Contains(r.stderr, `"renamed" not found under "ou=groups,dc=example,dc=com"`) || !strings.Contains(r.stderr, "no other source names them") {

@@ -70,7 +70,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: d.users, Complete: len(d.problems) == 0}, cur, policy)
+	plan, err := reconcile.Diff(reconcile.Desired{Users: d.users, Complete: len(d.problems) == 0, Held: d.held}, cur, policy)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}

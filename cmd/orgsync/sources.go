@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"go.uber.org/zap"
 
@@ -16,6 +17,7 @@ type desired struct {
 	users    []reconcile.User
 	problems []source.Problem
 	notices  []source.Problem
+	held     map[string][]string // reconcile.Desired.Held
 }
 
 // maxNoticesLogged bounds the notices logged one by one (a file can name
@@ -59,7 +61,8 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
 		notices = append(notices, r.Notices...)
 	}
-	if err := source.CheckGroups(results); err != nil {
+	accepted, err := source.CheckGroups(results)
+	if err != nil {
 		return nil, err
 	}
 	users, problems := source.Merge(results)
@@ -73,5 +76,29 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 		}
 		e.log.Warn("source notice: "+n.String(), zap.String("source", n.Source))
 	}
-	return &desired{users: users, problems: problems, notices: notices}, nil
+	held := e.holdAccepted(accepted, results, m)
+	return &desired{users: users, problems: problems, notices: notices, held: held}, nil
+}
+
+// holdAccepted warns of each mapped directory group that a source did not
+// find but another source names, and holds its target groups for the users
+// of the source that missed it: if the group was renamed in the directory,
+// its members must not lose access.
+func (e *env) holdAccepted(accepted []source.AcceptedGroup, results []source.NamedResult, m *mapping.Mapper) map[string][]string {
+	if len(accepted) == 0 {
+		return nil
+	}
+	held := map[string][]string{}
+	for _, a := range accepted {
+		r := results[a.Result]
+		targets := m.MapName(a.Group)
+		e.log.Warn(fmt.Sprintf("%s: mapped directory group %q not found %s, but another source names it, so the run goes on; "+
+			"the users of %s keep %q this run in case the group was renamed: map a group that only a file has with a pattern rule (pattern: %q)",
+			r.Name, a.Group, a.Where, r.Name, targets, regexp.QuoteMeta(a.Group)))
+		for i := range r.Result.Users {
+			k := r.Result.Users[i].Key()
+			held[k] = source.UnionGroups(held[k], targets)
+		}
+	}
+	return held
 }
