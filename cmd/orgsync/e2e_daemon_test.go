@@ -121,6 +121,19 @@ func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
 	if _, found := groupsOf(s, "dave@example.com"); !found {
 		t.Error("the scheduled run did not create dave")
 	}
+	// The runs share one client: one sign-in, not one a run; and each run's
+	// requests are counted once in the metrics.
+	if n := s.Stats().Requests["token"]; n[200] != 1 {
+		t.Errorf("token requests = %v, want one sign-in for all runs", n)
+	}
+	served := 0
+	for _, byStatus := range s.Stats().Requests {
+		served += byStatus[200]
+	}
+	_, m = get(base + "/metrics")
+	if counted := metricValue(m, `orgsync_api_requests_total{status="200"}`); counted > float64(served) {
+		t.Errorf("metrics count %v requests answered 200, the service answered %d (counted more than once?)", counted, served)
+	}
 	if code := stopBinary(t, cmd); code != exitOK {
 		t.Errorf("daemon exit %d after SIGTERM\n%s", code, stderr.String())
 	}

@@ -33,6 +33,7 @@ type target interface {
 type planned struct {
 	plan   *reconcile.Plan
 	client *umapi.Client
+	stats0 umapi.Stats // the client's statistics before this run
 	target target
 	start  time.Time
 }
@@ -63,8 +64,9 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	stats0 := c.Stats()
 	t := newTarget(c)
-	stop := e.reportProgress(ctx, readProgress(c))
+	stop := e.reportProgress(ctx, readProgress(c, stats0))
 	cur, err := t.ReadCurrent(ctx, policy.ReadScopeFor(d.users))
 	stop()
 	if err != nil {
@@ -87,7 +89,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 		}
 		e.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
 	}
-	return &planned{plan: plan, client: c, target: t, start: start}, nil
+	return &planned{plan: plan, client: c, stats0: stats0, target: t, start: start}, nil
 }
 
 // runReport is what one run did, for the summary and the metrics.
@@ -121,7 +123,7 @@ func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport
 	if mode == applyReal {
 		rep.applied = appliedByKind(p.plan, rep.result)
 	}
-	rep.stats = p.client.Stats()
+	rep.stats = p.client.Stats().Since(p.stats0)
 	rep.elapsed = time.Since(p.start)
 	return rep, err
 }

@@ -38,10 +38,11 @@ func (e *env) reportProgress(ctx context.Context, fields func() []zap.Field) (st
 	return func() { close(quit); <-done }
 }
 
-// readProgress reports the listing pages and single-user lookups read so far.
-func readProgress(c *umapi.Client) func() []zap.Field {
+// readProgress reports the listing pages and single-user lookups read
+// since the client's statistics were stats0.
+func readProgress(c *umapi.Client, stats0 umapi.Stats) func() []zap.Field {
 	return func() []zap.Field {
-		st := c.Stats()
+		st := c.Stats().Since(stats0)
 		return []zap.Field{zap.Int("pagesRead", count(st, umapi.EndpointOrgUsers, umapi.EndpointGroupUsers)),
 			zap.Int("lookups", count(st, umapi.EndpointUser)),
 			zap.Int("429s", st.TooManyRequests)}
@@ -53,9 +54,9 @@ func readProgress(c *umapi.Client) func() []zap.Field {
 func (e *env) sendProgress(p *planned) func() []zap.Field {
 	total := len(p.plan.Batches(reconcile.DefaultLimits()))
 	perRequest := e.cfg.Target.Limits.Window / time.Duration(e.cfg.Target.Limits.Requests)
-	before := count(p.client.Stats(), umapi.EndpointAction)
+	before := count(p.client.Stats().Since(p.stats0), umapi.EndpointAction)
 	return func() []zap.Field {
-		st := p.client.Stats()
+		st := p.client.Stats().Since(p.stats0)
 		sent := count(st, umapi.EndpointAction) - before
 		left := time.Duration(max(total-sent, 0)) * perRequest
 		return []zap.Field{zap.Int("requestsSent", sent), zap.Int("requests", total),

@@ -59,6 +59,9 @@ type env struct {
 	// interactive is set when the logs go to a terminal: long runs then
 	// show their progress.
 	interactive bool
+	// lastClient was built from lastClientCfg (see client).
+	lastClient    *umapi.Client
+	lastClientCfg umapi.Config
 }
 
 // setup loads the configuration and builds the logger. Configuration
@@ -86,15 +89,23 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	return &env{cfg: cfg, log: log, interactive: isTerminal(io.err)}, true
 }
 
-// client builds the service client of the configuration's target.
+// client returns the service client of the configuration's target. The
+// secrets are read again each time; while they (and the rest of the
+// target) are unchanged, the client of the previous call is reused, so
+// that a daemon's runs share its token and rate limiters instead of
+// signing in again each run.
 func (e *env) client() (*umapi.Client, error) {
 	cc, err := e.cfg.Target.ClientConfig()
 	if err != nil {
 		return nil, err
 	}
+	if e.lastClient != nil && e.lastClientCfg == cc {
+		return e.lastClient, nil
+	}
 	c, err := umapi.New(cc, umapi.WithLogger(e.log.Named("umapi")))
 	if err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
+	e.lastClient, e.lastClientCfg = c, cc
 	return c, nil
 }

@@ -47,6 +47,28 @@ func (s Stats) Total() int {
 	return n
 }
 
+// Since returns the attempts counted after before, a Stats of the same
+// client taken earlier: what one run of a long-lived client did.
+func (s Stats) Since(before Stats) Stats {
+	out := Stats{
+		Requests:        map[string]map[int]int{},
+		TooManyRequests: s.TooManyRequests - before.TooManyRequests,
+		Retries:         s.Retries - before.Retries,
+		PagesRepeated:   s.PagesRepeated - before.PagesRepeated,
+	}
+	for ep, byStatus := range s.Requests {
+		for status, n := range byStatus {
+			if d := n - before.Requests[ep][status]; d > 0 {
+				if out.Requests[ep] == nil {
+					out.Requests[ep] = map[int]int{}
+				}
+				out.Requests[ep][status] = d
+			}
+		}
+	}
+	return out
+}
+
 // counters is the concurrency-safe store behind Client.Stats.
 type counters struct {
 	mu sync.Mutex
