@@ -15,11 +15,14 @@ import (
 // not see them would create them again on every run.
 //
 // The read-cost decision: the first organization page told the cost of the
-// rest of the organization listing (orgRest = X-Page-Count - 1); before
-// each request the read by group compares the least it can still cost,
+// rest of the organization listing (orgRest = X-Page-Count - 1) and the
+// page size; before each request the read by group compares the least it
+// can still cost (leastCost),
 //
-//	unread group pages (an unprobed group counts 1)
-//	+ max(0, desired users not seen - group members not yet listed)
+//	unread pages of the probed groups
+//	+ the desired users not seen that their unlisted members cannot be,
+//	  each a lookup; or, while some groups are unprobed, at least one page
+//	  for each of those groups and at least one page a page size of them
 //
 // with orgRest, and gives up (the caller reads the organization listing)
 // as soon as it is not smaller. Once every group page is read the lookups
@@ -33,6 +36,7 @@ type groupRead struct {
 	groups []string
 	probes map[string]*umapi.UsersPage // lower-case group -> first page, nil when absent
 
+	pageSize int // users a listing page holds, from the first organization page
 	users    []reconcile.User
 	seen     map[string]bool // keys in users
 	found    map[int]bool    // distinct desired users seen
@@ -65,13 +69,14 @@ func newGroupRead(t *Target, want *reconcile.Wanted, groups []string, probes map
 // organization listing is cheaper (g.users is then incomplete).
 func (g *groupRead) read(ctx context.Context, first *umapi.UsersPage) (bool, error) {
 	orgRest := pageCount(first) - 1
+	g.pageSize = max(1, len(first.Users))
 	for i := range first.Users {
 		if u := ModelUser(&first.Users[i]); g.desired(&u) {
 			g.add(u)
 		}
 	}
 	for i, name := range g.groups {
-		if g.pagesLeft+len(g.groups)-i >= orgRest {
+		if g.leastCost(len(g.groups)-i) >= orgRest {
 			return false, nil
 		}
 		p, err := g.t.groupPage(ctx, name, 0)
@@ -137,7 +142,7 @@ func (g *groupRead) readGroup(ctx context.Context, name string, orgRest int) (bo
 	}
 	left := pageCount(p) - 1 // this group's share of pagesLeft
 	for page := 1; p != nil && more(p, page-1); page++ {
-		if g.leastCost() >= orgRest {
+		if g.leastCost(0) >= orgRest {
 			return false, nil
 		}
 		var err error
@@ -154,13 +159,20 @@ func (g *groupRead) readGroup(ctx context.Context, name string, orgRest int) (bo
 	return true, nil
 }
 
-// leastCost is the fewest requests the read by group still needs.
-func (g *groupRead) leastCost() int {
-	lookups := 0
+// leastCost is the fewest requests the read by group still needs with
+// unprobed groups not read yet. The desired users that no member still to
+// be listed by a probed group can be are uncovered: each costs a lookup,
+// unless unprobed groups list it, at most pageSize a page (a page is never
+// dearer than the lookups it spares).
+func (g *groupRead) leastCost(unprobed int) int {
+	uncovered := 0
 	if g.unlisted >= 0 {
-		lookups = max(0, g.notFound-g.unlisted)
+		uncovered = max(0, g.notFound-g.unlisted)
 	}
-	return g.pagesLeft + lookups
+	if unprobed == 0 {
+		return g.pagesLeft + uncovered
+	}
+	return g.pagesLeft + max(unprobed, (uncovered+g.pageSize-1)/g.pageSize)
 }
 
 // desired reports whether u stands for a desired user, and counts that

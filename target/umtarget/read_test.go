@@ -134,6 +134,9 @@ func TestReadCostDecision(t *testing.T) {
 		{"a group of 19 pages: organization after one probe", bigG1, 20, threePolicy, members(300, 330), false, 2 + 19, 0, 400},
 		{"removing unlisted users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
 		{"one organization page is the whole read", threeGroups, 2000, threePolicy, members(300, 330), false, 1, 0, 400},
+		// 380 desired users unseen need at least 19 pages of 20 (or lookups)
+		// whatever the groups hold: no group is probed.
+		{"more desired users than the pages left can list: no probe", threeGroups, 20, threePolicy, newUsers(380), false, 20, 0, 400},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
