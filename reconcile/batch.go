@@ -188,12 +188,19 @@ func newWork(c *Change) *work {
 		u := c.User
 		w.create = &u
 	}
-	// A user-group step names users by email; an independent ID created
-	// by the plan is only invited, not a member, until it accepts.
+	// A user-group step names users by email alone: not an independent ID
+	// (only a user entry can say useVendorID, and an invited one is no
+	// member until it accepts), nor a user whose email or username the
+	// plan changes (the name would be stale or not yet valid, depending on
+	// the order the service runs the entries in).
 	k := w.id.Key()
-	w.eligible = w.id.Email != "" && strings.EqualFold(k, w.id.Email) && (w.create == nil || w.id.Type != VendorID)
+	w.eligible = w.id.Email != "" && strings.EqualFold(k, w.id.Email) && w.id.Type != VendorID && !w.renames()
 	return w
 }
+
+// renames reports whether w's update changes the email or username that
+// identifies the user in requests.
+func (w *work) renames() bool { return w.set != nil && (w.set.Email != nil || w.set.Username != nil) }
 
 func (b *batcher) group(name string) *groupOps {
 	k := strings.ToLower(name)
@@ -519,10 +526,17 @@ func (b *batcher) addEntry(e Entry, deps []int) int {
 // user depend on its first. An invited independent ID is not a member
 // until it accepts, so each of its later entries repeats the create step
 // (addVendorID with an option finds the pending invite and adds the
-// entry's memberships to it, contract section 7).
+// entry's memberships to it, contract section 7). An update that changes
+// the email or username goes in the last entry, which waits for the
+// others: they name the user as it is before the change.
 func (b *batcher) userEntries(w *work) {
 	m := b.l.MembershipsPerEntry
 	n := max(w.base(), ceilDiv(len(w.adds), m), ceilDiv(len(w.removes), m))
+	updateAt := 0
+	if w.renames() {
+		updateAt = n - 1
+	}
+	var mine []int
 	slices.SortStableFunc(w.adds, func(x, y string) int { // created groups last: the first entry need not wait
 		return cmp.Compare(b.createdIndex(x), b.createdIndex(y))
 	})
@@ -533,8 +547,11 @@ func (b *batcher) userEntries(w *work) {
 		if w.create != nil && (i == 0 || w.create.Type == VendorID) {
 			e.Steps = append(e.Steps, Step{Kind: StepCreate, Create: w.create})
 		}
-		if i == 0 && w.set != nil {
+		if i == updateAt && w.set != nil {
 			e.Steps = append(e.Steps, Step{Kind: StepUpdate, Set: w.set})
+			if w.renames() {
+				deps = append(deps, mine...)
+			}
 		}
 		if i > 0 && w.create != nil {
 			deps = append(deps, w.first)
@@ -555,6 +572,7 @@ func (b *batcher) userEntries(w *work) {
 		}
 		idx := b.addEntry(e, deps)
 		b.owner[idx] = w
+		mine = append(mine, idx)
 		if i == 0 {
 			w.first = idx
 		}

@@ -83,8 +83,9 @@ func (m *model) groupExists(done opSet, g string) bool {
 }
 
 func (m *model) eligible(u int) bool {
-	id := m.users[u].User
-	return id.Email != "" && strings.EqualFold(id.Key(), id.Email) && !m.invited(u)
+	c := m.users[u]
+	renames := c.Set != nil && (c.Set.Email != nil || c.Set.Username != nil)
+	return c.User.Email != "" && strings.EqualFold(c.User.Key(), c.User.Email) && c.User.Type != VendorID && !renames
 }
 
 // invited reports whether user u is an independent ID the plan invites: it
@@ -465,4 +466,41 @@ func FuzzBatches(f *testing.F) {
 			t.Fatalf("limits %+v: %d requests, the minimum is %d\nplan: %v\nrequests: %s", l, len(reqs), want, p.Changes, dump(reqs))
 		}
 	})
+}
+
+// A user whose email changes is named by its old email in every entry but
+// the last, which holds the update and goes in a later request; it is
+// never named in a user-group step. Nor is an existing independent ID
+// (only a user entry can say useVendorID).
+func TestBatchesRenameAndIndependentIDs(t *testing.T) {
+	newEmail := "new@x.com"
+	var groups []string
+	for i := range 15 {
+		groups = append(groups, fmt.Sprintf("G%02d", i))
+	}
+	p := &Plan{UserGroups: groups}
+	p.Changes = append(p.Changes, Change{Kind: KindUpdate, User: User{Type: EnterpriseID, Email: "old@x.com"}, Set: &Attrs{Email: &newEmail}, Add: groups})
+	for i := range 12 {
+		p.Changes = append(p.Changes, Change{Kind: KindUpdate, User: User{Type: VendorID, Email: fmt.Sprintf("v%02d@x.com", i)}, Add: []string{"G00"}})
+	}
+	reqs := p.Batches(DefaultLimits())
+	updateReq, lastAdd := -1, -1
+	for r, req := range reqs {
+		for _, e := range req.Entries {
+			if e.User == nil {
+				t.Fatalf("request %d: group-rooted entry %s: neither the renamed user nor independent IDs may be named there", r, e.String())
+			}
+			if e.User.Email != "old@x.com" {
+				continue
+			}
+			if slices.ContainsFunc(e.Steps, func(s Step) bool { return s.Kind == StepUpdate }) {
+				updateReq = r
+			} else {
+				lastAdd = max(lastAdd, r)
+			}
+		}
+	}
+	if updateReq < 0 || updateReq <= lastAdd {
+		t.Errorf("update in request %d, adds up to request %d: the update must come after every other entry of the user", updateReq, lastAdd)
+	}
 }

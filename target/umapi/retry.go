@@ -36,20 +36,23 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	return resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented, nil
 }
 
-// backoff waits Retry-After (plus up to 10% jitter) after a 429 that names
-// it, else doubles the wait per attempt from min up to max, with the upper
-// half of each interval drawn at random (jitter).
+// backoff doubles the wait per attempt from min up to max, the upper half
+// of each interval drawn at random (jitter); after a 429 that names a
+// Retry-After it waits at least that (plus up to 10% jitter): the
+// specification asks for exponential back-off on 429s too, Retry-After
+// being the least wait.
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		if ra := parseRetryAfter(resp.Header.Get(umwire.HeaderRetryAfter), time.Now()); ra > 0 {
-			return ra + jitter(ra/10)
-		}
-	}
 	d := maxWait
 	if attempt < 30 {
 		d = min(minWait<<attempt, maxWait)
 	}
-	return d/2 + jitter(d/2)
+	wait := d/2 + jitter(d/2)
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		if ra := parseRetryAfter(resp.Header.Get(umwire.HeaderRetryAfter), time.Now()); ra > 0 {
+			wait = max(wait, ra+jitter(ra/10))
+		}
+	}
+	return wait
 }
 
 // jitter returns a random duration in [0, d].

@@ -272,6 +272,9 @@ func TestBackoff(t *testing.T) {
 	check("429 seconds", backoff(time.Second, time.Minute, 0, resp(429, "7")), 7*time.Second, 7700*time.Millisecond)
 	date := now.Add(10 * time.Second).UTC().Format(http.TimeFormat)
 	check("429 HTTP date", backoff(time.Second, time.Minute, 0, resp(429, date)), 8*time.Second, 11*time.Second)
+	// Repeated 429s back off exponentially too, Retry-After being the least wait.
+	check("429 seconds, attempt 5", backoff(time.Second, time.Minute, 5, resp(429, "1")), 16*time.Second, 32*time.Second)
+	check("429 without Retry-After, attempt 2", backoff(time.Second, time.Minute, 2, resp(429, "")), 2*time.Second, 4*time.Second)
 	check("500 attempt 0", backoff(time.Second, time.Minute, 0, resp(500, "")), 500*time.Millisecond, time.Second)
 	check("500 attempt 3", backoff(time.Second, time.Minute, 3, resp(500, "")), 4*time.Second, 8*time.Second)
 	check("capped", backoff(time.Second, time.Minute, 40, nil), 30*time.Second, time.Minute)

@@ -120,13 +120,18 @@ func (t *Target) groupPage(ctx context.Context, group string, page int) (*umapi.
 	return p, nil
 }
 
-// lookup reads one user (endpoint 3) by email, or by username and domain
-// for a Federated ID named without an email; nil when it does not exist.
+// lookup reads one user (endpoint 3) by email (with the domain VendorID
+// for an independent ID, as the specification recommends), or by username
+// and domain for a Federated ID named without an email; nil when it does
+// not exist.
 func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, error) {
 	t.LastRead.Lookups++
 	name, domain := u.Email, ""
-	if name == "" {
+	switch {
+	case name == "":
 		name, domain = u.Username, u.Domain
+	case u.Type == reconcile.VendorID:
+		domain = umwire.DomainVendorID
 	}
 	w, err := t.c.GetUser(ctx, name, domain)
 	if umapi.IsNotFound(err) {

@@ -295,3 +295,26 @@ func TestReadByGroupSkipsExcludingGroups(t *testing.T) {
 		}
 	}
 }
+
+// An independent ID outside the groups read is looked up with the domain
+// VendorID: an Enterprise ID with the same email is not taken for it.
+func TestLookupOfAnIndependentID(t *testing.T) {
+	st := plainOrg(400, threeGroups)
+	st.Users = append(st.Users,
+		umsim.User{Type: umwire.TypeEnterpriseID, Email: "same@example.com", FirstName: "E", LastName: "L", Country: "US"},
+		umsim.User{Type: umwire.TypeVendorID, Email: "same@example.com", FirstName: "V", LastName: "L", Country: "US", Groups: []string{"Other"}})
+	e := newEnv(t, st, umsim.Options{PageSize: 20})
+	want := []reconcile.User{plainUser(300, "G1"), {Type: reconcile.VendorID, Email: "same@example.com", Country: "US"}}
+	cur, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadScopeFor(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.target.LastRead; !r.ByGroup || r.Lookups != 1 {
+		t.Fatalf("read %+v: want by group with one lookup", r)
+	}
+	for _, u := range cur.Users {
+		if u.Email == "same@example.com" && u.Type != reconcile.VendorID {
+			t.Errorf("the lookup found the %s, not the independent ID", u.Type)
+		}
+	}
+}

@@ -16,7 +16,8 @@ func WireEntry(e *reconcile.Entry) umwire.Entry {
 		}
 		return w
 	}
-	w := rootOf(e.User)
+	creates := len(e.Steps) > 0 && e.Steps[0].Kind == reconcile.StepCreate
+	w := rootOf(e.User, creates)
 	for i := range e.Steps {
 		w.Do = append(w.Do, userStep(&e.Steps[i]))
 	}
@@ -24,10 +25,14 @@ func WireEntry(e *reconcile.Entry) umwire.Entry {
 }
 
 // rootOf names a user the way the service identifies it: the email, or the
-// username plus domain for a Federated ID whose username is not an email;
-// independent IDs set useVendorID.
-func rootOf(u *reconcile.User) umwire.Entry {
-	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") {
+// username plus domain for a Federated ID whose username is not an email
+// and whose email is not in its domain (rule 7: a username never identifies
+// a Federated ID whose email is in the organization's domain), or which
+// the entry creates (the root is the only way to give a new account its
+// username); independent IDs set useVendorID.
+func rootOf(u *reconcile.User, creates bool) umwire.Entry {
+	byUsername := u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@")
+	if byUsername && (creates || u.Email == "" || !emailInDomain(u)) {
 		return umwire.Entry{User: u.Username, Domain: u.Domain}
 	}
 	w := umwire.Entry{User: u.Email, UseVendorID: u.Type == reconcile.VendorID}
@@ -37,6 +42,13 @@ func rootOf(u *reconcile.User) umwire.Entry {
 	return w
 }
 
+// emailInDomain reports whether u's email is in u's domain (rule 12: a
+// user given by email has the email's domain as its account's domain).
+func emailInDomain(u *reconcile.User) bool {
+	at := strings.LastIndexByte(u.Email, '@')
+	return at >= 0 && strings.EqualFold(u.Email[at+1:], u.Domain)
+}
+
 func userStep(s *reconcile.Step) umwire.Step {
 	switch s.Kind {
 	case reconcile.StepCreate:
@@ -44,6 +56,9 @@ func userStep(s *reconcile.Step) umwire.Step {
 			LastName: s.Create.LastName, Option: umwire.OptionUpdateIfExists}
 		switch s.Create.Type {
 		case reconcile.VendorID:
+			// An independent ID cannot be updated (rule 6): an existing one,
+			// or a pending invite (contract 7), is left as it is (rule 4).
+			c.Option = umwire.OptionIgnoreIfExists
 			return umwire.Step{AddVendorID: c}
 		case reconcile.FederatedID:
 			return umwire.Step{CreateFederatedID: c}
