@@ -75,7 +75,7 @@ type Request struct {
 }
 
 // Batches packs the plan's user and group changes into the fewest action
-// requests the limits allow (README, "The reconciler", describes how).
+// requests the limits allow (docs/design.md, "The reconciler", describes how).
 // Invite changes are not action entries and are not in the result.
 func (p *Plan) Batches(l Limits) []Request {
 	var best []Request
@@ -231,7 +231,7 @@ func (w *work) base() int {
 }
 
 // route decides, for each membership of a user group, whether it goes in
-// the user's own entries or in a group-rooted entry (README: "Batching").
+// the user's own entries or in a group-rooted entry (docs/design.md: "Batching").
 func (b *batcher) route() {
 	demand := make(map[string]int)
 	for _, w := range b.users {

@@ -12,7 +12,7 @@ import (
 // exactly, the specification's are refused, so that a client sending them
 // fails here as it would on the real service: endpoint 1 with a trailing
 // slash (that is endpoint 2 with an empty group name), endpoint 2 without
-// its page (ambiguous with endpoint 1, see the README's conformance
+// its page (ambiguous with endpoint 1, see docs/simulator.md, conformance
 // notes), and the invite and product listings without their trailing
 // slash.
 func TestPathsAreServedOnlyAsSpecified(t *testing.T) {

@@ -175,7 +175,7 @@ type route struct {
 
 // route matches the path segments after umwire.BasePath. Only the
 // specification's exact shapes match: endpoint 1 has no trailing slash,
-// the invite and product listings have one (see the README's conformance
+// the invite and product listings have one (see docs/simulator.md, conformance
 // notes).
 func (s *Server) route(seg []string) (route, bool) {
 	n := len(seg)
