@@ -14,7 +14,7 @@ package config
 import (
 	"time"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 )
 
 // walker checks a YAML node tree against a Go type before it is decoded: it

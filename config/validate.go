@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/adtest"
 	"github.com/orgsync/orgsync/source/mapping"

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/ldap"
 )

@@ -9,7 +9,7 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 )

@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/ldap"
 )

@@ -11,7 +11,7 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
-	"github.com/orgsync/orgsync/config/secret"
+	"github.com/orgsync/orgsync/secret"
 )
 
 // connect tries each server URL in turn and returns the first connection
