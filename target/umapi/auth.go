@@ -91,15 +91,20 @@ func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error
 	if err != nil {
 		return "", 0, err
 	}
-	ctx = withCall(ctx, &callInfo{endpoint: EndpointToken, class: limitNone})
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, a.cfg.AuthBaseURL+path, []byte(form.Encode()))
+	u := a.cfg.AuthBaseURL + path
+	ctx = withCall(ctx, newCallInfo(EndpointToken, limitNone, u))
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, u, []byte(form.Encode()))
 	if err != nil {
 		return "", 0, fmt.Errorf("umapi: token request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	resp, err := a.http.Do(req)
-	if err != nil {
+	var ue *UnreachableError
+	switch {
+	case errors.As(err, &ue):
+		return "", 0, err
+	case err != nil:
 		return "", 0, fmt.Errorf("umapi: token: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {

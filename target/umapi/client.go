@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rsa"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,8 +21,9 @@ import (
 // safe for concurrent use; its rate limiters are shared by all callers.
 type Client struct {
 	cfg     Config
-	http    *retryablehttp.Client
-	tokens  *tokenSource
+	http      *retryablehttp.Client
+	transport *transport
+	tokens    *tokenSource
 	stats   *counters
 	log     *zap.Logger
 	orgPath string // the orgId escaped for a path segment
@@ -73,22 +75,27 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
+	c.transport = &transport{base: base, limits: newLimiters(cfg), ids: ids, stats: c.stats}
+	// retryablehttp runs the attempts; checkRetry decides, waits (through
+	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
 	c.http = &retryablehttp.Client{
-		HTTPClient: &http.Client{
-			Timeout:   cfg.Timeout,
-			Transport: &transport{base: base, limits: newLimiters(cfg), ids: ids, stats: c.stats},
-		},
-		Logger:       leveledLogger{o.logger.Sugar()},
-		RetryWaitMin: cfg.RetryWaitMin,
-		RetryWaitMax: cfg.RetryWaitMax,
+		HTTPClient:   &http.Client{Timeout: cfg.Timeout, Transport: c.transport},
 		RetryMax:     cfg.MaxRetries,
-		CheckRetry:   checkRetry,
-		Backoff:      backoff,
+		CheckRetry:   c.checkRetry,
+		Backoff:      noBackoff,
+		PrepareRetry: prepareRetry,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
 	auth := &authenticator{cfg: cfg, key: key, http: c.http, clock: o.clock}
 	c.tokens = newTokenSource(auth.fetch, o.clock, cfg.TokenRefreshMargin)
+	c.transport.tokens = c.tokens
 	return c, nil
+}
+
+// reached reports whether host has answered this client at least once.
+func (c *Client) reached(host string) bool {
+	_, ok := c.transport.reached.Load(host)
+	return ok
 }
 
 // OrgID returns the organization the client works on.
@@ -108,41 +115,35 @@ type call struct {
 	body     []byte
 }
 
-// send performs c with retries and one token refresh on 401. It returns the
-// 2xx response (the caller closes its body), an *APIError, or the transport
-// or context error.
+// send performs cl with retries; every attempt carries a valid token, and
+// a 401 drops the token and retries once (see checkRetry). It returns the
+// 2xx response (the caller closes its body), an *APIError, an
+// *UnreachableError, or the transport, token or context error.
 func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
-	ctx = withCall(ctx, &callInfo{endpoint: cl.endpoint, class: cl.class, unsafe: cl.unsafe})
 	u := c.cfg.BaseURL + umwire.BasePath + cl.path
 	if len(cl.query) > 0 {
 		u += "?" + cl.query.Encode()
 	}
-	for refreshed := false; ; refreshed = true {
-		tok, err := c.tokens.Token(ctx)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := c.attempt(ctx, cl, u, tok)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, ctx.Err())
-			}
-			return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, err)
-		}
-		if resp.StatusCode == http.StatusUnauthorized && !refreshed {
-			drain(resp)
-			c.tokens.Invalidate(ctx, tok)
-			continue
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return nil, newAPIError(cl.endpoint, resp)
-		}
+	ci := newCallInfo(cl.endpoint, cl.class, u)
+	ci.unsafe, ci.auth = cl.unsafe, true
+	resp, err := c.attempt(withCall(ctx, ci), cl, u)
+	var ae *APIError
+	var ue *UnreachableError
+	switch {
+	case err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299):
+		return nil, newAPIError(cl.endpoint, resp)
+	case err == nil:
 		return resp, nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, ctx.Err())
+	case errors.As(err, &ue), errors.As(err, &ae) && ae.Endpoint == EndpointToken:
+		return nil, err // they name their endpoint
 	}
+	return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, err)
 }
 
 // attempt sends the request with the retrying client.
-func (c *Client) attempt(ctx context.Context, cl call, u, tok string) (*http.Response, error) {
+func (c *Client) attempt(ctx context.Context, cl call, u string) (*http.Response, error) {
 	var body any
 	if cl.body != nil {
 		body = cl.body
@@ -151,7 +152,6 @@ func (c *Client) attempt(ctx context.Context, cl call, u, tok string) (*http.Res
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set(umwire.HeaderAPIKey, c.cfg.ClientID)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Content-Type", "application/json")

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orgsync/orgsync/target/umwire"
@@ -143,4 +145,41 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return max(t.Sub(now), 0)
 	}
 	return 0
+}
+
+// UnreachableError is a request to an address that never answered this
+// client and refused the connection (or whose host name does not
+// resolve) on every one of a few quick attempts: a wrong address or a
+// service that is down, reported in seconds rather than after the full
+// back-off.
+type UnreachableError struct {
+	Endpoint string // endpoint name; EndpointToken for the authorization server
+	URL      string // scheme://host:port that was tried
+	Attempts int
+	Err      error // the last attempt's error
+}
+
+// Error names the address, the cause and the setting to check.
+func (e *UnreachableError) Error() string {
+	setting := "baseURL (target.baseURL)"
+	if e.Endpoint == EndpointToken {
+		setting = "authBaseURL (target.authBaseURL, default target.baseURL)"
+	}
+	return fmt.Sprintf("umapi: %s: cannot reach %s after %d attempts: %s; check %s and that the service is running and reachable from this host",
+		e.Endpoint, e.URL, e.Attempts, unreachableCause(e.Err), setting)
+}
+
+// Unwrap returns the last attempt's error.
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// unreachableCause says in a few words why an address cannot be reached.
+func unreachableCause(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return "unknown host " + dns.Name
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused (nothing listens there)"
+	}
+	return err.Error()
 }

@@ -3,8 +3,11 @@ package umapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -13,27 +16,138 @@ import (
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
-// checkRetry decides whether an attempt is retried: 429 always (the service
-// rejected it before doing anything); 5xx (but 501), timeouts and dropped
-// connections only for requests that are safe to repeat; never once the
-// context is done.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// fastAttempts bounds the attempts of a request to an address that has
+// never answered this client and refuses connections or has no DNS name:
+// a wrong baseURL or a service that is down fails in seconds, not after
+// the minutes the full back-off takes. fastWaitMax bounds the waits
+// between them.
+const (
+	fastAttempts = 3
+	fastWaitMax  = 500 * time.Millisecond
+)
+
+// checkRetry decides whether an attempt is retried, and how long to wait
+// first (kept in the call's callInfo for prepareRetry, and logged with the
+// attempt number): 429 always (the service rejected it before doing
+// anything); a 401 once after a successful answer or the first attempt,
+// with a new token; 5xx (but 501), timeouts and dropped connections only
+// for requests that are safe to repeat; an address that never answered
+// and refuses connections (or has no DNS name) only fastAttempts times;
+// never a failed token fetch, nor once the context is done.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	if errors.Is(err, errWaitPastDeadline) {
+	ci := callOf(ctx)
+	if ci == nil || errors.Is(err, errWaitPastDeadline) {
 		return false, err
 	}
+	var te *tokenFetchError
+	if errors.As(err, &te) {
+		return false, te.err
+	}
+	retry, err := c.retryable(ctx, ci, resp, err)
+	if !retry {
+		return false, err
+	}
+	ci.wait = c.waitBefore(ci, resp, err)
+	c.logRetry(ci, resp, err)
+	return true, nil
+}
+
+// retryable is checkRetry's decision without the wait.
+func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Response, err error) (bool, error) {
+	if err != nil && isUnreachable(err) && !c.reached(ci.host) {
+		if int(ci.attempts.Load()) >= fastAttempts {
+			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: int(ci.attempts.Load()), Err: err}
+		}
+		return true, nil
+	}
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized && ci.auth {
+		if ci.refreshed {
+			return false, nil
+		}
+		ci.refreshed = true
+		c.tokens.Invalidate(ctx, ci.token)
+		return true, nil
+	}
+	ci.refreshed = false
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		return true, nil
 	}
-	if ci := callOf(ctx); ci != nil && ci.unsafe {
+	if ci.unsafe {
 		return false, err
 	}
 	if err != nil {
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
 	return resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented, nil
+}
+
+// waitBefore is the wait before the next attempt: none after a 401 (a new
+// token is all it takes), short ones towards an address that never
+// answered, else backoff.
+func (c *Client) waitBefore(ci *callInfo, resp *http.Response, err error) time.Duration {
+	n := int(ci.attempts.Load()) - 1
+	switch {
+	case resp != nil && resp.StatusCode == http.StatusUnauthorized:
+		return 0
+	case err != nil && isUnreachable(err) && !c.reached(ci.host):
+		return backoff(min(c.cfg.RetryWaitMin, fastWaitMax), fastWaitMax, n, nil)
+	}
+	return backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, n, resp)
+}
+
+// logRetry logs a failed attempt that will be retried: which attempt of
+// how many, why, and the wait before the next one.
+func (c *Client) logRetry(ci *callInfo, resp *http.Response, err error) {
+	n, most := int(ci.attempts.Load()), c.cfg.MaxRetries+1
+	if n >= most {
+		return // retryablehttp stops here; the caller reports the failure
+	}
+	reason := "error"
+	if err != nil {
+		reason = err.Error()
+	} else if resp != nil {
+		reason = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	}
+	c.log.Warn(fmt.Sprintf("umapi: %s: attempt %d of %d failed (%s); next attempt in %s",
+		ci.endpoint, n, most, reason, ci.wait.Round(time.Millisecond)),
+		zap.String("endpoint", ci.endpoint), zap.Int("attempt", n), zap.Int("attempts", most),
+		zap.Duration("wait", ci.wait), zap.String("reason", reason))
+}
+
+// prepareRetry waits, before a retry, the time checkRetry chose (the
+// retrying client's own wait is zero, see noBackoff); a cancelled context
+// ends the wait and the request.
+func prepareRetry(req *http.Request) error {
+	ci := callOf(req.Context())
+	if ci == nil || ci.wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(ci.wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-req.Context().Done():
+		return req.Context().Err()
+	}
+}
+
+// noBackoff is the retrying client's Backoff: checkRetry chooses the wait
+// and prepareRetry waits it, so that the wait can be logged with the
+// attempt it follows.
+func noBackoff(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 }
+
+// isUnreachable reports whether err says nothing listens at the address
+// (connection refused, no route) or its host name does not resolve.
+func isUnreachable(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsTimeout && !dns.IsTemporary
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
 }
 
 // backoff doubles the wait per attempt from min up to max, the upper half
@@ -62,21 +176,3 @@ func jitter(d time.Duration) time.Duration {
 	}
 	return rand.N(d + 1)
 }
-
-// leveledLogger adapts zap to retryablehttp's LeveledLogger; retryablehttp's
-// messages (request method, redacted URL, wait) go to debug, its failures
-// to warn: they are retried, and the final outcome is reported by the
-// caller.
-type leveledLogger struct{ s *zap.SugaredLogger }
-
-// Error logs a failed attempt (it is retried) at warn level.
-func (l leveledLogger) Error(msg string, kv ...any) { l.s.Warnw(msg, kv...) }
-
-// Info logs at debug level.
-func (l leveledLogger) Info(msg string, kv ...any) { l.s.Debugw(msg, kv...) }
-
-// Debug logs at debug level.
-func (l leveledLogger) Debug(msg string, kv ...any) { l.s.Debugw(msg, kv...) }
-
-// Warn logs at warn level.
-func (l leveledLogger) Warn(msg string, kv ...any) { l.s.Warnw(msg, kv...) }

@@ -12,7 +12,9 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -26,13 +28,30 @@ const (
 	limitRead                   // endpoints 1-3: the per-client limit as well
 )
 
-// callInfo travels in a request's context from the Client to the transport;
-// it names the endpoint and counts the attempts of one logical request.
+// callInfo travels in a request's context from the Client to the transport
+// and the retry policy; it names the endpoint and carries the state of one
+// logical request across its attempts (which run one after another).
 type callInfo struct {
 	endpoint string
 	class    limitClass
-	unsafe   bool // not idempotent: never retried after an ambiguous failure
+	unsafe   bool   // not idempotent: never retried after an ambiguous failure
+	auth     bool   // carries an access token, fetched anew for each attempt
+	host     string // the address's host:port
+	origin   string // scheme://host of the address, for messages
 	attempts atomic.Int32
+
+	token     string        // the token of the last attempt
+	refreshed bool          // the last answer was a 401 and the token was dropped
+	wait      time.Duration // the wait before the next attempt
+}
+
+// newCallInfo describes a request to rawURL.
+func newCallInfo(endpoint string, class limitClass, rawURL string) *callInfo {
+	ci := &callInfo{endpoint: endpoint, class: class, origin: rawURL}
+	if u, err := url.Parse(rawURL); err == nil {
+		ci.host, ci.origin = u.Host, u.Scheme+"://"+u.Host
+	}
+	return ci
 }
 
 // callKey is the context key of a callInfo.
@@ -69,13 +88,25 @@ func newRequestIDs() (*requestIDs, error) {
 func (r *requestIDs) next() string { return r.prefix + strconv.FormatUint(r.n.Add(1), 10) }
 
 // transport is the RoundTripper under the retrying client: every attempt
-// waits on the limiters, gets its own X-Request-Id and is counted.
+// waits on the limiters, gets a valid access token (fetched or refreshed
+// when the cached one is near expiry, so that a request retried for longer
+// than a token lives still carries a valid one) and its own X-Request-Id,
+// and is counted; the hosts that answered are remembered.
 type transport struct {
-	base   http.RoundTripper
-	limits limiters
-	ids    *requestIDs
-	stats  *counters
+	base    http.RoundTripper
+	limits  limiters
+	ids     *requestIDs
+	stats   *counters
+	tokens  *tokenSource // set by New once the authenticator exists
+	reached sync.Map     // host:port -> true once it answered
 }
+
+// tokenFetchError is a failed token fetch inside an attempt: the fetch did
+// its own retries, so the attempt is not retried.
+type tokenFetchError struct{ err error }
+
+func (e *tokenFetchError) Error() string { return e.err.Error() }
+func (e *tokenFetchError) Unwrap() error { return e.err }
 
 // RoundTrip sends one attempt.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -91,6 +122,16 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	out := req.Clone(req.Context())
+	if ci.auth {
+		if ci.token, err = t.tokens.Token(req.Context()); err != nil {
+			done()
+			if req.Body != nil {
+				req.Body.Close()
+			}
+			return nil, &tokenFetchError{err}
+		}
+		out.Header.Set("Authorization", "Bearer "+ci.token)
+	}
 	out.Header.Set(umwire.HeaderRequestID, t.ids.next())
 	retry := ci.attempts.Add(1) > 1
 	resp, err := t.base.RoundTrip(out)
@@ -98,6 +139,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	status := StatusTransportError
 	if err == nil {
 		status = resp.StatusCode
+		t.reached.Store(ci.host, true)
 	}
 	t.stats.attempt(ci.endpoint, status, retry)
 	return resp, err

@@ -1,0 +1,154 @@
+package umapi
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// shortTokens is a service whose tokens live one second and which answers
+// 503 to the first failFirst attempts of every request (by path), 401 to
+// an expired or unknown token.
+type shortTokens struct {
+	mu        sync.Mutex
+	issued    map[string]time.Time
+	attempts  map[string]int
+	failFirst int
+	fetches   atomic.Int32
+	expired   atomic.Int32
+}
+
+func newShortTokens(t *testing.T, failFirst int) *httptest.Server {
+	s := &shortTokens{issued: map[string]time.Time{}, attempts: map[string]int{}, failFirst: failFirst}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+umwire.PathClientCredentials, func(w http.ResponseWriter, r *http.Request) {
+		tok := "ey-" + strconv.Itoa(int(s.fetches.Add(1)))
+		s.mu.Lock()
+		s.issued[tok] = time.Now()
+		s.mu.Unlock()
+		writeJSONBody(w, http.StatusOK, umwire.TokenResponse{TokenType: "bearer", AccessToken: tok, ExpiresIn: 1})
+	})
+	mux.HandleFunc(umwire.BasePath+"/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		issued, ok := s.issued[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+		s.attempts[r.URL.Path]++
+		n := s.attempts[r.URL.Path]
+		s.mu.Unlock()
+		switch {
+		case !ok || time.Since(issued) > time.Second:
+			s.expired.Add(1)
+			w.Header().Set("WWW-Authenticate", umwire.WWWAuthenticateInvalid)
+			w.WriteHeader(http.StatusUnauthorized)
+		case n <= s.failFirst:
+			writeJSONBody(w, http.StatusServiceUnavailable, umwire.ErrorBody{Result: "error"})
+		default:
+			okUser(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Retries that outlast the token's lifetime go on with a valid token: the
+// token is fetched before each attempt (after the back-off wait), and a 401
+// from a token the client still believed valid (its clock stands still)
+// refreshes it and goes on.
+func TestTokenValidOnEveryAttempt(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     []Option
+		want401s bool
+	}{
+		{"refreshed before each attempt", nil, false},
+		{"refreshed on a 401 mid-retry", []Option{WithClock(func() time.Time { return time.Unix(1e9, 0) })}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newShortTokens(t, 5)
+			c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+				ReadLimit: 1000, AppLimit: 1000, RetryWaitMin: 200 * time.Millisecond, RetryWaitMax: 800 * time.Millisecond, MaxRetries: 10}, tc.opts...)
+			start := time.Now()
+			if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
+				t.Fatalf("after %s: %v", time.Since(start), err)
+			}
+			s := c.Stats()
+			if time.Since(start) < 1100*time.Millisecond || s.Requests[EndpointToken][http.StatusOK] < 2 {
+				t.Errorf("the retries (%s, %v) did not outlast one token", time.Since(start), s.Requests)
+			}
+			if got := s.Requests[EndpointUser][http.StatusUnauthorized] > 0; got != tc.want401s {
+				t.Errorf("401s: %v, want %v", s.Requests, tc.want401s)
+			}
+		})
+	}
+}
+
+// A port with nothing listening fails in seconds, after a few attempts,
+// naming the address and what to check; every retry is logged with its
+// attempt number and the wait before the next one.
+func TestUnreachableFailsFast(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "http://" + l.Addr().String()
+	l.Close()
+	core, logs := observer.New(zap.WarnLevel)
+	c := mustClient(t, Config{BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"}, WithLogger(zap.New(core)))
+	start := time.Now()
+	_, err = c.GetUser(context.Background(), "a@b.c", "")
+	elapsed := time.Since(start)
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || ue.Attempts != fastAttempts {
+		t.Fatalf("err = %v, want an UnreachableError after %d attempts", err, fastAttempts)
+	}
+	if elapsed > 5*time.Second {
+		t.Errorf("gave up after %s, want seconds (defaults: 8 retries up to 1m apart)", elapsed)
+	}
+	for _, want := range []string{addr, "connection refused", "authBaseURL", "reachable"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	entries := logs.All()
+	if len(entries) != fastAttempts-1 {
+		t.Fatalf("%d retry log lines, want %d: %v", len(entries), fastAttempts-1, entries)
+	}
+	for i, e := range entries {
+		if want := "attempt " + strconv.Itoa(i+1) + " of 9"; !strings.Contains(e.Message, want) || !strings.Contains(e.Message, "next attempt in") {
+			t.Errorf("log line %q does not say %q and the next wait", e.Message, want)
+		}
+	}
+}
+
+// An address that answered once is retried in full when it stops
+// answering (a restart mid-run), and the unreachable classification knows
+// unknown hosts.
+func TestUnreachableAfterAnswer(t *testing.T) {
+	f := newFake(t, okUser)
+	c := f.client(t, func(cfg *Config) { cfg.MaxRetries = 5 })
+	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Close()
+	_, err := c.GetUser(context.Background(), "a@b.c", "")
+	var ue *UnreachableError
+	if err == nil || errors.As(err, &ue) || c.Stats().Requests[EndpointUser][StatusTransportError] != 6 {
+		t.Errorf("err = %v, requests %v; want 6 attempts and a plain transport error", err, c.Stats().Requests)
+	}
+	if !isUnreachable(&net.DNSError{Name: "nowhere.invalid", IsNotFound: true}) || isUnreachable(&net.DNSError{IsTimeout: true}) {
+		t.Error("isUnreachable misjudges DNS errors")
+	}
+}
