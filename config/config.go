@@ -145,7 +145,9 @@ type Exclude struct {
 // Invites says what happens to pending invites.
 type Invites struct {
 	RevokeUnmatched bool `yaml:"revokeUnmatched"`
-	ResendExpired   bool `yaml:"resendExpired"`
+	// ResendExpired (default true) invites again a desired user whose
+	// invite expired.
+	ResendExpired bool `yaml:"resendExpired"`
 }
 
 // Safety limits a run: over either, nothing destructive is applied.

@@ -22,10 +22,12 @@ const (
 )
 
 // presetDefaults sets, before the file is decoded, the defaults whose zero
-// value the file may choose: "maxRemovals: 0" means no limit, while a file
-// that says nothing gets the default.
+// value the file may choose: "maxRemovals: 0" means no limit and
+// "resendExpired: false" turns resending off, while a file that says
+// nothing gets the default.
 func (c *Config) presetDefaults() {
 	c.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
+	c.Policy.Invites.ResendExpired = true
 }
 
 // applyDefaults fills in every value the file leaves out.

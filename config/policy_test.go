@@ -36,7 +36,7 @@ safety: {maxRemovals: 7, maxChanges: "20%"}
 	if got := strings.Join(p.Managed, ","); got != "Engineering,All Apps,Extra" {
 		t.Errorf("managed = %s", got)
 	}
-	if p.Unlisted != reconcile.RemoveUsers || !p.RevokeUnlistedInvites || p.ResendExpiredInvites {
+	if p.Unlisted != reconcile.RemoveUsers || !p.RevokeUnlistedInvites || !p.ResendExpiredInvites { // resendExpired: on by default
 		t.Errorf("unlisted/invites = %+v", p)
 	}
 	if p.Update != (reconcile.Attributes{LastName: true}) {
@@ -56,5 +56,17 @@ func TestPolicyCheckedAtLoad(t *testing.T) {
 	_, err := Load(filepath.Join(dir, "c.yaml"))
 	if err == nil || !strings.Contains(err.Error(), `policy (line 14): userGroups: "_admin_Unmapped" is an admin group, not a user group`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// policy.invites.resendExpired is on unless the file turns it off.
+func TestResendExpiredCanBeTurnedOff(t *testing.T) {
+	dir := write(t, map[string]string{"c.yaml": minimal + "policy:\n  invites: {resendExpired: false}\n", "key.pem": "K", "users.csv": "email\n"}, 0o600)
+	cfg, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Policy.Invites.ResendExpired {
+		t.Error("resendExpired: false is not kept")
 	}
 }

@@ -14,9 +14,16 @@ type Sender interface {
 	// and returns the entries that failed. An error means the request
 	// as a whole failed or may not have been applied.
 	Send(ctx context.Context, req Request, testOnly bool) ([]EntryFailure, error)
+	// ResendInvite and RevokeInvite act on a pending invite; an error
+	// wrapping ErrNoPendingInvite says the service has none for email.
 	ResendInvite(ctx context.Context, email string) error
 	RevokeInvite(ctx context.Context, email string) error
 }
+
+// ErrNoPendingInvite is what a Sender's invite operations wrap when the
+// service has no pending invite for the email (an expired invite may be
+// one: the specification defines resend and revoke on pending invites).
+var ErrNoPendingInvite = errors.New("no pending invite")
 
 // EntryFailure is one failed entry of a request, as a Sender reports it.
 type EntryFailure struct {
@@ -28,15 +35,26 @@ type EntryFailure struct {
 
 // Failure is one failed entry or invite operation of a run.
 type Failure struct {
-	Request int      `json:"request"` // 1-based request number, 0 for invites
-	Target  string   `json:"target"`  // the user's key or the group's name
-	Step    StepKind `json:"step"`    // the failing step, "" when unknown
+	Request int `json:"request"` // 1-based request number, 0 for invite operations
+	// Invite is the invite operation (resend-invite, revoke-invite) that
+	// failed, or whose new invite (an action entry) failed.
+	Invite  Kind     `json:"invite,omitempty"`
+	Target  string   `json:"target"` // the user's key or the group's name
+	Step    StepKind `json:"step"`   // the failing step, "" when unknown
 	Code    string   `json:"code"`
 	Message string   `json:"message"`
 }
 
 func (f Failure) String() string {
-	return fmt.Sprintf("request %d: %s: %s: %s (%s)%s", f.Request, f.Target, f.Step, f.Code, f.Message, hint(f.Code))
+	label := fmt.Sprintf("request %d", f.Request)
+	if f.Invite != "" {
+		label = string(f.Invite)
+	}
+	step := ""
+	if f.Step != "" {
+		step = string(f.Step) + ": "
+	}
+	return fmt.Sprintf("%s: %s: %s%s (%s)%s", label, f.Target, step, f.Code, f.Message, hint(f.Code))
 }
 
 // hint says what to do about a failure that the configuration causes.
@@ -200,15 +218,52 @@ func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out
 			continue
 		}
 		fmt.Fprintf(out, "%s %s\n", c.Kind, c.User.Email)
-		op := s.ResendInvite
+		var fails []Failure
 		if c.Kind == KindRevokeInvite {
-			op = s.RevokeInvite
+			fails = revoke(ctx, s, &c)
+		} else {
+			fails = reinvite(ctx, s, &c, o, out)
 		}
-		if err := op(ctx, c.User.Email); err != nil {
-			res.Failures = append(res.Failures, Failure{Target: c.User.Email, Code: string(c.Kind), Message: err.Error()})
-		}
+		res.Failures = append(res.Failures, fails...)
 	}
 	return nil
+}
+
+// revoke revokes c's invite; none pending (gone meanwhile, or revoked by
+// an attempt whose answer was lost) is not a failure.
+func revoke(ctx context.Context, s Sender, c *Change) []Failure {
+	err := s.RevokeInvite(ctx, c.User.Email)
+	if err == nil || errors.Is(err, ErrNoPendingInvite) {
+		return nil
+	}
+	return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error()}}
+}
+
+// reinvite invites again a desired user whose invite expired: it resends
+// the invite and then sends addVendorID with the desired groups, which
+// makes a new invite when the service had no pending invite to resend, and
+// otherwise puts the groups with the resent one (changing nothing that is
+// there already).
+func reinvite(ctx context.Context, s Sender, c *Change, o ApplyOptions, out io.Writer) []Failure {
+	err := s.ResendInvite(ctx, c.User.Email)
+	if err != nil && !errors.Is(err, ErrNoPendingInvite) {
+		return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error()}}
+	}
+	if err == nil && len(c.Add) == 0 {
+		return nil
+	}
+	invite := &Plan{InviteGroups: []Change{{Kind: KindInviteGroups, User: c.User, Add: c.Add}}}
+	if err != nil {
+		fmt.Fprintf(out, "  %s has no pending invite to resend: inviting anew\n", c.User.Email)
+	}
+	var fails []Failure
+	for _, req := range invite.Batches(o.Limits) {
+		for _, f := range sendOne(ctx, s, 0, req, false) {
+			f.Invite = c.Kind
+			fails = append(fails, f.Failure)
+		}
+	}
+	return fails
 }
 
 // writeRequest writes one line for the request and, when entries is set,

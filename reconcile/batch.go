@@ -74,9 +74,10 @@ type Request struct {
 	Entries []Entry `json:"entries"`
 }
 
-// Batches packs the plan's user and group changes into the fewest action
-// requests the limits allow (docs/design.md, "The reconciler", describes how).
-// Invite changes are not action entries and are not in the result.
+// Batches packs the plan's user and group changes, and its InviteGroups,
+// into the fewest action requests the limits allow (docs/design.md, "The
+// reconciler", describes how). Resends and revokes of invites are not
+// action entries and are not in the result.
 func (p *Plan) Batches(l Limits) []Request {
 	var best []Request
 	variants := []variant{{}}
@@ -178,13 +179,16 @@ func newBatcher(p *Plan, l Limits) *batcher {
 			b.users = append(b.users, newWork(c))
 		}
 	}
+	for i := range p.InviteGroups {
+		b.users = append(b.users, newWork(&p.InviteGroups[i]))
+	}
 	return b
 }
 
 func newWork(c *Change) *work {
 	w := &work{id: identity(&c.User), set: c.Set, rmOrg: c.Kind == KindRemove || c.Kind == KindDelete,
 		delete: c.Kind == KindDelete, adds: slices.Clone(c.Add), removes: slices.Clone(c.Remove)}
-	if c.Kind == KindCreate {
+	if c.Kind == KindCreate || c.Kind == KindInviteGroups { // both are an addVendorID with an option
 		u := c.User
 		w.create = &u
 	}

@@ -16,14 +16,15 @@ const (
 	KindCreateGroup  Kind = "create-group"  // create a missing user group
 	KindCreate       Kind = "create"        // create a user, with memberships
 	KindUpdate       Kind = "update"        // attributes and/or memberships of an existing user
-	KindResendInvite Kind = "resend-invite" // resend an expired invite
+	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired
+	KindInviteGroups Kind = "invite-groups" // send a pending invite's desired groups again (Plan.InviteGroups)
 	KindRemove       Kind = "remove"        // removeFromOrg
 	KindDelete       Kind = "delete"        // removeFromOrg with deleteAccount
 	KindRevokeInvite Kind = "revoke-invite" // revoke the invite of a user in no source
 )
 
 var kindOrder = map[Kind]int{KindCreateGroup: 0, KindCreate: 1, KindUpdate: 2, KindResendInvite: 3,
-	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6}
+	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6, KindInviteGroups: 7}
 
 // Attrs are the new values of an update; nil fields stay unchanged.
 type Attrs struct {
@@ -81,6 +82,14 @@ type Plan struct {
 	// UserGroups are the policy's user groups, which Batches may change
 	// group-rooted.
 	UserGroups []string `json:"userGroups,omitempty"`
+	// InviteGroups holds, for each desired independent ID with a pending
+	// invite, its desired groups (kind KindInviteGroups): an addVendorID
+	// with an option and an add, which puts them with the invite (contract
+	// 7) and changes nothing when they are there already. The service does
+	// not show the memberships kept with an invite, so they cannot be
+	// compared: they are sent on every real run and are not changes (a
+	// plan with only these is in sync).
+	InviteGroups []Change `json:"inviteGroups,omitempty"`
 }
 
 // Empty reports whether the plan changes nothing.
@@ -280,13 +289,7 @@ func (d *differ) lookup(u *User, k string) (int, bool) {
 
 func (d *differ) createChange(u *User, plan *Plan) {
 	if inv, ok := d.invites[strings.ToLower(u.Email)]; ok && u.Type == VendorID {
-		switch {
-		case inv.Expired && d.policy.ResendExpiredInvites:
-			plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: User{Type: VendorID, Email: inv.Email}})
-		case inv.Expired:
-			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and is not resent; set policy.invites.resendExpired, or run orgsync invites resend %s",
-				u.Key(), inv.LastSent.UTC().Format(time.DateOnly), inv.Email))
-		}
+		d.invitedChange(u, inv, plan)
 		return
 	}
 	if !u.Type.OrgOwned() && u.Type != VendorID {
@@ -301,6 +304,27 @@ func (d *differ) createChange(u *User, plan *Plan) {
 	nu := *u
 	nu.Groups = nil
 	plan.Changes = append(plan.Changes, Change{Kind: KindCreate, User: nu, Add: d.addGroups(u, nil, plan)})
+}
+
+// invitedChange plans for a desired independent ID with an invite: an
+// expired one is sent again (KindResendInvite, carrying what a new invite
+// needs: Apply sends addVendorID when the service cannot resend it), unless
+// the policy says not to; a pending one gets its desired groups sent again
+// (Plan.InviteGroups).
+func (d *differ) invitedChange(u *User, inv Invite, plan *Plan) {
+	nu := *u
+	nu.Groups = nil
+	switch {
+	case inv.Expired && d.policy.ResendExpiredInvites:
+		plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: nu, Add: d.addGroups(u, nil, plan)})
+	case inv.Expired:
+		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and is not sent again (policy.invites.resendExpired is false); run orgsync invites resend %s",
+			u.Key(), inv.LastSent.UTC().Format(time.DateOnly), inv.Email))
+	default:
+		if add := d.addGroups(u, nil, plan); len(add) > 0 {
+			plan.InviteGroups = append(plan.InviteGroups, Change{Kind: KindInviteGroups, User: nu, Add: add})
+		}
+	}
 }
 
 // missingForCreate lists the fields the service requires to create u that
@@ -481,7 +505,9 @@ func (d *differ) inviteChanges(plan *Plan) {
 	}
 	for _, inv := range d.current.Invites {
 		u := User{Type: VendorID, Email: inv.Email}
-		if d.invited[strings.ToLower(inv.Email)] || d.excluded(&u) {
+		// Revoke is defined on a pending invite (an expired one cannot be
+		// accepted, and a service may answer 404 to revoking it).
+		if inv.Expired || d.invited[strings.ToLower(inv.Email)] || d.excluded(&u) {
 			continue
 		}
 		plan.Changes = append(plan.Changes, Change{Kind: KindRevokeInvite, User: u})

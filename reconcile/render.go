@@ -19,6 +19,7 @@ type Counts struct {
 	RevokeInvite      int `json:"revokeInvite"`
 	AddMemberships    int `json:"addMemberships"`
 	RemoveMemberships int `json:"removeMemberships"`
+	InviteGroups      int `json:"inviteGroups"` // pending invites whose groups are sent again (not changes)
 	Withheld          int `json:"withheld"`
 	Unlisted          int `json:"unlisted"`
 	Excluded          int `json:"excluded"`
@@ -26,7 +27,7 @@ type Counts struct {
 
 // Counts counts the plan's changes.
 func (p *Plan) Counts() Counts {
-	c := Counts{Withheld: len(p.Withheld), Unlisted: len(p.Unlisted), Excluded: p.Excluded}
+	c := Counts{Withheld: len(p.Withheld), Unlisted: len(p.Unlisted), Excluded: p.Excluded, InviteGroups: len(p.InviteGroups)}
 	perKind := map[Kind]*int{KindCreateGroup: &c.CreateGroup, KindCreate: &c.Create, KindUpdate: &c.Update,
 		KindRemove: &c.Remove, KindDelete: &c.Delete, KindResendInvite: &c.ResendInvite, KindRevokeInvite: &c.RevokeInvite}
 	for i := range p.Changes {
@@ -39,9 +40,13 @@ func (p *Plan) Counts() Counts {
 
 // String is the one-line summary of the counts.
 func (c Counts) String() string {
-	return fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unlisted, %d excluded",
+	s := fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unlisted, %d excluded",
 		c.Create, c.Update, c.Remove, c.Delete, c.AddMemberships, c.RemoveMemberships, c.CreateGroup,
 		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unlisted, c.Excluded)
+	if c.InviteGroups > 0 {
+		s += fmt.Sprintf("; %d pending invites' groups sent again", c.InviteGroups)
+	}
+	return s
 }
 
 // Render writes the plan for people: one line per change, terraform-like
@@ -52,6 +57,13 @@ func (p *Plan) Render(w io.Writer) error {
 	for i := range p.Changes {
 		b.WriteString(p.Changes[i].String())
 		b.WriteByte('\n')
+	}
+	for i := range p.InviteGroups {
+		b.WriteString(p.InviteGroups[i].String())
+		b.WriteByte('\n')
+	}
+	if len(p.InviteGroups) > 0 {
+		b.WriteString("# note: the groups of pending invites (=) are sent again on every sync: the service does not show the groups kept with an invite; sending them again changes nothing that is there already\n")
 	}
 	for i := range p.Withheld {
 		b.WriteString("! withheld ")
@@ -69,7 +81,7 @@ func (p *Plan) Render(w io.Writer) error {
 }
 
 var kindSign = map[Kind]string{KindCreateGroup: "+", KindCreate: "+", KindUpdate: "~", KindResendInvite: "~",
-	KindRemove: "-", KindDelete: "-", KindRevokeInvite: "-"}
+	KindRemove: "-", KindDelete: "-", KindRevokeInvite: "-", KindInviteGroups: "="}
 
 // String renders one change on one line, e.g.
 // `+ create jane@example.com (enterpriseID) "Jane" "Doe" US groups: +Design +Dev`.

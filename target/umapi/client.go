@@ -20,13 +20,13 @@ import (
 // Client talks to one organization of the User Management Service. It is
 // safe for concurrent use; its rate limiters are shared by all callers.
 type Client struct {
-	cfg     Config
+	cfg       Config
 	http      *retryablehttp.Client
 	transport *transport
 	tokens    *tokenSource
-	stats   *counters
-	log     *zap.Logger
-	orgPath string // the orgId escaped for a path segment
+	stats     *counters
+	log       *zap.Logger
+	orgPath   string // the orgId escaped for a path segment
 }
 
 // Option changes how New builds a Client beyond its Config.

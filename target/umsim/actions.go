@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/orgsync/orgsync/target/umsim/gate"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -44,12 +45,13 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, umwire.ErrCommandMalformed, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, s.apply(entries, testOnly))
+	writeJSON(w, http.StatusOK, s.apply(entries, testOnly, gate.ClientID(r)))
 }
 
-// apply runs the entries in order under the lock; with testOnly every
-// change is rolled back afterwards.
-func (s *Server) apply(entries []entry, testOnly bool) umwire.ActionResponse {
+// apply runs the entries in order under the lock, on behalf of the
+// integration clientID; with testOnly every change is rolled back
+// afterwards.
+func (s *Server) apply(entries []entry, testOnly bool, clientID string) umwire.ActionResponse {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if testOnly {
@@ -61,7 +63,7 @@ func (s *Server) apply(entries []entry, testOnly bool) umwire.ActionResponse {
 		e := &entries[i]
 		serr := e.err
 		if serr == nil {
-			serr = s.runEntry(e)
+			serr = s.runEntry(e, clientID)
 		}
 		switch {
 		case serr != nil:
@@ -89,13 +91,13 @@ func (s *Server) apply(entries []entry, testOnly bool) umwire.ActionResponse {
 
 // runEntry runs the steps of one well-formed entry until the first
 // failure.
-func (s *Server) runEntry(e *entry) *stepError {
+func (s *Server) runEntry(e *entry, clientID string) *stepError {
 	if e.usergroup != "" {
 		r := &groupRun{srv: s, st: s.st, e: e}
 		r.resolve()
 		return runSteps(e.steps, r.exec)
 	}
-	r := &userRun{srv: s, st: s.st, e: e}
+	r := &userRun{srv: s, st: s.st, e: e, clientID: clientID}
 	if err := r.resolve(); err != nil {
 		return err
 	}

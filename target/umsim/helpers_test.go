@@ -31,6 +31,9 @@ type fixture struct {
 	http  *httptest.Server
 	clock *fakeClock
 	token string
+	// client and secret are the integration the requests are sent as;
+	// testClient by default.
+	client, secret string
 }
 
 func newFixture(t *testing.T, opts Options) *fixture {
@@ -55,7 +58,7 @@ func newFixtureFrom(t *testing.T, st *State, opts Options) *fixture {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	f := &fixture{t: t, srv: srv, http: hs, clock: clock}
+	f := &fixture{t: t, srv: srv, http: hs, clock: clock, client: testClient, secret: "sim-secret"}
 	f.token = f.fetchToken()
 	return f
 }
@@ -64,8 +67,8 @@ func newFixtureFrom(t *testing.T, st *State, opts Options) *fixture {
 func (f *fixture) fetchToken() string {
 	f.t.Helper()
 	form := url.Values{
-		umwire.FormGrantType: {umwire.GrantClientCredentials}, umwire.FormClientID: {testClient},
-		umwire.FormClientSecret: {"sim-secret"}, umwire.FormScope: {"openid"},
+		umwire.FormGrantType: {umwire.GrantClientCredentials}, umwire.FormClientID: {f.client},
+		umwire.FormClientSecret: {f.secret}, umwire.FormScope: {"openid"},
 	}
 	resp, err := f.http.Client().PostForm(f.http.URL+umwire.PathClientCredentials, form)
 	if err != nil {
@@ -109,7 +112,7 @@ func (f *fixture) do(method, path, body string, hdr ...string) response {
 		f.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+f.token)
-	req.Header.Set(umwire.HeaderAPIKey, testClient)
+	req.Header.Set(umwire.HeaderAPIKey, f.client)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}

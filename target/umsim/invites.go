@@ -159,7 +159,7 @@ func (s *Server) resend(email string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := strings.ToLower(email)
-	in := s.st.invites[key]
+	in := s.pending(key)
 	if in == nil {
 		return false
 	}
@@ -174,11 +174,21 @@ func (s *Server) revoke(email string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := strings.ToLower(email)
-	if s.st.invites[key] == nil {
+	if s.pending(key) == nil {
 		return false
 	}
 	s.st.putInvite(key, nil)
 	return true
+}
+
+// pending returns the invite of key that resend and revoke act on: a
+// pending one, or with Options.ResendExpired an expired one too.
+func (s *Server) pending(key string) *invite {
+	in := s.st.invites[key]
+	if in == nil || (s.expired(in) && !s.opts.ResendExpired) {
+		return nil
+	}
+	return in
 }
 
 // ErrNoInvite is returned by AcceptInvite when the email has no pending

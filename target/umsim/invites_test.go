@@ -72,7 +72,7 @@ func TestAddVendorIDInvitesAndAcceptGrantsMemberships(t *testing.T) {
 }
 
 func TestInviteListingExpiryResendRevoke(t *testing.T) {
-	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, InvitePageSize: 2, TokenLifetime: 30 * 24 * time.Hour})
+	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, InvitePageSize: 2, TokenLifetime: 30 * 24 * time.Hour, ResendExpired: true})
 	f.clock.now = f.clock.now.Add(24 * time.Hour) // frank's seeded invite (2026-01-01) expires
 	for _, e := range []string{"b@gmail.com", "a@gmail.com", "c@gmail.com"} {
 		f.clock.now = f.clock.now.Add(time.Hour)
@@ -202,6 +202,72 @@ func TestSeededOrgFlagsReachTheGate(t *testing.T) {
 		f := newFixtureFrom(t, st, Options{})
 		if r := f.do("GET", "/users/"+testOrg+"/0", ""); r.status != c.status {
 			t.Errorf("%s: %d %s", c.name, r.status, r.body)
+		}
+	}
+}
+
+// By default an expired invite is no longer pending: resend and revoke
+// answer 404 invites.pending.not_found, and addVendorID (with an option)
+// sends a new invite with the memberships of the entry.
+func TestExpiredInviteNotPending(t *testing.T) {
+	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, TokenLifetime: 30 * 24 * time.Hour})
+	f.clock.now = f.clock.now.Add(24 * time.Hour) // frank's seeded invite (2026-01-01) expires
+	base := "/" + testOrg + "/invites/"
+	for _, m := range []string{"POST", "DELETE"} {
+		r := f.do(m, base+"frank@gmail.com", "")
+		var eb umwire.InviteError
+		r.decode(t, &eb)
+		if r.status != http.StatusNotFound || eb.Status != umwire.InviteNotFound {
+			t.Errorf("%s on an expired invite: %d %s", m, r.status, r.body)
+		}
+	}
+	resp := f.action(`[{"user":"frank@gmail.com","useVendorID":true,"do":[{"addVendorID":{"email":"frank@gmail.com","option":"ignoreIfAlreadyExists"}},{"add":{"group":["Designers"]}}]}]`, "")
+	if resp.Result != umwire.ResultSuccess {
+		t.Fatalf("addVendorID after expiry: %+v", resp)
+	}
+	list, _ := f.invites("/organizations/" + testOrg + "/invites/frank@gmail.com?includeExpired=false")
+	if len(list) != 1 || list[0].LastSentDTS != f.clock.now.UnixMilli() {
+		t.Fatalf("new invite: %+v", list)
+	}
+	if err := f.srv.AcceptInvite("frank@gmail.com"); err != nil {
+		t.Fatal(err)
+	}
+	if u := f.user("frank@gmail.com"); u == nil || !slices.Equal(u.Groups, []string{"Designers"}) {
+		t.Errorf("accepted user %+v: want the new invite's group only", u)
+	}
+}
+
+// invitedBy is the whole object of the specification, describing the
+// integration that sent the invite.
+func TestInvitedBy(t *testing.T) {
+	st, err := LoadState("testdata/org.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi, _ := gate.NewTestIntegration()
+	st.Integrations = append(st.Integrations, Integration{ClientID: gi.ClientID, ClientSecret: gi.ClientSecret,
+		TechnicalAccountID: gi.TechnicalAccountID, Certificate: gi.CertificatePEM,
+		Email: "sync-bot@example.com", FirstName: "Sync", LastName: "Bot", CountryCode: "DE"})
+	f := newFixtureFrom(t, st, Options{})
+	f.action(`[{"user":"one@gmail.com","do":[{"addVendorID":{"email":"one@gmail.com"}}]}]`, "")
+	second := *f
+	second.client, second.secret = gi.ClientID, gi.ClientSecret
+	second.token = second.fetchToken()
+	second.action(`[{"user":"two@gmail.com","do":[{"addVendorID":{"email":"two@gmail.com"}}]}]`, "")
+	want := map[string]umwire.InvitedBy{
+		"one@gmail.com": {ID: "1234ABCD@techacct.vendor.com", Email: "1234ABCD@techacct.vendor.com", FirstName: "Technical", LastName: "Account", CountryCode: "US"},
+		"two@gmail.com": {ID: gi.TechnicalAccountID, Email: "sync-bot@example.com", FirstName: "Sync", LastName: "Bot", CountryCode: "DE"},
+	}
+	for email, by := range want {
+		r := f.do("GET", "/organizations/"+testOrg+"/invites/"+email, "")
+		var raw []struct {
+			InvitedBy map[string]any `json:"invitedBy"`
+		}
+		r.decode(t, &raw)
+		var list []umwire.Invite
+		r.decode(t, &list)
+		if len(list) != 1 || list[0].InvitedBy != by || len(raw[0].InvitedBy) != 5 {
+			t.Errorf("%s: invitedBy %s, want %+v with its five fields", email, r.body, by)
 		}
 	}
 }

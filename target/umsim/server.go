@@ -31,10 +31,16 @@ type Options struct {
 	PageSize       int           // users per listing page; default 2000
 	InvitePageSize int           // invites per call; default 200
 	InviteExpiry   time.Duration // default 30 days
-	TokenLifetime  time.Duration // access tokens' lifetime; default 24 h
-	Limits         gate.Limits   // rate limits (contract 8); zero: none
-	Faults         gate.Faults   // injected faults from the start
-	Clock          func() time.Time
+	// ResendExpired makes resend and revoke act on an expired invite as on
+	// a pending one (resending makes it pending again), as a service that
+	// keeps expired invites might. The default answers them 404
+	// invites.pending.not_found: the specification defines both on a
+	// pending invite and has no transition out of expired.
+	ResendExpired bool
+	TokenLifetime time.Duration // access tokens' lifetime; default 24 h
+	Limits        gate.Limits   // rate limits (contract 8); zero: none
+	Faults        gate.Faults   // injected faults from the start
+	Clock         func() time.Time
 }
 
 // defaults fills in the options left zero.

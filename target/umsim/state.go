@@ -2,6 +2,7 @@ package umsim
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -69,6 +70,29 @@ type Integration struct {
 	Certificate        string `yaml:"certificate,omitempty" json:"certificate,omitempty"`
 	CertificateFile    string `yaml:"certificateFile,omitempty" json:"certificateFile,omitempty"`
 	CertificateExpired bool   `yaml:"certificateExpired,omitempty" json:"certificateExpired,omitempty"`
+	// Email, FirstName, LastName and CountryCode describe the technical
+	// account in the invitedBy of the invites the integration sends; see
+	// InvitedBy for their defaults.
+	Email       string `yaml:"email,omitempty" json:"email,omitempty"`
+	FirstName   string `yaml:"firstName,omitempty" json:"firstName,omitempty"`
+	LastName    string `yaml:"lastName,omitempty" json:"lastName,omitempty"`
+	CountryCode string `yaml:"countryCode,omitempty" json:"countryCode,omitempty"`
+}
+
+// InvitedBy is the invitedBy object (every field of the specification) of
+// the invites the integration sends: id is the technical account id;
+// email defaults to the technical account id when that is an email
+// address (as the service's are), else to it @techacct.example.com;
+// firstName to "Technical", lastName to "Account" and countryCode to "US".
+func (in *Integration) InvitedBy() umwire.InvitedBy {
+	email := in.TechnicalAccountID
+	if !strings.Contains(email, "@") {
+		email += "@techacct.example.com"
+	}
+	return umwire.InvitedBy{
+		ID: in.TechnicalAccountID, Email: cmp.Or(in.Email, email), FirstName: cmp.Or(in.FirstName, "Technical"),
+		LastName: cmp.Or(in.LastName, "Account"), CountryCode: cmp.Or(in.CountryCode, "US"),
+	}
 }
 
 // Product is a product with its product profiles.

@@ -12,12 +12,13 @@ import (
 // acts on (nil when it is not one); inv the pending invite addVendorID
 // created or found in this entry.
 type userRun struct {
-	srv    *Server
-	st     *store
-	e      *entry
-	u      *user
-	inv    *invite
-	invKey string
+	srv      *Server
+	st       *store
+	e        *entry
+	u        *user
+	inv      *invite
+	invKey   string
+	clientID string // the integration that sent the request
 }
 
 // byUsername reports whether the entry names a Federated ID by a username
@@ -140,20 +141,22 @@ func (r *userRun) addVendorID(c *umwire.CreateUser) *stepError {
 	}
 	r.inv = &invite{
 		email: c.Email, code: r.st.newInviteCode(), lastSent: r.srv.opts.Clock().UnixMilli(),
-		invitedBy: r.srv.inviter(), firstName: c.FirstName, lastName: c.LastName, country: c.Country,
+		invitedBy: r.st.inviter(r.clientID), firstName: c.FirstName, lastName: c.LastName, country: c.Country,
 		lowerGroups: map[string]bool{},
 	}
 	r.st.putInvite(key, r.inv)
 	return nil
 }
 
-// inviter is the invitedBy of new invites: the first integration's
-// technical account.
-func (s *Server) inviter() umwire.InvitedBy {
-	if len(s.st.integrations) == 0 {
-		return umwire.InvitedBy{}
+// inviter is the invitedBy of the invites that the integration clientID
+// sends: its technical account, as Integration.InvitedBy describes it.
+func (s *store) inviter(clientID string) umwire.InvitedBy {
+	for i := range s.integrations {
+		if in := &s.integrations[i]; in.ClientID == clientID {
+			return in.InvitedBy()
+		}
 	}
-	return umwire.InvitedBy{ID: s.st.integrations[0].TechnicalAccountID}
+	return umwire.InvitedBy{}
 }
 
 // createOrgOwned is createEnterpriseID and createFederatedID.

@@ -157,10 +157,12 @@ func TestRequestCounts(t *testing.T) {
 			// token; the first organization page (20 pages); one page per
 			// group; the invite listing (3 desired independent IDs are in
 			// no group) shows them invited, so they are not looked up
-			// (an invited user is not a member); nothing to send.
+			// (an invited user is not a member); one action request sends
+			// their groups to their invites again (the service does not
+			// show the groups kept with an invite).
 			name: "3 invited independent IDs and 3 groups of a big organization", state: invited(), pageSize: 100, policy: threePolicy,
 			want:     invitedToo(),
-			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointInvites: 1},
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointInvites: 1, gate.EndpointAction: 1},
 		},
 	}
 	for _, tc := range tests {

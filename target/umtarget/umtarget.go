@@ -95,18 +95,26 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 	return out, nil
 }
 
-// ResendInvite resends the pending invite of email.
+// ResendInvite resends the pending invite of email; the service's 404 (no
+// pending invite, which an expired one may be) wraps
+// reconcile.ErrNoPendingInvite.
 func (t *Target) ResendInvite(ctx context.Context, email string) error {
-	if err := t.c.ResendInvite(ctx, email); err != nil {
-		return fmt.Errorf("umtarget: resend invite: %w", err)
-	}
-	return nil
+	return inviteError("resend", t.c.ResendInvite(ctx, email))
 }
 
-// RevokeInvite revokes the pending invite of email.
+// RevokeInvite revokes the pending invite of email; a 404 wraps
+// reconcile.ErrNoPendingInvite.
 func (t *Target) RevokeInvite(ctx context.Context, email string) error {
-	if err := t.c.RevokeInvite(ctx, email); err != nil {
-		return fmt.Errorf("umtarget: revoke invite: %w", err)
+	return inviteError("revoke", t.c.RevokeInvite(ctx, email))
+}
+
+// inviteError wraps the error of an invite operation.
+func inviteError(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case umapi.IsNotFound(err):
+		return fmt.Errorf("umtarget: %s invite: %w (%w)", op, reconcile.ErrNoPendingInvite, err)
 	}
-	return nil
+	return fmt.Errorf("umtarget: %s invite: %w", op, err)
 }

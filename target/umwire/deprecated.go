@@ -8,13 +8,14 @@ type Invite struct {
 	InvitedBy   InvitedBy `json:"invitedBy"`
 }
 
-// InvitedBy is the administrator who sent an invite.
+// InvitedBy is the administrator (or integration) who sent an invite;
+// every field is always present.
 type InvitedBy struct {
-	ID          string `json:"id,omitempty"`
-	Email       string `json:"email,omitempty"`
-	FirstName   string `json:"firstName,omitempty"`
-	LastName    string `json:"lastName,omitempty"`
-	CountryCode string `json:"countryCode,omitempty"`
+	ID          string `json:"id" yaml:"id,omitempty"`
+	Email       string `json:"email" yaml:"email,omitempty"`
+	FirstName   string `json:"firstName" yaml:"firstName,omitempty"`
+	LastName    string `json:"lastName" yaml:"lastName,omitempty"`
+	CountryCode string `json:"countryCode" yaml:"countryCode,omitempty"`
 }
 
 // InviteStatus is the body of a successful resend or revoke.

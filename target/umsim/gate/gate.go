@@ -203,10 +203,21 @@ func (g *Gate) handleAPI(w http.ResponseWriter, r *http.Request, ep endpoint) (d
 	if !ok {
 		return false
 	}
+	r = r.WithContext(context.WithValue(r.Context(), clientKey{}, s.clientID))
 	if !g.admit(w, s, ep) {
 		return false
 	}
 	return g.serveWithFaults(w, r, ep)
+}
+
+// clientKey is the context key of the client id of an authorized request.
+type clientKey struct{}
+
+// ClientID returns the client id (API key) of the integration whose token
+// authorized r, for the API handler behind the gate; "" outside it.
+func ClientID(r *http.Request) string {
+	id, _ := r.Context().Value(clientKey{}).(string)
+	return id
 }
 
 // delay waits the injected latency; it reports false when the client left
