@@ -17,6 +17,8 @@ type fakeSender struct {
 	failAll  int // 1-based request number that fails as a whole
 	cancel   func()
 	invites  []string
+	// inviteErr, when set, is what the invite operations answer.
+	inviteErr error
 }
 
 func (f *fakeSender) Send(_ context.Context, req Request, testOnly bool) ([]EntryFailure, error) {
@@ -39,12 +41,12 @@ func (f *fakeSender) Send(_ context.Context, req Request, testOnly bool) ([]Entr
 
 func (f *fakeSender) ResendInvite(_ context.Context, email string) error {
 	f.invites = append(f.invites, "resend "+email)
-	return nil
+	return f.inviteErr
 }
 
 func (f *fakeSender) RevokeInvite(_ context.Context, email string) error {
 	f.invites = append(f.invites, "revoke "+email)
-	return nil
+	return f.inviteErr
 }
 
 // manyCreates is a plan creating n Federated IDs named by username, which
@@ -147,5 +149,47 @@ func TestUnverifiableOnlyWhatTheEntryWaitsFor(t *testing.T) {
 		if got := unverifiable(tc.e, tc.code); got != tc.want {
 			t.Errorf("unverifiable(%+v, %s) = %v, want %v", *tc.e, tc.code, got, tc.want)
 		}
+	}
+}
+
+// An expired invite is resent and its desired groups sent with addVendorID
+// (a new invite when the service has none pending to resend); a revoke
+// that finds no pending invite is no failure; failed invite operations
+// are labelled by their operation, not as a request.
+func TestApplyReinvite(t *testing.T) {
+	u := User{Type: VendorID, Email: "old@x.com"}
+	plan := &Plan{Changes: []Change{{Kind: KindResendInvite, User: u, Add: []string{"G"}}, {Kind: KindRevokeInvite, User: User{Type: VendorID, Email: "gone@x.com"}}}}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		requests  int
+		failures  int
+		wantLabel string
+	}{
+		{"resent", nil, 1, 0, ""},
+		{"nothing pending: invited anew", fmt.Errorf("404: %w", ErrNoPendingInvite), 1, 0, ""},
+		{"resend failed", errors.New("500 server error"), 0, 2, "resend-invite: old@x.com: invite.failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &fakeSender{inviteErr: tc.err, failUser: "nobody"}
+			res, err := Apply(context.Background(), plan, s, ApplyOptions{})
+			if len(s.requests) != tc.requests || len(res.Failures) != tc.failures || (err != nil) != (tc.failures > 0) {
+				t.Fatalf("requests %d, failures %v, err %v; want %d requests, %d failures", len(s.requests), res.Failures, err, tc.requests, tc.failures)
+			}
+			if tc.requests > 0 {
+				e := s.requests[0].Entries[0]
+				if e.User.Email != "old@x.com" || e.Steps[0].Kind != StepCreate || e.Steps[1].Kind != StepAdd {
+					t.Errorf("entry %s, want old@x.com: create; add [G]", e.String())
+				}
+			}
+			if tc.wantLabel != "" && !strings.HasPrefix(res.Failures[0].String(), tc.wantLabel) {
+				t.Errorf("failure %q does not start with %q", res.Failures[0], tc.wantLabel)
+			}
+		})
+	}
+	s := &fakeSender{failUser: "old@x.com", inviteErr: ErrNoPendingInvite}
+	res, _ := Apply(context.Background(), &Plan{Changes: plan.Changes[:1]}, s, ApplyOptions{})
+	if len(res.Failures) != 1 || !strings.HasPrefix(res.Failures[0].String(), "resend-invite: old@x.com: add: error.group.not_found") {
+		t.Errorf("failures %v: want the new invite's failed entry labelled resend-invite", res.Failures)
 	}
 }

@@ -2,6 +2,7 @@ package umtarget
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -76,5 +77,49 @@ func TestInviteWithMoreMembershipsThanAnEntryHolds(t *testing.T) {
 	}
 	if again := e.plan(t, want, pol); !again.Empty() {
 		t.Errorf("plan after apply is not empty:\n%s", render(again))
+	}
+}
+
+// A desired independent ID whose invite expired ends up with a pending
+// invite after one sync, whether the service resends expired invites or
+// answers 404 (then a new invite is sent), and the groups the source adds
+// to a pending invite reach it; the next plan is in sync (the invites'
+// groups, which cannot be seen, are sent again but are no changes).
+func TestExpiredInviteInvitedAgain(t *testing.T) {
+	for _, resendable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("service resends expired invites: %v", resendable), func(t *testing.T) {
+			now := time.Now()
+			st := randomOrg(nil, 0)
+			st.Invites = []umsim.Invite{
+				{Email: "old@gmail.com", LastSentDTS: now.Add(-40 * 24 * time.Hour).UnixMilli(), Groups: []string{"G1"}},
+				{Email: "pending@gmail.com", LastSentDTS: now.Add(-24 * time.Hour).UnixMilli(), Groups: []string{"G1"}},
+			}
+			e := newEnv(t, st, umsim.Options{ResendExpired: resendable})
+			want := []reconcile.User{
+				{Type: reconcile.VendorID, Email: "old@gmail.com", Groups: []string{"G1", "G2"}},
+				{Type: reconcile.VendorID, Email: "pending@gmail.com", Groups: []string{"G1", "G3"}},
+			}
+			pol := policy(reconcile.Preserve)
+			pol.ResendExpiredInvites = true
+			if _, err := e.run(t, want, pol); err != nil {
+				t.Fatal(err)
+			}
+			again := e.plan(t, want, pol)
+			if !again.InSync() || len(again.InviteGroups) != 2 {
+				t.Errorf("plan after one sync: in sync %v, %d invites' groups; want in sync and 2:\n%s", again.InSync(), len(again.InviteGroups), render(again))
+			}
+			for _, u := range want {
+				if err := e.sim.AcceptInvite(u.Email); err != nil {
+					t.Fatalf("%s: %v", u.Email, err)
+				}
+			}
+			for _, su := range e.sim.Snapshot().Users {
+				for _, u := range want {
+					if su.Email == u.Email && !slices.Equal(su.Groups, u.Groups) {
+						t.Errorf("%s accepted with groups %v, want %v", u.Email, su.Groups, u.Groups)
+					}
+				}
+			}
+		})
 	}
 }
