@@ -19,17 +19,20 @@ type listQuery struct {
 	unknownType   bool // X-UMAPI-Usertype-Unknown: true
 }
 
-// boolParam parses an optional true/false query parameter.
+// boolParam reads the boolean query parameter name: "true" or "false" in
+// any letter case (the vendor's Python client sends "True"), def when
+// absent; anything else is an error.
 func boolParam(r *http.Request, name string, def bool) (bool, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
+	switch v := r.URL.Query().Get(name); strings.ToLower(v) {
+	case "":
 		return def, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil || (v != "true" && v != "false") {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	default:
 		return false, fmt.Errorf("query parameter %s=%q: want true or false", name, v)
 	}
-	return b, nil
 }
 
 // parsePage parses a 0-based page (or start entry) written in decimal

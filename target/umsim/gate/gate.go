@@ -169,7 +169,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(umwire.HeaderRequestID, id)
 	}
 	switch {
-	case r.URL.Path == umwire.PathJWTExchange || r.URL.Path == umwire.PathClientCredentials:
+	case tokenPath(r.URL.Path) != "":
 		rec := &statusRecorder{ResponseWriter: w}
 		g.serveToken(rec, r)
 		g.stats.record(EndpointToken, rec.code())
@@ -178,6 +178,18 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		g.next.ServeHTTP(w, r)
 	}
+}
+
+// tokenPath names the token endpoint of path (umwire.PathJWTExchange or
+// umwire.PathClientCredentials), with or without a trailing slash (the
+// vendor's Python client posts to "/ims/exchange/jwt/"); "" when path is
+// neither.
+func tokenPath(path string) string {
+	switch p := strings.TrimSuffix(path, "/"); p {
+	case umwire.PathJWTExchange, umwire.PathClientCredentials:
+		return p
+	}
+	return ""
 }
 
 // serveAPI runs the checks of the package comment and records the outcome.

@@ -114,7 +114,7 @@ func (g *Gate) serveToken(w http.ResponseWriter, r *http.Request) {
 	}
 	in, terr := g.authenticateClient(w, r)
 	if terr == nil {
-		if r.URL.Path == umwire.PathJWTExchange {
+		if tokenPath(r.URL.Path) == umwire.PathJWTExchange {
 			terr = g.checkAssertion(r, in)
 		} else {
 			terr = checkGrant(r)

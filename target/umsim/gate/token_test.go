@@ -162,3 +162,20 @@ func TestTokenExpiry(t *testing.T) {
 		})
 	}
 }
+
+// Both token endpoints also answer with a trailing slash, as the vendor's
+// Python client posts to "/ims/exchange/jwt/"; other paths stay outside.
+func TestTokenEndpointsTrailingSlash(t *testing.T) {
+	e := newEnv(t, nil)
+	form := url.Values{umwire.FormClientID: {e.in.ClientID}, umwire.FormClientSecret: {e.in.ClientSecret}}
+	form.Set(umwire.FormJWTToken, sign(t, e.key, e.assertionClaims()))
+	checkTokenAnswer(t, e, e.postForm(umwire.PathJWTExchange+"/", form), http.StatusOK, "")
+	cc := url.Values{umwire.FormGrantType: {umwire.GrantClientCredentials}, umwire.FormClientID: {e.in.ClientID},
+		umwire.FormClientSecret: {e.in.ClientSecret}}
+	checkTokenAnswer(t, e, e.postForm(umwire.PathClientCredentials+"/", cc), http.StatusOK, "")
+	for _, p := range []string{umwire.PathClientCredentials + "//", umwire.PathJWTExchange + "x", "/ims/token/"} {
+		if tokenPath(p) != "" {
+			t.Errorf("%s is taken for a token endpoint", p)
+		}
+	}
+}
