@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +30,7 @@ func addSimFlags(fs *flag.FlagSet) *simFlags {
 	fs.IntVar(&o.PageSize, "page-size", 0, "users per listing page (default 2000)")
 	fs.IntVar(&o.InvitePageSize, "invite-page-size", 0, "invites per call (default 200)")
 	fs.DurationVar(&o.InviteExpiry, "invite-expiry", 0, "invite expiry (default 720h)")
+	fs.BoolVar(&o.ResendExpired, "resend-expired", false, "resend and revoke also act on expired invites (default: they answer 404, no pending invite)")
 	fs.DurationVar(&o.TokenLifetime, "token-lifetime", 0, "access token lifetime (default 24h)")
 	fs.IntVar(&o.Limits.Read, "read-limit", 25, "requests to endpoints 1-3 per access token per window (0: no limit)")
 	fs.IntVar(&o.Limits.App, "app-limit", 100, "requests per API key per window (0: no limit)")
@@ -50,6 +52,8 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	statePath := fs.String("state", "", "organization state file (YAML or JSON), required")
 	save := fs.Bool("save", false, "save the state back to --state on shutdown")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key), for clients that insist on https")
+	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
@@ -61,15 +65,19 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.err, "orgsync sim: --state is required (try examples/sim/org.yaml)")
 		return exitError
 	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		fmt.Fprintln(io.err, "orgsync sim: --tls-cert and --tls-key go together")
+		return exitError
+	}
 	srv, err := newSimServer(*statePath, sf.opts)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, scheme, err := simListener(*listen, *tlsCert, *tlsKey)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	log.Info("simulator listening", zap.String("url", "http://"+ln.Addr().String()), zap.String("state", *statePath))
+	log.Info("simulator listening", zap.String("url", scheme+"://"+ln.Addr().String()), zap.String("state", *statePath))
 	if err := serveUntilDone(ctx, ln, srv); err != nil {
 		return fail(io, fs.Name(), err)
 	}
@@ -82,6 +90,21 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 		log.Info("state saved", zap.String("state", *statePath))
 	}
 	return exitOK
+}
+
+// simListener listens on addr, with TLS when certFile and keyFile are set;
+// it returns the URL scheme it serves.
+func simListener(addr, certFile, keyFile string) (net.Listener, string, error) {
+	if certFile == "" {
+		ln, err := net.Listen("tcp", addr)
+		return ln, "http", err
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, "", fmt.Errorf("--tls-cert/--tls-key: %w", err)
+	}
+	ln, err := tls.Listen("tcp", addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	return ln, "https", err
 }
 
 // newSimServer loads the state file and serves it with opts.
