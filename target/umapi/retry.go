@@ -46,9 +46,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if errors.As(err, &te) {
 		return false, te.err
 	}
-	retry, err := c.retryable(ctx, ci, resp, err)
+	retry, stop := c.retryable(ctx, ci, resp, err)
 	if !retry {
-		return false, err
+		return false, stop
 	}
 	ci.wait = c.waitBefore(ci, resp, err)
 	c.logRetry(ci, resp, err)
