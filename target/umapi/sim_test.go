@@ -158,7 +158,9 @@ func TestSimGetUser(t *testing.T) {
 }
 
 func TestSimInvitesAndProducts(t *testing.T) {
-	e := newSimEnv(t, testState(2), umsim.Options{InvitePageSize: 1})
+	// On a January clock both invites (sent 2026-01-01) are pending.
+	january := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+	e := newSimEnv(t, testState(2), umsim.Options{InvitePageSize: 1, Clock: func() time.Time { return january }})
 	cfg := e.config(AuthOAuth)
 	cfg.InvitesPerCall = 1
 	c := mustClient(t, cfg)
