@@ -21,6 +21,20 @@ func (f *fixture) invites(path string) ([]umwire.Invite, response) {
 	return list, r
 }
 
+// checkNoPendingInvite checks that resend and revoke of path answer 404
+// invites.pending.not_found.
+func (f *fixture) checkNoPendingInvite(path, when string) {
+	f.t.Helper()
+	for _, m := range []string{"POST", "DELETE"} {
+		r := f.do(m, path, "")
+		var eb umwire.InviteError
+		r.decode(f.t, &eb)
+		if r.status != http.StatusNotFound || eb.Status != umwire.InviteNotFound {
+			f.t.Errorf("%s %s: %d %s", m, when, r.status, r.body)
+		}
+	}
+}
+
 func inviteEmails(list []umwire.Invite) []string {
 	out := make([]string, len(list))
 	for i, in := range list {
@@ -123,14 +137,7 @@ func TestInviteListingExpiryResendRevoke(t *testing.T) {
 	if r := f.do("DELETE", base+"a@gmail.com", ""); r.status != http.StatusOK {
 		t.Errorf("revoke: %d %s", r.status, r.body)
 	}
-	for _, m := range []string{"DELETE", "POST"} {
-		r := f.do(m, base+"a@gmail.com", "")
-		var eb umwire.InviteError
-		r.decode(t, &eb)
-		if r.status != http.StatusNotFound || eb.Status != umwire.InviteNotFound {
-			t.Errorf("%s after revoke: %d %s", m, r.status, r.body)
-		}
-	}
+	f.checkNoPendingInvite(base+"a@gmail.com", "after revoke")
 	f.do("DELETE", base+"b@gmail.com", "")
 	f.do("DELETE", base+"c@gmail.com", "")
 	if _, r := f.invites(base); r.status != http.StatusNotFound {
@@ -213,14 +220,7 @@ func TestExpiredInviteNotPending(t *testing.T) {
 	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, TokenLifetime: 30 * 24 * time.Hour})
 	f.clock.now = f.clock.now.Add(24 * time.Hour) // frank's seeded invite (2026-01-01) expires
 	base := "/" + testOrg + "/invites/"
-	for _, m := range []string{"POST", "DELETE"} {
-		r := f.do(m, base+"frank@gmail.com", "")
-		var eb umwire.InviteError
-		r.decode(t, &eb)
-		if r.status != http.StatusNotFound || eb.Status != umwire.InviteNotFound {
-			t.Errorf("%s on an expired invite: %d %s", m, r.status, r.body)
-		}
-	}
+	f.checkNoPendingInvite(base+"frank@gmail.com", "on an expired invite")
 	resp := f.action(`[{"user":"frank@gmail.com","useVendorID":true,"do":[{"addVendorID":{"email":"frank@gmail.com","option":"ignoreIfAlreadyExists"}},{"add":{"group":["Designers"]}}]}]`, "")
 	if resp.Result != umwire.ResultSuccess {
 		t.Fatalf("addVendorID after expiry: %+v", resp)
