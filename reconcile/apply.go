@@ -214,7 +214,11 @@ func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out
 		}
 		res.Invites++
 		if o.DryRun || o.TestOnly {
-			fmt.Fprintf(out, "would %s %s (invite endpoints have no test mode)\n", c.Kind, c.User.Email)
+			then := ""
+			if c.Kind == KindResendInvite {
+				then = fmt.Sprintf(", then send addVendorID with groups %v (a new invite if none is pending)", c.Add)
+			}
+			fmt.Fprintf(out, "would %s %s%s (invite endpoints have no test mode)\n", c.Kind, c.User.Email, then)
 			continue
 		}
 		fmt.Fprintf(out, "%s %s\n", c.Kind, c.User.Email)

@@ -318,3 +318,22 @@ func TestLookupOfAnIndependentID(t *testing.T) {
 		}
 	}
 }
+
+// Technical accounts filling the first pages leave them empty but not the
+// last: the organization is read to its end all the same.
+func TestEmptyFirstPagesAreNotTheEnd(t *testing.T) {
+	st := plainOrg(3, threeGroups)
+	techs := []umsim.User{
+		{Type: umwire.TypeUnknown, Email: "t1@techacct.example.com", TechnicalAccount: true},
+		{Type: umwire.TypeUnknown, Email: "t2@techacct.example.com", TechnicalAccount: true},
+	}
+	st.Users = append(techs, st.Users...)
+	e := newEnv(t, st, umsim.Options{PageSize: 1})
+	cur, err := e.target.ReadCurrent(context.Background(), policy(reconcile.Preserve).ReadScope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur.Users) != 3 || e.target.LastRead.PagesRead != 5 {
+		t.Errorf("%d users in %d pages, want 3 in 5", len(cur.Users), e.target.LastRead.PagesRead)
+	}
+}
