@@ -80,7 +80,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
 	c.http = &retryablehttp.Client{
 		HTTPClient:   &http.Client{Timeout: cfg.Timeout, Transport: c.transport},
-		RetryMax:     cfg.MaxRetries,
+		RetryMax:     maxRetryMax, // checkRetry stops at attemptsAllowed
 		CheckRetry:   c.checkRetry,
 		Backoff:      noBackoff,
 		PrepareRetry: prepareRetry,
@@ -91,6 +91,10 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	c.transport.tokens = c.tokens
 	return c, nil
 }
+
+// maxRetryMax is retryablehttp's bound on retries, above any the
+// configuration allows; checkRetry enforces the real one.
+const maxRetryMax = 1 << 20
 
 // reached reports whether host has answered this client at least once.
 func (c *Client) reached(host string) bool {

@@ -50,6 +50,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if !retry {
 		return false, stop
 	}
+	if int(ci.attempts.Load()) >= c.attemptsAllowed(ci) {
+		return false, nil // the last attempt's answer or error is the result
+	}
 	ci.wait = c.waitBefore(ci, resp, err)
 	c.logRetry(ci, resp, err)
 	return true, nil
@@ -58,8 +61,8 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 // retryable is checkRetry's decision without the wait.
 func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Response, err error) (bool, error) {
 	if err != nil && isUnreachable(err) && !c.reached(ci.host) {
-		if int(ci.attempts.Load()) >= fastAttempts {
-			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: int(ci.attempts.Load()), Err: err}
+		if n := int(ci.attempts.Load()); n >= min(fastAttempts, c.attemptsAllowed(ci)) {
+			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: n, Err: err}
 		}
 		return true, nil
 	}
@@ -68,6 +71,7 @@ func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Respons
 			return false, nil
 		}
 		ci.refreshed = true
+		ci.refreshes++
 		c.tokens.Invalidate(ctx, ci.token)
 		return true, nil
 	}
@@ -83,6 +87,11 @@ func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Respons
 	}
 	return resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented, nil
 }
+
+// attemptsAllowed is the most attempts of the call: the first, MaxRetries
+// retries, and one more for each 401 answered with a new token (so that a
+// token refresh is not lost when retries are turned off).
+func (c *Client) attemptsAllowed(ci *callInfo) int { return 1 + c.cfg.MaxRetries + ci.refreshes }
 
 // waitBefore is the wait before the next attempt: none after a 401 (a new
 // token is all it takes), short ones towards an address that never
@@ -101,10 +110,7 @@ func (c *Client) waitBefore(ci *callInfo, resp *http.Response, err error) time.D
 // logRetry logs a failed attempt that will be retried: which attempt of
 // how many, why, and the wait before the next one.
 func (c *Client) logRetry(ci *callInfo, resp *http.Response, err error) {
-	n, most := int(ci.attempts.Load()), c.cfg.MaxRetries+1
-	if n >= most {
-		return // retryablehttp stops here; the caller reports the failure
-	}
+	n, most := int(ci.attempts.Load()), c.attemptsAllowed(ci)
 	reason := "error"
 	if err != nil {
 		reason = err.Error()

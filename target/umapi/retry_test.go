@@ -152,3 +152,27 @@ func TestUnreachableAfterAnswer(t *testing.T) {
 		t.Error("isUnreachable misjudges DNS errors")
 	}
 }
+
+// With retries turned off, a 401 still gets one attempt with a new token,
+// and a 5xx is not retried.
+func TestNoRetriesStillRefreshesToken(t *testing.T) {
+	var calls atomic.Int32
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case calls.Add(1) == 1:
+			w.WriteHeader(http.StatusUnauthorized)
+		case r.URL.Query().Get("fail") != "":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			okUser(w, r)
+		}
+	})
+	c := f.client(t, func(cfg *Config) { cfg.MaxRetries = -1 })
+	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil || f.tokenFetchs.Load() != 2 {
+		t.Fatalf("err %v after %d token fetches; want success with a second token", err, f.tokenFetchs.Load())
+	}
+	cl := call{endpoint: EndpointUser, class: limitRead, method: http.MethodGet, path: "/x", query: map[string][]string{"fail": {"1"}}}
+	if _, err := c.send(context.Background(), cl); StatusOf(err) != http.StatusServiceUnavailable || calls.Load() != 3 {
+		t.Errorf("err %v after %d calls; want one 503", err, calls.Load())
+	}
+}

@@ -42,6 +42,7 @@ type callInfo struct {
 
 	token     string        // the token of the last attempt
 	refreshed bool          // the last answer was a 401 and the token was dropped
+	refreshes int           // 401s answered with a new token
 	wait      time.Duration // the wait before the next attempt
 }
 
