@@ -387,7 +387,7 @@ func buildInvites(s *store, st *State, probs *problems) {
 			}
 		}
 		in := (&invite{
-			email: si.Email, code: si.InviteCode, lastSent: si.LastSentDTS, invitedBy: si.InvitedBy,
+			email: si.Email, code: si.InviteCode, lastSent: si.LastSentDTS, invitedBy: s.seededInviter(si.InvitedBy),
 			firstName: si.FirstName, lastName: si.LastName, country: si.Country, groups: si.Groups,
 		}).clone()
 		if in.code == "" {

@@ -159,6 +159,21 @@ func (s *store) inviter(clientID string) umwire.InvitedBy {
 	return umwire.InvitedBy{}
 }
 
+// seededInviter completes the invitedBy of a seeded invite that gives no
+// email: the whole object of the integration whose technical account its
+// id names (the first integration's when it names none).
+func (s *store) seededInviter(by umwire.InvitedBy) umwire.InvitedBy {
+	if by.Email != "" {
+		return by
+	}
+	for i := range s.integrations {
+		if in := &s.integrations[i]; by.ID == "" || by.ID == in.TechnicalAccountID {
+			return in.InvitedBy()
+		}
+	}
+	return by
+}
+
 // createOrgOwned is createEnterpriseID and createFederatedID.
 func (r *userRun) createOrgOwned(name string, c *umwire.CreateUser) *stepError {
 	if err := r.checkCreate(name, c); err != nil {
