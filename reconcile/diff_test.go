@@ -142,7 +142,7 @@ func TestDiffExclusions(t *testing.T) {
 func TestDiffInvites(t *testing.T) {
 	pol := basePolicy()
 	pol.RevokeUnlistedInvites, pol.ResendExpiredInvites = true, true
-	cur := &Current{Invites: []Invite{{Email: "Pending@x.com"}, {Email: "old@x.com", Expired: true}, {Email: "stray@x.com"}}}
+	cur := &Current{Invites: []Invite{{Email: "Pending@x.com"}, {Email: "old@x.com", Expired: true}, {Email: "stray@x.com"}, {Email: "lapsed@x.com", Expired: true}}} // lapsed@: expired, not revoked
 	des := Desired{Complete: true, Users: []User{
 		{Type: VendorID, Email: "pending@x.com", Groups: []string{"Dev"}},
 		{Type: VendorID, Email: "old@x.com"},
@@ -158,6 +158,15 @@ func TestDiffInvites(t *testing.T) {
 	want := []string{"resend-invite old@x.com", "revoke-invite stray@x.com"}
 	if !slices.Equal(got, want) {
 		t.Errorf("changes = %v, want %v", got, want)
+	}
+	// The pending invite's groups are sent again (they cannot be seen);
+	// they are no change.
+	var b strings.Builder
+	if err := p.Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.InviteGroups) != 1 || !strings.Contains(b.String(), "= invite-groups pending@x.com (vendorID) groups: +Dev") {
+		t.Errorf("invite groups %+v; plan:\n%s", p.InviteGroups, b.String())
 	}
 	pol.ResendExpiredInvites = false // an expired invite is then only noted: the user is not invited
 	if p, err = Diff(des, cur, pol); err != nil {

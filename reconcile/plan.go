@@ -24,7 +24,7 @@ const (
 )
 
 var kindOrder = map[Kind]int{KindCreateGroup: 0, KindCreate: 1, KindUpdate: 2, KindResendInvite: 3,
-	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6, KindInviteGroups: 7}
+	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6}
 
 // Attrs are the new values of an update; nil fields stay unchanged.
 type Attrs struct {
@@ -318,8 +318,8 @@ func (d *differ) invitedChange(u *User, inv Invite, plan *Plan) {
 	case inv.Expired && d.policy.ResendExpiredInvites:
 		plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: nu, Add: d.addGroups(u, nil, plan)})
 	case inv.Expired:
-		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and is not sent again (policy.invites.resendExpired is false); run orgsync invites resend %s",
-			u.Key(), inv.LastSent.UTC().Format(time.DateOnly), inv.Email))
+		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and the user is not invited again; set policy.invites.resendExpired (true by default) to invite them again",
+			u.Key(), inv.LastSent.UTC().Format(time.DateOnly)))
 	default:
 		if add := d.addGroups(u, nil, plan); len(add) > 0 {
 			plan.InviteGroups = append(plan.InviteGroups, Change{Kind: KindInviteGroups, User: nu, Add: add})
