@@ -157,6 +157,9 @@ func runInvites(ctx context.Context, io stdio, args []string) int {
 		act, verb = c.RevokeInvite, "revoked"
 	}
 	if err := act(ctx, email); err != nil {
+		if umapi.IsNotFound(err) {
+			err = fmt.Errorf("%w; an expired invite is not pending and a service may refuse to %s it: `orgsync sync` invites a user of a source again", err, args[0])
+		}
 		return a.fail(io, err)
 	}
 	done := inviteDone{Email: email, Done: verb}

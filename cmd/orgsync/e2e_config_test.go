@@ -123,8 +123,8 @@ func TestAdminCommands(t *testing.T) {
 	if r := runBinary(t, nil, "invites", "list", "--config", cfg, "--exclude-expired", "--output", "json"); r.code != exitOK || strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("invites list --output json without invites: exit %d, want [] (not null):\n%s", r.code, r.stdout)
 	}
-	if r := runBinary(t, nil, "invites", "revoke", "--config", cfg, "ivan@example.org"); r.code != exitError {
-		t.Errorf("revoking a revoked invite: exit %d", r.code)
+	if r := runBinary(t, nil, "invites", "revoke", "--config", cfg, "ivan@example.org"); r.code != exitError || !strings.Contains(r.stderr, "orgsync sync` invites a user of a source again") {
+		t.Errorf("revoking a revoked invite: exit %d, want 1 and a hint\n%s", r.code, r.stderr)
 	}
 	if r := runBinary(t, nil, "users", "get", "--config", cfg, "nobody@example.com"); r.code != exitError {
 		t.Errorf("users get of an unknown user: exit %d", r.code)
