@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
 )
