@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/textenc"
 )
 
 // Default templates of the user fields.
@@ -89,6 +90,9 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []field
 		LastName:  expand(f.lastName, ""),
 		Country:   strings.ToUpper(expand(f.country, "")),
 	}
+	if probs := invalidText(&u); len(probs) > 0 {
+		return u, defaulted, probs // the other checks of these values would only repeat it
+	}
 	if u.Country == "" && f.defaultCountry != "" {
 		u.Country, defaulted = f.defaultCountry, source.DefaultedCountry
 	}
@@ -119,6 +123,24 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []field
 		probs = append(probs, fieldProblem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
 	}
 	return u, defaulted, probs
+}
+
+// invalidText returns a problem for each value of u that is not UTF-8
+// (LDAP's strings are UTF-8, so a directory holding other bytes has stored
+// them wrongly or the attribute is binary) and makes the value valid.
+func invalidText(u *reconcile.User) []fieldProblem {
+	var probs []fieldProblem
+	for _, v := range []struct {
+		field string
+		v     *string
+	}{{"email", &u.Email}, {"username", &u.Username}, {"domain", &u.Domain}, {"firstname", &u.FirstName}, {"lastname", &u.LastName}, {"country", &u.Country}} {
+		if at := textenc.FirstInvalid(*v.v); at > 0 {
+			probs = append(probs, fieldProblem{v.field, fmt.Sprintf(
+				"not UTF-8 (an invalid byte at character %d of the value): LDAP values are UTF-8; fix the attribute in the directory, or map the field from a text attribute", at)})
+			*v.v = strings.ToValidUTF8(*v.v, "\uFFFD")
+		}
+	}
+	return probs
 }
 
 // readUsers reads every user, builds it, attaches its target groups and
