@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// userNamed returns the simulator's user with email.
+func userNamed(s *sim, email string) (umsim.User, bool) {
+	for _, u := range s.Snapshot().Users {
+		if strings.EqualFold(u.Email, email) {
+			return u, true
+		}
+	}
+	return umsim.User{}, false
+}
+
+// A CSV file saved in Latin-1 is a bad record per line with "not UTF-8;
+// set encoding" when read as UTF-8, and with encoding: latin1 syncs
+// "Jürgen Müller" as written.
+func TestLatin1CSVSyncs(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	latin1 := "firstname,lastname,email,country,groups\n" +
+		"Alice,Anders,alice@example.com,US,eng\n" +
+		"J\xfcrgen,M\xfcller,juergen@example.com,DE,eng\n"
+	if err := os.WriteFile(filepath.Join(dir, "csv", "latin1.csv"), []byte(latin1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := configFor(t, dir, "csv", s.url, "path: users.csv", "path: latin1.csv")
+	r := runBinary(t, nil, "validate", "--config", plain)
+	if r.code != exitError || !strings.Contains(r.stdout, "latin1.csv:3 juergen@example.com: firstname: not UTF-8") ||
+		!strings.Contains(r.stdout, "set encoding") {
+		t.Fatalf("validate of a Latin-1 file read as UTF-8: exit %d, want 1 and the record named\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	cfg := configFor(t, dir, "csv", s.url, "path: users.csv", "path: latin1.csv\n      encoding: latin1", "unmatchedUsers: remove-groups", "unmatchedUsers: preserve")
+	if r := runBinary(t, nil, "validate", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "0 problem(s)") {
+		t.Fatalf("validate with encoding latin1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	u, ok := userNamed(s, "juergen@example.com")
+	if !ok || u.FirstName != "Jürgen" || u.LastName != "Müller" {
+		t.Fatalf("user in the organization: %+v (found %v), want Jürgen Müller", u, ok)
+	}
+}
