@@ -50,3 +50,36 @@ func TestLatin1CSVSyncs(t *testing.T) {
 		t.Fatalf("user in the organization: %+v (found %v), want Jürgen Müller", u, ok)
 	}
 }
+
+// Each planned change is printed once: on standard output by plan and
+// sync (the log has it at debug only), in the log at info by the daemon,
+// which prints no plan. The text plan lists the unmatched users and the
+// excluded count.
+func TestEachChangePrintedOnce(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	r := runBinary(t, nil, "plan", "--config", cfg)
+	if r.code != exitOK {
+		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "dave@example.com"); n != 1 {
+		t.Errorf("the plan names dave %d times on stdout, want 1:\n%s", n, r.stdout)
+	}
+	if strings.Contains(r.stderr, "dave@example.com") || strings.Contains(r.stderr, "planned: ") {
+		t.Errorf("the log repeats the plan at the default level:\n%s", r.stderr)
+	}
+	for _, want := range []string{"unmatched user", "#   mallory@example.com (federatedID)\n", "# 1 excluded user (left alone by policy.exclude)\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the text plan lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runBinary(t, nil, "plan", "--config", cfg, "--log-level", "debug")
+	if !strings.Contains(r.stderr, `"msg":"planned: `) {
+		t.Errorf("plan at debug level does not log the planned changes:\n%s", r.stderr)
+	}
+	r = runBinary(t, nil, "sync", "--config", cfg)
+	if n := strings.Count(r.stdout+r.stderr, "+ create dave@example.com"); n != 1 {
+		t.Errorf("sync prints dave's creation %d times, want 1:\n%s\n%s", n, r.stdout, r.stderr)
+	}
+}
