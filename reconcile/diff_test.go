@@ -173,7 +173,7 @@ func TestDiffInvites(t *testing.T) {
 func TestDiffCreateGroups(t *testing.T) {
 	pol := basePolicy()
 	pol.CreateUserGroups = true
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Groups: []string{"DESIGN"}}, pol)
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Missing: []string{"Dev"}}, pol)
 	if err != nil {
 		t.Fatal(err)
 	}

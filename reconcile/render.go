@@ -66,6 +66,9 @@ func (p *Plan) Render(w io.Writer) error {
 	if p.Safety != nil {
 		fmt.Fprintf(b, "! %s\n", p.Safety.Error())
 	}
+	for _, g := range p.MissingGroups {
+		fmt.Fprintf(b, "! %s\n", g)
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(b, "# note: %s\n", n)
 	}
@@ -152,7 +155,8 @@ type planJSON struct {
 const PlanFormatVersion = 1
 
 // RenderJSON writes the plan as one JSON object: formatVersion, counts,
-// changes, withheld, safety, unlisted, excluded, notes, userGroups.
+// changes, withheld, safety, unlisted, excluded, notes, userGroups,
+// missingGroups.
 func (p *Plan) RenderJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -83,3 +83,45 @@ func TestEachChangePrintedOnce(t *testing.T) {
 		t.Errorf("sync prints dave's creation %d times, want 1:\n%s\n%s", n, r.stdout, r.stderr)
 	}
 }
+
+// Targets that pattern rules make and that do not exist in the
+// organization: without createUserGroups, validate --check-target and plan
+// name them with what to do, before any change is sent; with it, sync
+// creates them as user groups and converges.
+func TestMissingTargetsOfPatternRules(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	rule := "mapping:\n  - pattern: \"(.*)\"\n    targets: [\"Team $1\"]\n"
+	cfg := configFor(t, dir, "csv", s.url, "mapping:\n", rule)
+
+	r := runBinary(t, nil, "validate", "--config", cfg, "--check-target")
+	if r.code != exitError || !strings.Contains(r.stdout, `problem: target group "Team eng" does not exist in the organization: create it in the organization (a product profile or a user group), set policy.createUserGroups: true`) {
+		t.Fatalf("validate --check-target: exit %d, want 1 and the missing target named\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBinary(t, nil, "plan", "--config", cfg)
+	if !strings.Contains(r.stdout, `! target group "Team design" does not exist in the organization (2 source users would be added to it; none is)`) ||
+		strings.Contains(r.stdout, "+Team ") {
+		t.Fatalf("plan: want the missing target reported and no membership of it planned:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if n := s.Stats().Requests["action"]; len(n) != 0 {
+		t.Fatalf("validate and plan sent action requests: %v", n)
+	}
+	if r = runBinary(t, nil, "sync", "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, `target group "Team eng" does not exist`) {
+		t.Fatalf("sync with missing targets: exit %d, want 1 naming them\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	create := configFor(t, dir, "csv", s.url, "mapping:\n", rule, "policy:\n", "policy:\n  createUserGroups: true\n")
+	r = runBinary(t, nil, "validate", "--config", create, "--check-target")
+	if r.code != exitOK || !strings.Contains(r.stdout, `notice: target group "Team eng" does not exist in the organization yet: sync creates it as a user group`) {
+		t.Fatalf("validate --check-target with createUserGroups: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r = runBinary(t, nil, "sync", "--config", create); r.code != exitOK || !strings.Contains(r.stdout, "+ create-group Team eng") {
+		t.Fatalf("sync with createUserGroups: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if g, _ := groupsOf(s, "dave@example.com"); !hasFold(g, "Team eng") || !hasFold(g, "Team design") {
+		t.Errorf("dave's groups after sync: %v", g)
+	}
+	if r = runBinary(t, nil, "plan", "--config", create, "--detailed-exitcode"); r.code != exitOK {
+		t.Errorf("plan after sync: exit %d, want 0\n%s", r.code, r.stdout)
+	}
+}
