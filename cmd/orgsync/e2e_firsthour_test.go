@@ -125,3 +125,25 @@ func TestMissingTargetsOfPatternRules(t *testing.T) {
 		t.Errorf("plan after sync: exit %d, want 0\n%s", r.code, r.stdout)
 	}
 }
+
+// The demo's secret files, world-readable as a checkout leaves them, get
+// no permission warning (they are public); a real secret file that every
+// user may read does.
+func TestDemoSecretsDoNotWarn(t *testing.T) {
+	dir := exampleDir(t)
+	for _, f := range []string{"demo-client-secret", "demo-private-key.pem"} {
+		if err := os.Chmod(filepath.Join(dir, "sim", f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1")
+	if r := runBinary(t, nil, "validate", "--config", cfg); r.code != exitOK || strings.Contains(r.stdout+r.stderr, "readable by every user") {
+		t.Fatalf("validate with the demo secrets at 0644: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sim", "demo-client-secret"), []byte("a-real-secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, nil, "validate", "--config", cfg); !strings.Contains(r.stdout+r.stderr, "demo-client-secret is readable by every user of this machine (mode 0644)") {
+		t.Fatalf("validate with a real secret at 0644: no warning\n%s\n%s", r.stdout, r.stderr)
+	}
+}
