@@ -549,8 +549,9 @@ func (d *differ) inviteChanges(plan *Plan) {
 	}
 }
 
-// groupChanges creates the groups to create and reports the missing ones,
-// in the order of the managed groups.
+// groupChanges creates the groups to create and reports the missing ones
+// that some desired user was to be added to, in the order of the managed
+// groups.
 func (d *differ) groupChanges(plan *Plan) {
 	for _, g := range d.policy.managedGroups() {
 		l := strings.ToLower(g)
@@ -558,7 +559,7 @@ func (d *differ) groupChanges(plan *Plan) {
 			plan.Changes = append(plan.Changes, Change{Kind: KindCreateGroup, Group: g})
 			delete(d.create, l) // once, however often it is listed
 		}
-		if n, ok := d.missing[l]; ok {
+		if n := d.missing[l]; n > 0 {
 			plan.MissingGroups = append(plan.MissingGroups, MissingGroup{Name: g, Users: n})
 			delete(d.missing, l)
 		}
