@@ -143,6 +143,18 @@ func invalidText(u *reconcile.User) []fieldProblem {
 	return probs
 }
 
+// invalidGroups returns a problem for a target group that is not UTF-8: a
+// pattern rule made it from a directory group's name or DN that is not.
+func invalidGroups(groups []string) []fieldProblem {
+	for _, g := range groups {
+		if at := textenc.FirstInvalid(g); at > 0 {
+			return []fieldProblem{{"groups", fmt.Sprintf("the target group %q, which a pattern rule made from a directory group of the entry, is not UTF-8 (an invalid byte at character %d): fix the group's name in the directory",
+				strings.ToValidUTF8(g, "\uFFFD"), at)}}
+		}
+	}
+	return nil
+}
+
 // readUsers reads every user, builds it, attaches its target groups and
 // collects the problems of bad entries, which are skipped. A search that
 // finds no entry at all is an error.
@@ -153,6 +165,8 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
 		entries++
 		u, defaulted, probs := s.fields.user(e)
+		u.Groups = memb.targets(e, p)
+		probs = append(probs, invalidGroups(u.Groups)...)
 		if len(probs) == 0 {
 			if first, dup := seen[u.Key()]; dup {
 				probs = append(probs, fieldProblem{"email", fmt.Sprintf("%s is also the user of %s; this entry is skipped", u.Key(), first)})
@@ -165,7 +179,6 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 			return
 		}
 		seen[u.Key()] = e.DN
-		u.Groups = memb.targets(e, p)
 		res.Users = append(res.Users, u)
 		res.Defaulted = append(res.Defaulted, defaulted)
 	})
