@@ -171,7 +171,9 @@ func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Re
 		return nil, err
 	}
 	b := userrec.New(s.name, s.cfg.Path, s.cfg.Columns.names(), s.cfg.Defaults, s.mapper)
-	b.Reserve(estimateRows(br, size))
+	if !textenc.Decodes(s.cfg.Encoding) { // the estimate compares the buffer with the file's size
+		b.Reserve(estimateRows(br, size))
+	}
 	if err := s.rows(ctx, r, cols, b); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,13 @@ func Check(name string) error {
 	return err
 }
 
+// Decodes reports whether the named encoding is not UTF-8: its reader's
+// bytes are not the file's.
+func Decodes(name string) bool {
+	e, _ := lookup(name)
+	return e != nil
+}
+
 // NewReader returns r decoded to UTF-8 from the named encoding; for
 // UTF-8 it returns r itself. The name must have passed Check.
 func NewReader(name string, r io.Reader) io.Reader {
