@@ -69,3 +69,16 @@ func TestLatin1(t *testing.T) {
 		t.Errorf("groups %q, want Café", g)
 	}
 }
+
+// A bad byte on a later line of a value that spans lines is found too.
+func TestInvalidUTF8InAMultiLineValue(t *testing.T) {
+	doc := "users:\n  - email: ann@example.com\n  - email: jo@example.com\n    lastname: \"M\n      \xfcller\"\n"
+	res, _, err := readYAML(t, doc, Config{}, nil)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if len(res.Users) != 1 || len(res.Problems) != 1 || res.Problems[0].Line != 4 || res.Problems[0].Field != "lastname" ||
+		!strings.Contains(res.Problems[0].Reason, "not UTF-8 (an invalid byte at character 3 of the value)") {
+		t.Fatalf("users %+v, problems %v; want jo@example.com's lastname (line 4) reported", res.Users, res.Problems)
+	}
+}

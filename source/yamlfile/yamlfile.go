@@ -87,10 +87,10 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 		return nil, fmt.Errorf("%s: decoding %s: %w", s.cfg.Path, s.cfg.Encoding, err)
 	}
 	// The YAML parser refuses a document that is not UTF-8 as a whole: each
-	// bad byte becomes U+FFFD, and a value holding one on a line that had
-	// one is a bad value of its user.
-	badLines := invalidLines(data)
-	if len(badLines) > 0 {
+	// run of bad bytes becomes U+FFFD, and a value holding one is a bad
+	// value of its user.
+	invalid := !utf8.Valid(data)
+	if invalid {
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
 	var doc yaml.Node
@@ -101,7 +101,7 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper), badLines: badLines}
+	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper), notUTF8: invalid}
 	f.readUsers(users)
 	if groups != nil {
 		f.readGroups(groups)
@@ -142,32 +142,17 @@ func (s *Source) sections(doc *yaml.Node) (users, groups *yaml.Node, err error) 
 	return users, groups, nil
 }
 
-// invalidLines returns the (1-based) lines of data that hold bytes that
-// are not UTF-8.
-func invalidLines(data []byte) map[int]bool {
-	if utf8.Valid(data) {
-		return nil
-	}
-	bad := map[int]bool{}
-	for n, line := range bytes.Split(data, []byte{'\n'}) {
-		if !utf8.Valid(line) {
-			bad[n+1] = true
-		}
-	}
-	return bad
-}
-
 // fileReader collects the records of one document.
 type fileReader struct {
-	b        *userrec.Builder
-	records  []userrec.Record
-	badLines map[int]bool // lines that held bytes that are not UTF-8
+	b       *userrec.Builder
+	records []userrec.Record
+	notUTF8 bool // the file held bytes that are not UTF-8, now U+FFFD
 }
 
 // invalid returns where the scalar n holds a byte that was not UTF-8 (the
 // 1-based character), 0 when none.
 func (f *fileReader) invalid(n *yaml.Node) int {
-	if !f.badLines[n.Line] {
+	if !f.notUTF8 {
 		return 0
 	}
 	i := strings.IndexRune(n.Value, utf8.RuneError)
