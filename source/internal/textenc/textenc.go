@@ -91,7 +91,8 @@ func Invalid(at int) string {
 }
 
 // FirstInvalid returns the 1-based position, in characters, of the first
-// byte of s that is not UTF-8, 0 when s is valid.
+// byte of s that is not UTF-8, 0 when s is valid. (A hot loop calls
+// utf8.ValidString first, which spares a call for each valid value.)
 func FirstInvalid(s string) int {
 	if utf8.ValidString(s) {
 		return 0

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
@@ -261,14 +262,15 @@ type badText struct {
 func (c *recordCheck) invalidText() []badText {
 	var out []badText
 	for f, v := range c.r.Values {
-		if at := textenc.FirstInvalid(v); at > 0 && Field(f) != Groups { // the groups are checked below
-			out = append(out, badText{Field(f), at})
-			c.r.Values[f] = strings.ToValidUTF8(v, "\uFFFD")
+		if utf8.ValidString(v) || Field(f) == Groups { // the groups are checked below
+			continue
 		}
+		out = append(out, badText{Field(f), textenc.FirstInvalid(v)})
+		c.r.Values[f] = strings.ToValidUTF8(v, "\uFFFD")
 	}
 	for _, g := range c.r.Groups {
-		if at := textenc.FirstInvalid(g); at > 0 {
-			return append(out, badText{Groups, at})
+		if !utf8.ValidString(g) {
+			return append(out, badText{Groups, textenc.FirstInvalid(g)})
 		}
 	}
 	return out
