@@ -68,6 +68,9 @@ type Auth struct {
 	// TechnicalAccountID and PrivateKey are needed by the jwt method.
 	TechnicalAccountID string     `yaml:"technicalAccountId"`
 	PrivateKey         secret.Ref `yaml:"privateKey"`
+	// PrivateKeyPassphrase is where the passphrase of an encrypted
+	// (PKCS#8) private key is; unset for a key that is not encrypted.
+	PrivateKeyPassphrase secret.Ref `yaml:"privateKeyPassphrase"`
 	// Scopes are requested by the oauth method.
 	Scopes []string `yaml:"scopes"`
 }

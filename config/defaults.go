@@ -66,7 +66,7 @@ func (c *Config) resolvePaths(dir string) {
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
 	a := &c.Target.Auth
-	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile}
+	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &a.PrivateKeyPassphrase.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile}
 	for i := range c.Sources {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}

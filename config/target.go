@@ -39,6 +39,11 @@ func (t *Target) ClientConfig() (umapi.Config, error) {
 		if c.PrivateKeyPEM, err = loadSecret("target.auth.privateKey", t.Auth.PrivateKey); err != nil {
 			return umapi.Config{}, err
 		}
+		if t.Auth.PrivateKeyPassphrase.IsSet() {
+			if c.PrivateKeyPassphrase, err = loadSecret("target.auth.privateKeyPassphrase", t.Auth.PrivateKeyPassphrase); err != nil {
+				return umapi.Config{}, err
+			}
+		}
 	}
 	return c, nil
 }

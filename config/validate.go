@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
@@ -146,9 +148,12 @@ func (a *Auth) validate(v *validation) {
 			v.errorf("target.auth.technicalAccountId", "required by method jwt: the integration's technical account id")
 		}
 		secretRef(v, "target.auth.privateKey", a.PrivateKey)
+		if a.PrivateKeyPassphrase.IsSet() {
+			secretRef(v, "target.auth.privateKeyPassphrase", a.PrivateKeyPassphrase)
+		}
 	case AuthOAuth:
-		if a.PrivateKey.IsSet() || a.TechnicalAccountID != "" {
-			v.errorf("target.auth.method", "privateKey and technicalAccountId belong to method jwt; remove them or set method: jwt")
+		if a.PrivateKey.IsSet() || a.PrivateKeyPassphrase.IsSet() || a.TechnicalAccountID != "" {
+			v.errorf("target.auth.method", "privateKey, privateKeyPassphrase and technicalAccountId belong to method jwt; remove them or set method: jwt")
 		}
 	default:
 		v.errorf("target.auth.method", "%q is not an auth method: use jwt or oauth", a.Method)
@@ -156,7 +161,7 @@ func (a *Auth) validate(v *validation) {
 }
 
 // secretRef checks a secret reference and warns when its file is readable
-// by group or others.
+// by every user of the machine (see secretReadable).
 func secretRef(v *validation, path string, r secret.Ref) {
 	if err := r.Check(); err != nil {
 		v.errorf(path, "%v", err)
@@ -170,9 +175,31 @@ func secretRef(v *validation, path string, r secret.Ref) {
 		v.errorf(path+".file", "cannot read the secret file: %v", err)
 		return
 	}
-	if perm := st.Mode().Perm(); perm&0o077 != 0 {
-		v.warnf(path+".file", "%s is readable by group or others (mode %04o): chmod 600 it", r.File, perm)
+	if secretReadable(r.File, st.Mode().Perm()) {
+		v.warnf(path+".file", "%s is readable by every user of this machine (mode %04o): chmod o-rwx it (e.g. chmod 600); in Kubernetes set the secret volume's defaultMode to 0400 (or 0440 with fsGroup)",
+			r.File, st.Mode().Perm())
 	}
+}
+
+// secretReadable reports whether a secret file with mode perm is worth a
+// warning: when others (not the owner, not the group) may read it. A group
+// that may read it is left alone, as a Kubernetes secret volume mounted
+// with fsGroup (0440) must be. The demo credentials published with the
+// examples (examples/sim) are no secret: a checkout's 0644 is fine for them.
+func secretReadable(file string, perm os.FileMode) bool {
+	if perm&0o004 == 0 {
+		return false
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	for _, demo := range []string{"sim/demo-client-secret", "sim/demo-private-key.pem"} {
+		if published, err := examples.FS.ReadFile(demo); err == nil && bytes.Equal(bytes.TrimSpace(data), bytes.TrimSpace(published)) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkURL reports s when it is set and not an http or https URL.

@@ -60,7 +60,7 @@ func (f Failure) String() string {
 // hint says what to do about a failure that the configuration causes.
 func hint(code string) string {
 	if code == "error.group.not_found" {
-		return ": the organization has no such group or product profile; create it there (policy.createUserGroups creates user groups) or fix the mapping rule that names it"
+		return ": the organization has no such group or product profile (plan lists the targets that do not exist, with what to do); create it there or fix the mapping rule that names it"
 	}
 	return ""
 }
@@ -125,7 +125,8 @@ func (e *ApplyError) Error() string {
 // through one code path for dry, test-only and real runs. Failed entries
 // are collected and the remaining requests still run; cancellation stops
 // between requests. The error joins the failures (*ApplyError), the plan's
-// safety stop (*SafetyError) and the context's error.
+// safety stop (*SafetyError), its missing targets (*MissingGroupsError) and
+// the context's error.
 func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, error) {
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
@@ -165,6 +166,9 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 	}
 	if plan.Safety != nil {
 		errs = append(errs, plan.Safety)
+	}
+	if len(plan.MissingGroups) > 0 {
+		errs = append(errs, &MissingGroupsError{Groups: plan.MissingGroups})
 	}
 	if stop != nil {
 		errs = append(errs, fmt.Errorf("apply: stopped after %d of %d requests: %w", res.Requests, len(reqs), stop))

@@ -182,7 +182,7 @@ func TestDiffInvites(t *testing.T) {
 func TestDiffCreateGroups(t *testing.T) {
 	pol := basePolicy()
 	pol.CreateUserGroups = true
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Groups: []string{"DESIGN"}}, pol)
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Missing: []string{"Dev"}}, pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,6 +254,8 @@ func TestRender(t *testing.T) {
 	want := `+ create new@x.com (enterpriseID) firstname="N" lastname="L" country="US" groups: +Dev
 ~ update bob@x.com (enterpriseID) firstname="Rob" groups: +Dev -Design
 - remove gone@x.com (enterpriseID)
+# 1 unmatched user (in the organization, in no source; policy.unmatchedUsers says what happens to them):
+#   gone@x.com (enterpriseID)
 Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 groups to create, 0 invites to resend, 0 to revoke; 0 withheld, 1 unlisted, 0 excluded
 `
 	if b.String() != want {

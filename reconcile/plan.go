@@ -90,14 +90,51 @@ type Plan struct {
 	// compared: they are sent on every real run and are not changes (a
 	// plan with only these is in sync).
 	InviteGroups []Change `json:"inviteGroups,omitempty"`
+	// MissingGroups are the managed groups (targets of the mapping) that do
+	// not exist in the organization and that the plan does not create: no
+	// membership of them is planned, and Apply fails after applying the
+	// rest (see MissingGroupsError).
+	MissingGroups []MissingGroup `json:"missingGroups,omitempty"`
+}
+
+// MissingGroup is a target group that does not exist in the organization.
+type MissingGroup struct {
+	Name  string `json:"name"`
+	Users int    `json:"users"` // source users who would have been added to it
+}
+
+// Hint says what to do about the missing group. A user group is missing
+// only when policy.createUserGroups is off; an admin group ("_...") the
+// service cannot create.
+func (g MissingGroup) Hint() string {
+	if strings.HasPrefix(g.Name, "_") {
+		return "an admin group, which the service cannot create: create the product or role it belongs to in the organization, or fix the mapping rule that names it"
+	}
+	return "create it in the organization (a product profile or a user group), set policy.createUserGroups: true to have orgsync create it as a user group, or fix the mapping rule that names it"
+}
+
+func (g MissingGroup) String() string {
+	return fmt.Sprintf("target group %q does not exist in the organization (%d source users would be added to it; none is): %s", g.Name, g.Users, g.Hint())
+}
+
+// MissingGroupsError reports the plan's missing targets after the rest of
+// the plan was applied.
+type MissingGroupsError struct{ Groups []MissingGroup }
+
+func (e *MissingGroupsError) Error() string {
+	msgs := make([]string, len(e.Groups))
+	for i, g := range e.Groups {
+		msgs[i] = g.String()
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 
 // InSync reports whether the organization already equals the desired state:
-// nothing to change and nothing withheld by a safety rule.
-func (p *Plan) InSync() bool { return p.Empty() && len(p.Withheld) == 0 }
+// nothing to change, nothing withheld by a safety rule, no target missing.
+func (p *Plan) InSync() bool { return p.Empty() && len(p.Withheld) == 0 && len(p.MissingGroups) == 0 }
 
 // SafetyError says why the destructive changes of a plan were withheld.
 type SafetyError struct {
@@ -163,6 +200,11 @@ type differ struct {
 	invites  map[string]Invite
 	held     map[string][]string // Desired.Held
 	nManaged int
+	// create and missing are the managed groups (lower case) that do not
+	// exist: those the plan creates, and the others with the number of
+	// users who want them.
+	create  map[string]bool
+	missing map[string]int
 }
 
 func newDiffer(p *Policy, cur *Current) *differ {
@@ -177,6 +219,7 @@ func newDiffer(p *Policy, cur *Current) *differ {
 	for _, t := range p.ExcludeTypes {
 		d.exclType[t] = true
 	}
+	d.missingGroups()
 	for i := range cur.Users {
 		k := cur.Users[i].Key()
 		if _, dup := d.have[k]; dup {
@@ -195,6 +238,20 @@ func newDiffer(p *Policy, cur *Current) *differ {
 		d.invites[strings.ToLower(inv.Email)] = inv
 	}
 	return d
+}
+
+// missingGroups sorts the groups that do not exist into those to create
+// (user groups, under CreateUserGroups) and those missing.
+func (d *differ) missingGroups() {
+	d.create, d.missing = map[string]bool{}, map[string]int{}
+	for _, g := range d.current.Missing {
+		l := strings.ToLower(g)
+		if d.policy.CreateUserGroups && !strings.HasPrefix(g, "_") {
+			d.create[l] = true
+		} else {
+			d.missing[l] = 0
+		}
+	}
 }
 
 func (d *differ) lower(group string) string {
@@ -364,6 +421,10 @@ func (d *differ) addGroups(want, have *User, plan *Plan) []string {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s: group %s cannot be assigned through the service; skipped", want.Key(), g))
 			continue
 		}
+		if n, missing := d.missing[d.lower(g)]; missing {
+			d.missing[d.lower(g)] = n + 1
+			continue
+		}
 		add = append(add, canon)
 	}
 	return add
@@ -514,14 +575,19 @@ func (d *differ) inviteChanges(plan *Plan) {
 	}
 }
 
+// groupChanges creates the groups to create and reports the missing ones
+// that some desired user was to be added to, in the order of the managed
+// groups.
 func (d *differ) groupChanges(plan *Plan) {
-	if !d.policy.CreateUserGroups || d.current.Groups == nil {
-		return
-	}
-	exist := foldSet(d.current.Groups)
-	for _, g := range d.policy.UserGroups {
-		if !exist[strings.ToLower(g)] {
+	for _, g := range d.policy.managedGroups() {
+		l := strings.ToLower(g)
+		if d.create[l] {
 			plan.Changes = append(plan.Changes, Change{Kind: KindCreateGroup, Group: g})
+			delete(d.create, l) // once, however often it is listed
+		}
+		if n := d.missing[l]; n > 0 {
+			plan.MissingGroups = append(plan.MissingGroups, MissingGroup{Name: g, Users: n})
+			delete(d.missing, l)
 		}
 	}
 }

@@ -90,7 +90,11 @@ type Policy struct {
 	// to product profiles and admin groups). Only user groups may be
 	// created and changed group-rooted.
 	UserGroups []string
-	// CreateUserGroups creates the UserGroups that do not exist yet.
+	// CreateUserGroups creates, as user groups, the managed groups (the
+	// targets of the mapping and the UserGroups) that do not exist yet,
+	// except admin groups (named "_..."), which the service cannot create.
+	// Without it a missing target is reported (Plan.MissingGroups) and no
+	// membership of it is planned.
 	CreateUserGroups bool
 	// Update lists the attributes kept equal to the sources.
 	Update Attributes
@@ -143,10 +147,11 @@ type ReadScope struct {
 	// and shows its groups; an unlisted one outside the managed groups
 	// is left alone anyway).
 	Groups []string
-	// UserGroups are the managed user groups; the reader reports which of
-	// them exist (Current.Groups) when CreateGroups is set.
-	UserGroups   []string
-	CreateGroups bool
+	// CheckGroups are the managed groups whose existence can change the
+	// plan; the reader reports those that do not exist (Current.Missing),
+	// so that Diff can create the missing user groups or report the
+	// missing targets before any request is sent.
+	CheckGroups []string
 	// AllUsers is set when users outside Groups matter (unlisted users
 	// are removed or deleted).
 	AllUsers bool
@@ -169,8 +174,7 @@ type ReadScope struct {
 func (p *Policy) ReadScope() ReadScope {
 	return ReadScope{
 		Groups:        append(p.managedGroups(), p.ExcludeGroups...),
-		UserGroups:    append([]string(nil), p.UserGroups...),
-		CreateGroups:  p.CreateUserGroups,
+		CheckGroups:   p.managedGroups(),
 		AllUsers:      p.Unlisted == RemoveUsers || p.Unlisted == DeleteUsers,
 		RevokeInvites: p.RevokeUnlistedInvites,
 	}
@@ -183,6 +187,7 @@ func (p *Policy) ReadScope() ReadScope {
 func (p *Policy) ReadScopeFor(desired []User) ReadScope {
 	s := p.ReadScope()
 	s.Groups = p.managedGroups()
+	s.CheckGroups = p.groupsToCheck(desired)
 	s.DesiredKnown = true
 	s.Desired = make([]User, 0, len(desired))
 	for i := range desired {
@@ -209,6 +214,30 @@ func (p *Policy) ManageGroupsOf(users []User) {
 			}
 		}
 	}
+}
+
+// groupsToCheck are the managed groups whose existence matters for the
+// desired users: those a desired user is to be in, and the UserGroups
+// when CreateUserGroups creates them whether or not anyone is in them.
+func (p *Policy) groupsToCheck(desired []User) []string {
+	wanted := map[string]bool{}
+	for i := range desired {
+		for _, g := range desired[i].Groups {
+			wanted[strings.ToLower(g)] = true
+		}
+	}
+	if p.CreateUserGroups {
+		for _, g := range p.UserGroups {
+			wanted[strings.ToLower(g)] = true
+		}
+	}
+	var out []string
+	for _, g := range p.managedGroups() {
+		if wanted[strings.ToLower(g)] {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // managedGroups returns Managed and the UserGroups not already in it.

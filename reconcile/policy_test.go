@@ -46,7 +46,7 @@ func TestPolicyValidate(t *testing.T) {
 func TestReadScope(t *testing.T) {
 	p := Policy{Managed: []string{"A", "B"}, ExcludeGroups: []string{"X"}, UserGroups: []string{"A"}, CreateUserGroups: true}
 	s := p.ReadScope()
-	if strings.Join(s.Groups, ",") != "A,B,X" || s.AllUsers || !s.CreateGroups || len(s.UserGroups) != 1 {
+	if strings.Join(s.Groups, ",") != "A,B,X" || s.AllUsers || strings.Join(s.CheckGroups, ",") != "A,B" {
 		t.Errorf("scope = %+v", s)
 	}
 	for _, u := range []Unlisted{RemoveUsers, DeleteUsers} {

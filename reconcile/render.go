@@ -49,9 +49,14 @@ func (c Counts) String() string {
 	return s
 }
 
+// MaxUnlistedShown is the most unmatched users Render lists one a line;
+// the others are counted.
+const MaxUnlistedShown = 20
+
 // Render writes the plan for people: one line per change, terraform-like
-// ("+ create", "~ update", "- remove"), then withheld changes, notes and
-// a summary line.
+// ("+ create", "~ update", "- remove"), then withheld changes, notes, the
+// unmatched users (at most MaxUnlistedShown) and the excluded count, and a
+// summary line.
 func (p *Plan) Render(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	for i := range p.Changes {
@@ -73,11 +78,40 @@ func (p *Plan) Render(w io.Writer) error {
 	if p.Safety != nil {
 		fmt.Fprintf(b, "! %s\n", p.Safety.Error())
 	}
+	for _, g := range p.MissingGroups {
+		fmt.Fprintf(b, "! %s\n", g)
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(b, "# note: %s\n", n)
 	}
+	p.renderUnlisted(b)
 	fmt.Fprintf(b, "Plan: %s\n", p.Counts())
 	return b.Flush()
+}
+
+// renderUnlisted writes the unmatched users, at most MaxUnlistedShown of
+// them, and the number of excluded users.
+func (p *Plan) renderUnlisted(b *bufio.Writer) {
+	if n := len(p.Unlisted); n > 0 {
+		fmt.Fprintf(b, "# %d unmatched %s (in the organization, in no source; policy.unmatchedUsers says what happens to them):\n", n, plural(n, "user", "users"))
+		for i := range p.Unlisted[:min(n, MaxUnlistedShown)] {
+			u := &p.Unlisted[i]
+			fmt.Fprintf(b, "#   %s (%s)\n", u.Key(), u.Type)
+		}
+		if n > MaxUnlistedShown {
+			fmt.Fprintf(b, "#   ... and %d more (see --output json or policy.reportFile)\n", n-MaxUnlistedShown)
+		}
+	}
+	if p.Excluded > 0 {
+		fmt.Fprintf(b, "# %d excluded %s (left alone by policy.exclude)\n", p.Excluded, plural(p.Excluded, "user", "users"))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 var kindSign = map[Kind]string{KindCreateGroup: "+", KindCreate: "+", KindUpdate: "~", KindResendInvite: "~",
@@ -133,7 +167,8 @@ type planJSON struct {
 const PlanFormatVersion = 1
 
 // RenderJSON writes the plan as one JSON object: formatVersion, counts,
-// changes, withheld, safety, unlisted, excluded, notes, userGroups.
+// changes, withheld, safety, unlisted, excluded, notes, userGroups,
+// missingGroups.
 func (p *Plan) RenderJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

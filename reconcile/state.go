@@ -30,8 +30,8 @@ type Current struct {
 	Scoped bool
 	// Invites are the pending invites (expired ones included).
 	Invites []Invite
-	// Groups are the target user groups that exist; nil when unknown.
-	Groups []string
+	// Missing are the groups of ReadScope.CheckGroups that do not exist.
+	Missing []string
 }
 
 // Invite is one pending invite of an independent ID.

@@ -121,6 +121,10 @@ func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
 	if _, found := groupsOf(s, "dave@example.com"); !found {
 		t.Error("the scheduled run did not create dave")
 	}
+	// The daemon prints no plan: its log has each change, once.
+	if n := strings.Count(stderr.String(), `"msg":"planned: + create dave@example.com`); n != 1 {
+		t.Errorf("the daemon logs dave's creation %d times, want once:\n%s", n, stderr.String())
+	}
 	// The runs share one client: one sign-in, not one a run; and each run's
 	// requests are counted once in the metrics.
 	if n := s.Stats().Requests["token"]; n[200] != 1 {

@@ -76,10 +76,6 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}
-	for i := range plan.Changes {
-		ch := &plan.Changes[i]
-		e.log.Info("planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
-	}
 	if plan.Safety != nil {
 		e.log.Warn(plan.Safety.Error())
 	}
@@ -90,6 +86,20 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 		e.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
 	}
 	return &planned{plan: plan, client: c, stats0: stats0, target: t, start: start}, nil
+}
+
+// logChanges logs one line per planned change at level. The commands that
+// print the plan on standard output (plan, sync, demo) log them at debug,
+// so that each change is printed in one place only; the daemon, which
+// prints no plan, logs them at info. The counts are in the summary line.
+func (e *env) logChanges(plan *reconcile.Plan, level zapcore.Level) {
+	if !e.log.Core().Enabled(level) {
+		return
+	}
+	for i := range plan.Changes {
+		ch := &plan.Changes[i]
+		e.log.Log(level, "planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
+	}
 }
 
 // runReport is what one run did, for the summary and the metrics.
@@ -173,6 +183,7 @@ func (e *env) sync(ctx context.Context, mode applyMode) (*runReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.logChanges(p.plan, zapcore.InfoLevel)
 	rep, err := e.apply(ctx, p, mode)
 	e.summary(rep, err)
 	return rep, err

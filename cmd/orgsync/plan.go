@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"io"
+
+	"go.uber.org/zap/zapcore"
 )
 
 // runPlan is the dry run: it prints the plan and changes nothing.
@@ -34,6 +36,7 @@ func (e *env) printPlan(ctx context.Context, w io.Writer, format string) (*plann
 	if err != nil {
 		return nil, err
 	}
+	e.logChanges(p.plan, zapcore.DebugLevel)
 	if format == "json" {
 		err = p.plan.RenderJSON(w)
 	} else {

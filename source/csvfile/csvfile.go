@@ -1,5 +1,5 @@
-// Package csvfile is the CSV source: a UTF-8 file (with or without BOM)
-// with a header row and one user a row, delimited by commas, semicolons or
+// Package csvfile is the CSV source: a UTF-8 file (with or without BOM),
+// or one in the encoding its configuration names, with a header row and one user a row, delimited by commas, semicolons or
 // tabs. The groups column holds directory group names, which the mapping
 // rules turn into target groups. Bad rows are reported with their line and
 // skipped; a file that cannot be read or parsed fails the source.
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/internal/userrec"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -36,6 +37,11 @@ type Config struct {
 	Delimiter string `yaml:"delimiter,omitempty"`
 	// GroupSeparator separates groups in the groups column; default ",".
 	GroupSeparator string `yaml:"groupSeparator,omitempty"`
+	// Encoding is the file's character encoding: utf-8 (the default),
+	// utf-16 (byte order mark detected), utf-16le, utf-16be, latin1 or
+	// windows-1252. A value that is not UTF-8 in a utf-8 file makes its
+	// record bad.
+	Encoding string `yaml:"encoding,omitempty"`
 	// Columns names the header column of each field.
 	Columns Columns `yaml:"columns,omitempty"`
 	// Defaults for fields a row leaves empty.
@@ -74,6 +80,9 @@ func (c *Config) Validate() []source.FieldError {
 	var errs []source.FieldError
 	if strings.TrimSpace(c.Path) == "" {
 		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the CSV file to read"})
+	}
+	if err := textenc.Check(c.Encoding); err != nil {
+		errs = append(errs, source.FieldError{Field: "encoding", Reason: err.Error()})
 	}
 	if _, err := delimiter(c.Delimiter); err != nil {
 		errs = append(errs, source.FieldError{Field: "delimiter", Reason: err.Error()})
@@ -147,7 +156,7 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 
 // read parses a whole CSV stream named s.cfg.Path of about size bytes.
 func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Result, error) {
-	br := bufio.NewReaderSize(in, 1<<16)
+	br := bufio.NewReaderSize(textenc.NewReader(s.cfg.Encoding, in), 1<<16)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
@@ -162,7 +171,9 @@ func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Re
 		return nil, err
 	}
 	b := userrec.New(s.name, s.cfg.Path, s.cfg.Columns.names(), s.cfg.Defaults, s.mapper)
-	b.Reserve(estimateRows(br, size))
+	if !textenc.Decodes(s.cfg.Encoding) { // the estimate compares the buffer with the file's size
+		b.Reserve(estimateRows(br, size))
+	}
 	if err := s.rows(ctx, r, cols, b); err != nil {
 		return nil, err
 	}
@@ -285,13 +296,20 @@ func detectDelimiter(br *bufio.Reader) rune {
 }
 
 // parseError explains a CSV syntax error, which fails the whole file: a
-// broken quote may swallow the rows after it.
+// broken quote may swallow the rows after it. It names the line where the
+// broken record starts (the quote to look at is there, or on a line of
+// the record) and, when the parser went on past it, where it gave up.
 func parseError(path string, err error) error {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d:%d: %w; a field holding a quote, the delimiter or a line break must be enclosed in double quotes, with each quote inside doubled", path, pe.Line, pe.Column, pe.Err)
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return fmt.Errorf("%s: %w", path, err)
+	const advice = "a field holding a quote, the delimiter or a line break must be enclosed in double quotes, with each quote inside doubled"
+	if pe.StartLine == 0 || pe.StartLine == pe.Line {
+		return fmt.Errorf("%s:%d:%d: %w; %s", path, pe.Line, pe.Column, pe.Err, advice)
+	}
+	return fmt.Errorf("%s:%d: the record starting on line %d is broken: %w (the parser gave up at line %d, column %d, reading the lines after it as part of one quoted field); %s",
+		path, pe.StartLine, pe.StartLine, pe.Err, pe.Line, pe.Column, advice)
 }
 
 func quoteAll(ss []string) []string {

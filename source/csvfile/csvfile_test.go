@@ -253,14 +253,14 @@ func TestCanceled(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	cfg := Config{Delimiter: "|", GroupSeparator: " ", Columns: Columns{LastName: "FirstName"},
+	cfg := Config{Delimiter: "|", Encoding: "ebcdic", GroupSeparator: " ", Columns: Columns{LastName: "FirstName"},
 		Defaults: source.Defaults{Type: "admin", Country: "XX", Domain: "a@b"}}
 	got := map[string]string{}
 	for _, e := range cfg.Validate() {
 		got[e.Field] = e.Reason
 	}
 	for field, frag := range map[string]string{
-		"path": "required", "delimiter": "not a delimiter", "groupSeparator": "blank",
+		"path": "required", "delimiter": "not a delimiter", "groupSeparator": "blank", "encoding": `"ebcdic" is not a supported encoding: use utf-8`,
 		"columns.lastname": "already the firstname column", "defaultType": "not an identity type",
 		"defaultCountry": "not an ISO", "defaultDomain": "not a domain",
 	} {
@@ -268,13 +268,13 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: %q, want %q", field, got[field], frag)
 		}
 	}
-	if len(got) != 7 {
-		t.Errorf("got %d problems, want 7: %v", len(got), got)
+	if len(got) != 8 {
+		t.Errorf("got %d problems, want 8: %v", len(got), got)
 	}
 	if _, err := Open("s", cfg, nil); err == nil || !strings.Contains(err.Error(), "path: required") {
 		t.Errorf("Open err = %v", err)
 	}
-	ok := Config{Path: "x.csv", Delimiter: `\t`}
+	ok := Config{Path: "x.csv", Delimiter: `\t`, Encoding: "Windows-1252"}
 	if errs := ok.Validate(); len(errs) != 0 {
 		t.Errorf("valid config: %v", errs)
 	}

@@ -161,3 +161,33 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// An attribute value that is not UTF-8 makes its entry a bad record, with
+// the DN and field; the other entries are read.
+func TestInvalidUTF8IsABadRecord(t *testing.T) {
+	entries := adEntries()
+	juergen := adUser("juergen", "512", "513")
+	juergen.Attrs["givenName"] = []string{"J\xfcrgen"}
+	// A directory group whose name is not UTF-8, made a target by a pattern rule.
+	entries = append(entries, juergen, adUser("gus", "512", "513"),
+		adGroup("legacy-m\xfcnchen", 1108, "ou=other,"+adBase, "cn=gus,"+adUsers))
+	gus := &entries[len(entries)-2]
+	gus.Attrs["memberOf"] = []string{"cn=legacy-m\xfcnchen,ou=other," + adBase}
+	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: entries})
+	res, err := read(t, adConfig(t, srv.URL), newMapper(t, adRules()), nil)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if _, ok := byEmail(res.Users)["juergen@corp.example"]; ok {
+		t.Error("the entry with a value that is not UTF-8 was read")
+	}
+	if _, ok := byEmail(res.Users)["alice@corp.example"]; !ok {
+		t.Error("the other entries were not read")
+	}
+	assertProblems(t, res.Problems, map[string]string{adBindDN: "email", juergen.DN: "firstname", gus.DN: "groups"})
+	for _, p := range res.Problems {
+		if p.Record == juergen.DN && !strings.Contains(p.Reason, "not UTF-8 (an invalid byte at character 2 of the value)") {
+			t.Errorf("problem %s, want it to say the value is not UTF-8", p)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/textenc"
 )
 
 // Default templates of the user fields.
@@ -89,6 +90,9 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []field
 		LastName:  expand(f.lastName, ""),
 		Country:   strings.ToUpper(expand(f.country, "")),
 	}
+	if probs := invalidText(&u); len(probs) > 0 {
+		return u, defaulted, probs // the other checks of these values would only repeat it
+	}
 	if u.Country == "" && f.defaultCountry != "" {
 		u.Country, defaulted = f.defaultCountry, source.DefaultedCountry
 	}
@@ -121,6 +125,36 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []field
 	return u, defaulted, probs
 }
 
+// invalidText returns a problem for each value of u that is not UTF-8
+// (LDAP's strings are UTF-8, so a directory holding other bytes has stored
+// them wrongly or the attribute is binary) and makes the value valid.
+func invalidText(u *reconcile.User) []fieldProblem {
+	var probs []fieldProblem
+	for _, v := range []struct {
+		field string
+		v     *string
+	}{{"email", &u.Email}, {"username", &u.Username}, {"domain", &u.Domain}, {"firstname", &u.FirstName}, {"lastname", &u.LastName}, {"country", &u.Country}} {
+		if at := textenc.FirstInvalid(*v.v); at > 0 {
+			probs = append(probs, fieldProblem{v.field, fmt.Sprintf(
+				"not UTF-8 (an invalid byte at character %d of the value): LDAP values are UTF-8; fix the attribute in the directory, or map the field from a text attribute", at)})
+			*v.v = strings.ToValidUTF8(*v.v, "\uFFFD")
+		}
+	}
+	return probs
+}
+
+// invalidGroups returns a problem for a target group that is not UTF-8: a
+// pattern rule made it from a directory group's name or DN that is not.
+func invalidGroups(groups []string) []fieldProblem {
+	for _, g := range groups {
+		if at := textenc.FirstInvalid(g); at > 0 {
+			return []fieldProblem{{"groups", fmt.Sprintf("the target group %q, which a pattern rule made from a directory group of the entry, is not UTF-8 (an invalid byte at character %d): fix the group's name in the directory",
+				strings.ToValidUTF8(g, "\uFFFD"), at)}}
+		}
+	}
+	return nil
+}
+
 // readUsers reads every user, builds it, attaches its target groups and
 // collects the problems of bad entries, which are skipped. A search that
 // finds no entry at all is an error.
@@ -131,6 +165,8 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
 		entries++
 		u, defaulted, probs := s.fields.user(e)
+		u.Groups = memb.targets(e, p)
+		probs = append(probs, invalidGroups(u.Groups)...)
 		if len(probs) == 0 {
 			if first, dup := seen[u.Key()]; dup {
 				probs = append(probs, fieldProblem{"email", fmt.Sprintf("%s is also the user of %s; this entry is skipped", u.Key(), first)})
@@ -143,7 +179,6 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 			return
 		}
 		seen[u.Key()] = e.DN
-		u.Groups = memb.targets(e, p)
 		res.Users = append(res.Users, u)
 		res.Defaulted = append(res.Defaulted, defaulted)
 	})

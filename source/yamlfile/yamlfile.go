@@ -7,14 +7,17 @@
 package yamlfile
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/internal/userrec"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -23,6 +26,11 @@ import (
 type Config struct {
 	// Path is the YAML file. Required.
 	Path string `yaml:"path"`
+	// Encoding is the file's character encoding: utf-8 (the default),
+	// utf-16 (byte order mark detected), utf-16le, utf-16be, latin1 or
+	// windows-1252. A value that is not UTF-8 in a utf-8 file makes its
+	// user bad.
+	Encoding string `yaml:"encoding,omitempty"`
 	// Defaults for fields a user leaves empty.
 	source.Defaults `yaml:",inline"`
 }
@@ -33,6 +41,9 @@ func (c *Config) Validate() []source.FieldError {
 	var errs []source.FieldError
 	if strings.TrimSpace(c.Path) == "" {
 		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the YAML file to read"})
+	}
+	if err := textenc.Check(c.Encoding); err != nil {
+		errs = append(errs, source.FieldError{Field: "encoding", Reason: err.Error()})
 	}
 	return append(errs, c.Defaults.Validate()...)
 }
@@ -71,6 +82,17 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 
 // parse reads a whole document named s.cfg.Path.
 func (s *Source) parse(data []byte) (*source.Result, error) {
+	data, err := textenc.Decode(s.cfg.Encoding, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: decoding %s: %w", s.cfg.Path, s.cfg.Encoding, err)
+	}
+	// The YAML parser refuses a document that is not UTF-8 as a whole: each
+	// run of bad bytes becomes U+FFFD, and a value holding one is a bad
+	// value of its user.
+	invalid := !utf8.Valid(data)
+	if invalid {
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
@@ -79,7 +101,7 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper)}
+	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper), notUTF8: invalid}
 	f.readUsers(users)
 	if groups != nil {
 		f.readGroups(groups)
@@ -124,6 +146,20 @@ func (s *Source) sections(doc *yaml.Node) (users, groups *yaml.Node, err error) 
 type fileReader struct {
 	b       *userrec.Builder
 	records []userrec.Record
+	notUTF8 bool // the file held bytes that are not UTF-8, now U+FFFD
+}
+
+// invalid returns where the scalar n holds a byte that was not UTF-8 (the
+// 1-based character), 0 when none.
+func (f *fileReader) invalid(n *yaml.Node) int {
+	if !f.notUTF8 {
+		return 0
+	}
+	i := strings.IndexRune(n.Value, utf8.RuneError)
+	if i < 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(n.Value[:i]) + 1
 }
 
 func (f *fileReader) readUsers(users *yaml.Node) {
@@ -133,37 +169,47 @@ func (f *fileReader) readUsers(users *yaml.Node) {
 			f.b.Skip(n.Line, fmt.Sprintf("a user must be a mapping of fields (email: …, firstname: …), not %s", kind(n)))
 			continue
 		}
-		f.records = append(f.records, record(n))
+		f.records = append(f.records, f.record(n))
 	}
 }
 
 // record turns a user's mapping node into a record.
-func record(n *yaml.Node) userrec.Record {
+func (f *fileReader) record(n *yaml.Node) userrec.Record {
 	r := userrec.Record{Line: n.Line}
 	names := userrec.DefaultNames()
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], resolve(n.Content[i+1])
-		f := fieldOf(key.Value, names)
+		fl := fieldOf(key.Value, names)
 		switch {
-		case f < 0:
+		case fl < 0:
 			r.Extra = append(r.Extra, userrec.Issue{Line: key.Line, Field: key.Value,
 				Reason: "unknown field: use " + strings.Join(names[:], ", ")})
-		case f == userrec.Groups:
-			r.Lines[f] = val.Line
-			r.Groups = groupNames(val, &r)
+		case fl == userrec.Groups:
+			r.Lines[fl] = val.Line
+			r.Groups = f.groupNames(val, &r)
 		case val.Kind != yaml.ScalarNode:
 			r.Extra = append(r.Extra, userrec.Issue{Line: val.Line, Field: key.Value, Reason: "must be a single value, not " + kind(val)})
 		default:
-			r.Lines[f], r.Values[f] = val.Line, scalar(val)
+			r.Lines[fl], r.Values[fl] = val.Line, scalar(val)
+			f.checkText(val, key.Value, &r)
 		}
 	}
 	return r
 }
 
+// checkText adds an issue to r when the scalar val of its field held bytes
+// that are not UTF-8.
+func (f *fileReader) checkText(val *yaml.Node, field string, r *userrec.Record) {
+	if at := f.invalid(val); at > 0 {
+		r.Extra = append(r.Extra, userrec.Issue{Line: val.Line, Field: field, Reason: textenc.Invalid(at)})
+	}
+}
+
 // groupNames returns the directory groups of a user's groups value: a list
 // of names or one name.
-func groupNames(val *yaml.Node, r *userrec.Record) []string {
+func (f *fileReader) groupNames(val *yaml.Node, r *userrec.Record) []string {
 	if val.Kind == yaml.ScalarNode {
+		f.checkText(val, "groups", r)
 		if g := strings.TrimSpace(scalar(val)); g != "" {
 			return []string{g}
 		}
@@ -180,6 +226,7 @@ func groupNames(val *yaml.Node, r *userrec.Record) []string {
 			r.Extra = append(r.Extra, userrec.Issue{Line: g.Line, Field: "groups", Reason: "must be a list of group names, not a list of " + kind(g)})
 			continue
 		}
+		f.checkText(g, "groups", r)
 		if name := strings.TrimSpace(scalar(g)); name != "" {
 			out = append(out, name)
 		}
@@ -235,6 +282,9 @@ func (f *fileReader) groupDef(at string, g *yaml.Node) (name string, members []*
 		case "name":
 			if val.Kind != yaml.ScalarNode {
 				problems = append(problems, "name must be a group name, not "+kind(val))
+			}
+			if at := f.invalid(val); at > 0 {
+				problems = append(problems, "name is "+textenc.Invalid(at))
 			}
 			name = strings.TrimSpace(scalar(val))
 		case "members":

@@ -160,10 +160,10 @@ func TestWholeFileErrors(t *testing.T) {
 }
 
 func TestValidateAndOpen(t *testing.T) {
-	cfg := Config{Defaults: source.Defaults{Country: "xx"}}
+	cfg := Config{Encoding: "klingon", Defaults: source.Defaults{Country: "xx"}}
 	errs := cfg.Validate()
-	if len(errs) != 2 || errs[0].Field != "path" || errs[1].Field != "defaultCountry" {
-		t.Fatalf("Validate = %v, want path and defaultCountry", errs)
+	if len(errs) != 3 || errs[0].Field != "path" || errs[1].Field != "encoding" || errs[2].Field != "defaultCountry" {
+		t.Fatalf("Validate = %v, want path, encoding and defaultCountry", errs)
 	}
 	if _, err := Open("s", cfg, nil); err == nil {
 		t.Fatal("Open accepted an invalid config")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/youmark/pkcs8"
 
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -154,12 +155,20 @@ func (a *authenticator) signJWT() (string, error) {
 	return s, nil
 }
 
-// parsePrivateKey reads an RSA private key in PEM, PKCS#1 or PKCS#8. Its
-// errors never quote the key.
-func parsePrivateKey(pemText string) (*rsa.PrivateKey, error) {
+// parsePrivateKey reads an RSA private key in PEM: PKCS#1, PKCS#8, or
+// PKCS#8 encrypted with passphrase (PBES2, as `openssl pkcs8 -topk8`
+// writes it; the standard library cannot decrypt it, so
+// github.com/youmark/pkcs8 does). Its errors never quote the key or the
+// passphrase.
+func parsePrivateKey(pemText, passphrase string) (*rsa.PrivateKey, error) {
 	block, _ := pem.Decode([]byte(strings.TrimSpace(pemText)))
-	if block == nil {
-		return nil, errors.New("privateKey: not PEM (expected -----BEGIN RSA PRIVATE KEY----- or -----BEGIN PRIVATE KEY-----)")
+	switch {
+	case block == nil:
+		return nil, errors.New("privateKey: not PEM (expected -----BEGIN RSA PRIVATE KEY-----, -----BEGIN PRIVATE KEY----- or -----BEGIN ENCRYPTED PRIVATE KEY-----)")
+	case block.Type == "ENCRYPTED PRIVATE KEY":
+		return decryptPrivateKey(block.Bytes, passphrase)
+	case block.Headers["Proc-Type"] == "4,ENCRYPTED":
+		return nil, errors.New("privateKey: encrypted in the legacy OpenSSL format, which is insecure: convert it to encrypted PKCS#8 (openssl pkcs8 -topk8 -v2 aes-256-cbc -in old.pem -out new.pem) and set privateKeyPassphrase")
 	}
 	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
 		return k, nil
@@ -168,6 +177,23 @@ func parsePrivateKey(pemText string) (*rsa.PrivateKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("privateKey: PEM block %q is neither a PKCS#1 nor a PKCS#8 private key", block.Type)
 	}
+	return rsaKey(k)
+}
+
+// decryptPrivateKey decrypts an encrypted PKCS#8 RSA key.
+func decryptPrivateKey(der []byte, passphrase string) (*rsa.PrivateKey, error) {
+	if passphrase == "" {
+		return nil, errors.New("privateKey: the key is encrypted (ENCRYPTED PRIVATE KEY): set privateKeyPassphrase to where its passphrase is (env or file)")
+	}
+	k, _, err := pkcs8.ParsePrivateKey(der, []byte(passphrase))
+	if err != nil {
+		return nil, fmt.Errorf("privateKey: cannot decrypt the encrypted PKCS#8 key with privateKeyPassphrase (a wrong passphrase, or a scheme other than PBES2 with PBKDF2 or scrypt and AES or 3DES): %w", err)
+	}
+	return rsaKey(k)
+}
+
+// rsaKey returns k when it is an RSA key, which RS256 needs.
+func rsaKey(k any) (*rsa.PrivateKey, error) {
 	rk, ok := k.(*rsa.PrivateKey)
 	if !ok {
 		return nil, fmt.Errorf("privateKey: a %T key, RS256 needs an RSA key", k)

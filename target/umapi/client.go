@@ -60,7 +60,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	var key *rsa.PrivateKey
 	if cfg.AuthMethod == AuthJWT {
-		k, err := parsePrivateKey(cfg.PrivateKeyPEM)
+		k, err := parsePrivateKey(cfg.PrivateKeyPEM, cfg.PrivateKeyPassphrase)
 		if err != nil {
 			return nil, fmt.Errorf("umapi: config: %w", err)
 		}

@@ -59,8 +59,11 @@ type Config struct {
 	// ClientSecret is the integration's client secret (secret).
 	ClientSecret string `yaml:"-" json:"-"`
 	// PrivateKeyPEM is the integration's RSA private key in PEM, PKCS#1 or
-	// PKCS#8 (secret); needed for AuthJWT.
+	// PKCS#8, or encrypted PKCS#8 (secret); needed for AuthJWT.
 	PrivateKeyPEM string `yaml:"-" json:"-"`
+	// PrivateKeyPassphrase decrypts an encrypted PKCS#8 PrivateKeyPEM
+	// (secret).
+	PrivateKeyPassphrase string `yaml:"-" json:"-"`
 
 	// Timeout bounds one HTTP attempt (connect, send, headers, body).
 	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
@@ -112,8 +115,8 @@ type Config struct {
 
 // String describes the configuration without its secrets.
 func (c Config) String() string {
-	return fmt.Sprintf("umapi.Config{BaseURL:%q AuthBaseURL:%q OrgID:%q ClientID:%q AuthMethod:%q ClientSecret:%s PrivateKeyPEM:%s}",
-		c.BaseURL, c.AuthBaseURL, c.OrgID, c.ClientID, c.AuthMethod, redact(c.ClientSecret), redact(c.PrivateKeyPEM))
+	return fmt.Sprintf("umapi.Config{BaseURL:%q AuthBaseURL:%q OrgID:%q ClientID:%q AuthMethod:%q ClientSecret:%s PrivateKeyPEM:%s PrivateKeyPassphrase:%s}",
+		c.BaseURL, c.AuthBaseURL, c.OrgID, c.ClientID, c.AuthMethod, redact(c.ClientSecret), redact(c.PrivateKeyPEM), redact(c.PrivateKeyPassphrase))
 }
 
 // GoString is String, so that %#v redacts the secrets too.

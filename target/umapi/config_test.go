@@ -53,12 +53,12 @@ func TestParsePrivateKey(t *testing.T) {
 		"PKCS#1": {Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)},
 		"PKCS#8": {Type: "PRIVATE KEY", Bytes: pkcs8},
 	} {
-		got, err := parsePrivateKey(string(pem.EncodeToMemory(block)))
+		got, err := parsePrivateKey(string(pem.EncodeToMemory(block)), "")
 		if err != nil || !got.Equal(key) {
 			t.Errorf("%s: err = %v, key equal = %v", name, err, err == nil && got.Equal(key))
 		}
 	}
-	if _, err := parsePrivateKey("not a key"); err == nil {
+	if _, err := parsePrivateKey("not a key", ""); err == nil {
 		t.Error("want an error for non-PEM input")
 	}
 }

@@ -256,8 +256,8 @@ func TestInvitedBy(t *testing.T) {
 	second.action(`[{"user":"two@gmail.com","do":[{"addVendorID":{"email":"two@gmail.com"}}]}]`, "")
 	want := map[string]umwire.InvitedBy{
 		"frank@gmail.com": {ID: "1234ABCD@techacct.vendor.com", Email: "1234ABCD@techacct.vendor.com", FirstName: "Technical", LastName: "Account", CountryCode: "US"}, // seeded with its id only
-		"one@gmail.com": {ID: "1234ABCD@techacct.vendor.com", Email: "1234ABCD@techacct.vendor.com", FirstName: "Technical", LastName: "Account", CountryCode: "US"},
-		"two@gmail.com": {ID: gi.TechnicalAccountID, Email: "sync-bot@example.com", FirstName: "Sync", LastName: "Bot", CountryCode: "DE"},
+		"one@gmail.com":   {ID: "1234ABCD@techacct.vendor.com", Email: "1234ABCD@techacct.vendor.com", FirstName: "Technical", LastName: "Account", CountryCode: "US"},
+		"two@gmail.com":   {ID: gi.TechnicalAccountID, Email: "sync-bot@example.com", FirstName: "Sync", LastName: "Bot", CountryCode: "DE"},
 	}
 	for email, by := range want {
 		r := f.do("GET", "/organizations/"+testOrg+"/invites/"+email, "")

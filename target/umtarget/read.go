@@ -18,8 +18,8 @@ import (
 // scope needs every user, it then reads by group while that can still cost
 // fewer requests than the rest of the organization listing (see
 // groupRead), and falls back to the organization listing as soon as it
-// cannot. When the scope asks for group creation, it also reports which of
-// its user groups exist, probing only those no listed user belongs to.
+// cannot. It also reports which of the scope's CheckGroups exist, probing
+// only those no user read belongs to.
 func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*reconcile.Current, error) {
 	t.LastRead = ReadReport{}
 	first, err := t.orgPage(ctx, 0)
@@ -47,10 +47,8 @@ func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*r
 			return nil, err
 		}
 	}
-	if scope.CreateGroups {
-		if cur.Groups, err = t.existingGroups(ctx, scope.UserGroups, cur.Users, probes); err != nil {
-			return nil, err
-		}
+	if cur.Missing, err = t.missingGroups(ctx, scope.CheckGroups, cur.Users, probes); err != nil {
+		return nil, err
 	}
 	if !invitesRead && needInvites(scope, want, cur.Users) {
 		if cur.Invites, err = t.readInvites(ctx); err != nil {
@@ -184,11 +182,27 @@ func ModelUser(w *umwire.User) reconcile.User {
 		FirstName: w.FirstName, LastName: w.LastName, Country: w.Country, Groups: w.Groups}
 }
 
-// existingGroups names the user groups that exist: a group a listed user
-// belongs to, or one whose member listing answered; the others are probed.
-func (t *Target) existingGroups(ctx context.Context, groups []string, users []reconcile.User, probes map[string]*umapi.UsersPage) ([]string, error) {
+// MissingGroups reads the first page of the organization (which also
+// proves that sign-in and reading work) and returns those of groups that
+// do not exist in it, probing each one no user of that page belongs to.
+func (t *Target) MissingGroups(ctx context.Context, groups []string) ([]string, error) {
+	first, err := t.orgPage(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	users := make([]reconcile.User, len(first.Users))
+	for i := range first.Users {
+		users[i] = reconcile.User{Groups: first.Users[i].Groups}
+	}
+	return t.missingGroups(ctx, groups, users, map[string]*umapi.UsersPage{})
+}
+
+// missingGroups names the groups that do not exist. A group a listed user
+// belongs to exists, and so does one whose member listing answered; the
+// others are probed.
+func (t *Target) missingGroups(ctx context.Context, groups []string, users []reconcile.User, probes map[string]*umapi.UsersPage) ([]string, error) {
 	member := memberOfAny(groups, users)
-	exist := []string{}
+	var missing []string
 	for _, g := range groups {
 		k := strings.ToLower(g)
 		p, probed := probes[k]
@@ -198,11 +212,11 @@ func (t *Target) existingGroups(ctx context.Context, groups []string, users []re
 				return nil, err
 			}
 		}
-		if member[k] || p != nil {
-			exist = append(exist, g)
+		if !member[k] && p == nil {
+			missing = append(missing, g)
 		}
 	}
-	return exist, nil
+	return missing, nil
 }
 
 // memberOfAny is the set of the lower-cased groups that some user belongs

@@ -98,18 +98,20 @@ func TestRequestCounts(t *testing.T) {
 		requests map[string]int
 	}{
 		{
-			// token; the only organization page; 35 creates in 4 requests.
-			// No desired independent ID: no invite can change the plan.
+			// token; the only organization page; one probe per group (no
+			// user is in them yet: the plan must know they exist before
+			// it adds members); 35 creates in 4 requests. No desired
+			// independent ID: no invite can change the plan.
 			name: "first load of 35 users with groups", state: plainOrg(0, nil), policy: threePolicy,
 			want:     newUsers(0, 35, 0),
-			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointAction: 4},
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointAction: 4},
 		},
 		{
 			// as above, plus one invite listing: an invited independent
 			// ID must not be invited again.
 			name: "first load of 35 users, 5 independent IDs", state: plainOrg(0, nil), policy: threePolicy,
 			want:     newUsers(0, 35, 5),
-			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointInvites: 1, gate.EndpointAction: 4},
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointInvites: 1, gate.EndpointAction: 4},
 		},
 		{
 			// token; all 20 pages (unlisted users are removed); 2

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,29 +147,62 @@ func TestDryRunAndTestOnlyChangeNothing(t *testing.T) {
 	}
 }
 
-func TestGroupCreationAndEntryErrors(t *testing.T) {
+// With createUserGroups, a target that does not exist is created as a
+// user group; an admin group that does not exist cannot be, and is
+// reported before any request, its memberships left out, the rest applied.
+func TestGroupCreationAndMissingTargets(t *testing.T) {
 	e, want := seeded(t)
 	pol := policy(reconcile.Preserve)
-	pol.Managed = append(pol.Managed, "New Group", "No Such Profile")
-	pol.UserGroups = append(pol.UserGroups, "New Group")
-	pol.CreateUserGroups = true
+	pol.Managed = append(pol.Managed, "New Group", "_admin_No Such Product")
+	pol.CreateUserGroups = true // "New Group" is not among pol.UserGroups: a target that does not exist suffices
 	for i := range want {
 		if i%3 == 0 {
 			want[i].Groups = append(want[i].Groups, "New Group")
 		}
 	}
-	want[1].Groups = append(want[1].Groups, "No Such Profile")
+	want[1].Groups = append(want[1].Groups, "_admin_No Such Product")
+	plan := e.plan(t, want, pol)
+	if len(plan.MissingGroups) != 1 || plan.MissingGroups[0] != (reconcile.MissingGroup{Name: "_admin_No Such Product", Users: 1}) {
+		t.Fatalf("missing groups %+v, want the admin group, wanted by 1 user", plan.MissingGroups)
+	}
+	if n := e.sim.Stats().Requests["action"]; len(n) != 0 {
+		t.Fatalf("planning sent action requests: %v", n)
+	}
 	_, err := e.run(t, want, pol)
+	var me *reconcile.MissingGroupsError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "admin group, which the service cannot create") {
+		t.Fatalf("apply error = %v; want the missing admin group reported", err)
+	}
 	var ae *reconcile.ApplyError
-	if !errors.As(err, &ae) || len(ae.Failures) != 1 || ae.Failures[0].Target != want[1].Key() || ae.Failures[0].Code != "error.group.not_found" {
-		t.Fatalf("apply error = %v; want one failure, %s: error.group.not_found", err, want[1].Key())
+	if errors.As(err, &ae) {
+		t.Fatalf("entries failed: %v", ae)
+	}
+	again := e.plan(t, want, pol)
+	if !again.Empty() || again.InSync() {
+		t.Errorf("plan after apply: empty %v, in sync %v; want empty but not in sync (a target is missing):\n%s", again.Empty(), again.InSync(), render(again))
 	}
 	want[1].Groups = want[1].Groups[:len(want[1].Groups)-1]
-	if _, err := e.run(t, want, pol); err != nil { // the steps after the failed one
-		t.Fatal(err)
+	if again := e.plan(t, want, pol); !again.InSync() {
+		t.Errorf("plan without the missing target is not in sync:\n%s", render(again))
 	}
-	if again := e.plan(t, want, pol); !again.Empty() {
-		t.Errorf("plan after apply is not empty:\n%s", render(again))
+}
+
+// Without createUserGroups a target that does not exist is reported, with
+// what to do, and no membership of it is planned.
+func TestMissingTargetWithoutCreation(t *testing.T) {
+	e, want := seeded(t)
+	pol := policy(reconcile.Preserve)
+	pol.Managed = append(pol.Managed, "No Such Profile")
+	want[0].Groups = append(want[0].Groups, "No Such Profile")
+	want[2].Groups = append(want[2].Groups, "No Such Profile")
+	plan := e.plan(t, want, pol)
+	if len(plan.MissingGroups) != 1 || plan.MissingGroups[0].Users != 2 || !strings.Contains(plan.MissingGroups[0].String(), "set policy.createUserGroups: true") {
+		t.Fatalf("missing groups %+v, want No Such Profile wanted by 2 users, with what to do", plan.MissingGroups)
+	}
+	for _, c := range plan.Changes {
+		if slices.Contains(c.Add, "No Such Profile") || c.Kind == reconcile.KindCreateGroup {
+			t.Errorf("change %s adds to or creates the missing target", c.String())
+		}
 	}
 }
 

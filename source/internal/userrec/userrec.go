@@ -10,9 +10,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -217,15 +219,23 @@ func (c *recordCheck) line(f Field) int {
 // is false when r has problems, which are all reported.
 func (b *Builder) user(r *Record) (u reconcile.User, d source.Defaulted, ok bool) {
 	v := &r.Values
+	c := recordCheck{b: b, r: r}
+	bad := c.invalidText()
 	u.Email = strings.TrimSpace(v[Email])
 	u.Username = strings.TrimSpace(v[Username])
-	c := recordCheck{b: b, r: r, id: u.Email}
+	c.id = u.Email
 	if c.id == "" {
 		c.id = u.Username
 	}
 	for _, e := range r.Extra {
 		c.b.report(e.Line, c.id, e.Field, e.Reason)
 		c.fail = true
+	}
+	for _, f := range bad {
+		c.problem(f.field, "%s", textenc.Invalid(f.at))
+	}
+	if len(bad) > 0 { // the other checks of these values would only repeat it
+		return reconcile.User{}, 0, false
 	}
 	u.Type = c.identityType(v[Type])
 	c.identity(&u, strings.TrimSpace(v[Domain]))
@@ -237,6 +247,33 @@ func (b *Builder) user(r *Record) (u reconcile.User, d source.Defaulted, ok bool
 	}
 	u.Groups = b.mapGroups(r.Groups, c.line(Groups))
 	return u, c.defaulted, true
+}
+
+// badText is a value that is not UTF-8: its field and the position of
+// its first bad byte.
+type badText struct {
+	field Field
+	at    int
+}
+
+// invalidText returns the values of the record that are not UTF-8 and
+// makes them valid (each bad byte a U+FFFD), so that messages quoting
+// them stay readable.
+func (c *recordCheck) invalidText() []badText {
+	var out []badText
+	for f, v := range c.r.Values {
+		if utf8.ValidString(v) || Field(f) == Groups { // the groups are checked below
+			continue
+		}
+		out = append(out, badText{Field(f), textenc.FirstInvalid(v)})
+		c.r.Values[f] = strings.ToValidUTF8(v, "\uFFFD")
+	}
+	for _, g := range c.r.Groups {
+		if !utf8.ValidString(g) {
+			return append(out, badText{Groups, textenc.FirstInvalid(g)})
+		}
+	}
+	return out
 }
 
 func (c *recordCheck) identityType(s string) reconcile.IdentityType {

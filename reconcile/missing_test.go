@@ -1,0 +1,50 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// A target that does not exist is created as a user group under
+// CreateUserGroups, unless it is an admin group; otherwise it is reported
+// with the number of users who wanted it, and no membership of it is
+// planned. Apply sends the rest and reports it.
+func TestMissingTargets(t *testing.T) {
+	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev", "Design", "_admin_X"), ent("b@x.com", "B", "Dev")}}
+	cur := &Current{Users: []User{ent("a@x.com", "A", "Design")}, Missing: []string{"Dev", "_admin_X"}}
+	for _, create := range []bool{false, true} {
+		pol := basePolicy()
+		pol.Managed = append(pol.Managed, "_admin_X")
+		pol.CreateUserGroups = create
+		p, err := Diff(des, cur, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []MissingGroup{{Name: "_admin_X", Users: 1}}
+		if !create {
+			want = []MissingGroup{{Name: "Dev", Users: 2}, {Name: "_admin_X", Users: 1}}
+		}
+		if !slices.Equal(p.MissingGroups, want) || p.InSync() {
+			t.Errorf("create %v: missing %+v, want %+v (and not in sync)", create, p.MissingGroups, want)
+		}
+		if got := findChange(p, KindCreateGroup, "Dev") != nil; got != create {
+			t.Errorf("create %v: Dev created %v", create, got)
+		}
+		for _, c := range p.Changes {
+			if slices.Contains(c.Add, "_admin_X") || (!create && slices.Contains(c.Add, "Dev")) {
+				t.Errorf("create %v: change %s adds a missing group", create, c.String())
+			}
+		}
+		if b := findChange(p, KindCreate, "b@x.com"); b == nil {
+			t.Errorf("create %v: b@x.com is not created", create)
+		}
+		s := &fakeSender{}
+		_, err = Apply(context.Background(), p, s, ApplyOptions{})
+		var me *MissingGroupsError
+		if !errors.As(err, &me) || len(me.Groups) != len(want) || len(s.requests) == 0 {
+			t.Errorf("create %v: Apply error %v after %d requests, want the rest sent and the missing groups reported", create, err, len(s.requests))
+		}
+	}
+}
