@@ -38,6 +38,7 @@ func commands() map[string]command {
 		"sync":     {"apply the changes", runSync},
 		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics", runDaemon},
 		"validate": {"check the configuration and read the sources", runValidate},
+		"init":     {"write a commented starter configuration for a kind of source", runInit},
 		"sim":      {"run the service simulator", runSim},
 		"demo":     {"sync the example sources into an in-process simulator", runDemo},
 		"invites":  {"list, resend or revoke pending invites", runInvites},
