@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/target/umsim"
 )
@@ -99,8 +100,7 @@ func startExampleSlapd(t *testing.T, dir string) (env, replace []string) {
 		t.Fatal(err)
 	}
 	url := ldaptest.StartSlapd(t, string(ldif))
-	return []string{"LDAP_BIND_PASSWORD=" + ldaptest.ReaderPassword},
-		[]string{"ldap://127.0.0.1:389", url, "cn=reader,dc=example,dc=com", ldaptest.ReaderDN}
+	return []string{"LDAP_BIND_PASSWORD=" + examples.OpenLDAPReaderPassword}, []string{"ldap://127.0.0.1:3890", url}
 }
 
 // TestLDAPAndCSVShareExactRules runs the OpenLDAP example with a CSV file
