@@ -1,12 +1,13 @@
 # orgsync: see README.md. `make test` runs every test (it installs what the
-# tests need first); `make demo` runs the main job on the embedded simulator.
+# tests need first); `make demo` runs the main job on the embedded simulator,
+# `make demo-ldap` the same from a throwaway OpenLDAP server.
 GO      ?= go
 BIN     ?= bin/orgsync
 PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
 
-.PHONY: all build test demo lint bench fuzz test-deps
+.PHONY: all build test demo demo-ldap lint bench fuzz test-deps
 
 all: build
 
@@ -42,3 +43,9 @@ bench:
 
 demo:
 	$(GO) run ./cmd/orgsync demo
+
+# The OpenLDAP example: a throwaway slapd serving examples/openldap/users.ldif
+# (it needs OpenLDAP's slapd: make test-deps installs it), synced into the
+# simulator.
+demo-ldap:
+	$(GO) run ./cmd/orgsync demo --source ldap
