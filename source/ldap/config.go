@@ -9,8 +9,8 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
-	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 )
 
