@@ -288,12 +288,7 @@ func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
 	if err := os.Rename(users, users+".away"); err != nil { // the source fails
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"daemon", "--config", cfg, "--log-format", "json"}, stdio{out: io.Discard, err: &stderr})
-	}()
+	stderr, stop := startDaemonInProcess(cfg)
 	base := "http://" + addr
 	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
 	if !strings.Contains(stderr.String(), `"msg":"next run","at":`) {
@@ -323,10 +318,22 @@ func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
 	if n := strings.Count(stderr.String(), `"msg":"next run"`); n < 3 {
 		t.Errorf("%d next-run lines; want one at start and one after each run:\n%s", n, stderr.String())
 	}
-	stop()
-	if code := <-done; code != exitOK {
+	if code := stop(); code != exitOK {
 		t.Errorf("daemon exit %d", code)
 	}
+}
+
+// startDaemonInProcess runs `orgsync daemon --config cfg` in-process,
+// logging JSON to the returned buffer; stop ends it and returns its exit
+// code.
+func startDaemonInProcess(cfg string) (stderr *syncBuffer, stop func() int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr = &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"daemon", "--config", cfg, "--log-format", "json"}, stdio{out: io.Discard, err: stderr})
+	}()
+	return stderr, func() int { cancel(); return <-done }
 }
 
 // TestDaemonTimezone: the next run is computed in schedule.timezone.
@@ -335,15 +342,9 @@ func TestDaemonTimezone(t *testing.T) {
 	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1") // no run is due during the test
 	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", addr))
-	ctx, stop := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"daemon", "--config", cfg, "--log-format", "json"}, stdio{out: io.Discard, err: &stderr})
-	}()
+	stderr, stop := startDaemonInProcess(cfg)
 	waitFor(t, "the next-run line", 10*time.Second, func() bool { return strings.Contains(stderr.String(), `"msg":"next run"`) })
 	stop()
-	<-done
 	if !regexp.MustCompile(`"msg":"next run","at":"\d{4}-\d\d-\d\dT02:30:00\+05:30","in":"\d+h\d+m\d+s"`).MatchString(stderr.String()) {
 		t.Errorf("next run not at 02:30 Asia/Kolkata:\n%s", stderr.String())
 	}
