@@ -44,7 +44,7 @@ func commands() map[string]command {
 		"invites":  {"list, resend or revoke pending invites", runInvites},
 		"products": {"list the organization's products", runProducts},
 		"users":    {"list users or look one up", runUsers},
-		"version":  {"print the version", runVersion},
+		"version":  {"print the version, commit and build date", runVersion},
 	}
 }
 
