@@ -1,19 +1,22 @@
 # orgsync: see README.md. `make test` runs every test (it installs what the
-# tests need first); `make demo` runs the main job on the embedded simulator.
+# tests need first); `make demo` runs the main job on the embedded simulator,
+# `make demo-ldap` the same from a throwaway OpenLDAP server.
 GO      ?= go
 BIN     ?= bin/orgsync
 PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
 
-.PHONY: all build test demo lint bench fuzz test-deps
+.PHONY: all build test demo demo-ldap lint bench fuzz test-deps
 
 all: build
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/orgsync
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)" -o $(BIN) ./cmd/orgsync
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -40,3 +43,9 @@ bench:
 
 demo:
 	$(GO) run ./cmd/orgsync demo
+
+# The OpenLDAP example: a throwaway slapd serving examples/openldap/users.ldif
+# (it needs OpenLDAP's slapd: make test-deps installs it), synced into the
+# simulator.
+demo-ldap:
+	$(GO) run ./cmd/orgsync demo --source ldap

@@ -169,6 +169,10 @@ type Schedule struct {
 	Cron string `yaml:"cron"`
 	// AllowFrequentSchedule allows runs closer together than two hours.
 	AllowFrequentSchedule bool `yaml:"allowFrequentSchedule"`
+	// Timezone is the IANA time zone (Europe/Berlin) the cron expression is
+	// read in; default the machine's local time. The expression may instead
+	// start with CRON_TZ=<zone>.
+	Timezone string `yaml:"timezone"`
 	// RunAtStart runs once when the daemon starts.
 	RunAtStart bool `yaml:"runAtStart"`
 	// Listen is the address of /healthz, /readyz and /metrics; default :9090.
@@ -189,4 +193,12 @@ type Logging struct {
 	// Format is auto (default: console on a terminal, JSON otherwise),
 	// console or json.
 	Format string `yaml:"format"`
+	// File, when set, receives the logs instead of standard error, rotated
+	// when it reaches MaxSizeMB megabytes (default 100); MaxBackups rotated
+	// files are kept (default 5; 0 keeps all), none older than MaxAgeDays
+	// days (0, default: no age limit).
+	File       string `yaml:"file"`
+	MaxSizeMB  int    `yaml:"maxSizeMB"`
+	MaxBackups int    `yaml:"maxBackups"`
+	MaxAgeDays int    `yaml:"maxAgeDays"`
 }

@@ -19,6 +19,10 @@ const (
 	// DefaultMaxRemovalsPercent is the default safety limit on removals
 	// per run, a percentage of the managed users.
 	DefaultMaxRemovalsPercent = 10
+	// Log file rotation: the size at which the file is rotated and how
+	// many rotated files are kept.
+	DefaultLogMaxSizeMB  = 100
+	DefaultLogMaxBackups = 5
 )
 
 // presetDefaults sets, before the file is decoded, the defaults whose zero
@@ -28,6 +32,8 @@ const (
 func (c *Config) presetDefaults() {
 	c.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
 	c.Policy.Invites.ResendExpired = true
+	c.Logging.MaxBackups = DefaultLogMaxBackups // 0 keeps them all
+	c.Logging.MaxSizeMB = DefaultLogMaxSizeMB   // 0 is refused
 }
 
 // applyDefaults fills in every value the file leaves out.
@@ -66,7 +72,7 @@ func (c *Config) resolvePaths(dir string) {
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
 	a := &c.Target.Auth
-	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &a.PrivateKeyPassphrase.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile}
+	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &a.PrivateKeyPassphrase.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile, &c.Logging.File}
 	for i := range c.Sources {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}

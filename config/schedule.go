@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -17,13 +18,36 @@ const MinInterval = 2 * time.Hour
 const scheduleSamples = 200
 
 // ParseSchedule parses a standard cron expression or a descriptor
-// (@hourly, @every 2h).
+// (@hourly, @every 2h), optionally prefixed with CRON_TZ=<IANA zone> (or
+// TZ=), in the local time zone unless the prefix names one.
 func ParseSchedule(expr string) (cron.Schedule, error) {
 	s, err := cron.ParseStandard(expr)
 	if err != nil {
-		return nil, fmt.Errorf("not a cron expression (5 fields, or @every 2h): %w", err)
+		return nil, fmt.Errorf("not a cron expression (5 fields, or @every 2h, optionally after CRON_TZ=Europe/Berlin): %w", err)
 	}
 	return s, nil
+}
+
+// Parse parses the schedule: the cron expression, in the time zone of
+// Timezone when set (else of a CRON_TZ= prefix, else local time).
+func (s *Schedule) Parse() (cron.Schedule, error) {
+	sched, err := ParseSchedule(s.Cron)
+	if err != nil || s.Timezone == "" {
+		return sched, err
+	}
+	loc, err := time.LoadLocation(s.Timezone)
+	if err != nil {
+		return nil, fmt.Errorf("timezone %q: %w", s.Timezone, err)
+	}
+	if spec, ok := sched.(*cron.SpecSchedule); ok {
+		spec.Location = loc
+	}
+	return sched, nil
+}
+
+// hasZonePrefix reports whether a cron expression names its time zone.
+func hasZonePrefix(expr string) bool {
+	return strings.HasPrefix(expr, "CRON_TZ=") || strings.HasPrefix(expr, "TZ=")
 }
 
 // ShortestInterval returns the shortest time between two successive runs of
@@ -50,6 +74,13 @@ func ShortestInterval(s cron.Schedule, from time.Time) time.Duration {
 // validate checks the cron expression and refuses (or, when allowed, warns
 // about) runs closer together than MinInterval.
 func (s *Schedule) validate(v *validation) {
+	if s.Timezone != "" {
+		if _, err := time.LoadLocation(s.Timezone); err != nil {
+			v.errorf("schedule.timezone", "%q is not a time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC", s.Timezone)
+		} else if hasZonePrefix(s.Cron) {
+			v.errorf("schedule.timezone", "schedule.cron names its time zone already (CRON_TZ=): set it in one place")
+		}
+	}
 	sched, err := ParseSchedule(s.Cron)
 	if err != nil {
 		v.errorf("schedule.cron", "%v", err)

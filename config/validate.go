@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -250,6 +251,19 @@ func (p *Policy) validate(v *validation) bool {
 func (l *Logging) validate(v *validation) {
 	oneOf(v, "logging.level", l.Level, []string{"debug", "info", "warn", "error"})
 	oneOf(v, "logging.format", l.Format, []string{FormatAuto, FormatConsole, FormatJSON})
+	positive(v, "logging.maxSizeMB", int64(l.MaxSizeMB))
+	if l.MaxBackups < 0 {
+		v.errorf("logging.maxBackups", "must not be negative (0 keeps every rotated file)")
+	}
+	if l.MaxAgeDays < 0 {
+		v.errorf("logging.maxAgeDays", "must not be negative (0: no age limit)")
+	}
+	if l.File == "" {
+		return
+	}
+	if st, err := os.Stat(filepath.Dir(l.File)); err != nil || !st.IsDir() {
+		v.errorf("logging.file", "the directory of %s does not exist: create it (writable by the user orgsync runs as)", l.File)
+	}
 }
 
 // oneOf reports s when it is not one of allowed.

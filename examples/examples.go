@@ -10,3 +10,7 @@ import "embed"
 //
 //go:embed csv yaml sim openldap activedirectory
 var FS embed.FS
+
+// OpenLDAPReaderPassword is the password of orgsync's read-only account,
+// cn=reader,dc=example,dc=com, in openldap/users.ldif: a demo credential.
+const OpenLDAPReaderPassword = "reader-secret"

@@ -94,9 +94,8 @@ func (a *adminCommand) fail(io stdio, err error) int { return fail(io, a.fs.Name
 
 // runUsers: `users list [--group G]` and `users get EMAIL [--domain D]`.
 func runUsers(ctx context.Context, io stdio, args []string) int {
-	if len(args) == 0 || (args[0] != "list" && args[0] != "get") {
-		fmt.Fprintln(io.err, "usage: orgsync users list [--group NAME] | orgsync users get [--domain D] EMAIL")
-		return exitError
+	if ok, code := subcommand(io, args, "usage: orgsync users list [--group NAME] | orgsync users get EMAIL [--domain D]", "list", "get"); !ok {
+		return code
 	}
 	a := newAdminCommand("users " + args[0])
 	group := a.fs.String("group", "", "list: only the members of this user group, product profile or admin group")
@@ -139,9 +138,8 @@ func (a *adminCommand) printUsers(io stdio, users []umwire.User) int {
 
 // runInvites: `invites list`, `invites resend EMAIL`, `invites revoke EMAIL`.
 func runInvites(ctx context.Context, io stdio, args []string) int {
-	if len(args) == 0 || (args[0] != "list" && args[0] != "resend" && args[0] != "revoke") {
-		fmt.Fprintln(io.err, "usage: orgsync invites list [--exclude-expired] | orgsync invites resend EMAIL | orgsync invites revoke EMAIL")
-		return exitError
+	if ok, code := subcommand(io, args, "usage: orgsync invites list [--exclude-expired] | orgsync invites resend EMAIL | orgsync invites revoke EMAIL", "list", "resend", "revoke"); !ok {
+		return code
 	}
 	a := newAdminCommand("invites " + args[0])
 	excludeExpired := a.fs.Bool("exclude-expired", false, "list: leave expired invites out")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -37,12 +38,13 @@ func commands() map[string]command {
 		"sync":     {"apply the changes", runSync},
 		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics", runDaemon},
 		"validate": {"check the configuration and read the sources", runValidate},
+		"init":     {"write a commented starter configuration for a kind of source", runInit},
 		"sim":      {"run the service simulator", runSim},
 		"demo":     {"sync the example sources into an in-process simulator", runDemo},
 		"invites":  {"list, resend or revoke pending invites", runInvites},
 		"products": {"list the organization's products", runProducts},
 		"users":    {"list users or look one up", runUsers},
-		"version":  {"print the version", runVersion},
+		"version":  {"print the version, commit and build date", runVersion},
 	}
 }
 
@@ -50,12 +52,15 @@ func commands() map[string]command {
 // code.
 func run(ctx context.Context, args []string, io stdio) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		usage(io.out, cmds)
 		if len(args) == 0 {
 			return exitError
 		}
 		return exitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, io, args[1:])
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
@@ -73,11 +78,34 @@ func usage(w io.Writer, cmds map[string]command) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintln(w, "usage: orgsync <command> [flags]   (orgsync <command> -h for its flags)")
+	fmt.Fprintln(w, "usage: orgsync <command> [flags] [arguments]   (orgsync <command> -h for its flags)")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
 	}
+	fmt.Fprintln(w, "\norgsync --version prints the version.")
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help"
+}
+
+// subcommand checks that args start with one of a command's subcommands
+// (users list, users get ...). On help it prints the usage line to io.out
+// and returns false with exit 0; on anything else but a subcommand, to
+// io.err with exit 1.
+func subcommand(io stdio, args []string, usageLine string, subs ...string) (ok bool, code int) {
+	if len(args) > 0 && slices.Contains(subs, args[0]) {
+		return true, exitOK
+	}
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprintln(io.out, usageLine)
+		fmt.Fprintln(io.out, "(orgsync <command> <subcommand> -h lists its flags)")
+		return false, exitOK
+	}
+	fmt.Fprintln(io.err, usageLine)
+	return false, exitError
 }
 
 // fail prints err prefixed with the command's name and returns exitError.
@@ -96,20 +124,55 @@ func validOutput(io stdio, name, output string) bool {
 	return false
 }
 
-// parseFlags parses a subcommand's flags, allowing at most maxArgs
-// arguments after them. It returns false (having printed why) when the
-// command should stop; code is then its exit code.
+// parseFlags parses a subcommand's flags, before or after its arguments,
+// allowing at most maxArgs arguments; fs.Args then holds the arguments. It
+// returns false (having printed why) when the command should stop; code is
+// then its exit code. -h prints the flags to io.out and exits 0.
 func parseFlags(fs *flag.FlagSet, args []string, io stdio, maxArgs int) (ok bool, code int) {
 	fs.SetOutput(io.err)
-	err := fs.Parse(args)
+	fs.Usage = func() {}
+	err := parseInterspersed(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		flagUsage(io.out, fs)
 		return false, exitOK
 	case err != nil:
+		flagUsage(io.err, fs)
 		return false, exitError
 	case fs.NArg() > maxArgs:
 		fmt.Fprintf(io.err, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
 		return false, exitError
 	}
 	return true, exitOK
+}
+
+// flagUsage writes a command's flags to w.
+func flagUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage of %s (flags may come before or after the arguments):\n", fs.Name())
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// parseInterspersed is fs.Parse that also accepts flags after arguments
+// (`users get alice@example.com --config X`); "--" ends the flags. The
+// arguments are left in fs.Args.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	// Parsing "--" and the arguments sets fs.Args without touching the flags.
+	return fs.Parse(append([]string{"--"}, positional...))
 }

@@ -19,7 +19,7 @@ func TestCommandLineMistakes(t *testing.T) {
 		want string
 	}{
 		{[]string{"nope"}, exitError, `orgsync: unknown command "nope"`},
-		{[]string{"validate", "-h"}, exitOK, "-check-target"},
+		{[]string{"validate", "--check-targets"}, exitError, "-check-target"},
 		// --output is checked before the configuration is read.
 		{[]string{"plan", "--config", "missing.yaml", "--output", "xml"}, exitError, `orgsync plan: --output "xml": use text or json`},
 		{[]string{"users", "list", "--config", cfg, "--output", "xml"}, exitError, `orgsync users list: --output "xml": use text or json`},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,8 +14,6 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
-
-	"github.com/orgsync/orgsync/config"
 )
 
 // runDaemon syncs on the configuration's schedule until SIGTERM or
@@ -29,14 +28,14 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	if !ok {
 		return code
 	}
-	sched, err := config.ParseSchedule(e.cfg.Schedule.Cron)
+	sched, err := e.cfg.Schedule.Parse()
 	if err != nil {
-		return fail(io, fs.Name(), fmt.Errorf("schedule.cron: %w", err))
+		return fail(io, fs.Name(), fmt.Errorf("schedule: %w", err))
 	}
 	if *listen == "" {
 		*listen = e.cfg.Schedule.Listen
 	}
-	d := &daemon{env: e, metrics: newMetrics()}
+	d := &daemon{env: e, metrics: newMetrics(), sched: sched}
 	srv, err := d.serve(*listen)
 	if err != nil {
 		return fail(io, fs.Name(), err)
@@ -47,6 +46,8 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	if *runAtStart || e.cfg.Schedule.RunAtStart {
 		d.started.Add(1)
 		go func() { defer d.started.Done(); d.runOnce(ctx) }()
+	} else {
+		d.logNextRun()
 	}
 	d.ready.Store(true)
 	<-ctx.Done()
@@ -67,9 +68,43 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 type daemon struct {
 	*env
 	metrics *metrics
-	running sync.Mutex     // held during a run
-	started sync.WaitGroup // the run at start, which the scheduler does not wait for
-	ready   atomic.Bool    // serving and scheduling
+	sched   cron.Schedule
+	running sync.Mutex                // held during a run
+	started sync.WaitGroup            // the run at start, which the scheduler does not wait for
+	ready   atomic.Bool               // serving and scheduling
+	last    atomic.Pointer[runStatus] // the last finished run; nil before the first
+}
+
+// runStatus is how the last run ended, as /healthz shows it.
+type runStatus struct {
+	Result string    `json:"result"` // success or failure
+	End    time.Time `json:"end"`
+	// Error says why the run failed (never a secret: errors carry none).
+	Error string `json:"error,omitempty"`
+}
+
+// health is the body of /healthz.
+type health struct {
+	Status  string     `json:"status"` // always "ok": the process is serving and scheduling
+	LastRun *runStatus `json:"lastRun"`
+	NextRun time.Time  `json:"nextRun"`
+}
+
+// nextRun returns when the schedule runs next after now, in the
+// schedule's time zone.
+func (d *daemon) nextRun() time.Time {
+	next := d.sched.Next(time.Now())
+	if spec, ok := d.sched.(*cron.SpecSchedule); ok {
+		next = next.In(spec.Location)
+	}
+	return next
+}
+
+// logNextRun logs when the next scheduled run is due, in the schedule's
+// time zone.
+func (d *daemon) logNextRun() {
+	next := d.nextRun()
+	d.log.Info("next run", zap.String("at", next.Format(time.RFC3339)), zap.String("in", time.Until(next).Round(time.Second).String()))
 }
 
 // serve starts serving /healthz, /readyz and /metrics on listen.
@@ -80,7 +115,8 @@ func (d *daemon) serve(listen string) (*http.Server, error) {
 	}
 	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	d.log.Info("daemon started", zap.String("schedule", d.cfg.Schedule.Cron), zap.String("listen", ln.Addr().String()))
+	d.log.Info("daemon started", zap.String("schedule", d.cfg.Schedule.Cron), zap.String("timezone", d.cfg.Schedule.Timezone),
+		zap.String("listen", ln.Addr().String()))
 	return srv, nil
 }
 
@@ -96,17 +132,28 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 	defer d.running.Unlock()
 	rep, err := d.sync(ctx, applyReal)
-	d.metrics.observe(rep, err, time.Now())
-	if err != nil && !errors.Is(err, context.Canceled) {
+	end := time.Now()
+	d.metrics.observe(rep, err, end)
+	st := &runStatus{Result: "success", End: end.UTC()}
+	if err != nil {
+		st.Result, st.Error = "failure", err.Error()
+	}
+	d.last.Store(st)
+	if errors.Is(err, context.Canceled) {
+		return // stopping
+	}
+	if err != nil {
 		d.log.Error("run failed", zap.Error(err))
 	}
+	d.logNextRun()
 }
 
 // mux routes the health, readiness and metrics endpoints.
 func (d *daemon) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintln(w, "ok")
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(health{Status: "ok", LastRun: d.last.Load(), NextRun: d.nextRun().UTC()})
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !d.ready.Load() {

@@ -4,15 +4,42 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
+
+// demoSource is one example `orgsync demo --source` can sync.
+type demoSource struct {
+	// dir is the example's directory: examples/<dir>/orgsync.yaml.
+	dir string
+	// start, when set, starts what the example reads (a directory server)
+	// with the example files copied under dir. It returns the replacements
+	// (old, new pairs) that point the example's configuration at it, and a
+	// function that stops it.
+	start func(io stdio, dir string) (replace []string, stop func(), err error)
+}
+
+// demoSources are the examples the demo can sync, by --source name.
+var demoSources = map[string]demoSource{
+	"csv":  {dir: "csv"},
+	"yaml": {dir: "yaml"},
+	"ldap": {dir: "openldap", start: startDemoSlapd},
+}
+
+// demoSourceNames lists the --source values of the demo.
+func demoSourceNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(demoSources)), ", ")
+}
 
 // runDemo starts the simulator in-process with the example organization
 // and syncs an example source into it: the plan, the result, and a second
@@ -20,26 +47,28 @@ import (
 func runDemo(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync demo", flag.ContinueOnError)
 	lf := addLogFlags(fs)
-	example := fs.String("source", "csv", "example source to sync: csv or yaml")
+	name := fs.String("source", "csv", "example source to sync: "+demoSourceNames())
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
-	if *example != "csv" && *example != "yaml" {
-		fmt.Fprintf(io.err, "orgsync demo: --source %q: use csv or yaml\n", *example)
+	example, ok := demoSources[*name]
+	if !ok {
+		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s\n", *name, demoSourceNames())
 		return exitError
 	}
 	if lf.level == "" {
 		lf.level = "warn" // the demo prints the plans; the logs would repeat them
 	}
-	if err := demo(ctx, io, lf, *example); err != nil {
+	if err := demo(ctx, io, lf, example); err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	return exitOK
 }
 
 // demo runs the simulator with the example organization on a loopback
-// port and syncs the example source into it.
-func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
+// port (and what the example reads, when it needs a server) and syncs the
+// example source into it.
+func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error {
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "orgsync-demo-")
 	if err != nil {
@@ -48,6 +77,15 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 	defer os.RemoveAll(dir)
 	if err := copyExamples(dir); err != nil {
 		return err
+	}
+	var replace []string
+	if example.start != nil {
+		r, stop, err := example.start(io, dir)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		replace = r
 	}
 	srv, err := newSimServer(filepath.Join(dir, "sim", "org.yaml"),
 		umsim.Options{Limits: gate.Limits{Read: 25, App: 100, Window: time.Minute}}) // the service's own limits
@@ -63,8 +101,8 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example string) error {
 	go func() { served <- serveUntilDone(sctx, ln, srv) }()
 	defer func() { stop(); <-served }()
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(io.out, "Simulator with the example organization at %s; syncing examples/%s/orgsync.yaml into it.\n", url, example)
-	cfgPath, err := demoConfig(dir, example, url)
+	fmt.Fprintf(io.out, "Simulator with the example organization at %s; syncing examples/%s/orgsync.yaml into it.\n", url, example.dir)
+	cfgPath, err := demoConfig(dir, example.dir, append(replace, "http://127.0.0.1:8080", url))
 	if err != nil {
 		return err
 	}
@@ -106,15 +144,42 @@ func demoSteps(ctx context.Context, io stdio, e *env) error {
 	return nil
 }
 
-// demoConfig writes the example's configuration pointed at url and returns
-// its path.
-func demoConfig(dir, example, url string) (string, error) {
+// demoConfig writes the example's configuration with the replacements
+// (old, new pairs: the simulator's address, a directory server's) and
+// returns its path.
+func demoConfig(dir, example string, replace []string) (string, error) {
 	src := filepath.Join(dir, example, "orgsync.yaml")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, example, "demo.yaml")
-	text := strings.ReplaceAll(string(data), "http://127.0.0.1:8080", url)
+	text := strings.NewReplacer(replace...).Replace(string(data))
 	return out, os.WriteFile(out, []byte(text), 0o600)
+}
+
+// startDemoSlapd serves the OpenLDAP example's directory
+// (openldap/users.ldif under dir) from a throwaway slapd on a free
+// loopback port, and points the example at it, with the reader account's
+// password in a file.
+func startDemoSlapd(io stdio, dir string) ([]string, func(), error) {
+	ldif, err := os.ReadFile(filepath.Join(dir, "openldap", "users.ldif"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sdir := filepath.Join(dir, "slapd")
+	if err := os.Mkdir(sdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	srv, err := slapd.Start(slapd.Options{Dir: sdir, LDIF: string(ldif)})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting OpenLDAP for the example: %w", err)
+	}
+	pw := filepath.Join(dir, "openldap", "ldap-password")
+	if err := os.WriteFile(pw, []byte(examples.OpenLDAPReaderPassword), 0o600); err != nil {
+		srv.Stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(io.out, "OpenLDAP slapd at %s serving examples/openldap/users.ldif.\n", srv.URL)
+	return []string{"ldap://127.0.0.1:3890", srv.URL, "password: {env: LDAP_BIND_PASSWORD}", "password: {file: ldap-password}"}, srv.Stop, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,7 +230,9 @@ func (b *syncBuffer) String() string {
 // that come during a run are skipped, not run alongside it.
 func TestDaemonNeverOverlaps(t *testing.T) {
 	dir := exampleDir(t)
-	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Latency: 400 * time.Millisecond}})
+	// A run is two delayed requests (list, act): at 700 ms each it spans a
+	// whole-second tick wherever it starts.
+	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Latency: 700 * time.Millisecond}})
 	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
 	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  runAtStart: true\n  listen: %q\n", addr))
@@ -270,5 +275,81 @@ func TestSimSubprocessSavesState(t *testing.T) {
 	}
 	if !found {
 		t.Error("the saved state lacks the user the sync created")
+	}
+}
+
+// TestDaemonReportsLastRunAndNextRun runs the daemon in-process: it logs
+// when the next run is due, at start and after each run; a failed run
+// shows in /healthz and in orgsync_last_run_success, and the next
+// successful run clears it.
+func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	addr := freeAddr(t)
+	cfg := configFor(t, dir, "csv", s.url)
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	users := filepath.Join(dir, "csv", "users.csv")
+	if err := os.Rename(users, users+".away"); err != nil { // the source fails
+		t.Fatal(err)
+	}
+	stderr, stop := startDaemonInProcess(cfg)
+	base := "http://" + addr
+	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
+	if !strings.Contains(stderr.String(), `"msg":"next run","at":`) {
+		t.Errorf("no next-run line at start:\n%s", stderr.String())
+	}
+	var h health
+	waitFor(t, "a failed run in /healthz", 20*time.Second, func() bool {
+		code, body := get(base + "/healthz")
+		return code == 200 && json.Unmarshal([]byte(body), &h) == nil && h.LastRun != nil
+	})
+	if h.Status != "ok" || h.LastRun.Result != "failure" || !strings.Contains(h.LastRun.Error, "users.csv") || h.NextRun.Before(h.LastRun.End) {
+		t.Errorf("/healthz after a failed run: %+v", h)
+	}
+	if _, m := get(base + "/metrics"); metricValue(m, "orgsync_last_run_success") != 0 || metricValue(m, "orgsync_last_run_timestamp_seconds") <= 0 {
+		t.Errorf("metrics after a failed run:\n%s", m)
+	}
+	if err := os.Rename(users+".away", users); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a successful run", 20*time.Second, func() bool {
+		_, m := get(base + "/metrics")
+		return metricValue(m, "orgsync_last_run_success") == 1
+	})
+	if _, body := get(base + "/healthz"); !strings.Contains(body, `"result":"success"`) {
+		t.Errorf("/healthz after a successful run: %s", body)
+	}
+	if n := strings.Count(stderr.String(), `"msg":"next run"`); n < 3 {
+		t.Errorf("%d next-run lines; want one at start and one after each run:\n%s", n, stderr.String())
+	}
+	if code := stop(); code != exitOK {
+		t.Errorf("daemon exit %d", code)
+	}
+}
+
+// startDaemonInProcess runs `orgsync daemon --config cfg` in-process,
+// logging JSON to the returned buffer; stop ends it and returns its exit
+// code.
+func startDaemonInProcess(cfg string) (stderr *syncBuffer, stop func() int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr = &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"daemon", "--config", cfg, "--log-format", "json"}, stdio{out: io.Discard, err: stderr})
+	}()
+	return stderr, func() int { cancel(); return <-done }
+}
+
+// TestDaemonTimezone: the next run is computed in schedule.timezone.
+func TestDaemonTimezone(t *testing.T) {
+	dir := exampleDir(t)
+	addr := freeAddr(t)
+	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1") // no run is due during the test
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", addr))
+	stderr, stop := startDaemonInProcess(cfg)
+	waitFor(t, "the next-run line", 10*time.Second, func() bool { return strings.Contains(stderr.String(), `"msg":"next run"`) })
+	stop()
+	if !regexp.MustCompile(`"msg":"next run","at":"\d{4}-\d\d-\d\dT02:30:00\+05:30","in":"\d+h\d+m\d+s"`).MatchString(stderr.String()) {
+		t.Errorf("next run not at 02:30 Asia/Kolkata:\n%s", stderr.String())
 	}
 }

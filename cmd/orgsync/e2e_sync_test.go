@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/target/umsim"
 )
@@ -99,8 +102,7 @@ func startExampleSlapd(t *testing.T, dir string) (env, replace []string) {
 		t.Fatal(err)
 	}
 	url := ldaptest.StartSlapd(t, string(ldif))
-	return []string{"LDAP_BIND_PASSWORD=" + ldaptest.ReaderPassword},
-		[]string{"ldap://127.0.0.1:389", url, "cn=reader,dc=example,dc=com", ldaptest.ReaderDN}
+	return []string{"LDAP_BIND_PASSWORD=" + examples.OpenLDAPReaderPassword}, []string{"ldap://127.0.0.1:3890", url}
 }
 
 // TestLDAPAndCSVShareExactRules runs the OpenLDAP example with a CSV file
@@ -199,15 +201,29 @@ func TestSourceFailureFailsTheRun(t *testing.T) {
 	}
 }
 
+// TestDemo runs `orgsync demo` with each of its example sources: plan,
+// sync, and a second plan with nothing to do. The ldap example starts a
+// real slapd (the test fails in CI when slapd is missing).
 func TestDemo(t *testing.T) {
-	r := runBinary(t, nil, "demo")
-	if r.code != exitOK {
-		t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	for _, name := range slices.Sorted(maps.Keys(demoSources)) {
+		t.Run(name, func(t *testing.T) {
+			if name == "ldap" {
+				ldaptest.RequireSlapd(t)
+			}
+			r := runBinary(t, nil, "demo", "--source", name)
+			if r.code != exitOK {
+				t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			for _, want := range []string{"examples/" + demoSources[name].dir + "/orgsync.yaml", "== 1. orgsync plan", "+ create dave@example.com",
+				"== 2. orgsync sync", "== 3. orgsync plan again", "Plan: 0 to create, 0 to update", "In sync.", "0 of them 429"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+				}
+			}
+		})
 	}
-	for _, want := range []string{"== 1. orgsync plan", "== 2. orgsync sync", "== 3. orgsync plan again", "In sync.", "0 of them 429"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
-		}
+	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of csv, ldap, yaml") {
+		t.Errorf("unknown demo source: exit %d\n%s", r.code, r.stderr)
 	}
 }
 

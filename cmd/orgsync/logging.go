@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/orgsync/orgsync/config"
 )
@@ -29,11 +30,15 @@ func addLogFlags(fs *flag.FlagSet) *logFlags {
 }
 
 // logger builds the logger from the configuration's logging section (nil
-// for defaults) overridden by the flags.
+// for defaults) overridden by the flags. It writes to w, or to the
+// section's file when it names one.
 func (f *logFlags) logger(w io.Writer, cfg *config.Logging) (*zap.Logger, error) {
 	format, level := config.FormatAuto, "info"
 	if cfg != nil {
 		format, level = cfg.Format, cfg.Level
+		if cfg.File != "" {
+			w = rotatingFile(cfg)
+		}
 	}
 	if f.format != "" {
 		format = f.format
@@ -42,6 +47,19 @@ func (f *logFlags) logger(w io.Writer, cfg *config.Logging) (*zap.Logger, error)
 		level = f.level
 	}
 	return newLogger(w, format, level)
+}
+
+// rotatingFile is the configuration's log file, rotated by lumberjack when
+// it reaches maxSizeMB: the rotated files are named with their time and
+// compressed, and the oldest beyond maxBackups or maxAgeDays are removed.
+func rotatingFile(cfg *config.Logging) io.Writer {
+	return &lumberjack.Logger{
+		Filename:   cfg.File,
+		MaxSize:    cfg.MaxSizeMB,
+		MaxBackups: cfg.MaxBackups,
+		MaxAge:     cfg.MaxAgeDays,
+		Compress:   true,
+	}
 }
 
 // isTerminal reports whether w is a terminal.

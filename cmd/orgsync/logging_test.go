@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
 )
 
 func TestNewLogger(t *testing.T) {
@@ -38,4 +45,38 @@ func TestNewLogger(t *testing.T) {
 			t.Errorf("newLogger(%q, %q) accepted", bad[0], bad[1])
 		}
 	}
+}
+
+// TestLogFileRotates: with logging.file the logs go to the file (JSON, as
+// it is no terminal), not to standard error, and a file over maxSizeMB is
+// rotated, keeping at most maxBackups old files.
+func TestLogFileRotates(t *testing.T) {
+	dir := t.TempDir()
+	cfg := &config.Logging{Level: "info", Format: config.FormatAuto, File: filepath.Join(dir, "orgsync.log"), MaxSizeMB: 1, MaxBackups: 2}
+	var stderr bytes.Buffer
+	log, err := (&logFlags{}).logger(&stderr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 1000)
+	for i := 0; i < 4000; i++ { // about 4 MB: three rotations
+		log.Info("filler", zap.Int("i", i), zap.String("text", line))
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("logs went to standard error too: %.200s", stderr.String())
+	}
+	current, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(string(current), "\n", 2)[0]; !json.Valid([]byte(first)) || len(current) > 1<<20 {
+		t.Errorf("current file: %d bytes, first line %.100q", len(current), first)
+	}
+	// Rotated files are compressed in the background: wait until it is done
+	// (the last step removes the uncompressed file).
+	waitFor(t, "two compressed rotated files", 10*time.Second, func() bool {
+		old, _ := filepath.Glob(filepath.Join(dir, "orgsync-*.log*"))
+		gz, _ := filepath.Glob(filepath.Join(dir, "orgsync-*.log.gz"))
+		return len(old) == 2 && len(gz) == 2
+	})
 }

@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The time zone database, for schedule.timezone on systems (and
+	// container images) without one.
+	_ "time/tzdata"
 )
 
 func main() {

@@ -15,6 +15,10 @@ type metrics struct {
 	reg         *prometheus.Registry
 	runs        *prometheus.CounterVec
 	lastSuccess prometheus.Gauge
+	// lastRun and lastResult have no labels; as vectors they are only
+	// exported once a run has ended, so that no alert fires before.
+	lastRun     *prometheus.GaugeVec
+	lastResult  *prometheus.GaugeVec
 	changes     *prometheus.CounterVec
 	requests    *prometheus.CounterVec
 	rateLimited prometheus.Counter
@@ -31,6 +35,12 @@ func newMetrics() *metrics {
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "orgsync_last_success_timestamp_seconds", Help: "Unix time the last successful run ended.",
 		}),
+		lastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "orgsync_last_run_timestamp_seconds", Help: "Unix time the last run ended, successful or not (absent before the first run).",
+		}, nil),
+		lastResult: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "orgsync_last_run_success", Help: "1 when the last run succeeded, 0 when it failed (absent before the first run).",
+		}, nil),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "orgsync_changes_total", Help: "Changes applied, by kind.",
 		}, []string{"kind"}),
@@ -45,7 +55,7 @@ func newMetrics() *metrics {
 			Buckets: prometheus.ExponentialBuckets(1, 2, 16),
 		}),
 	}
-	m.reg.MustRegister(m.runs, m.lastSuccess, m.changes, m.requests, m.rateLimited, m.duration,
+	m.reg.MustRegister(m.runs, m.lastSuccess, m.lastRun, m.lastResult, m.changes, m.requests, m.rateLimited, m.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -64,11 +74,14 @@ func (m *metrics) observe(rep *runReport, err error, end time.Time) {
 		}
 		m.rateLimited.Add(float64(rep.stats.TooManyRequests))
 	}
+	m.lastRun.WithLabelValues().Set(float64(end.Unix()))
 	if err != nil {
 		m.runs.WithLabelValues("failure").Inc()
+		m.lastResult.WithLabelValues().Set(0)
 		return
 	}
 	m.runs.WithLabelValues("success").Inc()
+	m.lastResult.WithLabelValues().Set(1)
 	m.lastSuccess.Set(float64(end.Unix()))
 }
 

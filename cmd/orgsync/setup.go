@@ -29,7 +29,7 @@ func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 		def = defaultConfigPath
 	}
 	f := &setupFlags{log: addLogFlags(fs)}
-	fs.StringVar(&f.config, "config", def, "configuration file (default: $ORGSYNC_CONFIG, else orgsync.yaml)")
+	fs.StringVar(&f.config, "config", def, "configuration file; the default is $ORGSYNC_CONFIG when set")
 	return f
 }
 

@@ -5,32 +5,87 @@ import (
 	"flag"
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
-// version is set at build time: -ldflags "-X main.version=v1.2.3".
-var version = "dev"
+// version, commit and buildDate are set at build time by `make build`:
+// -ldflags "-X main.version=v1.2.3 -X main.commit=<hash> -X
+// main.buildDate=2026-11-23T09:00:00Z". The commit is a fallback for builds
+// that the Go toolchain does not stamp (GOFLAGS=-buildvcs=false, a git
+// worktree).
+var (
+	version   = "dev"
+	commit    = ""
+	buildDate = ""
+)
 
-// runVersion prints the version, commit and Go version.
+// runVersion prints the version, commit, dates and Go version.
 func runVersion(_ context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync version", flag.ContinueOnError)
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
-	fmt.Fprintf(io.out, "orgsync %s%s\n", version, buildInfo())
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintln(io.out, versionLine(version, commit, buildDate, bi))
 	return exitOK
 }
 
-// buildInfo returns " (commit …, go…)" from the binary's build information.
-func buildInfo() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	commit := "unknown"
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			commit = s.Value[:12]
+// versionLine is "orgsync VERSION (commit C of TIME, built DATE, GOVERSION)"
+// from what the linker set and the binary's build information (nil when
+// unknown): the commit (with "-dirty" when the tree had changes) and its
+// time come from the Go toolchain's version-control stamp, so that any
+// build from a git checkout names its commit, else from the linker's
+// commit. A version left "dev" takes the module's version (set by `go
+// install ...@v1.2.3`). Parts that are not known are left out.
+func versionLine(version, commit, buildDate string, bi *debug.BuildInfo) string {
+	var parts []string
+	if bi != nil {
+		if version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			version = bi.Main.Version
+		}
+		if c := vcsCommit(bi); c != "" {
+			commit = c
 		}
 	}
-	return fmt.Sprintf(" (commit %s, %s)", commit, bi.GoVersion)
+	if commit != "" {
+		parts = append(parts, "commit "+commit)
+	}
+	if buildDate != "" {
+		parts = append(parts, "built "+buildDate)
+	}
+	if bi != nil {
+		parts = append(parts, bi.GoVersion)
+	}
+	if len(parts) == 0 {
+		return "orgsync " + version
+	}
+	return fmt.Sprintf("orgsync %s (%s)", version, strings.Join(parts, ", "))
+}
+
+// vcsCommit returns "abcdef123456[-dirty] of 2026-11-23T09:00:00Z" from the
+// build's version-control settings, or "" when the build has none.
+func vcsCommit(bi *debug.BuildInfo) string {
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	rev = rev[:min(len(rev), 12)]
+	if dirty {
+		rev += "-dirty"
+	}
+	if at != "" {
+		rev += " of " + at
+	}
+	return rev
 }

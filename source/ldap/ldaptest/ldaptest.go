@@ -9,17 +9,19 @@ import (
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 )
 
-// The plain account every test server has, able to read the directory.
-const (
-	ReaderDN       = slapdtest.ReaderDN
-	ReaderPassword = slapdtest.ReaderPasswd
-)
-
-// StartSlapd starts slapd for t with the suffix dc=example,dc=com, the
-// reader account and ldif loaded, and returns its ldap:// URL. The server
+// StartSlapd starts slapd for t with ldif, the whole directory under
+// dc=example,dc=com (the suffix entry first, as in
+// examples/openldap/users.ldif), and returns its ldap:// URL. The server
 // stops when the test ends; without slapd the test is skipped (failed in
 // CI), as slapdtest.Start does.
 func StartSlapd(t testing.TB, ldif string) string {
 	t.Helper()
-	return slapdtest.Start(t, slapdtest.Options{LDIF: ldif}).URL
+	return slapdtest.StartWhole(t, slapdtest.Options{LDIF: ldif}).URL
+}
+
+// RequireSlapd skips t when slapd is not installed, or fails it in CI
+// (CI=true).
+func RequireSlapd(t testing.TB) {
+	t.Helper()
+	slapdtest.Require(t)
 }

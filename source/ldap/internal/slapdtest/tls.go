@@ -57,3 +57,10 @@ func writePEM(t testing.TB, path, typ string, der []byte) {
 	t.Helper()
 	must(t, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600))
 }
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/config"
+)
+
+// TestInitWritesStarterConfigs: each starter configuration loads, its only
+// problem the private key file the administrator has to supply; with it in
+// place the configuration is valid and has the chosen kind of source.
+func TestInitWritesStarterConfigs(t *testing.T) {
+	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "orgsync.yaml")
+			code, out, errOut := runInProcess("init", "--source", kind, "--output", path)
+			if code != exitOK || !strings.Contains(out, "wrote "+path) {
+				t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+			}
+			_, err := config.Load(path)
+			var cerr *config.Error
+			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Path != "target.auth.privateKey.file" {
+				t.Fatalf("want only the missing private key reported, got %v", err)
+			}
+			key := filepath.Join(dir, "secrets", "private-key.pem")
+			if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(key, []byte("filled in by the administrator"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.Sources) != 1 || cfg.Sources[0].Kind() != want || len(cfg.Mapping) == 0 {
+				t.Errorf("sources %+v, %d mapping rules; want one %s source and rules", cfg.Sources, len(cfg.Mapping), want)
+			}
+			if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+				t.Errorf("mode %04o, want 0600", st.Mode().Perm())
+			}
+		})
+	}
+}
+
+// TestInitRefusesToOverwrite: an existing file is kept unless --force.
+func TestInitRefusesToOverwrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orgsync.yaml")
+	if err := os.WriteFile(path, []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runInProcess("init", "--output", path, "--source", "ldap")
+	if data, _ := os.ReadFile(path); code != exitError || string(data) != "mine\n" || !strings.Contains(errOut, "add --force") {
+		t.Fatalf("init over an existing file: exit %d, file %q\n%s", code, data, errOut)
+	}
+	code, _, errOut = runInProcess("init", "--output", path, "--source", "ldap", "--force")
+	if data, _ := os.ReadFile(path); code != exitOK || !strings.Contains(string(data), "flavor: openldap") {
+		t.Fatalf("init --force: exit %d\n%s", code, errOut)
+	}
+	code, out, _ := runInProcess("init", "--output", "-", "--source", "yaml")
+	if code != exitOK || !strings.Contains(out, "- yaml:") {
+		t.Errorf("init --output -: exit %d\n%s", code, out)
+	}
+	code, _, errOut = runInProcess("init", "--source", "oracle", "--output", "-")
+	if code != exitError || !strings.Contains(errOut, `--source "oracle": use one of activedirectory, csv, ldap, yaml`) {
+		t.Errorf("unknown source: exit %d\n%s", code, errOut)
+	}
+}
