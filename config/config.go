@@ -1,6 +1,8 @@
 // Package config reads orgsync's configuration: one YAML file naming the
-// target organization and how to reach it, the sources in order, the mapping
-// rules, the policy, the safety limits, the schedule and the logging.
+// target organization (target:) or organizations (targets:, each with a
+// name that mapping targets use as name::Group) and how to reach them, the
+// sources in order, the mapping rules, the policy, the safety limits, the
+// schedule and the logging.
 //
 // Loading is strict and reports everything at once: unknown keys and values
 // of the wrong kind are found by walking the YAML node tree against the Go
@@ -20,7 +22,12 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
-	Target   Target         `yaml:"target"`
+	// Target is the one organization of a file without targets:; Load
+	// also makes it Targets[0], named default.
+	Target Target `yaml:"target"`
+	// Targets are the organizations to sync, each with a name; the first
+	// is the primary (unqualified mapping targets are its groups).
+	Targets  []NamedTarget  `yaml:"targets"`
 	Sources  []Source       `yaml:"sources"`
 	Mapping  []mapping.Rule `yaml:"mapping"`
 	Policy   Policy         `yaml:"policy"`
@@ -33,6 +40,9 @@ type Config struct {
 	// Warnings are problems that do not stop a run (a private key readable
 	// by others, a frequent schedule that was explicitly allowed).
 	Warnings []Problem `yaml:"-"`
+
+	// multi is set when the file has targets: (see MultiOrg).
+	multi bool
 }
 
 // Target says which organization to manage and how to reach the service.

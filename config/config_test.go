@@ -251,6 +251,8 @@ func TestClientConfigLoadsSecrets(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
+	f.Add([]byte(twoOrgs))
+	f.Add([]byte("targets: [{name: a, orgId: 1@VendorOrg}, {name: a, <<: {orgId: 1@vendororg}, policy: {}}]\nmapping: [{directory: x, targets: ['b::X', '::Y', 'a::']}]\n"))
 	f.Add([]byte("sources: [{csv: {path: [1]}}]\nsafety: {maxRemovals: '5%'}\n"))
 	f.Add([]byte("a: &x {b: 1}\nc: *x\ntarget: {<<: *x}\n"))
 	f.Add([]byte("target: {? {a: 1} : 2, <<: {orgId: x}}\n"))

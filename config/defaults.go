@@ -38,7 +38,31 @@ func (c *Config) presetDefaults() {
 
 // applyDefaults fills in every value the file leaves out.
 func (c *Config) applyDefaults() {
-	t := &c.Target
+	for _, t := range c.targets() {
+		t.applyDefaults()
+	}
+	c.Policy.applyDefaults()
+	setDefault(&c.Schedule.Cron, DefaultCron)
+	setDefault(&c.Schedule.Listen, DefaultListen)
+	setDefault(&c.Logging.Level, "info")
+	setDefault(&c.Logging.Format, FormatAuto)
+}
+
+// targets returns the targets as written: the single target, or each of
+// the targets list.
+func (c *Config) targets() []*Target {
+	if len(c.Targets) == 0 {
+		return []*Target{&c.Target}
+	}
+	out := make([]*Target, len(c.Targets))
+	for i := range c.Targets {
+		out[i] = &c.Targets[i].Target
+	}
+	return out
+}
+
+// applyDefaults fills in the target's values the file leaves out.
+func (t *Target) applyDefaults() {
 	setDefault(&t.AuthBaseURL, t.BaseURL)
 	setDefault(&t.Auth.Method, AuthJWT)
 	setDefault(&t.Limits.Reads, DefaultReads)
@@ -48,15 +72,14 @@ func (c *Config) applyDefaults() {
 	setDefault(&t.Retries.Max, DefaultMaxRetries)
 	setDefault(&t.Retries.MinWait, DefaultMinWait)
 	setDefault(&t.Retries.MaxWait, DefaultMaxWait)
-	p := &c.Policy
+}
+
+// applyDefaults fills in the policy's values the file leaves out.
+func (p *Policy) applyDefaults() {
 	setDefault(&p.UnmatchedUsers, UnmatchedPreserve)
 	if p.UpdateAttributes == nil {
 		p.UpdateAttributes = []string{"firstname", "lastname"}
 	}
-	setDefault(&c.Schedule.Cron, DefaultCron)
-	setDefault(&c.Schedule.Listen, DefaultListen)
-	setDefault(&c.Logging.Level, "info")
-	setDefault(&c.Logging.Format, FormatAuto)
 }
 
 // resolvePaths makes the relative file paths of the configuration relative
@@ -71,8 +94,15 @@ func (c *Config) resolvePaths(dir string) {
 
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
-	a := &c.Target.Auth
-	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &a.PrivateKeyPassphrase.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile, &c.Logging.File}
+	paths := []*string{&c.Policy.ReportFile, &c.Logging.File}
+	for _, t := range c.targets() {
+		paths = append(paths, &t.Auth.ClientSecret.File, &t.Auth.PrivateKey.File, &t.Auth.PrivateKeyPassphrase.File, &t.TLS.CAFile)
+	}
+	for i := range c.Targets {
+		if p := c.Targets[i].Policy; p != nil {
+			paths = append(paths, &p.ReportFile)
+		}
+	}
 	for i := range c.Sources {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}

@@ -58,6 +58,8 @@ func Parse(data []byte, name string) (*Config, error) {
 	cfg.applyDefaults()
 	cfg.resolvePaths(filepath.Dir(name))
 	v := &validation{w: w}
+	cfg.normalizeTargets(v)
+	cfg.targetDefaults(w)
 	cfg.validate(v)
 	cfg.Warnings = v.warnings
 	if problems := v.merged(); len(problems) > 0 {

@@ -8,23 +8,79 @@ import (
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// ReconcilePolicy returns the reconciler's policy: the managed groups are
-// the literal targets of the mapping rules (m) plus policy.managedGroups.
-// The configuration was validated by Load, so an error here is a bug or a
-// Config built by hand.
+// ReconcilePolicy returns the reconciler's policy of the primary
+// organization (see TargetPolicy).
 func (c *Config) ReconcilePolicy(m *mapping.Mapper) (*reconcile.Policy, error) {
-	p := &c.Policy
+	return c.TargetPolicy(c.Primary(), m)
+}
+
+// TargetPolicy returns the reconciler's policy for organization t: its own
+// policy and safety limits when it has them, else the top-level ones. The
+// managed groups are the literal targets of the mapping rules (m) that
+// belong to t plus the policy's managedGroups; the group names of the
+// top-level policy belong to the primary unless qualified (org::Group),
+// except exclude.groups, whose unqualified names apply to every
+// organization. The configuration was validated by Load, so an error here
+// is a bug or a Config built by hand.
+func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Policy, error) {
+	p, s := &c.Policy, &c.Safety
+	own := func(names []string) []string { return c.groupsOf(t, names, false) }
+	excluded := c.groupsOf(t, p.Exclude.Groups, true)
+	if t.Policy != nil {
+		p = t.Policy
+		own = func(names []string) []string { return c.groupsOf(t, names, true) }
+		excluded = own(p.Exclude.Groups)
+	}
+	if t.Safety != nil {
+		s = t.Safety
+	}
 	rp := &reconcile.Policy{
-		Managed:               append(m.Targets(), p.ManagedGroups...),
-		UserGroups:            append([]string(nil), p.UserGroups...),
+		Managed:               append(c.groupsOf(t, m.Targets(), false), own(p.ManagedGroups)...),
+		UserGroups:            own(p.UserGroups),
 		CreateUserGroups:      p.CreateUserGroups,
 		Unlisted:              reconcile.Unlisted(p.UnmatchedUsers),
-		ExcludeGroups:         append([]string(nil), p.Exclude.Groups...),
+		ExcludeGroups:         excluded,
 		RevokeUnlistedInvites: p.Invites.RevokeUnmatched,
 		ResendExpiredInvites:  p.Invites.ResendExpired,
-		MaxRemovals:           c.Safety.MaxRemovals.reconcile(),
-		MaxChanges:            c.Safety.MaxChanges.reconcile(),
+		MaxRemovals:           s.MaxRemovals.reconcile(),
+		MaxChanges:            s.MaxChanges.reconcile(),
 	}
+	if err := p.fill(rp); err != nil {
+		return nil, err
+	}
+	if err := rp.Validate(); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return rp, nil
+}
+
+// PolicyOf returns the configuration's policy that applies to t: its own,
+// or the top-level one.
+func (c *Config) PolicyOf(t *NamedTarget) *Policy {
+	if t.Policy != nil {
+		return t.Policy
+	}
+	return &c.Policy
+}
+
+// groupsOf returns the names of names that belong to organization t,
+// without their qualifier: those qualified with t's name, and the
+// unqualified ones when t is the primary or everywhere is set (exclusions
+// of the top-level policy, t's own policy).
+func (c *Config) groupsOf(t *NamedTarget, names []string, everywhere bool) []string {
+	var out []string
+	for _, n := range names {
+		org, g := SplitGroup(n)
+		if org == t.Name || (org == "" && (everywhere || t == c.Primary())) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// fill sets the attributes to update and the exclusions by identity type
+// and username of rp from p.
+func (p *Policy) fill(rp *reconcile.Policy) error {
 	for _, a := range p.UpdateAttributes {
 		switch a {
 		case "firstname":
@@ -40,21 +96,18 @@ func (c *Config) ReconcilePolicy(m *mapping.Mapper) (*reconcile.Policy, error) {
 	for _, s := range p.Exclude.IdentityTypes {
 		t, ok := reconcile.ParseIdentityType(s)
 		if !ok {
-			return nil, fmt.Errorf("policy.exclude.identityTypes: %q is not an identity type", s)
+			return fmt.Errorf("policy.exclude.identityTypes: %q is not an identity type", s)
 		}
 		rp.ExcludeTypes = append(rp.ExcludeTypes, t)
 	}
 	for _, s := range p.Exclude.Usernames {
 		re, err := regexp.Compile(s)
 		if err != nil {
-			return nil, fmt.Errorf("policy.exclude.usernames: %w", err)
+			return fmt.Errorf("policy.exclude.usernames: %w", err)
 		}
 		rp.ExcludeUsernames = append(rp.ExcludeUsernames, re)
 	}
-	if err := rp.Validate(); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	return rp, nil
+	return nil
 }
 
 func (l Limit) reconcile() reconcile.Limit {

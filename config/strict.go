@@ -273,6 +273,12 @@ func join(path, key string) string {
 // index returns the path of item i of the list at path.
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
+// has reports whether path is in the file.
+func (w *walker) has(path string) bool {
+	_, ok := w.lines[path]
+	return ok
+}
+
 // lineOf returns the line of path, or of its nearest ancestor that is in
 // the file (a missing required key is reported at its parent's line).
 func (w *walker) lineOf(path string) int {

@@ -11,7 +11,13 @@ import (
 // ClientConfig returns the service client's configuration, with the
 // secrets loaded from where the configuration says they are. Errors name
 // the key and the variable or file, never the secret.
-func (t *Target) ClientConfig() (umapi.Config, error) {
+func (t *Target) ClientConfig() (umapi.Config, error) { return t.clientConfig("target") }
+
+// ClientConfig is Target.ClientConfig with errors under the target's path.
+func (t *NamedTarget) ClientConfig() (umapi.Config, error) { return t.Target.clientConfig(t.path) }
+
+// clientConfig is ClientConfig for the target at path.
+func (t *Target) clientConfig(path string) (umapi.Config, error) {
 	c := umapi.Config{
 		BaseURL:            t.BaseURL,
 		AuthBaseURL:        t.AuthBaseURL,
@@ -32,15 +38,15 @@ func (t *Target) ClientConfig() (umapi.Config, error) {
 		RetryWaitMax:       t.Retries.MaxWait,
 	}
 	var err error
-	if c.ClientSecret, err = loadSecret("target.auth.clientSecret", t.Auth.ClientSecret); err != nil {
+	if c.ClientSecret, err = loadSecret(path+".auth.clientSecret", t.Auth.ClientSecret); err != nil {
 		return umapi.Config{}, err
 	}
 	if t.Auth.Method == AuthJWT {
-		if c.PrivateKeyPEM, err = loadSecret("target.auth.privateKey", t.Auth.PrivateKey); err != nil {
+		if c.PrivateKeyPEM, err = loadSecret(path+".auth.privateKey", t.Auth.PrivateKey); err != nil {
 			return umapi.Config{}, err
 		}
 		if t.Auth.PrivateKeyPassphrase.IsSet() {
-			if c.PrivateKeyPassphrase, err = loadSecret("target.auth.privateKeyPassphrase", t.Auth.PrivateKeyPassphrase); err != nil {
+			if c.PrivateKeyPassphrase, err = loadSecret(path+".auth.privateKeyPassphrase", t.Auth.PrivateKeyPassphrase); err != nil {
 				return umapi.Config{}, err
 			}
 		}

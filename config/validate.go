@@ -78,7 +78,8 @@ func (v *validation) coveredByWalk(path string) bool {
 // validate checks every section of a defaulted configuration, including
 // the mapping rules and the reconciler's own policy checks.
 func (c *Config) validate(v *validation) {
-	c.Target.validate(v)
+	c.validateTargets(v)
+	c.validateQualifiedGroups(v)
 	c.validateSources(v)
 	m, err := mapping.New(c.Mapping)
 	var fe source.FieldErrors
@@ -88,76 +89,93 @@ func (c *Config) validate(v *validation) {
 	case err != nil:
 		v.errorf("mapping", "%v", err)
 	}
-	if !c.Policy.validate(v) && m != nil {
-		// The reconciler's own checks, such as no admin group among userGroups.
-		if _, err := c.ReconcilePolicy(m); err != nil {
-			v.errorf("policy", "%s", strings.TrimPrefix(err.Error(), "policy: "))
-		}
-	}
+	c.validatePolicies(v, m)
 	c.Schedule.validate(v)
 	c.Logging.validate(v)
+}
+
+// validatePolicies checks the top-level policy and each target's own,
+// then, where they are well-formed, the reconciler's own checks (such as
+// no admin group among userGroups) of each organization's policy.
+func (c *Config) validatePolicies(v *validation, m *mapping.Mapper) {
+	topBad := c.Policy.validateAt(v, "policy")
+	for i := range c.Targets {
+		t := &c.Targets[i]
+		path, bad := "policy", topBad
+		if t.Policy != nil {
+			path = join(t.path, "policy")
+			bad = t.Policy.validateAt(v, path)
+		}
+		if bad || m == nil {
+			continue
+		}
+		if _, err := c.TargetPolicy(t, m); err != nil {
+			v.errorf(path, "%s", strings.TrimPrefix(err.Error(), "policy: "))
+		}
+	}
 }
 
 // orgIDPattern matches an organization id, <hex>@VendorOrg.
 var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@[A-Za-z]+Org$`)
 
-// validate checks the target: organization id, addresses, credentials,
-// limits, timeouts and TLS.
-func (t *Target) validate(v *validation) {
+// validate checks the target at path: organization id, addresses,
+// credentials, limits, timeouts and TLS.
+func (t *Target) validate(v *validation, path string) {
+	at := func(key string) string { return join(path, key) }
 	switch {
 	case t.OrgID == "":
-		v.errorf("target.orgId", "required: the organization id, <hex>@VendorOrg")
+		v.errorf(at("orgId"), "required: the organization id, <hex>@VendorOrg")
 	case !orgIDPattern.MatchString(t.OrgID):
-		v.errorf("target.orgId", "%q is not an organization id: expected <hex>@VendorOrg", t.OrgID)
+		v.errorf(at("orgId"), "%q is not an organization id: expected <hex>@VendorOrg", t.OrgID)
 	}
 	if t.BaseURL == "" {
-		v.errorf("target.baseURL", "required: the service's base address, e.g. https://usermanagement.example.com")
+		v.errorf(at("baseURL"), "required: the service's base address, e.g. https://usermanagement.example.com")
 	}
-	checkURL(v, "target.baseURL", t.BaseURL)
+	checkURL(v, at("baseURL"), t.BaseURL)
 	if t.AuthBaseURL != t.BaseURL { // else defaulted from baseURL, checked above
-		checkURL(v, "target.authBaseURL", t.AuthBaseURL)
+		checkURL(v, at("authBaseURL"), t.AuthBaseURL)
 	}
-	checkURL(v, "target.proxy", t.Proxy)
-	t.Auth.validate(v)
-	positive(v, "target.limits.reads", int64(t.Limits.Reads))
-	positive(v, "target.limits.requests", int64(t.Limits.Requests))
-	positive(v, "target.limits.window", int64(t.Limits.Window))
-	positive(v, "target.timeouts.request", int64(t.Timeouts.Request))
-	positive(v, "target.retries.minWait", int64(t.Retries.MinWait))
+	checkURL(v, at("proxy"), t.Proxy)
+	t.Auth.validate(v, at)
+	positive(v, at("limits.reads"), int64(t.Limits.Reads))
+	positive(v, at("limits.requests"), int64(t.Limits.Requests))
+	positive(v, at("limits.window"), int64(t.Limits.Window))
+	positive(v, at("timeouts.request"), int64(t.Timeouts.Request))
+	positive(v, at("retries.minWait"), int64(t.Retries.MinWait))
 	if t.Retries.MaxWait < t.Retries.MinWait {
-		v.errorf("target.retries.maxWait", "must not be shorter than minWait (%s)", t.Retries.MinWait)
+		v.errorf(at("retries.maxWait"), "must not be shorter than minWait (%s)", t.Retries.MinWait)
 	}
 	if t.TLS.CAFile != "" {
 		if _, err := os.Stat(t.TLS.CAFile); err != nil {
-			v.errorf("target.tls.caFile", "cannot read the CA bundle: %v", err)
+			v.errorf(at("tls.caFile"), "cannot read the CA bundle: %v", err)
 		}
 	}
 	if t.TLS.InsecureSkipVerify {
-		v.warnf("target.tls.insecureSkipVerify", "certificate verification is off: use this only for tests")
+		v.warnf(at("tls.insecureSkipVerify"), "certificate verification is off: use this only for tests")
 	}
 }
 
 // validate checks the credentials the auth method needs.
-func (a *Auth) validate(v *validation) {
+func (a *Auth) validate(v *validation, at func(string) string) {
 	if a.ClientID == "" {
-		v.errorf("target.auth.clientId", "required: the integration's client id (API key)")
+		v.errorf(at("auth.clientId"), "required: the integration's client id (API key)")
 	}
-	secretRef(v, "target.auth.clientSecret", a.ClientSecret)
+	secretRef(v, at("auth.clientSecret"), a.ClientSecret)
 	switch a.Method {
 	case AuthJWT:
 		if a.TechnicalAccountID == "" {
-			v.errorf("target.auth.technicalAccountId", "required by method jwt: the integration's technical account id")
+			v.errorf(at("auth.technicalAccountId"), "required by method jwt: the integration's technical account id")
 		}
-		secretRef(v, "target.auth.privateKey", a.PrivateKey)
+		secretRef(v, at("auth.privateKey"), a.PrivateKey)
 		if a.PrivateKeyPassphrase.IsSet() {
-			secretRef(v, "target.auth.privateKeyPassphrase", a.PrivateKeyPassphrase)
+			secretRef(v, at("auth.privateKeyPassphrase"), a.PrivateKeyPassphrase)
 		}
 	case AuthOAuth:
 		if a.PrivateKey.IsSet() || a.PrivateKeyPassphrase.IsSet() || a.TechnicalAccountID != "" {
-			v.errorf("target.auth.method", "privateKey, privateKeyPassphrase and technicalAccountId belong to method jwt; remove them or set method: jwt")
+			v.errorf(at("auth.method"), "privateKey, privateKeyPassphrase and technicalAccountId belong to method jwt; remove them or set method: jwt")
 		}
 	default:
-		v.errorf("target.auth.method", "%q is not an auth method: use jwt or oauth", a.Method)
+		v.errorf(at("auth.method"), "%q is not an auth method: use jwt or oauth", a.Method)
 	}
 }
 
@@ -227,22 +245,23 @@ var unmatchedPolicies = []string{UnmatchedPreserve, UnmatchedRemoveGroups, Unmat
 // updatableAttributes are the values policy.updateAttributes accepts.
 var updatableAttributes = []string{"firstname", "lastname", "email", "username"}
 
-// validate reports the policy's problems; it returns whether it found any.
-func (p *Policy) validate(v *validation) bool {
+// validateAt reports the problems of the policy at path; it returns
+// whether it found any.
+func (p *Policy) validateAt(v *validation, path string) bool {
 	before := len(v.errs)
 	for i, s := range p.Exclude.IdentityTypes {
 		if _, ok := reconcile.ParseIdentityType(s); !ok {
-			v.errorf(index("policy.exclude.identityTypes", i), "%q is not an identity type: use vendorID, enterpriseID or federatedID", s)
+			v.errorf(index(join(path, "exclude.identityTypes"), i), "%q is not an identity type: use vendorID, enterpriseID or federatedID", s)
 		}
 	}
 	for i, s := range p.Exclude.Usernames {
 		if _, err := regexp.Compile(s); err != nil {
-			v.errorf(index("policy.exclude.usernames", i), "not a valid regular expression: %v", err)
+			v.errorf(index(join(path, "exclude.usernames"), i), "not a valid regular expression: %v", err)
 		}
 	}
-	oneOf(v, "policy.unmatchedUsers", p.UnmatchedUsers, unmatchedPolicies)
+	oneOf(v, join(path, "unmatchedUsers"), p.UnmatchedUsers, unmatchedPolicies)
 	for i, s := range p.UpdateAttributes {
-		oneOf(v, index("policy.updateAttributes", i), s, updatableAttributes)
+		oneOf(v, index(join(path, "updateAttributes"), i), s, updatableAttributes)
 	}
 	return len(v.errs) > before
 }

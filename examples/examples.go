@@ -5,10 +5,10 @@ package examples
 
 import "embed"
 
-// FS holds the example files: csv/, yaml/ and sim/ (organization state,
+// FS holds the example files: csv/, yaml/, multiorg/ and sim/ (organization states,
 // demo credentials), plus the OpenLDAP and Active Directory examples.
 //
-//go:embed csv yaml sim openldap activedirectory
+//go:embed csv yaml sim openldap activedirectory multiorg
 var FS embed.FS
 
 // OpenLDAPReaderPassword is the password of orgsync's read-only account,

@@ -19,12 +19,14 @@ type adminCommand struct {
 	fs     *flag.FlagSet
 	setup  *setupFlags
 	output *string
+	org    *string
 }
 
 // newAdminCommand defines the flags every admin command has.
 func newAdminCommand(name string) *adminCommand {
 	fs := flag.NewFlagSet("orgsync "+name, flag.ContinueOnError)
-	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", "text", "output format: text or json")}
+	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", "text", "output format: text or json"),
+		org: fs.String("org", "", "the organization (a name of targets:); default the primary")}
 }
 
 // start parses the flags (at most maxArgs arguments) and builds the client.
@@ -33,7 +35,11 @@ func (a *adminCommand) start(io stdio, args []string, maxArgs int) (*umapi.Clien
 	if !ok {
 		return nil, code, false
 	}
-	c, err := e.client()
+	t, err := e.target(*a.org)
+	if err != nil {
+		return nil, a.fail(io, err), false
+	}
+	c, err := e.client(t)
 	if err != nil {
 		return nil, a.fail(io, err), false
 	}

@@ -22,6 +22,7 @@ import (
 func runDaemon(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync daemon", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
+	sf.addOrgsFlag(fs)
 	runAtStart := fs.Bool("run-at-start", false, "run once at start (also schedule.runAtStart)")
 	listen := fs.String("listen", "", "address of /healthz, /readyz and /metrics (default schedule.listen)")
 	e, code, ok := sf.start(fs, args, io, 0, nil)
@@ -127,13 +128,13 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 	if !d.running.TryLock() {
 		d.log.Warn("skipping a scheduled run: the previous run is still going")
-		d.metrics.runs.WithLabelValues("skipped").Inc()
+		d.metrics.skipped(d.orgNames())
 		return
 	}
 	defer d.running.Unlock()
-	rep, err := d.sync(ctx, applyReal)
+	reps, err := d.sync(ctx, applyReal)
 	end := time.Now()
-	d.metrics.observe(rep, err, end)
+	d.metrics.observe(reps, err, end)
 	st := &runStatus{Result: "success", End: end.UTC()}
 	if err != nil {
 		st.Result, st.Error = "failure", err.Error()
@@ -146,6 +147,15 @@ func (d *daemon) runOnce(ctx context.Context) {
 		d.log.Error("run failed", zap.Error(err))
 	}
 	d.logNextRun()
+}
+
+// orgNames are the names of the organizations the daemon syncs.
+func (d *daemon) orgNames() []string {
+	names := make([]string, len(d.selected))
+	for i, t := range d.selected {
+		names[i] = t.Name
+	}
+	return names
 }
 
 // mux routes the health, readiness and metrics endpoints.

@@ -31,9 +31,10 @@ type demoSource struct {
 
 // demoSources are the examples the demo can sync, by --source name.
 var demoSources = map[string]demoSource{
-	"csv":  {dir: "csv"},
-	"yaml": {dir: "yaml"},
-	"ldap": {dir: "openldap", start: startDemoSlapd},
+	"multiorg": {dir: "multiorg"},
+	"csv":      {dir: "csv"},
+	"yaml":     {dir: "yaml"},
+	"ldap":     {dir: "openldap", start: startDemoSlapd},
 }
 
 // demoSourceNames lists the --source values of the demo.
@@ -41,13 +42,13 @@ func demoSourceNames() string {
 	return strings.Join(slices.Sorted(maps.Keys(demoSources)), ", ")
 }
 
-// runDemo starts the simulator in-process with the example organization
-// and syncs an example source into it: the plan, the result, and a second
-// plan that has nothing to do.
+// runDemo starts the simulator in-process with the two example
+// organizations and syncs an example into them: the plan, the result, and
+// a second plan that has nothing to do.
 func runDemo(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync demo", flag.ContinueOnError)
 	lf := addLogFlags(fs)
-	name := fs.String("source", "csv", "example source to sync: "+demoSourceNames())
+	name := fs.String("source", "multiorg", "example to sync (multiorg: a CSV file into both organizations; the others into the first): "+demoSourceNames())
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
@@ -65,9 +66,9 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	return exitOK
 }
 
-// demo runs the simulator with the example organization on a loopback
+// demo runs the simulator with the example organizations on a loopback
 // port (and what the example reads, when it needs a server) and syncs the
-// example source into it.
+// example into them.
 func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error {
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "orgsync-demo-")
@@ -87,7 +88,7 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 		defer stop()
 		replace = r
 	}
-	srv, err := newSimServer(filepath.Join(dir, "sim", "org.yaml"),
+	srv, err := newSimServer(filepath.Join(dir, "sim", "orgs.yaml"),
 		umsim.Options{Limits: gate.Limits{Read: 25, App: 100, Window: time.Minute}}) // the service's own limits
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 	go func() { served <- serveUntilDone(sctx, ln, srv) }()
 	defer func() { stop(); <-served }()
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(io.out, "Simulator with the example organization at %s; syncing examples/%s/orgsync.yaml into it.\n", url, example.dir)
+	fmt.Fprintf(io.out, "Simulator with the example organizations at %s; syncing examples/%s/orgsync.yaml into them.\n", url, example.dir)
 	cfgPath, err := demoConfig(dir, example.dir, append(replace, "http://127.0.0.1:8080", url))
 	if err != nil {
 		return err
@@ -113,9 +114,9 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 	if err := demoSteps(ctx, io, e); err != nil {
 		return err
 	}
-	sim := srv.Stats()
+	requests, tooMany := simTotals(srv)
 	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
-		sim.Total(), sim.TooManyRequests, time.Since(start).Round(time.Millisecond))
+		requests, tooMany, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -123,23 +124,30 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 // not empty.
 func demoSteps(ctx context.Context, io stdio, e *env) error {
 	fmt.Fprintln(io.out, "\n== 1. orgsync plan: what a sync would change")
-	p, err := e.printPlan(ctx, io.out, "text")
+	plans, err := e.printPlans(ctx, io.out, "text")
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 2. orgsync sync: apply it")
-	rep, err := e.apply(ctx, p, applyReal)
-	printResult(io, rep, applyReal)
+	reps, err := e.applyAll(ctx, plans, applyReal)
+	for _, rep := range reps {
+		e.printResult(io, rep, applyReal)
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 3. orgsync plan again: nothing left to do")
-	p2, err := e.printPlan(ctx, io.out, "text")
+	again, err := e.printPlans(ctx, io.out, "text")
 	if err != nil {
 		return err
 	}
-	if !p2.plan.Empty() {
-		return fmt.Errorf("the second plan is not empty: the sync did not converge")
+	for _, p := range again {
+		if p.err != nil {
+			return p.err
+		}
+		if !p.plan.Empty() {
+			return fmt.Errorf("the second plan of %s is not empty: the sync did not converge", p.org.Name)
+		}
 	}
 	return nil
 }

@@ -252,29 +252,35 @@ func TestDaemonNeverOverlaps(t *testing.T) {
 // TestSimSubprocessSavesState runs `orgsync sim` standalone, syncs into
 // it, stops it with SIGTERM and loads the state it saved.
 func TestSimSubprocessSavesState(t *testing.T) {
-	dir := exampleDir(t)
-	addr := freeAddr(t)
-	state := filepath.Join(dir, "sim", "org.yaml")
-	cmd, stderr := startBinary(t, "sim", "--listen", addr, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
-	url := "http://" + addr
-	waitFor(t, "the simulator", 10*time.Second, func() bool { c, _ := get(url + "/_sim/state"); return c == 200 })
-	cfg := configFor(t, dir, "csv", url)
-	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
-		t.Fatalf("sync: exit %d\n%s", r.code, r.stderr)
-	}
-	if code := stopBinary(t, cmd); code != exitOK {
-		t.Fatalf("sim exit %d\n%s", code, stderr.String())
-	}
-	st, err := umsim.LoadState(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, u := range st.Users {
-		found = found || u.Email == "dave@example.com"
-	}
-	if !found {
-		t.Error("the saved state lacks the user the sync created")
+	for _, tc := range []struct{ seed, example string }{{"org.yaml", "csv"}, {"orgs.yaml", "multiorg"}} {
+		t.Run(tc.example, func(t *testing.T) {
+			dir := exampleDir(t)
+			addr := freeAddr(t)
+			state := filepath.Join(dir, "sim", tc.seed)
+			cmd, stderr := startBinary(t, "sim", "--listen", addr, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
+			url := "http://" + addr
+			waitFor(t, "the simulator", 10*time.Second, func() bool { c, _ := get(url + "/_sim/state"); return c == 200 })
+			cfg := configFor(t, dir, tc.example, url)
+			if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+				t.Fatalf("sync: exit %d\n%s", r.code, r.stderr)
+			}
+			if code := stopBinary(t, cmd); code != exitOK {
+				t.Fatalf("sim exit %d\n%s", code, stderr.String())
+			}
+			seed, err := umsim.LoadSeed(state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, org := range seed { // dave is in the source's design group: in every organization
+				found := false
+				for _, u := range org.Users {
+					found = found || u.Email == "dave@example.com"
+				}
+				if !found {
+					t.Errorf("the saved state of %s lacks the user the sync created", org.Org.ID)
+				}
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -88,9 +89,37 @@ func startSim(t testing.TB, dir string, opts umsim.Options) *sim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	return &sim{Server: srv, url: serve(t, srv)}
+}
+
+// multiSim is a simulator of several organizations serving over loopback
+// HTTP in the test process.
+type multiSim struct {
+	*umsim.Multi
+	url string
+}
+
+// startMultiSim serves the organizations of the seed file (relative to
+// dir) with opts, each organization with limits of its own.
+func startMultiSim(t testing.TB, dir, seed string, opts umsim.Options) *multiSim {
+	t.Helper()
+	states, err := umsim.LoadSeed(filepath.Join(dir, seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := umsim.NewMulti(states, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &multiSim{Multi: m, url: serve(t, m)}
+}
+
+// serve serves h over loopback HTTP until the test ends and returns its
+// address.
+func serve(t testing.TB, h http.Handler) string {
+	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	return &sim{Server: srv, url: hs.URL}
+	return hs.URL
 }
 
 // exampleDir copies the embedded examples into a fresh directory (secret

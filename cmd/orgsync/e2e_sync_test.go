@@ -15,8 +15,9 @@ import (
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
-// groupsOf returns the groups of the user with email in the simulator.
-func groupsOf(s *sim, email string) (groups []string, found bool) {
+// groupsOf returns the groups of the user with email in the simulator (of
+// one organization).
+func groupsOf(s interface{ Snapshot() *umsim.State }, email string) (groups []string, found bool) {
 	for _, u := range s.Snapshot().Users {
 		if strings.EqualFold(u.Email, email) {
 			return u.Groups, true
@@ -230,9 +231,22 @@ func TestDemo(t *testing.T) {
 // TestSecretsNeverPrinted runs the commands at debug level, and with a
 // wrong secret, and looks for the secrets in everything they printed.
 func TestSecretsNeverPrinted(t *testing.T) {
-	dir := exampleDir(t)
-	s := startSim(t, dir, umsim.Options{})
-	cfg := configFor(t, dir, "csv", s.url)
+	for _, example := range []string{"csv", "multiorg"} {
+		t.Run(example, func(t *testing.T) {
+			dir := exampleDir(t)
+			url := startSim(t, dir, umsim.Options{}).url
+			if example == "multiorg" {
+				url = startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{}).url
+			}
+			checkSecretsNeverPrinted(t, dir, configFor(t, dir, example, url))
+		})
+	}
+}
+
+// checkSecretsNeverPrinted runs the commands with cfg at debug level, and
+// with a wrong secret, and looks for the secrets in everything they
+// printed.
+func checkSecretsNeverPrinted(t *testing.T, dir, cfg string) {
 	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,14 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/orgsync/orgsync/cmd/orgsync/internal/fanout"
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
@@ -29,99 +36,176 @@ type target interface {
 	reconcile.Sender
 }
 
-// planned is a computed plan with what made it.
+// planned is one organization's computed plan with what made it; err is
+// set instead when the organization could not be read or planned.
 type planned struct {
+	org    *config.NamedTarget
+	log    *zap.Logger
 	plan   *reconcile.Plan
 	client *umapi.Client
 	stats0 umapi.Stats // the client's statistics before this run
 	target target
 	start  time.Time
+	err    error
 }
 
-// makePlan reads the sources and the organization and computes the plan.
-// A source that fails fails the plan. When a source skipped bad records the
-// desired state is marked incomplete, so that nothing destructive is
-// planned for the users those records would have kept.
-func (e *env) makePlan(ctx context.Context) (*planned, error) {
+// makePlans reads the sources once and computes the plan of every
+// organization, side by side. A source that fails fails every plan (the
+// error returned); an organization that fails to read or plan has its err
+// set and does not stop the others.
+func (e *env) makePlans(ctx context.Context) ([]*planned, error) {
+	plans := make([]*planned, len(e.selected))
+	err := e.eachPlan(ctx, func(_ context.Context, i int, p *planned) { plans[i] = p })
+	if err != nil {
+		return nil, err
+	}
+	return plans, nil
+}
+
+// eachPlan reads the sources once, then for every organization at once
+// computes its plan and hands it to then (with its index in e.selected).
+// A source that fails fails the whole (the error returned, then is not
+// called); an organization that fails to read or plan is handed over with
+// its err set. When a source skipped bad records the desired state is
+// marked incomplete, so that nothing destructive is planned for the users
+// those records would have kept.
+func (e *env) eachPlan(ctx context.Context, then func(ctx context.Context, i int, p *planned)) error {
 	start := time.Now()
 	m, err := e.cfg.Mapper()
 	if err != nil {
-		return nil, err
-	}
-	policy, err := e.cfg.ReconcilePolicy(m)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	d, err := e.readSources(ctx, m)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	policy.ManageGroupsOf(d.users) // every group of theirs comes from a mapping rule
 	if len(d.problems) > 0 {
 		e.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.problems)))
 	}
-	c, err := e.client()
-	if err != nil {
-		return nil, err
+	parts := e.split(d)
+	fanout.Each(ctx, len(e.selected), func(ctx context.Context, i int) error {
+		t := e.selected[i]
+		part := parts[t.Name]
+		p := &planned{org: t, log: e.orgLog(t), start: start}
+		p.err = e.planOrg(ctx, p, m, reconcile.Desired{
+			Users: part.Users, Complete: len(d.problems) == 0, Held: part.Held}, part.Others)
+		then(ctx, i, p)
+		return nil
+	})
+	return nil
+}
+
+// split shares the desired state among the organizations, by name,
+// warning of target groups that name no organization.
+func (e *env) split(d *desired) map[string]fanout.Part {
+	all := make([]bool, len(e.cfg.Targets))
+	for i := range e.cfg.Targets {
+		all[i] = e.cfg.Targets[i].Members == config.MembersAll
 	}
-	stats0 := c.Stats()
-	t := newTarget(c)
-	stop := e.reportProgress(ctx, readProgress(c, stats0))
-	cur, err := t.ReadCurrent(ctx, policy.ReadScopeFor(d.users))
+	parts, unknown := fanout.Split(d.users, d.held, all, e.cfg.TargetIndex)
+	for _, g := range unknown {
+		e.log.Warn(fmt.Sprintf("mapped target group %q names no organization of the configuration: it is left out", g))
+	}
+	out := make(map[string]fanout.Part, len(parts))
+	for i := range parts {
+		out[e.cfg.Targets[i].Name] = parts[i]
+	}
+	return out
+}
+
+// orgLog is the logger of organization t: with an org field when the
+// configuration has several.
+func (e *env) orgLog(t *config.NamedTarget) *zap.Logger {
+	if !e.cfg.MultiOrg() {
+		return e.log
+	}
+	return e.log.With(zap.String("org", t.Name))
+}
+
+// planOrg reads organization p.org and computes its plan for desired;
+// others are source users the organization does not take (fanout.Part).
+func (e *env) planOrg(ctx context.Context, p *planned, m *mapping.Mapper, desired reconcile.Desired, others []reconcile.User) error {
+	policy, err := e.cfg.TargetPolicy(p.org, m)
+	if err != nil {
+		return err
+	}
+	policy.ManageGroupsOf(desired.Users) // every group of theirs comes from a mapping rule
+	if p.client, err = e.client(p.org); err != nil {
+		return err
+	}
+	p.stats0 = p.client.Stats()
+	p.target = newTarget(p.client)
+	stop := e.reportProgress(ctx, p.log, readProgress(p.client, p.stats0))
+	cur, err := p.target.ReadCurrent(ctx, policy.ReadScopeFor(desired.Users))
 	stop()
 	if err != nil {
-		return nil, fmt.Errorf("reading the organization: %w", err)
+		return fmt.Errorf("reading the organization: %w", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: d.users, Complete: len(d.problems) == 0, Held: d.held}, cur, policy)
-	if err != nil {
-		return nil, fmt.Errorf("planning: %w", err)
+	desired.Users = fanout.Present(desired.Users, others, cur.Users)
+	if p.plan, err = reconcile.Diff(desired, cur, policy); err != nil {
+		return fmt.Errorf("planning: %w", err)
 	}
-	if plan.Safety != nil {
-		e.log.Warn(plan.Safety.Error())
+	if p.plan.Safety != nil {
+		p.log.Warn(p.plan.Safety.Error())
 	}
-	if path := e.cfg.Policy.ReportFile; path != "" {
-		if err := writeUnlistedReport(path, plan.Unlisted); err != nil {
-			return nil, err
+	if path := e.reportFile(p.org); path != "" {
+		if err := writeUnlistedReport(path, p.plan.Unlisted); err != nil {
+			return err
 		}
-		e.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
+		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(p.plan.Unlisted)))
 	}
-	return &planned{plan: plan, client: c, stats0: stats0, target: t, start: start}, nil
+	return nil
+}
+
+// reportFile is where organization t's unmatched users are written: its
+// policy's reportFile, with the organization's name before the extension
+// when it is the top-level policy's and t is not the primary.
+func (e *env) reportFile(t *config.NamedTarget) string {
+	path := e.cfg.PolicyOf(t).ReportFile
+	if path == "" || t.Policy != nil || t == e.cfg.Primary() {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + t.Name + ext
 }
 
 // logChanges logs one line per planned change at level. The commands that
 // print the plan on standard output (plan, sync, demo) log them at debug,
 // so that each change is printed in one place only; the daemon, which
 // prints no plan, logs them at info. The counts are in the summary line.
-func (e *env) logChanges(plan *reconcile.Plan, level zapcore.Level) {
-	if !e.log.Core().Enabled(level) {
+func (p *planned) logChanges(level zapcore.Level) {
+	if p.plan == nil || !p.log.Core().Enabled(level) {
 		return
 	}
-	for i := range plan.Changes {
-		ch := &plan.Changes[i]
-		e.log.Log(level, "planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
+	for i := range p.plan.Changes {
+		ch := &p.plan.Changes[i]
+		p.log.Log(level, "planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
 	}
 }
 
 // runReport is what one run did, for the summary and the metrics.
 type runReport struct {
+	org     *config.NamedTarget
+	log     *zap.Logger
 	counts  reconcile.Counts
 	result  *reconcile.Result
 	applied map[string]int // changes applied, by kind
 	stats   umapi.Stats
 	elapsed time.Duration
+	err     error // what failed the organization's run, if anything
 }
 
 // apply sends the plan (as test-only requests when mode is applyTestOnly),
 // or in a dry run (applyDry) goes the same way and logs what it would send.
 func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport, error) {
-	rep := &runReport{counts: p.plan.Counts(), applied: map[string]int{}}
+	rep := &runReport{org: p.org, log: p.log, counts: p.plan.Counts(), applied: map[string]int{}}
 	stop := func() {}
 	if e.interactive && mode != applyDry { // counting the requests costs a packing of the plan
-		stop = e.reportProgress(ctx, e.sendProgress(p))
+		stop = e.reportProgress(ctx, p.log, sendProgress(p))
 	}
 	// A real or test-only run logs each request it sends; a dry run's
 	// "would send" lines (the plan is printed already) are for debugging.
-	out := &logWriter{log: e.log, level: zapcore.InfoLevel}
+	out := &logWriter{log: p.log, level: zapcore.InfoLevel}
 	if mode == applyDry {
 		out.level = zapcore.DebugLevel
 	}
@@ -155,8 +239,8 @@ func appliedByKind(plan *reconcile.Plan, res *reconcile.Result) map[string]int {
 	return out
 }
 
-// summary logs the final line of a run.
-func (e *env) summary(rep *runReport, err error) {
+// summary logs the final line of an organization's run.
+func summary(rep *runReport, err error) {
 	fields := []zap.Field{
 		zap.Int("create", rep.counts.Create), zap.Int("update", rep.counts.Update),
 		zap.Int("remove", rep.counts.Remove), zap.Int("delete", rep.counts.Delete),
@@ -171,22 +255,94 @@ func (e *env) summary(rep *runReport, err error) {
 		fields = append(fields, zap.Int("actionRequests", rep.result.Requests), zap.Int("failures", len(rep.result.Failures)))
 	}
 	if err != nil {
-		e.log.Error("summary: finished with errors", append(fields, zap.Error(err))...)
+		rep.log.Error("summary: finished with errors", append(fields, zap.Error(err))...)
 		return
 	}
-	e.log.Info("summary", fields...)
+	rep.log.Info("summary", fields...)
 }
 
-// sync runs the whole job once: plan, then apply in the given mode.
-func (e *env) sync(ctx context.Context, mode applyMode) (*runReport, error) {
-	p, err := e.makePlan(ctx)
+// sync runs the whole job once for every organization, each on its own
+// (see syncEach); it prints no plan, and logs the planned changes at info.
+func (e *env) sync(ctx context.Context, mode applyMode) ([]*runReport, error) {
+	return e.syncEach(ctx, io.Discard, mode)
+}
+
+// syncEach reads the sources once, then plans and applies (in mode) every
+// organization side by side, each as soon as its own plan is ready, so
+// that an organization that is slow to read holds no other back. Each plan
+// is written to w as text when it is ready (under its heading when there
+// are several organizations, in the order they finish); its changes are
+// logged at debug, or at info when w is io.Discard (see logChanges). It
+// returns a report for each organization and every organization's error,
+// joined.
+func (e *env) syncEach(ctx context.Context, w io.Writer, mode applyMode) ([]*runReport, error) {
+	level := zapcore.DebugLevel
+	if w == io.Discard {
+		level = zapcore.InfoLevel
+	}
+	var mu sync.Mutex // one plan written at a time
+	reps := make([]*runReport, len(e.selected))
+	err := e.eachPlan(ctx, func(ctx context.Context, i int, p *planned) {
+		p.logChanges(level)
+		mu.Lock()
+		err := e.renderPlan(w, p)
+		mu.Unlock()
+		if err != nil {
+			reps[i] = &runReport{org: p.org, log: p.log, err: err}
+			return
+		}
+		reps[i] = e.applyOne(ctx, p, mode)
+	})
 	if err != nil {
 		return nil, err
 	}
-	e.logChanges(p.plan, zapcore.InfoLevel)
+	return reps, e.orgErrors(reps)
+}
+
+// applyAll applies the plans side by side, logs each organization's
+// summary, and returns a report for each organization and every
+// organization's error, joined.
+func (e *env) applyAll(ctx context.Context, plans []*planned, mode applyMode) ([]*runReport, error) {
+	reps := make([]*runReport, len(plans))
+	fanout.Each(ctx, len(plans), func(ctx context.Context, i int) error {
+		reps[i] = e.applyOne(ctx, plans[i], mode)
+		return nil
+	})
+	return reps, e.orgErrors(reps)
+}
+
+// applyOne applies one organization's plan and logs its summary; the
+// report's err is what failed it (a plan that could not be made, an error
+// applying it), none in a dry run.
+func (e *env) applyOne(ctx context.Context, p *planned, mode applyMode) *runReport {
+	if p.err != nil {
+		p.log.Error("planning failed", zap.Error(p.err))
+		return &runReport{org: p.org, log: p.log, err: p.err, elapsed: time.Since(p.start)}
+	}
 	rep, err := e.apply(ctx, p, mode)
-	e.summary(rep, err)
-	return rep, err
+	if mode == applyDry {
+		err = nil // what a dry run would withhold, the plan shows already
+	}
+	rep.err = err
+	summary(rep, err)
+	return rep
+}
+
+// orgErrors joins the organizations' errors, each prefixed with its
+// organization's name when there are several.
+func (e *env) orgErrors(reps []*runReport) error {
+	var out []error
+	for _, rep := range reps {
+		if rep.err == nil {
+			continue
+		}
+		err := rep.err
+		if e.cfg.MultiOrg() {
+			err = fmt.Errorf("organization %s: %w", rep.org.Name, err)
+		}
+		out = append(out, err)
+	}
+	return errors.Join(out...)
 }
 
 // logWriter turns the lines Apply writes into log lines at level.

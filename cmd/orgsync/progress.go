@@ -15,7 +15,7 @@ const progressEvery = 5 * time.Second
 
 // reportProgress logs a progress line with fields() every progressEvery
 // until the returned stop is called, when the logs go to a terminal.
-func (e *env) reportProgress(ctx context.Context, fields func() []zap.Field) (stop func()) {
+func (e *env) reportProgress(ctx context.Context, log *zap.Logger, fields func() []zap.Field) (stop func()) {
 	if !e.interactive {
 		return func() {}
 	}
@@ -31,7 +31,7 @@ func (e *env) reportProgress(ctx context.Context, fields func() []zap.Field) (st
 			case <-quit:
 				return
 			case <-tick.C:
-				e.log.Info("progress", fields()...)
+				log.Info("progress", fields()...)
 			}
 		}
 	}()
@@ -51,9 +51,9 @@ func readProgress(c *umapi.Client, stats0 umapi.Stats) func() []zap.Field {
 
 // sendProgress reports the action requests sent out of those planned and
 // the time left at the configured request rate.
-func (e *env) sendProgress(p *planned) func() []zap.Field {
+func sendProgress(p *planned) func() []zap.Field {
 	total := len(p.plan.Batches(reconcile.DefaultLimits()))
-	perRequest := e.cfg.Target.Limits.Window / time.Duration(e.cfg.Target.Limits.Requests)
+	perRequest := p.org.Limits.Window / time.Duration(p.org.Limits.Requests)
 	before := count(p.client.Stats().Since(p.stats0), umapi.EndpointAction)
 	return func() []zap.Field {
 		st := p.client.Stats().Since(p.stats0)

@@ -4,7 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -19,6 +23,12 @@ const defaultConfigPath = "orgsync.yaml"
 type setupFlags struct {
 	config string
 	log    *logFlags
+	orgs   string // --orgs, where the command has it (see addOrgsFlag)
+}
+
+// addOrgsFlag defines --orgs, the organizations a run syncs.
+func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
+	fs.StringVar(&f.orgs, "orgs", "", "sync only these organizations of targets: (names, comma-separated); default all")
 }
 
 // addSetupFlags defines --config (default $ORGSYNC_CONFIG, else
@@ -59,9 +69,19 @@ type env struct {
 	// interactive is set when the logs go to a terminal: long runs then
 	// show their progress.
 	interactive bool
-	// lastClient was built from lastClientCfg (see client).
-	lastClient    *umapi.Client
-	lastClientCfg umapi.Config
+	// selected are the organizations a run syncs (--orgs; default all).
+	selected []*config.NamedTarget
+	// clients are the last client of each organization, by name (see
+	// client); mu guards them.
+	mu      sync.Mutex
+	clients map[string]cachedClient
+}
+
+// cachedClient is a service client with the configuration it was built
+// from.
+type cachedClient struct {
+	client *umapi.Client
+	cfg    umapi.Config
 }
 
 // setup loads the configuration and builds the logger. Configuration
@@ -86,26 +106,75 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
-	return &env{cfg: cfg, log: log, interactive: isTerminal(io.err)}, true
+	e := &env{cfg: cfg, log: log, interactive: isTerminal(io.err)}
+	if e.selected, err = e.selectOrgs(f.orgs); err != nil {
+		fmt.Fprintf(io.err, "orgsync: %v\n", err)
+		return nil, false
+	}
+	return e, true
 }
 
-// client returns the service client of the configuration's target. The
-// secrets are read again each time; while they (and the rest of the
-// target) are unchanged, the client of the previous call is reused, so
-// that a daemon's runs share its token and rate limiters instead of
-// signing in again each run.
-func (e *env) client() (*umapi.Client, error) {
-	cc, err := e.cfg.Target.ClientConfig()
+// selectOrgs returns the targets named by --orgs (a comma-separated list
+// of names; all when empty), in the configuration's order.
+func (e *env) selectOrgs(names string) ([]*config.NamedTarget, error) {
+	want := map[string]bool{}
+	for _, n := range strings.Split(names, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	all := len(want) == 0
+	var out []*config.NamedTarget
+	for i := range e.cfg.Targets {
+		t := &e.cfg.Targets[i]
+		if all || want[t.Name] {
+			out = append(out, t)
+			delete(want, t.Name)
+		}
+	}
+	if len(want) > 0 {
+		unknown := slices.Sorted(maps.Keys(want))
+		return nil, fmt.Errorf("--orgs: no organization %q in %s", unknown[0], e.cfg.File)
+	}
+	return out, nil
+}
+
+// client returns the service client of organization t, with rate limiters
+// of its own. The secrets are read again each time; while they (and the
+// rest of the target) are unchanged, the client of the previous call is
+// reused, so that a daemon's runs share its token and rate limiters
+// instead of signing in again each run.
+func (e *env) client(t *config.NamedTarget) (*umapi.Client, error) {
+	cc, err := t.ClientConfig()
 	if err != nil {
 		return nil, err
 	}
-	if e.lastClient != nil && e.lastClientCfg == cc {
-		return e.lastClient, nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if last, ok := e.clients[t.Name]; ok && last.cfg == cc {
+		return last.client, nil
 	}
-	c, err := umapi.New(cc, umapi.WithLogger(e.log.Named("umapi")))
+	c, err := umapi.New(cc, umapi.WithLogger(e.orgLog(t).Named("umapi")))
 	if err != nil {
-		return nil, fmt.Errorf("target: %w", err)
+		return nil, fmt.Errorf("%s: %w", t.Path(), err)
 	}
-	e.lastClient, e.lastClientCfg = c, cc
+	if e.clients == nil {
+		e.clients = map[string]cachedClient{}
+	}
+	e.clients[t.Name] = cachedClient{client: c, cfg: cc}
 	return c, nil
+}
+
+// target returns the organization named name, or the primary when name is
+// empty.
+func (e *env) target(name string) (*config.NamedTarget, error) {
+	if name == "" {
+		return e.cfg.Primary(), nil
+	}
+	for i := range e.cfg.Targets {
+		if e.cfg.Targets[i].Name == name {
+			return &e.cfg.Targets[i], nil
+		}
+	}
+	return nil, fmt.Errorf("--org %q: no such organization in %s", name, e.cfg.File)
 }

@@ -50,7 +50,7 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	sf := addSimFlags(fs)
 	lf := addLogFlags(fs)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
-	statePath := fs.String("state", "", "organization state file (YAML or JSON), required")
+	statePath := fs.String("state", "", "state file (YAML or JSON) of one organization (org:) or several (orgs:), required")
 	save := fs.Bool("save", false, "save the state back to --state on shutdown")
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key), for clients that insist on https")
 	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
@@ -77,12 +77,15 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	log.Info("simulator listening", zap.String("url", scheme+"://"+ln.Addr().String()), zap.String("state", *statePath))
+	log.Info("simulator listening", zap.String("url", scheme+"://"+ln.Addr().String()), zap.String("state", *statePath),
+		zap.Int("organizations", len(srv.Servers())))
 	if err := serveUntilDone(ctx, ln, srv); err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	st := srv.Stats()
-	log.Info("simulator stopped", zap.Int("requests", st.Total()), zap.Int("429s", st.TooManyRequests))
+	for _, s := range srv.Servers() {
+		st := s.Stats()
+		log.Info("simulator stopped", zap.String("org", s.OrgID()), zap.Int("requests", st.Total()), zap.Int("429s", st.TooManyRequests))
+	}
 	if *save {
 		if err := srv.SaveState(*statePath); err != nil {
 			return fail(io, fs.Name(), err)
@@ -107,13 +110,24 @@ func simListener(addr, certFile, keyFile string) (net.Listener, string, error) {
 	return ln, "https", err
 }
 
-// newSimServer loads the state file and serves it with opts.
-func newSimServer(statePath string, opts umsim.Options) (*umsim.Server, error) {
-	st, err := umsim.LoadState(statePath)
+// newSimServer loads the state file (one organization or several) and
+// serves it with opts, each organization with limits of its own.
+func newSimServer(statePath string, opts umsim.Options) (*umsim.Multi, error) {
+	states, err := umsim.LoadSeed(statePath)
 	if err != nil {
 		return nil, err
 	}
-	return umsim.New(st, opts)
+	return umsim.NewMulti(states, opts)
+}
+
+// simTotals sums the requests and the 429s of every organization of m.
+func simTotals(m *umsim.Multi) (requests, tooMany int) {
+	for _, s := range m.Servers() {
+		st := s.Stats()
+		requests += st.Total()
+		tooMany += st.TooManyRequests
+	}
+	return requests, tooMany
 }
 
 // serveUntilDone serves h on ln until ctx ends, then shuts down gracefully,

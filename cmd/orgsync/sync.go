@@ -6,10 +6,11 @@ import (
 	"fmt"
 )
 
-// runSync applies the plan and prints what was done.
+// runSync applies the plans and prints what was done.
 func runSync(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync sync", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
+	sf.addOrgsFlag(fs)
 	testOnly := fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
 	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
@@ -19,27 +20,28 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	if *testOnly {
 		mode = applyTestOnly
 	}
-	p, err := e.printPlan(ctx, io.out, "text")
-	if err != nil {
-		return fail(io, fs.Name(), err)
+	reps, err := e.syncEach(ctx, io.out, mode)
+	for _, rep := range reps {
+		e.printResult(io, rep, mode)
 	}
-	rep, err := e.apply(ctx, p, mode)
-	e.summary(rep, err)
-	printResult(io, rep, mode)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	return exitOK
 }
 
-// printResult writes the outcome of an applied plan.
-func printResult(io stdio, rep *runReport, mode applyMode) {
+// printResult writes the outcome of an organization's applied plan, its
+// lines prefixed with the organization's name when there are several.
+func (e *env) printResult(io stdio, rep *runReport, mode applyMode) {
+	if rep == nil || rep.result == nil {
+		return
+	}
 	verb := "applied"
 	if mode == applyTestOnly {
 		verb = "validated by the service (test only, nothing changed)"
 	}
-	if rep.result == nil {
-		return
+	if e.cfg.MultiOrg() {
+		verb = rep.org.Name + ": " + verb
 	}
 	fmt.Fprintf(io.out, "%s: %d requests, %d entries, %d invite operations, %d failures; %d API requests in all, %d answered 429, in %s\n",
 		verb, rep.result.Requests, rep.result.Entries, rep.result.Invites, len(rep.result.Failures),

@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/target/umtarget"
 )
 
 // runValidate checks the configuration and reads the sources, reporting
-// every problem; with --check-target it also signs in to the service,
+// every problem; with --check-target it also signs in to each organization,
 // reads one page of users and checks that the target groups the sources'
 // users are mapped to exist.
 func runValidate(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync validate", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
+	sf.addOrgsFlag(fs)
 	checkTarget := fs.Bool("check-target", false, "also sign in to the service, read one page of users and check that the target groups exist")
 	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
@@ -38,14 +40,22 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	for _, n := range d.notices {
 		fmt.Fprintf(io.out, "notice: %s\n", n)
 	}
-	if *checkTarget {
-		missing, err := e.checkTarget(ctx, m, d.users)
-		if err != nil {
-			return fail(io, fs.Name(), fmt.Errorf("target: %w", err))
+	parts := e.split(d)
+	if e.cfg.MultiOrg() {
+		for _, t := range e.selected {
+			fmt.Fprintf(io.out, "organization %s (%s): %d desired user(s)\n", t.Name, t.OrgID, len(parts[t.Name].Users))
 		}
-		fmt.Fprintln(io.out, "target: signed in and read the first page of users")
-		p, n := e.reportMissing(io, missing)
-		problems, notices = problems+p, notices+n
+	}
+	if *checkTarget {
+		for _, t := range e.selected {
+			missing, err := e.checkTarget(ctx, t, m, parts[t.Name].Users)
+			if err != nil {
+				return fail(io, fs.Name(), fmt.Errorf("%s: %w", t.Path(), err))
+			}
+			fmt.Fprintf(io.out, "%s: signed in and read the first page of users\n", t.Path())
+			p, n := e.reportMissing(io, t, missing)
+			problems, notices = problems+p, notices+n
+		}
 	}
 	fmt.Fprintf(io.out, "%s: configuration valid; %d desired user(s) from %d source(s); %d problem(s); %d notice(s)\n",
 		e.cfg.File, len(d.users), len(e.cfg.Sources), problems, notices)
@@ -55,32 +65,37 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	return exitOK
 }
 
-// checkTarget signs in, reads the first page of the organization and
-// returns the target groups of the users that do not exist in it.
-func (e *env) checkTarget(ctx context.Context, m *mapping.Mapper, users []reconcile.User) ([]string, error) {
-	policy, err := e.cfg.ReconcilePolicy(m)
+// checkTarget signs in to organization t, reads its first page and
+// returns the target groups of its users that do not exist in it.
+func (e *env) checkTarget(ctx context.Context, t *config.NamedTarget, m *mapping.Mapper, users []reconcile.User) ([]string, error) {
+	policy, err := e.cfg.TargetPolicy(t, m)
 	if err != nil {
 		return nil, err
 	}
 	policy.ManageGroupsOf(users)
-	c, err := e.client()
+	c, err := e.client(t)
 	if err != nil {
 		return nil, err
 	}
 	return umtarget.New(c, umtarget.Options{}).MissingGroups(ctx, policy.ReadScopeFor(users).CheckGroups)
 }
 
-// reportMissing prints a line for each missing target group: a notice
-// for one that sync creates (policy.createUserGroups), otherwise a
-// problem saying what to do. It returns the number of each.
-func (e *env) reportMissing(io stdio, missing []string) (problems, notices int) {
+// reportMissing prints a line for each target group missing in
+// organization t: a notice for one that sync creates
+// (policy.createUserGroups), otherwise a problem saying what to do. It
+// returns the number of each.
+func (e *env) reportMissing(io stdio, t *config.NamedTarget, missing []string) (problems, notices int) {
+	where := "the organization"
+	if e.cfg.MultiOrg() {
+		where = "organization " + t.Name
+	}
 	for _, g := range missing {
-		if e.cfg.Policy.CreateUserGroups && !strings.HasPrefix(g, "_") {
-			fmt.Fprintf(io.out, "notice: target group %q does not exist in the organization yet: sync creates it as a user group (policy.createUserGroups)\n", g)
+		if e.cfg.PolicyOf(t).CreateUserGroups && !strings.HasPrefix(g, "_") {
+			fmt.Fprintf(io.out, "notice: target group %q does not exist in %s yet: sync creates it as a user group (policy.createUserGroups)\n", g, where)
 			notices++
 			continue
 		}
-		fmt.Fprintf(io.out, "problem: target group %q does not exist in the organization: %s\n", g, reconcile.MissingGroup{Name: g}.Hint())
+		fmt.Fprintf(io.out, "problem: target group %q does not exist in %s: %s\n", g, where, reconcile.MissingGroup{Name: g}.Hint())
 		problems++
 	}
 	return problems, notices

@@ -102,6 +102,9 @@ func gateConfig(st *State, opts Options) gate.Config {
 	return cfg
 }
 
+// OrgID returns the id of the organization the server serves.
+func (s *Server) OrgID() string { return s.st.orgID }
+
 // Stats returns the request statistics of the gate.
 func (s *Server) Stats() gate.Stats { return s.gate.Stats() }
 

@@ -147,35 +147,51 @@ type Invite struct {
 	Groups      []string         `yaml:"groups,omitempty" json:"groups,omitempty"`
 }
 
-// LoadState reads a seed file (YAML, or JSON, which YAML includes) and
-// checks it. Errors name the file, the line and the field; every problem
-// is reported at once. Certificate files are read relative to the seed
-// file.
+// LoadState reads a seed file of one organization (YAML, or JSON, which
+// YAML includes) and checks it. Errors name the file, the line and the
+// field; every problem is reported at once. Certificate files are read
+// relative to the seed file. A seed of several organizations (orgs:) is
+// read by LoadSeed.
 func LoadState(path string) (*State, error) {
-	data, err := os.ReadFile(path)
+	data, root, err := readSeed(path)
 	if err != nil {
-		return nil, fmt.Errorf("umsim: %w", err)
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(root.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty state file, want at least org.id", path)
+		return nil, err
 	}
 	var st State
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&st); err != nil {
+	if err := decodeStrict(data, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := readCertificates(&st, filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if _, probs := build(&st); len(probs) > 0 {
-		return nil, probs.withLines(path, root.Content[0])
+		return nil, probs.withLines(path, root)
 	}
 	return &st, nil
+}
+
+// readSeed reads a seed file and parses it into a node tree; root is its
+// top-level node.
+func readSeed(path string) (data []byte, root *yaml.Node, err error) {
+	data, err = os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("umsim: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil, fmt.Errorf("%s: empty state file, want at least org.id", path)
+	}
+	return data, doc.Content[0], nil
+}
+
+// decodeStrict decodes data into v, refusing unknown fields.
+func decodeStrict(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	return dec.Decode(v)
 }
 
 // readCertificates fills in the certificates the integrations name by file,
@@ -202,14 +218,16 @@ func readCertificates(st *State, dir string) error {
 // SaveState writes the current state to path atomically (a temporary file
 // in the same directory, then a rename): JSON when the name ends in .json,
 // YAML otherwise.
-func (s *Server) SaveState(path string) error {
-	st := s.Snapshot()
+func (s *Server) SaveState(path string) error { return save(path, s.Snapshot()) }
+
+// save writes v to path atomically as JSON or YAML (see SaveState).
+func save(path string, v any) error {
 	var data []byte
 	var err error
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		data, err = json.MarshalIndent(st, "", "  ")
+		data, err = json.MarshalIndent(v, "", "  ")
 	} else {
-		data, err = yaml.Marshal(st)
+		data, err = yaml.Marshal(v)
 	}
 	if err == nil {
 		err = atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })

@@ -60,6 +60,10 @@ func classify(path string) endpoint {
 	return endpoint{name: EndpointOther}
 }
 
+// OrgInPath returns the orgId segment of an API path under
+// umwire.BasePath, or "" when the path names no endpoint with one.
+func OrgInPath(path string) string { return classify(path).org }
+
 // session is what an authorized request carries.
 type session struct {
 	token    string

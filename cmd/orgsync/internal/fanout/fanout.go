@@ -1,0 +1,118 @@
+// Package fanout shares one read of the sources among several
+// organizations and runs one job per organization side by side.
+//
+// The sources give each user target groups that may name an organization
+// ("emea::Design"); Split hands each organization its users with its own
+// groups, unqualified. Each organization is then read, planned and applied
+// by its own job (Each) with its own client and rate limiters: they are
+// bound by the service's limits per organization, not by this process, so
+// running them together takes about as long as the slowest alone.
+package fanout
+
+import (
+	"context"
+	"sync"
+
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// Router returns the organization (an index) a target group belongs to and
+// the group's name there; ok is false when the group names no known
+// organization.
+type Router func(group string) (org int, name string, ok bool)
+
+// Part is one organization's share of the desired state.
+type Part struct {
+	Users []reconcile.User
+	Held  map[string][]string
+	// Others are the source users mapped to none of the organization's
+	// groups, without groups, when the organization takes only mapped
+	// users: they are not to be added to it, but one who is a member
+	// already is in a source and must lose the managed groups no rule
+	// gives any more (see Present).
+	Others []reconcile.User
+}
+
+// Split shares users (and the held groups, by user key) among len(all)
+// organizations: each user goes to the organizations whose groups it has,
+// and to every organization i with all[i] set, with the groups of that
+// organization only. Groups that name no known organization are returned
+// (once each) and given to nobody. The users' other fields are shared, not
+// copied.
+func Split(users []reconcile.User, held map[string][]string, all []bool, route Router) (parts []Part, unknown []string) {
+	parts = make([]Part, len(all))
+	seen := map[string]bool{}
+	byOrg := make([][]string, len(all))
+	for i := range users {
+		u := &users[i]
+		for o := range byOrg {
+			byOrg[o] = nil
+		}
+		for _, g := range u.Groups {
+			o, name, ok := route(g)
+			if !ok {
+				if !seen[g] {
+					seen[g] = true
+					unknown = append(unknown, g)
+				}
+				continue
+			}
+			byOrg[o] = append(byOrg[o], name)
+		}
+		for o := range parts {
+			v := *u
+			v.Groups = byOrg[o]
+			if len(byOrg[o]) == 0 && !all[o] {
+				parts[o].Others = append(parts[o].Others, v)
+				continue
+			}
+			parts[o].Users = append(parts[o].Users, v)
+		}
+	}
+	for key, groups := range held {
+		for _, g := range groups {
+			if o, name, ok := route(g); ok {
+				if parts[o].Held == nil {
+					parts[o].Held = map[string][]string{}
+				}
+				parts[o].Held[key] = append(parts[o].Held[key], name)
+			}
+		}
+	}
+	return parts, unknown
+}
+
+// Present returns users plus those of others that are members of the
+// organization already (in current, by User.Key).
+func Present(users, others []reconcile.User, current []reconcile.User) []reconcile.User {
+	if len(others) == 0 {
+		return users
+	}
+	have := make(map[string]bool, len(current))
+	for i := range current {
+		have[current[i].Key()] = true
+	}
+	out := users
+	for i := range others {
+		if have[others[i].Key()] {
+			out = append(out, others[i])
+		}
+	}
+	return out
+}
+
+// Each runs job for 0 <= i < n, all at once, and returns their errors by
+// index. A job that fails does not stop the others.
+func Each(ctx context.Context, n int, job func(ctx context.Context, i int) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = job(ctx, i)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
