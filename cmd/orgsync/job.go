@@ -281,10 +281,14 @@ func (e *env) syncEach(ctx context.Context, w io.Writer, mode applyMode) ([]*run
 		level = zapcore.InfoLevel
 	}
 	var mu sync.Mutex // one plan written at a time
+	written := 0
 	reps := make([]*runReport, len(e.selected))
 	err := e.eachPlan(ctx, func(ctx context.Context, i int, p *planned) {
 		p.logChanges(level)
 		mu.Lock()
+		if written++; written > 1 {
+			fmt.Fprintln(w) // a blank line between organizations
+		}
 		err := e.renderPlan(w, p)
 		mu.Unlock()
 		if err != nil {

@@ -67,7 +67,10 @@ func (e *env) printPlans(ctx context.Context, w io.Writer, format string) ([]*pl
 	case format == "json":
 		err = renderOrgsJSON(w, plans)
 	default:
-		for _, p := range plans {
+		for i, p := range plans {
+			if i > 0 {
+				fmt.Fprintln(w) // a blank line between organizations
+			}
 			if err = e.renderPlan(w, p); err != nil {
 				break
 			}
@@ -91,14 +94,10 @@ func (e *env) renderPlan(w io.Writer, p *planned) error {
 	}
 	fmt.Fprintf(w, "== organization %s (%s)\n", p.org.Name, p.org.OrgID)
 	if p.err != nil {
-		_, err := fmt.Fprintf(w, "! failed: %v\n\n", p.err)
+		_, err := fmt.Fprintf(w, "! failed: %v\n", p.err)
 		return err
 	}
-	if err := p.plan.Render(w); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+	return p.plan.Render(w)
 }
 
 // orgPlanJSON is one organization's part of the JSON plan: its name and
