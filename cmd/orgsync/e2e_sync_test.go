@@ -223,7 +223,7 @@ func TestDemo(t *testing.T) {
 			}
 		})
 	}
-	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of csv, ldap, yaml") {
+	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of "+demoSourceNames()) {
 		t.Errorf("unknown demo source: exit %d\n%s", r.code, r.stderr)
 	}
 }
