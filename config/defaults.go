@@ -72,7 +72,7 @@ func (c *Config) resolvePaths(dir string) {
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
 	a := &c.Target.Auth
-	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &a.PrivateKeyPassphrase.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile, &c.Logging.File}
+	paths := []*string{&a.ClientSecret.File, &a.PrivateKey.File, &a.PrivateKeyPassphrase.File, &c.Target.TLS.CAFile, &c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile}
 	for i := range c.Sources {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}

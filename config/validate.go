@@ -50,6 +50,18 @@ func (v *validation) fields(prefix string, errs []source.FieldError) {
 	}
 }
 
+// fieldErrors adds the problems of err (a source.FieldErrors, whose
+// paths are relative to prefix, or any error, at prefix); nil adds none.
+func (v *validation) fieldErrors(prefix string, err error) {
+	var fe source.FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		v.fields(prefix, fe)
+	case err != nil:
+		v.errorf(prefix, "%v", err)
+	}
+}
+
 // merged returns the walker's problems and the validation's, in file
 // order. A validation problem at or under a path the walker already
 // reported is dropped: it is the same mistake seen twice.
@@ -81,19 +93,14 @@ func (c *Config) validate(v *validation) {
 	c.Target.validate(v)
 	c.validateSources(v)
 	m, err := mapping.New(c.Mapping)
-	var fe source.FieldErrors
-	switch {
-	case errors.As(err, &fe):
-		v.fields("mapping", fe)
-	case err != nil:
-		v.errorf("mapping", "%v", err)
-	}
+	v.fieldErrors("mapping", err)
 	if !c.Policy.validate(v) && m != nil {
 		// The reconciler's own checks, such as no admin group among userGroups.
 		if _, err := c.ReconcilePolicy(m); err != nil {
 			v.errorf("policy", "%s", strings.TrimPrefix(err.Error(), "policy: "))
 		}
 	}
+	c.Scope.validate(v)
 	c.Schedule.validate(v)
 	c.Logging.validate(v)
 }

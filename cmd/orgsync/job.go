@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
@@ -36,6 +37,10 @@ type planned struct {
 	stats0 umapi.Stats // the client's statistics before this run
 	target target
 	start  time.Time
+	// What the plan was made from, for plan --explain.
+	desired *desired
+	mapper  *mapping.Mapper
+	scope   reconcile.Scope
 }
 
 // makePlan reads the sources and the organization and computes the plan.
@@ -56,6 +61,10 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	scope, err := e.runScope(d)
+	if err != nil {
+		return nil, err
+	}
 	policy.ManageGroupsOf(d.users) // every group of theirs comes from a mapping rule
 	if len(d.problems) > 0 {
 		e.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.problems)))
@@ -72,7 +81,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: d.users, Complete: len(d.problems) == 0, Held: d.held}, cur, policy)
+	plan, err := reconcile.Diff(reconcile.Desired{Users: d.users, Complete: len(d.problems) == 0, Held: d.held, Scope: scope}, cur, policy)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}
@@ -85,7 +94,7 @@ func (e *env) makePlan(ctx context.Context) (*planned, error) {
 		}
 		e.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
 	}
-	return &planned{plan: plan, client: c, stats0: stats0, target: t, start: start}, nil
+	return &planned{plan: plan, client: c, stats0: stats0, target: t, start: start, desired: d, mapper: m, scope: scope}, nil
 }
 
 // logChanges logs one line per planned change at level. The commands that

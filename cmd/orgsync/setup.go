@@ -62,6 +62,9 @@ type env struct {
 	// lastClient was built from lastClientCfg (see client).
 	lastClient    *umapi.Client
 	lastClientCfg umapi.Config
+	// explain names a user (email or username) whose groups plan
+	// --explain traces.
+	explain string
 }
 
 // setup loads the configuration and builds the logger. Configuration
