@@ -31,6 +31,7 @@ type Config struct {
 	Sources  []Source       `yaml:"sources"`
 	Mapping  []mapping.Rule `yaml:"mapping"`
 	Policy   Policy         `yaml:"policy"`
+	Scope    Scope          `yaml:"scope"`
 	Safety   Safety         `yaml:"safety"`
 	Schedule Schedule       `yaml:"schedule"`
 	Logging  Logging        `yaml:"logging"`

@@ -94,7 +94,7 @@ func (c *Config) resolvePaths(dir string) {
 
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
-	paths := []*string{&c.Policy.ReportFile, &c.Logging.File}
+	paths := []*string{&c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile}
 	for _, t := range c.targets() {
 		paths = append(paths, &t.Auth.ClientSecret.File, &t.Auth.PrivateKey.File, &t.Auth.PrivateKeyPassphrase.File, &t.TLS.CAFile)
 	}

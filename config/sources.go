@@ -8,6 +8,7 @@ import (
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/source/yamlfile"
@@ -21,7 +22,16 @@ type Source struct {
 	CSV  *csvfile.Config  `yaml:"csv"`
 	YAML *yamlfile.Config `yaml:"yaml"`
 	LDAP *ldap.Config     `yaml:"ldap"`
+	// Expressions (filter, groups, set) run over each record of the
+	// source, whatever its kind.
+	expr.Config `yaml:",inline"`
+
+	// prog is the compiled expressions, set by Load.
+	prog *expr.Program
 }
+
+// programmable is a source that runs expressions over its records.
+type programmable interface{ Expressions(*expr.Program) }
 
 // Kind returns the key of the kind that is set: csv, yaml or ldap.
 func (s *Source) Kind() string {
@@ -102,6 +112,9 @@ func (c *Config) validateSources(v *validation) {
 				secretRef(v, join(prefix, "password"), s.LDAP.Password)
 			}
 		}
+		p, err := expr.Compile(s.Config)
+		v.fieldErrors(at, err)
+		s.prog = p
 	}
 }
 
@@ -120,12 +133,37 @@ func (c *Config) OpenSources(m *mapping.Mapper, log *zap.Logger) ([]source.Sourc
 	for i := range c.Sources {
 		s := &c.Sources[i]
 		src, err := s.open(s.label(i), m, log)
+		if err == nil {
+			err = s.program(src, c.Scope.Groups)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", index("sources", i), err)
 		}
 		out = append(out, src)
 	}
 	return out, nil
+}
+
+// program hands src the source's expressions (compiled once, by Load;
+// here for a Config built by hand), scoped to the run's scope groups.
+func (s *Source) program(src source.Source, scopeGroups []string) error {
+	if s.prog == nil && !s.Config.Empty() {
+		p, err := expr.Compile(s.Config)
+		if err != nil {
+			return err
+		}
+		s.prog = p
+	}
+	p := s.prog.WithScope(scopeGroups)
+	if p == nil {
+		return nil
+	}
+	ps, ok := src.(programmable)
+	if !ok {
+		return fmt.Errorf("a %s source does not run expressions", s.Kind())
+	}
+	ps.Expressions(p)
+	return nil
 }
 
 // open opens the source of the kind that is set.

@@ -50,6 +50,18 @@ func (v *validation) fields(prefix string, errs []source.FieldError) {
 	}
 }
 
+// fieldErrors adds the problems of err (a source.FieldErrors, whose
+// paths are relative to prefix, or any error, at prefix); nil adds none.
+func (v *validation) fieldErrors(prefix string, err error) {
+	var fe source.FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		v.fields(prefix, fe)
+	case err != nil:
+		v.errorf(prefix, "%v", err)
+	}
+}
+
 // merged returns the walker's problems and the validation's, in file
 // order. A validation problem at or under a path the walker already
 // reported is dropped: it is the same mistake seen twice.
@@ -82,14 +94,9 @@ func (c *Config) validate(v *validation) {
 	c.validateQualifiedGroups(v)
 	c.validateSources(v)
 	m, err := mapping.New(c.Mapping)
-	var fe source.FieldErrors
-	switch {
-	case errors.As(err, &fe):
-		v.fields("mapping", fe)
-	case err != nil:
-		v.errorf("mapping", "%v", err)
-	}
+	v.fieldErrors("mapping", err)
 	c.validatePolicies(v, m)
+	c.Scope.validate(v)
 	c.Schedule.validate(v)
 	c.Logging.validate(v)
 }

@@ -77,6 +77,9 @@ type Plan struct {
 	Unlisted []User `json:"unlisted,omitempty"`
 	// Excluded counts the users left alone by the policy's exclusions.
 	Excluded int `json:"excluded"`
+	// OutOfScope counts the users (of the sources and of the
+	// organization) a scoped run left alone (Desired.Scope).
+	OutOfScope int `json:"outOfScope,omitempty"`
 	// Notes are remarks on skipped input (e.g. a protected group).
 	Notes []string `json:"notes,omitempty"`
 	// UserGroups are the policy's user groups, which Batches may change
@@ -167,6 +170,8 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	}
 	d := newDiffer(policy, current)
 	d.held = desired.Held
+	d.scope = desired.Scope
+	d.markOut(&d.scope)
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
 	d.desiredChanges(desired.Users, plan)
 	d.unlistedChanges(plan)
@@ -199,6 +204,8 @@ type differ struct {
 	byEmail  map[string]int    // lower-case email -> current user keyed by username
 	invites  map[string]Invite
 	held     map[string][]string // Desired.Held
+	scope    Scope               // Desired.Scope
+	out      []bool              // current user that a Scope.Out user stands for
 	nManaged int
 	// create and missing are the managed groups (lower case) that do not
 	// exist: those the plan creates, and the others with the number of
@@ -289,6 +296,13 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 		}
 		if dup {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is listed twice (record %d); the first record is used", k, i+1))
+			continue
+		}
+		if !d.scope.names(u) {
+			if exists {
+				d.matched[j] = true
+			}
+			plan.OutOfScope++
 			continue
 		}
 		if u.Type == VendorID {
@@ -536,6 +550,10 @@ func (d *differ) unlistedChanges(plan *Plan) {
 			plan.Excluded++
 			continue
 		}
+		if d.outOfScope(i) {
+			plan.OutOfScope++
+			continue
+		}
 		plan.Unlisted = append(plan.Unlisted, *c)
 		policy := d.policy.Unlisted
 		if (policy == RemoveUsers || policy == DeleteUsers) && d.hasGroup(c, protectedRemove) {
@@ -568,7 +586,7 @@ func (d *differ) inviteChanges(plan *Plan) {
 		u := User{Type: VendorID, Email: inv.Email}
 		// Revoke is defined on a pending invite (an expired one cannot be
 		// accepted, and a service may answer 404 to revoking it).
-		if inv.Expired || d.invited[strings.ToLower(inv.Email)] || d.excluded(&u) {
+		if inv.Expired || d.invited[strings.ToLower(inv.Email)] || d.excluded(&u) || d.inviteOutOfScope(&u) {
 			continue
 		}
 		plan.Changes = append(plan.Changes, Change{Kind: KindRevokeInvite, User: u})

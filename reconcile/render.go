@@ -23,11 +23,12 @@ type Counts struct {
 	Withheld          int `json:"withheld"`
 	Unlisted          int `json:"unlisted"`
 	Excluded          int `json:"excluded"`
+	OutOfScope        int `json:"outOfScope,omitempty"`
 }
 
 // Counts counts the plan's changes.
 func (p *Plan) Counts() Counts {
-	c := Counts{Withheld: len(p.Withheld), Unlisted: len(p.Unlisted), Excluded: p.Excluded, InviteGroups: len(p.InviteGroups)}
+	c := Counts{Withheld: len(p.Withheld), Unlisted: len(p.Unlisted), Excluded: p.Excluded, InviteGroups: len(p.InviteGroups), OutOfScope: p.OutOfScope}
 	perKind := map[Kind]*int{KindCreateGroup: &c.CreateGroup, KindCreate: &c.Create, KindUpdate: &c.Update,
 		KindRemove: &c.Remove, KindDelete: &c.Delete, KindResendInvite: &c.ResendInvite, KindRevokeInvite: &c.RevokeInvite}
 	for i := range p.Changes {
@@ -43,6 +44,9 @@ func (c Counts) String() string {
 	s := fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unlisted, %d excluded",
 		c.Create, c.Update, c.Remove, c.Delete, c.AddMemberships, c.RemoveMemberships, c.CreateGroup,
 		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unlisted, c.Excluded)
+	if c.OutOfScope > 0 {
+		s += fmt.Sprintf(", %d out of scope", c.OutOfScope)
+	}
 	if c.InviteGroups > 0 {
 		s += fmt.Sprintf("; %d pending invites' groups sent again", c.InviteGroups)
 	}

@@ -19,6 +19,8 @@ type Desired struct {
 	// directory while another source names it). A removal it stops is
 	// noted in the plan.
 	Held map[string][]string
+	// Scope limits the run; the zero Scope is every user.
+	Scope Scope
 }
 
 // Current is the current state of the organization, as a Reader saw it.

@@ -2,6 +2,23 @@
 // the run: desired users with their target groups, plus the problems found in
 // the input, each with its location. Subpackages implement it; Merge combines
 // several sources with a stated precedence.
+//
+// Extra attributes and expressions: a source that exposes more of its
+// records than the user fields (extra LDAP attributes, the other columns
+// of a CSV file, the other keys of a YAML record) has a method
+// Expressions(*expr.Program), which the configuration calls with the
+// source's compiled expressions (package source/expr), and hands each
+// record to Program.Run as an expr.Record: the raw user fields, the extra
+// attributes by name and the directory group names. Run applies, in this
+// order, the run's scope groups and the filter (a record either leaves out
+// goes to Result.Filtered, not to Users), set (the computed fields replace
+// the record's before the source's usual checks, so that a bad computed
+// value is a bad record, reported under "set.<field>" and skipped), then
+// the groups expression, whose groups the source adds to its mapping
+// rules' targets. An expression failing on one record makes that record a
+// Problem whose Field is the expression's key ("filter", "groups",
+// "set.country"); the other records go on. A source that can also say how
+// it built a user implements Explainer.
 package source
 
 import (
@@ -42,6 +59,13 @@ type Result struct {
 	// looked for and did not find, when it leaves that check to its caller
 	// (CheckGroups); a source that checks by itself fails Read instead.
 	MissingGroups []MissingGroup
+	// Filtered are the users (identity only) whose records the source's
+	// filter expression left out of the run: the run leaves them alone,
+	// in the organization or not.
+	Filtered []reconcile.User
+	// Traces say how the source built the users it was asked to explain
+	// (see Explainer).
+	Traces []Trace
 }
 
 // DefaultedAt returns which values of Users[i] are only defaults.

@@ -47,6 +47,10 @@ type planned struct {
 	target target
 	start  time.Time
 	err    error
+	// What the plan was made from, for plan --explain.
+	desired *desired
+	mapper  *mapping.Mapper
+	scope   reconcile.Scope
 }
 
 // makePlans reads the sources once and computes the plan of every
@@ -79,6 +83,10 @@ func (e *env) eachPlan(ctx context.Context, then func(ctx context.Context, i int
 	if err != nil {
 		return err
 	}
+	scope, err := e.runScope(d)
+	if err != nil {
+		return err
+	}
 	if len(d.problems) > 0 {
 		e.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.problems)))
 	}
@@ -86,9 +94,9 @@ func (e *env) eachPlan(ctx context.Context, then func(ctx context.Context, i int
 	fanout.Each(ctx, len(e.selected), func(ctx context.Context, i int) error {
 		t := e.selected[i]
 		part := parts[t.Name]
-		p := &planned{org: t, log: e.orgLog(t), start: start}
+		p := &planned{org: t, log: e.orgLog(t), start: start, desired: d, mapper: m, scope: scope}
 		p.err = e.planOrg(ctx, p, m, reconcile.Desired{
-			Users: part.Users, Complete: len(d.problems) == 0, Held: part.Held}, part.Others)
+			Users: part.Users, Complete: len(d.problems) == 0, Held: part.Held, Scope: scope}, part.Others)
 		then(ctx, i, p)
 		return nil
 	})

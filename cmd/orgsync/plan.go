@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"go.uber.org/zap/zapcore"
 
@@ -20,13 +21,26 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	sf.addOrgsFlag(fs)
 	output := fs.String("output", "text", "plan format: text or json")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
+	explain := fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
+	scope := addScopeFlags(fs)
 	e, code, ok := sf.start(fs, args, io, 0, output)
 	if !ok {
 		return code
 	}
+	if err := scope.apply(e.cfg); err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	e.explain = strings.TrimSpace(*explain)
 	plans, err := e.printPlans(ctx, io.out, *output)
 	if err != nil {
 		return fail(io, fs.Name(), err)
+	}
+	if e.explain != "" {
+		w := io.out
+		if *output == "json" {
+			w = io.err // the plan on stdout stays one JSON document
+		}
+		e.writeExplains(w, plans)
 	}
 	if _, err := e.applyAll(ctx, plans, applyDry); err != nil {
 		return fail(io, fs.Name(), err)

@@ -71,6 +71,9 @@ type env struct {
 	interactive bool
 	// selected are the organizations a run syncs (--orgs; default all).
 	selected []*config.NamedTarget
+	// explain names a user (email or username) whose groups plan
+	// --explain traces.
+	explain string
 	// clients are the last client of each organization, by name (see
 	// client); mu guards them.
 	mu      sync.Mutex

@@ -18,6 +18,8 @@ type desired struct {
 	problems []source.Problem
 	notices  []source.Problem
 	held     map[string][]string // reconcile.Desired.Held
+	filtered []reconcile.User    // users the sources left out (source.Result.Filtered)
+	traces   []source.Trace      // how the sources built the explained user
 }
 
 // maxNoticesLogged bounds the notices logged one by one (a file can name
@@ -50,16 +52,27 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 	if len(srcs) > 1 {
 		leaveGroupChecksToRun(srcs)
 	}
+	if e.explain != "" {
+		for _, s := range srcs {
+			if x, ok := s.(source.Explainer); ok {
+				x.Explain(e.explain)
+			}
+		}
+	}
 	results := make([]source.NamedResult, 0, len(srcs))
 	var notices []source.Problem
+	d := &desired{}
 	for _, s := range srcs {
 		r, err := s.Read(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name(), err)
 		}
-		e.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)))
+		e.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)),
+			zap.Int("leftOut", len(r.Filtered)))
 		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
 		notices = append(notices, r.Notices...)
+		d.filtered = append(d.filtered, r.Filtered...)
+		d.traces = append(d.traces, r.Traces...)
 	}
 	accepted, err := source.CheckGroups(results)
 	if err != nil {
@@ -76,8 +89,9 @@ func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, err
 		}
 		e.log.Warn("source notice: "+n.String(), zap.String("source", n.Source))
 	}
-	held := e.holdAccepted(accepted, results, m)
-	return &desired{users: users, problems: problems, notices: notices, held: held}, nil
+	d.users, d.problems, d.notices = users, problems, notices
+	d.held = e.holdAccepted(accepted, results, m)
+	return d, nil
 }
 
 // holdAccepted warns of each mapped directory group that a source did not

@@ -12,9 +12,13 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	sf := addSetupFlags(fs)
 	sf.addOrgsFlag(fs)
 	testOnly := fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
+	scope := addScopeFlags(fs)
 	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
 		return code
+	}
+	if err := scope.apply(e.cfg); err != nil {
+		return fail(io, fs.Name(), err)
 	}
 	mode := applyReal
 	if *testOnly {

@@ -57,8 +57,12 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 			problems, notices = problems+p, notices+n
 		}
 	}
-	fmt.Fprintf(io.out, "%s: configuration valid; %d desired user(s) from %d source(s); %d problem(s); %d notice(s)\n",
-		e.cfg.File, len(d.users), len(e.cfg.Sources), problems, notices)
+	leftOut := ""
+	if len(d.filtered) > 0 {
+		leftOut = fmt.Sprintf(" (%d more left out by a filter or the scope)", len(d.filtered))
+	}
+	fmt.Fprintf(io.out, "%s: configuration valid; %d desired user(s)%s from %d source(s); %d problem(s); %d notice(s)\n",
+		e.cfg.File, len(d.users), leftOut, len(e.cfg.Sources), problems, notices)
 	if problems > 0 {
 		return exitError
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
@@ -65,7 +66,10 @@ type Columns struct {
 // names returns the column name of every field, defaults applied.
 func (c *Columns) names() [userrec.NumFields]string {
 	names := userrec.DefaultNames()
-	given := [userrec.NumFields]string{c.FirstName, c.LastName, c.Email, c.Country, c.Groups, c.Type, c.Username, c.Domain}
+	given := [userrec.NumFields]string{
+		userrec.FirstName: c.FirstName, userrec.LastName: c.LastName, userrec.Email: c.Email, userrec.Country: c.Country,
+		userrec.Groups: c.Groups, userrec.Type: c.Type, userrec.Username: c.Username, userrec.Domain: c.Domain,
+	}
 	for f, n := range given {
 		if n = strings.TrimSpace(n); n != "" {
 			names[f] = n
@@ -117,10 +121,13 @@ func delimiter(s string) (rune, error) {
 }
 
 // Source reads one CSV file.
+// With expressions (Expressions), every column that is no user field's is
+// an extra attribute, named by its header.
 type Source struct {
 	name   string
 	cfg    Config
 	mapper *mapping.Mapper
+	userrec.Hooks
 }
 
 // Open returns the source named name (as in messages, e.g.
@@ -171,6 +178,7 @@ func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Re
 		return nil, err
 	}
 	b := userrec.New(s.name, s.cfg.Path, s.cfg.Columns.names(), s.cfg.Defaults, s.mapper)
+	b.Use(s.Hooks)
 	if !textenc.Decodes(s.cfg.Encoding) { // the estimate compares the buffer with the file's size
 		b.Reserve(estimateRows(br, size))
 	}
@@ -185,6 +193,14 @@ func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Re
 type columns struct {
 	pos   [userrec.NumFields]int
 	width int
+	// other are the columns of no field: the record's extra attributes,
+	// named by their header (trimmed), when expressions need them.
+	other []otherColumn
+}
+
+type otherColumn struct {
+	name string
+	pos  int
 }
 
 // header reads the header row and finds the columns.
@@ -207,6 +223,9 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 			}
 		}
 	}
+	if s.HasExpressions() {
+		cols.other = otherColumns(head, cols.pos)
+	}
 	hasUsername := cols.pos[userrec.Username] >= 0 && (cols.pos[userrec.Domain] >= 0 || s.cfg.Defaults.Domain != "")
 	if cols.pos[userrec.Email] < 0 && !hasUsername {
 		return columns{}, fmt.Errorf("%s:1: the header has no %q column (it has %s): name the email column with columns.email, or give username and domain columns",
@@ -215,9 +234,23 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 	return cols, nil
 }
 
+// otherColumns lists the columns of head that are no field's (pos).
+func otherColumns(head []string, pos [userrec.NumFields]int) []otherColumn {
+	var out []otherColumn
+	for i, h := range head {
+		if h = strings.TrimSpace(h); h != "" && !slices.Contains(pos[:], i) {
+			out = append(out, otherColumn{name: h, pos: i})
+		}
+	}
+	return out
+}
+
 // rows reads every data row into b.
 func (s *Source) rows(ctx context.Context, r *csv.Reader, cols columns, b *userrec.Builder) error {
 	var rec userrec.Record
+	if len(cols.other) > 0 {
+		rec.Attributes = make(map[string]string, len(cols.other))
+	}
 	for n := 0; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", s.cfg.Path, ctx.Err())
@@ -240,6 +273,9 @@ func (s *Source) rows(ctx context.Context, r *csv.Reader, cols columns, b *userr
 			if i >= 0 {
 				rec.Values[f] = row[i]
 			}
+		}
+		for _, c := range cols.other {
+			rec.Attributes[c.name] = row[c.pos]
 		}
 		rec.Groups = splitGroups(rec.Groups[:0], rec.Values[userrec.Groups], s.cfg.GroupSeparator)
 		b.Add(&rec)

@@ -97,6 +97,9 @@ type Users struct {
 	DefaultType    string `yaml:"defaultType,omitempty"` // default federatedID
 	DefaultCountry string `yaml:"defaultCountry,omitempty"`
 	DefaultDomain  string `yaml:"defaultDomain,omitempty"`
+	// ExtraAttributes are read from each user entry as well, for the
+	// source's expressions (user.attributes.<name>).
+	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
 }
 
 // Groups says where the directory groups are and how membership is known.
@@ -234,6 +237,11 @@ func (u *Users) validate(add addFunc) {
 	}
 	if strings.ContainsAny(u.DefaultDomain, "@ \t") {
 		add("users.defaultDomain", "%q is not a domain (e.g. example.com)", u.DefaultDomain)
+	}
+	for i, a := range u.ExtraAttributes {
+		if !isAttributeName(a) {
+			add(fmt.Sprintf("users.extraAttributes[%d]", i), "%q is not an attribute name (e.g. department, employeeType)", a)
+		}
 	}
 }
 

@@ -37,6 +37,7 @@ type memberships struct {
 	byRID    map[uint32][]string // primary group RID -> targets
 	byGroup  map[string][]string // normalized group DN -> targets (for memberOf)
 	mapGroup func(name, dn string) []string
+	names    bool                  // directory group names ride along (splitNames)
 	found    []string              // exactly mapped groups that exist
 	missing  []source.MissingGroup // exactly mapped groups that do not (when the caller checks)
 }
@@ -49,8 +50,12 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 	if s.mapper.Empty() {
 		return m, nil
 	}
+	m.names = s.prog != nil
 	m.mapGroup = cachedMapper(s.mapper.MapGroup)
-	groups, err := s.readGroups(ctx, sr, p)
+	if m.names {
+		m.mapGroup = cachedMapper(withName(s.mapper.MapGroup))
+	}
+	groups, err := s.readGroups(ctx, sr, p, m.mapGroup)
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +75,16 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 	return m, nil
 }
 
-// readGroups reads every group under groups.baseDN with its mapped targets.
-func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan) (map[string]*group, error) {
+// readGroups reads every group under groups.baseDN with its mapped targets
+// (as mapGroup gives them).
+func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan, mapGroup func(name, dn string) []string) (map[string]*group, error) {
 	groups := map[string]*group{}
 	err := sr.search(ctx, p.groups, func(e *ldap3.Entry) {
 		g := &group{dn: normDN(e.DN), rawDN: e.DN, name: e.GetEqualFoldAttributeValue(p.nameAttr)}
 		if parsed, err := ldap3.ParseDN(e.DN); err == nil && len(parsed.RDNs) > 0 {
 			g.rdn = normDN((&ldap3.DN{RDNs: parsed.RDNs[:1]}).String())
 		}
-		g.targets = s.mapper.MapGroup(g.name, e.DN)
+		g.targets = mapGroup(g.name, e.DN)
 		for _, dn := range append(e.GetEqualFoldAttributeValues("member"), e.GetEqualFoldAttributeValues("uniqueMember")...) {
 			g.members = append(g.members, normDN(stripUID(dn)))
 		}
@@ -176,8 +182,8 @@ func (m *memberships) addGroup(g *group, targets []string) {
 // nested groups.
 func (s *Source) readInChain(ctx context.Context, sr *searcher, p *plan, groups map[string]*group, m *memberships) error {
 	for _, g := range sortedGroups(groups) {
-		if len(g.targets) == 0 {
-			continue
+		if targets, _ := splitNames(g.targets); len(targets) == 0 {
+			continue // with no target of its own, only its name would ride along: not worth a search
 		}
 		cond := "(memberOf=" + ldap3.EscapeFilter(g.rawDN) + ")"
 		if p.nested {
@@ -250,6 +256,53 @@ func (m *memberships) targets(e *ldap3.Entry, p *plan) []string {
 		}
 	}
 	return out
+}
+
+// nameMarker starts the directory group names that ride along with the
+// target groups, through nesting and every membership mode, when the
+// source's expressions need each user's directory groups (withName,
+// splitNames).
+const nameMarker = "\x00"
+
+// withName adds the group's own name, marked, to what f maps it to. The
+// name is the group's name attribute, else the value of its DN's first
+// RDN.
+func withName(f func(name, dn string) []string) func(name, dn string) []string {
+	return func(name, dn string) []string {
+		if name == "" {
+			name = rdnValue(dn)
+		}
+		out := f(name, dn)
+		if name == "" {
+			return out
+		}
+		return append(out[:len(out):len(out)], nameMarker+name)
+	}
+}
+
+// rdnValue returns the value of a DN's first RDN ("eng" of "cn=eng,dc=x").
+func rdnValue(dn string) string {
+	parsed, err := ldap3.ParseDN(dn)
+	if err != nil || len(parsed.RDNs) == 0 || len(parsed.RDNs[0].Attributes) == 0 {
+		return ""
+	}
+	return parsed.RDNs[0].Attributes[0].Value
+}
+
+// splitNames splits what membership gives a user into its target groups
+// and its directory group names (marked by withName).
+func splitNames(all []string) (targets, names []string) {
+	for _, t := range all {
+		if n, ok := strings.CutPrefix(t, nameMarker); ok {
+			names = append(names, n)
+		} else {
+			targets = append(targets, t)
+		}
+	}
+	if names == nil {
+		return all, nil
+	}
+	return targets, names
 }
 
 // cachedMapper memoizes a group mapping function by DN: many users share

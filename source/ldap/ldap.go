@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -34,7 +35,18 @@ type Source struct {
 	// callerChecksGroups: a missing exactly mapped group goes into
 	// Result.MissingGroups instead of failing Read (CallerChecksGroups).
 	callerChecksGroups bool
+	prog               *expr.Program // the source's expressions, nil for none
+	explain            string        // the user to trace (Explain)
 }
+
+// Expressions makes Read run p over every user entry, with the
+// users.extraAttributes of the entry as its attributes (an attribute the
+// entry lacks reads as "") and the directory groups it is in (see
+// splitNames) as its directory groups.
+func (s *Source) Expressions(p *expr.Program) { s.prog = p }
+
+// Explain traces the entries of one user (source.Explainer).
+func (s *Source) Explain(user string) { s.explain = user }
 
 // Open checks cfg and returns the source; it does not connect yet (Read
 // does, each time). A configuration problem is returned as a

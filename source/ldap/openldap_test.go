@@ -17,6 +17,7 @@ import (
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -412,6 +413,24 @@ func TestOpenLDAPMemberOf(t *testing.T) {
 		if got := users[fmt.Sprintf("user%03d@example.com", i)].Groups; !sameSet(got, want) {
 			t.Errorf("user%03d groups = %q, want %q", i, got, want)
 		}
+	}
+
+	// The expressions see the groups memberOf names, mapped or not.
+	p, err := expr.Compile(expr.Config{Groups: `directoryGroups.map(g, "dir " + g)`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := ldap.Open("sources[0]", cfg, newMapper(t, rules[:1]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.(*ldap.Source).Expressions(p)
+	if res, err = src.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	users = byEmail(res.Users)
+	if got, want := users["user002@example.com"].Groups, []string{"Engineering", "dir eng", "dir proj-beta-users"}; !sameSet(got, want) {
+		t.Errorf("user002 groups with expressions = %q, want %q", got, want)
 	}
 }
 

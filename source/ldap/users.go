@@ -1,6 +1,7 @@
 package ldap
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 )
 
@@ -68,27 +70,40 @@ func (f *fields) attributes() []string {
 // fieldProblem is one bad field of an entry.
 type fieldProblem struct{ field, reason string }
 
-// user builds the user of entry e and says which of its values are
-// defaults. Multi-valued attributes give their first value. It returns
-// every problem of the entry; the entry is usable only when there is none.
-func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []fieldProblem) {
+// raw expands the templates of entry e: the user's fields as the entry
+// gives them, before defaults and checks. Multi-valued attributes give
+// their first value.
+func (f *fields) raw(e *ldap3.Entry) [expr.NumFields]string {
 	get := func(attr string) string { return strings.TrimSpace(e.GetEqualFoldAttributeValue(attr)) }
+	var v [expr.NumFields]string
+	for i, t := range [expr.NumFields]Template{
+		expr.FirstName: f.firstName, expr.LastName: f.lastName, expr.Email: f.email, expr.Country: f.country,
+		expr.Type: f.typ, expr.Username: f.username, expr.Domain: f.domain,
+	} {
+		if x, ok := t.Expand(get); ok {
+			v[i] = x
+		}
+	}
+	return v
+}
+
+// user builds the user of the raw values v (computed says which a set
+// expression gave) and says which of its values are defaults. It returns
+// every problem of the entry; the entry is usable only when there is none.
+func (f *fields) user(v [expr.NumFields]string, computed [expr.NumFields]bool, p *expr.Program) (reconcile.User, source.Defaulted, []fieldProblem) {
 	var probs []fieldProblem
 	var defaulted source.Defaulted
-	expand := func(t Template, def string) string {
-		v, ok := t.Expand(get)
-		if !ok || v == "" {
-			return def
+	problem := func(fld expr.Field, format string, args ...any) {
+		name, reason := fld.Name(), fmt.Sprintf(format, args...)
+		if computed[fld] {
+			name = "set." + name
+			reason += " (computed by the expression " + p.Expression(name) + ")"
 		}
-		return v
+		probs = append(probs, fieldProblem{name, reason})
 	}
 	u := reconcile.User{
-		Email:     expand(f.email, ""),
-		Username:  expand(f.username, ""),
-		Domain:    expand(f.domain, f.defaultDomain),
-		FirstName: expand(f.firstName, ""),
-		LastName:  expand(f.lastName, ""),
-		Country:   strings.ToUpper(expand(f.country, "")),
+		Email: v[expr.Email], Username: v[expr.Username], Domain: cmp.Or(v[expr.Domain], f.defaultDomain),
+		FirstName: v[expr.FirstName], LastName: v[expr.LastName], Country: strings.ToUpper(v[expr.Country]),
 	}
 	if probs := invalidText(&u); len(probs) > 0 {
 		return u, defaulted, probs // the other checks of these values would only repeat it
@@ -97,30 +112,30 @@ func (f *fields) user(e *ldap3.Entry) (reconcile.User, source.Defaulted, []field
 		u.Country, defaulted = f.defaultCountry, source.DefaultedCountry
 	}
 	u.Type = f.defaultType
-	if raw := expand(f.typ, ""); raw == "" {
+	if raw := v[expr.Type]; raw == "" {
 		defaulted |= source.DefaultedType
 	} else {
 		t, ok := reconcile.ParseIdentityType(raw)
 		if !ok {
-			probs = append(probs, fieldProblem{"type", fmt.Sprintf("%q is not an identity type (federatedID, enterpriseID or vendorID)", raw)})
+			problem(expr.Type, "%q is not an identity type (federatedID, enterpriseID or vendorID)", raw)
 		}
 		u.Type = t
 	}
 	if u.Email == "" {
-		probs = append(probs, fieldProblem{"email", fmt.Sprintf("required, but the entry has no value for %s", f.email)})
+		problem(expr.Email, "required, but the entry has no value for %s", f.email)
 	} else if err := reconcile.CheckEmail(u.Email); err != nil {
-		probs = append(probs, fieldProblem{"email", err.Error()})
+		problem(expr.Email, "%v", err)
 	}
 	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") && u.Domain == "" {
-		probs = append(probs, fieldProblem{"domain", "required for a Federated ID whose username is not an email: set users.domain or users.defaultDomain"})
+		problem(expr.Domain, "required for a Federated ID whose username is not an email: set users.domain or users.defaultDomain")
 	}
-	for _, n := range []struct{ field, v string }{{"firstname", u.FirstName}, {"lastname", u.LastName}} {
-		if err := reconcile.CheckName(n.v); err != nil {
-			probs = append(probs, fieldProblem{n.field, err.Error()})
+	for _, n := range []expr.Field{expr.FirstName, expr.LastName} {
+		if err := reconcile.CheckName(v[n]); err != nil {
+			problem(n, "%v", err)
 		}
 	}
 	if u.Country != "" && !reconcile.IsCountryCode(u.Country) {
-		probs = append(probs, fieldProblem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
+		problem(expr.Country, "%q is not an ISO 3166-1 alpha-2 country code", u.Country)
 	}
 	return u, defaulted, probs
 }
@@ -157,41 +172,135 @@ func invalidGroups(groups []string) []fieldProblem {
 
 // readUsers reads every user, builds it, attaches its target groups and
 // collects the problems of bad entries, which are skipped. A search that
-// finds no entry at all is an error.
+// finds no entry at all is an error, and so is one whose every entry the
+// filter expression leaves out.
 func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *memberships) (*source.Result, error) {
-	res := &source.Result{}
-	seen := map[string]string{} // user key -> DN of the entry that gave it
-	entries := 0
-	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
-		entries++
-		u, defaulted, probs := s.fields.user(e)
-		u.Groups = memb.targets(e, p)
-		probs = append(probs, invalidGroups(u.Groups)...)
-		if len(probs) == 0 {
-			if first, dup := seen[u.Key()]; dup {
-				probs = append(probs, fieldProblem{"email", fmt.Sprintf("%s is also the user of %s; this entry is skipped", u.Key(), first)})
-			}
-		}
-		for _, pr := range probs {
-			res.Problems = append(res.Problems, source.Problem{Source: s.name, File: sr.url, Record: e.DN, Field: pr.field, Reason: pr.reason})
-		}
-		if len(probs) > 0 {
-			return
-		}
-		seen[u.Key()] = e.DN
-		res.Users = append(res.Users, u)
-		res.Defaulted = append(res.Defaulted, defaulted)
-	})
+	rd := &userReader{s: s, url: sr.url, p: p, memb: memb, res: &source.Result{}, seen: map[string]string{}}
+	err := sr.search(ctx, p.users, rd.entry)
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}
-	if entries == 0 {
+	if rd.entries == 0 {
 		// An empty answer is far likelier a wrong base DN or filter than
 		// a company without staff; treating it as "nobody" would remove
 		// every user.
 		return nil, fmt.Errorf("users: no entry matches %s under %q: check users.baseDN and users.filter", p.users.filter, p.users.base)
 	}
-	return res, nil
+	if len(rd.res.Users) == 0 && rd.leftByFilter > 0 {
+		return nil, fmt.Errorf("users: the filter expression left none of the %d entries (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", rd.entries, rd.leftByFilter)
+	}
+	return rd.res, nil
+}
+
+// userReader turns the user entries of one read into users.
+type userReader struct {
+	s            *Source
+	url          string
+	p            *plan
+	memb         *memberships
+	res          *source.Result
+	seen         map[string]string // user key -> DN of the entry that gave it
+	entries      int
+	leftByFilter int
+	xr           expr.Record // reused for each entry
+}
+
+// entry builds the user of one entry, or reports why it is skipped.
+func (rd *userReader) entry(e *ldap3.Entry) {
+	rd.entries++
+	s := rd.s
+	targets, groups := splitNames(rd.memb.targets(e, rd.p))
+	v := s.fields.raw(e)
+	var out expr.Outcome
+	if s.prog != nil {
+		var err error
+		if out, err = rd.evaluate(e, &v, groups); err != nil {
+			rd.problems(e, []fieldProblem{{expr.KeyOf(err), err.Error() + ": this entry is skipped"}})
+			rd.trace(e, v, groups, nil, err.Error())
+			return
+		}
+	} else {
+		out.Keep = true
+	}
+	u, defaulted, probs := s.fields.user(v, out.Set, s.prog)
+	if !out.Keep {
+		rd.leaveOut(e, u, probs, out)
+		rd.trace(e, v, groups, &out, "")
+		return
+	}
+	u.Groups = source.UnionGroups(targets, out.Groups)
+	probs = append(probs, invalidGroups(u.Groups)...)
+	if len(probs) == 0 {
+		if first, dup := rd.seen[u.Key()]; dup {
+			probs = append(probs, fieldProblem{"email", fmt.Sprintf("%s is also the user of %s; this entry is skipped", u.Key(), first)})
+		}
+	}
+	if s.explain != "" {
+		rd.trace(e, v, groups, &out, joinProblems(probs))
+	}
+	if len(probs) > 0 {
+		rd.problems(e, probs)
+		return
+	}
+	rd.seen[u.Key()] = e.DN
+	rd.res.Users = append(rd.res.Users, u)
+	rd.res.Defaulted = append(rd.res.Defaulted, defaulted)
+}
+
+// evaluate runs the source's expressions over the entry's raw values v
+// (which it updates with the computed ones) and directory groups.
+func (rd *userReader) evaluate(e *ldap3.Entry, v *[expr.NumFields]string, groups []string) (expr.Outcome, error) {
+	x := &rd.xr
+	x.Fields, x.DirectoryGroups = *v, groups
+	if x.Attributes == nil {
+		x.Attributes = make(map[string]string, len(rd.s.cfg.Users.ExtraAttributes))
+	}
+	for _, a := range rd.s.cfg.Users.ExtraAttributes {
+		x.Attributes[a] = strings.TrimSpace(e.GetEqualFoldAttributeValue(a))
+	}
+	out, err := rd.s.prog.Run(x)
+	if err == nil {
+		*v = x.Fields
+	}
+	return out, err
+}
+
+// leaveOut notes an entry the filter or the scope left out: its user,
+// when the entry names one validly, is left alone by the run.
+func (rd *userReader) leaveOut(e *ldap3.Entry, u reconcile.User, probs []fieldProblem, out expr.Outcome) {
+	if !out.OutOfScope {
+		rd.leftByFilter++
+	}
+	if len(probs) == 0 {
+		rd.res.Filtered = append(rd.res.Filtered, reconcile.User{Type: u.Type, Email: u.Email, Username: u.Username, Domain: u.Domain})
+	}
+}
+
+func (rd *userReader) problems(e *ldap3.Entry, probs []fieldProblem) {
+	for _, pr := range probs {
+		rd.res.Problems = append(rd.res.Problems, source.Problem{Source: rd.s.name, File: rd.url, Record: e.DN, Field: pr.field, Reason: pr.reason})
+	}
+}
+
+// trace notes how the entry of the explained user was built (out is nil
+// when an expression failed; skipped says why it was skipped, if it was).
+func (rd *userReader) trace(e *ldap3.Entry, v [expr.NumFields]string, groups []string, out *expr.Outcome, skipped string) {
+	if !source.Explains(rd.s.explain, v[expr.Email], v[expr.Username]) {
+		return
+	}
+	t := source.Trace{Source: rd.s.name, File: rd.url, Record: e.DN, DirectoryGroups: groups, Skipped: skipped}
+	if out != nil {
+		out.Trace(&t, &rd.xr)
+	}
+	rd.res.Traces = append(rd.res.Traces, t)
+}
+
+func joinProblems(probs []fieldProblem) string {
+	msgs := make([]string, len(probs))
+	for i, p := range probs {
+		msgs[i] = p.field + ": " + p.reason
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // uniqueFold removes case-insensitive duplicates, keeping the first.

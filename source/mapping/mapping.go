@@ -11,6 +11,7 @@ package mapping
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
@@ -38,6 +39,14 @@ type Mapper struct {
 	patterns []patternRule
 	literal  []string // targets without substitution, deduplicated
 	rules    int
+	each     []compiled // every valid rule, in order, for Explain
+}
+
+// compiled is one rule as Explain tries it.
+type compiled struct {
+	index   int
+	exact   string // normalized directory group of an exact rule
+	pattern patternRule
 }
 
 type patternRule struct {
@@ -92,9 +101,11 @@ func (m *Mapper) add(i int, r Rule) []source.FieldError {
 	m.literal = appendLiterals(m.literal, targets)
 	if re != nil {
 		m.patterns = append(m.patterns, patternRule{re: re, targets: targets})
+		m.each = append(m.each, compiled{index: i, pattern: patternRule{re: re, targets: targets}})
 		return nil
 	}
 	key := normalize(dir)
+	m.each = append(m.each, compiled{index: i, exact: key, pattern: patternRule{targets: targets}})
 	if _, seen := m.exact[key]; !seen {
 		m.exactDir = append(m.exactDir, dir)
 	}
@@ -287,6 +298,35 @@ func (p patternRule) apply(out []string, candidates [3]string) []string {
 // DN, on its first RDN's value (its name) and its first RDN, so that
 // "cn=eng,ou=groups" matches a rule for eng.
 func (m *Mapper) MapName(g string) []string { return m.mapCandidates(fileCandidates(g)) }
+
+// Hit is one rule that maps a directory group, for explaining a mapping.
+type Hit struct {
+	Rule    int      // the rule's index in the rule list
+	Targets []string // what it maps the group to
+}
+
+// Explain returns, for a group known by one string as MapName takes it,
+// each rule that maps it, in rule order. MapName(g) is the union of the
+// hits' targets.
+func (m *Mapper) Explain(g string) []Hit {
+	if m.Empty() {
+		return nil
+	}
+	candidates := fileCandidates(g)
+	var hits []Hit
+	for _, c := range m.each {
+		var targets []string
+		if c.pattern.re != nil {
+			targets = c.pattern.apply(nil, candidates)
+		} else if slices.ContainsFunc(candidates[:], func(s string) bool { return s != "" && normalize(s) == c.exact }) {
+			targets = dedupe(nil, c.pattern.targets...)
+		}
+		if len(targets) > 0 {
+			hits = append(hits, Hit{Rule: c.index, Targets: targets})
+		}
+	}
+	return hits
+}
 
 // ExactGroups returns the directory groups named by exact rules, as
 // written: a source must check that each of them exists, so that a renamed

@@ -2,7 +2,9 @@ package mapping
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,5 +241,37 @@ func TestExactGroupsNamed(t *testing.T) {
 	}
 	if got := (*Mapper)(nil).ExactGroupsNamed([]string{"ops"}); got != nil {
 		t.Errorf("nil mapper: %q", got)
+	}
+}
+
+// TestExplain checks that Explain names each rule that maps a group, in
+// order, and that its hits add up to MapName.
+func TestExplain(t *testing.T) {
+	m, err := New([]Rule{
+		{Directory: "eng", Targets: []string{"Engineering"}},
+		{Pattern: "(e.*)", Targets: []string{"All $1", "Engineering"}},
+		{Directory: "sales", Targets: []string{"Sales"}},
+		{Directory: "cn=eng,ou=groups", Targets: []string{"Eng DN"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := m.Explain("cn=eng,ou=groups")
+	want := []Hit{{Rule: 0, Targets: []string{"Engineering"}}, {Rule: 1, Targets: []string{"All eng", "Engineering"}}, {Rule: 3, Targets: []string{"Eng DN"}}}
+	if fmt.Sprint(hits) != fmt.Sprint(want) {
+		t.Fatalf("Explain = %v, want %v", hits, want)
+	}
+	var union []string
+	for _, h := range hits {
+		union = dedupe(union, h.Targets...)
+	}
+	got := m.MapName("cn=eng,ou=groups")
+	slices.Sort(got)
+	slices.Sort(union)
+	if fmt.Sprint(got) != fmt.Sprint(union) {
+		t.Errorf("MapName = %q, the hits give %q", got, union)
+	}
+	if hits := m.Explain("marketing"); hits != nil {
+		t.Errorf("Explain(marketing) = %v, want none", hits)
 	}
 }

@@ -49,10 +49,13 @@ func (c *Config) Validate() []source.FieldError {
 }
 
 // Source reads one YAML file.
+// With expressions (Expressions), every key of a user that is no user field
+// is an extra attribute (a single value) instead of an unknown field.
 type Source struct {
 	name   string
 	cfg    Config
 	mapper *mapping.Mapper
+	userrec.Hooks
 }
 
 // Open returns the source named name (as in messages) for a valid
@@ -101,7 +104,8 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper), notUTF8: invalid}
+	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper), notUTF8: invalid, attributes: s.HasExpressions()}
+	f.b.Use(s.Hooks)
 	f.readUsers(users)
 	if groups != nil {
 		f.readGroups(groups)
@@ -144,9 +148,10 @@ func (s *Source) sections(doc *yaml.Node) (users, groups *yaml.Node, err error) 
 
 // fileReader collects the records of one document.
 type fileReader struct {
-	b       *userrec.Builder
-	records []userrec.Record
-	notUTF8 bool // the file held bytes that are not UTF-8, now U+FFFD
+	b          *userrec.Builder
+	records    []userrec.Record
+	notUTF8    bool // the file held bytes that are not UTF-8, now U+FFFD
+	attributes bool // keys of no field are extra attributes
 }
 
 // invalid returns where the scalar n holds a byte that was not UTF-8 (the
@@ -173,7 +178,8 @@ func (f *fileReader) readUsers(users *yaml.Node) {
 	}
 }
 
-// record turns a user's mapping node into a record.
+// record turns a user's mapping node into a record; with f.attributes, a
+// key of no field is an extra attribute rather than a mistake.
 func (f *fileReader) record(n *yaml.Node) userrec.Record {
 	r := userrec.Record{Line: n.Line}
 	names := userrec.DefaultNames()
@@ -181,6 +187,13 @@ func (f *fileReader) record(n *yaml.Node) userrec.Record {
 		key, val := n.Content[i], resolve(n.Content[i+1])
 		fl := fieldOf(key.Value, names)
 		switch {
+		case fl < 0 && f.attributes && val.Kind == yaml.ScalarNode:
+			if r.Attributes == nil {
+				r.Attributes = map[string]string{}
+			}
+			r.Attributes[key.Value] = scalar(val)
+		case fl < 0 && f.attributes:
+			r.Extra = append(r.Extra, userrec.Issue{Line: val.Line, Field: key.Value, Reason: "an extra attribute must be a single value, not " + kind(val)})
 		case fl < 0:
 			r.Extra = append(r.Extra, userrec.Issue{Line: key.Line, Field: key.Value,
 				Reason: "unknown field: use " + strings.Join(names[:], ", ")})

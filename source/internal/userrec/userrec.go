@@ -14,30 +14,37 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Field names one user field of a record.
+// Field names one user field of a record: the fields expressions see
+// (source/expr), then the groups.
 type Field int
 
-// The fields of a record, in the order of the default CSV columns.
+// The fields of a record.
 const (
-	FirstName Field = iota
-	LastName
-	Email
-	Country
-	Groups
-	Type
-	Username
-	Domain
-	NumFields // the number of fields
+	FirstName = Field(expr.FirstName)
+	LastName  = Field(expr.LastName)
+	Email     = Field(expr.Email)
+	Country   = Field(expr.Country)
+	Type      = Field(expr.Type)
+	Username  = Field(expr.Username)
+	Domain    = Field(expr.Domain)
+	Groups    = Field(expr.NumFields)
+	NumFields = Groups + 1 // the number of fields
 )
 
 // DefaultNames returns the default name of every field: the CSV column and
 // YAML key ("firstname", "lastname", "email", ...).
 func DefaultNames() [NumFields]string {
-	return [NumFields]string{"firstname", "lastname", "email", "country", "groups", "type", "username", "domain"}
+	var names [NumFields]string
+	for f := range expr.NumFields {
+		names[f] = f.Name()
+	}
+	names[Groups] = "groups"
+	return names
 }
 
 // Record is one user record as read from a file.
@@ -47,6 +54,9 @@ type Record struct {
 	Lines  [NumFields]int    // line of each value when it differs from Line (0: Line)
 	Groups []string          // directory group names
 	Extra  []Issue           // problems the reader found in the record (unknown keys, ...)
+	// Attributes are the record's other values (columns, keys) by name,
+	// for the expressions; a reader may reuse the map between records.
+	Attributes map[string]string
 }
 
 // Issue is a problem a reader found in a record, at a line.
@@ -71,6 +81,12 @@ type Builder struct {
 	defaulted    []source.Defaulted // which values of each user are defaults
 	problems     []source.Problem
 	records      int
+	prog         *expr.Program    // the source's expressions, nil for none
+	xr           expr.Record      // reused for each record
+	explain      string           // the user to trace (see Explain)
+	filtered     []reconcile.User // users the filter or the scope left out
+	leftByFilter int
+	traces       []source.Trace
 }
 
 // New returns a Builder for the file of the named source. names are the
@@ -128,7 +144,19 @@ func (b *Builder) report(line int, record, field, reason string) {
 // Add checks one record and adds its user, or reports why it is skipped.
 func (b *Builder) Add(r *Record) {
 	b.records++
-	u, d, ok := b.user(r)
+	ev, ok := b.evaluate(r)
+	if !ok {
+		return
+	}
+	if !ev.out.Keep {
+		b.leaveOut(r, &ev)
+		return
+	}
+	before := len(b.problems)
+	u, d, ok := b.user(r, ev)
+	if b.explain != "" {
+		b.trace(r, &ev, b.problemsSince(before))
+	}
 	if !ok {
 		return
 	}
@@ -175,11 +203,19 @@ func (b *Builder) Result() (*source.Result, error) {
 	if b.records == 0 {
 		return nil, fmt.Errorf("%s: no user records; an empty source would remove every user, so it is refused: add users or remove this source", b.file)
 	}
-	if len(b.users) == 0 {
+	switch {
+	case len(b.users) > 0:
+	case b.leftByFilter > 0:
+		return nil, fmt.Errorf("%s: the filter expression left none of its %d user records (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", b.file, b.records, b.leftByFilter)
+	case len(b.filtered) == 0 || len(b.problems) > 0:
 		return nil, fmt.Errorf("%s: none of its %d user records is valid (%s); fix them or remove this source", b.file, b.records, b.firstProblems(3))
+	default:
+		// Every record is outside the run's scope groups: nothing of this
+		// source takes part, and nothing is removed for it.
 	}
 	found := b.mapper.ExactGroupsNamed(slices.Collect(maps.Keys(b.mapped)))
-	return &source.Result{Users: b.users, Defaulted: b.defaulted, Problems: b.problems, Notices: b.unmapped, FoundGroups: found}, nil
+	return &source.Result{Users: b.users, Defaulted: b.defaulted, Problems: b.problems, Notices: b.unmapped, FoundGroups: found,
+		Filtered: b.filtered, Traces: b.traces}, nil
 }
 
 func (b *Builder) firstProblems(n int) string {
@@ -199,11 +235,17 @@ type recordCheck struct {
 	r         *Record
 	id        string
 	fail      bool
-	defaulted source.Defaulted // the values taken from the defaults
+	defaulted source.Defaulted     // the values taken from the defaults
+	computed  [expr.NumFields]bool // the fields a set expression computed
 }
 
 func (c *recordCheck) problem(f Field, format string, args ...any) {
-	c.b.report(c.line(f), c.id, c.b.names[f], fmt.Sprintf(format, args...))
+	name := c.b.names[f]
+	if f < Groups && c.computed[f] {
+		name = "set." + DefaultNames()[f]
+		format += " (computed by the expression " + strings.ReplaceAll(c.b.prog.Expression(name), "%", "%%") + ")"
+	}
+	c.b.report(c.line(f), c.id, name, fmt.Sprintf(format, args...))
 	c.fail = true
 }
 
@@ -215,18 +257,13 @@ func (c *recordCheck) line(f Field) int {
 	return c.r.Line
 }
 
-// user builds the user of r and says which of its values are defaults; ok
-// is false when r has problems, which are all reported.
-func (b *Builder) user(r *Record) (u reconcile.User, d source.Defaulted, ok bool) {
-	v := &r.Values
-	c := recordCheck{b: b, r: r}
+// user builds the user of r, which the expressions made ev of, and says
+// which of its values are defaults; ok is false when r has problems, which
+// are all reported.
+func (b *Builder) user(r *Record, ev evaluated) (u reconcile.User, d source.Defaulted, ok bool) {
+	c := recordCheck{b: b, r: r, computed: ev.out.Set}
 	bad := c.invalidText()
-	u.Email = strings.TrimSpace(v[Email])
-	u.Username = strings.TrimSpace(v[Username])
-	c.id = u.Email
-	if c.id == "" {
-		c.id = u.Username
-	}
+	c.id = recordID(r)
 	for _, e := range r.Extra {
 		c.b.report(e.Line, c.id, e.Field, e.Reason)
 		c.fail = true
@@ -237,15 +274,15 @@ func (b *Builder) user(r *Record) (u reconcile.User, d source.Defaulted, ok bool
 	if len(bad) > 0 { // the other checks of these values would only repeat it
 		return reconcile.User{}, 0, false
 	}
-	u.Type = c.identityType(v[Type])
-	c.identity(&u, strings.TrimSpace(v[Domain]))
+	u = c.identityOf()
+	v := &r.Values
 	u.FirstName = c.name(FirstName, v[FirstName])
 	u.LastName = c.name(LastName, v[LastName])
 	u.Country = c.country(v[Country])
 	if c.fail {
 		return reconcile.User{}, 0, false
 	}
-	u.Groups = b.mapGroups(r.Groups, c.line(Groups))
+	u.Groups = source.UnionGroups(b.mapGroups(r.Groups, c.line(Groups)), ev.out.Groups)
 	return u, c.defaulted, true
 }
 
@@ -274,6 +311,18 @@ func (c *recordCheck) invalidText() []badText {
 		}
 	}
 	return out
+}
+
+// identityOf returns the identity (type, email, username, domain) of the
+// record, reporting its problems.
+func (c *recordCheck) identityOf() (u reconcile.User) {
+	v := &c.r.Values
+	u.Email = strings.TrimSpace(v[Email])
+	u.Username = strings.TrimSpace(v[Username])
+	c.id = recordID(c.r)
+	u.Type = c.identityType(v[Type])
+	c.identity(&u, strings.TrimSpace(v[Domain]))
+	return u
 }
 
 func (c *recordCheck) identityType(s string) reconcile.IdentityType {
@@ -368,27 +417,34 @@ func (c *recordCheck) country(s string) string {
 	return s
 }
 
-// mapGroups returns the target groups of directory groups, each directory
-// group mapped once per file. A group that no rule maps gets a notice,
-// with line, the first time it is seen.
+// mapGroups returns the target groups of directory groups (see
+// targetsOf).
 func (b *Builder) mapGroups(groups []string, line int) []string {
 	var out []string
 	for _, g := range groups {
-		targets, ok := b.mapped[g]
-		if !ok {
-			if !b.mapper.Empty() {
-				targets = b.mapper.MapName(g)
-			}
-			b.mapped[g] = targets
-			if len(targets) == 0 {
-				b.unmapped = append(b.unmapped, source.Problem{
-					Source: b.source, File: b.file, Line: line, Field: b.names[Groups],
-					Reason: fmt.Sprintf("group %q matches no mapping rule, so its members get nothing from it (it is not synced); "+
-						"add a rule for it, or the rule {pattern: \"(.*)\", targets: [\"$1\"]} to use the file's group names as target group names", g),
-				})
-			}
-		}
-		out = source.UnionGroups(out, targets)
+		out = source.UnionGroups(out, b.targetsOf(g, line))
 	}
 	return out
+}
+
+// targetsOf returns the target groups of directory group g, mapped once
+// per file. A group that no rule maps gets a notice, with line, the first
+// time it is seen.
+func (b *Builder) targetsOf(g string, line int) []string {
+	targets, ok := b.mapped[g]
+	if ok {
+		return targets
+	}
+	if !b.mapper.Empty() {
+		targets = b.mapper.MapName(g)
+	}
+	b.mapped[g] = targets
+	if len(targets) == 0 {
+		b.unmapped = append(b.unmapped, source.Problem{
+			Source: b.source, File: b.file, Line: line, Field: b.names[Groups],
+			Reason: fmt.Sprintf("group %q matches no mapping rule, so its members get nothing from it (it is not synced); "+
+				"add a rule for it, or the rule {pattern: \"(.*)\", targets: [\"$1\"]} to use the file's group names as target group names", g),
+		})
+	}
+	return targets
 }

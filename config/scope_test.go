@@ -1,0 +1,83 @@
+package config
+
+import (
+	"errors"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestExpressionsAndScopeAreCheckedAtLoad: a bad expression and a bad
+// scope are configuration problems with their path and line, reported
+// with the others.
+func TestExpressionsAndScopeAreCheckedAtLoad(t *testing.T) {
+	text := strings.Replace(minimal, "  - csv: {path: users.csv}\n", `  - csv: {path: users.csv}
+    filter: 'user.country'
+    groups: '["ok"]'
+    set:
+      firstname: 'user.attributes.displayName.split(" ")[0]'
+      nickname: '"x"'
+      lastname: 'user.lastname +'
+  - ldap:
+      url: ldap://localhost
+      users: {baseDN: "dc=example,dc=com", extraAttributes: [department, "bad attr"]}
+`, 1) + "scope:\n  groups: [\"\"]\n  usersFile: missing.txt\n"
+	dir := write(t, map[string]string{"c.yaml": text, "key.pem": "k"}, 0o600)
+	t.Setenv("TEST_SECRET", "s")
+	_, err := Load(filepath.Join(dir, "c.yaml"))
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	want := []string{
+		"sources[0].filter (line 11): gives string, but bool is needed",
+		`sources[0].set.nickname (line 15): "nickname" is not a user field`,
+		"sources[0].set.lastname (line 16): not a valid expression",
+		`sources[1].ldap.users.extraAttributes[1] (line 19): "bad attr" is not an attribute name`,
+		"scope.groups[0] (line 24): empty group name",
+		"scope.usersFile (line 25): cannot read the users file",
+	}
+	got := err.Error()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("error lacks %q:\n%s", w, got)
+		}
+	}
+	if len(cerr.Problems) != len(want) {
+		t.Errorf("%d problems, want %d:\n%s", len(cerr.Problems), len(want), got)
+	}
+}
+
+func TestReadUsersFile(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+		err        string
+	}{
+		{"one a line", "# users to remove\nAnn@example.com\n\n bo\n", []string{"ann@example.com", "bo"}, ""},
+		{"report CSV", "email,username,domain,type\nann@example.com,,example.com,federatedID\n,bo,example.com,federatedID\n", []string{"ann@example.com", "bo"}, ""},
+		{"user column", "user,note\ncy@example.com,left\n", []string{"cy@example.com"}, ""},
+		{"empty", "# nobody\n\n", nil, "names no user"},
+		{"broken CSV", "email\n\"ann\n", nil, "extraneous or missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := write(t, map[string]string{"u.csv": tt.text}, 0o600)
+			got, err := ReadUsersFile(filepath.Join(dir, "u.csv"))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, tt.want) {
+				t.Errorf("got %q, want %q", keys, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,62 @@
+package reconcile
+
+import "strings"
+
+// Scope limits a run to part of the users. A user outside it, whether a
+// source names it or the organization has it, is left alone: not created,
+// changed or removed, and never counted as unlisted, whatever the policy
+// for unlisted users says. The zero Scope is every user.
+type Scope struct {
+	// Out are users the sources know but left out of the run (a source's
+	// filter, the mapped-only or directory-group scope). They are matched
+	// to the organization's users as desired users are.
+	Out []User
+	// Only, when not nil, limits the run to the users it names, by email
+	// or username in lower case (a file of users to act on). A named user
+	// in no source is unlisted as in a whole run.
+	Only map[string]bool
+	// KeepUnlisted leaves alone every organization user that no source
+	// names: a run scoped to some directory groups cannot tell whether a
+	// user in no source would be in them.
+	KeepUnlisted bool
+}
+
+// Limited reports whether the scope leaves some users out.
+func (s *Scope) Limited() bool { return len(s.Out) > 0 || s.Only != nil || s.KeepUnlisted }
+
+// names reports whether Only names u (true when there is no Only).
+func (s *Scope) names(u *User) bool {
+	return s.Only == nil || s.Only[strings.ToLower(u.Email)] || s.Only[strings.ToLower(u.Username)] && u.Username != ""
+}
+
+// markOut marks the current users that the scope's Out users stand for.
+func (d *differ) markOut(s *Scope) {
+	d.out = make([]bool, len(d.current.Users))
+	for i := range s.Out {
+		if j, ok := d.lookup(&s.Out[i], s.Out[i].Key()); ok {
+			d.out[j] = true
+		}
+	}
+}
+
+// outOfScope reports whether the current user at index j (an unlisted
+// one) is outside the scope.
+func (d *differ) outOfScope(j int) bool {
+	s := &d.scope
+	return d.out[j] || s.KeepUnlisted || !s.names(&d.current.Users[j])
+}
+
+// inviteOutOfScope reports whether the pending invite of u (a Vendor ID
+// known by email) is outside the scope.
+func (d *differ) inviteOutOfScope(u *User) bool {
+	s := &d.scope
+	if s.KeepUnlisted || !s.names(u) {
+		return true
+	}
+	for i := range s.Out {
+		if strings.EqualFold(s.Out[i].Email, u.Email) {
+			return true
+		}
+	}
+	return false
+}

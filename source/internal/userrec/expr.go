@@ -1,0 +1,121 @@
+package userrec
+
+import (
+	"strings"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
+)
+
+// Hooks are what a file source hands its Builder besides the records: its
+// expressions and the user to explain. Embedded in a source, they give it
+// the Expressions and Explain methods the configuration and the run call.
+type Hooks struct {
+	prog    *expr.Program
+	explain string
+}
+
+// Expressions makes the source run p (nil: none) over every record.
+func (h *Hooks) Expressions(p *expr.Program) { h.prog = p }
+
+// Explain makes the source trace the records of the user named by email
+// or username (source.Explainer).
+func (h *Hooks) Explain(user string) { h.explain = user }
+
+// HasExpressions reports whether the source runs expressions: its records
+// then carry their extra attributes.
+func (h *Hooks) HasExpressions() bool { return h.prog != nil }
+
+// Use makes the Builder run the source's hooks.
+func (b *Builder) Use(h Hooks) { b.prog, b.explain = h.prog, h.explain }
+
+// evaluated is what the expressions made of one record (the record's
+// fields are numbered as the expressions' are: out.Set[f] is about field f).
+type evaluated struct{ out expr.Outcome }
+
+// evaluate runs the expressions over r, writing the computed fields into
+// r.Values. ok is false when an expression failed; the failure is
+// reported.
+func (b *Builder) evaluate(r *Record) (ev evaluated, ok bool) {
+	if b.prog == nil {
+		return evaluated{out: expr.Outcome{Keep: true}}, true
+	}
+	x := &b.xr
+	for f := range expr.NumFields {
+		x.Fields[f] = strings.TrimSpace(r.Values[f])
+	}
+	x.Attributes, x.DirectoryGroups = r.Attributes, r.Groups
+	var err error
+	if ev.out, err = b.prog.Run(x); err != nil {
+		return ev, b.exprFailed(r, err)
+	}
+	for f, set := range ev.out.Set {
+		if set {
+			r.Values[f] = x.Fields[f]
+		}
+	}
+	return ev, true
+}
+
+// exprFailed reports an expression's failure on r (nothing when err is
+// nil) and returns whether there was none.
+func (b *Builder) exprFailed(r *Record, err error) bool {
+	if err == nil {
+		return true
+	}
+	reason := err.Error() + ": this record is skipped"
+	b.report(r.Line, recordID(r), expr.KeyOf(err), reason)
+	b.trace(r, nil, reason)
+	return false
+}
+
+// recordID names a record in problems: its email, else its username.
+func recordID(r *Record) string {
+	if id := strings.TrimSpace(r.Values[Email]); id != "" {
+		return id
+	}
+	return strings.TrimSpace(r.Values[Username])
+}
+
+// leaveOut notes a record the filter or the scope left out: its user,
+// when the record names one validly, is left alone by the run.
+func (b *Builder) leaveOut(r *Record, ev *evaluated) {
+	if ev.out.LeftOut() == "filter" {
+		b.leftByFilter++
+	}
+	before := len(b.problems)
+	c := recordCheck{b: b, r: r, computed: ev.out.Set}
+	u := c.identityOf()
+	b.problems = b.problems[:before] // a rejected record's problems do not matter
+	if !c.fail {
+		b.filtered = append(b.filtered, u)
+		for _, g := range r.Groups {
+			b.targetsOf(g, c.line(Groups)) // the file has g (Result.FoundGroups)
+		}
+	}
+	b.trace(r, ev, "")
+}
+
+// trace notes how the record r of the explained user was built: ev is nil
+// when an expression failed (skipped says how).
+func (b *Builder) trace(r *Record, ev *evaluated, skipped string) {
+	if b.explain == "" || !source.Explains(b.explain, strings.TrimSpace(r.Values[Email]), strings.TrimSpace(r.Values[Username])) {
+		return
+	}
+	t := source.Trace{Source: b.source, File: b.file, Line: r.Line, Record: recordID(r),
+		DirectoryGroups: append([]string(nil), r.Groups...), Skipped: skipped}
+	if ev != nil {
+		ev.out.Trace(&t, &b.xr)
+	}
+	b.traces = append(b.traces, t)
+}
+
+// problemsSince joins the reasons of the problems reported since the
+// first n.
+func (b *Builder) problemsSince(n int) string {
+	var msgs []string
+	for _, p := range b.problems[n:] {
+		msgs = append(msgs, p.Field+": "+p.Reason)
+	}
+	return strings.Join(msgs, "; ")
+}

@@ -1,0 +1,75 @@
+package ldap_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/source/expr"
+	"github.com/orgsync/orgsync/source/ldap"
+	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
+)
+
+// TestOpenLDAPExpressions reads the test directory through a filter, a
+// groups and set expressions over extra attributes and directory groups
+// (nested ones included), with one entry an expression fails on and one
+// whose computed value is bad.
+func TestOpenLDAPExpressions(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
+	cfg := readerConfig(t, srv.URL)
+	cfg.Users.ExtraAttributes = []string{"cn", "uid", "employeeType"}
+	p, err := expr.Compile(expr.Config{
+		Filter: `user.attributes.uid != "user010" && !("unmapped" in directoryGroups)`,
+		Groups: `"platform" in directoryGroups ? ["Platform Team"] : []`,
+		Set: map[string]string{
+			"firstname": `user.attributes.cn.split(" ")[0]`,
+			"country":   `user.attributes.employeeType == "" ? "DE" : "US"`,
+			"lastname":  `user.attributes.uid == "user011" ? user.attributes.missing : user.lastname`,
+			"email":     `user.attributes.uid == "user012" ? "not-an-email" : user.email`,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := ldap.Open("sources[0]", cfg, newMapper(t, testRules()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.(*ldap.Source).Expressions(p)
+	src.(*ldap.Source).Explain("USER003@example.com")
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := byEmail(res.Users)
+	if len(res.Users) != nUsers-4 {
+		t.Errorf("got %d users, want %d (two left out, two bad)", len(res.Users), nUsers-4)
+	}
+	for _, gone := range []string{"user008@example.com", "user010@example.com", "user011@example.com", "user012@example.com"} {
+		if _, ok := users[gone]; ok {
+			t.Errorf("%s is a user; it should be left out or skipped", gone)
+		}
+	}
+	var filtered []string
+	for _, u := range res.Filtered {
+		filtered = append(filtered, u.Email)
+	}
+	if slices.Sort(filtered); !slices.Equal(filtered, []string{"user008@example.com", "user010@example.com"}) {
+		t.Errorf("Filtered = %q, want user008 (in unmapped) and user010", filtered)
+	}
+	for i, want := range map[string][]string{"user001@example.com": {"Engineering", "Platform", "Platform Team"},
+		"user003@example.com": {"Platform", "Engineering", "Platform Team"}, "user004@example.com": {"Sales", "CRM profile"}} {
+		if u := users[i]; !sameSet(u.Groups, want) || u.FirstName != "User" || u.Country != "DE" || !strings.HasPrefix(u.LastName, "Family") {
+			t.Errorf("%s = %+v, want groups %q, first name User (from cn), country DE", i, u, want)
+		}
+	}
+	assertProblems(t, res.Problems, map[string]string{
+		"uid=bademail," + people: "email", "uid=nomail," + people: "email",
+		"uid=user011," + people: "set.lastname", "uid=user012," + people: "set.email",
+	})
+	if len(res.Traces) != 1 || !sameSet(res.Traces[0].DirectoryGroups, []string{"eng", "platform"}) ||
+		!slices.Equal(res.Traces[0].ExprGroups, []string{"Platform Team"}) || res.Traces[0].Set["firstname"] != "User" {
+		t.Errorf("Traces = %+v, want user003's, in eng and platform (nested), given Platform Team", res.Traces)
+	}
+}
