@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -28,7 +29,7 @@ import (
 type Source struct {
 	name   string
 	cfg    Config
-	fields fields
+	fields usertmpl.Fields
 	mapper *mapping.Mapper
 	log    *zap.Logger
 	// callerChecksGroups: a missing exactly mapped group goes into
@@ -47,7 +48,7 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (source.S
 		log = zap.NewNop()
 	}
 	cfg.applyDefaults()
-	f, err := parseFields(&cfg.Users)
+	f, err := usertmpl.Parse(cfg.Users.spec(), defaultTemplates, "users.")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,228 @@
+// Package usertmpl builds desired users from directory records (LDAP
+// entries, Entra ID and Okta users) by attribute templates such as
+// "{mail}" or "{sAMAccountName}@example.com": it checks the templates of a
+// source's users block, expands them for each record, checks every field
+// and collects the users with the problems of the records it skips. The
+// directory sources share it so that templates and defaults behave the
+// same in each of them.
+package usertmpl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source"
+)
+
+// Spec is the user fields' templates and defaults as a source's users
+// block writes them; an empty template takes the source's default.
+type Spec struct {
+	Email, Username, Domain, FirstName, LastName, Country, Type string
+	// Used when a template gives an empty value.
+	DefaultType, DefaultCountry, DefaultDomain string
+}
+
+// keyed is one template with its YAML key.
+type keyed struct{ key, text string }
+
+func (s *Spec) templates() []keyed {
+	return []keyed{
+		{"email", s.Email}, {"username", s.Username}, {"domain", s.Domain},
+		{"firstname", s.FirstName}, {"lastname", s.LastName}, {"country", s.Country}, {"type", s.Type},
+	}
+}
+
+// Validate reports every problem of the templates and defaults, each named
+// by prefix and its YAML key ("users.email").
+func (s *Spec) Validate(prefix string) []source.FieldError {
+	var errs []source.FieldError
+	add := func(key, format string, args ...any) {
+		errs = append(errs, source.FieldError{Field: prefix + key, Reason: fmt.Sprintf(format, args...)})
+	}
+	for _, f := range s.templates() {
+		if _, err := ParseTemplate(f.text); err != nil {
+			add(f.key, "bad template: %v", err)
+		}
+	}
+	if t, err := ParseTemplate(s.Type); err == nil {
+		if lit, ok := t.Literal(); ok && lit != "" {
+			if _, ok := reconcile.ParseIdentityType(lit); !ok {
+				add("type", "%q is not an identity type: use federatedID, enterpriseID or vendorID", lit)
+			}
+		}
+	}
+	if _, ok := reconcile.ParseIdentityType(s.DefaultType); s.DefaultType != "" && !ok {
+		add("defaultType", "%q is not an identity type: use federatedID, enterpriseID or vendorID", s.DefaultType)
+	}
+	if s.DefaultCountry != "" && !reconcile.IsCountryCode(strings.ToUpper(s.DefaultCountry)) {
+		add("defaultCountry", "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", s.DefaultCountry)
+	}
+	if strings.ContainsAny(s.DefaultDomain, "@ \t") {
+		add("defaultDomain", "%q is not a domain (e.g. example.com)", s.DefaultDomain)
+	}
+	return errs
+}
+
+// Fields are the parsed templates and defaults of the user fields.
+type Fields struct {
+	email, username, domain, firstName, lastName, country, typ Template
+	defaultType                                                reconcile.IdentityType
+	defaultCountry, defaultDomain                              string
+}
+
+// Parse parses spec; where spec leaves a template empty, the one of
+// defaults (Email, FirstName, LastName, Country, ...) is used. spec must
+// have passed Validate; an error names the field by prefix and key.
+func Parse(spec, defaults Spec, prefix string) (Fields, error) {
+	f := Fields{defaultType: reconcile.FederatedID, defaultCountry: strings.ToUpper(spec.DefaultCountry), defaultDomain: spec.DefaultDomain}
+	if t, ok := reconcile.ParseIdentityType(spec.DefaultType); ok {
+		f.defaultType = t
+	}
+	targets := []*Template{&f.email, &f.username, &f.domain, &f.firstName, &f.lastName, &f.country, &f.typ}
+	defs := defaults.templates()
+	for i, x := range spec.templates() {
+		text := x.text
+		if text == "" {
+			text = defs[i].text
+		}
+		t, err := ParseTemplate(text)
+		if err != nil {
+			return Fields{}, source.FieldErrors{{Field: prefix + x.key, Reason: "bad template: " + err.Error()}}
+		}
+		*targets[i] = t
+	}
+	return f, nil
+}
+
+// Attributes are the attributes the templates refer to, without
+// case-insensitive duplicates.
+func (f *Fields) Attributes() []string {
+	var attrs []string
+	for _, t := range []Template{f.email, f.username, f.domain, f.firstName, f.lastName, f.country, f.typ} {
+		for _, a := range t.Attributes() {
+			if !containsFold(attrs, a) {
+				attrs = append(attrs, a)
+			}
+		}
+	}
+	return attrs
+}
+
+func containsFold(ss []string, s string) bool {
+	for _, x := range ss {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Problem is one bad field of a record.
+type Problem struct{ Field, Reason string }
+
+// User builds the user of a record whose attribute values get returns
+// ("" when missing) and says which of its values are defaults. It returns
+// every problem of the record; the user is usable only when there is none.
+func (f *Fields) User(get func(attr string) string) (reconcile.User, source.Defaulted, []Problem) {
+	trimmed := func(attr string) string { return strings.TrimSpace(get(attr)) }
+	var probs []Problem
+	var defaulted source.Defaulted
+	expand := func(t Template, def string) string {
+		v, ok := t.Expand(trimmed)
+		if !ok || v == "" {
+			return def
+		}
+		return v
+	}
+	u := reconcile.User{
+		Email:     expand(f.email, ""),
+		Username:  expand(f.username, ""),
+		Domain:    expand(f.domain, f.defaultDomain),
+		FirstName: expand(f.firstName, ""),
+		LastName:  expand(f.lastName, ""),
+		Country:   strings.ToUpper(expand(f.country, "")),
+	}
+	if u.Country == "" && f.defaultCountry != "" {
+		u.Country, defaulted = f.defaultCountry, source.DefaultedCountry
+	}
+	u.Type = f.defaultType
+	if raw := expand(f.typ, ""); raw == "" {
+		defaulted |= source.DefaultedType
+	} else {
+		t, ok := reconcile.ParseIdentityType(raw)
+		if !ok {
+			probs = append(probs, Problem{"type", fmt.Sprintf("%q is not an identity type (federatedID, enterpriseID or vendorID)", raw)})
+		}
+		u.Type = t
+	}
+	return u, defaulted, append(probs, f.check(&u)...)
+}
+
+// check returns the problems of the fields of u other than its type.
+func (f *Fields) check(u *reconcile.User) []Problem {
+	var probs []Problem
+	if u.Email == "" {
+		probs = append(probs, Problem{"email", fmt.Sprintf("required, but the record has no value for %s", f.email)})
+	} else if err := reconcile.CheckEmail(u.Email); err != nil {
+		probs = append(probs, Problem{"email", err.Error()})
+	}
+	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") && u.Domain == "" {
+		probs = append(probs, Problem{"domain", "required for a Federated ID whose username is not an email: set users.domain or users.defaultDomain"})
+	}
+	for _, n := range []struct{ field, v string }{{"firstname", u.FirstName}, {"lastname", u.LastName}} {
+		if err := reconcile.CheckName(n.v); err != nil {
+			probs = append(probs, Problem{n.field, err.Error()})
+		}
+	}
+	if u.Country != "" && !reconcile.IsCountryCode(u.Country) {
+		probs = append(probs, Problem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
+	}
+	return probs
+}
+
+// Collector gathers the users of one read: each record is built, checked
+// and, unless it has a problem or repeats a user already collected,
+// added with its target groups.
+type Collector struct {
+	source, where string
+	fields        *Fields
+	seen          map[string]string // user key -> record that gave it
+	res           source.Result
+	records       int
+}
+
+// NewCollector returns a Collector for the named source reading from
+// where (a server or API URL, for problems).
+func NewCollector(sourceName, where string, f *Fields) *Collector {
+	return &Collector{source: sourceName, where: where, fields: f, seen: map[string]string{}}
+}
+
+// Add builds the user of the record named id (a DN, a user id) whose
+// attributes get returns; groups gives its target groups and is called
+// only for a good record.
+func (c *Collector) Add(id string, get func(attr string) string, groups func() []string) {
+	c.records++
+	u, defaulted, probs := c.fields.User(get)
+	if len(probs) == 0 {
+		if first, dup := c.seen[u.Key()]; dup {
+			probs = append(probs, Problem{"email", fmt.Sprintf("%s is also the user of %s; this record is skipped", u.Key(), first)})
+		}
+	}
+	for _, p := range probs {
+		c.res.Problems = append(c.res.Problems, source.Problem{Source: c.source, File: c.where, Record: id, Field: p.Field, Reason: p.Reason})
+	}
+	if len(probs) > 0 {
+		return
+	}
+	c.seen[u.Key()] = id
+	u.Groups = groups()
+	c.res.Users = append(c.res.Users, u)
+	c.res.Defaulted = append(c.res.Defaulted, defaulted)
+}
+
+// Records returns how many records were added, good or bad.
+func (c *Collector) Records() int { return c.records }
+
+// Result returns the users and problems collected.
+func (c *Collector) Result() *source.Result { return &c.res }
