@@ -1,0 +1,217 @@
+package restapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Page decodes one page's answer and returns the URL of the next page,
+// "" after the last.
+type Page func(resp *http.Response) (next string, err error)
+
+// Walk gets the page at first (a URL or a path below the base URL) and
+// then each next page that page returns, with the header hdr. It stops at
+// the first error: a read is whole or fails.
+func (c *Client) Walk(ctx context.Context, first string, hdr http.Header, page Page) error {
+	seen := map[string]bool{}
+	for u := first; u != ""; {
+		abs, err := c.resolve(u)
+		if err != nil {
+			return err
+		}
+		if seen[abs] {
+			return fmt.Errorf("GET %s: the API sent this page's own address as the next page's: stopping", pathOf(abs))
+		}
+		seen[abs] = true
+		if u, err = c.page(ctx, abs, hdr, page); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetJSON gets one document and decodes it into v.
+func (c *Client) GetJSON(ctx context.Context, path string, hdr http.Header, v any) error {
+	return c.Walk(ctx, path, hdr, func(resp *http.Response) (string, error) {
+		return "", json.NewDecoder(resp.Body).Decode(v)
+	})
+}
+
+// page gets one page and decodes it.
+func (c *Client) page(ctx context.Context, abs string, hdr http.Header, page Page) (string, error) {
+	if err := c.wait(ctx); err != nil {
+		return "", err
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, abs, nil)
+	if err != nil {
+		return "", err
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("GET %s: %w", pathOf(abs), unwrapURL(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", newStatusError(resp)
+	}
+	next, err := page(resp)
+	if err != nil {
+		return "", fmt.Errorf("GET %s: reading the answer: %w", pathOf(abs), err)
+	}
+	return next, nil
+}
+
+// resolve makes u absolute against the base URL and checks that it stays
+// on the base's scheme and host.
+func (c *Client) resolve(u string) (string, error) {
+	ref, err := url.Parse(u)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL: %w", u, err)
+	}
+	abs := c.base.ResolveReference(ref)
+	if abs.Scheme != c.base.Scheme || !strings.EqualFold(abs.Host, c.base.Host) {
+		return "", fmt.Errorf("the API sent a next-page link to %s://%s, not %s://%s: refusing to send the credentials there",
+			abs.Scheme, abs.Host, c.base.Scheme, c.base.Host)
+	}
+	return abs.String(), nil
+}
+
+// unwrapURL drops url.Error's repetition of the method and URL, which the
+// caller names; an AuthError is returned as it is.
+func unwrapURL(err error) error {
+	var auth *AuthError
+	if errors.As(err, &auth) {
+		return auth
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// pathOf returns the path of u, for messages: queries can be long.
+func pathOf(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Path
+	}
+	return u
+}
+
+// StatusError is an answer other than 200 OK, after any retries.
+type StatusError struct {
+	Path   string
+	Status int
+	// Code and Message are the API's own, when its answer has them
+	// (Microsoft Graph's error.code and error.message, Okta's errorCode
+	// and errorSummary).
+	Code, Message string
+}
+
+func (e *StatusError) Error() string {
+	s := fmt.Sprintf("GET %s: %d %s", e.Path, e.Status, http.StatusText(e.Status))
+	if e.Code != "" {
+		s += ": " + e.Code
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// newStatusError reads the error answer resp.
+func newStatusError(resp *http.Response) *StatusError {
+	e := &StatusError{Path: resp.Request.URL.Path, Status: resp.StatusCode}
+	var body struct {
+		Error        json.RawMessage `json:"error"`
+		ErrorCode    string          `json:"errorCode"`
+		ErrorSummary string          `json:"errorSummary"`
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if json.Unmarshal(data, &body) != nil {
+		return e
+	}
+	var graph struct{ Code, Message string }
+	if json.Unmarshal(body.Error, &graph) == nil {
+		e.Code, e.Message = graph.Code, graph.Message
+	}
+	if body.ErrorCode != "" {
+		e.Code, e.Message = body.ErrorCode, body.ErrorSummary
+	}
+	return e
+}
+
+// NextLink returns the URL of a Link header's rel="next" (RFC 8288), ""
+// when there is none.
+func NextLink(h http.Header) string {
+	for _, v := range h.Values("Link") {
+		for _, link := range strings.Split(v, ",") {
+			target, params, ok := strings.Cut(link, ";")
+			target = strings.TrimSpace(target)
+			if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+				continue
+			}
+			for _, p := range strings.Split(params, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(k, "rel") && hasToken(strings.Trim(v, `"`), "next") {
+					return target[1 : len(target)-1]
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// Attr returns the value at path ("mail", "profile.email",
+// "onPremisesExtensionAttributes.extensionAttribute1") of a decoded JSON
+// object as text: a list gives its first element, a number or boolean its
+// JSON text, anything missing or null "".
+func Attr(obj map[string]any, path string) string {
+	var v any = obj
+	for _, key := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[key]
+	}
+	if list, ok := v.([]any); ok {
+		if len(list) == 0 {
+			return ""
+		}
+		v = list[0]
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case json.Number:
+		return x.String()
+	}
+	return ""
+}
