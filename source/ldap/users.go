@@ -20,13 +20,14 @@ const (
 )
 
 // defaultTemplates are the templates of the fields users leaves empty.
-var defaultTemplates = usertmpl.Spec{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}
+var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
 
 // spec returns the templates and defaults of the user fields.
 func (u *Users) spec() usertmpl.Spec {
 	return usertmpl.Spec{
-		Email: u.Email, Username: u.Username, Domain: u.Domain, FirstName: u.FirstName, LastName: u.LastName,
-		Country: u.Country, Type: u.Type, DefaultType: u.DefaultType, DefaultCountry: u.DefaultCountry, DefaultDomain: u.DefaultDomain,
+		Templates: source.Templates{Email: u.Email, Username: u.Username, Domain: u.Domain, FirstName: u.FirstName,
+			LastName: u.LastName, Country: u.Country, Type: u.Type},
+		Defaults: source.Defaults{Type: u.DefaultType, Country: u.DefaultCountry, Domain: u.DefaultDomain},
 	}
 }
 

@@ -18,9 +18,8 @@ import (
 // Spec is the user fields' templates and defaults as a source's users
 // block writes them; an empty template takes the source's default.
 type Spec struct {
-	Email, Username, Domain, FirstName, LastName, Country, Type string
-	// Used when a template gives an empty value.
-	DefaultType, DefaultCountry, DefaultDomain string
+	source.Templates
+	source.Defaults
 }
 
 // keyed is one template with its YAML key.
@@ -28,8 +27,8 @@ type keyed struct{ key, text string }
 
 func (s *Spec) templates() []keyed {
 	return []keyed{
-		{"email", s.Email}, {"username", s.Username}, {"domain", s.Domain},
-		{"firstname", s.FirstName}, {"lastname", s.LastName}, {"country", s.Country}, {"type", s.Type},
+		{"email", s.Email}, {"username", s.Username}, {"domain", s.Templates.Domain},
+		{"firstname", s.FirstName}, {"lastname", s.LastName}, {"country", s.Templates.Country}, {"type", s.Templates.Type},
 	}
 }
 
@@ -45,21 +44,15 @@ func (s *Spec) Validate(prefix string) []source.FieldError {
 			add(f.key, "bad template: %v", err)
 		}
 	}
-	if t, err := ParseTemplate(s.Type); err == nil {
+	if t, err := ParseTemplate(s.Templates.Type); err == nil {
 		if lit, ok := t.Literal(); ok && lit != "" {
 			if _, ok := reconcile.ParseIdentityType(lit); !ok {
 				add("type", "%q is not an identity type: use federatedID, enterpriseID or vendorID", lit)
 			}
 		}
 	}
-	if _, ok := reconcile.ParseIdentityType(s.DefaultType); s.DefaultType != "" && !ok {
-		add("defaultType", "%q is not an identity type: use federatedID, enterpriseID or vendorID", s.DefaultType)
-	}
-	if s.DefaultCountry != "" && !reconcile.IsCountryCode(strings.ToUpper(s.DefaultCountry)) {
-		add("defaultCountry", "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", s.DefaultCountry)
-	}
-	if strings.ContainsAny(s.DefaultDomain, "@ \t") {
-		add("defaultDomain", "%q is not a domain (e.g. example.com)", s.DefaultDomain)
+	for _, fe := range s.Defaults.Validate() {
+		add(fe.Field, "%s", fe.Reason)
 	}
 	return errs
 }
@@ -75,8 +68,8 @@ type Fields struct {
 // defaults (Email, FirstName, LastName, Country, ...) is used. spec must
 // have passed Validate; an error names the field by prefix and key.
 func Parse(spec, defaults Spec, prefix string) (Fields, error) {
-	f := Fields{defaultType: reconcile.FederatedID, defaultCountry: strings.ToUpper(spec.DefaultCountry), defaultDomain: spec.DefaultDomain}
-	if t, ok := reconcile.ParseIdentityType(spec.DefaultType); ok {
+	f := Fields{defaultType: source.DefaultType, defaultCountry: strings.ToUpper(spec.Defaults.Country), defaultDomain: spec.Defaults.Domain}
+	if t, ok := reconcile.ParseIdentityType(spec.Defaults.Type); ok {
 		f.defaultType = t
 	}
 	targets := []*Template{&f.email, &f.username, &f.domain, &f.firstName, &f.lastName, &f.country, &f.typ}
