@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"go.uber.org/zap"
@@ -39,13 +38,8 @@ import (
 
 // Source reads one tenant. Make it with Open.
 type Source struct {
-	name               string
-	cfg                Config
-	fields             usertmpl.Fields
-	mapper             *mapping.Mapper
-	log                *zap.Logger
-	callerChecksGroups bool
-	retry              restapi.Options // wait and retry settings (tests shorten them)
+	*clouddir.Source
+	cfg Config
 }
 
 // Open checks cfg and returns the source; it does not sign in yet (Read
@@ -55,60 +49,29 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return nil, source.FieldErrors(errs)
 	}
-	if log == nil {
-		log = zap.NewNop()
-	}
 	cfg.applyDefaults()
 	f, err := usertmpl.Parse(cfg.Users.spec(), defaultTemplates, "users.")
 	if err != nil {
 		return nil, err
 	}
-	return &Source{name: name, cfg: cfg, fields: f, mapper: m, log: log.With(zap.String("source", name))}, nil
-}
-
-// Name returns the name given to Open.
-func (s *Source) Name() string { return s.name }
-
-// CallerChecksGroups makes Read report the groups of exact mapping rules
-// that it does not find in Result.MissingGroups instead of failing (see
-// source.CheckGroups).
-func (s *Source) CallerChecksGroups() { s.callerChecksGroups = true }
-
-// Read signs in, reads every user with its mapped groups and returns
-// them. It fails as a whole on any error, when a group named by an exact
-// mapping rule does not exist, and when no user is found. Its errors do
-// not begin with the source's name: the caller adds Name().
-func (s *Source) Read(ctx context.Context) (*source.Result, error) {
-	start := time.Now()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // ends the token source
-	c, err := s.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Authorize(); err != nil {
-		return nil, err
-	}
-	g := &graph{c: c, cfg: &s.cfg, attrs: selectOf(s.fields.Attributes())}
-	res, err := clouddir.Read(ctx, g, clouddir.Options{Name: s.name, Mapper: s.mapper, Fields: &s.fields, CallerChecksGroups: s.callerChecksGroups})
-	if err != nil {
-		return nil, withHint(err)
-	}
-	st := c.Stats()
-	s.log.Info("entra source read", zap.String("tenant", s.cfg.TenantID), zap.Int("users", len(res.Users)),
-		zap.Int("disabledSkipped", g.disabled), zap.Int("problems", len(res.Problems)),
-		zap.Int64("requests", st.Requests), zap.Int64("throttled", st.Throttled), zap.Duration("elapsed", time.Since(start)))
-	return res, nil
+	s := &Source{cfg: cfg}
+	s.Source = clouddir.NewSource(name, f, m, log, func(ctx context.Context, retry restapi.Options) (*restapi.Client, clouddir.Directory, error) {
+		c, err := s.client(ctx, retry)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, &graph{c: c, cfg: &s.cfg, attrs: selectOf(f.Attributes())}, nil
+	}, withHint)
+	return s, nil
 }
 
 // client signs in with the configured credential.
-func (s *Source) client(ctx context.Context) (*restapi.Client, error) {
+func (s *Source) client(ctx context.Context, opts restapi.Options) (*restapi.Client, error) {
 	auth, err := s.auth()
 	if err != nil {
 		return nil, err
 	}
-	opts := s.retry
-	opts.BaseURL, opts.Auth, opts.Timeout, opts.Log = s.cfg.GraphURL, auth, s.cfg.Timeout, s.log
+	opts.BaseURL, opts.Auth, opts.Timeout = s.cfg.GraphURL, auth, s.cfg.Timeout
 	return restapi.New(ctx, opts)
 }
 

@@ -5,5 +5,5 @@ import "time"
 // SetWaits shortens the waits between retries that the server does not
 // set (Retry-After sets its own), for tests.
 func (s *Source) SetWaits(minWait, maxWait time.Duration) {
-	s.retry.MinWait, s.retry.MaxWait = minWait, maxWait
+	s.Retry.MinWait, s.Retry.MaxWait = minWait, maxWait
 }

@@ -135,6 +135,8 @@ func (g *graph) Users(ctx context.Context, fn func(string, func(string) string))
 	})
 }
 
+func (g *graph) LeftOut() int { return g.disabled }
+
 func (g *graph) Where() string { return g.path("/users") }
 
 func (g *graph) GroupsWhere() string {

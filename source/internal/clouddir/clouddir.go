@@ -32,6 +32,9 @@ type Directory interface {
 	// attributes; those left out by configuration (disabled, inactive)
 	// are not given.
 	Users(ctx context.Context, fn func(id string, attr func(string) string)) error
+	// LeftOut counts the users that Users did not give (disabled,
+	// inactive).
+	LeftOut() int
 	// Where names the API, for problems and messages.
 	Where() string
 	// GroupsWhere says where groups were looked for, for the error about

@@ -62,12 +62,18 @@ func (g *Gate) Wrap(h http.Handler) http.Handler {
 			return
 		}
 		if g.ThrottleEvery > 0 && n%g.ThrottleEvery == 0 {
-			g.throttled.Add(1)
-			g.Throttle(w)
+			g.Reject(w)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// Reject answers with Throttle's answer and counts it: for a handler
+// that enforces a rate limit of its own.
+func (g *Gate) Reject(w http.ResponseWriter) {
+	g.throttled.Add(1)
+	g.Throttle(w)
 }
 
 // drop closes the connection without an answer.

@@ -1,0 +1,107 @@
+package oktafake
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
+)
+
+// object is one API object as a property list.
+type object = map[string]any
+
+func (u *User) object() object {
+	return object{"id": u.ID, "status": u.Status, "profile": u.Profile}
+}
+
+func (g *Group) object() object {
+	return object{"id": g.ID, "type": "OKTA_GROUP", "profile": map[string]any{"name": g.Name}}
+}
+
+func (s *Server) userObjects() []object {
+	out := make([]object, 0, len(s.org.Users))
+	for i := range s.org.Users {
+		out = append(out, s.org.Users[i].object())
+	}
+	return out
+}
+
+func (s *Server) groupObjects() []object {
+	out := make([]object, 0, len(s.org.Groups))
+	for i := range s.org.Groups {
+		out = append(out, s.org.Groups[i].object())
+	}
+	return out
+}
+
+// getGroup serves GET /api/v1/groups/{id}.
+func (s *Server) getGroup(w http.ResponseWriter, id string) {
+	g, ok := s.groups[id]
+	if !ok {
+		oktaError(w, http.StatusNotFound, "E0000007", "Not found: Resource not found: "+id+" (UserGroup)")
+		return
+	}
+	writeJSON(w, http.StatusOK, g.object())
+}
+
+// groupUsers serves GET /api/v1/groups/{id}/users.
+func (s *Server) groupUsers(w http.ResponseWriter, r *http.Request, id string) {
+	g, ok := s.groups[id]
+	if !ok {
+		oktaError(w, http.StatusNotFound, "E0000007", "Not found: Resource not found: "+id+" (UserGroup)")
+		return
+	}
+	var objs []object
+	for _, m := range g.Members {
+		if u, ok := s.users[m]; ok {
+			objs = append(objs, u.object())
+		}
+	}
+	s.list(w, r, objs, 1000)
+}
+
+// list answers one page of objs after search, linking the next page.
+// Users without a search are those not DEPROVISIONED, as in Okta.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, objs []object, maxLimit int) {
+	q := r.URL.Query()
+	limit, err := fakeapi.Size(r, "limit", maxLimit, maxLimit)
+	if err != nil {
+		oktaError(w, http.StatusBadRequest, "E0000001", "Api validation failed: "+err.Error())
+		return
+	}
+	expr := q.Get("search")
+	if expr == "" && r.URL.Path == "/api/v1/users" {
+		expr = `status ne "DEPROVISIONED"`
+	}
+	if expr != "" {
+		match, err := parseSearch(expr)
+		if err != nil {
+			oktaError(w, http.StatusBadRequest, "E0000031", "Invalid search: "+err.Error())
+			return
+		}
+		objs = keep(objs, match)
+	}
+	start, end, next, err := fakeapi.Page(r, "after", len(objs), limit)
+	if err != nil {
+		oktaError(w, http.StatusBadRequest, "E0000001", "Api validation failed: after")
+		return
+	}
+	links := []string{`<` + selfURL(r) + `>; rel="self"`}
+	if next != "" {
+		links = append(links, `<`+next+`>; rel="next"`)
+	}
+	w.Header().Set("Link", strings.Join(links, ", "))
+	writeJSON(w, http.StatusOK, objs[start:end])
+}
+
+func selfURL(r *http.Request) string { return "http://" + r.Host + r.URL.RequestURI() }
+
+func keep(objs []object, match func(object) bool) []object {
+	var out []object
+	for _, o := range objs {
+		if match(o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
