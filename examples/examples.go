@@ -6,9 +6,10 @@ package examples
 import "embed"
 
 // FS holds the example files: csv/, yaml/ and sim/ (organization state,
-// demo credentials), plus the OpenLDAP and Active Directory examples.
+// demo credentials), plus the OpenLDAP, Active Directory, Entra ID and
+// Okta examples.
 //
-//go:embed csv yaml sim openldap activedirectory
+//go:embed csv yaml sim openldap activedirectory entra okta
 var FS embed.FS
 
 // OpenLDAPReaderPassword is the password of orgsync's read-only account,

@@ -31,9 +31,11 @@ type demoSource struct {
 
 // demoSources are the examples the demo can sync, by --source name.
 var demoSources = map[string]demoSource{
-	"csv":  {dir: "csv"},
-	"yaml": {dir: "yaml"},
-	"ldap": {dir: "openldap", start: startDemoSlapd},
+	"csv":   {dir: "csv"},
+	"yaml":  {dir: "yaml"},
+	"ldap":  {dir: "openldap", start: startDemoSlapd},
+	"entra": {dir: "entra", start: startDemoEntra},
+	"okta":  {dir: "okta", start: startDemoOkta},
 }
 
 // demoSourceNames lists the --source values of the demo.
