@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
@@ -70,17 +71,18 @@ type Server struct {
 	groups map[string]*Group
 	tokens fakeapi.Tokens
 	gate   *fakeapi.Gate
+	// The objects as listed, built once: users, groups, and each as a
+	// member (with its @odata.type) by id.
+	userObjs, groupObjs []object
+	memberObjs          map[string]object
+	mu                  sync.Mutex
+	memberLists         map[memberKey][]object
 }
 
 // Start serves t on a loopback port until Close.
 func Start(t Tenant, o Options) *Server {
 	s := &Server{tenant: t, users: map[string]*User{}, groups: map[string]*Group{}}
-	for i := range t.Users {
-		s.users[t.Users[i].ID] = &t.Users[i]
-	}
-	for i := range t.Groups {
-		s.groups[t.Groups[i].ID] = &t.Groups[i]
-	}
+	s.index()
 	retryAfter := strconv.Itoa(max(o.RetryAfter, 1))
 	s.gate = &fakeapi.Gate{ThrottleEvery: o.ThrottleEvery, Faults: o.Faults,
 		Throttle: func(w http.ResponseWriter) {
@@ -99,6 +101,23 @@ func Start(t Tenant, o Options) *Server {
 	}))
 	s.URL = s.srv.URL
 	return s
+}
+
+// index builds the lookups and the objects served.
+func (s *Server) index() {
+	s.memberObjs, s.memberLists = map[string]object{}, map[memberKey][]object{}
+	for i := range s.tenant.Users {
+		u := &s.tenant.Users[i]
+		s.users[u.ID] = u
+		s.userObjs = append(s.userObjs, u.object())
+		s.memberObjs[u.ID] = typed(u.object(), "user")
+	}
+	for i := range s.tenant.Groups {
+		g := &s.tenant.Groups[i]
+		s.groups[g.ID] = g
+		s.groupObjs = append(s.groupObjs, g.object())
+		s.memberObjs[g.ID] = typed(g.object(), "group")
+	}
 }
 
 // Close stops the server.

@@ -16,7 +16,7 @@ const (
 // object is one directory object as a property list.
 type object map[string]any
 
-// props returns the properties of a user, a group or a member reference.
+// object returns the properties of a user.
 func (u *User) object() object {
 	o := object{"id": u.ID}
 	for k, v := range u.Props {
@@ -25,25 +25,14 @@ func (u *User) object() object {
 	return o
 }
 
+// object returns the properties of a group.
 func (g *Group) object() object { return object{"id": g.ID, "displayName": g.DisplayName} }
 
 // listUsers serves GET /users.
-func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
-	objs := make([]object, 0, len(s.tenant.Users))
-	for i := range s.tenant.Users {
-		objs = append(objs, s.tenant.Users[i].object())
-	}
-	s.serveList(w, r, objs)
-}
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.userObjs) }
 
 // listGroups serves GET /groups.
-func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
-	objs := make([]object, 0, len(s.tenant.Groups))
-	for i := range s.tenant.Groups {
-		objs = append(objs, s.tenant.Groups[i].object())
-	}
-	s.serveList(w, r, objs)
-}
+func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.groupObjs) }
 
 // getGroup serves GET /groups/{id}.
 func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
@@ -57,10 +46,21 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
 
 // listMembers serves GET /groups/{id}/members and transitiveMembers.
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, id string, transitive bool) {
-	g, ok := s.groups[id]
-	if !ok {
+	if _, ok := s.groups[id]; !ok {
 		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist.")
 		return
+	}
+	s.serveList(w, r, s.members(id, transitive))
+}
+
+// members returns the member objects of group id, through nested groups
+// when transitive; computed once (the tenant does not change).
+func (s *Server) members(id string, transitive bool) []object {
+	key := memberKey{id, transitive}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if objs, ok := s.memberLists[key]; ok {
+		return objs
 	}
 	var objs []object
 	seen := map[string]bool{id: true}
@@ -71,18 +71,22 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, id string, 
 				continue
 			}
 			seen[m] = true
-			if u, ok := s.users[m]; ok {
-				objs = append(objs, typed(u.object(), "user"))
-			} else if sub, ok := s.groups[m]; ok {
-				objs = append(objs, typed(sub.object(), "group"))
-				if transitive {
-					add(sub)
-				}
+			if o, ok := s.memberObjs[m]; ok {
+				objs = append(objs, o)
+			}
+			if sub, ok := s.groups[m]; ok && transitive {
+				add(sub)
 			}
 		}
 	}
-	add(g)
-	s.serveList(w, r, objs)
+	add(s.groups[id])
+	s.memberLists[key] = objs
+	return objs
+}
+
+type memberKey struct {
+	id         string
+	transitive bool
 }
 
 func typed(o object, kind string) object {

@@ -7,9 +7,11 @@
 package clouddir
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
@@ -55,55 +57,118 @@ type Options struct {
 	CallerChecksGroups bool
 }
 
-// Read reads the users of dir with their target groups.
+// Read reads the users of dir with their target groups. The users are
+// listed while the groups' members are: the two are independent.
 func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error) {
-	targets, found, missing, err := memberships(ctx, dir, o)
-	if err != nil {
-		return nil, err
-	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var m membership
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var err error
+		if m, err = readMemberships(ctx, dir, o); err != nil {
+			cancel(err)
+		}
+	}()
 	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
-	err = dir.Users(ctx, func(id string, attr func(string) string) {
-		c.Add(id, attr, func() []string { return targets[id] })
-	})
+	err := dir.Users(ctx, func(id string, attr func(string) string) { c.Add(id, attr, nil) })
 	if err != nil {
-		return nil, fmt.Errorf("users: %w", err)
+		cancel(fmt.Errorf("users: %w", err))
+	}
+	<-done
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
 	}
 	if c.Records() == 0 {
 		// Far likelier a wrong filter or a missing permission than a
 		// company without staff; "nobody" would remove every user.
 		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
 	}
+	c.AttachGroups(m.targets)
 	res := c.Result()
-	res.FoundGroups, res.MissingGroups = found, missing
+	res.FoundGroups, res.MissingGroups = m.found, m.missing
 	return res, nil
 }
 
-// memberships finds the mapped groups and returns each user's target
-// groups by user id, with the exactly mapped groups found and missing.
-func memberships(ctx context.Context, dir Directory, o Options) (map[string][]string, []string, []source.MissingGroup, error) {
-	targets := map[string][]string{}
+// membership is what the groups say: each user's target groups by user
+// id, and the exactly mapped groups found and missing.
+type membership struct {
+	targets map[string][]string
+	found   []string
+	missing []source.MissingGroup
+}
+
+// Concurrency is how many groups' members are read at once.
+const Concurrency = 4
+
+// readMemberships finds the mapped groups and reads their members.
+func readMemberships(ctx context.Context, dir Directory, o Options) (membership, error) {
+	m := membership{targets: map[string][]string{}}
 	if o.Mapper.Empty() {
-		return targets, nil, nil, nil
+		return m, nil
 	}
 	groups, err := mappedGroups(ctx, dir, o.Mapper)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("groups: %w", err)
+		return m, fmt.Errorf("groups: %w", err)
 	}
-	found, missing := exactGroups(groups, o.Mapper, dir.GroupsWhere())
-	if len(missing) > 0 && !o.CallerChecksGroups {
-		return nil, nil, nil, source.MissingGroupsError(missing, false)
+	m.found, m.missing = exactGroups(groups, o.Mapper, dir.GroupsWhere())
+	if len(m.missing) > 0 && !o.CallerChecksGroups {
+		return m, source.MissingGroupsError(m.missing, false)
 	}
+	var mapped []Group
+	var targets [][]string
 	for _, g := range groups {
-		t := o.Mapper.MapGroup(g.Name, g.ID)
-		if len(t) == 0 {
-			continue
-		}
-		err := dir.Members(ctx, g, func(id string) { targets[id] = source.UnionGroups(targets[id], t) })
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("members of group %q (%s): %w", g.Name, g.ID, err)
+		if t := o.Mapper.MapGroup(g.Name, g.ID); len(t) > 0 {
+			mapped, targets = append(mapped, g), append(targets, t)
 		}
 	}
-	return targets, found, missing, nil
+	members := make([][]string, len(mapped))
+	err = forEach(ctx, len(mapped), Concurrency, func(i int) error {
+		err := dir.Members(ctx, mapped[i], func(id string) { members[i] = append(members[i], id) })
+		if err != nil {
+			return fmt.Errorf("members of group %q (%s): %w", mapped[i].Name, mapped[i].ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return m, err
+	}
+	for i, ids := range members { // in group order: the same groups in the same order every run
+		for _, id := range ids {
+			m.targets[id] = source.UnionGroups(m.targets[id], targets[i])
+		}
+	}
+	return m, nil
+}
+
+// forEach runs fn(0..n-1), at most limit at once, and returns the first
+// error; after one, no new call starts.
+func forEach(ctx context.Context, n, limit int, fn func(int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
+	sem := make(chan struct{}, limit)
+	for i := 0; i < n && !failed() && ctx.Err() == nil; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				first = cmp.Or(first, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		return context.Cause(ctx)
+	}
+	return first
 }
 
 // mappedGroups returns the groups the rules may map: every group when a

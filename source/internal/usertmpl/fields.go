@@ -182,6 +182,7 @@ type Collector struct {
 	fields        *Fields
 	seen          map[string]string // user key -> record that gave it
 	res           source.Result
+	ids           []string // the record of each user
 	records       int
 }
 
@@ -193,7 +194,7 @@ func NewCollector(sourceName, where string, f *Fields) *Collector {
 
 // Add builds the user of the record named id (a DN, a user id) whose
 // attributes get returns; groups gives its target groups and is called
-// only for a good record.
+// only for a good record (nil: none yet, see AttachGroups).
 func (c *Collector) Add(id string, get func(attr string) string, groups func() []string) {
 	c.records++
 	u, defaulted, probs := c.fields.User(get)
@@ -209,9 +210,19 @@ func (c *Collector) Add(id string, get func(attr string) string, groups func() [
 		return
 	}
 	c.seen[u.Key()] = id
-	u.Groups = groups()
+	if groups != nil {
+		u.Groups = groups()
+	}
+	c.ids = append(c.ids, id)
 	c.res.Users = append(c.res.Users, u)
 	c.res.Defaulted = append(c.res.Defaulted, defaulted)
+}
+
+// AttachGroups gives each user collected the groups of its record's id.
+func (c *Collector) AttachGroups(byID map[string][]string) {
+	for i, id := range c.ids {
+		c.res.Users[i].Groups = byID[id]
+	}
 }
 
 // Records returns how many records were added, good or bad.
