@@ -2,7 +2,6 @@ package entra
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -37,7 +36,7 @@ var eventual = http.Header{"Consistencylevel": {"eventual"}}
 func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, hdr http.Header, fn func(*T)) error {
 	return c.Walk(ctx, path+"?"+q.Encode(), hdr, func(resp *http.Response) (string, error) {
 		var p page[T]
-		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		if err := restapi.Decode(resp.Body, &p); err != nil {
 			return "", err
 		}
 		for i := range p.Value {

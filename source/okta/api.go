@@ -2,7 +2,6 @@ package okta
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,7 +25,7 @@ type api struct {
 func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, fn func(*T)) error {
 	return c.Walk(ctx, path+"?"+q.Encode(), nil, func(resp *http.Response) (string, error) {
 		var items []T
-		if err := json.NewDecoder(resp.Body).Decode(&items); err != nil {
+		if err := restapi.Decode(resp.Body, &items); err != nil {
 			return "", err
 		}
 		for i := range items {

@@ -18,7 +18,7 @@ func (g *Group) object() object {
 	return object{"id": g.ID, "type": "OKTA_GROUP", "profile": map[string]any{"name": g.Name}}
 }
 
-func (s *Server) userObjects() []object {
+func (s *Server) userObjects(string) []object {
 	out := make([]object, 0, len(s.org.Users))
 	for i := range s.org.Users {
 		out = append(out, s.org.Users[i].object())
@@ -26,7 +26,7 @@ func (s *Server) userObjects() []object {
 	return out
 }
 
-func (s *Server) groupObjects() []object {
+func (s *Server) groupObjects(string) []object {
 	out := make([]object, 0, len(s.org.Groups))
 	for i := range s.org.Groups {
 		out = append(out, s.org.Groups[i].object())
@@ -51,18 +51,21 @@ func (s *Server) groupUsers(w http.ResponseWriter, r *http.Request, id string) {
 		oktaError(w, http.StatusNotFound, "E0000007", "Not found: Resource not found: "+id+" (UserGroup)")
 		return
 	}
-	var objs []object
-	for _, m := range g.Members {
-		if u, ok := s.users[m]; ok {
-			objs = append(objs, u.object())
+	s.list(w, r, func(string) []object {
+		var objs []object
+		for _, m := range g.Members {
+			if u, ok := s.users[m]; ok {
+				objs = append(objs, u.object())
+			}
 		}
-	}
-	s.list(w, r, objs, 1000)
+		return objs
+	}, 1000)
 }
 
-// list answers one page of objs after search, linking the next page.
-// Users without a search are those not DEPROVISIONED, as in Okta.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, objs []object, maxLimit int) {
+// list answers one page of the objects all returns, after search, linking
+// the next page. Users without a search are those not DEPROVISIONED, as in
+// Okta.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, all func(string) []object, maxLimit int) {
 	q := r.URL.Query()
 	limit, err := fakeapi.Size(r, "limit", maxLimit, maxLimit)
 	if err != nil {
@@ -73,13 +76,10 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, objs []object, max
 	if expr == "" && r.URL.Path == "/api/v1/users" {
 		expr = `status ne "DEPROVISIONED"`
 	}
-	if expr != "" {
-		match, err := parseSearch(expr)
-		if err != nil {
-			oktaError(w, http.StatusBadRequest, "E0000031", "Invalid search: "+err.Error())
-			return
-		}
-		objs = keep(objs, match)
+	objs, err := s.listing(r.URL.Path, expr, all)
+	if err != nil {
+		oktaError(w, http.StatusBadRequest, "E0000031", "Invalid search: "+err.Error())
+		return
 	}
 	start, end, next, err := fakeapi.Page(r, "after", len(objs), limit)
 	if err != nil {
@@ -96,12 +96,28 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, objs []object, max
 
 func selfURL(r *http.Request) string { return "http://" + r.Host + r.URL.RequestURI() }
 
-func keep(objs []object, match func(object) bool) []object {
-	var out []object
-	for _, o := range objs {
-		if match(o) {
-			out = append(out, o)
-		}
+// listing returns the objects of path that match expr, computed once.
+func (s *Server) listing(path, expr string, all func(string) []object) ([]object, error) {
+	key := path + "?" + expr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if objs, ok := s.lists[key]; ok {
+		return objs, nil
 	}
-	return out
+	objs := all(path)
+	if expr != "" {
+		match, err := parseSearch(expr)
+		if err != nil {
+			return nil, err
+		}
+		var kept []object
+		for _, o := range objs {
+			if match(o) {
+				kept = append(kept, o)
+			}
+		}
+		objs = kept
+	}
+	s.lists[key] = objs
+	return objs, nil
 }

@@ -75,11 +75,14 @@ type Server struct {
 	mu     sync.Mutex
 	window int64 // the current window (Unix second)
 	used   int   // requests in it
+	// lists caches each listing after its search (the org does not
+	// change), by path and search expression.
+	lists map[string][]object
 }
 
 // Start serves org on a loopback port until Close.
 func Start(org Org, o Options) *Server {
-	s := &Server{org: org, opts: o, users: map[string]*User{}, groups: map[string]*Group{}}
+	s := &Server{org: org, opts: o, users: map[string]*User{}, groups: map[string]*Group{}, lists: map[string][]object{}}
 	for i := range org.Users {
 		s.users[org.Users[i].ID] = &org.Users[i]
 	}
@@ -172,9 +175,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodGet:
 		oktaError(w, http.StatusMethodNotAllowed, "E0000022", "The endpoint does not support the provided HTTP method")
 	case len(parts) == 1 && parts[0] == "users":
-		s.list(w, r, s.userObjects(), 200)
+		s.list(w, r, s.userObjects, 200)
 	case len(parts) == 1 && parts[0] == "groups":
-		s.list(w, r, s.groupObjects(), 10000)
+		s.list(w, r, s.groupObjects, 10000)
 	case len(parts) == 2 && parts[0] == "groups":
 		s.getGroup(w, parts[1])
 	case len(parts) == 3 && parts[0] == "groups" && parts[2] == "users":
