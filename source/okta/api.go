@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -23,15 +24,15 @@ type api struct {
 // walk reads every item of a listing, calling fn for each; pages follow
 // the Link header's rel="next".
 func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, fn func(*T)) error {
-	return c.Walk(ctx, path+"?"+q.Encode(), nil, func(resp *http.Response) (string, error) {
+	return c.WalkLinked(ctx, path+"?"+q.Encode(), nil, func(r io.Reader) error {
 		var items []T
-		if err := restapi.Decode(resp.Body, &items); err != nil {
-			return "", err
+		if err := restapi.Decode(r, &items); err != nil {
+			return err
 		}
 		for i := range items {
 			fn(&items[i])
 		}
-		return restapi.NextLink(resp.Header), nil
+		return nil
 	})
 }
 

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,19 +26,78 @@ type Page func(resp *http.Response) (next string, err error)
 func (c *Client) Walk(ctx context.Context, first string, hdr http.Header, page Page) error {
 	seen := map[string]bool{}
 	for u := first; u != ""; {
-		abs, err := c.resolve(u)
+		abs, err := c.resolveNew(u, seen)
 		if err != nil {
 			return err
 		}
-		if seen[abs] {
-			return fmt.Errorf("GET %s: the API sent this page's own address as the next page's: stopping", pathOf(abs))
-		}
-		seen[abs] = true
-		if u, err = c.page(ctx, abs, hdr, page); err != nil {
+		resp, err := c.fetch(ctx, abs, hdr)
+		if err != nil {
 			return err
+		}
+		u, err = page(resp)
+		resp.Body.Close()
+		if err != nil {
+			return fmt.Errorf("GET %s: reading the answer: %w", pathOf(abs), err)
 		}
 	}
 	return nil
+}
+
+// WalkLinked is Walk for an API whose next page is named by the Link
+// header (rel="next"): the next page is requested while this one is
+// decoded, so that the server and the decoding work at the same time.
+func (c *Client) WalkLinked(ctx context.Context, first string, hdr http.Header, decode func(io.Reader) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	seen := map[string]bool{}
+	start := func(u string) (<-chan body, error) {
+		abs, err := c.resolveNew(u, seen)
+		if err != nil {
+			return nil, err
+		}
+		ch := make(chan body, 1)
+		go func() { ch <- c.fetchBody(ctx, abs, hdr) }()
+		return ch, nil
+	}
+	pending, err := start(first)
+	for err == nil && pending != nil {
+		cur := <-pending
+		if cur.err != nil {
+			return cur.err
+		}
+		pending = nil
+		if next := NextLink(cur.header); next != "" {
+			if pending, err = start(next); err != nil {
+				return err
+			}
+		}
+		if err := decode(bytes.NewReader(cur.data)); err != nil {
+			return fmt.Errorf("GET %s: reading the answer: %w", pathOf(cur.abs), err)
+		}
+	}
+	return err
+}
+
+// body is one page read whole.
+type body struct {
+	abs    string
+	header http.Header
+	data   []byte
+	err    error
+}
+
+// fetchBody gets the page at abs and reads it whole.
+func (c *Client) fetchBody(ctx context.Context, abs string, hdr http.Header) body {
+	resp, err := c.fetch(ctx, abs, hdr)
+	if err != nil {
+		return body{err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return body{err: fmt.Errorf("GET %s: reading the answer: %w", pathOf(abs), err)}
+	}
+	return body{abs: abs, header: resp.Header, data: data}
 }
 
 // GetJSON gets one document and decodes it into v.
@@ -53,14 +113,14 @@ func (c *Client) GetJSON(ctx context.Context, path string, hdr http.Header, v an
 // is most of a source's own time. Unknown members are ignored.
 func Decode(r io.Reader, v any) error { return jsonv2.UnmarshalRead(r, v) }
 
-// page gets one page and decodes it.
-func (c *Client) page(ctx context.Context, abs string, hdr http.Header, page Page) (string, error) {
+// fetch gets the page at abs; any answer but 200 OK is an error.
+func (c *Client) fetch(ctx context.Context, abs string, hdr http.Header) (*http.Response, error) {
 	if err := c.wait(ctx); err != nil {
-		return "", err
+		return nil, err
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, abs, nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for k, v := range hdr {
 		req.Header[k] = v
@@ -68,17 +128,26 @@ func (c *Client) page(ctx context.Context, abs string, hdr http.Header, page Pag
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("GET %s: %w", pathOf(abs), unwrapURL(err))
+		return nil, fmt.Errorf("GET %s: %w", pathOf(abs), unwrapURL(err))
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", newStatusError(resp)
+		defer resp.Body.Close()
+		return nil, newStatusError(resp)
 	}
-	next, err := page(resp)
+	return resp, nil
+}
+
+// resolveNew resolves u (see resolve) and fails when a walk has seen it.
+func (c *Client) resolveNew(u string, seen map[string]bool) (string, error) {
+	abs, err := c.resolve(u)
 	if err != nil {
-		return "", fmt.Errorf("GET %s: reading the answer: %w", pathOf(abs), err)
+		return "", err
 	}
-	return next, nil
+	if seen[abs] {
+		return "", fmt.Errorf("GET %s: the API sent this page's own address as the next page's: stopping", pathOf(abs))
+	}
+	seen[abs] = true
+	return abs, nil
 }
 
 // resolve makes u absolute against the base URL and checks that it stays
@@ -197,7 +266,9 @@ func hasToken(list, tok string) bool {
 // JSON text, anything missing or null "".
 func Attr(obj map[string]any, path string) string {
 	var v any = obj
-	for _, key := range strings.Split(path, ".") {
+	for more := true; more; {
+		var key string
+		key, path, more = strings.Cut(path, ".")
 		m, ok := v.(map[string]any)
 		if !ok {
 			return ""

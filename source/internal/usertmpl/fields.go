@@ -9,6 +9,7 @@ package usertmpl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -182,9 +183,15 @@ type Collector struct {
 	fields        *Fields
 	seen          map[string]string // user key -> record that gave it
 	res           source.Result
-	ids           []string // the record of each user
-	records       int
+	// users are collected in chunks of chunkSize, joined once by Result:
+	// growing one slice of a hundred thousand users copies it again and
+	// again.
+	users   [][]reconcile.User
+	ids     []string // the record of each user
+	records int
 }
+
+const chunkSize = 4096
 
 // NewCollector returns a Collector for the named source reading from
 // where (a server or API URL, for problems).
@@ -214,14 +221,18 @@ func (c *Collector) Add(id string, get func(attr string) string, groups func() [
 		u.Groups = groups()
 	}
 	c.ids = append(c.ids, id)
-	c.res.Users = append(c.res.Users, u)
+	if n := len(c.users); n == 0 || len(c.users[n-1]) == chunkSize {
+		c.users = append(c.users, make([]reconcile.User, 0, chunkSize))
+	}
+	last := &c.users[len(c.users)-1]
+	*last = append(*last, u)
 	c.res.Defaulted = append(c.res.Defaulted, defaulted)
 }
 
 // AttachGroups gives each user collected the groups of its record's id.
 func (c *Collector) AttachGroups(byID map[string][]string) {
 	for i, id := range c.ids {
-		c.res.Users[i].Groups = byID[id]
+		c.users[i/chunkSize][i%chunkSize].Groups = byID[id]
 	}
 }
 
@@ -229,4 +240,7 @@ func (c *Collector) AttachGroups(byID map[string][]string) {
 func (c *Collector) Records() int { return c.records }
 
 // Result returns the users and problems collected.
-func (c *Collector) Result() *source.Result { return &c.res }
+func (c *Collector) Result() *source.Result {
+	c.res.Users = slices.Concat(c.users...)
+	return &c.res
+}
