@@ -1,7 +1,6 @@
 package entra_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,11 +8,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
-	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 )
 
 // Benchmark scale: the figure.
@@ -36,24 +34,14 @@ func benchTenant(b *testing.B, o entrafake.Options) (*entrafake.Server, entra.Co
 	return s, cfg
 }
 
-// readSource reads cfg with a rule mapping every group to a target of
-// the same name, checking the result.
+// readSource reads cfg with the rule that maps every group to a target
+// of the same name, checking the result.
 func readSource(b *testing.B, cfg entra.Config) {
-	m, err := mapping.New([]mapping.Rule{{Pattern: "(group.*)", Targets: []string{"$1"}}})
+	src, err := entra.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, err := entra.Open("bench", cfg, m, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := src.Read(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(res.Users) != benchUsers || len(res.Users[benchUsers-1].Groups) != benchPerUser {
-		b.Fatalf("read %d users", len(res.Users))
-	}
+	sourcetest.ReadN(b, src, benchUsers, benchPerUser)
 }
 
 // rawPaging makes the same requests as the source with plain net/http:
@@ -107,24 +95,7 @@ func rawPaging(b *testing.B, s *entrafake.Server) {
 // raw-ms/op, and their ratio.
 func BenchmarkRead100k(b *testing.B) {
 	s, cfg := benchTenant(b, entrafake.Options{})
-	var raw, src time.Duration
-	for i := 0; b.Loop(); i++ {
-		t := time.Now()
-		rawPaging(b, s)
-		raw += time.Since(t)
-		t = time.Now()
-		readSource(b, cfg)
-		src += time.Since(t)
-	}
-	reportRatio(b, raw, src)
-}
-
-// reportRatio reports the mean raw and source times and their ratio.
-func reportRatio(b *testing.B, raw, src time.Duration) {
-	n := float64(b.N)
-	b.ReportMetric(raw.Seconds()*1000/n, "raw-ms/op")
-	b.ReportMetric(src.Seconds()*1000/n, "source-ms/op")
-	b.ReportMetric(src.Seconds()/raw.Seconds(), "source/raw")
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg) })
 }
 
 // BenchmarkRead100kThrottled is the same read with the fake answering

@@ -16,7 +16,6 @@
 package entra
 
 import (
-	"context"
 	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/x509"
@@ -32,7 +31,6 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
-	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -50,29 +48,15 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 		return nil, source.FieldErrors(errs)
 	}
 	cfg.applyDefaults()
-	f, err := usertmpl.Parse(cfg.Users.spec(), defaultTemplates, "users.")
-	if err != nil {
-		return nil, err
-	}
 	s := &Source{cfg: cfg}
-	s.Source = clouddir.NewSource(name, f, m, log, func(ctx context.Context, retry restapi.Options) (*restapi.Client, clouddir.Directory, error) {
-		c, err := s.client(ctx, retry)
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, &graph{c: c, cfg: &s.cfg, attrs: selectOf(f.Attributes())}, nil
-	}, withHint)
-	return s, nil
-}
-
-// client signs in with the configured credential.
-func (s *Source) client(ctx context.Context, opts restapi.Options) (*restapi.Client, error) {
-	auth, err := s.auth()
-	if err != nil {
-		return nil, err
-	}
-	opts.BaseURL, opts.Auth, opts.Timeout = s.cfg.GraphURL, auth, s.cfg.Timeout
-	return restapi.New(ctx, opts)
+	var err error
+	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
+		BaseURL: cfg.GraphURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: withHint,
+		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
+			return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}
+		},
+	})
+	return s, err
 }
 
 // auth loads the credential: a client secret or a certificate.

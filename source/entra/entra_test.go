@@ -20,15 +20,11 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// rules map the demo tenant's groups by display name.
-var rules = []mapping.Rule{
-	{Directory: "Engineering Staff", Targets: []string{"Engineering"}},
-	{Directory: "Design", Targets: []string{"Design"}},
-	{Directory: "Marketing", Targets: []string{"Marketing"}},
-}
+var rules = sourcetest.DemoRules()
 
 // config returns a configuration for the fake s, signing in with the demo
 // secret from an environment variable.
@@ -40,30 +36,15 @@ func config(t *testing.T, s *entrafake.Server) entra.Config {
 
 func read(t *testing.T, cfg entra.Config, rules []mapping.Rule, callerChecks bool) (*source.Result, error) {
 	t.Helper()
-	m, err := mapping.New(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := entra.Open("entra-test", cfg, m, nil)
+	src, err := entra.Open("entra-test", cfg, sourcetest.Mapper(t, rules), nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	src.SetWaits(time.Millisecond, 10*time.Millisecond)
+	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
 	if callerChecks {
 		src.CallerChecksGroups()
 	}
 	return src.Read(context.Background())
-}
-
-// groupsOf returns each user's groups by email.
-func groupsOf(res *source.Result) map[string][]string {
-	out := map[string][]string{}
-	for _, u := range res.Users {
-		g := slices.Clone(u.Groups)
-		slices.Sort(g)
-		out[u.Email] = g
-	}
-	return out
 }
 
 func startDemo(t *testing.T, o entrafake.Options) *entrafake.Server {
@@ -78,7 +59,7 @@ func TestReadNestedGroupsAndDisabledUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := groupsOf(res)
+	got := sourcetest.GroupsByEmail(res.Users)
 	want := map[string][]string{
 		"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
 		"carol@example.com": {"Design", "Marketing"}, "dave@example.com": {"Design", "Engineering"}, // Engineering through Platform Team
@@ -109,7 +90,7 @@ func TestIncludeDisabledAndDirectMembersOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := groupsOf(res)
+	got := sourcetest.GroupsByEmail(res.Users)
 	if !slices.Equal(got["gina@example.com"], []string{"Engineering"}) {
 		t.Errorf("disabled gina: %v, want her with Engineering", got["gina@example.com"])
 	}
@@ -127,7 +108,7 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := groupsOf(res); len(got) != 6 || !slices.Equal(got["erin@example.com"], []string{"All Marketing"}) {
+	if got := sourcetest.GroupsByEmail(res.Users); len(got) != 6 || !slices.Equal(got["erin@example.com"], []string{"All Marketing"}) {
 		t.Errorf("users %v", got)
 	}
 	if st := s.Stats(); st.Requests < 5 {
@@ -138,7 +119,7 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := groupsOf(res); len(got) != 2 { // alice and dave; gina is disabled
+	if got := sourcetest.GroupsByEmail(res.Users); len(got) != 2 { // alice and dave; gina is disabled
 		t.Errorf("users with usageLocation US: %v", got)
 	}
 	cfg.Users.Filter = "usageLocation eq 'ZZ'"
@@ -209,7 +190,7 @@ func TestMissingGroup(t *testing.T) {
 	}
 	res, err = read(t, cfg, []mapping.Rule{{Directory: "g-design", Targets: []string{"Design"}}}, false)
 	if err == nil { // g-design is an id but not a GUID: looked up as a name
-		t.Errorf("a non-GUID id as a display name: %v", groupsOf(res))
+		t.Errorf("a non-GUID id as a display name: %v", sourcetest.GroupsByEmail(res.Users))
 	}
 }
 

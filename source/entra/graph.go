@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,18 +161,9 @@ func selectOf(attrs []string) []string {
 	out := []string{"id", "accountEnabled"}
 	for _, a := range attrs {
 		top, _, _ := strings.Cut(a, ".")
-		if !containsFold(out, top) {
+		if !slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, top) }) {
 			out = append(out, top)
 		}
 	}
 	return out
-}
-
-func containsFold(ss []string, s string) bool {
-	for _, x := range ss {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,15 +1,13 @@
 package okta_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"testing"
-	"time"
 
-	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
@@ -31,24 +29,14 @@ func benchOrg(b *testing.B, o oktafake.Options) (*oktafake.Server, okta.Config) 
 	return s, cfg
 }
 
-// readSource reads cfg with a rule mapping every group to a target of
-// the same name, checking the result.
+// readSource reads cfg with the rule that maps every group to a target
+// of the same name, checking the result.
 func readSource(b *testing.B, cfg okta.Config) {
-	m, err := mapping.New([]mapping.Rule{{Pattern: "(group.*)", Targets: []string{"$1"}}})
+	src, err := okta.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, err := okta.Open("bench", cfg, m, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := src.Read(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(res.Users) != benchUsers || len(res.Users[benchUsers-1].Groups) != benchPerUser {
-		b.Fatalf("read %d users", len(res.Users))
-	}
+	sourcetest.ReadN(b, src, benchUsers, benchPerUser)
 }
 
 // rawPaging makes the same requests as the source with plain net/http,
@@ -89,19 +77,7 @@ func nextLink(h string) string {
 // same requests with plain net/http (rawPaging).
 func BenchmarkRead100k(b *testing.B) {
 	s, cfg := benchOrg(b, oktafake.Options{})
-	var raw, src time.Duration
-	for b.Loop() {
-		t := time.Now()
-		rawPaging(b, s)
-		raw += time.Since(t)
-		t = time.Now()
-		readSource(b, cfg)
-		src += time.Since(t)
-	}
-	n := float64(b.N)
-	b.ReportMetric(raw.Seconds()*1000/n, "raw-ms/op")
-	b.ReportMetric(src.Seconds()*1000/n, "source-ms/op")
-	b.ReportMetric(src.Seconds()/raw.Seconds(), "source/raw")
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg) })
 }
 
 // BenchmarkRead100kRateLimited is the same read with the fake allowing

@@ -14,7 +14,6 @@
 package okta
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -24,7 +23,6 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
-	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -42,31 +40,16 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 		return nil, source.FieldErrors(errs)
 	}
 	cfg.applyDefaults()
-	f, err := usertmpl.Parse(cfg.Users.spec(), defaultTemplates, "users.")
-	if err != nil {
-		return nil, err
-	}
 	s := &Source{cfg: cfg}
-	s.Source = clouddir.NewSource(name, f, m, log, func(ctx context.Context, retry restapi.Options) (*restapi.Client, clouddir.Directory, error) {
-		c, err := s.client(ctx, retry)
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, &api{c: c, cfg: &s.cfg}, nil
-	}, withHint)
-	return s, nil
+	var err error
+	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
+		BaseURL: cfg.OrgURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: withHint,
+		Directory: func(c *restapi.Client, _ []string) clouddir.Directory { return &api{c: c, cfg: &s.cfg} },
+	})
+	return s, err
 }
 
-// client signs in with the API token or the private key.
-func (s *Source) client(ctx context.Context, opts restapi.Options) (*restapi.Client, error) {
-	auth, err := s.auth()
-	if err != nil {
-		return nil, err
-	}
-	opts.BaseURL, opts.Auth, opts.Timeout = s.cfg.OrgURL, auth, s.cfg.Timeout
-	return restapi.New(ctx, opts)
-}
-
+// auth loads the API token or the private key.
 func (s *Source) auth() (restapi.Auth, error) {
 	if s.cfg.APIToken.IsSet() {
 		v, err := s.cfg.APIToken.Load()

@@ -16,16 +16,13 @@ import (
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
 
-var rules = []mapping.Rule{
-	{Directory: "Engineering Staff", Targets: []string{"Engineering"}},
-	{Directory: "Design", Targets: []string{"Design"}},
-	{Directory: "Marketing", Targets: []string{"Marketing"}},
-}
+var rules = sourcetest.DemoRules()
 
 func config(t *testing.T, s *oktafake.Server) okta.Config {
 	t.Setenv("OKTA_TEST_TOKEN", oktafake.DemoToken)
@@ -34,15 +31,11 @@ func config(t *testing.T, s *oktafake.Server) okta.Config {
 
 func open(t *testing.T, cfg okta.Config, rules []mapping.Rule) *okta.Source {
 	t.Helper()
-	m, err := mapping.New(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := okta.Open("okta-test", cfg, m, nil)
+	src, err := okta.Open("okta-test", cfg, sourcetest.Mapper(t, rules), nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	src.SetWaits(time.Millisecond, 10*time.Millisecond)
+	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
 	return src
 }
 
@@ -57,23 +50,13 @@ func startDemo(t *testing.T, o oktafake.Options) *oktafake.Server {
 	return s
 }
 
-func byEmail(res *source.Result) map[string][]string {
-	out := map[string][]string{}
-	for _, u := range res.Users {
-		g := slices.Clone(u.Groups)
-		slices.Sort(g)
-		out[u.Email] = g
-	}
-	return out
-}
-
 func TestReadActiveUsers(t *testing.T) {
 	s := startDemo(t, oktafake.Options{})
 	res, err := read(t, config(t, s), rules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byEmail(res)
+	got := sourcetest.GroupsByEmail(res.Users)
 	want := map[string][]string{"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
 		"carol@example.com": {"Design", "Marketing"}, "dave@example.com": {"Design", "Engineering"}, "erin@example.com": {"Marketing"}}
 	if len(got) != len(want) {
@@ -100,7 +83,7 @@ func TestStatusesSearchPagingAndPatterns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byEmail(res)
+	got := sourcetest.GroupsByEmail(res.Users)
 	if _, ok := got["frank@example.com"]; !ok || len(got) != 6 || !slices.Equal(got["carol@example.com"], []string{"All Marketing"}) {
 		t.Errorf("users %v", got)
 	}
@@ -204,7 +187,7 @@ func TestMissingGroupAndMergeWithCSV(t *testing.T) {
 		t.Fatalf("CheckGroups: %v, %v", accepted, err)
 	}
 	users, problems := source.Merge(results)
-	got := byEmail(&source.Result{Users: users})
+	got := sourcetest.GroupsByEmail(users)
 	if len(problems) != 0 || len(got) != 6 || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing", "Sales"}) {
 		t.Errorf("merged %v, problems %v", got, problems)
 	}

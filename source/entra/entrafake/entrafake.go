@@ -11,7 +11,6 @@ package entrafake
 
 import (
 	"crypto/x509"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -129,13 +128,7 @@ func (s *Server) Stats() fakeapi.Stats { return s.gate.Stats() }
 
 // graphError writes Microsoft Graph's error answer.
 func graphError(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	fakeapi.WriteJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
 }
 
 // graph serves the Graph calls of an authorized request.

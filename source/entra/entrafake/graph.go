@@ -41,7 +41,7 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
 		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist or one of its queried reference-property objects are not present.")
 		return
 	}
-	writeJSON(w, http.StatusOK, selected(g.object(), r.URL.Query().Get("$select")))
+	fakeapi.WriteJSON(w, http.StatusOK, selected(g.object(), r.URL.Query().Get("$select")))
 }
 
 // listMembers serves GET /groups/{id}/members and transitiveMembers.
@@ -124,7 +124,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, objs []object
 	if q.Get("$count") == "true" {
 		body["@odata.count"] = len(objs)
 	}
-	writeJSON(w, http.StatusOK, body)
+	fakeapi.WriteJSON(w, http.StatusOK, body)
 }
 
 // selected returns the properties of o that sel ($select) names, with id

@@ -8,46 +8,41 @@ import (
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
 
-// oauthError writes the identity platform's error answer.
-func oauthError(w http.ResponseWriter, status int, code, desc string) {
-	writeJSON(w, status, map[string]string{"error": code, "error_description": desc})
-}
-
 // token serves POST /{tenant}/oauth2/v2.0/token: the client credentials
 // grant with client_secret or a client_assertion.
 func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 	if r.Method != http.MethodPost {
-		oauthError(w, http.StatusMethodNotAllowed, "invalid_request", "AADSTS900561: The endpoint only accepts POST requests.")
+		fakeapi.OAuthError(w, http.StatusMethodNotAllowed, "invalid_request", "AADSTS900561: The endpoint only accepts POST requests.")
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "AADSTS900144: The request body must contain a form.")
+		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_request", "AADSTS900144: The request body must contain a form.")
 		return
 	}
 	f := r.PostForm
 	if tenant != s.tenant.ID {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "AADSTS90002: Tenant '"+tenant+"' not found.")
+		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_request", "AADSTS90002: Tenant '"+tenant+"' not found.")
 		return
 	}
 	if f.Get("grant_type") != "client_credentials" {
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.")
+		fakeapi.OAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.")
 		return
 	}
 	app := s.app(f.Get("client_id"))
 	if app == nil {
-		oauthError(w, http.StatusBadRequest, "unauthorized_client", "AADSTS700016: Application with identifier '"+f.Get("client_id")+"' was not found in the directory.")
+		fakeapi.OAuthError(w, http.StatusBadRequest, "unauthorized_client", "AADSTS700016: Application with identifier '"+f.Get("client_id")+"' was not found in the directory.")
 		return
 	}
 	if !strings.HasSuffix(f.Get("scope"), "/.default") {
-		oauthError(w, http.StatusBadRequest, "invalid_scope", "AADSTS1002012: The provided value for scope is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier.")
+		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_scope", "AADSTS1002012: The provided value for scope is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier.")
 		return
 	}
 	if code, desc := s.checkCredential(r, app); code != "" {
-		oauthError(w, http.StatusUnauthorized, code, desc)
+		fakeapi.OAuthError(w, http.StatusUnauthorized, code, desc)
 		return
 	}
 	tok, life := s.tokens.Issue()
-	writeJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok})
 }
 
 func (s *Server) app(clientID string) *App {

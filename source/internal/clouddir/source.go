@@ -18,27 +18,54 @@ import (
 type Source struct {
 	opts Options
 	log  *zap.Logger
+	api  API
 	// Retry holds the client's waits and retries (tests shorten them).
 	Retry restapi.Options
-	// connect returns the signed-in client and the directory over it.
-	connect func(ctx context.Context, retry restapi.Options) (*restapi.Client, Directory, error)
-	// hint adds what to do to an error of the API.
-	hint func(error) error
 }
 
-// NewSource returns a source named name that builds users with fields and
-// maps groups with m (nil: no mapping). connect signs in; hint (may be
-// nil) adds advice to errors.
-func NewSource(name string, fields usertmpl.Fields, m *mapping.Mapper, log *zap.Logger,
-	connect func(context.Context, restapi.Options) (*restapi.Client, Directory, error), hint func(error) error) *Source {
+// API is what a cloud source says about its API.
+type API struct {
+	BaseURL string
+	Timeout time.Duration
+	// Auth loads the credential (read at each Read).
+	Auth func() (restapi.Auth, error)
+	// Directory returns the directory over a signed-in client; attrs are
+	// the user attributes the templates name.
+	Directory func(c *restapi.Client, attrs []string) Directory
+	// Hint, if set, adds what to do to an error of the read.
+	Hint func(error) error
+}
+
+// NewSource returns a source named name that builds users by spec (with
+// the source's default templates) and maps groups with m (nil: no
+// mapping). spec must have passed Validate.
+func NewSource(name string, spec, defaults usertmpl.Spec, m *mapping.Mapper, log *zap.Logger, api API) (*Source, error) {
+	fields, err := usertmpl.Parse(spec, defaults, "users.")
+	if err != nil {
+		return nil, err
+	}
 	if log == nil {
 		log = zap.NewNop()
 	}
 	log = log.With(zap.String("source", name))
-	s := &Source{opts: Options{Name: name, Mapper: m}, log: log, connect: connect, hint: hint}
-	s.opts.Fields = &fields
+	s := &Source{opts: Options{Name: name, Mapper: m, Fields: &fields}, log: log, api: api}
 	s.Retry.Log = log
-	return s
+	return s, nil
+}
+
+// connect signs in and returns the client and the directory over it.
+func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error) {
+	auth, err := s.api.Auth()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := s.Retry
+	opts.BaseURL, opts.Auth, opts.Timeout = s.api.BaseURL, auth, s.api.Timeout
+	c, err := restapi.New(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, s.api.Directory(c, s.opts.Fields.Attributes()), nil
 }
 
 // Name returns the source's name.
@@ -57,7 +84,7 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the token source
-	c, dir, err := s.connect(ctx, s.Retry)
+	c, dir, err := s.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +93,8 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 	}
 	res, err := Read(ctx, dir, s.opts)
 	if err != nil {
-		if s.hint != nil {
-			err = s.hint(err)
+		if s.api.Hint != nil {
+			err = s.api.Hint(err)
 		}
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -172,4 +173,17 @@ func Size(r *http.Request, param string, def, max int) (int, error) {
 		return 0, fmt.Errorf("%s must be between 1 and %d", param, max)
 	}
 	return n, nil
+}
+
+// WriteJSON writes v as the JSON answer with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// OAuthError writes an OAuth 2.0 token endpoint's error answer (RFC 6749
+// section 5.2).
+func OAuthError(w http.ResponseWriter, status int, code, desc string) {
+	WriteJSON(w, status, map[string]string{"error": code, "error_description": desc})
 }

@@ -95,21 +95,12 @@ func (f *Fields) Attributes() []string {
 	var attrs []string
 	for _, t := range []Template{f.email, f.username, f.domain, f.firstName, f.lastName, f.country, f.typ} {
 		for _, a := range t.Attributes() {
-			if !containsFold(attrs, a) {
+			if !slices.ContainsFunc(attrs, func(x string) bool { return strings.EqualFold(x, a) }) {
 				attrs = append(attrs, a)
 			}
 		}
 	}
 	return attrs
-}
-
-func containsFold(ss []string, s string) bool {
-	for _, x := range ss {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // Problem is one bad field of a record.

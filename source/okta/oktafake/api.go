@@ -41,7 +41,7 @@ func (s *Server) getGroup(w http.ResponseWriter, id string) {
 		oktaError(w, http.StatusNotFound, "E0000007", "Not found: Resource not found: "+id+" (UserGroup)")
 		return
 	}
-	writeJSON(w, http.StatusOK, g.object())
+	fakeapi.WriteJSON(w, http.StatusOK, g.object())
 }
 
 // groupUsers serves GET /api/v1/groups/{id}/users.
@@ -91,7 +91,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, all func(string) [
 		links = append(links, `<`+next+`>; rel="next"`)
 	}
 	w.Header().Set("Link", strings.Join(links, ", "))
-	writeJSON(w, http.StatusOK, objs[start:end])
+	fakeapi.WriteJSON(w, http.StatusOK, objs[start:end])
 }
 
 func selfURL(r *http.Request) string { return "http://" + r.Host + r.URL.RequestURI() }

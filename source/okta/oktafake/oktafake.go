@@ -10,7 +10,6 @@ package oktafake
 
 import (
 	"crypto/rsa"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -117,13 +116,7 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) Stats() fakeapi.Stats { return s.gate.Stats() }
 
 func oktaError(w http.ResponseWriter, status int, code, summary string) {
-	writeJSON(w, status, map[string]any{"errorCode": code, "errorSummary": summary, "errorCauses": []any{}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	fakeapi.WriteJSON(w, status, map[string]any{"errorCode": code, "errorSummary": summary, "errorCauses": []any{}})
 }
 
 // rateLimit sets the X-Rate-Limit-* headers and reports whether the
