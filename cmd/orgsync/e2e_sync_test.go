@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/target/umsim"
 )
@@ -210,7 +212,7 @@ func TestDemo(t *testing.T) {
 			if name == "ldap" {
 				ldaptest.RequireSlapd(t)
 			}
-			r := runBinary(t, nil, "demo", "--source", name)
+			r := runBinary(t, nil, "demo", "--source", name, "--log-level", "debug")
 			if r.code != exitOK {
 				t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
@@ -220,9 +222,15 @@ func TestDemo(t *testing.T) {
 					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
 				}
 			}
+			// At debug level too, no demo secret (the fakes' included) is printed.
+			for _, secret := range []string{entrafake.DemoSecret, oktafake.DemoToken, "demo-client-secret-not-a-real-secret"} {
+				if strings.Contains(r.stdout+r.stderr, secret) {
+					t.Errorf("the demo printed a secret (%.12s…)", secret)
+				}
+			}
 		})
 	}
-	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of csv, ldap, yaml") {
+	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of csv, entra, ldap, okta, yaml") {
 		t.Errorf("unknown demo source: exit %d\n%s", r.code, r.stderr)
 	}
 }
