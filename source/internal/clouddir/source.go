@@ -99,7 +99,7 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 		return nil, err
 	}
 	st := c.Stats()
-	s.log.Info("source read", zap.String("api", dir.Where()), zap.Int("users", len(res.Users)),
+	s.log.Info("cloud directory read", zap.String("api", dir.Where()), zap.Int("users", len(res.Users)),
 		zap.Int("leftOut", dir.LeftOut()), zap.Int("problems", len(res.Problems)),
 		zap.Int64("requests", st.Requests), zap.Int64("throttled", st.Throttled), zap.Duration("elapsed", time.Since(start)))
 	return res, nil
