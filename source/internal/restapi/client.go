@@ -116,7 +116,7 @@ func (c *Client) Authorize() error {
 
 // Stats are the counts of one client's requests.
 type Stats struct {
-	Requests  int64 // HTTP requests sent to the API, attempts included
+	Requests  int64 // HTTP requests sent (token requests and attempts included)
 	Throttled int64 // answers 429 or 503 (each retried after a wait)
 }
 
