@@ -137,3 +137,18 @@ func TestStatusErrorsAndRetries(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNextLink checks that any Link header parses without panicking and
+// that a next link found is the text between a "<" and a ">" of the
+// header.
+func FuzzNextLink(f *testing.F) {
+	for _, s := range []string{`<https://x/b>; rel="next"`, `<a>; rel="self", <b>; rel=next`, `<>; rel="next"`, `<x;rel=next`, `,,;;<>`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		next := NextLink(http.Header{"Link": {h}})
+		if next != "" && !strings.Contains(h, "<"+next+">") {
+			t.Fatalf("NextLink(%q) = %q, not a <target> of the header", h, next)
+		}
+	})
+}
