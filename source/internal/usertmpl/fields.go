@@ -14,6 +14,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/textenc"
 )
 
 // Spec is the user fields' templates and defaults as a source's users
@@ -128,6 +129,9 @@ func (f *Fields) User(get func(attr string) string) (reconcile.User, source.Defa
 		LastName:  expand(f.lastName, ""),
 		Country:   strings.ToUpper(expand(f.country, "")),
 	}
+	if probs := invalidText(&u); len(probs) > 0 {
+		return u, defaulted, probs // the other checks of these values would only repeat it
+	}
 	if u.Country == "" && f.defaultCountry != "" {
 		u.Country, defaulted = f.defaultCountry, source.DefaultedCountry
 	}
@@ -142,6 +146,37 @@ func (f *Fields) User(get func(attr string) string) (reconcile.User, source.Defa
 		u.Type = t
 	}
 	return u, defaulted, append(probs, f.check(&u)...)
+}
+
+// invalidText returns a problem for each value of u that is not UTF-8
+// (directory strings are UTF-8, so a directory holding other bytes has
+// stored them wrongly or the attribute is binary) and makes the value
+// valid.
+func invalidText(u *reconcile.User) []Problem {
+	var probs []Problem
+	for _, v := range []struct {
+		field string
+		v     *string
+	}{{"email", &u.Email}, {"username", &u.Username}, {"domain", &u.Domain}, {"firstname", &u.FirstName}, {"lastname", &u.LastName}, {"country", &u.Country}} {
+		if at := textenc.FirstInvalid(*v.v); at > 0 {
+			probs = append(probs, Problem{v.field, fmt.Sprintf(
+				"not UTF-8 (an invalid byte at character %d of the value): directory values are UTF-8; fix the attribute in the directory, or map the field from a text attribute", at)})
+			*v.v = strings.ToValidUTF8(*v.v, "\uFFFD")
+		}
+	}
+	return probs
+}
+
+// invalidGroups returns a problem for a target group that is not UTF-8: a
+// pattern rule made it from a directory group's name or DN that is not.
+func invalidGroups(groups []string) []Problem {
+	for _, g := range groups {
+		if at := textenc.FirstInvalid(g); at > 0 {
+			return []Problem{{"groups", fmt.Sprintf("the target group %q, which a pattern rule made from a directory group of the record, is not UTF-8 (an invalid byte at character %d): fix the group's name in the directory",
+				strings.ToValidUTF8(g, "\uFFFD"), at)}}
+		}
+	}
+	return nil
 }
 
 // check returns the problems of the fields of u other than its type.
@@ -191,11 +226,15 @@ func NewCollector(sourceName, where string, f *Fields) *Collector {
 }
 
 // Add builds the user of the record named id (a DN, a user id) whose
-// attributes get returns; groups gives its target groups and is called
-// only for a good record (nil: none yet, see AttachGroups).
+// attributes get returns; groups gives its target groups (nil: none yet,
+// see AttachGroups), which must be UTF-8.
 func (c *Collector) Add(id string, get func(attr string) string, groups func() []string) {
 	c.records++
 	u, defaulted, probs := c.fields.User(get)
+	if groups != nil {
+		u.Groups = groups()
+		probs = append(probs, invalidGroups(u.Groups)...)
+	}
 	if len(probs) == 0 {
 		if first, dup := c.seen[u.Key()]; dup {
 			probs = append(probs, Problem{"email", fmt.Sprintf("%s is also the user of %s; this record is skipped", u.Key(), first)})
@@ -208,9 +247,6 @@ func (c *Collector) Add(id string, get func(attr string) string, groups func() [
 		return
 	}
 	c.seen[u.Key()] = id
-	if groups != nil {
-		u.Groups = groups()
-	}
 	c.ids = append(c.ids, id)
 	if n := len(c.users); n == 0 || len(c.users[n-1]) == chunkSize {
 		c.users = append(c.users, make([]reconcile.User, 0, chunkSize))
