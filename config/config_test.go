@@ -123,21 +123,29 @@ logging: {format: xml}
 		"schedule.cron (line 27): runs every 30m0s",
 		"logging.format (line 28): ",
 	}
-	var got []string
-	for _, p := range cerr.Problems {
-		got = append(got, p.String())
-	}
-	for _, w := range want {
-		if !containsPrefix(got, w) {
-			t.Errorf("missing problem %q", w)
-		}
-	}
+	got := wantProblems(t, cerr, want)
 	if len(got) != len(want) {
 		t.Errorf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("the inline secret leaked into the error: %v", err)
 	}
+}
+
+// wantProblems reports each of want (a prefix) that no problem of cerr
+// has, and returns the problems.
+func wantProblems(t *testing.T, cerr *Error, want []string) []string {
+	t.Helper()
+	var got []string
+	for _, p := range cerr.Problems {
+		got = append(got, p.String())
+	}
+	for _, w := range want {
+		if !containsPrefix(got, w) {
+			t.Errorf("missing problem %q in:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	return got
 }
 
 func containsPrefix(list []string, prefix string) bool {
@@ -358,15 +366,7 @@ mapping:
 		"sources[1].okta.users.statuses[0] (line 15): \"GONE\" is not a user status",
 		"sources[2].entra.certificate.file (line 19): cannot read the secret file",
 	}
-	var got []string
-	for _, p := range cerr.Problems {
-		got = append(got, p.String())
-	}
-	for _, w := range want {
-		if !containsPrefix(got, w) {
-			t.Errorf("missing problem %q in:\n%s", w, strings.Join(got, "\n"))
-		}
-	}
+	wantProblems(t, cerr, want)
 	if strings.Contains(err.Error(), "inline-secret-value") {
 		t.Errorf("the inline secret leaked into the error: %v", err)
 	}
