@@ -94,8 +94,22 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: cleanhttp.DefaultPooledTransport()})
 	c.token = authErrors{src: opts.Auth.tokenSource(ctx, tokens.StandardClient()), where: opts.Auth.where()}
 	c.http = c.retrying(opts, &http.Client{Timeout: opts.Timeout,
-		Transport: &oauth2.Transport{Source: c.token, Base: cleanhttp.DefaultPooledTransport()}})
+		Transport: &oauth2.Transport{Source: c.token, Base: apiTransport()}})
 	return c, nil
+}
+
+// MaxConns is how many connections to the API a client keeps open: a
+// read runs up to five listings at once (users and four groups' members),
+// each with its next page requested while one is decoded.
+const MaxConns = 16
+
+// apiTransport is a pooled transport that keeps MaxConns connections:
+// the default keeps GOMAXPROCS+1, and a read with more listings at once
+// than that would open a new connection for most of its requests.
+func apiTransport() *http.Transport {
+	t := cleanhttp.DefaultPooledTransport()
+	t.MaxIdleConnsPerHost = MaxConns
+	return t
 }
 
 // retrying wraps hc with the retry policy.
