@@ -12,8 +12,8 @@ import (
 
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
-	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
+	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
