@@ -123,21 +123,29 @@ logging: {format: xml}
 		"schedule.cron (line 27): runs every 30m0s",
 		"logging.format (line 28): ",
 	}
-	var got []string
-	for _, p := range cerr.Problems {
-		got = append(got, p.String())
-	}
-	for _, w := range want {
-		if !containsPrefix(got, w) {
-			t.Errorf("missing problem %q", w)
-		}
-	}
+	got := wantProblems(t, cerr, want)
 	if len(got) != len(want) {
 		t.Errorf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("the inline secret leaked into the error: %v", err)
 	}
+}
+
+// wantProblems reports each of want (a prefix) that no problem of cerr
+// has, and returns the problems.
+func wantProblems(t *testing.T, cerr *Error, want []string) []string {
+	t.Helper()
+	var got []string
+	for _, p := range cerr.Problems {
+		got = append(got, p.String())
+	}
+	for _, w := range want {
+		if !containsPrefix(got, w) {
+			t.Errorf("missing problem %q in:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	return got
 }
 
 func containsPrefix(list []string, prefix string) bool {
@@ -316,5 +324,52 @@ func TestMaxRemovalsDefaultAndExplicitZero(t *testing.T) {
 		if cfg.Safety.MaxRemovals != tc.want {
 			t.Errorf("%q: maxRemovals = %+v, want %+v", tc.safety, cfg.Safety.MaxRemovals, tc.want)
 		}
+	}
+}
+
+// TestCloudSourcesProblemsWithLines: the entra and okta blocks are checked
+// like the others, every problem with its key path and line.
+func TestCloudSourcesProblemsWithLines(t *testing.T) {
+	const bad = `target:
+  orgId: 12AB@VendorOrg
+  baseURL: https://um.example.com
+  auth: {clientId: cid, clientSecret: {env: S}, technicalAccountId: t@techacct.example.com, privateKey: {env: K}}
+sources:
+  - entra:
+      clientId: app
+      clientSecret: inline-secret-value
+      users:
+        email: "{mail"
+        colour: blue
+  - okta:
+      apiToken: {env: T}
+      users:
+        statuses: [GONE]
+  - entra:
+      tenantId: contoso.onmicrosoft.com
+      clientId: app
+      certificate: {file: missing.pem}
+mapping:
+  - directory: eng
+    targets: [Engineering]
+`
+	dir := write(t, map[string]string{"c.yaml": bad}, 0o600)
+	_, err := Load(filepath.Join(dir, "c.yaml"))
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	want := []string{
+		"sources[0].entra.tenantId (line 6): required",
+		"sources[0].entra.clientSecret (line 8): secrets are never written in the file",
+		"sources[0].entra.users.email (line 10): bad template",
+		"sources[0].entra.users.colour (line 11): unknown key",
+		"sources[1].okta.orgURL (line 12): required",
+		"sources[1].okta.users.statuses[0] (line 15): \"GONE\" is not a user status",
+		"sources[2].entra.certificate.file (line 19): cannot read the secret file",
+	}
+	wantProblems(t, cerr, want)
+	if strings.Contains(err.Error(), "inline-secret-value") {
+		t.Errorf("the inline secret leaked into the error: %v", err)
 	}
 }

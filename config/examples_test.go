@@ -11,7 +11,7 @@ import (
 // The Active Directory one names secret files of a Kubernetes volume
 // (/etc/orgsync/secrets), which must be the only problems reported.
 func TestExamplesLoad(t *testing.T) {
-	for _, name := range []string{"csv", "yaml", "openldap", "activedirectory", "multiorg"} {
+	for _, name := range []string{"csv", "yaml", "openldap", "activedirectory", "multiorg", "entra", "okta"} {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := Load(filepath.Join("..", "examples", name, "orgsync.yaml"))
 			var cerr *Error

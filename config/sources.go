@@ -2,15 +2,20 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
+	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/yamlfile"
 )
 
@@ -22,8 +27,12 @@ type Source struct {
 	CSV  *csvfile.Config  `yaml:"csv"`
 	YAML *yamlfile.Config `yaml:"yaml"`
 	LDAP *ldap.Config     `yaml:"ldap"`
+	// Entra is a Microsoft Entra ID tenant, read through Microsoft Graph.
+	Entra *entra.Config `yaml:"entra"`
+	// Okta is an Okta organization, read through its Management API.
+	Okta *okta.Config `yaml:"okta"`
 	// Expressions (filter, groups, set) run over each record of the
-	// source, whatever its kind.
+	// source (csv, yaml and ldap).
 	expr.Config `yaml:",inline"`
 
 	// prog is the compiled expressions, set by Load.
@@ -33,7 +42,8 @@ type Source struct {
 // programmable is a source that runs expressions over its records.
 type programmable interface{ Expressions(*expr.Program) }
 
-// Kind returns the key of the kind that is set: csv, yaml or ldap.
+// Kind returns the key of the kind that is set: csv, yaml, ldap, entra or
+// okta.
 func (s *Source) Kind() string {
 	switch {
 	case s.CSV != nil:
@@ -42,15 +52,19 @@ func (s *Source) Kind() string {
 		return "yaml"
 	case s.LDAP != nil:
 		return "ldap"
+	case s.Entra != nil:
+		return "entra"
+	case s.Okta != nil:
+		return "okta"
 	}
 	return ""
 }
 
-// kinds counts the source kinds (csv, yaml, ldap) that are set; a valid
-// source sets exactly one.
+// kinds counts the source kinds that are set; a valid source sets exactly
+// one.
 func (s *Source) kinds() int {
 	n := 0
-	for _, set := range []bool{s.CSV != nil, s.YAML != nil, s.LDAP != nil} {
+	for _, set := range []bool{s.CSV != nil, s.YAML != nil, s.LDAP != nil, s.Entra != nil, s.Okta != nil} {
 		if set {
 			n++
 		}
@@ -69,6 +83,10 @@ func (s *Source) label(i int) string {
 		what = "yaml " + filepath.Base(s.YAML.Path)
 	case s.LDAP != nil:
 		what = "ldap " + s.LDAP.URL
+	case s.Entra != nil:
+		what = "entra " + s.Entra.TenantID
+	case s.Okta != nil:
+		what = "okta " + s.Okta.OrgURL
 	}
 	return fmt.Sprintf("sources[%d] (%s)", i, what)
 }
@@ -83,6 +101,10 @@ func (s *Source) filePaths() []*string {
 		return []*string{&s.YAML.Path}
 	case s.LDAP != nil:
 		return []*string{&s.LDAP.TLS.CAFile, &s.LDAP.Password.File}
+	case s.Entra != nil:
+		return []*string{&s.Entra.ClientSecret.File, &s.Entra.Certificate.File, &s.Entra.PrivateKey.File}
+	case s.Okta != nil:
+		return []*string{&s.Okta.APIToken.File, &s.Okta.PrivateKey.File}
 	}
 	return nil
 }
@@ -91,13 +113,13 @@ func (s *Source) filePaths() []*string {
 // one kind, and runs each kind's own Validate.
 func (c *Config) validateSources(v *validation) {
 	if len(c.Sources) == 0 {
-		v.errorf("sources", "required: at least one source (csv, yaml or ldap)")
+		v.errorf("sources", "required: at least one source (csv, yaml, ldap, entra or okta)")
 	}
 	for i := range c.Sources {
 		s := &c.Sources[i]
 		at := index("sources", i)
 		if s.kinds() != 1 {
-			v.errorf(at, "set exactly one of csv, yaml or ldap")
+			v.errorf(at, "set exactly one of csv, yaml, ldap, entra or okta")
 			continue
 		}
 		prefix := join(at, s.Kind())
@@ -108,13 +130,43 @@ func (c *Config) validateSources(v *validation) {
 			v.fields(prefix, s.YAML.Validate())
 		case s.LDAP != nil:
 			v.fields(prefix, s.LDAP.Validate())
-			if s.LDAP.Password.File != "" {
-				secretRef(v, join(prefix, "password"), s.LDAP.Password)
-			}
+			secretFiles(v, prefix, map[string]secret.Ref{"password": s.LDAP.Password})
+		case s.Entra != nil:
+			v.fields(prefix, s.Entra.Validate())
+			secretFiles(v, prefix, map[string]secret.Ref{"clientSecret": s.Entra.ClientSecret, "certificate": s.Entra.Certificate, "privateKey": s.Entra.PrivateKey})
+		case s.Okta != nil:
+			v.fields(prefix, s.Okta.Validate())
+			secretFiles(v, prefix, map[string]secret.Ref{"apiToken": s.Okta.APIToken, "privateKey": s.Okta.PrivateKey})
 		}
-		p, err := expr.Compile(s.Config)
-		v.fieldErrors(at, err)
-		s.prog = p
+		c.validateExpressions(v, s, at)
+	}
+}
+
+// validateExpressions compiles the source's expressions; a cloud
+// directory source (entra, okta) runs none, nor the scope groups, which
+// are an expression too.
+func (c *Config) validateExpressions(v *validation, s *Source, at string) {
+	if s.Entra != nil || s.Okta != nil {
+		if !s.Config.Empty() {
+			v.errorf(at, "filter, groups and set run over csv, yaml and ldap records only; a %s source does not run them: map its groups with mapping rules instead", s.Kind())
+		}
+		if len(c.Scope.Groups) > 0 {
+			v.errorf(at, "scope.groups is computed by the csv, yaml and ldap sources only; a %s source cannot take part in a run scoped to directory groups: use scope.usersFile instead", s.Kind())
+		}
+		return
+	}
+	p, err := expr.Compile(s.Config)
+	v.fieldErrors(at, err)
+	s.prog = p
+}
+
+// secretFiles checks that the secret files of a source (by key) can be
+// read and are not readable by others; the source checked the rest.
+func secretFiles(v *validation, prefix string, refs map[string]secret.Ref) {
+	for _, key := range slices.Sorted(maps.Keys(refs)) {
+		if r := refs[key]; r.File != "" && r.Env == "" {
+			secretRef(v, join(prefix, key), r)
+		}
 	}
 }
 
@@ -175,6 +227,10 @@ func (s *Source) open(name string, m *mapping.Mapper, log *zap.Logger) (source.S
 		return yamlfile.Open(name, *s.YAML, m)
 	case s.LDAP != nil:
 		return ldap.Open(name, *s.LDAP, m, log)
+	case s.Entra != nil:
+		return entra.Open(name, *s.Entra, m, log)
+	case s.Okta != nil:
+		return okta.Open(name, *s.Okta, m, log)
 	}
 	return nil, fmt.Errorf("no source kind set")
 }

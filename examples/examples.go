@@ -5,10 +5,11 @@ package examples
 
 import "embed"
 
-// FS holds the example files: csv/, yaml/, multiorg/ and sim/ (organization states,
-// demo credentials), plus the OpenLDAP and Active Directory examples.
+// FS holds the example files: csv/, yaml/, multiorg/ and sim/
+// (organization states, demo credentials), plus the OpenLDAP, Active
+// Directory, Entra ID and Okta examples.
 //
-//go:embed csv yaml sim openldap activedirectory multiorg
+//go:embed csv yaml sim openldap activedirectory multiorg entra okta
 var FS embed.FS
 
 // OpenLDAPReaderPassword is the password of orgsync's read-only account,

@@ -150,6 +150,20 @@ type Defaults struct {
 	Domain string `yaml:"defaultDomain,omitempty"`
 }
 
+// Templates are the user fields of a directory source (LDAP, Entra ID,
+// Okta) as attribute templates: "{mail}", "{sAMAccountName}@example.com";
+// "{{" and "}}" are literal braces. An empty template takes the source's
+// default; a template whose attribute a record lacks gives no value.
+type Templates struct {
+	Email     string `yaml:"email,omitempty"`
+	Username  string `yaml:"username,omitempty"`
+	Domain    string `yaml:"domain,omitempty"`
+	FirstName string `yaml:"firstname,omitempty"`
+	LastName  string `yaml:"lastname,omitempty"`
+	Country   string `yaml:"country,omitempty"`
+	Type      string `yaml:"type,omitempty"`
+}
+
 // DefaultType is the identity type of a record without one when
 // Defaults.Type is not set.
 const DefaultType = reconcile.FederatedID

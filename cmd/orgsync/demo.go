@@ -35,6 +35,8 @@ var demoSources = map[string]demoSource{
 	"csv":      {dir: "csv"},
 	"yaml":     {dir: "yaml"},
 	"ldap":     {dir: "openldap", start: startDemoSlapd},
+	"entra":    {dir: "entra", start: startDemoEntra},
+	"okta":     {dir: "okta", start: startDemoOkta},
 }
 
 // demoSourceNames lists the --source values of the demo.

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
+	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -211,7 +213,7 @@ func TestDemo(t *testing.T) {
 			if name == "ldap" {
 				ldaptest.RequireSlapd(t)
 			}
-			r := runBinary(t, nil, "demo", "--source", name)
+			r := runBinary(t, nil, "demo", "--source", name, "--log-level", "debug")
 			if r.code != exitOK {
 				t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
@@ -219,6 +221,12 @@ func TestDemo(t *testing.T) {
 				"== 2. orgsync sync", "== 3. orgsync plan again", "Plan: 0 to create, 0 to update", "In sync.", "0 of them 429"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+				}
+			}
+			// At debug level too, no demo secret (the fakes' included) is printed.
+			for _, secret := range []string{entrafake.DemoSecret, oktafake.DemoToken, "demo-client-secret-not-a-real-secret"} {
+				if strings.Contains(r.stdout+r.stderr, secret) {
+					t.Errorf("the demo printed a secret (%.12s…)", secret)
 				}
 			}
 		})

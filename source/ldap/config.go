@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
-	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
 // Flavors of directory server. The flavor chooses the default filters and
@@ -217,41 +216,14 @@ func (u *Users) validate(add addFunc) {
 	checkDN(add, "users.baseDN", u.BaseDN, true)
 	checkScope(add, "users.scope", u.Scope)
 	checkFilter(add, "users.filter", u.Filter)
-	for _, f := range u.templateFields() {
-		if _, err := ParseTemplate(f.text); err != nil {
-			add("users."+f.key, "bad template: %v", err)
-		}
-	}
-	if t, err := ParseTemplate(u.Type); err == nil {
-		if lit, ok := t.Literal(); ok && lit != "" {
-			if _, ok := reconcile.ParseIdentityType(lit); !ok {
-				add("users.type", "%q is not an identity type: use federatedID, enterpriseID or vendorID", lit)
-			}
-		}
-	}
-	if _, ok := reconcile.ParseIdentityType(u.DefaultType); u.DefaultType != "" && !ok {
-		add("users.defaultType", "%q is not an identity type: use federatedID, enterpriseID or vendorID", u.DefaultType)
-	}
-	if u.DefaultCountry != "" && !reconcile.IsCountryCode(strings.ToUpper(u.DefaultCountry)) {
-		add("users.defaultCountry", "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", u.DefaultCountry)
-	}
-	if strings.ContainsAny(u.DefaultDomain, "@ \t") {
-		add("users.defaultDomain", "%q is not a domain (e.g. example.com)", u.DefaultDomain)
+	spec := u.spec()
+	for _, fe := range spec.Validate("users.") {
+		add(fe.Field, "%s", fe.Reason)
 	}
 	for i, a := range u.ExtraAttributes {
-		if !isAttributeName(a) {
+		if !usertmpl.IsAttributeName(a) {
 			add(fmt.Sprintf("users.extraAttributes[%d]", i), "%q is not an attribute name (e.g. department, employeeType)", a)
 		}
-	}
-}
-
-// templateField is one field template with its YAML key.
-type templateField struct{ key, text string }
-
-func (u *Users) templateFields() []templateField {
-	return []templateField{
-		{"email", u.Email}, {"username", u.Username}, {"domain", u.Domain},
-		{"firstname", u.FirstName}, {"lastname", u.LastName}, {"country", u.Country}, {"type", u.Type},
 	}
 }
 
@@ -259,10 +231,10 @@ func (g *Groups) validate(add addFunc) {
 	checkDN(add, "groups.baseDN", g.BaseDN, false)
 	checkScope(add, "groups.scope", g.Scope)
 	checkFilter(add, "groups.filter", g.Filter)
-	if g.NameAttribute != "" && !isAttributeName(g.NameAttribute) {
+	if g.NameAttribute != "" && !usertmpl.IsAttributeName(g.NameAttribute) {
 		add("groups.nameAttribute", "%q is not an attribute name", g.NameAttribute)
 	}
-	if g.UIDAttribute != "" && !isAttributeName(g.UIDAttribute) {
+	if g.UIDAttribute != "" && !usertmpl.IsAttributeName(g.UIDAttribute) {
 		add("groups.uidAttribute", "%q is not an attribute name", g.UIDAttribute)
 	}
 	for i, m := range g.Membership {

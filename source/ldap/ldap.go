@@ -22,6 +22,7 @@ import (
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/expr"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -29,7 +30,7 @@ import (
 type Source struct {
 	name   string
 	cfg    Config
-	fields fields
+	fields usertmpl.Fields
 	mapper *mapping.Mapper
 	log    *zap.Logger
 	// callerChecksGroups: a missing exactly mapped group goes into
@@ -59,7 +60,7 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (source.S
 		log = zap.NewNop()
 	}
 	cfg.applyDefaults()
-	f, err := parseFields(&cfg.Users)
+	f, err := usertmpl.Parse(cfg.Users.spec(), defaultTemplates, "users.")
 	if err != nil {
 		return nil, err
 	}

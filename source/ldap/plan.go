@@ -29,7 +29,7 @@ func (s *Source) plan(flavor string) *plan {
 	groupScope, _ := scopeOf(g.Scope)
 	p.users = query{base: s.cfg.Users.BaseDN, scope: userScope, filter: pick(s.cfg.Users.Filter, OpenLDAPUserFilter, ADUserFilter, p.ad)}
 	p.groups = query{base: g.BaseDN, scope: groupScope, filter: pick(g.Filter, OpenLDAPGroupFilter, ADGroupFilter, p.ad)}
-	p.users.attrs = p.userAttributes(uniqueFold(append(s.fields.attributes(), s.cfg.Users.ExtraAttributes...)))
+	p.users.attrs = p.userAttributes(uniqueFold(append(s.fields.Attributes(), s.cfg.Users.ExtraAttributes...)))
 	p.groups.attrs = p.groupAttributes()
 	return p
 }

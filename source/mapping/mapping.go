@@ -362,6 +362,10 @@ func (m *Mapper) ExactGroupsNamed(names []string) []string {
 // of the managed scope even when no user is mapped to them.
 func (m *Mapper) Targets() []string { return append([]string(nil), m.literal...) }
 
+// HasPatterns reports whether some rule is a pattern: which directory
+// groups it maps is known only by trying it on every group.
+func (m *Mapper) HasPatterns() bool { return m != nil && len(m.patterns) > 0 }
+
 // Empty reports whether there are no rules (every group maps to nothing).
 func (m *Mapper) Empty() bool { return m == nil || m.rules == 0 }
 

@@ -1,13 +1,17 @@
-// Package sourcetest holds what the file sources' tests share: writing an
-// input file and reading it through a source.
+// Package sourcetest holds what the sources' tests share: writing an
+// input file and reading it through a source, the mapping of the fake
+// directories' demo data, and timing a read against raw paging.
 package sourcetest
 
 import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -38,4 +42,68 @@ func Read(t testing.TB, name, content string, rules []mapping.Rule,
 	}
 	res, err := src.Read(context.Background())
 	return res, path, err
+}
+
+// DemoRules map the groups of the fake directories' demo data
+// (entrafake.Demo, oktafake.Demo) by name.
+func DemoRules() []mapping.Rule {
+	return []mapping.Rule{
+		{Directory: "Engineering Staff", Targets: []string{"Engineering"}},
+		{Directory: "Design", Targets: []string{"Design"}},
+		{Directory: "Marketing", Targets: []string{"Marketing"}},
+	}
+}
+
+// GroupsByEmail returns each user's target groups, sorted, by email.
+func GroupsByEmail(users []reconcile.User) map[string][]string {
+	out := map[string][]string{}
+	for _, u := range users {
+		g := slices.Clone(u.Groups)
+		slices.Sort(g)
+		out[u.Email] = g
+	}
+	return out
+}
+
+// CompareRaw runs raw and then read in each iteration of b and reports
+// their mean times (raw-ms/op, source-ms/op) and the ratio source/raw: a
+// source's read against plain HTTP paging of the same server, side by
+// side in one run.
+func CompareRaw(b *testing.B, raw, read func()) {
+	var rawTime, readTime time.Duration
+	for b.Loop() {
+		t := time.Now()
+		raw()
+		rawTime += time.Since(t)
+		t = time.Now()
+		read()
+		readTime += time.Since(t)
+	}
+	n := float64(b.N)
+	b.ReportMetric(rawTime.Seconds()*1000/n, "raw-ms/op")
+	b.ReportMetric(readTime.Seconds()*1000/n, "source-ms/op")
+	b.ReportMetric(readTime.Seconds()/rawTime.Seconds(), "source/raw")
+}
+
+// Mapper compiles rules, failing t on an error.
+func Mapper(t testing.TB, rules []mapping.Rule) *mapping.Mapper {
+	t.Helper()
+	m, err := mapping.New(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// ReadN reads src and fails t unless it gives n users, the last of them
+// with groups target groups.
+func ReadN(t testing.TB, src source.Source, n, groups int) {
+	t.Helper()
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Users) != n || len(res.Users[n-1].Groups) != groups {
+		t.Fatalf("read %d users, want %d", len(res.Users), n)
+	}
 }

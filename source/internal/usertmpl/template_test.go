@@ -1,10 +1,10 @@
-package ldap_test
+package usertmpl_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/source/ldap"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
 func TestTemplate(t *testing.T) {
@@ -24,7 +24,7 @@ func TestTemplate(t *testing.T) {
 		{"{missing}@example.com", "", false, []string{"missing"}},
 		{"{sn}-{missing}", "", false, []string{"sn", "missing"}},
 	} {
-		tpl, err := ldap.ParseTemplate(tc.in)
+		tpl, err := usertmpl.ParseTemplate(tc.in)
 		if err != nil {
 			t.Fatalf("ParseTemplate(%q): %v", tc.in, err)
 		}
@@ -43,7 +43,7 @@ func TestTemplateErrors(t *testing.T) {
 		"{given name}": "is not an attribute name",
 		"a{b{c}}":      "is not an attribute name",
 	} {
-		if _, err := ldap.ParseTemplate(in); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := usertmpl.ParseTemplate(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseTemplate(%q) = %v, want %q", in, err, want)
 		}
 	}
@@ -57,11 +57,11 @@ func FuzzTemplate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		tpl, err := ldap.ParseTemplate(s)
+		tpl, err := usertmpl.ParseTemplate(s)
 		if err != nil {
 			return
 		}
-		again, err := ldap.ParseTemplate(tpl.String())
+		again, err := usertmpl.ParseTemplate(tpl.String())
 		if err != nil || again.String() != tpl.String() {
 			t.Fatalf("%q: canonical form %q does not round-trip: %v", s, tpl.String(), err)
 		}

@@ -1,4 +1,4 @@
-package ldap
+package usertmpl
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func ParseTemplate(s string) (Template, error) {
 				return Template{}, fmt.Errorf(`unclosed "{" at offset %d (write "{{" for a literal brace)`, i)
 			}
 			name := s[i+1 : i+1+end]
-			if !isAttributeName(name) {
+			if !IsAttributeName(name) {
 				return Template{}, fmt.Errorf(`%q at offset %d is not an attribute name (letters, digits, "-", ";" and "." only)`, "{"+name+"}", i)
 			}
 			t.parts = appendLiteral(t.parts, &lit)
@@ -59,9 +59,9 @@ func appendLiteral(parts []part, lit *strings.Builder) []part {
 	return parts
 }
 
-// isAttributeName reports whether s is an LDAP attribute description: a
+// IsAttributeName reports whether s is an LDAP attribute description: a
 // name or OID, optionally with options ("cn;lang-en").
-func isAttributeName(s string) bool {
+func IsAttributeName(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/okta/oktafake"
+)
+
+// startDemoEntra starts a fake Entra ID tenant for the entra example and
+// points the example at it: its endpoints, its demo app and its demo
+// secret (written beside the example).
+func startDemoEntra(io stdio, dir string) ([]string, func(), error) {
+	if err := writeDemoSecret(dir, "entra", entrafake.DemoSecret); err != nil {
+		return nil, nil, err
+	}
+	s := entrafake.Start(entrafake.Demo(), entrafake.Options{})
+	fmt.Fprintf(io.out, "Fake Entra ID tenant (Microsoft Graph) at %s.\n", s.URL)
+	return []string{
+		"tenantId: contoso.onmicrosoft.com", fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", entrafake.DemoTenantID, s.URL, s.URL),
+		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: " + entrafake.DemoClientID,
+		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: demo-secret}",
+	}, s.Close, nil
+}
+
+// startDemoOkta starts a fake Okta organization for the okta example and
+// points the example at it, with its demo API token.
+func startDemoOkta(io stdio, dir string) ([]string, func(), error) {
+	if err := writeDemoSecret(dir, "okta", oktafake.DemoToken); err != nil {
+		return nil, nil, err
+	}
+	s := oktafake.Start(oktafake.Demo(), oktafake.Options{})
+	fmt.Fprintf(io.out, "Fake Okta organization at %s.\n", s.URL)
+	return []string{
+		"orgURL: https://example.okta.com", "orgURL: " + s.URL,
+		"apiToken: {env: OKTA_API_TOKEN}", "apiToken: {file: demo-secret}",
+	}, s.Close, nil
+}
+
+// writeDemoSecret writes a fake's demo secret into the example's
+// directory, as demo-secret.
+func writeDemoSecret(dir, example, secret string) error {
+	return os.WriteFile(filepath.Join(dir, example, "demo-secret"), []byte(secret), 0o600)
+}

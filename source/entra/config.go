@@ -1,0 +1,157 @@
+package entra
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"time"
+
+	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
+)
+
+// Defaults of the configuration.
+const (
+	DefaultLoginURL = "https://login.microsoftonline.com"
+	DefaultGraphURL = "https://graph.microsoft.com"
+	// DefaultPageSize is Microsoft Graph's largest $top for users and groups.
+	DefaultPageSize = 999
+	DefaultTimeout  = time.Minute
+)
+
+// Default templates of the user fields (Microsoft Graph user properties).
+const (
+	DefaultEmail     = "{mail}"
+	DefaultFirstName = "{givenName}"
+	DefaultLastName  = "{surname}"
+	DefaultCountry   = "{usageLocation}"
+)
+
+// Config is one Entra ID tenant, as written under sources[i].entra.
+type Config struct {
+	// TenantID is the directory (tenant) id or one of its domains.
+	TenantID string `yaml:"tenantId"`
+	// ClientID is the application (client) id of the app registration.
+	ClientID string `yaml:"clientId"`
+	// ClientSecret is where the app's client secret is (env or file).
+	ClientSecret secret.Ref `yaml:"clientSecret,omitempty"`
+	// Certificate is where the app's certificate is (PEM); its private key
+	// is in PrivateKey, or in the same PEM when PrivateKey is not set.
+	Certificate secret.Ref `yaml:"certificate,omitempty"`
+	PrivateKey  secret.Ref `yaml:"privateKey,omitempty"`
+	// LoginURL and GraphURL are the endpoints (national clouds, tests);
+	// they default to Microsoft's global cloud.
+	LoginURL string        `yaml:"loginURL,omitempty"`
+	GraphURL string        `yaml:"graphURL,omitempty"`
+	PageSize int           `yaml:"pageSize,omitempty"` // $top, default 999
+	Timeout  time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
+	Users    Users         `yaml:"users,omitempty"`
+	Groups   Groups        `yaml:"groups,omitempty"`
+}
+
+// Users says which users are read and how their fields are made from
+// their Microsoft Graph properties.
+type Users struct {
+	// Filter is an OData $filter on users (e.g. "department eq 'Sales'"),
+	// sent as an advanced query ($count=true, ConsistencyLevel: eventual).
+	Filter string `yaml:"filter,omitempty"`
+	// IncludeDisabled keeps the accounts whose accountEnabled is false;
+	// they are left out by default.
+	IncludeDisabled  bool `yaml:"includeDisabled,omitempty"`
+	source.Templates `yaml:",inline"`
+	source.Defaults  `yaml:",inline"`
+}
+
+// Groups says which groups are read and how membership is resolved.
+type Groups struct {
+	// Filter is an OData $filter on groups, used when a pattern rule makes
+	// the source list the groups (e.g. "startswith(displayName,'app-')").
+	Filter string `yaml:"filter,omitempty"`
+	// Nested counts the members of nested groups (transitiveMembers,
+	// the default); false counts direct members only.
+	Nested *bool `yaml:"nested,omitempty"`
+}
+
+// spec returns the templates and defaults of the user fields.
+func (u *Users) spec() usertmpl.Spec {
+	return usertmpl.Spec{Templates: u.Templates, Defaults: u.Defaults}
+}
+
+var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
+
+// tenantPattern accepts a GUID or a domain name.
+var tenantPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
+
+// Validate reports every problem of the configuration at once, each named
+// by its YAML key path inside the entra block.
+func (c *Config) Validate() []source.FieldError {
+	var errs []source.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case c.TenantID == "":
+		add("tenantId", "required: the directory (tenant) id, e.g. 00000000-0000-0000-0000-000000000000, or a domain of the tenant")
+	case !tenantPattern.MatchString(c.TenantID):
+		add("tenantId", "%q is neither a tenant id nor a domain", c.TenantID)
+	}
+	if c.ClientID == "" {
+		add("clientId", "required: the application (client) id of the app registration")
+	}
+	c.validateCredential(add)
+	for _, u := range []struct{ key, v string }{{"loginURL", c.LoginURL}, {"graphURL", c.GraphURL}} {
+		if p, err := url.Parse(u.v); u.v != "" && (err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http") {
+			add(u.key, "%q is not an http or https URL", u.v)
+		}
+	}
+	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
+		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
+	}
+	if c.Timeout < 0 {
+		add("timeout", "must not be negative")
+	}
+	spec := c.Users.spec()
+	return append(errs, spec.Validate("users.")...)
+}
+
+// validateCredential checks that exactly one credential is set.
+func (c *Config) validateCredential(add func(field, format string, args ...any)) {
+	switch {
+	case c.ClientSecret.IsSet() && c.Certificate.IsSet():
+		add("clientSecret", "set clientSecret or certificate, not both")
+	case c.ClientSecret.IsSet():
+		if err := c.ClientSecret.Check(); err != nil {
+			add("clientSecret", "%v", err)
+		}
+	case c.Certificate.IsSet():
+		if err := c.Certificate.Check(); err != nil {
+			add("certificate", "%v", err)
+		}
+	default:
+		add("clientSecret", "required: set clientSecret (env or file) or certificate (a PEM file with the app's certificate)")
+	}
+	if c.PrivateKey.IsSet() {
+		if !c.Certificate.IsSet() {
+			add("privateKey", "belongs to certificate credentials: set certificate too, or remove privateKey")
+		} else if err := c.PrivateKey.Check(); err != nil {
+			add("privateKey", "%v", err)
+		}
+	}
+}
+
+// applyDefaults fills in the defaults.
+func (c *Config) applyDefaults() {
+	if c.LoginURL == "" {
+		c.LoginURL = DefaultLoginURL
+	}
+	if c.GraphURL == "" {
+		c.GraphURL = DefaultGraphURL
+	}
+	if c.PageSize == 0 {
+		c.PageSize = DefaultPageSize
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+}

@@ -1,0 +1,239 @@
+package entra_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/entra"
+	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+var rules = sourcetest.DemoRules()
+
+// config returns a configuration for the fake s, signing in with the demo
+// secret from an environment variable.
+func config(t *testing.T, s *entrafake.Server) entra.Config {
+	t.Setenv("ENTRA_TEST_SECRET", entrafake.DemoSecret)
+	return entra.Config{TenantID: entrafake.DemoTenantID, ClientID: entrafake.DemoClientID,
+		ClientSecret: secret.Ref{Env: "ENTRA_TEST_SECRET"}, LoginURL: s.URL, GraphURL: s.URL}
+}
+
+func read(t *testing.T, cfg entra.Config, rules []mapping.Rule, callerChecks bool) (*source.Result, error) {
+	t.Helper()
+	src, err := entra.Open("entra-test", cfg, sourcetest.Mapper(t, rules), nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
+	if callerChecks {
+		src.CallerChecksGroups()
+	}
+	return src.Read(context.Background())
+}
+
+func startDemo(t *testing.T, o entrafake.Options) *entrafake.Server {
+	s := entrafake.Start(entrafake.Demo(), o)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestReadNestedGroupsAndDisabledUsers(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	res, err := read(t, config(t, s), rules, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	want := map[string][]string{
+		"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
+		"carol@example.com": {"Design", "Marketing"}, "dave@example.com": {"Design", "Engineering"}, // Engineering through Platform Team
+		"erin@example.com": {"Marketing"}, "frank@example.com": nil,
+	}
+	if len(got) != len(want) {
+		t.Errorf("users %v, want %v (gina is disabled)", got, want)
+	}
+	for email, g := range want {
+		if gg, ok := got[email]; !ok || !slices.Equal(gg, g) {
+			t.Errorf("%s: groups %v, want %v", email, gg, g)
+		}
+	}
+	for _, u := range res.Users {
+		if u.Email == "bob@example.com" && (u.FirstName != "Bob" || u.LastName != "Builder" || u.Country != "DE") {
+			t.Errorf("bob = %+v", u)
+		}
+	}
+}
+
+func TestIncludeDisabledAndDirectMembersOnly(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	cfg := config(t, s)
+	cfg.Users.IncludeDisabled = true
+	direct := false
+	cfg.Groups.Nested = &direct
+	res, err := read(t, cfg, rules, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if !slices.Equal(got["gina@example.com"], []string{"Engineering"}) {
+		t.Errorf("disabled gina: %v, want her with Engineering", got["gina@example.com"])
+	}
+	if !slices.Equal(got["dave@example.com"], []string{"Design"}) {
+		t.Errorf("dave with direct members only: %v, want [Design]", got["dave@example.com"])
+	}
+}
+
+func TestPagingFilterAndPatterns(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	cfg := config(t, s)
+	cfg.PageSize = 2
+	cfg.Groups.Filter = "startswith(displayName,'Mark')"
+	res, err := read(t, cfg, []mapping.Rule{{Pattern: "(Mark.*)", Targets: []string{"All $1"}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sourcetest.GroupsByEmail(res.Users); len(got) != 6 || !slices.Equal(got["erin@example.com"], []string{"All Marketing"}) {
+		t.Errorf("users %v", got)
+	}
+	if st := s.Stats(); st.Requests < 5 {
+		t.Errorf("%d Graph requests with pages of 2: paging not followed", st.Requests)
+	}
+	cfg.Users.Filter = "usageLocation eq 'US'"
+	res, err = read(t, cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sourcetest.GroupsByEmail(res.Users); len(got) != 2 { // alice and dave; gina is disabled
+		t.Errorf("users with usageLocation US: %v", got)
+	}
+	cfg.Users.Filter = "usageLocation eq 'ZZ'"
+	if _, err = read(t, cfg, nil, false); err == nil || !strings.Contains(err.Error(), "no user") {
+		t.Errorf("empty answer: err %v, want it to fail the source", err)
+	}
+}
+
+func TestThrottlingAndFaults(t *testing.T) {
+	s := startDemo(t, entrafake.Options{ThrottleEvery: 4, RetryAfter: 1, Faults: map[int]int{1: 503, 2: 0, 6: 500}})
+	start := time.Now()
+	res, err := read(t, config(t, s), rules, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Users) != 6 {
+		t.Errorf("%d users after throttling and faults, want 6", len(res.Users))
+	}
+	st := s.Stats()
+	if st.Throttled == 0 || st.Faults != 3 {
+		t.Errorf("stats %+v: want throttled answers and 3 faults", st)
+	}
+	if time.Since(start) < time.Second {
+		t.Errorf("took %s: Retry-After: 1 not waited", time.Since(start))
+	}
+}
+
+func TestServerErrorsFailTheSource(t *testing.T) {
+	faults := map[int]int{}
+	for i := 1; i < 100; i++ {
+		faults[i] = http.StatusInternalServerError
+	}
+	s := startDemo(t, entrafake.Options{Faults: faults})
+	res, err := read(t, config(t, s), rules, false)
+	if err == nil || res != nil || !strings.Contains(err.Error(), "500") {
+		t.Fatalf("persistent 500s: res %v, err %v; want an error and no result", res, err)
+	}
+}
+
+func TestAuthFailure(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	cfg := config(t, s)
+	t.Setenv("ENTRA_TEST_SECRET", "wrong-secret-value")
+	_, err := read(t, cfg, rules, false)
+	if err == nil || !strings.Contains(err.Error(), "invalid_client") || !strings.Contains(err.Error(), "AADSTS7000215") {
+		t.Fatalf("wrong secret: %v, want the OAuth error", err)
+	}
+	if strings.Contains(err.Error(), "wrong-secret-value") {
+		t.Errorf("the error shows the secret: %v", err)
+	}
+	if st := s.Stats(); st.Requests != 0 {
+		t.Errorf("%d Graph requests without a token", st.Requests)
+	}
+}
+
+func TestMissingGroup(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	cfg := config(t, s)
+	withMissing := append(slices.Clone(rules), mapping.Rule{Directory: "Sales", Targets: []string{"Sales"}},
+		mapping.Rule{Directory: "00000000-0000-0000-0000-0000000000aa", Targets: []string{"X"}})
+	_, err := read(t, cfg, withMissing, false)
+	if err == nil || !strings.Contains(err.Error(), `"Sales"`) || !strings.Contains(err.Error(), "0000000000aa") {
+		t.Fatalf("missing groups: %v", err)
+	}
+	res, err := read(t, cfg, withMissing, true)
+	if err != nil || len(res.MissingGroups) != 2 || len(res.FoundGroups) != 3 {
+		t.Fatalf("caller checks: err %v, missing %v, found %v", err, res.MissingGroups, res.FoundGroups)
+	}
+	res, err = read(t, cfg, []mapping.Rule{{Directory: "g-design", Targets: []string{"Design"}}}, false)
+	if err == nil { // g-design is an id but not a GUID: looked up as a name
+		t.Errorf("a non-GUID id as a display name: %v", sourcetest.GroupsByEmail(res.Users))
+	}
+}
+
+func TestCertificate(t *testing.T) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "orgsync"}, NotAfter: time.Now().Add(time.Hour)}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	cert, _ := x509.ParseCertificate(der)
+	tenant := entrafake.Demo()
+	tenant.Apps = []entrafake.App{{ClientID: entrafake.DemoClientID, Certificate: cert}}
+	s := entrafake.Start(tenant, entrafake.Options{})
+	defer s.Close()
+	dir := t.TempDir()
+	both := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	both = append(both, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})...)
+	path := filepath.Join(dir, "app.pem")
+	if err := os.WriteFile(path, both, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := entra.Config{TenantID: entrafake.DemoTenantID, ClientID: entrafake.DemoClientID, Certificate: secret.Ref{File: path}, LoginURL: s.URL, GraphURL: s.URL}
+	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+		t.Fatalf("certificate: %v", err)
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	keyPath := filepath.Join(dir, "other.pem")
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(other)}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.PrivateKey = secret.Ref{File: keyPath}
+	if _, err := read(t, cfg, rules, false); err == nil || !strings.Contains(err.Error(), "AADSTS700027") {
+		t.Fatalf("another key: %v, want the signature error", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	c := entra.Config{ClientSecret: secret.Ref{Env: "X"}, Certificate: secret.Ref{File: "y"}, GraphURL: "ftp://x", PageSize: 1000,
+		Users: entra.Users{Templates: source.Templates{Email: "{mail"}}}
+	var fields []string
+	for _, fe := range c.Validate() {
+		fields = append(fields, fe.Field)
+	}
+	want := []string{"tenantId", "clientId", "clientSecret", "graphURL", "pageSize", "users.email"}
+	if !slices.Equal(fields, want) {
+		t.Errorf("problems in %v, want %v", fields, want)
+	}
+}

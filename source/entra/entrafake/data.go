@@ -1,0 +1,60 @@
+package entrafake
+
+import "fmt"
+
+// Generate returns a tenant with the app and n enabled users
+// (user<i>@example.com), each in perUser of groups groups ("group<j>"),
+// for benchmarks.
+func Generate(app App, n, groups, perUser int) Tenant {
+	t := Tenant{ID: "bench-tenant", Apps: []App{app}, Users: make([]User, n), Groups: make([]Group, groups)}
+	for j := range t.Groups {
+		t.Groups[j] = Group{ID: fmt.Sprintf("00000000-0000-0000-0001-%012d", j), DisplayName: fmt.Sprintf("group%d", j)}
+	}
+	for i := range t.Users {
+		id := fmt.Sprintf("00000000-0000-0000-0002-%012d", i)
+		t.Users[i] = User{ID: id, Props: map[string]any{
+			"mail": fmt.Sprintf("user%d@example.com", i), "userPrincipalName": fmt.Sprintf("user%d@example.com", i),
+			"givenName": "User", "surname": fmt.Sprintf("Number %d", i), "usageLocation": "US", "accountEnabled": true,
+		}}
+		for k := range perUser {
+			g := &t.Groups[(i+k)%groups]
+			g.Members = append(g.Members, id)
+		}
+	}
+	return t
+}
+
+// Demo identities: the demo tenant and its app (public, fake).
+const (
+	DemoTenantID = "00000000-0000-0000-0000-00000000demo"
+	DemoClientID = "11111111-2222-3333-4444-555555555555"
+	DemoSecret   = "demo-entra-secret-not-a-real-secret"
+)
+
+// Demo returns the tenant of `orgsync demo --source entra`: the people of
+// the example CSV file, a disabled account and a nested group.
+func Demo() Tenant {
+	user := func(id, mail, given, sur, loc string, enabled bool) User {
+		return User{ID: id, Props: map[string]any{"mail": mail, "userPrincipalName": mail, "givenName": given, "surname": sur,
+			"usageLocation": loc, "accountEnabled": enabled}}
+	}
+	return Tenant{
+		ID:   DemoTenantID,
+		Apps: []App{{ClientID: DemoClientID, Secret: DemoSecret}},
+		Users: []User{
+			user("u-alice", "alice@example.com", "Alice", "Anders", "US", true),
+			user("u-bob", "bob@example.com", "Bob", "Builder", "DE", true),
+			user("u-carol", "carol@example.com", "Carol", "Clark", "GB", true),
+			user("u-dave", "dave@example.com", "Dave", "Doe", "US", true),
+			user("u-erin", "erin@example.com", "Erin", "Evans", "FR", true),
+			user("u-frank", "frank@example.com", "Frank", "Fuller", "CA", true),
+			user("u-gina", "gina@example.com", "Gina", "Gone", "US", false), // disabled: left out
+		},
+		Groups: []Group{
+			{ID: "g-eng", DisplayName: "Engineering Staff", Members: []string{"u-alice", "u-bob", "g-platform", "u-gina"}},
+			{ID: "g-platform", DisplayName: "Platform Team", Members: []string{"u-dave"}}, // nested in Engineering Staff
+			{ID: "g-design", DisplayName: "Design", Members: []string{"u-carol", "u-dave"}},
+			{ID: "g-marketing", DisplayName: "Marketing", Members: []string{"u-carol", "u-erin"}},
+		},
+	}
+}

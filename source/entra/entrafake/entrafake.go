@@ -1,0 +1,162 @@
+// Package entrafake is a fake Microsoft Entra ID tenant: the token
+// endpoint of the Microsoft identity platform (client credentials with a
+// client secret or a certificate's client assertion) and the Microsoft
+// Graph v1.0 calls the entra source makes (users, groups, a group's
+// members and transitiveMembers), over real HTTP, with $select, $top,
+// $filter (eq and startswith, joined by and), $count with
+// ConsistencyLevel: eventual, paging by @odata.nextLink, throttling (429
+// with Retry-After) and injected faults. The tests and `orgsync demo
+// --source entra` use it; no test reaches Microsoft.
+package entrafake
+
+import (
+	"crypto/x509"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
+)
+
+// User is one user: its id and its Graph properties (mail,
+// userPrincipalName, givenName, surname, usageLocation, accountEnabled,
+// department, ...).
+type User struct {
+	ID    string
+	Props map[string]any
+}
+
+// Group is one group; Members are ids of users and of nested groups.
+type Group struct {
+	ID, DisplayName string
+	Members         []string
+}
+
+// App is an app registration that may sign in: with Secret, or with a
+// client assertion signed by Certificate's key.
+type App struct {
+	ClientID    string
+	Secret      string
+	Certificate *x509.Certificate
+}
+
+// Tenant is the fake directory.
+type Tenant struct {
+	ID     string
+	Apps   []App
+	Users  []User
+	Groups []Group
+}
+
+// Options are the fake's behaviour beyond the data.
+type Options struct {
+	// ThrottleEvery answers every n-th Graph request 429 with
+	// Retry-After: RetryAfter seconds (default 1); 0 never throttles.
+	ThrottleEvery int
+	RetryAfter    int
+	// Faults answers Graph request n (1-based) with status Faults[n], or
+	// drops the connection when it is 0.
+	Faults map[int]int
+}
+
+// Server is a running fake.
+type Server struct {
+	URL    string // the login and Graph base URL
+	srv    *httptest.Server
+	tenant Tenant
+	users  map[string]*User
+	groups map[string]*Group
+	tokens fakeapi.Tokens
+	gate   *fakeapi.Gate
+	// The objects as listed, built once: users, groups, and each as a
+	// member (with its @odata.type) by id.
+	userObjs, groupObjs []object
+	memberObjs          map[string]object
+	mu                  sync.Mutex
+	memberLists         map[memberKey][]object
+}
+
+// Start serves t on a loopback port until Close.
+func Start(t Tenant, o Options) *Server {
+	s := &Server{tenant: t, users: map[string]*User{}, groups: map[string]*Group{}}
+	s.index()
+	retryAfter := strconv.Itoa(max(o.RetryAfter, 1))
+	s.gate = &fakeapi.Gate{ThrottleEvery: o.ThrottleEvery, Faults: o.Faults,
+		Throttle: func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", retryAfter)
+			graphError(w, http.StatusTooManyRequests, "TooManyRequests", "Too many requests.")
+		},
+		Error: func(w http.ResponseWriter, status int) { graphError(w, status, "generalException", "Injected fault.") },
+	}
+	api := s.gate.Wrap(http.HandlerFunc(s.graph))
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tenant, ok := strings.CutSuffix(r.URL.Path, "/oauth2/v2.0/token"); ok {
+			s.token(w, r, strings.TrimPrefix(tenant, "/"))
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+	s.URL = s.srv.URL
+	return s
+}
+
+// index builds the lookups and the objects served.
+func (s *Server) index() {
+	s.memberObjs, s.memberLists = map[string]object{}, map[memberKey][]object{}
+	for i := range s.tenant.Users {
+		u := &s.tenant.Users[i]
+		s.users[u.ID] = u
+		s.userObjs = append(s.userObjs, u.object())
+		s.memberObjs[u.ID] = typed(u.object(), "user")
+	}
+	for i := range s.tenant.Groups {
+		g := &s.tenant.Groups[i]
+		s.groups[g.ID] = g
+		s.groupObjs = append(s.groupObjs, g.object())
+		s.memberObjs[g.ID] = typed(g.object(), "group")
+	}
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Stats returns the counts of Graph requests (the token endpoint is not
+// counted).
+func (s *Server) Stats() fakeapi.Stats { return s.gate.Stats() }
+
+// graphError writes Microsoft Graph's error answer.
+func graphError(w http.ResponseWriter, status int, code, msg string) {
+	fakeapi.WriteJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+// graph serves the Graph calls of an authorized request.
+func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
+	if !s.tokens.Valid(r, "Bearer") {
+		graphError(w, http.StatusUnauthorized, "InvalidAuthenticationToken", "Access token is empty or invalid.")
+		return
+	}
+	if r.Method != http.MethodGet {
+		graphError(w, http.StatusMethodNotAllowed, "Request_BadRequest", "Only GET is served.")
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("$count") == "true" && !strings.EqualFold(r.Header.Get("ConsistencyLevel"), "eventual") {
+		graphError(w, http.StatusBadRequest, "Request_UnsupportedQuery", "$count requires the ConsistencyLevel header set to eventual.")
+		return
+	}
+	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/v1.0"), "/"), "/")
+	switch {
+	case len(parts) == 1 && parts[0] == "users":
+		s.listUsers(w, r)
+	case len(parts) == 1 && parts[0] == "groups":
+		s.listGroups(w, r)
+	case len(parts) == 2 && parts[0] == "groups":
+		s.getGroup(w, r, parts[1])
+	case len(parts) == 3 && parts[0] == "groups" && (parts[2] == "members" || parts[2] == "transitiveMembers"):
+		s.listMembers(w, r, parts[1], parts[2] == "transitiveMembers")
+	default:
+		graphError(w, http.StatusBadRequest, "BadRequest", "Resource not found for the segment '"+r.URL.Path+"'.")
+	}
+}

@@ -1,0 +1,146 @@
+package entrafake
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
+)
+
+// Page sizes of Graph: $top defaults to 100 and goes up to 999.
+const (
+	defaultTop = 100
+	maxTop     = 999
+)
+
+// object is one directory object as a property list.
+type object map[string]any
+
+// object returns the properties of a user.
+func (u *User) object() object {
+	o := object{"id": u.ID}
+	for k, v := range u.Props {
+		o[k] = v
+	}
+	return o
+}
+
+// object returns the properties of a group.
+func (g *Group) object() object { return object{"id": g.ID, "displayName": g.DisplayName} }
+
+// listUsers serves GET /users.
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.userObjs) }
+
+// listGroups serves GET /groups.
+func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.groupObjs) }
+
+// getGroup serves GET /groups/{id}.
+func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
+	g, ok := s.groups[id]
+	if !ok {
+		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist or one of its queried reference-property objects are not present.")
+		return
+	}
+	fakeapi.WriteJSON(w, http.StatusOK, selected(g.object(), r.URL.Query().Get("$select")))
+}
+
+// listMembers serves GET /groups/{id}/members and transitiveMembers.
+func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, id string, transitive bool) {
+	if _, ok := s.groups[id]; !ok {
+		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist.")
+		return
+	}
+	s.serveList(w, r, s.members(id, transitive))
+}
+
+// members returns the member objects of group id, through nested groups
+// when transitive; computed once (the tenant does not change).
+func (s *Server) members(id string, transitive bool) []object {
+	key := memberKey{id, transitive}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if objs, ok := s.memberLists[key]; ok {
+		return objs
+	}
+	var objs []object
+	seen := map[string]bool{id: true}
+	var add func(*Group)
+	add = func(g *Group) {
+		for _, m := range g.Members {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			if o, ok := s.memberObjs[m]; ok {
+				objs = append(objs, o)
+			}
+			if sub, ok := s.groups[m]; ok && transitive {
+				add(sub)
+			}
+		}
+	}
+	add(s.groups[id])
+	s.memberLists[key] = objs
+	return objs
+}
+
+type memberKey struct {
+	id         string
+	transitive bool
+}
+
+func typed(o object, kind string) object {
+	o["@odata.type"] = "#microsoft.graph." + kind
+	return o
+}
+
+// serveList answers one page of objs after $filter, with $select.
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, objs []object) {
+	q := r.URL.Query()
+	top, err := fakeapi.Size(r, "$top", defaultTop, maxTop)
+	if err != nil {
+		graphError(w, http.StatusBadRequest, "Request_BadRequest", "Invalid value for $top: "+err.Error())
+		return
+	}
+	if f := q.Get("$filter"); f != "" {
+		if objs, err = filter(objs, f); err != nil {
+			graphError(w, http.StatusBadRequest, "Request_UnsupportedQuery", "Unsupported or invalid query filter clause specified: "+err.Error())
+			return
+		}
+	}
+	start, end, next, err := fakeapi.Page(r, "$skiptoken", len(objs), top)
+	if err != nil {
+		graphError(w, http.StatusBadRequest, "Request_BadRequest", "Invalid $skiptoken.")
+		return
+	}
+	page := make([]object, 0, end-start)
+	for _, o := range objs[start:end] {
+		page = append(page, selected(o, q.Get("$select")))
+	}
+	body := map[string]any{"value": page}
+	if next != "" {
+		body["@odata.nextLink"] = next
+	}
+	if q.Get("$count") == "true" {
+		body["@odata.count"] = len(objs)
+	}
+	fakeapi.WriteJSON(w, http.StatusOK, body)
+}
+
+// selected returns the properties of o that sel ($select) names, with id
+// and @odata.type always.
+func selected(o object, sel string) object {
+	if sel == "" {
+		return o
+	}
+	out := object{"id": o["id"]}
+	if t, ok := o["@odata.type"]; ok {
+		out["@odata.type"] = t
+	}
+	for _, p := range strings.Split(sel, ",") {
+		if v, ok := o[strings.TrimSpace(p)]; ok {
+			out[strings.TrimSpace(p)] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package entra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/restapi"
+)
+
+// graph is the Microsoft Graph API of one tenant (clouddir.Directory).
+type graph struct {
+	c        *restapi.Client
+	cfg      *Config
+	attrs    []string // user properties to $select
+	disabled int      // disabled accounts left out
+}
+
+// page is one page of a Graph collection.
+type page[T any] struct {
+	Value []T    `json:"value"`
+	Next  string `json:"@odata.nextLink"`
+}
+
+// eventual is the header of advanced queries ($count, $filter beyond the
+// basic operators, $search): Graph answers them from an index that may lag.
+var eventual = http.Header{"Consistencylevel": {"eventual"}}
+
+// walk reads every item of a collection, calling fn for each.
+func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, hdr http.Header, fn func(*T)) error {
+	return c.Walk(ctx, path+"?"+q.Encode(), hdr, func(resp *http.Response) (string, error) {
+		var p page[T]
+		if err := restapi.Decode(resp.Body, &p); err != nil {
+			return "", err
+		}
+		for i := range p.Value {
+			fn(&p.Value[i])
+		}
+		return p.Next, nil
+	})
+}
+
+// query returns the $select and $top of a listing, with $filter as an
+// advanced query when filter is set.
+func (g *graph) query(sel, filter string) (url.Values, http.Header) {
+	q := url.Values{"$select": {sel}, "$top": {strconv.Itoa(g.cfg.PageSize)}}
+	if filter == "" {
+		return q, nil
+	}
+	q.Set("$filter", filter)
+	q.Set("$count", "true")
+	return q, eventual
+}
+
+type graphGroup struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"displayName"`
+}
+
+func (g *graph) path(p string) string { return strings.TrimRight(g.cfg.GraphURL, "/") + "/v1.0" + p }
+
+var guidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// FindGroups returns the groups whose display name is name (display names
+// need not be unique), or the group whose id it is.
+func (g *graph) FindGroups(ctx context.Context, name string) ([]clouddir.Group, error) {
+	name = strings.TrimSpace(name)
+	if guidPattern.MatchString(name) {
+		var gg graphGroup
+		err := g.c.GetJSON(ctx, g.path("/groups/"+name)+"?$select=id,displayName", nil, &gg)
+		var se *restapi.StatusError
+		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []clouddir.Group{{ID: gg.ID, Name: gg.DisplayName}}, nil
+	}
+	q, hdr := g.query("id,displayName", "displayName eq '"+strings.ReplaceAll(name, "'", "''")+"'")
+	var out []clouddir.Group
+	err := walk(ctx, g.c, g.path("/groups"), q, hdr, func(gg *graphGroup) {
+		out = append(out, clouddir.Group{ID: gg.ID, Name: gg.DisplayName})
+	})
+	return out, err
+}
+
+// ListGroups lists the groups (of groups.filter).
+func (g *graph) ListGroups(ctx context.Context, fn func(clouddir.Group)) error {
+	q, hdr := g.query("id,displayName", g.cfg.Groups.Filter)
+	return walk(ctx, g.c, g.path("/groups"), q, hdr, func(gg *graphGroup) {
+		fn(clouddir.Group{ID: gg.ID, Name: gg.DisplayName})
+	})
+}
+
+// Members lists the users in a group: through nested groups too
+// (transitiveMembers) unless groups.nested is false. Devices, service
+// principals and the nested groups themselves are skipped.
+func (g *graph) Members(ctx context.Context, grp clouddir.Group, fn func(string)) error {
+	rel := "/transitiveMembers"
+	if n := g.cfg.Groups.Nested; n != nil && !*n {
+		rel = "/members"
+	}
+	type member struct {
+		Type string `json:"@odata.type"`
+		ID   string `json:"id"`
+	}
+	q, _ := g.query("id", "")
+	return walk(ctx, g.c, g.path("/groups/"+url.PathEscape(grp.ID)+rel), q, nil, func(m *member) {
+		if m.Type == userType {
+			fn(m.ID)
+		}
+	})
+}
+
+const userType = "#microsoft.graph.user"
+
+// Users lists the users (of users.filter), leaving out disabled accounts
+// unless users.includeDisabled is set.
+func (g *graph) Users(ctx context.Context, fn func(string, func(string) string)) error {
+	q, hdr := g.query(strings.Join(g.attrs, ","), g.cfg.Users.Filter)
+	return walk(ctx, g.c, g.path("/users"), q, hdr, func(u *map[string]any) {
+		if enabled, ok := (*u)["accountEnabled"].(bool); ok && !enabled && !g.cfg.Users.IncludeDisabled {
+			g.disabled++
+			return
+		}
+		fn(restapi.Attr(*u, "id"), func(a string) string { return restapi.Attr(*u, a) })
+	})
+}
+
+func (g *graph) LeftOut() int { return g.disabled }
+
+func (g *graph) Where() string { return g.path("/users") }
+
+func (g *graph) GroupsWhere() string {
+	if g.cfg.Groups.Filter != "" {
+		return fmt.Sprintf("in the tenant's groups with groups.filter %q", g.cfg.Groups.Filter)
+	}
+	return "in the tenant's groups (by display name or id)"
+}
+
+func (g *graph) UsersWhere() string {
+	if g.cfg.Users.Filter != "" {
+		return fmt.Sprintf("with users.filter %q", g.cfg.Users.Filter)
+	}
+	return "(enabled accounts)"
+}
+
+// selectOf returns the properties to $select for the template attributes:
+// the top-level property of each ("onPremisesExtensionAttributes" for
+// "onPremisesExtensionAttributes.extensionAttribute1"), with id and
+// accountEnabled.
+func selectOf(attrs []string) []string {
+	out := []string{"id", "accountEnabled"}
+	for _, a := range attrs {
+		top, _, _ := strings.Cut(a, ".")
+		if !slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, top) }) {
+			out = append(out, top)
+		}
+	}
+	return out
+}

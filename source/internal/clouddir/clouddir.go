@@ -1,0 +1,220 @@
+// Package clouddir is the read that the cloud directory sources (Entra
+// ID, Okta) share, given each directory's few API calls: find the groups
+// the mapping rules name (each exactly named group must exist), read their
+// members, then read the users and build each one with its target groups
+// by the attribute templates. Any error fails the whole read, and so does
+// a directory without users: never a partial or empty list.
+package clouddir
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Group is one directory group.
+type Group struct{ ID, Name string }
+
+// Directory is one cloud directory's API.
+type Directory interface {
+	// FindGroups returns the groups whose name or id is name.
+	FindGroups(ctx context.Context, name string) ([]Group, error)
+	// ListGroups calls fn for every group the source may map.
+	ListGroups(ctx context.Context, fn func(Group)) error
+	// Members calls fn with the id of every user in g (through nested
+	// groups too, where the directory has them and the source wants them).
+	Members(ctx context.Context, g Group, fn func(userID string)) error
+	// Users calls fn for every user to sync, with its id and its
+	// attributes; those left out by configuration (disabled, inactive)
+	// are not given.
+	Users(ctx context.Context, fn func(id string, attr func(string) string)) error
+	// LeftOut counts the users that Users did not give (disabled,
+	// inactive).
+	LeftOut() int
+	// Where names the API, for problems and messages.
+	Where() string
+	// GroupsWhere says where groups were looked for, for the error about
+	// a missing group ("in Microsoft Graph groups").
+	GroupsWhere() string
+	// UsersWhere says which users were asked for, for the error about an
+	// empty answer ("with users.filter ...").
+	UsersWhere() string
+}
+
+// Options of one read.
+type Options struct {
+	Name   string          // the source's name, for problems
+	Mapper *mapping.Mapper // may be empty
+	Fields *usertmpl.Fields
+	// CallerChecksGroups: a missing exactly mapped group goes into
+	// Result.MissingGroups instead of failing the read.
+	CallerChecksGroups bool
+}
+
+// Read reads the users of dir with their target groups. The users are
+// listed while the groups' members are: the two are independent.
+func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var m membership
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var err error
+		if m, err = readMemberships(ctx, dir, o); err != nil {
+			cancel(err)
+		}
+	}()
+	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
+	err := dir.Users(ctx, func(id string, attr func(string) string) { c.Add(id, attr, nil) })
+	if err != nil {
+		cancel(fmt.Errorf("users: %w", err))
+	}
+	<-done
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	if c.Records() == 0 {
+		// Far likelier a wrong filter or a missing permission than a
+		// company without staff; "nobody" would remove every user.
+		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
+	}
+	c.AttachGroups(m.targets)
+	res := c.Result()
+	res.FoundGroups, res.MissingGroups = m.found, m.missing
+	return res, nil
+}
+
+// membership is what the groups say: each user's target groups by user
+// id, and the exactly mapped groups found and missing.
+type membership struct {
+	targets map[string][]string
+	found   []string
+	missing []source.MissingGroup
+}
+
+// Concurrency is how many groups' members are read at once.
+const Concurrency = 4
+
+// readMemberships finds the mapped groups and reads their members.
+func readMemberships(ctx context.Context, dir Directory, o Options) (membership, error) {
+	m := membership{targets: map[string][]string{}}
+	if o.Mapper.Empty() {
+		return m, nil
+	}
+	groups, err := mappedGroups(ctx, dir, o.Mapper)
+	if err != nil {
+		return m, fmt.Errorf("groups: %w", err)
+	}
+	m.found, m.missing = exactGroups(groups, o.Mapper, dir.GroupsWhere())
+	if len(m.missing) > 0 && !o.CallerChecksGroups {
+		return m, source.MissingGroupsError(m.missing, false)
+	}
+	var mapped []Group
+	var targets [][]string
+	for _, g := range groups {
+		if t := o.Mapper.MapGroup(g.Name, g.ID); len(t) > 0 {
+			mapped, targets = append(mapped, g), append(targets, t)
+		}
+	}
+	members := make([][]string, len(mapped))
+	err = forEach(ctx, len(mapped), Concurrency, func(i int) error {
+		err := dir.Members(ctx, mapped[i], func(id string) { members[i] = append(members[i], id) })
+		if err != nil {
+			return fmt.Errorf("members of group %q (%s): %w", mapped[i].Name, mapped[i].ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return m, err
+	}
+	for i, ids := range members { // in group order: the same groups in the same order every run
+		for _, id := range ids {
+			m.targets[id] = source.UnionGroups(m.targets[id], targets[i])
+		}
+	}
+	return m, nil
+}
+
+// forEach runs fn(0..n-1), at most limit at once, and returns the first
+// error; after one, no new call starts.
+func forEach(ctx context.Context, n, limit int, fn func(int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
+	sem := make(chan struct{}, limit)
+	for i := 0; i < n && !failed() && ctx.Err() == nil; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				first = cmp.Or(first, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		return context.Cause(ctx)
+	}
+	return first
+}
+
+// mappedGroups returns the groups the rules may map: every group when a
+// rule is a pattern, else those each exact rule names, looked up one by
+// one (a tenant may have far more groups than the rules name).
+func mappedGroups(ctx context.Context, dir Directory, m *mapping.Mapper) ([]Group, error) {
+	var groups []Group
+	if m.HasPatterns() {
+		err := dir.ListGroups(ctx, func(g Group) { groups = append(groups, g) })
+		return groups, err
+	}
+	seen := map[string]bool{}
+	for _, name := range m.ExactGroups() {
+		gs, err := dir.FindGroups(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("looking up %q: %w", name, err)
+		}
+		for _, g := range gs {
+			if !seen[g.ID] {
+				seen[g.ID] = true
+				groups = append(groups, g)
+			}
+		}
+	}
+	return groups, nil
+}
+
+// exactGroups splits the groups of exact rules into those among groups
+// (by name or id, case-insensitively) and those missing.
+func exactGroups(groups []Group, m *mapping.Mapper, where string) (found []string, missing []source.MissingGroup) {
+	for _, want := range m.ExactGroups() {
+		if hasGroup(groups, want) {
+			found = append(found, want)
+		} else {
+			missing = append(missing, source.MissingGroup{Group: want, Where: where})
+		}
+	}
+	return found, missing
+}
+
+func hasGroup(groups []Group, want string) bool {
+	want = strings.TrimSpace(want)
+	for _, g := range groups {
+		if strings.EqualFold(g.Name, want) || strings.EqualFold(g.ID, want) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package clouddir
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/restapi"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Source is what the cloud directory sources have in common: the
+// source.Source methods around one Read of a Directory. entra.Source and
+// okta.Source embed it.
+type Source struct {
+	opts Options
+	log  *zap.Logger
+	api  API
+	// Retry holds the client's waits and retries (tests shorten them).
+	Retry restapi.Options
+}
+
+// API is what a cloud source says about its API.
+type API struct {
+	BaseURL string
+	Timeout time.Duration
+	// Auth loads the credential (read at each Read).
+	Auth func() (restapi.Auth, error)
+	// Directory returns the directory over a signed-in client; attrs are
+	// the user attributes the templates name.
+	Directory func(c *restapi.Client, attrs []string) Directory
+	// Hint, if set, adds what to do to an error of the read.
+	Hint func(error) error
+}
+
+// NewSource returns a source named name that builds users by spec (with
+// the source's default templates) and maps groups with m (nil: no
+// mapping). spec must have passed Validate.
+func NewSource(name string, spec, defaults usertmpl.Spec, m *mapping.Mapper, log *zap.Logger, api API) (*Source, error) {
+	fields, err := usertmpl.Parse(spec, defaults, "users.")
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	log = log.With(zap.String("source", name))
+	s := &Source{opts: Options{Name: name, Mapper: m, Fields: &fields}, log: log, api: api}
+	s.Retry.Log = log
+	return s, nil
+}
+
+// connect signs in and returns the client and the directory over it.
+func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error) {
+	auth, err := s.api.Auth()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := s.Retry
+	opts.BaseURL, opts.Auth, opts.Timeout = s.api.BaseURL, auth, s.api.Timeout
+	c, err := restapi.New(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, s.api.Directory(c, s.opts.Fields.Attributes()), nil
+}
+
+// Name returns the source's name.
+func (s *Source) Name() string { return s.opts.Name }
+
+// CallerChecksGroups makes Read report the groups of exact mapping rules
+// that it does not find in Result.MissingGroups instead of failing (see
+// source.CheckGroups).
+func (s *Source) CallerChecksGroups() { s.opts.CallerChecksGroups = true }
+
+// Read signs in, reads every user with its mapped groups and returns
+// them. It fails as a whole on any error, when a group named by an exact
+// mapping rule does not exist, and when no user is found. Its errors do
+// not begin with the source's name: the caller adds Name().
+func (s *Source) Read(ctx context.Context) (*source.Result, error) {
+	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the token source
+	c, dir, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Authorize(); err != nil {
+		return nil, err
+	}
+	res, err := Read(ctx, dir, s.opts)
+	if err != nil {
+		if s.api.Hint != nil {
+			err = s.api.Hint(err)
+		}
+		return nil, err
+	}
+	st := c.Stats()
+	s.log.Info("cloud directory read", zap.String("api", dir.Where()), zap.Int("users", len(res.Users)),
+		zap.Int("leftOut", dir.LeftOut()), zap.Int("problems", len(res.Problems)),
+		zap.Int64("requests", st.Requests), zap.Int64("throttled", st.Throttled), zap.Duration("elapsed", time.Since(start)))
+	return res, nil
+}

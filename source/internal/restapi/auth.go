@@ -1,0 +1,149 @@
+package restapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/orgsync/orgsync/secret"
+)
+
+// Auth says how requests are authorized. Its token sources are built
+// on golang.org/x/oauth2: tokens are fetched, cached and renewed by it.
+type Auth interface {
+	// tokenSource returns where tokens come from; hc sends the token
+	// requests (with the client's retries on throttling).
+	tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource
+	// where names the token endpoint (or the scheme) for errors.
+	where() string
+}
+
+// StaticToken sends the same credential with every request, as
+// "Authorization: <Scheme> <Token>" (Okta's "SSWS" API tokens).
+type StaticToken struct {
+	Scheme string
+	Token  secret.Value
+}
+
+func (s StaticToken) tokenSource(context.Context, *http.Client) oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: s.Token.Reveal(), TokenType: s.Scheme})
+}
+
+func (s StaticToken) where() string { return s.Scheme + " token" }
+
+// ClientSecret is the OAuth 2.0 client credentials grant with a client
+// secret (RFC 6749 section 4.4), sent in the request body.
+type ClientSecret struct {
+	TokenURL, ClientID string
+	Secret             secret.Value
+	Scopes             []string
+}
+
+func (c ClientSecret) tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+	cfg := &clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.Secret.Reveal(), TokenURL: c.TokenURL,
+		Scopes: c.Scopes, AuthStyle: oauth2.AuthStyleInParams}
+	return cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, hc))
+}
+
+func (c ClientSecret) where() string { return c.TokenURL }
+
+// PrivateKeyJWT is the client credentials grant where the client proves
+// who it is with a JWT it signs (RFC 7523 section 2.2, "private_key_jwt"):
+// Entra ID's certificate credentials and Okta's service apps. A new
+// assertion is signed for each token request.
+type PrivateKeyJWT struct {
+	TokenURL, ClientID string
+	Key                *rsa.PrivateKey
+	// Header holds extra JOSE header fields: "x5t" (Entra ID: the
+	// certificate's thumbprint) or "kid" (Okta: the key's id).
+	Header map[string]string
+	Scopes []string
+	// Lifetime of each assertion (default 5 minutes).
+	Lifetime time.Duration
+}
+
+// Client assertion type of RFC 7523.
+const assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+func (p PrivateKeyJWT) tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+	return oauth2.ReuseTokenSource(nil, &assertionSource{ctx: context.WithValue(ctx, oauth2.HTTPClient, hc), p: p})
+}
+
+func (p PrivateKeyJWT) where() string { return p.TokenURL }
+
+// assertionSource fetches a token with a freshly signed assertion.
+type assertionSource struct {
+	ctx context.Context
+	p   PrivateKeyJWT
+}
+
+func (a *assertionSource) Token() (*oauth2.Token, error) {
+	signed, err := a.p.sign(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	cfg := &clientcredentials.Config{ClientID: a.p.ClientID, TokenURL: a.p.TokenURL, Scopes: a.p.Scopes, AuthStyle: oauth2.AuthStyleInParams,
+		EndpointParams: url.Values{"client_assertion_type": {assertionType}, "client_assertion": {signed}}}
+	return cfg.Token(a.ctx)
+}
+
+// sign returns the client assertion: RS256, issuer and subject the client,
+// audience the token endpoint, a unique id.
+func (p PrivateKeyJWT) sign(now time.Time) (string, error) {
+	life := p.Lifetime
+	if life == 0 {
+		life = 5 * time.Minute
+	}
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return "", err
+	}
+	t := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
+		Issuer: p.ClientID, Subject: p.ClientID, Audience: jwt.ClaimStrings{p.TokenURL}, ID: hex.EncodeToString(id),
+		IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(life)),
+	})
+	for k, v := range p.Header {
+		t.Header[k] = v
+	}
+	s, err := t.SignedString(p.Key)
+	if err != nil {
+		return "", fmt.Errorf("signing the client assertion: %w", err)
+	}
+	return s, nil
+}
+
+// AuthError is a failure to get an access token: a wrong secret or key, an
+// unknown client, a missing permission. It is not retried.
+type AuthError struct {
+	Where string // the token endpoint
+	Err   error  // often an *oauth2.RetrieveError with the server's error code
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("getting an access token from %s: %v", e.Where, e.Err)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// authErrors wraps the errors of a token source in AuthError.
+type authErrors struct {
+	src   oauth2.TokenSource
+	where string
+}
+
+func (a authErrors) Token() (*oauth2.Token, error) {
+	t, err := a.src.Token()
+	if err != nil {
+		return nil, &AuthError{Where: a.where, Err: err}
+	}
+	return t, nil
+}

@@ -1,0 +1,225 @@
+// Package restapi is what the cloud directory sources (Entra ID, Okta)
+// share to read a JSON REST API: an HTTP client that authorizes every
+// request with an OAuth 2.0 token or an API token (golang.org/x/oauth2),
+// waits out throttling (429 and 503 with Retry-After, Okta's
+// X-Rate-Limit-* headers) and retries transient failures
+// (hashicorp/go-retryablehttp), follows next-page links, and describes the
+// API's error answers. Next-page links must stay on the API's origin, so
+// that a token is never sent elsewhere.
+package restapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+	"github.com/hashicorp/go-retryablehttp"
+	"go.uber.org/zap"
+	"golang.org/x/oauth2"
+)
+
+// Defaults of Options.
+const (
+	DefaultTimeout    = time.Minute
+	DefaultMaxRetries = 8
+	DefaultMinWait    = 500 * time.Millisecond
+	DefaultMaxWait    = 30 * time.Second
+	// MaxThrottleWait bounds a wait a server asks for (Retry-After,
+	// X-Rate-Limit-Reset).
+	MaxThrottleWait = 5 * time.Minute
+)
+
+// Options configure a Client.
+type Options struct {
+	// BaseURL is the API's root; requests and next-page links must stay on
+	// its scheme and host.
+	BaseURL string
+	Auth    Auth
+	// Timeout bounds each request (DefaultTimeout).
+	Timeout time.Duration
+	// MaxRetries of a request after a throttled or failed attempt
+	// (DefaultMaxRetries); the waits between attempts double from MinWait
+	// to MaxWait unless the server says how long to wait.
+	MaxRetries       int
+	MinWait, MaxWait time.Duration
+	Log              *zap.Logger
+}
+
+func (o *Options) applyDefaults() {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	if o.MinWait == 0 {
+		o.MinWait = DefaultMinWait
+	}
+	if o.MaxWait == 0 {
+		o.MaxWait = DefaultMaxWait
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+}
+
+// Client reads one API. Make it with New, for one read: the token
+// source it holds lives as long as the context given to New.
+type Client struct {
+	http  *retryablehttp.Client
+	token oauth2.TokenSource
+	base  *url.URL
+	log   *zap.Logger
+	stats struct{ requests, throttled atomic.Int64 }
+	// pause is when the next request may be sent (UnixNano), after an
+	// answer said that no request is left in the rate-limit window.
+	pause atomic.Int64
+}
+
+// New returns a client for opts.BaseURL. ctx is the lifetime of its
+// token source (token requests run under it).
+func New(ctx context.Context, opts Options) (*Client, error) {
+	opts.applyDefaults()
+	base, err := url.Parse(opts.BaseURL)
+	if err != nil || base.Host == "" || base.Scheme != "https" && base.Scheme != "http" {
+		return nil, fmt.Errorf("%q is not an http or https URL", opts.BaseURL)
+	}
+	c := &Client{base: base, log: opts.Log}
+	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: cleanhttp.DefaultPooledTransport()})
+	c.token = authErrors{src: opts.Auth.tokenSource(ctx, tokens.StandardClient()), where: opts.Auth.where()}
+	c.http = c.retrying(opts, &http.Client{Timeout: opts.Timeout,
+		Transport: &oauth2.Transport{Source: c.token, Base: apiTransport()}})
+	return c, nil
+}
+
+// MaxConns is how many connections to the API a client keeps open: a
+// read runs up to five listings at once (users and four groups' members),
+// each with its next page requested while one is decoded.
+const MaxConns = 16
+
+// apiTransport is a pooled transport that keeps MaxConns connections:
+// the default keeps GOMAXPROCS+1, and a read with more listings at once
+// than that would open a new connection for most of its requests.
+func apiTransport() *http.Transport {
+	t := cleanhttp.DefaultPooledTransport()
+	t.MaxIdleConnsPerHost = MaxConns
+	return t
+}
+
+// retrying wraps hc with the retry policy.
+func (c *Client) retrying(opts Options, hc *http.Client) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient: hc, RetryMax: opts.MaxRetries, RetryWaitMin: opts.MinWait, RetryWaitMax: opts.MaxWait,
+		CheckRetry: checkRetry, Backoff: backoff, ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) { c.count(resp) },
+	}
+}
+
+// Authorize gets the first access token, so that a wrong credential is
+// reported as such before anything is read.
+func (c *Client) Authorize() error {
+	_, err := c.token.Token()
+	return err
+}
+
+// Stats are the counts of one client's requests.
+type Stats struct {
+	Requests  int64 // HTTP requests sent (token requests and attempts included)
+	Throttled int64 // answers 429 or 503 (each retried after a wait)
+}
+
+// Stats returns the counts so far.
+func (c *Client) Stats() Stats {
+	return Stats{Requests: c.stats.requests.Load(), Throttled: c.stats.throttled.Load()}
+}
+
+// count notes one answer and the rate-limit window it reports.
+func (c *Client) count(resp *http.Response) {
+	c.stats.requests.Add(1)
+	if throttled(resp) {
+		c.stats.throttled.Add(1)
+		c.log.Debug("throttled; waiting", zap.Int("status", resp.StatusCode), zap.String("path", resp.Request.URL.Path),
+			zap.String("retryAfter", resp.Header.Get("Retry-After")))
+	}
+	if resp.Header.Get(HeaderRateLimitRemaining) == "0" {
+		if reset, ok := rateLimitReset(resp.Header, time.Now()); ok {
+			c.pause.Store(time.Now().Add(reset).UnixNano())
+		}
+	}
+}
+
+func throttled(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+}
+
+// Okta's rate-limit headers: the requests left in the current window and
+// when (Unix seconds) it resets.
+const (
+	HeaderRateLimitRemaining = "X-Rate-Limit-Remaining"
+	HeaderRateLimitReset     = "X-Rate-Limit-Reset"
+)
+
+// rateLimitReset returns how long until the window of X-Rate-Limit-Reset
+// resets, at most MaxThrottleWait.
+func rateLimitReset(h http.Header, now time.Time) (time.Duration, bool) {
+	sec, err := strconv.ParseInt(h.Get(HeaderRateLimitReset), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return min(max(time.Unix(sec, 0).Sub(now), 0), MaxThrottleWait), true
+}
+
+// checkRetry retries throttled answers, server errors and dropped
+// connections (every request is a GET); never an authentication failure
+// or a done context.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	var auth *AuthError
+	if errors.As(err, &auth) {
+		return false, auth
+	}
+	if err != nil {
+		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true, nil
+	}
+	return false, nil
+}
+
+// backoff waits what a throttled answer asks (Retry-After, else Okta's
+// X-Rate-Limit-Reset), else doubles from minWait to maxWait.
+func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && throttled(resp) && resp.Header.Get("Retry-After") == "" {
+		if d, ok := rateLimitReset(resp.Header, time.Now()); ok {
+			return d + time.Duration(attempt)*minWait/4
+		}
+	}
+	return min(retryablehttp.DefaultBackoff(minWait, maxWait, attempt, resp), MaxThrottleWait)
+}
+
+// wait sleeps until the rate-limit window allows a request.
+func (c *Client) wait(ctx context.Context) error {
+	d := time.Until(time.Unix(0, c.pause.Load()))
+	if d <= 0 {
+		return nil
+	}
+	c.log.Debug("rate limit reached; waiting for the window to reset", zap.Duration("wait", d))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

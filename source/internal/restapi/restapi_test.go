@@ -1,0 +1,154 @@
+package restapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/secret"
+)
+
+func TestNextLink(t *testing.T) {
+	for h, want := range map[string]string{
+		`<https://x/api/v1/users?after=2>; rel="next"`:         "https://x/api/v1/users?after=2",
+		`<https://x/a>; rel="self", <https://x/b>; rel="next"`: "https://x/b",
+		`<https://x/a>; rel="self"`:                            "",
+		`<https://x/b>; rel="prev next"`:                       "https://x/b",
+		``:                                                     "",
+		`https://x/b; rel="next"`:                              "",
+	} {
+		hdr := http.Header{}
+		if h != "" {
+			hdr.Set("Link", h)
+		}
+		if got := NextLink(hdr); got != want {
+			t.Errorf("NextLink(%q) = %q, want %q", h, got, want)
+		}
+	}
+}
+
+func TestAttr(t *testing.T) {
+	obj := map[string]any{"mail": "a@x", "n": 3.0, "ok": true, "list": []any{"first", "second"}, "empty": []any{},
+		"ext": map[string]any{"attr1": "v1"}, "null": nil}
+	for path, want := range map[string]string{"mail": "a@x", "n": "3", "ok": "true", "list": "first", "empty": "",
+		"ext.attr1": "v1", "ext": "", "missing": "", "mail.x": "", "null": ""} {
+		if got := Attr(obj, path); got != want {
+			t.Errorf("Attr(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	now := time.Now()
+	resp := func(status int, h ...string) *http.Response {
+		r := &http.Response{StatusCode: status, Header: http.Header{}}
+		for i := 0; i < len(h); i += 2 {
+			r.Header.Set(h[i], h[i+1])
+		}
+		return r
+	}
+	reset := strconv.FormatInt(now.Add(3*time.Second).Unix(), 10)
+	for _, tc := range []struct {
+		name     string
+		resp     *http.Response
+		min, max time.Duration
+	}{
+		{"Retry-After", resp(429, "Retry-After", "2"), 2 * time.Second, 2 * time.Second},
+		{"503 Retry-After", resp(503, "Retry-After", "1"), time.Second, time.Second},
+		{"X-Rate-Limit-Reset", resp(429, HeaderRateLimitReset, reset), time.Second, 4 * time.Second},
+		{"500 doubles", resp(500), 400 * time.Millisecond, 400 * time.Millisecond},
+		{"huge Retry-After capped", resp(429, "Retry-After", "99999"), MaxThrottleWait, MaxThrottleWait},
+	} {
+		if d := backoff(100*time.Millisecond, time.Second, 2, tc.resp); d < tc.min || d > tc.max {
+			t.Errorf("%s: wait %s, want %s..%s", tc.name, d, tc.min, tc.max)
+		}
+	}
+}
+
+// newTestClient returns a client of srv with an API token and short waits.
+func newTestClient(t *testing.T, url string) *Client {
+	c, err := New(context.Background(), Options{BaseURL: url, Auth: StaticToken{Scheme: "SSWS", Token: secret.Value("tok")},
+		MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond, MaxRetries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestWalkRefusesForeignNextLinks(t *testing.T) {
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "SSWS tok" {
+			w.WriteHeader(401)
+			return
+		}
+		w.Header().Set("Link", fmt.Sprintf(`<%s/page2>; rel="next"`, other.URL))
+		fmt.Fprint(w, "[]")
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL)
+	err := c.Walk(context.Background(), "/page1", nil, func(resp *http.Response) (string, error) { return NextLink(resp.Header), nil })
+	if err == nil || !strings.Contains(err.Error(), "refusing") || elsewhere.Load() != 0 {
+		t.Fatalf("next link to another host: %v (%d requests there)", err, elsewhere.Load())
+	}
+}
+
+func TestStatusErrorsAndRetries(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/flaky": // 503 twice, then fine
+			if n.Add(1) <= 2 {
+				w.WriteHeader(503)
+				return
+			}
+			fmt.Fprint(w, `{"ok":true}`)
+		case "/graph403":
+			w.WriteHeader(403)
+			fmt.Fprint(w, `{"error":{"code":"Authorization_RequestDenied","message":"Insufficient privileges"}}`)
+		case "/okta404":
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"errorCode":"E0000007","errorSummary":"Not found"}`)
+		}
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL)
+	var v struct {
+		OK bool `json:"ok"`
+	}
+	if err := c.GetJSON(context.Background(), "/flaky", nil, &v); err != nil || !v.OK {
+		t.Errorf("flaky: %v %v", err, v)
+	}
+	if st := c.Stats(); st.Requests != 3 || st.Throttled != 2 {
+		t.Errorf("stats %+v, want 3 requests, 2 throttled", st)
+	}
+	for path, want := range map[string]string{"/graph403": "GET /graph403: 403 Forbidden: Authorization_RequestDenied: Insufficient privileges",
+		"/okta404": "GET /okta404: 404 Not Found: E0000007: Not found"} {
+		if err := c.GetJSON(context.Background(), path, nil, &v); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+}
+
+// FuzzNextLink checks that any Link header parses without panicking and
+// that a next link found is the text between a "<" and a ">" of the
+// header.
+func FuzzNextLink(f *testing.F) {
+	for _, s := range []string{`<https://x/b>; rel="next"`, `<a>; rel="self", <b>; rel=next`, `<>; rel="next"`, `<x;rel=next`, `,,;;<>`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		next := NextLink(http.Header{"Link": {h}})
+		if next != "" && !strings.Contains(h, "<"+next+">") {
+			t.Fatalf("NextLink(%q) = %q, not a <target> of the header", h, next)
+		}
+	})
+}

@@ -1,0 +1,144 @@
+package okta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/restapi"
+)
+
+// api is the Management API of one organization (clouddir.Directory).
+type api struct {
+	c   *restapi.Client
+	cfg *Config
+}
+
+// walk reads every item of a listing, calling fn for each; pages follow
+// the Link header's rel="next".
+func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, fn func(*T)) error {
+	return c.WalkLinked(ctx, path+"?"+q.Encode(), nil, func(r io.Reader) error {
+		var items []T
+		if err := restapi.Decode(r, &items); err != nil {
+			return err
+		}
+		for i := range items {
+			fn(&items[i])
+		}
+		return nil
+	})
+}
+
+type oktaGroup struct {
+	ID      string `json:"id"`
+	Profile struct {
+		Name string `json:"name"`
+	} `json:"profile"`
+}
+
+func (g *oktaGroup) group() clouddir.Group { return clouddir.Group{ID: g.ID, Name: g.Profile.Name} }
+
+// quote returns s as a string of a search expression.
+func quote(s string) string { return strconv.Quote(s) }
+
+var groupIDPattern = regexp.MustCompile(`^00g[0-9A-Za-z]{17}$`)
+
+// FindGroups returns the groups named name, or the group whose id it is.
+func (a *api) FindGroups(ctx context.Context, name string) ([]clouddir.Group, error) {
+	name = strings.TrimSpace(name)
+	if groupIDPattern.MatchString(name) {
+		var g oktaGroup
+		err := a.c.GetJSON(ctx, "/api/v1/groups/"+name, nil, &g)
+		var se *restapi.StatusError
+		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []clouddir.Group{g.group()}, nil
+	}
+	q := url.Values{"search": {"profile.name eq " + quote(name)}, "limit": {strconv.Itoa(groupPageSize)}}
+	var out []clouddir.Group
+	err := walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) { out = append(out, g.group()) })
+	return out, err
+}
+
+// ListGroups lists the groups (of groups.search).
+func (a *api) ListGroups(ctx context.Context, fn func(clouddir.Group)) error {
+	q := url.Values{"limit": {strconv.Itoa(groupPageSize)}}
+	if a.cfg.Groups.Search != "" {
+		q.Set("search", a.cfg.Groups.Search)
+	}
+	return walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) { fn(g.group()) })
+}
+
+// Members lists the users of a group (Okta groups do not nest).
+func (a *api) Members(ctx context.Context, g clouddir.Group, fn func(string)) error {
+	q := url.Values{"limit": {strconv.Itoa(groupPageSize)}}
+	type member struct {
+		ID string `json:"id"`
+	}
+	return walk(ctx, a.c, "/api/v1/groups/"+url.PathEscape(g.ID)+"/users", q, func(m *member) { fn(m.ID) })
+}
+
+// oktaUser is one user: its id, status and profile attributes.
+type oktaUser struct {
+	ID      string         `json:"id"`
+	Status  string         `json:"status"`
+	Profile map[string]any `json:"profile"`
+}
+
+// attr returns a profile attribute, else a top-level one (id, status).
+func (u *oktaUser) attr(name string) string {
+	if v := restapi.Attr(u.Profile, name); v != "" {
+		return v
+	}
+	switch name {
+	case "id":
+		return u.ID
+	case "status":
+		return u.Status
+	}
+	return ""
+}
+
+// Users lists the users of the configured statuses (and users.search).
+func (a *api) Users(ctx context.Context, fn func(string, func(string) string)) error {
+	q := url.Values{"limit": {strconv.Itoa(a.cfg.PageSize)}, "search": {a.userSearch()}}
+	return walk(ctx, a.c, "/api/v1/users", q, func(u *oktaUser) { fn(u.ID, u.attr) })
+}
+
+// userSearch is the search expression of the users read.
+func (a *api) userSearch() string {
+	var st []string
+	for _, s := range a.cfg.Users.Statuses {
+		st = append(st, "status eq "+quote(strings.ToUpper(s)))
+	}
+	expr := strings.Join(st, " or ")
+	if a.cfg.Users.Search == "" {
+		return expr
+	}
+	return "(" + a.cfg.Users.Search + ") and (" + expr + ")"
+}
+
+// LeftOut is 0: the server leaves out the users of other statuses.
+func (a *api) LeftOut() int { return 0 }
+
+func (a *api) Where() string { return a.cfg.OrgURL + "/api/v1/users" }
+
+func (a *api) GroupsWhere() string {
+	if a.cfg.Groups.Search != "" {
+		return fmt.Sprintf("in the organization's groups with groups.search %q", a.cfg.Groups.Search)
+	}
+	return "in the organization's groups (by name or id)"
+}
+
+func (a *api) UsersWhere() string { return "with search " + strconv.Quote(a.userSearch()) }

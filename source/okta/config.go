@@ -1,0 +1,139 @@
+package okta
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
+)
+
+// Defaults of the configuration.
+const (
+	// DefaultPageSize is the largest limit of Okta's user listing.
+	DefaultPageSize = 200
+	// groupPageSize is the limit of group and member listings.
+	groupPageSize  = 1000
+	DefaultTimeout = time.Minute
+	StatusActive   = "ACTIVE"
+)
+
+// DefaultScopes are the OAuth 2.0 scopes asked for with a private key.
+var DefaultScopes = []string{"okta.users.read", "okta.groups.read"}
+
+// Statuses are Okta's user statuses.
+var Statuses = []string{"STAGED", "PROVISIONED", StatusActive, "RECOVERY", "PASSWORD_EXPIRED", "LOCKED_OUT", "SUSPENDED", "DEPROVISIONED"}
+
+// Default templates of the user fields (Okta profile attributes).
+const (
+	DefaultEmail     = "{email}"
+	DefaultFirstName = "{firstName}"
+	DefaultLastName  = "{lastName}"
+	DefaultCountry   = "{countryCode}"
+)
+
+// Config is one Okta organization, as written under sources[i].okta.
+type Config struct {
+	// OrgURL is the organization's URL, e.g. https://example.okta.com.
+	OrgURL string `yaml:"orgURL"`
+	// APIToken is where an API token is (env or file): sent as
+	// "Authorization: SSWS <token>".
+	APIToken secret.Ref `yaml:"apiToken,omitempty"`
+	// ClientID and PrivateKey are an API service app signing in with
+	// OAuth 2.0 (private_key_jwt); KeyID is the key's kid in the app's
+	// JWKS, when it has several; Scopes default to DefaultScopes.
+	ClientID   string        `yaml:"clientId,omitempty"`
+	PrivateKey secret.Ref    `yaml:"privateKey,omitempty"`
+	KeyID      string        `yaml:"keyId,omitempty"`
+	Scopes     []string      `yaml:"scopes,omitempty"`
+	PageSize   int           `yaml:"pageSize,omitempty"` // users a page, default 200
+	Timeout    time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
+	Users      Users         `yaml:"users,omitempty"`
+	Groups     Groups        `yaml:"groups,omitempty"`
+}
+
+// Users says which users are read and how their fields are made from
+// their profile attributes.
+type Users struct {
+	// Statuses are the user statuses read (default ACTIVE only).
+	Statuses []string `yaml:"statuses,omitempty"`
+	// Search is an Okta search expression that users must also match,
+	// e.g. profile.department eq "Engineering".
+	Search           string `yaml:"search,omitempty"`
+	source.Templates `yaml:",inline"`
+	source.Defaults  `yaml:",inline"`
+}
+
+// Groups says which groups are listed when a pattern rule needs them all.
+type Groups struct {
+	// Search is an Okta search expression on groups, e.g.
+	// type eq "OKTA_GROUP".
+	Search string `yaml:"search,omitempty"`
+}
+
+func (u *Users) spec() usertmpl.Spec {
+	return usertmpl.Spec{Templates: u.Templates, Defaults: u.Defaults}
+}
+
+var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
+
+// Validate reports every problem of the configuration at once, each named
+// by its YAML key path inside the okta block.
+func (c *Config) Validate() []source.FieldError {
+	var errs []source.FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+	}
+	if p, err := url.Parse(c.OrgURL); c.OrgURL == "" || err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http" {
+		add("orgURL", "required: the organization's URL, e.g. https://example.okta.com")
+	}
+	switch {
+	case c.APIToken.IsSet() && (c.ClientID != "" || c.PrivateKey.IsSet()):
+		add("apiToken", "set apiToken, or clientId with privateKey, not both")
+	case c.APIToken.IsSet():
+		if err := c.APIToken.Check(); err != nil {
+			add("apiToken", "%v", err)
+		}
+	case c.ClientID == "" && !c.PrivateKey.IsSet():
+		add("apiToken", "required: set apiToken (env or file), or clientId and privateKey of an API service app")
+	case c.ClientID == "":
+		add("clientId", "required with privateKey: the API service app's client id")
+	default:
+		if err := c.PrivateKey.Check(); err != nil {
+			add("privateKey", "%v", err)
+		}
+	}
+	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
+		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
+	}
+	if c.Timeout < 0 {
+		add("timeout", "must not be negative")
+	}
+	for i, s := range c.Users.Statuses {
+		if !slices.Contains(Statuses, strings.ToUpper(s)) {
+			add(fmt.Sprintf("users.statuses[%d]", i), "%q is not a user status: use %s", s, strings.Join(Statuses, ", "))
+		}
+	}
+	spec := c.Users.spec()
+	return append(errs, spec.Validate("users.")...)
+}
+
+func (c *Config) applyDefaults() {
+	c.OrgURL = strings.TrimRight(c.OrgURL, "/")
+	if c.PageSize == 0 {
+		c.PageSize = DefaultPageSize
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if len(c.Scopes) == 0 {
+		c.Scopes = DefaultScopes
+	}
+	if len(c.Users.Statuses) == 0 {
+		c.Users.Statuses = []string{StatusActive}
+	}
+}

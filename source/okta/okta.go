@@ -1,0 +1,83 @@
+// Package okta is the Okta source: it reads users and their group
+// memberships from the Okta Management API and turns them into desired
+// users whose groups are already mapped to target groups.
+//
+// The source signs in with an API token ("Authorization: SSWS ...") or as
+// an API service app with OAuth 2.0 client credentials and a private-key
+// JWT (golang.org/x/oauth2), and calls the few endpoints it needs directly
+// rather than through the Okta SDK: users by status (ACTIVE by default)
+// with their profile attributes, groups by name or id, each mapped group's
+// members, paging by the Link header's rel="next" and waiting as the
+// X-Rate-Limit-Remaining and X-Rate-Limit-Reset headers and 429 answers
+// say. Any API error fails the whole read; a bad user is reported as a
+// source.Problem and skipped.
+package okta
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/restapi"
+	"github.com/orgsync/orgsync/source/mapping"
+)
+
+// Source reads one Okta organization. Make it with Open.
+type Source struct {
+	*clouddir.Source
+	cfg Config
+}
+
+// Open checks cfg and returns the source; it does not sign in yet (Read
+// does, each time). A configuration problem is returned as a
+// source.FieldErrors naming every bad key. m may be nil (no group mapping).
+func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source, error) {
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, source.FieldErrors(errs)
+	}
+	cfg.applyDefaults()
+	s := &Source{cfg: cfg}
+	var err error
+	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
+		BaseURL: cfg.OrgURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: withHint,
+		Directory: func(c *restapi.Client, _ []string) clouddir.Directory { return &api{c: c, cfg: &s.cfg} },
+	})
+	return s, err
+}
+
+// auth loads the API token or the private key.
+func (s *Source) auth() (restapi.Auth, error) {
+	if s.cfg.APIToken.IsSet() {
+		v, err := s.cfg.APIToken.Load()
+		if err != nil {
+			return nil, fmt.Errorf("apiToken: %w", err)
+		}
+		return restapi.StaticToken{Scheme: "SSWS", Token: v}, nil
+	}
+	pemText, err := s.cfg.PrivateKey.Load()
+	if err != nil {
+		return nil, fmt.Errorf("privateKey: %w", err)
+	}
+	key, err := jwt.ParseRSAPrivateKeyFromPEM([]byte(pemText.Reveal()))
+	if err != nil {
+		return nil, errors.New("privateKey: not a PEM RSA private key (PKCS#1 or PKCS#8)")
+	}
+	p := restapi.PrivateKeyJWT{TokenURL: s.cfg.OrgURL + "/oauth2/v1/token", ClientID: s.cfg.ClientID, Key: key, Scopes: s.cfg.Scopes}
+	if s.cfg.KeyID != "" {
+		p.Header = map[string]string{"kid": s.cfg.KeyID}
+	}
+	return p, nil
+}
+
+// withHint adds what to do to a permission error.
+func withHint(err error) error {
+	var se *restapi.StatusError
+	if errors.As(err, &se) && se.Status == 403 {
+		return fmt.Errorf("%w (an API token needs a read-only administrator; a service app needs the scopes okta.users.read and okta.groups.read granted)", err)
+	}
+	return err
+}

@@ -1,0 +1,207 @@
+package okta_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/csvfile"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
+	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/source/okta"
+	"github.com/orgsync/orgsync/source/okta/oktafake"
+)
+
+var rules = sourcetest.DemoRules()
+
+func config(t *testing.T, s *oktafake.Server) okta.Config {
+	t.Setenv("OKTA_TEST_TOKEN", oktafake.DemoToken)
+	return okta.Config{OrgURL: s.URL, APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
+}
+
+func open(t *testing.T, cfg okta.Config, rules []mapping.Rule) *okta.Source {
+	t.Helper()
+	src, err := okta.Open("okta-test", cfg, sourcetest.Mapper(t, rules), nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
+	return src
+}
+
+func read(t *testing.T, cfg okta.Config, rules []mapping.Rule) (*source.Result, error) {
+	t.Helper()
+	return open(t, cfg, rules).Read(context.Background())
+}
+
+func startDemo(t *testing.T, o oktafake.Options) *oktafake.Server {
+	s := oktafake.Start(oktafake.Demo(), o)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestReadActiveUsers(t *testing.T) {
+	s := startDemo(t, oktafake.Options{})
+	res, err := read(t, config(t, s), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	want := map[string][]string{"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
+		"carol@example.com": {"Design", "Marketing"}, "dave@example.com": {"Design", "Engineering"}, "erin@example.com": {"Marketing"}}
+	if len(got) != len(want) {
+		t.Errorf("users %v, want %v (frank's password expired, gina is suspended)", got, want)
+	}
+	for e, g := range want {
+		if !slices.Equal(got[e], g) {
+			t.Errorf("%s: %v, want %v", e, got[e], g)
+		}
+	}
+	for _, u := range res.Users {
+		if u.Email == "bob@example.com" && (u.FirstName != "Bob" || u.LastName != "Builder" || u.Country != "DE") {
+			t.Errorf("bob = %+v", u)
+		}
+	}
+}
+
+func TestStatusesSearchPagingAndPatterns(t *testing.T) {
+	s := startDemo(t, oktafake.Options{})
+	cfg := config(t, s)
+	cfg.PageSize = 2
+	cfg.Users.Statuses = []string{"ACTIVE", "password_expired"}
+	res, err := read(t, cfg, []mapping.Rule{{Pattern: "(Mark.*)", Targets: []string{"All $1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if _, ok := got["frank@example.com"]; !ok || len(got) != 6 || !slices.Equal(got["carol@example.com"], []string{"All Marketing"}) {
+		t.Errorf("users %v", got)
+	}
+	if st := s.Stats(); st.Requests < 4 {
+		t.Errorf("%d requests with pages of 2: paging not followed", st.Requests)
+	}
+	cfg.Users.Search = `profile.countryCode eq "US"`
+	if res, err = read(t, cfg, nil); err != nil || len(res.Users) != 2 {
+		t.Errorf("search: %v, %v", err, res)
+	}
+	cfg.Users.Search = `profile.countryCode eq "ZZ"`
+	if _, err = read(t, cfg, nil); err == nil || !strings.Contains(err.Error(), "no user") {
+		t.Errorf("empty answer: %v, want it to fail the source", err)
+	}
+}
+
+func TestRateLimitAndFaults(t *testing.T) {
+	s := startDemo(t, oktafake.Options{WindowLimit: 3, ThrottleEvery: 5, Faults: map[int]int{2: 500, 3: 0}})
+	res, err := read(t, config(t, s), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Users) != 5 {
+		t.Errorf("%d users, want 5", len(res.Users))
+	}
+	if st := s.Stats(); st.Throttled == 0 || st.Faults != 2 {
+		t.Errorf("stats %+v: want throttled answers and 2 faults", st)
+	}
+}
+
+func TestAuthFailures(t *testing.T) {
+	s := startDemo(t, oktafake.Options{})
+	cfg := config(t, s)
+	t.Setenv("OKTA_TEST_TOKEN", "wrong-token-value")
+	_, err := read(t, cfg, rules)
+	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "E0000011") || strings.Contains(err.Error(), "wrong-token-value") {
+		t.Errorf("wrong token: %v", err)
+	}
+}
+
+func TestPrivateKeyJWT(t *testing.T) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	org := oktafake.Demo()
+	org.Apps = []oktafake.App{{ClientID: "0oa-orgsync", Key: &key.PublicKey, Scopes: okta.DefaultScopes}}
+	s := oktafake.Start(org, oktafake.Options{})
+	defer s.Close()
+	path := filepath.Join(t.TempDir(), "key.pem")
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := okta.Config{OrgURL: s.URL, ClientID: "0oa-orgsync", PrivateKey: secret.Ref{File: path}, KeyID: "k1"}
+	if res, err := read(t, cfg, rules); err != nil || len(res.Users) != 5 {
+		t.Fatalf("private key: %v", err)
+	}
+	cfg.Scopes = []string{"okta.users.manage"}
+	if _, err := read(t, cfg, rules); err == nil || !strings.Contains(err.Error(), "invalid_scope") {
+		t.Errorf("scope not granted: %v", err)
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	der, _ = x509.MarshalPKCS8PrivateKey(other)
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Scopes = nil
+	if _, err := read(t, cfg, rules); err == nil || !strings.Contains(err.Error(), "invalid_client") {
+		t.Errorf("another key: %v, want the OAuth error", err)
+	}
+}
+
+func TestMissingGroupAndMergeWithCSV(t *testing.T) {
+	s := startDemo(t, oktafake.Options{})
+	withSales := append(slices.Clone(rules), mapping.Rule{Directory: "Sales", Targets: []string{"Sales"}})
+	if _, err := read(t, config(t, s), withSales); err == nil || !strings.Contains(err.Error(), `"Sales"`) {
+		t.Fatalf("missing group: %v", err)
+	}
+	// A CSV file that names Sales: the run goes on, the file's user gets
+	// Sales, and Okta's and the file's records of carol merge.
+	path := filepath.Join(t.TempDir(), "extra.csv")
+	csv := "firstname,lastname,email,country,groups\nSam,Seller,sam@example.com,US,Sales\nCarol,Clark,carol@example.com,GB,Sales\n"
+	if err := os.WriteFile(path, []byte(csv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := mapping.New(withSales)
+	file, err := csvfile.Open("csv", csvfile.Config{Path: path}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := open(t, config(t, s), withSales)
+	src.CallerChecksGroups()
+	var results []source.NamedResult
+	for _, r := range []source.Source{src, file} {
+		res, err := r.Read(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", r.Name(), err)
+		}
+		results = append(results, source.NamedResult{Name: r.Name(), Result: res})
+	}
+	accepted, err := source.CheckGroups(results)
+	if err != nil || len(accepted) != 1 || accepted[0].Group != "Sales" {
+		t.Fatalf("CheckGroups: %v, %v", accepted, err)
+	}
+	users, problems := source.Merge(results)
+	got := sourcetest.GroupsByEmail(users)
+	if len(problems) != 0 || len(got) != 6 || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing", "Sales"}) {
+		t.Errorf("merged %v, problems %v", got, problems)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	c := okta.Config{OrgURL: "example.okta.com", APIToken: secret.Ref{Env: "T"}, ClientID: "x", PageSize: 500,
+		Users: okta.Users{Statuses: []string{"GONE"}, Templates: source.Templates{Type: "robot"}}}
+	var fields []string
+	for _, fe := range c.Validate() {
+		fields = append(fields, fe.Field)
+	}
+	want := []string{"orgURL", "apiToken", "pageSize", "users.statuses[0]", "users.type"}
+	if !slices.Equal(fields, want) {
+		t.Errorf("problems in %v, want %v", fields, want)
+	}
+}

@@ -1,0 +1,181 @@
+// Package oktafake is a fake Okta organization: the org authorization
+// server's token endpoint (client credentials with a private-key JWT) and
+// the Management API calls the okta source makes (users, groups, a
+// group's users), over real HTTP, with API tokens (SSWS), search
+// expressions (eq clauses joined by and/or), limit, paging by the Link
+// header's rel="next", the X-Rate-Limit-* headers of a rate-limit window,
+// throttling (429) and injected faults. The tests and `orgsync demo
+// --source okta` use it; no test reaches Okta.
+package oktafake
+
+import (
+	"crypto/rsa"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
+)
+
+// User is one user: id, status (ACTIVE, SUSPENDED, ...) and profile
+// attributes (login, email, firstName, lastName, countryCode, ...).
+type User struct {
+	ID, Status string
+	Profile    map[string]any
+}
+
+// Group is one group with the ids of its users.
+type Group struct {
+	ID, Name string
+	Members  []string
+}
+
+// App is an API service app that signs in with a private-key JWT.
+type App struct {
+	ClientID string
+	Key      *rsa.PublicKey
+	Scopes   []string // granted scopes
+}
+
+// Org is the fake organization.
+type Org struct {
+	APITokens []string // valid SSWS tokens
+	Apps      []App
+	Users     []User
+	Groups    []Group
+}
+
+// Options are the fake's behaviour beyond the data.
+type Options struct {
+	// ThrottleEvery answers every n-th API request 429; 0 never does.
+	ThrottleEvery int
+	// WindowLimit is the requests allowed each second (the rate-limit
+	// window of the X-Rate-Limit-* headers); 0 is unlimited.
+	WindowLimit int
+	// Faults answers API request n (1-based) with status Faults[n], or
+	// drops the connection when it is 0.
+	Faults map[int]int
+}
+
+// Server is a running fake.
+type Server struct {
+	URL    string
+	srv    *httptest.Server
+	org    Org
+	opts   Options
+	users  map[string]*User
+	groups map[string]*Group
+	tokens fakeapi.Tokens
+	gate   *fakeapi.Gate
+
+	mu     sync.Mutex
+	window int64 // the current window (Unix second)
+	used   int   // requests in it
+	// lists caches each listing after its search (the org does not
+	// change), by path and search expression.
+	lists map[string][]object
+}
+
+// Start serves org on a loopback port until Close.
+func Start(org Org, o Options) *Server {
+	s := &Server{org: org, opts: o, users: map[string]*User{}, groups: map[string]*Group{}, lists: map[string][]object{}}
+	for i := range org.Users {
+		s.users[org.Users[i].ID] = &org.Users[i]
+	}
+	for i := range org.Groups {
+		s.groups[org.Groups[i].ID] = &org.Groups[i]
+	}
+	s.gate = &fakeapi.Gate{ThrottleEvery: o.ThrottleEvery, Faults: o.Faults,
+		Throttle: func(w http.ResponseWriter) {
+			w.Header().Set("X-Rate-Limit-Remaining", "0")
+			w.Header().Set("X-Rate-Limit-Reset", strconv.FormatInt(time.Now().Unix()+1, 10))
+			oktaError(w, http.StatusTooManyRequests, "E0000047", "API call exceeded rate limit due to too many requests.")
+		},
+		Error: func(w http.ResponseWriter, status int) { oktaError(w, status, "E0000009", "Internal Server Error") },
+	}
+	api := s.gate.Wrap(http.HandlerFunc(s.api))
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/oauth2/v1/token" {
+			s.token(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Stats returns the counts of API requests (the token endpoint is not
+// counted).
+func (s *Server) Stats() fakeapi.Stats { return s.gate.Stats() }
+
+func oktaError(w http.ResponseWriter, status int, code, summary string) {
+	fakeapi.WriteJSON(w, status, map[string]any{"errorCode": code, "errorSummary": summary, "errorCauses": []any{}})
+}
+
+// rateLimit sets the X-Rate-Limit-* headers and reports whether the
+// request is within the window's limit.
+func (s *Server) rateLimit(w http.ResponseWriter) bool {
+	if s.opts.WindowLimit == 0 {
+		return true
+	}
+	now := time.Now().Unix()
+	s.mu.Lock()
+	if now != s.window {
+		s.window, s.used = now, 0
+	}
+	s.used++
+	left := s.opts.WindowLimit - s.used
+	s.mu.Unlock()
+	h := w.Header()
+	h.Set("X-Rate-Limit-Limit", strconv.Itoa(s.opts.WindowLimit))
+	h.Set("X-Rate-Limit-Remaining", strconv.Itoa(max(left, 0)))
+	h.Set("X-Rate-Limit-Reset", strconv.FormatInt(now+1, 10))
+	return left >= 0
+}
+
+// authorized reports whether r carries a valid API token or access token.
+func (s *Server) authorized(r *http.Request) bool {
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "SSWS "); ok {
+		for _, t := range s.org.APITokens {
+			if t == tok {
+				return true
+			}
+		}
+		return false
+	}
+	return s.tokens.Valid(r, "Bearer")
+}
+
+// api serves the Management API calls.
+func (s *Server) api(w http.ResponseWriter, r *http.Request) {
+	if !s.rateLimit(w) {
+		s.gate.Reject(w)
+		return
+	}
+	if !s.authorized(r) {
+		oktaError(w, http.StatusUnauthorized, "E0000011", "Invalid token provided")
+		return
+	}
+	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v1"), "/"), "/")
+	switch {
+	case r.Method != http.MethodGet:
+		oktaError(w, http.StatusMethodNotAllowed, "E0000022", "The endpoint does not support the provided HTTP method")
+	case len(parts) == 1 && parts[0] == "users":
+		s.list(w, r, s.userObjects, 200)
+	case len(parts) == 1 && parts[0] == "groups":
+		s.list(w, r, s.groupObjects, 10000)
+	case len(parts) == 2 && parts[0] == "groups":
+		s.getGroup(w, parts[1])
+	case len(parts) == 3 && parts[0] == "groups" && parts[2] == "users":
+		s.groupUsers(w, r, parts[1])
+	default:
+		oktaError(w, http.StatusNotFound, "E0000022", "The endpoint does not support the provided HTTP method")
+	}
+}

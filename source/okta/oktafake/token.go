@@ -1,0 +1,47 @@
+package oktafake
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
+)
+
+// token serves POST /oauth2/v1/token: client credentials with a
+// private-key JWT client assertion.
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.ParseForm() != nil {
+		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_request", "The token request must be a form POST.")
+		return
+	}
+	f := r.PostForm
+	if f.Get("grant_type") != "client_credentials" {
+		fakeapi.OAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "The authorization grant type is not supported by the authorization server.")
+		return
+	}
+	var app *App
+	for i := range s.org.Apps {
+		if s.org.Apps[i].ClientID == f.Get("client_id") {
+			app = &s.org.Apps[i]
+		}
+	}
+	if app == nil {
+		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_id is invalid or the client is not authorized.")
+		return
+	}
+	aud := "http://" + r.Host + r.URL.Path
+	if f.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" ||
+		fakeapi.CheckAssertion(f.Get("client_assertion"), app.ClientID, aud, app.Key) != nil {
+		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_assertion signature is invalid.")
+		return
+	}
+	for _, sc := range strings.Fields(f.Get("scope")) {
+		if !slices.Contains(app.Scopes, sc) {
+			fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_scope", "The following scopes are not granted to the client: "+sc)
+			return
+		}
+	}
+	tok, life := s.tokens.Issue()
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok, "scope": f.Get("scope")})
+}
