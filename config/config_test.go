@@ -349,9 +349,14 @@ sources:
       tenantId: contoso.onmicrosoft.com
       clientId: app
       certificate: {file: missing.pem}
+  - okta:
+      orgURL: https://example.okta.com
+      apiToken: {env: T}
+    filter: 'user.country != "CN"'
 mapping:
   - directory: eng
     targets: [Engineering]
+scope: {groups: [eng]}
 `
 	dir := write(t, map[string]string{"c.yaml": bad}, 0o600)
 	_, err := Load(filepath.Join(dir, "c.yaml"))
@@ -367,6 +372,8 @@ mapping:
 		"sources[1].okta.orgURL (line 12): required",
 		"sources[1].okta.users.statuses[0] (line 15): \"GONE\" is not a user status",
 		"sources[2].entra.certificate.file (line 19): cannot read the secret file",
+		"sources[3] (line 20): filter, groups and set run over csv, yaml and ldap records only; an okta source does not run them",
+		"sources[3] (line 20): scope.groups is computed by the csv, yaml and ldap sources only",
 	}
 	wantProblems(t, cerr, want)
 	if strings.Contains(err.Error(), "inline-secret-value") {

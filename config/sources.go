@@ -148,10 +148,10 @@ func (c *Config) validateSources(v *validation) {
 func (c *Config) validateExpressions(v *validation, s *Source, at string) {
 	if s.Entra != nil || s.Okta != nil {
 		if !s.Config.Empty() {
-			v.errorf(at, "filter, groups and set run over csv, yaml and ldap records only; a %s source does not run them: map its groups with mapping rules instead", s.Kind())
+			v.errorf(at, "filter, groups and set run over csv, yaml and ldap records only; an %s source does not run them: map its groups with mapping rules instead", s.Kind())
 		}
 		if len(c.Scope.Groups) > 0 {
-			v.errorf(at, "scope.groups is computed by the csv, yaml and ldap sources only; a %s source cannot take part in a run scoped to directory groups: use scope.usersFile instead", s.Kind())
+			v.errorf(at, "scope.groups is computed by the csv, yaml and ldap sources only; an %s source cannot take part in a run scoped to directory groups: use scope.usersFile instead", s.Kind())
 		}
 		return
 	}
