@@ -26,6 +26,8 @@ var starterSources = map[string]string{
 	"yaml":            "yaml.yaml",
 	"ldap":            "ldap.yaml",
 	"activedirectory": "activedirectory.yaml",
+	"entra":           "entra.yaml",
+	"okta":            "okta.yaml",
 }
 
 // runInit writes a commented starter configuration for one kind of source.

@@ -14,7 +14,7 @@ import (
 // problem the private key file the administrator has to supply; with it in
 // place the configuration is valid and has the chosen kind of source.
 func TestInitWritesStarterConfigs(t *testing.T) {
-	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap"} {
+	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "entra": "entra", "okta": "okta"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "orgsync.yaml")
@@ -67,7 +67,7 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 		t.Errorf("init --output -: exit %d\n%s", code, out)
 	}
 	code, _, errOut = runInProcess("init", "--source", "oracle", "--output", "-")
-	if code != exitError || !strings.Contains(errOut, `--source "oracle": use one of activedirectory, csv, ldap, yaml`) {
+	if code != exitError || !strings.Contains(errOut, `--source "oracle": use one of `+starterKinds()) {
 		t.Errorf("unknown source: exit %d\n%s", code, errOut)
 	}
 }
