@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/target/umapi"
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -20,6 +21,7 @@ type adminCommand struct {
 	setup  *setupFlags
 	output *string
 	org    *string
+	target *config.NamedTarget // the organization, once started
 }
 
 // newAdminCommand defines the flags every admin command has.
@@ -39,6 +41,7 @@ func (a *adminCommand) start(io stdio, args []string, maxArgs int) (*umapi.Clien
 	if err != nil {
 		return nil, a.fail(io, err), false
 	}
+	a.target = t
 	c, err := e.client(t)
 	if err != nil {
 		return nil, a.fail(io, err), false
@@ -95,8 +98,14 @@ func printList[T any](a *adminCommand, io stdio, items []T, header string, row f
 	})
 }
 
-// fail prints err prefixed with the command's name and returns exitError.
-func (a *adminCommand) fail(io stdio, err error) int { return fail(io, a.fs.Name(), err) }
+// fail prints err prefixed with the command's name (and, for a refused
+// sign-in, the settings to check) and returns exitError.
+func (a *adminCommand) fail(io stdio, err error) int {
+	if a.target != nil {
+		err = withSettingHint(err, a.target)
+	}
+	return fail(io, a.fs.Name(), err)
+}
 
 // runUsers: `users list [--group G]` and `users get EMAIL [--domain D]`.
 func runUsers(ctx context.Context, io stdio, args []string) int {

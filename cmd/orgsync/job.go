@@ -147,7 +147,7 @@ func (e *env) planOrg(ctx context.Context, p *planned, m *mapping.Mapper, desire
 	cur, err := p.target.ReadCurrent(ctx, policy.ReadScopeFor(desired.Users))
 	stop()
 	if err != nil {
-		return fmt.Errorf("reading the organization: %w", err)
+		return fmt.Errorf("reading the organization: %w", withSettingHint(err, p.org))
 	}
 	desired.Users = fanout.Present(desired.Users, others, cur.Users)
 	if p.plan, err = reconcile.Diff(desired, cur, policy); err != nil {

@@ -49,8 +49,10 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	if *checkTarget {
 		for _, t := range e.selected {
 			missing, err := e.checkTarget(ctx, t, m, parts[t.Name].Users)
-			if err != nil {
-				return fail(io, fs.Name(), fmt.Errorf("%s: %w", t.Path(), err))
+			if err != nil { // the other organizations are checked all the same
+				fmt.Fprintf(io.out, "problem: %s: %v\n", t.Path(), err)
+				problems++
+				continue
 			}
 			fmt.Fprintf(io.out, "%s: signed in and read the first page of users\n", t.Path())
 			p, n := e.reportMissing(io, t, missing)
@@ -81,7 +83,8 @@ func (e *env) checkTarget(ctx context.Context, t *config.NamedTarget, m *mapping
 	if err != nil {
 		return nil, err
 	}
-	return umtarget.New(c, umtarget.Options{}).MissingGroups(ctx, policy.ReadScopeFor(users).CheckGroups)
+	missing, err := umtarget.New(c, umtarget.Options{}).MissingGroups(ctx, policy.ReadScopeFor(users).CheckGroups)
+	return missing, withSettingHint(err, t)
 }
 
 // reportMissing prints a line for each target group missing in

@@ -156,14 +156,16 @@ type UnreachableError struct {
 	Endpoint string // endpoint name; EndpointToken for the authorization server
 	URL      string // scheme://host:port that was tried
 	Attempts int
-	Err      error // the last attempt's error
+	Err      error  // the last attempt's error
+	Path     string // Config.ConfigPath: where the settings are in the configuration
 }
 
 // Error names the address, the cause and the setting to check.
 func (e *UnreachableError) Error() string {
-	setting := "baseURL (target.baseURL)"
+	path := cmp.Or(e.Path, "target")
+	setting := fmt.Sprintf("baseURL (%s.baseURL)", path)
 	if e.Endpoint == EndpointToken {
-		setting = "authBaseURL (target.authBaseURL, default target.baseURL)"
+		setting = fmt.Sprintf("authBaseURL (%s.authBaseURL, default %[1]s.baseURL)", path)
 	}
 	return fmt.Sprintf("umapi: %s: cannot reach %s after %d attempts: %s; check %s and that the service is running and reachable from this host",
 		e.Endpoint, e.URL, e.Attempts, unreachableCause(e.Err), setting)

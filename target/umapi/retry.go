@@ -62,7 +62,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Response, err error) (bool, error) {
 	if err != nil && isUnreachable(err) && !c.reached(ci.host) {
 		if n := int(ci.attempts.Load()); n >= min(fastAttempts, c.attemptsAllowed(ci)) {
-			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: n, Err: err}
+			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: n, Err: err, Path: c.cfg.ConfigPath}
 		}
 		return true, nil
 	}
