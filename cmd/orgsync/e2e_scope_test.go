@@ -77,7 +77,7 @@ func TestScopedRunsNeverRemoveOutOfScopeUsers(t *testing.T) {
 
 // snapshotGroups returns each user of the simulator (by lower-case email)
 // with its groups.
-func snapshotGroups(s *sim) map[string][]string {
+func snapshotGroups(s interface{ Snapshot() *umsim.State }) map[string][]string {
 	out := map[string][]string{}
 	for _, u := range s.Snapshot().Users {
 		out[strings.ToLower(u.Email)] = u.Groups

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -64,6 +65,9 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 		fmt.Fprintf(w, "%s: none (the organization could not be planned)\n", prefix)
 		return
 	}
+	if e.cfg.MultiOrg() && p.org.Members == config.MembersMapped && e.mappedElsewhere(p) {
+		fmt.Fprintf(w, "  in %s: no group of %[1]s for this user (members: mapped): not added to it; a member already keeps the place, without the managed groups\n", p.org.Name)
+	}
 	changes := 0
 	for _, list := range [][]reconcile.Change{p.plan.Changes, p.plan.Withheld} {
 		for i := range list {
@@ -76,6 +80,24 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 	if changes == 0 {
 		fmt.Fprintf(w, "%s: no change\n", prefix)
 	}
+}
+
+// mappedElsewhere reports whether the sources have the user plan --explain
+// names, with no group of organization p.org.
+func (e *env) mappedElsewhere(p *planned) bool {
+	known := false
+	for _, u := range p.desired.users {
+		if !source.Explains(e.explain, u.Email, u.Username) {
+			continue
+		}
+		known = true
+		for _, g := range slices.Concat(u.Groups, p.desired.held[u.Key()]) {
+			if i, _, ok := e.cfg.TargetIndex(g); ok && &e.cfg.Targets[i] == p.org {
+				return false
+			}
+		}
+	}
+	return known
 }
 
 // writeTrace writes how one source record was built.
