@@ -149,3 +149,49 @@ func TestMultiOrgDetailedExitcodeAndMembersAll(t *testing.T) {
 		t.Errorf("plan after the sync: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestMultiOrgExcludeUnmappedUsersPerOrganization: with
+// --exclude-unmapped-users a user is unmapped in each organization where
+// it has none of the groups: nora, mapped to emea only, is not created in
+// main; erin, mapped to main only and a member of emea, keeps emea's
+// Design (without the flag she loses it).
+func TestMultiOrgExcludeUnmappedUsersPerOrganization(t *testing.T) {
+	dir := exampleDir(t)
+	seed := filepath.Join(dir, "sim", "orgs.yaml")
+	b, err := os.ReadFile(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frank := "{email: frank@example.com, firstname: Frank, lastname: Fuller, country: CA,"
+	if !strings.Contains(string(b), frank) {
+		t.Fatalf("%s lacks frank in emea", seed)
+	}
+	b = []byte(strings.Replace(string(b), frank, "{email: erin@example.com, firstname: Erin, lastname: Evans, country: FR,", 1))
+	if err := os.WriteFile(seed, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Nora,Body,nora@example.com,GB,emea-only\n")
+	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
+	cfg := configFor(t, dir, "multiorg", s.url, "mapping:\n", "mapping:\n  - directory: emea-only\n    targets: [\"emea::Design\"]\n")
+	r := runBinary(t, nil, "plan", "--config", cfg)
+	if _, emeaPart, _ := strings.Cut(r.stdout, "== organization emea"); !strings.Contains(emeaPart, "~ update erin@example.com (federatedID) groups: -Design") {
+		t.Errorf("without the flag erin does not lose emea's Design:\n%s", r.stdout)
+	}
+	r = runBinary(t, nil, "sync", "--config", cfg, "--exclude-unmapped-users")
+	if r.code != exitOK {
+		t.Fatalf("sync --exclude-unmapped-users: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	main, emea := s.Org(mainOrg), s.Org(emeaOrg)
+	if _, found := groupsOf(main, "nora@example.com"); found {
+		t.Error("nora, with no group of main, was created in main")
+	}
+	if g, _ := groupsOf(emea, "nora@example.com"); !hasFold(g, "Design") {
+		t.Errorf("nora in emea: %v", g)
+	}
+	if g, _ := groupsOf(emea, "erin@example.com"); !hasFold(g, "Design") {
+		t.Errorf("erin, with no group of emea, lost its Design: %v", g)
+	}
+	if g, _ := groupsOf(main, "erin@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("erin in main: %v", g)
+	}
+}

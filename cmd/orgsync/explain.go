@@ -65,8 +65,13 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 		fmt.Fprintf(w, "%s: none (the organization could not be planned)\n", prefix)
 		return
 	}
-	if e.cfg.MultiOrg() && p.org.Members == config.MembersMapped && e.mappedElsewhere(p) {
-		fmt.Fprintf(w, "  in %s: no group of %[1]s for this user (members: mapped): not added to it; a member already keeps the place, without the managed groups\n", p.org.Name)
+	if e.cfg.MultiOrg() && e.noGroupIn(p) {
+		switch {
+		case e.cfg.Scope.ExcludeUnmappedUsers:
+			fmt.Fprintf(w, "  in %s: no group of %[1]s for this user: out of scope there (excludeUnmappedUsers), left alone\n", p.org.Name)
+		case p.org.Members == config.MembersMapped:
+			fmt.Fprintf(w, "  in %s: no group of %[1]s for this user (members: mapped): not added to it; a member already keeps the place, without the managed groups\n", p.org.Name)
+		}
 	}
 	changes := 0
 	for _, list := range [][]reconcile.Change{p.plan.Changes, p.plan.Withheld} {
@@ -82,9 +87,9 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 	}
 }
 
-// mappedElsewhere reports whether the sources have the user plan --explain
-// names, with no group of organization p.org.
-func (e *env) mappedElsewhere(p *planned) bool {
+// noGroupIn reports whether the sources have the user plan --explain
+// names (in the run), with no group of organization p.org.
+func (e *env) noGroupIn(p *planned) bool {
 	known := false
 	for _, u := range p.desired.users {
 		if !source.Explains(e.explain, u.Email, u.Username) {

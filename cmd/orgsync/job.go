@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +48,9 @@ type planned struct {
 	target target
 	start  time.Time
 	err    error
-	// What the plan was made from, for plan --explain.
+	// What the plan was made from, for plan --explain; scope is the
+	// run's, before scope.excludeUnmappedUsers leaves out the users with
+	// no group of this organization.
 	desired *desired
 	mapper  *mapping.Mapper
 	scope   reconcile.Scope
@@ -93,10 +96,15 @@ func (e *env) eachPlan(ctx context.Context, then func(ctx context.Context, i int
 	parts := e.split(d)
 	fanout.Each(ctx, len(e.selected), func(ctx context.Context, i int) error {
 		t := e.selected[i]
-		part := parts[t.Name]
+		part, orgScope := parts[t.Name], scope
+		if e.cfg.Scope.ExcludeUnmappedUsers { // unmapped is per organization: no group of this one
+			var out []reconcile.User
+			part, out = part.LeaveOutUnmapped()
+			orgScope.Out = slices.Concat(scope.Out, out)
+		}
 		p := &planned{org: t, log: e.orgLog(t), start: start, desired: d, mapper: m, scope: scope}
 		p.err = e.planOrg(ctx, p, m, reconcile.Desired{
-			Users: part.Users, Complete: len(d.problems) == 0, Held: part.Held, Scope: scope}, part.Others)
+			Users: part.Users, Complete: len(d.problems) == 0, Held: part.Held, Scope: orgScope}, part.Others)
 		then(ctx, i, p)
 		return nil
 	})

@@ -82,6 +82,22 @@ func Split(users []reconcile.User, held map[string][]string, all []bool, route R
 	return parts, unknown
 }
 
+// LeaveOutUnmapped returns p without the users that have none of the
+// organization's groups (nor a held one), Others included, and those
+// users: a run that excludes unmapped users leaves them alone in this
+// organization, neither adding them nor taking its groups away.
+func (p Part) LeaveOutUnmapped() (in Part, out []reconcile.User) {
+	in = Part{Held: p.Held, Users: make([]reconcile.User, 0, len(p.Users))}
+	for _, u := range p.Users {
+		if len(u.Groups) == 0 && len(p.Held[u.Key()]) == 0 {
+			out = append(out, u)
+		} else {
+			in.Users = append(in.Users, u)
+		}
+	}
+	return in, append(out, p.Others...)
+}
+
 // Present returns users plus those of others that are members of the
 // organization already (in current, by User.Key).
 func Present(users, others []reconcile.User, current []reconcile.User) []reconcile.User {

@@ -90,6 +90,26 @@ func TestPresentAddsOnlyMembers(t *testing.T) {
 	}
 }
 
+func TestLeaveOutUnmapped(t *testing.T) {
+	p := Part{
+		Users:  []reconcile.User{{Email: "a@x", Groups: []string{"Design"}}, {Email: "b@x"}, {Email: "c@x"}},
+		Held:   map[string][]string{"c@x": {"Old"}},
+		Others: []reconcile.User{{Email: "d@x"}},
+	}
+	in, out := p.LeaveOutUnmapped()
+	var got []string
+	for _, u := range in.Users {
+		got = append(got, u.Email)
+	}
+	got = append(got, "|")
+	for _, u := range out {
+		got = append(got, u.Email)
+	}
+	if strings.Join(got, ",") != "a@x,c@x,|,b@x,d@x" || in.Others != nil || in.Held["c@x"] == nil {
+		t.Errorf("in %+v, out %+v: want a@x and c@x (a held group) in, b@x and d@x (another organization's) out", in, out)
+	}
+}
+
 func TestEachRunsSideBySideAndKeepsGoing(t *testing.T) {
 	var running, peak atomic.Int32
 	errs := Each(context.Background(), 3, func(_ context.Context, i int) error {
