@@ -71,3 +71,27 @@ func TestMultiOrgMistakesNameTheOrganization(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiOrgUnknownOrganizationFlag: --org and --orgs naming no
+// organization list those the configuration has; --org on plan is --orgs.
+func TestMultiOrgUnknownOrganizationFlag(t *testing.T) {
+	dir := exampleDir(t)
+	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
+	multi, single := configFor(t, dir, "multiorg", s.url), configFor(t, dir, "csv", s.url)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"users", "list", "--config", multi, "--org", "emae"}, `--org: no organization "emae" in ` + multi + "; its organizations (targets[].name) are main, emea"},
+		{[]string{"plan", "--config", multi, "--orgs", "main,emae"}, `--orgs: no organization "emae" in ` + multi + "; its organizations (targets[].name) are main, emea"},
+		{[]string{"users", "list", "--config", single, "--org", "emea"}, `--org: no organization "emea" in ` + single + ": it has a single target: (named default)"},
+	} {
+		if r := runBinary(t, nil, tc.args...); r.code != exitError || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 1 and %q\n%s", tc.args, r.code, tc.want, r.stderr)
+		}
+	}
+	r := runBinary(t, nil, "plan", "--config", multi, "--org", "emea")
+	if r.code != exitOK || strings.Contains(r.stdout, "organization main") || !strings.Contains(r.stdout, "== organization emea") {
+		t.Errorf("plan --org emea: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -26,9 +26,12 @@ type setupFlags struct {
 	orgs   string // --orgs, where the command has it (see addOrgsFlag)
 }
 
-// addOrgsFlag defines --orgs, the organizations a run syncs.
+// addOrgsFlag defines --orgs, the organizations a run syncs, and --org,
+// the same (the admin commands' flag, which an administrator types here
+// too).
 func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 	fs.StringVar(&f.orgs, "orgs", "", "sync only these organizations of targets: (names, comma-separated); default all")
+	fs.StringVar(&f.orgs, "org", "", "the same as --orgs")
 }
 
 // addSetupFlags defines --config (default $ORGSYNC_CONFIG, else
@@ -137,7 +140,7 @@ func (e *env) selectOrgs(names string) ([]*config.NamedTarget, error) {
 	}
 	if len(want) > 0 {
 		unknown := slices.Sorted(maps.Keys(want))
-		return nil, fmt.Errorf("--orgs: no organization %q in %s", unknown[0], e.cfg.File)
+		return nil, e.noSuchOrg("--orgs", unknown[0])
 	}
 	return out, nil
 }
@@ -179,5 +182,19 @@ func (e *env) target(name string) (*config.NamedTarget, error) {
 			return &e.cfg.Targets[i], nil
 		}
 	}
-	return nil, fmt.Errorf("--org %q: no such organization in %s", name, e.cfg.File)
+	return nil, e.noSuchOrg("--org", name)
+}
+
+// noSuchOrg is the error of a flag naming an organization the
+// configuration does not have: it lists those it has.
+func (e *env) noSuchOrg(flag, name string) error {
+	if !e.cfg.MultiOrg() {
+		return fmt.Errorf("%s: no organization %q in %s: it has a single target: (named %s); name organizations with targets:",
+			flag, name, e.cfg.File, config.DefaultTargetName)
+	}
+	names := make([]string, len(e.cfg.Targets))
+	for i := range e.cfg.Targets {
+		names[i] = e.cfg.Targets[i].Name
+	}
+	return fmt.Errorf("%s: no organization %q in %s; its organizations (targets[].name) are %s", flag, name, e.cfg.File, strings.Join(names, ", "))
 }
