@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 )
@@ -177,7 +178,7 @@ func (c *Config) validateQualifiedGroups(v *validation) {
 	}
 	for i := range c.Targets[1:] {
 		t := &c.Targets[i+1]
-		if !mapped[t.Name] && t.Policy == nil && t.Name != "" {
+		if !mapped[t.Name] && t.Policy == nil && t.Name != "" && c.firstNamed(t.Name) == t {
 			v.errorf(t.path, "organization %q gets no group: name one in a mapping rule's targets (%q) or give it a policy of its own", t.Name, t.Name+GroupSeparator+"Group")
 		}
 	}
@@ -216,14 +217,27 @@ func (c *Config) checkQualified(v *validation, path, name string) {
 		v.errorf(path, "%q names no group after ::", name)
 		return
 	}
-	known := make([]string, len(c.Targets))
-	for i := range c.Targets {
-		if c.Targets[i].Name == org {
-			return
-		}
-		known[i] = c.Targets[i].Name
+	if c.firstNamed(org) != nil {
+		return
 	}
-	v.errorf(path, "unknown organization %q: the targets are %s (an unqualified group belongs to %s)", org, strings.Join(known, ", "), known[0])
+	var known []string // the names given, each once
+	for i := range c.Targets {
+		if t := &c.Targets[i]; t.Name != "" && c.firstNamed(t.Name) == t {
+			known = append(known, t.Name)
+		}
+	}
+	v.errorf(path, "unknown organization %q: the targets are %s (an unqualified group belongs to %s)",
+		org, strings.Join(known, ", "), cmp.Or(c.Targets[0].Name, "targets[0]"))
+}
+
+// firstNamed returns the first target named name, or nil.
+func (c *Config) firstNamed(name string) *NamedTarget {
+	for i := range c.Targets {
+		if c.Targets[i].Name == name {
+			return &c.Targets[i]
+		}
+	}
+	return nil
 }
 
 // targetDefaults applies the defaults of a target's own policy and safety.

@@ -132,6 +132,22 @@ func TestTargetsProblemsCarryPathsAndLines(t *testing.T) {
 	}
 }
 
+// TestTargetsDuplicateName: a name given twice is reported once, and the
+// list of known organizations in other problems names each once.
+func TestTargetsDuplicateName(t *testing.T) {
+	dup := strings.Replace(twoOrgs, "  - name: emea\n", "  - name: main\n", 1)
+	dir := write(t, map[string]string{"c.yaml": dup, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
+	_, err := Load(filepath.Join(dir, "c.yaml"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `targets[1].name (line 10): "main" is already the name of targets[0]`) ||
+		!strings.Contains(msg, `unknown organization "emea": the targets are main (an unqualified`) || strings.Contains(msg, "gets no group") {
+		t.Errorf("problems:\n%s", msg)
+	}
+}
+
 func TestTargetOwnPolicy(t *testing.T) {
 	own := strings.Replace(twoOrgs, "    safety: {maxChanges: 7}\n",
 		"    safety: {maxChanges: 7}\n    policy: {managedGroups: [Own, \"emea::Too\"], unmatchedUsers: remove, exclude: {groups: [VIP]}}\n", 1)
