@@ -315,3 +315,24 @@ func TestMultiOrgSlowOrganizationHoldsNoOtherBack(t *testing.T) {
 		t.Errorf("main's plan is not printed first, as soon as it is ready:\n%s", r.stdout)
 	}
 }
+
+// TestMultiOrgOwnPolicy: emea's own policy removes its users in no source
+// while the top-level policy, main's, only takes their managed groups.
+func TestMultiOrgOwnPolicy(t *testing.T) {
+	dir := exampleDir(t)
+	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
+	cfg := configFor(t, dir, "multiorg", s.url, "    members: mapped\n",
+		"    members: mapped\n    policy: {unmatchedUsers: remove, exclude: {groups: [_org_admin]}}\n")
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+		t.Fatalf("sync: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, found := groupsOf(s.Org(emeaOrg), "oscar@example.com"); found {
+		t.Error("oscar, in no source, is still in emea, whose policy removes such users")
+	}
+	if _, found := groupsOf(s.Org(emeaOrg), "admin-emea@example.com"); !found {
+		t.Error("emea's excluded administrator was removed")
+	}
+	if g, found := groupsOf(s.Org(mainOrg), "mallory@example.com"); !found || len(g) != 0 {
+		t.Errorf("mallory in main (remove-groups): %v (found %v), want a member with no group", g, found)
+	}
+}
