@@ -90,7 +90,11 @@ func TestMultiOrgUnknownOrganizationFlag(t *testing.T) {
 			t.Errorf("%v: exit %d, want 1 and %q\n%s", tc.args, r.code, tc.want, r.stderr)
 		}
 	}
-	r := runBinary(t, nil, "plan", "--config", multi, "--org", "emea")
+	r := runBinary(t, nil, "products", "--config", multi, "--org", "emea")
+	if r.code != exitOK || !strings.Contains(r.stdout, "Creative Cloud") || strings.Contains(r.stdout, "Document Cloud") {
+		t.Errorf("products --org emea (emea has Creative Cloud only): exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBinary(t, nil, "plan", "--config", multi, "--org", "emea")
 	if r.code != exitOK || strings.Contains(r.stdout, "organization main") || !strings.Contains(r.stdout, "== organization emea") {
 		t.Errorf("plan --org emea: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
