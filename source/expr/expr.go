@@ -36,6 +36,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -131,12 +132,15 @@ const (
 // Program is a compiled set of expressions. A nil *Program has none: Run
 // keeps every record and changes nothing.
 type Program struct {
-	filter cel.Program
-	groups cel.Program
-	set    [NumFields]cel.Program
+	filter *program
+	groups *program
+	set    [NumFields]*program
 	setAny bool
 	scope  []string          // see WithScope
 	text   map[string]string // key -> expression, for messages
+	// stopped counts the records on which an expression hit a limit
+	// (shared by the scoped copies); see MaxLimitHits.
+	stopped *atomic.Int32
 }
 
 // Compile checks and compiles the expressions. Every problem is reported
@@ -150,9 +154,9 @@ func Compile(c Config) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("expressions: %w", err)
 	}
-	p := &Program{text: map[string]string{}}
+	p := &Program{text: map[string]string{}, stopped: new(atomic.Int32)}
 	var errs source.FieldErrors
-	add := func(key, text string, want *cel.Type, dst *cel.Program) {
+	add := func(key, text string, want *cel.Type, dst **program) {
 		prg, err := compile(env, text, want)
 		if err != nil {
 			errs = append(errs, source.FieldError{Field: key, Reason: err.Error()})
@@ -205,7 +209,7 @@ func (p *Program) WithScope(groups []string) *Program {
 
 // newEnv declares the variables of a record.
 func newEnv() (*cel.Env, error) {
-	opts := []cel.EnvOption{ext.Strings(), cel.OptionalTypes(),
+	opts := []cel.EnvOption{ext.Strings(), guardedStrings(), cel.OptionalTypes(),
 		cel.Variable("user.attributes", cel.MapType(cel.StringType, cel.StringType)),
 		cel.Variable("directoryGroups", cel.ListType(cel.StringType)),
 	}
@@ -216,26 +220,28 @@ func newEnv() (*cel.Env, error) {
 }
 
 // compile type-checks one expression against the type it must give.
-func compile(env *cel.Env, text string, want *cel.Type) (cel.Program, error) {
+func compile(env *cel.Env, text string, want *cel.Type) (*program, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("empty expression: remove the key or write an expression")
 	}
 	ast, iss := env.Compile(text)
 	if iss.Err() != nil {
-		return nil, fmt.Errorf("not a valid expression: %s", oneLine(iss.Err().Error()))
+		return nil, fmt.Errorf("not a valid expression: %s", explainIssues(text, iss.Err().Error()))
 	}
 	if !ast.OutputType().IsExactType(want) && ast.OutputType() != cel.DynType {
-		return nil, fmt.Errorf("gives %s, but %s is needed", ast.OutputType(), want)
+		return nil, fmt.Errorf("gives %s, but %s is needed: %s", ast.OutputType(), want, wantHint[want.String()])
 	}
 	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
-	if est, err := env.EstimateCost(ast, recordSizes{}); err != nil || est.Max > MaxCost {
-		opts = append(opts, cel.CostLimit(MaxCost))
+	est, err := env.EstimateCost(ast, recordSizes{})
+	counted := err != nil || est.Max > MaxCost
+	if counted {
+		opts = append(opts, cel.CostLimit(MaxCost), cel.InterruptCheckFrequency(interruptEvery))
 	}
 	prg, err := env.Program(ast, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot be prepared: %w", err)
 	}
-	return prg, nil
+	return &program{Program: prg, counted: counted}, nil
 }
 
 // recordSizes bounds the sizes of a record's values for CEL's static cost
@@ -259,22 +265,6 @@ func (recordSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 // EstimateCallCost implements checker.CostEstimator: CEL's own estimates.
 func (recordSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
-}
-
-// oneLine joins CEL's multi-line messages (which point at the column with
-// a caret line) into one line.
-func oneLine(s string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "|") {
-			out = append(out, strings.ReplaceAll(t, " (in container '')", ""))
-		}
-	}
-	msg := strings.Join(out, "; ")
-	if strings.Contains(msg, "undeclared reference") {
-		msg += "; the variables are user.<field> (" + strings.Join(fieldNames[:], ", ") + "), user.attributes and directoryGroups"
-	}
-	return msg
 }
 
 func fieldNamed(name string) (Field, bool) {
@@ -479,15 +469,6 @@ func (r *Record) check() error {
 		}
 	}
 	return nil
-}
-
-// eval runs one program over the record of a.
-func (p *Program) eval(key string, prg cel.Program, a *activation) (ref.Val, error) {
-	v, _, err := prg.Eval(a)
-	if err != nil {
-		return nil, p.fail(key, err)
-	}
-	return v, nil
 }
 
 func (p *Program) fail(key string, err error) *Error {

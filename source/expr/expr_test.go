@@ -28,11 +28,14 @@ func TestCompileErrors(t *testing.T) {
 		cfg  Config
 		want []string // "key|part of the reason", one a problem
 	}{
-		{"filter must be a bool", Config{Filter: `user.country`}, []string{"filter|gives string, but bool is needed"}},
+		{"filter must be a bool", Config{Filter: `user.country`}, []string{"filter|gives string, but bool is needed: write a condition"}},
 		{"groups must be a list of strings", Config{Groups: `["a", 1]`}, []string{"groups|gives list(dyn)"}},
-		{"groups not a list", Config{Groups: `"Design"`}, []string{"groups|gives string, but list(string) is needed"}},
-		{"set must be a string", Config{Set: map[string]string{"country": `1`}}, []string{"set.country|gives int, but string is needed"}},
-		{"misspelt field", Config{Filter: `user.contry == "DE"`}, []string{"filter|undeclared reference"}},
+		{"groups not a list", Config{Groups: `"Design"`}, []string{`groups|gives string, but list(string) is needed: write a list of group names, e.g. user.attributes.department == "Design" ? ["Design"] : [] ([] for none)`}},
+		{"set must be a string", Config{Set: map[string]string{"country": `1`}}, []string{"set.country|gives int, but string is needed: write a text value, e.g. user.attributes.displayName.split(\" \")[0]; string(...) converts a number"}},
+		{"misspelt field", Config{Filter: `user.contry == "DE"`}, []string{"filter|user.contry is not a user field: the fields are user.firstname, user.lastname, user.email, user.country, user.type, user.username, user.domain; an extra attribute is read as user.attributes.contry"}},
+		{"position", Config{Filter: "user.country == \"DE\" &&\n  user.attributes.x.nope()"}, []string{"filter|at line 2 column 25: undeclared reference to 'nope'"}},
+		{"single =", Config{Filter: `user.country = "DE"`}, []string{"filter|at column 14: Syntax error: token recognition error at: '= '; at column 16: Syntax error: extraneous input '\"DE\"' expecting <EOF>; compare with =="}},
+		{"too deep, no position", Config{Filter: strings.Repeat("[", 300) + strings.Repeat("]", 300) + " == []"}, []string{"filter|not a valid expression: expression recursion limit exceeded: 250"}},
 		{"unknown variable", Config{Filter: `department == "x"`}, []string{"filter|the variables are user.<field>"}},
 		{"type mismatch", Config{Filter: `user.country == 1`}, []string{"filter|no matching overload"}},
 		{"syntax", Config{Groups: `[`}, []string{"groups|Syntax error"}},
