@@ -104,3 +104,41 @@ func TestFilterLeavingNothingFails(t *testing.T) {
 		t.Fatalf("scope outside the file: %+v, %v; want no users and 4 left out", res, err)
 	}
 }
+
+// TestComputedBadEmailIsABadRecord: an email set computes is checked like
+// the file's own: a bad one is reported under set.email with the row's
+// line, and the other rows proceed.
+func TestComputedBadEmailIsABadRecord(t *testing.T) {
+	res, path, err := readWithExpr(t, exprCSV, expr.Config{
+		Set: map[string]string{"email": `user.attributes.Department == "Design" ? user.attributes.displayName + "@example.com" : user.email`},
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProblems(t, path, res.Problems, []wantProblem{
+		{2, "set.email", `"Ann Lee@example.com"`},
+		{6, "email", "not-an-email"},
+	})
+	if len(res.Users) != 3 || res.Users[0].Email != "bo@example.com" {
+		t.Errorf("users = %+v, want the 3 others", res.Users)
+	}
+}
+
+// TestHostileRowIsABadRecord: a row whose values make an expression go
+// over its limits is a bad record with its line; the other rows proceed.
+func TestHostileRowIsABadRecord(t *testing.T) {
+	content := exprCSV[:strings.Index(exprCSV, "x,Zoe")] + "x,Yu,yu@example.com,US,eng,Sales," + strings.Repeat("a", 60000) + "\n"
+	res, path, err := readWithExpr(t, content, expr.Config{
+		Set: map[string]string{"firstname": `user.attributes.displayName.replace("", user.attributes.displayName).substring(0, 1)`},
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProblems(t, path, res.Problems, []wantProblem{
+		{4, "set.firstname", "failed: index out of range: 1: this record is skipped"}, // cy's displayName is empty
+		{6, "set.firstname", "replace would make a string of more than 1048576 bytes"},
+	})
+	if len(res.Users) != 3 { // ann, bo, dee
+		t.Errorf("got %d users: %+v", len(res.Users), res.Users)
+	}
+}
