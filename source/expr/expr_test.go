@@ -159,7 +159,7 @@ func TestRuntimeErrors(t *testing.T) {
 		key  string
 		want string
 	}{
-		{"missing attribute", Config{Filter: `user.attributes.department == "x"`}, "filter", "no such key"},
+		{"missing attribute", Config{Filter: `user.attributes.department == "x"`}, "filter", "no such key: department (the record has: displayName, many)"},
 		{"index out of range", Config{Set: map[string]string{"firstname": `user.attributes.displayName.split(" ")[3]`, "lastname": `"ok"`}}, "set.firstname", "index"},
 		{"division by zero", Config{Groups: `[string(1 / size(user.email))]`}, "groups", "division by zero"},
 		{"bad conversion", Config{Filter: `int(user.firstname) > 3`}, "filter", "conversion"},

@@ -43,7 +43,7 @@ func (p *Program) eval(key string, prg *program, a *activation) (ref.Val, error)
 	if !prg.counted {
 		v, _, err := prg.Eval(a)
 		if err != nil {
-			return nil, p.fail(key, err)
+			return nil, p.fail(key, missingKey(err, a.r))
 		}
 		return v, nil
 	}
@@ -60,7 +60,7 @@ func (p *Program) eval(key string, prg *program, a *activation) (ref.Val, error)
 		p.stopped.Add(1)
 		err = fmt.Errorf("%w: it ran longer than %v or did more work than %d cost units on this record: simplify it (%v)", errOverLimit, MaxEvalTime, MaxCost, err)
 	}
-	return nil, p.fail(key, err)
+	return nil, p.fail(key, missingKey(err, a.r))
 }
 
 // isCostLimit reports whether err is CEL's cost limit being reached.

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,4 +75,17 @@ func position(m string) string {
 		return "at column " + sub[2] + ": "
 	}
 	return "at line " + sub[1] + " column " + sub[2] + ": "
+}
+
+// missingKey adds, to CEL's "no such key" error, the attributes the
+// record has: a misspelt one is then plain to see.
+func missingKey(err error, r *Record) error {
+	if !strings.HasPrefix(err.Error(), "no such key") {
+		return err
+	}
+	names := slices.Sorted(maps.Keys(r.Attributes))
+	if len(names) > 20 {
+		names = append(names[:20], "…")
+	}
+	return fmt.Errorf("%w (the record has: %s)", err, strings.Join(names, ", "))
 }
