@@ -27,6 +27,8 @@ type Trace struct {
 	// filter expression rejected it) or "scope" (it is in none of the
 	// run's scope groups); "" when it took part.
 	LeftOut string
+	// Filter is the filter expression that left the record out.
+	Filter string
 	// Skipped says why the record was skipped as bad, "" when it was not.
 	Skipped string
 }

@@ -82,6 +82,14 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 			}
 		}
 	}
+	unmatched := slices.ContainsFunc(p.plan.Unlisted, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
+	switch {
+	case unmatched:
+		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n", prefix)
+	case changes == 0 && len(p.desired.traces) == 0:
+		fmt.Fprintf(w, "%s: no change: the organization's users read for this plan have no such user either; check the name\n", prefix)
+		return
+	}
 	if changes == 0 {
 		fmt.Fprintf(w, "%s: no change\n", prefix)
 	}
@@ -132,7 +140,7 @@ func (e *env) writeTrace(w io.Writer, t *source.Trace, m *mapping.Mapper) {
 	}
 	switch t.LeftOut {
 	case "filter":
-		fmt.Fprintf(w, "    left out by the filter expression: the run leaves this user alone\n")
+		fmt.Fprintf(w, "    left out by the filter expression %s (false for this record): the run leaves this user alone\n", t.Filter)
 	case "scope":
 		fmt.Fprintf(w, "    left out: in none of the scope groups %q\n", e.cfg.Scope.Groups)
 	}

@@ -295,6 +295,8 @@ type Outcome struct {
 	// did not run.
 	Keep       bool
 	OutOfScope bool
+	// Filter is the filter expression, when it rejected the record.
+	Filter string
 	// Groups are the groups expression's target groups: trimmed, without
 	// empty names and duplicates (compared case-insensitively).
 	Groups []string
@@ -328,7 +330,7 @@ func (o *Outcome) LeftOut() string {
 // Trace writes into t what the expressions made of r, the record Run
 // gave o for.
 func (o *Outcome) Trace(t *source.Trace, r *Record) {
-	t.ExprGroups, t.LeftOut = o.Groups, o.LeftOut()
+	t.ExprGroups, t.LeftOut, t.Filter = o.Groups, o.LeftOut(), o.Filter
 	for f, set := range o.Set {
 		if set {
 			if t.Set == nil {
@@ -379,6 +381,7 @@ func (p *Program) Run(r *Record) (Outcome, error) {
 			return Outcome{}, p.fail("filter", fmt.Errorf("gave %s, not a bool", v.Type().TypeName()))
 		}
 		if out.Keep = bool(keep); !out.Keep {
+			out.Filter = p.text["filter"]
 			return out, nil
 		}
 	}
