@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/mail"
 	"os"
 	"strings"
+	"unicode"
+
+	"github.com/orgsync/orgsync/source"
 )
 
 // Scope limits every run to part of the users (the command line can set
@@ -42,13 +46,25 @@ func (s *Scope) validate(v *validation) {
 	}
 }
 
+// UsersFile is a file of users to act on, as ReadUsersFile read it.
+type UsersFile struct {
+	// Users are the emails and usernames it names, in lower case.
+	Users map[string]bool
+	// Problems are its bad lines, skipped: each with its line number and
+	// what to do.
+	Problems []source.Problem
+}
+
 // ReadUsersFile reads a file of users to act on: one email or username a
 // line, or a CSV file whose header has an email, username or user column
 // (as the report of policy.reportFile writes); blank lines and lines
-// starting with # are skipped. It returns the names in lower case. A file
-// that names nobody is an error: it would make a run that does nothing
+// starting with # are skipped. A line that names no user plainly (two
+// values on a line without a header, a value with a space, a malformed
+// email, a row with none of the identity columns) is a bad line: it is
+// reported and skipped. A file that cannot be read or parsed as CSV, or
+// that names nobody, is an error: it would make a run that does nothing
 // look like a success.
-func ReadUsersFile(path string) (map[string]bool, error) {
+func ReadUsersFile(path string) (*UsersFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the users file: %w", err)
@@ -56,8 +72,8 @@ func ReadUsersFile(path string) (map[string]bool, error) {
 	defer f.Close()
 	r := csv.NewReader(f)
 	r.Comment, r.FieldsPerRecord, r.TrimLeadingSpace = '#', -1, true
-	users := map[string]bool{}
-	var cols []int // the identity columns; nil: the first field of every line
+	uf := &UsersFile{Users: map[string]bool{}}
+	var cols []int // the identity columns; nil: one user a line
 	for first := true; ; first = false {
 		row, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -71,12 +87,16 @@ func ReadUsersFile(path string) (map[string]bool, error) {
 				continue
 			}
 		}
-		addUsers(users, row, cols)
+		line, _ := r.FieldPos(0)
+		if reason := uf.add(row, cols); reason != "" {
+			uf.Problems = append(uf.Problems, source.Problem{Source: "scope.usersFile", File: path, Line: line,
+				Reason: reason + ": this line is skipped, and the user it meant left alone"})
+		}
 	}
-	if len(users) == 0 {
+	if len(uf.Users) == 0 {
 		return nil, fmt.Errorf("%s names no user: list one email or username a line", path)
 	}
-	return users, nil
+	return uf, nil
 }
 
 // identityColumns returns the positions of the email, username and user
@@ -92,17 +112,49 @@ func identityColumns(head []string) []int {
 	return cols
 }
 
-// addUsers adds the identities of one row: the values of cols, or the
-// first field when cols is nil.
-func addUsers(users map[string]bool, row []string, cols []int) {
+// add adds the users of one row: the values of cols, or, when cols is
+// nil, its only value. It returns why the row is bad, "" when it is not.
+func (uf *UsersFile) add(row []string, cols []int) string {
+	var names []string
 	if cols == nil {
-		cols = []int{0}
-	}
-	for _, c := range cols {
-		if c < len(row) {
-			if name := strings.ToLower(strings.TrimSpace(row[c])); name != "" {
-				users[name] = true
+		for _, v := range row {
+			if v = strings.TrimSpace(v); v != "" {
+				names = append(names, v)
 			}
 		}
+		if len(names) > 1 {
+			return "more than one value on the line: list one email or username a line, or start the file with a header row naming an email, username or user column"
+		}
 	}
+	for _, c := range cols {
+		if c < len(row) && strings.TrimSpace(row[c]) != "" {
+			names = append(names, strings.TrimSpace(row[c]))
+		}
+	}
+	if len(names) == 0 {
+		return "no email, username or user value on the line"
+	}
+	for _, n := range names {
+		if reason := badName(n); reason != "" {
+			return reason
+		}
+	}
+	for _, n := range names {
+		uf.Users[strings.ToLower(n)] = true
+	}
+	return ""
+}
+
+// badName says why name is neither an email nor a username, "" when it
+// may be one.
+func badName(name string) string {
+	if i := strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+		return fmt.Sprintf("%q is not an email or username: it has a space or control character", name)
+	}
+	if strings.Contains(name, "@") {
+		if a, err := mail.ParseAddress(name); err != nil || a.Address != name {
+			return fmt.Sprintf("%q is not a valid email address", name)
+		}
+	}
+	return ""
 }

@@ -61,6 +61,8 @@ func TestReadUsersFile(t *testing.T) {
 		{"user column", "user,note\ncy@example.com,left\n", []string{"cy@example.com"}, ""},
 		{"empty", "# nobody\n\n", nil, "names no user"},
 		{"broken CSV", "email\n\"ann\n", nil, "extraneous or missing"},
+		{"bad lines skipped", "# leavers\nann@example.com\nbo smith\ncy@example.com, dee@example.com\nann@@example.com\n\"ed\"\n", []string{"ann@example.com", "ed"}, ""},
+		{"bad rows of a CSV", "email,username\nann@example.com,\n,\nbad email@x.com,\n", []string{"ann@example.com"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,9 +77,33 @@ func TestReadUsersFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, tt.want) {
+			if keys := slices.Sorted(maps.Keys(got.Users)); !slices.Equal(keys, tt.want) {
 				t.Errorf("got %q, want %q", keys, tt.want)
 			}
 		})
+	}
+}
+
+// TestUsersFileBadLines: each bad line of a users file is reported with
+// its line number and what is wrong, and skipped.
+func TestUsersFileBadLines(t *testing.T) {
+	dir := write(t, map[string]string{"u.txt": "# leavers\nann@example.com\nbo smith\ncy@example.com, dee@example.com\n\nann@@example.com\n"}, 0o600)
+	path := filepath.Join(dir, "u.txt")
+	uf, err := ReadUsersFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		path + `:3: "bo smith" is not an email or username: it has a space or control character: this line is skipped, and the user it meant left alone`,
+		path + ":4: more than one value on the line: list one email or username a line, or start the file with a header row naming an email, username or user column: this line is skipped",
+		path + `:6: "ann@@example.com" is not a valid email address: this line is skipped`,
+	}
+	if len(uf.Problems) != len(want) {
+		t.Fatalf("problems = %v, want %d", uf.Problems, len(want))
+	}
+	for i, w := range want {
+		if got := uf.Problems[i].String(); !strings.HasPrefix(got, w) {
+			t.Errorf("problem %d = %s\nwant     %s", i, got, w)
+		}
 	}
 }

@@ -101,11 +101,14 @@ func (e *env) runScope(d *desired) (reconcile.Scope, error) {
 		}
 	}
 	if sc.UsersFile != "" {
-		only, err := config.ReadUsersFile(sc.UsersFile)
+		uf, err := config.ReadUsersFile(sc.UsersFile)
 		if err != nil {
 			return s, fmt.Errorf("scope.usersFile: %w", err)
 		}
-		s.Only = only
+		for _, p := range uf.Problems {
+			e.log.Warn("users file problem: "+p.String(), zap.String("file", p.File))
+		}
+		s.Only, d.problems = uf.Users, append(d.problems, uf.Problems...)
 	}
 	if s.Limited() {
 		e.log.Info("scoped run: users outside the scope are left alone", zap.Int("leftOut", len(s.Out)),

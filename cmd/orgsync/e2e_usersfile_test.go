@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// TestUsersFileBadLine: a bad line of the users file is reported with its
+// file and line and skipped; as with a bad source record, nobody loses
+// access in that run (mallory, listed and in no source, is not removed),
+// and the listed users in a source are synced; the run fails as a run
+// whose removals were withheld does.
+func TestUsersFileBadLine(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove", "maxRemovals: 50%", "maxRemovals: 0")
+	list := filepath.Join(dir, "leavers.txt")
+	if err := os.WriteFile(list, []byte("mallory@example.com\ndave@example.com\nerin evans\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, nil, "sync", "--config", cfg, "--users-file", list)
+	if r.code == exitOK || !strings.Contains(r.stderr, "nothing destructive applied") {
+		t.Fatalf("sync: exit %d, want the removal withheld\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if want := list + `:3: \"erin evans\" is not an email or username`; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+	if _, found := groupsOf(s, "mallory@example.com"); !found {
+		t.Error("mallory was removed in a run with a bad line in its users file")
+	}
+	if _, found := groupsOf(s, "dave@example.com"); !found {
+		t.Error("dave, listed, was not created")
+	}
+	if strings.Contains(r.stdout, "erin@example.com") {
+		t.Errorf("erin, on the bad line, was acted on:\n%s", r.stdout)
+	}
+}
