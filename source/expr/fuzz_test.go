@@ -19,6 +19,8 @@ func FuzzRun(f *testing.F) {
 	f.Add(`user.firstname.split("")`, "\xff\x00\u202e", "", "", "")
 	f.Add(`directoryGroups.all(a, directoryGroups.all(b, a + b != ""))`, "", "", "", "g")
 	f.Add(`[user.email.substring(1, 3)]`, "", "", "", "")
+	f.Add(`user.firstname.replace("", user.firstname).replace("", user.firstname)`, "Ann Lee", "", "", "")
+	f.Add(`"%s".format([directoryGroups.map(a, directoryGroups.join(a))])`, "", "", "", "g")
 	f.Fuzz(func(t *testing.T, text, first, country, attr, group string) {
 		var progs []*Program
 		for _, c := range []Config{{Filter: text}, {Groups: text}, {Set: map[string]string{"firstname": text}}} {
