@@ -39,3 +39,27 @@ func TestUsersFileBadLine(t *testing.T) {
 		t.Errorf("erin, on the bad line, was acted on:\n%s", r.stdout)
 	}
 }
+
+// TestScopedPlanListsNoOutOfScopeUserAsUnmatched: the plan of a scoped
+// run lists none of the organization's users outside the scope as
+// unmatched (mallory is in no source, bob has a group too many), and
+// counts them as out of scope instead.
+func TestScopedPlanListsNoOutOfScopeUserAsUnmatched(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove")
+	list := filepath.Join(dir, "dave.txt")
+	if err := os.WriteFile(list, []byte("dave@example.com\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--scope-groups", "design"}, {"--users-file", list}} {
+		r := runBinary(t, nil, append([]string{"plan", "--config", cfg}, args...)...)
+		if r.code != exitOK {
+			t.Fatalf("plan %v: exit %d\n%s\n%s", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "unmatched") || strings.Contains(r.stdout, "mallory") || strings.Contains(r.stdout, "bob@") ||
+			!strings.Contains(r.stdout, " 0 unlisted") || !strings.Contains(r.stdout, "out of scope") {
+			t.Errorf("plan %v lists an out-of-scope user or does not count them:\n%s", args, r.stdout)
+		}
+	}
+}
