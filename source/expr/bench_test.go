@@ -1,6 +1,10 @@
 package expr
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // BenchmarkRun is the cost per user of the expressions of the CSV
 // benchmark (a filter, a groups and a set expression) over one record.
@@ -19,6 +23,32 @@ func BenchmarkRun(b *testing.B) {
 		r.Fields[Country], r.Fields[FirstName] = "DE", "First1"
 		if out, err := p.Run(r); err != nil || len(out.Groups) != 1 {
 			b.Fatal(out, err)
+		}
+	}
+}
+
+// BenchmarkLoopOverGroups is the cost of an expression looping over a
+// user's directory groups: startsWith, whose cost CEL bounds at load, runs
+// uncounted; contains is counted, and CEL's counting grows with the loop.
+func BenchmarkLoopOverGroups(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		groups := make([]string, n)
+		for i := range groups {
+			groups[i] = fmt.Sprintf("cn=group%d,ou=groups,dc=example,dc=com", i)
+		}
+		for _, f := range []string{`directoryGroups.exists(g, g.startsWith("cn=design"))`, `directoryGroups.exists(g, g.contains("design"))`} {
+			b.Run(fmt.Sprintf("%d/%s", n, f[strings.Index(f, "g.")+2:strings.Index(f, "(\"")]), func(b *testing.B) {
+				p, err := Compile(Config{Filter: f})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := &Record{DirectoryGroups: groups}
+				for b.Loop() {
+					if out, err := p.Run(r); err != nil || out.Keep {
+						b.Fatal(out, err)
+					}
+				}
+			})
 		}
 	}
 }
