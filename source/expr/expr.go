@@ -138,8 +138,8 @@ type Program struct {
 	setAny bool
 	scope  []string          // see WithScope
 	text   map[string]string // key -> expression, for messages
-	// stopped counts the records on which an expression hit a limit
-	// (shared by the scoped copies); see MaxLimitHits.
+	// stopped counts the records on which an expression hit a limit;
+	// see MaxLimitHits and WithScope.
 	stopped *atomic.Int32
 }
 
@@ -191,20 +191,24 @@ func Compile(c Config) (*Program, error) {
 	return p, nil
 }
 
-// WithScope returns p for a run scoped to some directory groups: Run
-// leaves out, as the filter does, the records in none of them (by name,
-// or a DN's or RDN's first value; letter case ignored). Without groups it
-// returns p; p may be nil. p itself is not changed.
+// WithScope returns a copy of p for one run, scoped to some directory
+// groups: Run leaves out, as the filter does, the records in none of them
+// (by name, or a DN's or RDN's first value; letter case ignored); without
+// groups, every record takes part. The copy counts afresh the records on
+// which an expression goes over its limits (MaxLimitHits), so that the
+// runs of a daemon, which compiles its expressions once, do not inherit
+// an earlier run's count. p may be nil: without groups the copy is then
+// nil too. p itself is not changed.
 func (p *Program) WithScope(groups []string) *Program {
-	if len(groups) == 0 {
-		return p
+	if p == nil && len(groups) == 0 {
+		return nil
 	}
-	scoped := &Program{text: map[string]string{}}
+	run := &Program{text: map[string]string{}}
 	if p != nil {
-		*scoped = *p
+		*run = *p
 	}
-	scoped.scope = groups
-	return scoped
+	run.scope, run.stopped = groups, new(atomic.Int32)
+	return run
 }
 
 // newEnv declares the variables of a record.

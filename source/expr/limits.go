@@ -17,9 +17,9 @@ import (
 // its own bookkeeping grows with the iterations done, so that an
 // evaluation can spend seconds before reaching MaxCost: the time of one
 // evaluation is bounded too, and an expression that hits a limit on
-// MaxLimitHits records is not run on the others, whose records are bad
-// records at once: a run with a runaway expression ends in seconds, not
-// hours, and says which expression to fix.
+// MaxLimitHits records of a run (see WithScope) is not run on the others,
+// whose records are bad records at once: a run with a runaway expression
+// ends in seconds, not hours, and says which expression to fix.
 const (
 	MaxEvalTime  = time.Second
 	MaxLimitHits = 10
