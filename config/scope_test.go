@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"maps"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -105,5 +107,27 @@ func TestUsersFileBadLines(t *testing.T) {
 		if got := uf.Problems[i].String(); !strings.HasPrefix(got, w) {
 			t.Errorf("problem %d = %s\nwant     %s", i, got, w)
 		}
+	}
+}
+
+// TestDocsScopeExampleLoads: the scope example of docs/configuration.md
+// is a valid configuration section, read as the manual says.
+func TestDocsScopeExampleLoads(t *testing.T) {
+	doc, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```yaml\n(scope:\n.*?)```").FindSubmatch(doc)
+	if block == nil {
+		t.Fatal("docs/configuration.md has no scope example")
+	}
+	dir := write(t, map[string]string{"c.yaml": minimal + string(block[1]), "key.pem": "k", "act-on.csv": "email\nann@example.com\n"}, 0o600)
+	t.Setenv("TEST_SECRET", "s")
+	cfg, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := cfg.Scope; !sc.ExcludeUnmappedUsers || !slices.Equal(sc.Groups, []string{"Design", "Engineering"}) || filepath.Base(sc.UsersFile) != "act-on.csv" {
+		t.Errorf("scope = %+v", sc)
 	}
 }
