@@ -23,6 +23,7 @@ func TestHostileExpressions(t *testing.T) {
 		{`"%s".format([user.firstname.split("").map(x, user.firstname)]).size() > 0`, "format would make"},
 		{`user.firstname.split("").map(a, user.firstname.split("").map(b, a + b)).size() > 0`, "over the limits"},
 		{`user.firstname.split("").all(a, user.firstname.split("").all(b, a == b || true))`, "over the limits"},
+		{strings.Repeat("strings.quote(", 20) + `user.firstname.replace("a", "\"")` + strings.Repeat(")", 20) + ` != ""`, "over the limits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.filter, func(t *testing.T) {
