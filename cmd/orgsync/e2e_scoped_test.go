@@ -66,6 +66,12 @@ func TestUsersFileBadLine(t *testing.T) {
 	if strings.Contains(r.stdout, "erin@example.com") {
 		t.Errorf("erin, on the bad line, was acted on:\n%s", r.stdout)
 	}
+	// validate reports the bad line of the configuration's users file.
+	scoped := configFor(t, dir, "csv", s.url, "safety:", "scope:\n  usersFile: "+list+"\nsafety:")
+	r = runBinary(t, nil, "validate", "--config", scoped)
+	if r.code != exitError || !strings.Contains(r.stdout, "problem: "+list+`:3: "erin evans" is not an email or username`) {
+		t.Errorf("validate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestScopedPlanListsNoOutOfScopeUserAsUnmatched: the plan of a scoped

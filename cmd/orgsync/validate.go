@@ -33,6 +33,13 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
+	if f := e.cfg.Scope.UsersFile; f != "" {
+		uf, err := config.ReadUsersFile(f) // readable: Load checked it
+		if err != nil {
+			return fail(io, fs.Name(), fmt.Errorf("scope.usersFile: %w", err))
+		}
+		d.problems = append(d.problems, uf.Problems...)
+	}
 	for _, p := range d.problems {
 		fmt.Fprintf(io.out, "problem: %s\n", p)
 	}
