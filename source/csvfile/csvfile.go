@@ -225,6 +225,9 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 	}
 	if s.HasExpressions() {
 		cols.other = otherColumns(head, cols.pos)
+		if err := s.CheckAttributes(cols.otherNames()); err != nil {
+			return columns{}, fmt.Errorf("%s:1: %w", s.cfg.Path, err)
+		}
 	}
 	hasUsername := cols.pos[userrec.Username] >= 0 && (cols.pos[userrec.Domain] >= 0 || s.cfg.Defaults.Domain != "")
 	if cols.pos[userrec.Email] < 0 && !hasUsername {
@@ -232,6 +235,15 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 			s.cfg.Path, names[userrec.Email], strings.Join(quoteAll(head), ", "))
 	}
 	return cols, nil
+}
+
+// otherNames returns the names of the columns of no field.
+func (c *columns) otherNames() []string {
+	names := make([]string, len(c.other))
+	for i, o := range c.other {
+		names[i] = o.name
+	}
+	return names
 }
 
 // otherColumns lists the columns of head that are no field's (pos).

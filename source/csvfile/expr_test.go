@@ -142,3 +142,14 @@ func TestHostileRowIsABadRecord(t *testing.T) {
 		t.Errorf("got %d users: %+v", len(res.Users), res.Users)
 	}
 }
+
+// TestMisspeltAttributeFailsAtTheHeader: an expression reading a column
+// the file lacks fails the source at its header, naming the expression,
+// the attribute and the columns there are, instead of failing every row.
+func TestMisspeltAttributeFailsAtTheHeader(t *testing.T) {
+	_, path, err := readWithExpr(t, exprCSV, expr.Config{Filter: `user.attributes.Departement != "Sales"`}, "")
+	want := ":1: filter reads user.attributes.Departement, but the file has no such column (its columns of no user field: Department, displayName)"
+	if err == nil || !strings.Contains(err.Error(), path+want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}

@@ -245,7 +245,7 @@ func compile(env *cel.Env, text string, want *cel.Type) (*program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot be prepared: %w", err)
 	}
-	return &program{Program: prg, counted: counted}, nil
+	return &program{Program: prg, counted: counted, reads: attributeReads(ast)}, nil
 }
 
 // recordSizes bounds the sizes of a record's values for CEL's static cost

@@ -36,6 +36,7 @@ var errOverLimit = errors.New("over the limits")
 type program struct {
 	cel.Program
 	counted bool
+	reads   []string // the attributes it reads outright (attributeReads)
 }
 
 // eval runs the expression of key over the record of a.

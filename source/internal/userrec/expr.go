@@ -26,6 +26,11 @@ func (h *Hooks) Explain(user string) { h.explain = user }
 // then carry their extra attributes.
 func (h *Hooks) HasExpressions() bool { return h.prog != nil }
 
+// CheckAttributes checks that the expressions read outright only the
+// attributes in have, for a source whose records all have the same ones
+// (see expr.Program.CheckAttributes).
+func (h *Hooks) CheckAttributes(have []string) error { return h.prog.CheckAttributes(have) }
+
 // Use makes the Builder run the source's hooks.
 func (b *Builder) Use(h Hooks) { b.prog, b.explain = h.prog, h.explain }
 
