@@ -308,3 +308,15 @@ func TestWithScope(t *testing.T) {
 		t.Errorf("a scope without expressions keeps a record outside it: %+v", out)
 	}
 }
+
+// TestMissingAttributeOfARecordWithNone: the error says the record has no
+// attributes at all.
+func TestMissingAttributeOfARecordWithNone(t *testing.T) {
+	p, err := Compile(Config{Groups: `[user.attributes["dept"]]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(record(nil, nil)); err == nil || !strings.HasSuffix(err.Error(), "no such key: dept (the record has no attributes)") {
+		t.Errorf("Run = %v", err)
+	}
+}

@@ -83,6 +83,9 @@ func missingKey(err error, r *Record) error {
 	if !strings.HasPrefix(err.Error(), "no such key") {
 		return err
 	}
+	if len(r.Attributes) == 0 {
+		return fmt.Errorf("%w (the record has no attributes)", err)
+	}
 	names := slices.Sorted(maps.Keys(r.Attributes))
 	if len(names) > 20 {
 		names = append(names[:20], "…")
