@@ -213,10 +213,10 @@ func (p *Program) WithScope(groups []string) *Program {
 
 // newEnv declares the variables of a record.
 func newEnv() (*cel.Env, error) {
-	opts := []cel.EnvOption{ext.Strings(), guardedStrings(), cel.OptionalTypes(),
+	opts := append([]cel.EnvOption{ext.Strings()}, guardedStrings()...)
+	opts = append(opts, cel.OptionalTypes(),
 		cel.Variable("user.attributes", cel.MapType(cel.StringType, cel.StringType)),
-		cel.Variable("directoryGroups", cel.ListType(cel.StringType)),
-	}
+		cel.Variable("directoryGroups", cel.ListType(cel.StringType)))
 	for _, n := range fieldNames {
 		opts = append(opts, cel.Variable("user."+n, cel.StringType))
 	}

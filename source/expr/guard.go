@@ -24,11 +24,12 @@ import (
 const MaxResultLen = 1 << 20
 
 // guardedStrings redeclares the string extensions' replace, join and
-// format with a check of their result's size; cel-go lets a library
-// replace an overload's implementation when the signature is the same.
-func guardedStrings() cel.EnvOption {
+// format with a check of their result's size; declared after
+// ext.Strings, they replace its implementations (cel-go allows it when
+// the signature is the same).
+func guardedStrings() []cel.EnvOption {
 	str, list, dynList := cel.StringType, cel.ListType(cel.StringType), cel.ListType(cel.DynType)
-	return cel.Lib(libraryOf{
+	return []cel.EnvOption{
 		cel.Function("replace",
 			cel.MemberOverload("string_replace_string_string", []*cel.Type{str, str, str}, str,
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val { return replaceN(args[0], args[1], args[2], types.Int(-1)) })),
@@ -42,17 +43,8 @@ func guardedStrings() cel.EnvOption {
 		cel.Function("format",
 			cel.MemberOverload("string_format", []*cel.Type{str, dynList}, str,
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val { return format(args[0], args[1]) }))),
-	})
+	}
 }
-
-// libraryOf is a cel.Library of environment options.
-type libraryOf []cel.EnvOption
-
-// CompileOptions implements cel.Library.
-func (l libraryOf) CompileOptions() []cel.EnvOption { return l }
-
-// ProgramOptions implements cel.Library.
-func (libraryOf) ProgramOptions() []cel.ProgramOption { return nil }
 
 // tooLong is the error of a call that would make a string over MaxResultLen.
 func tooLong(fn string) ref.Val {
