@@ -104,12 +104,13 @@ func format(template, args ref.Val) ref.Val {
 // extFormat is the string extension's own format.
 var extFormat = func() functions.BinaryOp {
 	env, err := cel.NewEnv(ext.Strings())
+	var overloads []*functions.Overload
 	if err == nil {
-		overloads, err := env.Functions()["format"].Bindings()
-		for _, o := range overloads {
-			if err == nil && o.Operator == "string_format" && o.Function != nil {
-				return func(t, a ref.Val) ref.Val { return o.Function(t, a) }
-			}
+		overloads, err = env.Functions()["format"].Bindings()
+	}
+	for _, o := range overloads {
+		if f := o.Function; o.Operator == "string_format" && f != nil {
+			return func(t, a ref.Val) ref.Val { return f(t, a) }
 		}
 	}
 	panic(fmt.Sprintf("expr: the string extension has no format to guard (%v)", err))
