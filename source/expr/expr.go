@@ -22,8 +22,10 @@
 // replace, ...) and optional values (user.attributes.?c.orValue("US"))
 // are available. No expression can stall a run, whatever the records
 // hold: records are bounded (MaxValueLen, MaxAttributes,
-// MaxDirectoryGroups), and an expression whose cost CEL cannot bound
-// below MaxCost for such records is stopped at MaxCost on each record.
+// MaxDirectoryGroups); replace, join and format refuse to make a string
+// over MaxResultLen; an expression whose cost CEL cannot bound below
+// MaxCost for such records is stopped on each record at MaxCost or
+// MaxEvalTime, and not run again in the run after MaxLimitHits records.
 // A Program is compiled once and is safe for concurrent use; a Record is
 // for one goroutine at a time. Run also applies a run's scope groups
 // (WithScope).
