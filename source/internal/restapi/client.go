@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -186,6 +187,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if errors.As(err, &auth) {
 		return false, auth
 	}
+	if ce := connectError(err); ce != nil {
+		return false, ce
+	}
 	if err != nil {
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
@@ -194,6 +198,47 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return true, nil
 	}
 	return false, nil
+}
+
+// ConnectError is a failure to reach the API's host at all: connection
+// refused, unknown host, no route, no answer to the connection attempt.
+// It is not retried: a wrong address or a dead proxy does not heal within
+// a read, and waiting out the retries would take minutes.
+type ConnectError struct {
+	Host string // host:port
+	Err  error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot connect to %s: %v", e.Host, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// connectError returns err as a ConnectError when it is a failure to
+// connect (a dial or name resolution error), else nil.
+func connectError(err error) *ConnectError {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return nil
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return &ConnectError{Host: hostOf(ue.URL), Err: dns}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &ConnectError{Host: hostOf(ue.URL), Err: op}
+	}
+	return nil
+}
+
+// hostOf returns the host (and port) of u.
+func hostOf(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Host != "" {
+		return p.Host
+	}
+	return u
 }
 
 // backoff waits what a throttled answer asks (Retry-After, else Okta's
