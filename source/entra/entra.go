@@ -51,7 +51,7 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	s := &Source{cfg: cfg}
 	var err error
 	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
-		BaseURL: cfg.GraphURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: withHint,
+		BaseURL: cfg.GraphURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
 		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
 			return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}
 		},
@@ -124,13 +124,4 @@ func pemBlock(text, suffix string) *pem.Block {
 			return b
 		}
 	}
-}
-
-// withHint adds what to do to a permission error.
-func withHint(err error) error {
-	var se *restapi.StatusError
-	if errors.As(err, &se) && se.Status == 403 {
-		return fmt.Errorf("%w (grant the app registration the Microsoft Graph application permissions User.Read.All and GroupMember.Read.All, with admin consent)", err)
-	}
-	return err
 }

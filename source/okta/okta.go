@@ -43,7 +43,7 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	s := &Source{cfg: cfg}
 	var err error
 	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
-		BaseURL: cfg.OrgURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: withHint,
+		BaseURL: cfg.OrgURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
 		Directory: func(c *restapi.Client, _ []string) clouddir.Directory { return &api{c: c, cfg: &s.cfg} },
 	})
 	return s, err
@@ -71,13 +71,4 @@ func (s *Source) auth() (restapi.Auth, error) {
 		p.Header = map[string]string{"kid": s.cfg.KeyID}
 	}
 	return p, nil
-}
-
-// withHint adds what to do to a permission error.
-func withHint(err error) error {
-	var se *restapi.StatusError
-	if errors.As(err, &se) && se.Status == 403 {
-		return fmt.Errorf("%w (an API token needs a read-only administrator; a service app needs the scopes okta.users.read and okta.groups.read granted)", err)
-	}
-	return err
 }

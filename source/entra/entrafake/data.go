@@ -39,7 +39,10 @@ func Demo() Tenant {
 			"usageLocation": loc, "accountEnabled": enabled}}
 	}
 	return Tenant{
-		ID:   DemoTenantID,
+		ID: DemoTenantID,
+		// Members that are not users, as real groups have: never synced.
+		Others: []Member{{ID: "d-build", DisplayName: "build-agent-01", Kind: "device"},
+			{ID: "sp-figma", DisplayName: "Figma SCIM", Kind: "servicePrincipal"}, {ID: "c-agency", DisplayName: "Agency Contact", Kind: "orgContact"}},
 		Apps: []App{{ClientID: DemoClientID, Secret: DemoSecret}},
 		Users: []User{
 			user("u-alice", "alice@example.com", "Alice", "Anders", "US", true),
@@ -52,8 +55,8 @@ func Demo() Tenant {
 		},
 		Groups: []Group{
 			{ID: "g-eng", DisplayName: "Engineering Staff", Members: []string{"u-alice", "u-bob", "g-platform", "u-gina"}},
-			{ID: "g-platform", DisplayName: "Platform Team", Members: []string{"u-dave"}}, // nested in Engineering Staff
-			{ID: "g-design", DisplayName: "Design", Members: []string{"u-carol", "u-dave"}},
+			{ID: "g-platform", DisplayName: "Platform Team", Members: []string{"u-dave", "d-build"}}, // nested in Engineering Staff
+			{ID: "g-design", DisplayName: "Design", Members: []string{"sp-figma", "u-carol", "c-agency", "u-dave"}},
 			{ID: "g-marketing", DisplayName: "Marketing", Members: []string{"u-carol", "u-erin"}},
 		},
 	}

@@ -10,9 +10,11 @@
 package entrafake
 
 import (
+	"cmp"
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,12 +36,34 @@ type Group struct {
 	Members         []string
 }
 
+// Member is a directory object that is neither a user nor a group but
+// may be a member of a group, as Graph lists them in members and
+// transitiveMembers: a device, a service principal, an organizational
+// contact.
+type Member struct {
+	ID, DisplayName string
+	Kind            string // "device", "servicePrincipal", "orgContact"
+}
+
 // App is an app registration that may sign in: with Secret, or with a
-// client assertion signed by Certificate's key.
+// client assertion signed by Certificate's key. Permissions are its
+// Microsoft Graph application permissions (with admin consent); nil
+// grants DefaultPermissions.
 type App struct {
 	ClientID    string
 	Secret      string
 	Certificate *x509.Certificate
+	Permissions []string
+}
+
+// DefaultPermissions are those the entra source needs.
+var DefaultPermissions = []string{"User.Read.All", "GroupMember.Read.All"}
+
+// needs are the permissions, any of which allows reading users and
+// groups (with their members), as Graph's reference lists them.
+var needs = map[string][]string{
+	"users":  {"User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"},
+	"groups": {"GroupMember.Read.All", "Group.Read.All", "Group.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"},
 }
 
 // Tenant is the fake directory.
@@ -48,14 +72,18 @@ type Tenant struct {
 	Apps   []App
 	Users  []User
 	Groups []Group
+	// Others are the members of groups that are not users or groups.
+	Others []Member
 }
 
 // Options are the fake's behaviour beyond the data.
 type Options struct {
-	// ThrottleEvery answers every n-th Graph request 429 with
-	// Retry-After: RetryAfter seconds (default 1); 0 never throttles.
-	ThrottleEvery int
-	RetryAfter    int
+	// ThrottleEvery answers every n-th Graph request 429 (or
+	// ThrottleStatus, e.g. 503) with Retry-After: RetryAfter seconds
+	// (default 1); 0 never throttles.
+	ThrottleEvery  int
+	ThrottleStatus int
+	RetryAfter     int
 	// Faults answers Graph request n (1-based) with status Faults[n], or
 	// drops the connection when it is 0.
 	Faults map[int]int
@@ -83,10 +111,11 @@ func Start(t Tenant, o Options) *Server {
 	s := &Server{tenant: t, users: map[string]*User{}, groups: map[string]*Group{}}
 	s.index()
 	retryAfter := strconv.Itoa(max(o.RetryAfter, 1))
+	throttle := cmp.Or(o.ThrottleStatus, http.StatusTooManyRequests)
 	s.gate = &fakeapi.Gate{ThrottleEvery: o.ThrottleEvery, Faults: o.Faults,
 		Throttle: func(w http.ResponseWriter) {
 			w.Header().Set("Retry-After", retryAfter)
-			graphError(w, http.StatusTooManyRequests, "TooManyRequests", "Too many requests.")
+			graphError(w, throttle, throttleCode[throttle], "Too many requests.")
 		},
 		Error: func(w http.ResponseWriter, status int) { graphError(w, status, "generalException", "Injected fault.") },
 	}
@@ -117,7 +146,13 @@ func (s *Server) index() {
 		s.groupObjs = append(s.groupObjs, g.object())
 		s.memberObjs[g.ID] = typed(g.object(), "group")
 	}
+	for _, m := range s.tenant.Others {
+		s.memberObjs[m.ID] = typed(object{"id": m.ID, "displayName": m.DisplayName}, m.Kind)
+	}
 }
+
+// throttleCode is Graph's error code of a throttled answer.
+var throttleCode = map[int]string{http.StatusTooManyRequests: "TooManyRequests", http.StatusServiceUnavailable: "serviceNotAvailable"}
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
@@ -133,7 +168,8 @@ func graphError(w http.ResponseWriter, status int, code, msg string) {
 
 // graph serves the Graph calls of an authorized request.
 func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
-	if !s.tokens.Valid(r, "Bearer") {
+	grants, ok := s.tokens.Grants(r, "Bearer")
+	if !ok {
 		graphError(w, http.StatusUnauthorized, "InvalidAuthenticationToken", "Access token is empty or invalid.")
 		return
 	}
@@ -147,6 +183,10 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/v1.0"), "/"), "/")
+	if need, known := needs[parts[0]]; known && !slices.ContainsFunc(need, func(p string) bool { return slices.Contains(grants, p) }) {
+		graphError(w, http.StatusForbidden, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
+		return
+	}
 	switch {
 	case len(parts) == 1 && parts[0] == "users":
 		s.listUsers(w, r)

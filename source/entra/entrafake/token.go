@@ -41,7 +41,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 		fakeapi.OAuthError(w, http.StatusUnauthorized, code, desc)
 		return
 	}
-	tok, life := s.tokens.Issue()
+	perms := app.Permissions
+	if perms == nil {
+		perms = DefaultPermissions
+	}
+	tok, life := s.tokens.Issue(perms...)
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok})
 }
 

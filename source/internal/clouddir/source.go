@@ -32,7 +32,8 @@ type API struct {
 	// Directory returns the directory over a signed-in client; attrs are
 	// the user attributes the templates name.
 	Directory func(c *restapi.Client, attrs []string) Directory
-	// Hint, if set, adds what to do to an error of the read.
+	// Hint, if set, adds what to do to an error of the read or of the
+	// sign-in (naming the configuration key to check).
 	Hint func(error) error
 }
 
@@ -68,6 +69,14 @@ func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error
 	return c, s.api.Directory(c, s.opts.Fields.Attributes()), nil
 }
 
+// hint adds what to do to err, when the source knows.
+func (s *Source) hint(err error) error {
+	if s.api.Hint == nil {
+		return err
+	}
+	return s.api.Hint(err)
+}
+
 // Name returns the source's name.
 func (s *Source) Name() string { return s.opts.Name }
 
@@ -89,14 +98,11 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 		return nil, err
 	}
 	if err := c.Authorize(); err != nil {
-		return nil, err
+		return nil, s.hint(err)
 	}
 	res, err := Read(ctx, dir, s.opts)
 	if err != nil {
-		if s.api.Hint != nil {
-			err = s.api.Hint(err)
-		}
-		return nil, err
+		return nil, s.hint(err)
 	}
 	st := c.Stats()
 	s.log.Info("cloud directory read", zap.String("api", dir.Where()), zap.Int("users", len(res.Users)),

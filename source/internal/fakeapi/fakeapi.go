@@ -85,15 +85,21 @@ func drop(w http.ResponseWriter) {
 	}
 }
 
-// Tokens are the access tokens a fake has issued.
+// Tokens are the access tokens a fake has issued, each with what it
+// grants (application permissions, scopes).
 type Tokens struct {
 	Lifetime time.Duration // default one hour
 	mu       sync.Mutex
-	expiry   map[string]time.Time
+	issued   map[string]issued
 }
 
-// Issue returns a new token and its lifetime in seconds.
-func (t *Tokens) Issue() (string, int) {
+type issued struct {
+	expiry time.Time
+	grants []string
+}
+
+// Issue returns a new token granting grants and its lifetime in seconds.
+func (t *Tokens) Issue(grants ...string) (string, int) {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
 	tok := hex.EncodeToString(b)
@@ -103,24 +109,34 @@ func (t *Tokens) Issue() (string, int) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.expiry == nil {
-		t.expiry = map[string]time.Time{}
+	if t.issued == nil {
+		t.issued = map[string]issued{}
 	}
-	t.expiry[tok] = time.Now().Add(life)
+	t.issued[tok] = issued{expiry: time.Now().Add(life), grants: grants}
 	return tok, int(life / time.Second)
 }
 
 // Valid reports whether the Authorization header of r is "<scheme> <a
 // token issued and not expired>".
 func (t *Tokens) Valid(r *http.Request, scheme string) bool {
+	_, ok := t.Grants(r, scheme)
+	return ok
+}
+
+// Grants returns what the token of r grants, and whether it is valid
+// (see Valid).
+func (t *Tokens) Grants(r *http.Request, scheme string) ([]string, bool) {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), scheme+" ")
 	if !ok {
-		return false
+		return nil, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	exp, ok := t.expiry[tok]
-	return ok && time.Now().Before(exp)
+	is, ok := t.issued[tok]
+	if !ok || !time.Now().Before(is.expiry) {
+		return nil, false
+	}
+	return is.grants, true
 }
 
 // CheckAssertion verifies a client assertion: RS256 signed by key, issuer

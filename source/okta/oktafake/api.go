@@ -2,7 +2,6 @@ package oktafake
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
@@ -86,11 +85,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, all func(string) [
 		oktaError(w, http.StatusBadRequest, "E0000001", "Api validation failed: after")
 		return
 	}
-	links := []string{`<` + selfURL(r) + `>; rel="self"`}
+	// One Link header a link, as Okta sends them.
+	w.Header().Add("Link", `<`+selfURL(r)+`>; rel="self"`)
 	if next != "" {
-		links = append(links, `<`+next+`>; rel="next"`)
+		w.Header().Add("Link", `<`+next+`>; rel="next"`)
 	}
-	w.Header().Set("Link", strings.Join(links, ", "))
 	fakeapi.WriteJSON(w, http.StatusOK, objs[start:end])
 }
 

@@ -12,6 +12,7 @@ import (
 	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,18 +141,19 @@ func (s *Server) rateLimit(w http.ResponseWriter) bool {
 	return left >= 0
 }
 
-// authorized reports whether r carries a valid API token or access token.
-func (s *Server) authorized(r *http.Request) bool {
+// authorized reports whether r carries a valid API token, or an access
+// token (whose scopes are returned; an API token has all its
+// administrator's rights).
+func (s *Server) authorized(r *http.Request) (scopes []string, apiToken, ok bool) {
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "SSWS "); ok {
-		for _, t := range s.org.APITokens {
-			if t == tok {
-				return true
-			}
-		}
-		return false
+		return nil, true, slices.Contains(s.org.APITokens, tok)
 	}
-	return s.tokens.Valid(r, "Bearer")
+	scopes, ok = s.tokens.Grants(r, "Bearer")
+	return scopes, false, ok
 }
+
+// scopeOf is the OAuth 2.0 scope that reads each listing's objects.
+var scopeOf = map[string]string{"users": "okta.users.read", "groups": "okta.groups.read"}
 
 // api serves the Management API calls.
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
@@ -159,11 +161,17 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		s.gate.Reject(w)
 		return
 	}
-	if !s.authorized(r) {
+	scopes, apiToken, ok := s.authorized(r)
+	if !ok {
 		oktaError(w, http.StatusUnauthorized, "E0000011", "Invalid token provided")
 		return
 	}
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v1"), "/"), "/")
+	if need, known := scopeOf[parts[0]]; known && !apiToken && !slices.Contains(scopes, need) {
+		w.Header().Set("WWW-Authenticate", `Bearer authorization_uri="http://`+r.Host+`/oauth2/v1/authorize", realm="http://`+r.Host+`", scope="`+need+`", error="insufficient_scope", error_description="The access token provided does not contain the required scopes.", resource="`+r.URL.Path+`"`)
+		oktaError(w, http.StatusForbidden, "E0000006", "You do not have permission to perform the requested action")
+		return
+	}
 	switch {
 	case r.Method != http.MethodGet:
 		oktaError(w, http.StatusMethodNotAllowed, "E0000022", "The endpoint does not support the provided HTTP method")

@@ -42,6 +42,6 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	tok, life := s.tokens.Issue()
+	tok, life := s.tokens.Issue(strings.Fields(f.Get("scope"))...)
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok, "scope": f.Get("scope")})
 }

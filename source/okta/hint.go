@@ -1,0 +1,42 @@
+package okta
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/orgsync/orgsync/source/internal/restapi"
+)
+
+// hint adds to err what to do and which key to check: for an orgURL that
+// cannot be reached, a credential refused and a call the API refuses.
+func (s *Source) hint(err error) error {
+	advice := restapi.ReachAdvice(err, restapi.URLKey{Key: "orgURL", URL: s.cfg.OrgURL})
+	if advice == "" {
+		advice = s.signInAdvice(err)
+	}
+	return restapi.WithAdvice(err, advice)
+}
+
+// signInAdvice says what to check when the token endpoint or the API
+// refuses the credential or a call.
+func (s *Source) signInAdvice(err error) string {
+	switch code, _ := restapi.OAuthError(err); code {
+	case "invalid_client":
+		return "check clientId, privateKey and keyId: the service app must have the key's public part (and kid) in its keys, and use private_key_jwt client authentication"
+	case "invalid_scope":
+		return "grant the service app the scopes okta.users.read and okta.groups.read (Okta API Scopes), or check scopes"
+	}
+	var se *restapi.StatusError
+	switch {
+	case !errors.As(err, &se):
+	case se.Status == http.StatusUnauthorized && s.cfg.APIToken.IsSet():
+		return "check apiToken: the token is wrong, revoked, or expired (an API token expires after 30 days without use), or belongs to another organization than orgURL"
+	case se.Status == http.StatusUnauthorized:
+		return "the access token was refused: check orgURL"
+	case se.Status == http.StatusForbidden && s.cfg.APIToken.IsSet():
+		return "the API token's administrator needs a role that reads users and groups, such as Read-Only Administrator"
+	case se.Status == http.StatusForbidden:
+		return "grant the service app the scopes okta.users.read and okta.groups.read and an administrator role that reads users and groups (such as Read-Only Administrator)"
+	}
+	return ""
+}
