@@ -18,6 +18,7 @@ import (
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
@@ -235,5 +236,108 @@ func TestValidate(t *testing.T) {
 	want := []string{"tenantId", "clientId", "clientSecret", "graphURL", "pageSize", "users.email"}
 	if !slices.Equal(fields, want) {
 		t.Errorf("problems in %v, want %v", fields, want)
+	}
+}
+
+func TestThrottled503AndTokenRenewal(t *testing.T) {
+	// Tokens live 1 s and every third Graph request is answered 503 with
+	// Retry-After: 1: the read outlasts its first token.
+	s := startDemo(t, entrafake.Options{ThrottleEvery: 3, ThrottleStatus: http.StatusServiceUnavailable, RetryAfter: 1, TokenLifetime: time.Second})
+	start := time.Now()
+	res, err := read(t, config(t, s), rules, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Users) != 6 {
+		t.Errorf("%d users, want 6", len(res.Users))
+	}
+	if st := s.Stats(); st.Throttled == 0 {
+		t.Errorf("stats %+v: nothing throttled", st)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("took %s: Retry-After: 1 of a 503 not waited", d)
+	}
+}
+
+func TestRefusedTokenAndMissingPermissionFailTheSource(t *testing.T) {
+	s := startDemo(t, entrafake.Options{Faults: map[int]int{3: http.StatusUnauthorized}})
+	res, err := read(t, config(t, s), rules, false)
+	if err == nil || res != nil || !strings.Contains(err.Error(), "401 Unauthorized") || !strings.Contains(err.Error(), "refused the access token") {
+		t.Errorf("a 401 during the read: res %v, err %v; want the read to fail", res, err)
+	}
+	for perm, want := range map[string]string{"User.Read.All": "permission GroupMember.Read.All", "GroupMember.Read.All": "permission User.Read.All"} {
+		tenant := entrafake.Demo()
+		tenant.Apps[0].Permissions = []string{perm}
+		s := entrafake.Start(tenant, entrafake.Options{})
+		res, err := read(t, config(t, s), rules, false)
+		s.Close()
+		if err == nil || res != nil || !strings.Contains(err.Error(), "Authorization_RequestDenied") || !strings.Contains(err.Error(), want) {
+			t.Errorf("app with %s only: err %v, want it to name %s", perm, err, want)
+		}
+	}
+}
+
+func TestSignInMistakes(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	for name, c := range map[string]struct {
+		change func(*entra.Config)
+		want   []string
+	}{
+		"tenant typo":  {func(c *entra.Config) { c.TenantID = "contoso-typo.onmicrosoft.com" }, []string{"AADSTS90002", "check tenantId"}},
+		"unknown app":  {func(c *entra.Config) { c.ClientID = "99999999-2222-3333-4444-555555555555" }, []string{"AADSTS700016", "check clientId"}},
+		"wrong secret": {func(*entra.Config) { t.Setenv("ENTRA_TEST_SECRET", "wrong") }, []string{"AADSTS7000215", "check clientSecret"}},
+		"dead graphURL": {func(c *entra.Config) { c.GraphURL = "http://127.0.0.1:1" },
+			[]string{"cannot connect to 127.0.0.1:1", "check graphURL (http://127.0.0.1:1)"}},
+	} {
+		cfg := config(t, s)
+		c.change(&cfg)
+		_, err := read(t, cfg, rules, false)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want %q", name, err, w)
+			}
+		}
+	}
+}
+
+// TestGroupsByIDAndMergeWithCSV: real group ids are GUIDs, looked up
+// by id (and not by display name); the tenant's users merge with a CSV
+// file's.
+func TestGroupsByIDAndMergeWithCSV(t *testing.T) {
+	const designID = "3f2c5e1a-9b7d-4c2e-8f1a-2b3c4d5e6f70"
+	tenant := entrafake.Demo()
+	for i := range tenant.Groups {
+		if tenant.Groups[i].DisplayName == "Design" {
+			tenant.Groups[i].ID = designID
+		}
+	}
+	s := entrafake.Start(tenant, entrafake.Options{})
+	defer s.Close()
+	byID := []mapping.Rule{{Directory: strings.ToUpper(designID), Targets: []string{"Design"}}, {Directory: "Sales", Targets: []string{"Sales"}}}
+	src, err := entra.Open("entra-test", config(t, s), sourcetest.Mapper(t, byID), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.CallerChecksGroups()
+	csv := "firstname,lastname,email,country,groups\nSam,Seller,sam@example.com,US,Sales\nCarol,Clark,carol@example.com,GB,Sales\n"
+	file, _, err := sourcetest.Read(t, "extra.csv", csv, byID, func(path string, m *mapping.Mapper) (source.Source, error) {
+		return csvfile.Open("csv", csvfile.Config{Path: path}, m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := []source.NamedResult{{Name: "entra", Result: res}, {Name: "csv", Result: file}}
+	if accepted, err := source.CheckGroups(results); err != nil || len(accepted) != 1 || accepted[0].Group != "Sales" {
+		t.Fatalf("CheckGroups: %v, %v", accepted, err)
+	}
+	users, problems := source.Merge(results)
+	got := sourcetest.GroupsByEmail(users)
+	if len(problems) != 0 || len(got) != 7 || !slices.Equal(got["carol@example.com"], []string{"Design", "Sales"}) ||
+		!slices.Equal(got["dave@example.com"], []string{"Design"}) || !slices.Equal(got["sam@example.com"], []string{"Sales"}) {
+		t.Errorf("merged %v, problems %v", got, problems)
 	}
 }

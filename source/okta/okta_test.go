@@ -205,3 +205,37 @@ func TestValidate(t *testing.T) {
 		t.Errorf("problems in %v, want %v", fields, want)
 	}
 }
+
+// TestMistakesSayWhatToCheck: a refused API token, a scope the service
+// app was not granted and an orgURL where nothing listens each fail the
+// read, naming the key or the scope.
+func TestMistakesSayWhatToCheck(t *testing.T) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	org := oktafake.Demo()
+	org.Apps = []oktafake.App{{ClientID: "0oa-orgsync", Key: &key.PublicKey, Scopes: []string{"okta.users.read"}}}
+	s := oktafake.Start(org, oktafake.Options{})
+	defer s.Close()
+	path := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	usersOnly := okta.Config{OrgURL: s.URL, ClientID: "0oa-orgsync", PrivateKey: secret.Ref{File: path}, Scopes: []string{"okta.users.read"}}
+	wrongToken := config(t, s)
+	t.Setenv("OKTA_TEST_TOKEN", "wrong-token-value")
+	dead := okta.Config{OrgURL: "http://127.0.0.1:1", APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
+	for name, c := range map[string]struct {
+		cfg  okta.Config
+		want []string
+	}{
+		"scope not granted": {usersOnly, []string{"403 Forbidden", "E0000006", "scopes okta.users.read and okta.groups.read"}},
+		"wrong API token":   {wrongToken, []string{"401 Unauthorized", "check apiToken"}},
+		"dead orgURL":       {dead, []string{"cannot connect to 127.0.0.1:1", "check orgURL (http://127.0.0.1:1)"}},
+	} {
+		res, err := read(t, c.cfg, rules)
+		for _, w := range c.want {
+			if err == nil || res != nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want %q", name, err, w)
+			}
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
@@ -84,6 +85,8 @@ type Options struct {
 	ThrottleEvery  int
 	ThrottleStatus int
 	RetryAfter     int
+	// TokenLifetime is how long access tokens live (default one hour).
+	TokenLifetime time.Duration
 	// Faults answers Graph request n (1-based) with status Faults[n], or
 	// drops the connection when it is 0.
 	Faults map[int]int
@@ -109,6 +112,7 @@ type Server struct {
 // Start serves t on a loopback port until Close.
 func Start(t Tenant, o Options) *Server {
 	s := &Server{tenant: t, users: map[string]*User{}, groups: map[string]*Group{}}
+	s.tokens.Lifetime = o.TokenLifetime
 	s.index()
 	retryAfter := strconv.Itoa(max(o.RetryAfter, 1))
 	throttle := cmp.Or(o.ThrottleStatus, http.StatusTooManyRequests)

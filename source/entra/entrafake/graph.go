@@ -34,9 +34,23 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) { s.serveList
 // listGroups serves GET /groups.
 func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.groupObjs) }
 
+// group returns the group whose id is id; Graph's ids are GUIDs, in
+// either case.
+func (s *Server) group(id string) (*Group, bool) {
+	if g, ok := s.groups[id]; ok {
+		return g, true
+	}
+	for gid, g := range s.groups {
+		if strings.EqualFold(gid, id) {
+			return g, true
+		}
+	}
+	return nil, false
+}
+
 // getGroup serves GET /groups/{id}.
 func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
-	g, ok := s.groups[id]
+	g, ok := s.group(id)
 	if !ok {
 		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist or one of its queried reference-property objects are not present.")
 		return
@@ -46,11 +60,12 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
 
 // listMembers serves GET /groups/{id}/members and transitiveMembers.
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, id string, transitive bool) {
-	if _, ok := s.groups[id]; !ok {
+	g, ok := s.group(id)
+	if !ok {
 		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist.")
 		return
 	}
-	s.serveList(w, r, s.members(id, transitive))
+	s.serveList(w, r, s.members(g.ID, transitive))
 }
 
 // members returns the member objects of group id, through nested groups
