@@ -47,8 +47,8 @@ func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Valu
 	})
 }
 
-// query returns the $select and $top of a listing, with $filter as an
-// advanced query when filter is set.
+// query returns the $select and $top of a listing, with filter (the
+// user's, which may use any operator) as an advanced query when set.
 func (g *graph) query(sel, filter string) (url.Values, http.Header) {
 	q := url.Values{"$select": {sel}, "$top": {strconv.Itoa(g.cfg.PageSize)}}
 	if filter == "" {
@@ -84,9 +84,12 @@ func (g *graph) FindGroups(ctx context.Context, name string) ([]clouddir.Group, 
 		}
 		return []clouddir.Group{{ID: gg.ID, Name: gg.DisplayName}}, nil
 	}
-	q, hdr := g.query("id,displayName", "displayName eq '"+strings.ReplaceAll(name, "'", "''")+"'")
+	// displayName eq is a basic query: no ConsistencyLevel: eventual, so
+	// that a group just made is found (the advanced index may lag).
+	q, _ := g.query("id,displayName", "")
+	q.Set("$filter", "displayName eq '"+strings.ReplaceAll(name, "'", "''")+"'")
 	var out []clouddir.Group
-	err := walk(ctx, g.c, g.path("/groups"), q, hdr, func(gg *graphGroup) {
+	err := walk(ctx, g.c, g.path("/groups"), q, nil, func(gg *graphGroup) {
 		out = append(out, clouddir.Group{ID: gg.ID, Name: gg.DisplayName})
 	})
 	return out, err

@@ -8,25 +8,31 @@ import (
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
-// The OData $filter clauses the fake knows: prop eq 'text', prop eq
-// true|false, startswith(prop,'text'); strings compare case-insensitively
-// as Graph's do.
+// The OData $filter clauses the fake knows: prop eq (or ne) 'text', prop
+// eq (or ne) true|false, startswith(prop,'text') and endswith(prop,'text');
+// strings compare case-insensitively as Graph's do. ne and endswith are
+// advanced queries: Graph refuses them without $count=true and
+// ConsistencyLevel: eventual.
 var (
-	eqClause         = regexp.MustCompile(`^(\w+) eq (?:'((?:[^']|'')*)'|(true|false))$`)
-	startswithClause = regexp.MustCompile(`^startswith\((\w+),\s*'((?:[^']|'')*)'\)$`)
+	eqClause         = regexp.MustCompile(`^(\w+) (eq|ne) (?:'((?:[^']|'')*)'|(true|false))$`)
+	startswithClause = regexp.MustCompile(`^(startswith|endswith)\((\w+),\s*'((?:[^']|'')*)'\)$`)
 )
 
 // clause tests one object.
 type clause func(o object) bool
 
 // filter returns the objects that match every clause of f (joined by
-// "and").
-func filter(objs []object, f string) ([]object, error) {
+// "and"); advanced says whether the request has the advanced query
+// parameters.
+func filter(objs []object, f string, advanced bool) ([]object, error) {
 	var clauses []clause
 	for _, c := range splitAnd(f) {
-		cl, err := parseClause(strings.TrimSpace(c))
+		cl, needsAdvanced, err := parseClause(strings.TrimSpace(c))
 		if err != nil {
 			return nil, err
+		}
+		if needsAdvanced && !advanced {
+			return nil, fmt.Errorf("%q is an advanced query: it needs $count=true and the ConsistencyLevel: eventual header", c)
 		}
 		clauses = append(clauses, cl)
 	}
@@ -60,17 +66,23 @@ func splitAnd(f string) []string {
 	return append(parts, f[start:])
 }
 
-func parseClause(c string) (clause, error) {
+// parseClause parses one clause, and says whether it is an advanced
+// query.
+func parseClause(c string) (match clause, advanced bool, err error) {
 	if m := eqClause.FindStringSubmatch(c); m != nil {
-		prop, want := m[1], strings.ReplaceAll(m[2], "''", "'")
-		if m[3] != "" {
-			want = m[3]
+		prop, eq, want := m[1], m[2] == "eq", strings.ReplaceAll(m[3], "''", "'")
+		if m[4] != "" {
+			want = m[4]
 		}
-		return func(o object) bool { return strings.EqualFold(restapi.Attr(o, prop), want) }, nil
+		return func(o object) bool { return strings.EqualFold(restapi.Attr(o, prop), want) == eq }, !eq, nil
 	}
 	if m := startswithClause.FindStringSubmatch(c); m != nil {
-		prop, prefix := m[1], strings.ToLower(strings.ReplaceAll(m[2], "''", "'"))
-		return func(o object) bool { return strings.HasPrefix(strings.ToLower(restapi.Attr(o, prop)), prefix) }, nil
+		prop, text := m[2], strings.ToLower(strings.ReplaceAll(m[3], "''", "'"))
+		has := strings.HasPrefix
+		if m[1] == "endswith" {
+			has = strings.HasSuffix
+		}
+		return func(o object) bool { return has(strings.ToLower(restapi.Attr(o, prop)), text) }, m[1] == "endswith", nil
 	}
-	return nil, fmt.Errorf("%q", c)
+	return nil, false, fmt.Errorf("%q", c)
 }

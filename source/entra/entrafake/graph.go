@@ -118,7 +118,8 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, objs []object
 		return
 	}
 	if f := q.Get("$filter"); f != "" {
-		if objs, err = filter(objs, f); err != nil {
+		advanced := q.Get("$count") == "true" && strings.EqualFold(r.Header.Get("ConsistencyLevel"), "eventual")
+		if objs, err = filter(objs, f, advanced); err != nil {
 			graphError(w, http.StatusBadRequest, "Request_UnsupportedQuery", "Unsupported or invalid query filter clause specified: "+err.Error())
 			return
 		}
