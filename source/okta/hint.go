@@ -23,6 +23,8 @@ func (s *Source) signInAdvice(err error) string {
 	switch code, _ := restapi.OAuthError(err); code {
 	case "invalid_client":
 		return "check clientId, privateKey and keyId: the service app must have the key's public part (and kid) in its keys, and use private_key_jwt client authentication"
+	case "invalid_dpop_proof":
+		return "the service app requires DPoP, which orgsync does not send: clear \"Require Demonstrating Proof of Possession (DPoP) header in token requests\" in the app's General settings, or use apiToken"
 	case "invalid_scope":
 		return "grant the service app the scopes okta.users.read and okta.groups.read (Okta API Scopes), or check scopes"
 	}

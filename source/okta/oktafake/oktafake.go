@@ -39,6 +39,10 @@ type App struct {
 	ClientID string
 	Key      *rsa.PublicKey
 	Scopes   []string // granted scopes
+	// RequireDPoP refuses token requests without a DPoP proof, as a
+	// service app with "Require Demonstrating Proof of Possession (DPoP)
+	// header in token requests" does.
+	RequireDPoP bool
 }
 
 // Org is the fake organization.

@@ -30,6 +30,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_id is invalid or the client is not authorized.")
 		return
 	}
+	if app.RequireDPoP && r.Header.Get("DPoP") == "" {
+		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_dpop_proof", "The DPoP proof JWT header is missing.")
+		return
+	}
 	aud := "http://" + r.Host + r.URL.Path
 	if f.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" ||
 		fakeapi.CheckAssertion(f.Get("client_assertion"), app.ClientID, aud, app.Key) != nil {
