@@ -232,6 +232,7 @@ type Collector struct {
 	users   [][]reconcile.User
 	ids     []string // the record of each user
 	records int
+	b       builder // the expressions Build runs
 }
 
 const chunkSize = 4096
