@@ -352,7 +352,8 @@ sources:
   - okta:
       orgURL: https://example.okta.com
       apiToken: {env: T}
-    filter: 'user.country != "CN"'
+      users: {extraAttributes: [cost center]}
+    filter: 'user.attributes.costCenter =='
 mapping:
   - directory: eng
     targets: [Engineering]
@@ -372,8 +373,9 @@ scope: {groups: [eng]}
 		"sources[1].okta.orgURL (line 12): required",
 		"sources[1].okta.users.statuses[0] (line 15): \"GONE\" is not a user status",
 		"sources[2].entra.certificate.file (line 19): cannot read the secret file",
-		"sources[3] (line 20): filter, groups and set run over csv, yaml and ldap records only; an okta source does not run them",
-		"sources[3] (line 20): scope.groups is computed by the csv, yaml and ldap sources only",
+		// The cloud sources run expressions too: checked like the others'.
+		"sources[3].okta.users.extraAttributes[0] (line 23): \"cost center\" is not an attribute name",
+		"sources[3].filter (line 24): ",
 	}
 	wantProblems(t, cerr, want)
 	if strings.Contains(err.Error(), "inline-secret-value") {

@@ -31,8 +31,8 @@ type Source struct {
 	Entra *entra.Config `yaml:"entra"`
 	// Okta is an Okta organization, read through its Management API.
 	Okta *okta.Config `yaml:"okta"`
-	// Expressions (filter, groups, set) run over each record of the
-	// source (csv, yaml and ldap).
+	// Expressions (filter, groups, set) run over each record (user) of
+	// the source.
 	expr.Config `yaml:",inline"`
 
 	// prog is the compiled expressions, set by Load.
@@ -142,19 +142,8 @@ func (c *Config) validateSources(v *validation) {
 	}
 }
 
-// validateExpressions compiles the source's expressions; a cloud
-// directory source (entra, okta) runs none, nor the scope groups, which
-// are an expression too.
+// validateExpressions compiles the source's expressions.
 func (c *Config) validateExpressions(v *validation, s *Source, at string) {
-	if s.Entra != nil || s.Okta != nil {
-		if !s.Config.Empty() {
-			v.errorf(at, "filter, groups and set run over csv, yaml and ldap records only; an %s source does not run them: map its groups with mapping rules instead", s.Kind())
-		}
-		if len(c.Scope.Groups) > 0 {
-			v.errorf(at, "scope.groups is computed by the csv, yaml and ldap sources only; an %s source cannot take part in a run scoped to directory groups: use scope.usersFile instead", s.Kind())
-		}
-		return
-	}
 	p, err := expr.Compile(s.Config)
 	v.fieldErrors(at, err)
 	s.prog = p

@@ -61,6 +61,9 @@ type Users struct {
 	IncludeDisabled  bool `yaml:"includeDisabled,omitempty"`
 	source.Templates `yaml:",inline"`
 	source.Defaults  `yaml:",inline"`
+	// ExtraAttributes are more user properties to $select, for the
+	// source's expressions (user.attributes.<name>).
+	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
 }
 
 // Groups says which groups are read and how membership is resolved.
@@ -112,6 +115,7 @@ func (c *Config) Validate() []source.FieldError {
 		add("timeout", "must not be negative")
 	}
 	spec := c.Users.spec()
+	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "department, employeeType, onPremisesExtensionAttributes.extensionAttribute1")...)
 	return append(errs, spec.Validate("users.")...)
 }
 

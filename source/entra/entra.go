@@ -50,7 +50,7 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	cfg.applyDefaults()
 	s := &Source{cfg: cfg}
 	var err error
-	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
+	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, cfg.Users.ExtraAttributes, m, log, clouddir.API{
 		BaseURL: cfg.GraphURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
 		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
 			return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}

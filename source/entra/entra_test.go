@@ -20,6 +20,7 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/entra"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -345,5 +346,56 @@ func TestGroupsByIDAndMergeWithCSV(t *testing.T) {
 	if len(problems) != 0 || len(got) != 7 || !slices.Equal(got["carol@example.com"], []string{"Design", "Sales"}) ||
 		!slices.Equal(got["dave@example.com"], []string{"Design"}) || !slices.Equal(got["sam@example.com"], []string{"Sales"}) {
 		t.Errorf("merged %v, problems %v", got, problems)
+	}
+}
+
+// TestExpressions reads the demo tenant through a filter, a groups and
+// set expressions over an extra property (department) and each user's
+// directory groups: every group's, nested and unmapped ones included.
+func TestExpressions(t *testing.T) {
+	tenant := entrafake.Demo()
+	for i := range tenant.Users {
+		tenant.Users[i].Props["department"] = map[bool]string{true: "R&D", false: "Sales"}[i%2 == 0]
+		tenant.Users[i].Props["onPremisesExtensionAttributes"] = map[string]any{"extensionAttribute1": "x" + tenant.Users[i].ID}
+	}
+	s := entrafake.Start(tenant, entrafake.Options{})
+	defer s.Close()
+	cfg := config(t, s)
+	cfg.Users.ExtraAttributes = []string{"department", "onPremisesExtensionAttributes.extensionAttribute1"}
+	p, err := expr.Compile(expr.Config{
+		Filter: `user.attributes["onPremisesExtensionAttributes.extensionAttribute1"] != "xu-frank"`,
+		Groups: `"Platform Team" in directoryGroups ? ["Platform"] : []`,
+		Set:    map[string]string{"country": `user.attributes.department == "R&D" ? "DE" : user.country`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := entra.Open("entra-test", cfg, sourcetest.Mapper(t, rules), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Expressions(p)
+	src.Explain("DAVE@example.com")
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if _, ok := got["frank@example.com"]; ok || len(got) != 5 || len(res.Filtered) != 1 || res.Filtered[0].Email != "frank@example.com" {
+		t.Errorf("users %v, filtered %v: want frank left out by the filter", got, res.Filtered)
+	}
+	if want := []string{"Design", "Engineering", "Platform"}; !slices.Equal(got["dave@example.com"], want) {
+		t.Errorf("dave: %v, want %v (Platform from his nested group)", got["dave@example.com"], want)
+	}
+	// R&D (alice, carol, erin) is in DE; the others keep their own.
+	countries := map[string]string{"alice@example.com": "DE", "bob@example.com": "DE", "carol@example.com": "DE", "dave@example.com": "US", "erin@example.com": "DE"}
+	for _, u := range res.Users {
+		if u.Country != countries[u.Email] {
+			t.Errorf("%s: country %s, want %s", u.Email, u.Country, countries[u.Email])
+		}
+	}
+	if len(res.Traces) != 1 || !slices.Equal(slices.Sorted(slices.Values(res.Traces[0].DirectoryGroups)), []string{"Design", "Engineering Staff", "Platform Team"}) ||
+		!slices.Equal(res.Traces[0].ExprGroups, []string{"Platform"}) {
+		t.Errorf("traces %+v, want dave's with his three directory groups", res.Traces)
 	}
 }

@@ -220,10 +220,8 @@ func (u *Users) validate(add addFunc) {
 	for _, fe := range spec.Validate("users.") {
 		add(fe.Field, "%s", fe.Reason)
 	}
-	for i, a := range u.ExtraAttributes {
-		if !usertmpl.IsAttributeName(a) {
-			add(fmt.Sprintf("users.extraAttributes[%d]", i), "%q is not an attribute name (e.g. department, employeeType)", a)
-		}
+	for _, fe := range usertmpl.ValidateExtra("users.", u.ExtraAttributes, "department, employeeType") {
+		add(fe.Field, "%s", fe.Reason)
 	}
 }
 

@@ -66,6 +66,9 @@ type Users struct {
 	Search           string `yaml:"search,omitempty"`
 	source.Templates `yaml:",inline"`
 	source.Defaults  `yaml:",inline"`
+	// ExtraAttributes are more profile attributes for the source's
+	// expressions (user.attributes.<name>).
+	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
 }
 
 // Groups says which groups are listed when a pattern rule needs them all.
@@ -119,6 +122,7 @@ func (c *Config) Validate() []source.FieldError {
 		}
 	}
 	spec := c.Users.spec()
+	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "department, costCenter, employeeNumber")...)
 	return append(errs, spec.Validate("users.")...)
 }
 

@@ -42,7 +42,7 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	cfg.applyDefaults()
 	s := &Source{cfg: cfg}
 	var err error
-	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, m, log, clouddir.API{
+	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, cfg.Users.ExtraAttributes, m, log, clouddir.API{
 		BaseURL: cfg.OrgURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
 		Directory: func(c *restapi.Client, _ []string) clouddir.Directory { return &api{c: c, cfg: &s.cfg} },
 	})

@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/source/okta"
@@ -243,5 +245,58 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 				t.Errorf("%s: %v, want %q", name, err, w)
 			}
 		}
+	}
+}
+
+// TestExpressions: a filter, a groups and a set expression over an extra
+// profile attribute (cost_center) and each user's groups, an unmapped
+// one (Everyone) included, and a run scoped to a directory group.
+func TestExpressions(t *testing.T) {
+	org := oktafake.Demo()
+	var everyone []string
+	for i, u := range org.Users {
+		u.Profile["cost_center"] = fmt.Sprintf("CC%d", i)
+		everyone = append(everyone, u.ID)
+	}
+	org.Groups = append(org.Groups, oktafake.Group{ID: "00g0000000000everyone", Name: "Everyone", Members: everyone})
+	s := oktafake.Start(org, oktafake.Options{})
+	defer s.Close()
+	cfg := config(t, s)
+	cfg.Users.ExtraAttributes = []string{"cost_center"}
+	p, err := expr.Compile(expr.Config{
+		Filter: `user.attributes.cost_center != "CC4"`, // erin
+		Groups: `"Everyone" in directoryGroups && "Design" in directoryGroups ? ["All Designers"] : []`,
+		Set:    map[string]string{"lastname": `user.lastname + " (" + user.attributes.cost_center + ")"`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := open(t, cfg, rules)
+	src.Expressions(p)
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	want := map[string][]string{"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
+		"carol@example.com": {"All Designers", "Design", "Marketing"}, "dave@example.com": {"All Designers", "Design", "Engineering"}}
+	if len(got) != len(want) || len(res.Filtered) != 1 || res.Filtered[0].Email != "erin@example.com" {
+		t.Errorf("users %v, filtered %v: want %v, erin left out", got, res.Filtered, want)
+	}
+	for e, g := range want {
+		if !slices.Equal(got[e], g) {
+			t.Errorf("%s: %v, want %v", e, got[e], g)
+		}
+	}
+	for _, u := range res.Users {
+		if u.Email == "bob@example.com" && u.LastName != "Builder (CC1)" {
+			t.Errorf("bob's last name %q, want it computed", u.LastName)
+		}
+	}
+	// scope.groups: only Design's members take part; the others are left
+	// alone (Filtered), and the read still succeeds.
+	src.Expressions(p.WithScope([]string{"design"}))
+	if res, err = src.Read(context.Background()); err != nil || len(res.Users) != 2 {
+		t.Errorf("scoped to Design: %v, %v", err, sourcetest.GroupsByEmail(res.Users))
 	}
 }

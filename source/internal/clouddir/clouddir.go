@@ -2,8 +2,11 @@
 // ID, Okta) share, given each directory's few API calls: find the groups
 // the mapping rules name (each exactly named group must exist), read their
 // members, then read the users and build each one with its target groups
-// by the attribute templates. Any error fails the whole read, and so does
-// a directory without users: never a partial or empty list.
+// by the attribute templates. With expressions (filter, groups, set, scope
+// groups), every group is read so that they see each user's directory
+// groups, and the users are built once the groups are known. Any error
+// fails the whole read, and so does a directory without users: never a
+// partial or empty list.
 package clouddir
 
 import (
@@ -55,10 +58,17 @@ type Options struct {
 	// CallerChecksGroups: a missing exactly mapped group goes into
 	// Result.MissingGroups instead of failing the read.
 	CallerChecksGroups bool
+	// Expressions run over each user (with its directory groups).
+	Expressions usertmpl.Expressions
 }
 
+// withGroups reports whether the users' directory groups are needed:
+// when there are expressions.
+func (o *Options) withGroups() bool { return o.Expressions.Program != nil }
+
 // Read reads the users of dir with their target groups. The users are
-// listed while the groups' members are: the two are independent.
+// listed while the groups' members are: the two are independent. With
+// expressions, the users listed wait for the groups to be built.
 func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -72,7 +82,15 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 		}
 	}()
 	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
-	err := dir.Users(ctx, func(id string, attr func(string) string) { c.Add(id, attr, nil) })
+	c.Run(o.Expressions)
+	var later []record
+	err := dir.Users(ctx, func(id string, attr func(string) string) {
+		if o.withGroups() {
+			later = append(later, record{id, attr})
+		} else {
+			c.Add(id, attr, nil)
+		}
+	})
 	if err != nil {
 		cancel(fmt.Errorf("users: %w", err))
 	}
@@ -80,21 +98,38 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
-	if c.Records() == 0 {
+	if c.Records() == 0 && len(later) == 0 {
 		// Far likelier a wrong filter or a missing permission than a
 		// company without staff; "nobody" would remove every user.
 		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
 	}
-	c.AttachGroups(m.targets)
+	if o.withGroups() {
+		for _, r := range later {
+			c.Build(r.id, r.attr, m.targets[r.id], m.names[r.id])
+		}
+	} else {
+		c.AttachGroups(m.targets)
+	}
 	res := c.Result()
+	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
+		return nil, fmt.Errorf("users: the filter expression left none of the %d users (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
+	}
 	res.FoundGroups, res.MissingGroups = m.found, m.missing
 	return res, nil
 }
 
-// membership is what the groups say: each user's target groups by user
-// id, and the exactly mapped groups found and missing.
+// record is a user listed, built once the groups are known.
+type record struct {
+	id   string
+	attr func(string) string
+}
+
+// membership is what the groups say: each user's target groups (and,
+// with expressions, its directory groups' names) by user id, and the
+// exactly mapped groups found and missing.
 type membership struct {
 	targets map[string][]string
+	names   map[string][]string
 	found   []string
 	missing []source.MissingGroup
 }
@@ -104,11 +139,11 @@ const Concurrency = 4
 
 // readMemberships finds the mapped groups and reads their members.
 func readMemberships(ctx context.Context, dir Directory, o Options) (membership, error) {
-	m := membership{targets: map[string][]string{}}
-	if o.Mapper.Empty() {
+	m := membership{targets: map[string][]string{}, names: map[string][]string{}}
+	if o.Mapper.Empty() && !o.withGroups() {
 		return m, nil
 	}
-	groups, err := mappedGroups(ctx, dir, o.Mapper)
+	groups, err := mappedGroups(ctx, dir, o.Mapper, o.withGroups())
 	if err != nil {
 		return m, fmt.Errorf("groups: %w", err)
 	}
@@ -119,7 +154,7 @@ func readMemberships(ctx context.Context, dir Directory, o Options) (membership,
 	var mapped []Group
 	var targets [][]string
 	for _, g := range groups {
-		if t := o.Mapper.MapGroup(g.Name, g.ID); len(t) > 0 {
+		if t := o.Mapper.MapGroup(g.Name, g.ID); len(t) > 0 || o.withGroups() {
 			mapped, targets = append(mapped, g), append(targets, t)
 		}
 	}
@@ -136,7 +171,12 @@ func readMemberships(ctx context.Context, dir Directory, o Options) (membership,
 	}
 	for i, ids := range members { // in group order: the same groups in the same order every run
 		for _, id := range ids {
-			m.targets[id] = source.UnionGroups(m.targets[id], targets[i])
+			if len(targets[i]) > 0 {
+				m.targets[id] = source.UnionGroups(m.targets[id], targets[i])
+			}
+			if o.withGroups() {
+				m.names[id] = source.UnionGroups(m.names[id], []string{mapped[i].Name})
+			}
 		}
 	}
 	return m, nil
@@ -172,11 +212,12 @@ func forEach(ctx context.Context, n, limit int, fn func(int) error) error {
 }
 
 // mappedGroups returns the groups the rules may map: every group when a
-// rule is a pattern, else those each exact rule names, looked up one by
-// one (a tenant may have far more groups than the rules name).
-func mappedGroups(ctx context.Context, dir Directory, m *mapping.Mapper) ([]Group, error) {
+// rule is a pattern or all is set (expressions see every group), else
+// those each exact rule names, looked up one by one (a tenant may have far
+// more groups than the rules name).
+func mappedGroups(ctx context.Context, dir Directory, m *mapping.Mapper, all bool) ([]Group, error) {
 	var groups []Group
-	if m.HasPatterns() {
+	if all || m.HasPatterns() {
 		err := dir.ListGroups(ctx, func(g Group) { groups = append(groups, g) })
 		return groups, err
 	}

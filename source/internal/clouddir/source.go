@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -39,17 +40,24 @@ type API struct {
 
 // NewSource returns a source named name that builds users by spec (with
 // the source's default templates) and maps groups with m (nil: no
-// mapping). spec must have passed Validate.
-func NewSource(name string, spec, defaults usertmpl.Spec, m *mapping.Mapper, log *zap.Logger, api API) (*Source, error) {
+// mapping); extra are the user attributes its expressions read
+// (users.extraAttributes). spec must have passed Validate.
+func NewSource(name string, spec, defaults usertmpl.Spec, extra []string, m *mapping.Mapper, log *zap.Logger, api API) (*Source, error) {
 	fields, err := usertmpl.Parse(spec, defaults, "users.")
 	if err != nil {
 		return nil, err
+	}
+	if m == nil {
+		if m, err = mapping.New(nil); err != nil {
+			return nil, err
+		}
 	}
 	if log == nil {
 		log = zap.NewNop()
 	}
 	log = log.With(zap.String("source", name))
-	s := &Source{opts: Options{Name: name, Mapper: m, Fields: &fields}, log: log, api: api}
+	s := &Source{opts: Options{Name: name, Mapper: m, Fields: &fields, Expressions: usertmpl.Expressions{ExtraAttributes: extra}},
+		log: log, api: api}
 	s.Retry.Log = log
 	return s, nil
 }
@@ -66,8 +74,18 @@ func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error
 	if err != nil {
 		return nil, nil, err
 	}
-	return c, s.api.Directory(c, s.opts.Fields.Attributes()), nil
+	attrs := append(s.opts.Fields.Attributes(), s.opts.Expressions.ExtraAttributes...)
+	return c, s.api.Directory(c, attrs), nil
 }
+
+// Expressions makes the source run p over each user (see
+// source.Source): every group is then read, so that p sees each user's
+// directory groups.
+func (s *Source) Expressions(p *expr.Program) { s.opts.Expressions.Program = p }
+
+// Explain makes Read trace how the user named user was built (see
+// source.Explainer).
+func (s *Source) Explain(user string) { s.opts.Expressions.Explain = user }
 
 // hint adds what to do to err, when the source knows.
 func (s *Source) hint(err error) error {

@@ -61,6 +61,19 @@ func (s *Spec) Validate(prefix string) []source.FieldError {
 	return errs
 }
 
+// ValidateExtra reports each of attrs (a users.extraAttributes list,
+// named by prefix) that is not an attribute name; example shows good ones.
+func ValidateExtra(prefix string, attrs []string, example string) []source.FieldError {
+	var errs []source.FieldError
+	for i, a := range attrs {
+		if !IsAttributeName(a) {
+			errs = append(errs, source.FieldError{Field: fmt.Sprintf("%sextraAttributes[%d]", prefix, i),
+				Reason: fmt.Sprintf("%q is not an attribute name (e.g. %s)", a, example)})
+		}
+	}
+	return errs
+}
+
 // Fields are the parsed templates and defaults of the user fields.
 type Fields struct {
 	email, username, domain, firstName, lastName, country, typ Template

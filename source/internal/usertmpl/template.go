@@ -37,7 +37,7 @@ func ParseTemplate(s string) (Template, error) {
 			}
 			name := s[i+1 : i+1+end]
 			if !IsAttributeName(name) {
-				return Template{}, fmt.Errorf(`%q at offset %d is not an attribute name (letters, digits, "-", ";" and "." only)`, "{"+name+"}", i)
+				return Template{}, fmt.Errorf(`%q at offset %d is not an attribute name (letters, digits, "-", "_", ";" and "." only)`, "{"+name+"}", i)
 			}
 			t.parts = appendLiteral(t.parts, &lit)
 			t.parts = append(t.parts, part{attr: name})
@@ -59,15 +59,18 @@ func appendLiteral(parts []part, lit *strings.Builder) []part {
 	return parts
 }
 
-// IsAttributeName reports whether s is an LDAP attribute description: a
-// name or OID, optionally with options ("cn;lang-en").
+// IsAttributeName reports whether s is an attribute name: an LDAP
+// attribute description (a name or OID, optionally with options,
+// "cn;lang-en"), a Microsoft Graph property, nested by "." or a directory
+// extension ("extension_<app id>_costCenter"), or an Okta profile
+// attribute ("cost_center").
 func IsAttributeName(s string) bool {
 	if s == "" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == ';' || c == '.') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == ';' || c == '.' || c == '_') {
 			return false
 		}
 	}
