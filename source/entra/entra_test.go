@@ -20,8 +20,8 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/entra"
-	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
