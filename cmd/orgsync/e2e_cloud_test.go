@@ -121,3 +121,36 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCloudSourceExpressions: an entra source with a filter, a groups
+// expression over its directory groups (a nested, unmapped one) and an
+// extra attribute plans, and --explain shows how dave was built.
+func TestCloudSourceExpressions(t *testing.T) {
+	dir := exampleDir(t)
+	sim := startSim(t, dir, umsim.Options{})
+	tenant := entrafake.Demo()
+	for i := range tenant.Users {
+		tenant.Users[i].Props["department"] = "R&D"
+	}
+	entra := entrafake.Start(tenant, entrafake.Options{})
+	t.Cleanup(entra.Close)
+	writeFile(t, filepath.Join(dir, "entra", "demo-secret"), entrafake.DemoSecret)
+	cfg := configFor(t, dir, "entra", sim.url,
+		"tenantId: contoso.onmicrosoft.com", fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", entrafake.DemoTenantID, entra.URL, entra.URL),
+		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: "+entrafake.DemoClientID,
+		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: demo-secret}",
+		"      users:\n", "      users:\n        extraAttributes: [department]\n",
+		"\nmapping:", "\n    filter: 'user.email != \"erin@example.com\"'\n    groups: '\"Platform Team\" in directoryGroups ? [user.attributes.department] : []'\nmapping:")
+	r := runBinary(t, nil, "plan", "--config", cfg, "--explain", "dave@example.com")
+	if r.code != exitOK {
+		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{`directory group "Platform Team": no mapping rule`, "groups expression gives R&D", "+ create dave@example.com"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "erin@example.com") {
+		t.Errorf("erin, left out by the filter, is in the plan:\n%s", r.stdout)
+	}
+}
