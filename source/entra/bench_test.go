@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
@@ -35,11 +36,15 @@ func benchTenant(b *testing.B, o entrafake.Options) (*entrafake.Server, entra.Co
 }
 
 // readSource reads cfg with the rule that maps every group to a target
-// of the same name, checking the result.
-func readSource(b *testing.B, cfg entra.Config) {
+// of the same name (and the expressions p, when not nil), checking the
+// result.
+func readSource(b *testing.B, cfg entra.Config, p *expr.Program) {
 	src, err := entra.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if p != nil {
+		src.Expressions(p)
 	}
 	sourcetest.ReadN(b, src, benchUsers, benchPerUser)
 }
@@ -95,7 +100,7 @@ func rawPaging(b *testing.B, s *entrafake.Server) {
 // raw-ms/op, and their ratio.
 func BenchmarkRead100k(b *testing.B) {
 	s, cfg := benchTenant(b, entrafake.Options{})
-	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg) })
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg, nil) })
 }
 
 // BenchmarkRead100kThrottled is the same read with the fake answering
@@ -103,7 +108,20 @@ func BenchmarkRead100k(b *testing.B) {
 func BenchmarkRead100kThrottled(b *testing.B) {
 	s, cfg := benchTenant(b, entrafake.Options{ThrottleEvery: 20, RetryAfter: 1})
 	for b.Loop() {
-		readSource(b, cfg)
+		readSource(b, cfg, nil)
 	}
 	b.ReportMetric(float64(s.Stats().Throttled)/float64(b.N), "429s/op")
+}
+
+// BenchmarkRead100kExpressions is BenchmarkRead100k with a filter, a
+// groups and a set expression that read every user's directory groups:
+// the users are built once the groups are known.
+func BenchmarkRead100kExpressions(b *testing.B) {
+	p, err := expr.Compile(expr.Config{Filter: `size(directoryGroups) == 3`, Groups: `directoryGroups.filter(g, g == "none")`,
+		Set: map[string]string{"lastname": `user.lastname.upperAscii()`}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, cfg := benchTenant(b, entrafake.Options{})
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg, p) })
 }

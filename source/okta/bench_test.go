@@ -5,9 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
@@ -30,11 +32,15 @@ func benchOrg(b *testing.B, o oktafake.Options) (*oktafake.Server, okta.Config) 
 }
 
 // readSource reads cfg with the rule that maps every group to a target
-// of the same name, checking the result.
-func readSource(b *testing.B, cfg okta.Config) {
+// of the same name (and the expressions p, when not nil), checking the
+// result.
+func readSource(b *testing.B, cfg okta.Config, p *expr.Program) {
 	src, err := okta.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if p != nil {
+		src.Expressions(p)
 	}
 	sourcetest.ReadN(b, src, benchUsers, benchPerUser)
 }
@@ -42,8 +48,9 @@ func readSource(b *testing.B, cfg okta.Config) {
 // rawPaging makes the same requests as the source with plain net/http,
 // following the Link headers and discarding the bodies.
 func rawPaging(b *testing.B, s *oktafake.Server) {
+	pages := 0
 	get := func(u string) {
-		for u != "" {
+		for ; u != ""; pages++ {
 			req, _ := http.NewRequest(http.MethodGet, u, nil)
 			req.Header.Set("Authorization", "SSWS "+oktafake.DemoToken)
 			resp, err := http.DefaultClient.Do(req)
@@ -52,7 +59,7 @@ func rawPaging(b *testing.B, s *oktafake.Server) {
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			u = nextLink(resp.Header.Get("Link"))
+			u = nextLink(resp.Header.Values("Link"))
 		}
 	}
 	get(s.URL + "/api/v1/groups?limit=1000")
@@ -60,14 +67,20 @@ func rawPaging(b *testing.B, s *oktafake.Server) {
 		get(fmt.Sprintf("%s/api/v1/groups/00g%017d/users?limit=1000", s.URL, j))
 	}
 	get(s.URL + "/api/v1/users?limit=200&search=" + url.QueryEscape(`status eq "ACTIVE"`))
+	// At least: the group page, 300,000 memberships in pages of 1,000
+	// and 100,000 users in pages of 200.
+	if least := 1 + benchUsers*benchPerUser/1000 + benchUsers/200; pages < least {
+		b.Fatalf("raw paging got %d pages, want %d or more: Link not followed", pages, least)
+	}
 }
 
-// nextLink is the simplest reading of the fake's Link header: its second
-// link, when there is one, is rel="next".
-func nextLink(h string) string {
-	var self, next string
-	if n, _ := fmt.Sscanf(h, "<%s rel=\"self\", <%s rel=\"next\"", &self, &next); n == 2 {
-		return next[:len(next)-2]
+// nextLink is the simplest reading of the fake's Link headers, one link
+// each as Okta sends them: the one that ends in rel="next".
+func nextLink(links []string) string {
+	for _, l := range links {
+		if next, ok := strings.CutSuffix(l, `>; rel="next"`); ok {
+			return strings.TrimPrefix(next, "<")
+		}
 	}
 	return ""
 }
@@ -77,7 +90,7 @@ func nextLink(h string) string {
 // same requests with plain net/http (rawPaging).
 func BenchmarkRead100k(b *testing.B) {
 	s, cfg := benchOrg(b, oktafake.Options{})
-	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg) })
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg, nil) })
 }
 
 // BenchmarkRead100kRateLimited is the same read with the fake allowing
@@ -85,7 +98,20 @@ func BenchmarkRead100k(b *testing.B) {
 func BenchmarkRead100kRateLimited(b *testing.B) {
 	s, cfg := benchOrg(b, oktafake.Options{WindowLimit: 100})
 	for b.Loop() {
-		readSource(b, cfg)
+		readSource(b, cfg, nil)
 	}
 	b.ReportMetric(float64(s.Stats().Throttled)/float64(b.N), "429s/op")
+}
+
+// BenchmarkRead100kExpressions is BenchmarkRead100k with a filter, a
+// groups and a set expression that read every user's directory groups:
+// the users are built once the groups are known.
+func BenchmarkRead100kExpressions(b *testing.B) {
+	p, err := expr.Compile(expr.Config{Filter: `size(directoryGroups) == 3`, Groups: `directoryGroups.filter(g, g == "none")`,
+		Set: map[string]string{"lastname": `user.lastname.upperAscii()`}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, cfg := benchOrg(b, oktafake.Options{})
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg, p) })
 }
