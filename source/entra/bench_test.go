@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/expr"
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
