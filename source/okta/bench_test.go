@@ -107,11 +107,7 @@ func BenchmarkRead100kRateLimited(b *testing.B) {
 // groups and a set expression that read every user's directory groups:
 // the users are built once the groups are known.
 func BenchmarkRead100kExpressions(b *testing.B) {
-	p, err := expr.Compile(expr.Config{Filter: `size(directoryGroups) == 3`, Groups: `directoryGroups.filter(g, g == "none")`,
-		Set: map[string]string{"lastname": `user.lastname.upperAscii()`}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := sourcetest.GroupExpressions(b)
 	s, cfg := benchOrg(b, oktafake.Options{})
 	sourcetest.CompareRaw(b, func() { rawPaging(b, s) }, func() { readSource(b, cfg, p) })
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -83,6 +84,19 @@ func CompareRaw(b *testing.B, raw, read func()) {
 	b.ReportMetric(rawTime.Seconds()*1000/n, "raw-ms/op")
 	b.ReportMetric(readTime.Seconds()*1000/n, "source-ms/op")
 	b.ReportMetric(readTime.Seconds()/rawTime.Seconds(), "source/raw")
+}
+
+// GroupExpressions compiles a filter, a groups and a set expression that
+// read every record's directory groups (three each) and keep every record
+// with its groups: the cloud sources' benchmarks with expressions.
+func GroupExpressions(t testing.TB) *expr.Program {
+	t.Helper()
+	p, err := expr.Compile(expr.Config{Filter: `size(directoryGroups) == 3`, Groups: `directoryGroups.filter(g, g == "none")`,
+		Set: map[string]string{"lastname": `user.lastname.upperAscii()`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Mapper compiles rules, failing t on an error.
