@@ -158,6 +158,15 @@ func TestPrivateKeyJWT(t *testing.T) {
 
 func TestMissingGroupAndMergeWithCSV(t *testing.T) {
 	s := startDemo(t, oktafake.Options{})
+	// Group ids (00g and 17 more characters) are looked up by id.
+	byID := []mapping.Rule{{Directory: "00g00000000000design", Targets: []string{"Design"}}}
+	if res, err := read(t, config(t, s), byID); err != nil || !slices.Equal(sourcetest.GroupsByEmail(res.Users)["dave@example.com"], []string{"Design"}) {
+		t.Errorf("a group mapped by id: %v", err)
+	}
+	byID = append(byID, mapping.Rule{Directory: "00gAAAAAAAAAAAAAAAAA", Targets: []string{"X"}})
+	if _, err := read(t, config(t, s), byID); err == nil || !strings.Contains(err.Error(), `"00gAAAAAAAAAAAAAAAAA" not found`) {
+		t.Errorf("a missing group id: %v", err)
+	}
 	withSales := append(slices.Clone(rules), mapping.Rule{Directory: "Sales", Targets: []string{"Sales"}})
 	if _, err := read(t, config(t, s), withSales); err == nil || !strings.Contains(err.Error(), `"Sales"`) {
 		t.Fatalf("missing group: %v", err)

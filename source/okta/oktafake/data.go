@@ -46,9 +46,9 @@ func Demo() Org {
 			user("00u00000000000000gina", "gina@example.com", "Gina", "Gone", "US", "SUSPENDED"), // left out
 		},
 		Groups: []Group{
-			{ID: "00g000000000000000eng", Name: "Engineering Staff", Members: []string{"00u0000000000000alice", "00u00000000000000bob", "00u00000000000000dave", "00u00000000000000gina"}},
-			{ID: "00g000000000000design", Name: "Design", Members: []string{"00u0000000000000carol", "00u00000000000000dave"}},
-			{ID: "00g000000000marketing", Name: "Marketing", Members: []string{"00u0000000000000carol", "00u00000000000000erin"}},
+			{ID: "00g00000000000000eng", Name: "Engineering Staff", Members: []string{"00u0000000000000alice", "00u00000000000000bob", "00u00000000000000dave", "00u00000000000000gina"}},
+			{ID: "00g00000000000design", Name: "Design", Members: []string{"00u0000000000000carol", "00u00000000000000dave"}},
+			{ID: "00g00000000marketing", Name: "Marketing", Members: []string{"00u0000000000000carol", "00u00000000000000erin"}},
 		},
 	}
 }
