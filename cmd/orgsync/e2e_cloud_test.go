@@ -40,14 +40,6 @@ func TestCloudSourceMistakes(t *testing.T) {
 	usersOnly.Apps[0].Permissions = []string{"User.Read.All"}
 	noGroups := entrafake.Start(usersOnly, entrafake.Options{})
 	t.Cleanup(noGroups.Close)
-	// entraAt points the example at the endpoints, with the tenant and the
-	// secret file given.
-	entraAt := func(login, graph, tenant, secretFile string) []string {
-		return []string{"tenantId: contoso.onmicrosoft.com",
-			fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", tenant, login, graph),
-			"clientId: 00000000-0000-0000-0000-000000000000", "clientId: " + entrafake.DemoClientID,
-			"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: " + secretFile + "}"}
-	}
 	writeFile(t, filepath.Join(dir, "entra", "demo-secret"), entrafake.DemoSecret)
 	good, demo := entrafake.DemoTenantID, "demo-secret"
 	for _, m := range []cloudMistake{
@@ -80,6 +72,15 @@ func TestCloudSourceMistakes(t *testing.T) {
 			checkMistake(t, configFor(t, dir, "okta", sim.url, m.replace...), "sources[0] (okta ", m.want, secrets)
 		})
 	}
+}
+
+// entraAt returns the replacements that point the entra example at the
+// endpoints, with the tenant and the secret file given.
+func entraAt(login, graph, tenant, secretFile string) []string {
+	return []string{"tenantId: contoso.onmicrosoft.com",
+		fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", tenant, login, graph),
+		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: " + entrafake.DemoClientID,
+		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: " + secretFile + "}"}
 }
 
 // checkMistake runs plan with cfg and checks that it fails within
@@ -135,12 +136,10 @@ func TestCloudSourceExpressions(t *testing.T) {
 	entra := entrafake.Start(tenant, entrafake.Options{})
 	t.Cleanup(entra.Close)
 	writeFile(t, filepath.Join(dir, "entra", "demo-secret"), entrafake.DemoSecret)
-	cfg := configFor(t, dir, "entra", sim.url,
-		"tenantId: contoso.onmicrosoft.com", fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", entrafake.DemoTenantID, entra.URL, entra.URL),
-		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: "+entrafake.DemoClientID,
-		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: demo-secret}",
+	at := entraAt(entra.URL, entra.URL, entrafake.DemoTenantID, "demo-secret")
+	cfg := configFor(t, dir, "entra", sim.url, append(at,
 		"      users:\n", "      users:\n        extraAttributes: [department]\n",
-		"\nmapping:", "\n    filter: 'user.email != \"erin@example.com\"'\n    groups: '\"Platform Team\" in directoryGroups ? [user.attributes.department] : []'\nmapping:")
+		"\nmapping:", "\n    filter: 'user.email != \"erin@example.com\"'\n    groups: '\"Platform Team\" in directoryGroups ? [user.attributes.department] : []'\nmapping:")...)
 	r := runBinary(t, nil, "plan", "--config", cfg, "--explain", "dave@example.com")
 	if r.code != exitOK {
 		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -152,5 +151,11 @@ func TestCloudSourceExpressions(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "erin@example.com") {
 		t.Errorf("erin, left out by the filter, is in the plan:\n%s", r.stdout)
+	}
+	// Without expressions too, --explain shows the user's record.
+	plain := configFor(t, dir, "entra", sim.url, at...)
+	r = runBinary(t, nil, "plan", "--config", plain, "--explain", "dave@example.com")
+	if r.code != exitOK || !strings.Contains(r.stdout, "u-dave:") || !strings.Contains(r.stdout, `directory group "Platform Team": no mapping rule`) {
+		t.Errorf("plan --explain without expressions: exit %d\n%s", r.code, r.stdout)
 	}
 }

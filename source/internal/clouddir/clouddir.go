@@ -63,8 +63,11 @@ type Options struct {
 }
 
 // withGroups reports whether the users' directory groups are needed:
-// when there are expressions.
-func (o *Options) withGroups() bool { return o.Expressions.Program != nil }
+// when there are expressions, or a user to explain (plan --explain shows
+// its directory groups, mapped or not).
+func (o *Options) withGroups() bool {
+	return o.Expressions.Program != nil || o.Expressions.Explain != ""
+}
 
 // Read reads the users of dir with their target groups. The users are
 // listed while the groups' members are: the two are independent. With
