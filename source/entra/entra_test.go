@@ -116,6 +116,14 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 	if st := s.Stats(); st.Requests < 5 {
 		t.Errorf("%d Graph requests with pages of 2: paging not followed", st.Requests)
 	}
+	// An exact rule's group outside groups.filter is looked up by name.
+	res, err = read(t, cfg, []mapping.Rule{{Pattern: "(Mark.*)", Targets: []string{"All $1"}}, {Directory: "Design", Targets: []string{"Design"}}}, false)
+	if err != nil {
+		t.Fatalf("pattern and exact rules with groups.filter: %v", err)
+	}
+	if got := sourcetest.GroupsByEmail(res.Users); !slices.Equal(got["carol@example.com"], []string{"All Marketing", "Design"}) {
+		t.Errorf("pattern and exact rules with groups.filter: %v", got)
+	}
 	cfg.Users.Filter = "usageLocation eq 'US'"
 	res, err = read(t, cfg, nil, false)
 	if err != nil {

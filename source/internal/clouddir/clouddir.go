@@ -214,27 +214,35 @@ func forEach(ctx context.Context, n, limit int, fn func(int) error) error {
 	return first
 }
 
-// mappedGroups returns the groups the rules may map: every group when a
-// rule is a pattern or all is set (expressions see every group), else
-// those each exact rule names, looked up one by one (a tenant may have far
-// more groups than the rules name).
+// mappedGroups returns the groups the rules may map: every group (of the
+// directory's groups filter) when a rule is a pattern or all is set
+// (expressions see every group), and each exact rule's group, looked up
+// one by one when the listing does not have it (a tenant may have far more
+// groups than the rules name).
 func mappedGroups(ctx context.Context, dir Directory, m *mapping.Mapper, all bool) ([]Group, error) {
 	var groups []Group
-	if all || m.HasPatterns() {
-		err := dir.ListGroups(ctx, func(g Group) { groups = append(groups, g) })
-		return groups, err
-	}
 	seen := map[string]bool{}
+	add := func(g Group) {
+		if !seen[g.ID] {
+			seen[g.ID] = true
+			groups = append(groups, g)
+		}
+	}
+	if all || m.HasPatterns() {
+		if err := dir.ListGroups(ctx, add); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range m.ExactGroups() {
+		if hasGroup(groups, name) {
+			continue
+		}
 		gs, err := dir.FindGroups(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("looking up %q: %w", name, err)
 		}
 		for _, g := range gs {
-			if !seen[g.ID] {
-				seen[g.ID] = true
-				groups = append(groups, g)
-			}
+			add(g)
 		}
 	}
 	return groups, nil
