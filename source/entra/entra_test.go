@@ -405,5 +405,13 @@ func TestExpressions(t *testing.T) {
 	if len(res.Traces) != 1 || !slices.Equal(slices.Sorted(slices.Values(res.Traces[0].DirectoryGroups)), []string{"Design", "Engineering Staff", "Platform Team"}) ||
 		!slices.Equal(res.Traces[0].ExprGroups, []string{"Platform"}) {
 		t.Errorf("traces %+v, want dave's with his three directory groups", res.Traces)
+	}	// A filter that leaves every user out fails the source.
+	none, err := expr.Compile(expr.Config{Filter: `false`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Expressions(none)
+	if res, err := src.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "left none of the 6 users") {
+		t.Errorf("a filter that leaves everybody out: %v, %v", err, res)
 	}
 }

@@ -106,19 +106,25 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 		// company without staff; "nobody" would remove every user.
 		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
 	}
-	if o.withGroups() {
-		for _, r := range later {
-			c.Build(r.id, r.attr, m.targets[r.id], m.names[r.id])
-		}
-	} else {
-		c.AttachGroups(m.targets)
-	}
+	m.build(c, later, o.withGroups())
 	res := c.Result()
 	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
 		return nil, fmt.Errorf("users: the filter expression left none of the %d users (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
 	}
 	res.FoundGroups, res.MissingGroups = m.found, m.missing
 	return res, nil
+}
+
+// build gives the users collected their target groups, or, with
+// expressions (withGroups), builds the users listed for later.
+func (m *membership) build(c *usertmpl.Collector, later []record, withGroups bool) {
+	if !withGroups {
+		c.AttachGroups(m.targets)
+		return
+	}
+	for _, r := range later {
+		c.Build(r.id, r.attr, m.targets[r.id], m.names[r.id])
+	}
 }
 
 // record is a user listed, built once the groups are known.
