@@ -298,9 +298,10 @@ func TestSignInMistakes(t *testing.T) {
 		change func(*entra.Config)
 		want   []string
 	}{
-		"tenant typo":  {func(c *entra.Config) { c.TenantID = "contoso-typo.onmicrosoft.com" }, []string{"AADSTS90002", "check tenantId"}},
-		"unknown app":  {func(c *entra.Config) { c.ClientID = "99999999-2222-3333-4444-555555555555" }, []string{"AADSTS700016", "check clientId"}},
-		"wrong secret": {func(*entra.Config) { t.Setenv("ENTRA_TEST_SECRET", "wrong") }, []string{"AADSTS7000215", "check clientSecret"}},
+		"tenant typo":          {func(c *entra.Config) { c.TenantID = "contoso-typo.onmicrosoft.com" }, []string{"AADSTS90002", "check tenantId"}},
+		"unknown app":          {func(c *entra.Config) { c.ClientID = "99999999-2222-3333-4444-555555555555" }, []string{"AADSTS700016", "check clientId"}},
+		"wrong secret":         {func(*entra.Config) { t.Setenv("ENTRA_TEST_SECRET", "wrong") }, []string{"AADSTS7000215", "check clientSecret"}},
+		"graphURL with a path": {func(c *entra.Config) { c.GraphURL += "/v1.0" }, []string{"400 Bad Request", "check graphURL (http://"}},
 		"dead graphURL": {func(c *entra.Config) { c.GraphURL = "http://127.0.0.1:1" },
 			[]string{"cannot connect to 127.0.0.1:1", "check graphURL (http://127.0.0.1:1)"}},
 	} {

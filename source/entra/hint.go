@@ -19,7 +19,7 @@ func (s *Source) hint(err error) error {
 	}
 	var se *restapi.StatusError
 	if advice == "" && errors.As(err, &se) {
-		advice = graphAdvice(se)
+		advice = graphAdvice(se, s.cfg.GraphURL)
 	}
 	return restapi.WithAdvice(err, advice)
 }
@@ -44,8 +44,13 @@ func signInAdvice(desc string) string {
 }
 
 // graphAdvice says what to do when Graph refuses a call: the application
-// permission it needs, or the token.
-func graphAdvice(se *restapi.StatusError) string {
+// permission it needs, the token, or an address that is not Graph's root.
+func graphAdvice(se *restapi.StatusError, graphURL string) string {
+	switch {
+	case se.Status == http.StatusNotFound && !strings.HasPrefix(se.Path, "/v1.0/groups/"),
+		se.Status == http.StatusBadRequest && strings.Contains(se.Message, "segment"):
+		return "check graphURL (" + graphURL + "): it is Microsoft Graph's root, such as https://graph.microsoft.com, without a path"
+	}
 	switch se.Status {
 	case http.StatusForbidden:
 		perm := "User.Read.All"

@@ -3,6 +3,7 @@ package okta
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
@@ -37,6 +38,8 @@ func (s *Source) signInAdvice(err error) string {
 		return "the access token was refused: check orgURL"
 	case se.Status == http.StatusForbidden && s.cfg.APIToken.IsSet():
 		return "the API token's administrator needs a role that reads users and groups, such as Read-Only Administrator"
+	case se.Status == http.StatusNotFound && !strings.Contains(se.Path, "/api/v1/groups/"):
+		return "check orgURL (" + s.cfg.OrgURL + "): it is the organization's address, such as https://example.okta.com, without a path; it did not answer as Okta does"
 	case se.Status == http.StatusForbidden:
 		return "grant the service app the scopes okta.users.read and okta.groups.read and an administrator role that reads users and groups (such as Read-Only Administrator)"
 	}

@@ -7,6 +7,8 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -239,6 +241,9 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 	wrongToken := config(t, s)
 	t.Setenv("OKTA_TEST_TOKEN", "wrong-token-value")
 	dead := okta.Config{OrgURL: "http://127.0.0.1:1", APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
+	site := httptest.NewServer(http.NotFoundHandler()) // a web site, not Okta
+	defer site.Close()
+	notOkta := okta.Config{OrgURL: site.URL, APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
 	for name, c := range map[string]struct {
 		cfg  okta.Config
 		want []string
@@ -247,6 +252,7 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 		"wrong API token":   {wrongToken, []string{"401 Unauthorized", "check apiToken"}},
 		"DPoP required":     {dpopCfg, []string{"invalid_dpop_proof", "requires DPoP"}},
 		"dead orgURL":       {dead, []string{"cannot connect to 127.0.0.1:1", "check orgURL (http://127.0.0.1:1)"}},
+		"not Okta":          {notOkta, []string{"404 Not Found", "check orgURL (" + site.URL + ")"}},
 	} {
 		res, err := read(t, c.cfg, rules)
 		for _, w := range c.want {
