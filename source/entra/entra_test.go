@@ -145,21 +145,29 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 }
 
 func TestThrottlingAndFaults(t *testing.T) {
-	s := startDemo(t, entrafake.Options{ThrottleEvery: 4, RetryAfter: 1, Faults: map[int]int{1: 503, 2: 0, 6: 500}})
-	start := time.Now()
-	res, err := read(t, config(t, s), rules, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Users) != 6 {
-		t.Errorf("%d users after throttling and faults, want 6", len(res.Users))
-	}
-	st := s.Stats()
-	if st.Throttled == 0 || st.Faults != 3 {
-		t.Errorf("stats %+v: want throttled answers and 3 faults", st)
-	}
-	if time.Since(start) < time.Second {
-		t.Errorf("took %s: Retry-After: 1 not waited", time.Since(start))
+	for name, c := range map[string]struct {
+		opts   entrafake.Options
+		faults int64
+	}{
+		"429 and faults": {entrafake.Options{ThrottleEvery: 4, RetryAfter: 1, Faults: map[int]int{1: 503, 2: 0, 6: 500}}, 3},
+		// Tokens live 1 s: the read outlasts its first token.
+		"503 and short tokens": {entrafake.Options{ThrottleEvery: 3, ThrottleStatus: http.StatusServiceUnavailable, RetryAfter: 1, TokenLifetime: time.Second}, 0},
+	} {
+		s := startDemo(t, c.opts)
+		start := time.Now()
+		res, err := read(t, config(t, s), rules, false)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(res.Users) != 6 {
+			t.Errorf("%s: %d users, want 6", name, len(res.Users))
+		}
+		if st := s.Stats(); st.Throttled == 0 || st.Faults != c.faults {
+			t.Errorf("%s: stats %+v: want throttled answers and %d faults", name, st, c.faults)
+		}
+		if d := time.Since(start); d < time.Second {
+			t.Errorf("%s: took %s: Retry-After: 1 not waited", name, d)
+		}
 	}
 }
 
@@ -251,26 +259,6 @@ func TestValidate(t *testing.T) {
 	want := []string{"tenantId", "clientId", "clientSecret", "graphURL", "pageSize", "users.email"}
 	if !slices.Equal(fields, want) {
 		t.Errorf("problems in %v, want %v", fields, want)
-	}
-}
-
-func TestThrottled503AndTokenRenewal(t *testing.T) {
-	// Tokens live 1 s and every third Graph request is answered 503 with
-	// Retry-After: 1: the read outlasts its first token.
-	s := startDemo(t, entrafake.Options{ThrottleEvery: 3, ThrottleStatus: http.StatusServiceUnavailable, RetryAfter: 1, TokenLifetime: time.Second})
-	start := time.Now()
-	res, err := read(t, config(t, s), rules, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Users) != 6 {
-		t.Errorf("%d users, want 6", len(res.Users))
-	}
-	if st := s.Stats(); st.Throttled == 0 {
-		t.Errorf("stats %+v: nothing throttled", st)
-	}
-	if d := time.Since(start); d < time.Second {
-		t.Errorf("took %s: Retry-After: 1 of a 503 not waited", d)
 	}
 }
 
