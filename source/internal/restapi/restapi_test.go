@@ -31,7 +31,8 @@ func TestNextLink(t *testing.T) {
 		if got := NextLink(hdr); got != want {
 			t.Errorf("NextLink(%q) = %q, want %q", h, got, want)
 		}
-	} // Okta sends one Link header a link.
+	}
+	// Okta sends one Link header a link.
 	hdr := http.Header{"Link": {`<https://x/a>; rel="self"`, `<https://x/b?after=00u1&limit=200>; rel="next"`}}
 	if got := NextLink(hdr); got != "https://x/b?after=00u1&limit=200" {
 		t.Errorf("NextLink of two Link headers = %q", got)
