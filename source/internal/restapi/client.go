@@ -3,8 +3,9 @@
 // request with an OAuth 2.0 token or an API token (golang.org/x/oauth2),
 // waits out throttling (429 and 503 with Retry-After, Okta's
 // X-Rate-Limit-* headers) and retries transient failures
-// (hashicorp/go-retryablehttp), follows next-page links, and describes the
-// API's error answers. Next-page links must stay on the API's origin, so
+// (hashicorp/go-retryablehttp) but not a host it cannot reach
+// (ConnectError), follows next-page links, and describes the API's error
+// answers, with advice on what to check (advice.go). Next-page links must stay on the API's origin, so
 // that a token is never sent elsewhere.
 package restapi
 
