@@ -327,6 +327,44 @@ func TestMaxRemovalsDefaultAndExplicitZero(t *testing.T) {
 	}
 }
 
+// TestUnlistedExtraAttribute: an expression of a directory source that
+// reads an attribute users.extraAttributes does not list is a problem at
+// load, with the expression's line, not a bad record per user at run time.
+func TestUnlistedExtraAttribute(t *testing.T) {
+	const cfg = `target:
+  orgId: 12AB@VendorOrg
+  baseURL: https://um.example.com
+  auth: {clientId: cid, clientSecret: {env: S}, technicalAccountId: t@techacct.example.com, privateKey: {env: K}}
+sources:
+  - ldap:
+      url: ldap://ldap.example.com
+      users: {baseDN: "ou=people,dc=example,dc=com", extraAttributes: [department]}
+    filter: user.attributes.department != "Sales"
+    groups: 'user.attributes.departement == "Design" ? ["Design"] : []'
+  - okta:
+      orgURL: https://example.okta.com
+      apiToken: {env: T}
+    set:
+      country: user.attributes.country
+mapping:
+  - directory: eng
+    targets: [Engineering, Design]
+`
+	dir := write(t, map[string]string{"c.yaml": cfg}, 0o600)
+	_, err := Load(filepath.Join(dir, "c.yaml"))
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	got := wantProblems(t, cerr, []string{
+		"sources[0].groups (line 10): reads user.attributes.departement, but ldap.users.extraAttributes does not list it (it lists department)",
+		"sources[1].set.country (line 15): reads user.attributes.country, but okta.users.extraAttributes does not list it (it lists none)",
+	})
+	if len(got) != 2 {
+		t.Errorf("want 2 problems, got:\n%s", strings.Join(got, "\n"))
+	}
+}
+
 // TestCloudSourcesProblemsWithLines: the entra and okta blocks are checked
 // like the others, every problem with its key path and line.
 func TestCloudSourcesProblemsWithLines(t *testing.T) {

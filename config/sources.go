@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -147,6 +148,35 @@ func (c *Config) validateExpressions(v *validation, s *Source, at string) {
 	p, err := expr.Compile(s.Config)
 	v.fieldErrors(at, err)
 	s.prog = p
+	if key, extra := s.extraAttributes(); key != "" {
+		if read, name := p.Unlisted(extra); name != "" {
+			v.errorf(join(at, read), "reads user.attributes.%s, but %s does not list it (%s): add it there or fix the name",
+				name, join(s.Kind(), key), listOrNone(extra))
+		}
+	}
+}
+
+// extraAttributes returns the attributes a directory source reads for
+// its expressions and the key that lists them ("" for a file source, whose
+// attributes are its other columns or keys).
+func (s *Source) extraAttributes() (key string, attrs []string) {
+	const key0 = "users.extraAttributes"
+	switch {
+	case s.LDAP != nil:
+		return key0, s.LDAP.Users.ExtraAttributes
+	case s.Entra != nil:
+		return key0, s.Entra.Users.ExtraAttributes
+	case s.Okta != nil:
+		return key0, s.Okta.Users.ExtraAttributes
+	}
+	return "", nil
+}
+
+func listOrNone(list []string) string {
+	if len(list) == 0 {
+		return "it lists none"
+	}
+	return "it lists " + strings.Join(list, ", ")
 }
 
 // secretFiles checks that the secret files of a source (by key) can be

@@ -79,8 +79,19 @@ func appendConst(names []string, e ast.Expr) []string {
 // attribute an expression reads outright is one of them. The error names
 // the expression's key and the attribute, and lists those there are.
 func (p *Program) CheckAttributes(have []string) error {
+	if key, name := p.Unlisted(have); name != "" {
+		return fmt.Errorf("%s reads user.attributes.%s, but the file has no such column (its columns of no user field: %s): fix the name or add the column",
+			key, name, strings.Join(have, ", "))
+	}
+	return nil
+}
+
+// Unlisted returns the first attribute an expression reads outright (not
+// behind has(), in or .?) that is not among have, and the key of that
+// expression (filter, set.<field>, groups); name is "" when there is none.
+func (p *Program) Unlisted(have []string) (key, name string) {
 	if p == nil {
-		return nil
+		return "", ""
 	}
 	named := []*program{p.filter}
 	named = append(append(named, p.set[:]...), p.groups)
@@ -90,12 +101,11 @@ func (p *Program) CheckAttributes(have []string) error {
 		}
 		for _, name := range prg.reads {
 			if !slices.Contains(have, name) {
-				return fmt.Errorf("%s reads user.attributes.%s, but the file has no such column (its columns of no user field: %s): fix the name or add the column",
-					keyOf(i), name, strings.Join(have, ", "))
+				return keyOf(i), name
 			}
 		}
 	}
-	return nil
+	return "", ""
 }
 
 // keyOf names the expression at i in CheckAttributes' order: the filter,
