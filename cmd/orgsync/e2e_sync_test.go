@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -382,5 +383,37 @@ func TestPlanLogsWhatItWouldSend(t *testing.T) {
 	}
 	if n := s.Stats().Requests["action"]; len(n) != 0 {
 		t.Errorf("plan sent action requests: %v", n)
+	}
+}
+
+// TestBigSyncLogsProgressNotEachRequest: a sync of more than quietAbove
+// requests logs one line saying so and progress lines at info, not a line
+// per request (those are at debug).
+func TestBigSyncLogsProgressNotEachRequest(t *testing.T) {
+	dir := exampleDir(t)
+	path := filepath.Join(dir, "csv", "users.csv")
+	users, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more strings.Builder
+	for u := range 10 * (quietAbove + 5) {
+		fmt.Fprintf(&more, "First%d,Last%d,new%04d@example.com,US,eng\n", u, u, u)
+	}
+	if err := os.WriteFile(path, append(users, more.String()...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	r := runBinary(t, nil, "sync", "--config", cfg)
+	if r.code != exitOK {
+		t.Fatalf("sync: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `"msg":"sending requests: progress lines follow`) || strings.Contains(r.stderr, `"msg":"sending request 1/`) {
+		t.Errorf("a big sync logs each request at info, or does not say that it does not:\n%s", r.stderr)
+	}
+	r = runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode")
+	if r.code != exitOK {
+		t.Errorf("plan after the sync: exit %d\n%s", r.code, r.stdout)
 	}
 }

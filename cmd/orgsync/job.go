@@ -215,16 +215,7 @@ type runReport struct {
 // or in a dry run (applyDry) goes the same way and logs what it would send.
 func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport, error) {
 	rep := &runReport{org: p.org, log: p.log, counts: p.plan.Counts(), applied: map[string]int{}}
-	stop := func() {}
-	if e.interactive && mode != applyDry { // counting the requests costs a packing of the plan
-		stop = e.reportProgress(ctx, p.log, sendProgress(p))
-	}
-	// A real or test-only run logs each request it sends; a dry run's
-	// "would send" lines (the plan is printed already) are for debugging.
-	out := &logWriter{log: p.log, level: zapcore.InfoLevel}
-	if mode == applyDry {
-		out.level = zapcore.DebugLevel
-	}
+	out, stop := e.applyOutput(ctx, p, mode)
 	var err error
 	rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{
 		DryRun: mode == applyDry, TestOnly: mode == applyTestOnly, Out: out})
@@ -236,6 +227,34 @@ func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport
 	rep.stats = p.client.Stats().Since(p.stats0)
 	rep.elapsed = time.Since(p.start)
 	return rep, err
+}
+
+// applyOutput returns where Apply writes its request lines, and starts the
+// progress lines (stop ends them). A real or test-only run logs each
+// request it sends at info, unless it sends more than quietAbove: then
+// those lines go to debug and a progress line is logged every
+// quietProgressEvery (every progressEvery on a terminal). A dry run's
+// "would send" lines (the plan is printed already) are for debugging.
+func (e *env) applyOutput(ctx context.Context, p *planned, mode applyMode) (out *logWriter, stop func()) {
+	out = &logWriter{log: p.log, level: zapcore.InfoLevel}
+	if mode == applyDry {
+		out.level = zapcore.DebugLevel
+		return out, func() {}
+	}
+	total := len(p.plan.Batches(reconcile.DefaultLimits()))
+	progress := sendProgress(p, total)
+	big := total > quietAbove
+	if big {
+		out.level = zapcore.DebugLevel
+		p.log.Info("sending requests: progress lines follow (each request is logged at --log-level debug)", zap.Int("requests", total))
+	}
+	switch {
+	case e.interactive:
+		return out, e.reportProgress(ctx, p.log, progress)
+	case big:
+		return out, logProgress(ctx, p.log, quietProgressEvery, progress)
+	}
+	return out, func() {}
 }
 
 // appliedByKind counts the changes of each kind that did not fail.

@@ -6,12 +6,20 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
-// progressEvery is how often a long run on a terminal reports progress.
-const progressEvery = 5 * time.Second
+// progressEvery is how often a long run on a terminal reports progress;
+// quietProgressEvery, how often a big sync reports it in a log file.
+const (
+	progressEvery      = 5 * time.Second
+	quietProgressEvery = 30 * time.Second
+)
+
+// quietAbove is the number of action requests above which a sync logs
+// progress lines instead of one line per request (those go to debug): a
+// first load of 10,000 users is some 1,000 requests.
+const quietAbove = 20
 
 // reportProgress logs a progress line with fields() every progressEvery
 // until the returned stop is called, when the logs go to a terminal.
@@ -19,10 +27,16 @@ func (e *env) reportProgress(ctx context.Context, log *zap.Logger, fields func()
 	if !e.interactive {
 		return func() {}
 	}
+	return logProgress(ctx, log, progressEvery, fields)
+}
+
+// logProgress logs a progress line with fields() every interval until the
+// returned stop is called.
+func logProgress(ctx context.Context, log *zap.Logger, every time.Duration, fields func() []zap.Field) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(progressEvery)
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
 			select {
@@ -49,10 +63,9 @@ func readProgress(c *umapi.Client, stats0 umapi.Stats) func() []zap.Field {
 	}
 }
 
-// sendProgress reports the action requests sent out of those planned and
-// the time left at the configured request rate.
-func sendProgress(p *planned) func() []zap.Field {
-	total := len(p.plan.Batches(reconcile.DefaultLimits()))
+// sendProgress reports the action requests sent out of the total planned
+// and the time left at the configured request rate.
+func sendProgress(p *planned, total int) func() []zap.Field {
 	perRequest := p.org.Limits.Window / time.Duration(p.org.Limits.Requests)
 	before := count(p.client.Stats().Since(p.stats0), umapi.EndpointAction)
 	return func() []zap.Field {
