@@ -100,12 +100,7 @@ schedule:
   cron: "*/30 * * * *"
 logging: {format: xml}
 `
-	dir := write(t, map[string]string{"c.yaml": bad}, 0o600)
-	_, err := Load(filepath.Join(dir, "c.yaml"))
-	var cerr *Error
-	if !errors.As(err, &cerr) {
-		t.Fatalf("err = %v, want *Error", err)
-	}
+	cerr := loadProblems(t, map[string]string{"c.yaml": bad})
 	want := []string{
 		"target.orgId (line 2): ",
 		"target.baseURL (line 3): ",
@@ -127,8 +122,8 @@ logging: {format: xml}
 	if len(got) != len(want) {
 		t.Errorf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}
-	if strings.Contains(err.Error(), "hunter2") {
-		t.Errorf("the inline secret leaked into the error: %v", err)
+	if strings.Contains(cerr.Error(), "hunter2") {
+		t.Errorf("the inline secret leaked into the error: %v", cerr)
 	}
 }
 
@@ -350,12 +345,7 @@ mapping:
   - directory: eng
     targets: [Engineering, Design]
 `
-	dir := write(t, map[string]string{"c.yaml": cfg}, 0o600)
-	_, err := Load(filepath.Join(dir, "c.yaml"))
-	var cerr *Error
-	if !errors.As(err, &cerr) {
-		t.Fatalf("err = %v, want *Error", err)
-	}
+	cerr := loadProblems(t, map[string]string{"c.yaml": cfg})
 	got := wantProblems(t, cerr, []string{
 		"sources[0].groups (line 10): reads user.attributes.departement, but ldap.users.extraAttributes does not list it (it lists department)",
 		"sources[1].set.country (line 15): reads user.attributes.country, but okta.users.extraAttributes does not list it (it lists none)",
@@ -397,12 +387,7 @@ mapping:
     targets: [Engineering]
 scope: {groups: [eng]}
 `
-	dir := write(t, map[string]string{"c.yaml": bad}, 0o600)
-	_, err := Load(filepath.Join(dir, "c.yaml"))
-	var cerr *Error
-	if !errors.As(err, &cerr) {
-		t.Fatalf("err = %v, want *Error", err)
-	}
+	cerr := loadProblems(t, map[string]string{"c.yaml": bad})
 	want := []string{
 		"sources[0].entra.tenantId (line 6): required",
 		"sources[0].entra.clientSecret (line 8): secrets are never written in the file",
@@ -416,7 +401,21 @@ scope: {groups: [eng]}
 		"sources[3].filter (line 24): ",
 	}
 	wantProblems(t, cerr, want)
-	if strings.Contains(err.Error(), "inline-secret-value") {
-		t.Errorf("the inline secret leaked into the error: %v", err)
+	if strings.Contains(cerr.Error(), "inline-secret-value") {
+		t.Errorf("the inline secret leaked into the error: %v", cerr)
 	}
+}
+
+// loadProblems writes files (c.yaml and what it names) and returns the
+// configuration problems Load reports for c.yaml, failing when it reports
+// none.
+func loadProblems(t *testing.T, files map[string]string) *Error {
+	t.Helper()
+	dir := write(t, files, 0o600)
+	_, err := Load(filepath.Join(dir, "c.yaml"))
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	return cerr
 }

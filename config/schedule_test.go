@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,11 +67,5 @@ func loadText(t *testing.T, text string) *Config {
 // loadError loads a configuration that must fail and returns the error.
 func loadError(t *testing.T, text string) string {
 	t.Helper()
-	dir := write(t, map[string]string{"c.yaml": text, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
-	_, err := Load(filepath.Join(dir, "c.yaml"))
-	var cerr *Error
-	if !errors.As(err, &cerr) {
-		t.Fatalf("want a configuration error, got %v", err)
-	}
-	return err.Error()
+	return loadProblems(t, map[string]string{"c.yaml": text, "key.pem": "KEY", "users.csv": "email\n"}).Error()
 }
