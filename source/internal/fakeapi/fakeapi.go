@@ -116,15 +116,9 @@ func (t *Tokens) Issue(grants ...string) (string, int) {
 	return tok, int(life / time.Second)
 }
 
-// Valid reports whether the Authorization header of r is "<scheme> <a
-// token issued and not expired>".
-func (t *Tokens) Valid(r *http.Request, scheme string) bool {
-	_, ok := t.Grants(r, scheme)
-	return ok
-}
-
-// Grants returns what the token of r grants, and whether it is valid
-// (see Valid).
+// Grants returns what the token of r grants, and whether it is valid:
+// the Authorization header of r is "<scheme> <a token issued and not
+// expired>".
 func (t *Tokens) Grants(r *http.Request, scheme string) ([]string, bool) {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), scheme+" ")
 	if !ok {

@@ -334,6 +334,3 @@ func (c *Collector) Result() *source.Result {
 	c.res.Users = slices.Concat(c.users...)
 	return &c.res
 }
-
-// Where returns where the records are read from, as NewCollector got it.
-func (c *Collector) Where() string { return c.where }
