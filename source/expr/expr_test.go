@@ -38,6 +38,7 @@ func TestCompileErrors(t *testing.T) {
 		{"too deep, no position", Config{Filter: strings.Repeat("[", 300) + strings.Repeat("]", 300) + " == []"}, []string{"filter|not a valid expression: expression recursion limit exceeded: 250"}},
 		{"unknown variable", Config{Filter: `department == "x"`}, []string{"filter|the variables are user.<field>"}},
 		{"type mismatch", Config{Filter: `user.country == 1`}, []string{"filter|no matching overload"}},
+		{"ternary branches", Config{Groups: `user.attributes.department == "Design" ? "Design" : []`}, []string{`groups|at column 40: found no matching overload for '_?_:_' applied to '(bool, string, list(dyn))'; both branches of c ? a : b must give the same type`}},
 		{"syntax", Config{Groups: `[`}, []string{"groups|Syntax error"}},
 		{"unknown set field", Config{Set: map[string]string{"nickname": `"x"`}}, []string{`set.nickname|"nickname" is not a user field`}},
 		{"blank", Config{Filter: "  "}, []string{"filter|empty expression"}},

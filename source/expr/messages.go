@@ -22,6 +22,9 @@ func explainIssues(text, issues string) string {
 	if strings.Contains(msg, "token recognition error at: '= '") {
 		msg += "; compare with == (a single = is not an operator)"
 	}
+	if strings.Contains(msg, "no matching overload for '_?_:_'") {
+		msg += `; both branches of c ? a : b must give the same type, e.g. ["Design"] : [] (not "Design" : [])`
+	}
 	if !strings.Contains(msg, "undeclared reference") {
 		return msg
 	}
