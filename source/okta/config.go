@@ -22,6 +22,9 @@ const (
 	StatusActive   = "ACTIVE"
 )
 
+// DPoPModes are the values of dpop; the first is the default.
+var DPoPModes = []string{"auto", "always", "never"}
+
 // DefaultScopes are the OAuth 2.0 scopes asked for with a private key.
 var DefaultScopes = []string{"okta.users.read", "okta.groups.read"}
 
@@ -46,14 +49,18 @@ type Config struct {
 	// ClientID and PrivateKey are an API service app signing in with
 	// OAuth 2.0 (private_key_jwt); KeyID is the key's kid in the app's
 	// JWKS, when it has several; Scopes default to DefaultScopes.
-	ClientID   string        `yaml:"clientId,omitempty"`
-	PrivateKey secret.Ref    `yaml:"privateKey,omitempty"`
-	KeyID      string        `yaml:"keyId,omitempty"`
-	Scopes     []string      `yaml:"scopes,omitempty"`
-	PageSize   int           `yaml:"pageSize,omitempty"` // users a page, default 200
-	Timeout    time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
-	Users      Users         `yaml:"users,omitempty"`
-	Groups     Groups        `yaml:"groups,omitempty"`
+	ClientID   string     `yaml:"clientId,omitempty"`
+	PrivateKey secret.Ref `yaml:"privateKey,omitempty"`
+	KeyID      string     `yaml:"keyId,omitempty"`
+	Scopes     []string   `yaml:"scopes,omitempty"`
+	// DPoP says when the sign-in with a private key proves possession of
+	// an ephemeral key (RFC 9449), as service apps that require DPoP
+	// want: auto (default: once the token endpoint asks), always, never.
+	DPoP     string        `yaml:"dpop,omitempty"`
+	PageSize int           `yaml:"pageSize,omitempty"` // users a page, default 200
+	Timeout  time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
+	Users    Users         `yaml:"users,omitempty"`
+	Groups   Groups        `yaml:"groups,omitempty"`
 }
 
 // Users says which users are read and how their fields are made from
@@ -110,6 +117,13 @@ func (c *Config) Validate() []source.FieldError {
 			add("privateKey", "%v", err)
 		}
 	}
+	switch {
+	case c.DPoP == "":
+	case c.APIToken.IsSet():
+		add("dpop", "applies to clientId and privateKey only: an API token is not bound to a key")
+	case !slices.Contains(DPoPModes, c.DPoP):
+		add("dpop", "%q is not a DPoP mode: use %s", c.DPoP, strings.Join(DPoPModes, ", "))
+	}
 	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
 		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
 	}
@@ -136,6 +150,9 @@ func (c *Config) applyDefaults() {
 	}
 	if len(c.Scopes) == 0 {
 		c.Scopes = DefaultScopes
+	}
+	if c.DPoP == "" {
+		c.DPoP = DPoPModes[0]
 	}
 	if len(c.Users.Statuses) == 0 {
 		c.Users.Statuses = []string{StatusActive}

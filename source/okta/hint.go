@@ -25,7 +25,12 @@ func (s *Source) signInAdvice(err error) string {
 	case "invalid_client":
 		return "check clientId, privateKey and keyId: the service app must have the key's public part (and kid) in its keys, and use private_key_jwt client authentication"
 	case "invalid_dpop_proof":
-		return "the service app requires DPoP, which orgsync does not send: clear \"Require Demonstrating Proof of Possession (DPoP) header in token requests\" in the app's General settings, or use apiToken"
+		if s.cfg.DPoP == "never" {
+			return "the service app requires DPoP (\"Require Demonstrating Proof of Possession (DPoP) header in token requests\"): set dpop to auto or always, or clear that setting in the app's General settings"
+		}
+		return "the token endpoint refused orgsync's DPoP proof: check this machine's clock (a proof is dated), and any proxy that strips the DPoP header"
+	case "use_dpop_nonce":
+		return "the token endpoint kept asking for a new DPoP nonce: try again, and check any proxy that strips the DPoP-Nonce header"
 	case "invalid_scope":
 		return "grant the service app the scopes okta.users.read and okta.groups.read (Okta API Scopes), or check scopes"
 	}

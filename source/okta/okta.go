@@ -4,7 +4,8 @@
 //
 // The source signs in with an API token ("Authorization: SSWS ...") or as
 // an API service app with OAuth 2.0 client credentials and a private-key
-// JWT (golang.org/x/oauth2), and calls the few endpoints it needs directly
+// JWT (golang.org/x/oauth2), with DPoP proofs (RFC 9449) when the app
+// requires them (the dpop key), and calls the few endpoints it needs directly
 // rather than through the Okta SDK: users by status (ACTIVE by default)
 // with their profile attributes, groups by name or id, each mapped group's
 // members, paging by the Link header's rel="next" and waiting as the
@@ -49,6 +50,9 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	return s, err
 }
 
+// dpopModes are the restapi modes of the values of dpop.
+var dpopModes = map[string]restapi.DPoPMode{"auto": restapi.DPoPAuto, "always": restapi.DPoPAlways, "never": restapi.DPoPNever}
+
 // auth loads the API token or the private key.
 func (s *Source) auth() (restapi.Auth, error) {
 	if s.cfg.APIToken.IsSet() {
@@ -66,7 +70,8 @@ func (s *Source) auth() (restapi.Auth, error) {
 	if err != nil {
 		return nil, errors.New("privateKey: not a PEM RSA private key (PKCS#1 or PKCS#8)")
 	}
-	p := restapi.PrivateKeyJWT{TokenURL: s.cfg.OrgURL + "/oauth2/v1/token", ClientID: s.cfg.ClientID, Key: key, Scopes: s.cfg.Scopes}
+	p := restapi.PrivateKeyJWT{TokenURL: s.cfg.OrgURL + "/oauth2/v1/token", ClientID: s.cfg.ClientID, Key: key, Scopes: s.cfg.Scopes,
+		DPoP: dpopModes[s.cfg.DPoP]}
 	if s.cfg.KeyID != "" {
 		p.Header = map[string]string{"kid": s.cfg.KeyID}
 	}

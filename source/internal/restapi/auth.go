@@ -27,6 +27,11 @@ type Auth interface {
 	where() string
 }
 
+// prover is an Auth whose requests may prove possession of a key (DPoP).
+type prover interface {
+	dpop() (*dpopKey, error)
+}
+
 // StaticToken sends the same credential with every request, as
 // "Authorization: <Scheme> <Token>" (Okta's "SSWS" API tokens).
 type StaticToken struct {
@@ -69,6 +74,9 @@ type PrivateKeyJWT struct {
 	Scopes []string
 	// Lifetime of each assertion (default 5 minutes).
 	Lifetime time.Duration
+	// DPoP says when requests prove possession of an ephemeral key
+	// (Okta's service apps that require DPoP); default DPoPNever.
+	DPoP DPoPMode
 }
 
 // Client assertion type of RFC 7523.
@@ -79,6 +87,14 @@ func (p PrivateKeyJWT) tokenSource(ctx context.Context, hc *http.Client) oauth2.
 }
 
 func (p PrivateKeyJWT) where() string { return p.TokenURL }
+
+// dpop returns the key of the client's DPoP proofs, nil for none.
+func (p PrivateKeyJWT) dpop() (*dpopKey, error) {
+	if p.DPoP == DPoPNever {
+		return nil, nil
+	}
+	return newDPoPKey(p.DPoP)
+}
 
 // assertionSource fetches a token with a freshly signed assertion.
 type assertionSource struct {

@@ -93,11 +93,30 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("%q is not an http or https URL", opts.BaseURL)
 	}
 	c := &Client{base: base, log: opts.Log}
-	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: cleanhttp.DefaultPooledTransport()})
+	tokenRT, apiRT, err := transports(opts.Auth)
+	if err != nil {
+		return nil, err
+	}
+	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: tokenRT})
 	c.token = authErrors{src: opts.Auth.tokenSource(ctx, tokens.StandardClient()), where: opts.Auth.where()}
 	c.http = c.retrying(opts, &http.Client{Timeout: opts.Timeout,
-		Transport: &oauth2.Transport{Source: c.token, Base: apiTransport()}})
+		Transport: &oauth2.Transport{Source: c.token, Base: apiRT}})
 	return c, nil
+}
+
+// transports returns the transports of token requests and of API
+// requests: with DPoP proofs when auth asks for them.
+func transports(auth Auth) (token, api http.RoundTripper, err error) {
+	token, api = cleanhttp.DefaultPooledTransport(), apiTransport()
+	p, ok := auth.(prover)
+	if !ok {
+		return token, api, nil
+	}
+	key, err := p.dpop()
+	if key == nil || err != nil {
+		return token, api, err
+	}
+	return &dpopTransport{key: key, base: token, token: true}, &dpopTransport{key: key, base: api}, nil
 }
 
 // MaxConns is how many connections to the API a client keeps open: a

@@ -2,7 +2,8 @@
 // server's token endpoint (client credentials with a private-key JWT) and
 // the Management API calls the okta source makes (users, groups, a
 // group's users), over real HTTP, with API tokens (SSWS), search
-// expressions (eq clauses joined by and/or), limit, paging by the Link
+// expressions (eq clauses joined by and/or), DPoP (RFC 9449) for apps
+// that require it (proofs verified, nonces, tokens bound to a key), limit, paging by the Link
 // header's rel="next", the X-Rate-Limit-* headers of a rate-limit window,
 // throttling (429) and injected faults. The tests and `orgsync demo
 // --source okta` use it; no test reaches Okta.
@@ -10,6 +11,8 @@ package oktafake
 
 import (
 	"crypto/rsa"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -39,9 +42,10 @@ type App struct {
 	ClientID string
 	Key      *rsa.PublicKey
 	Scopes   []string // granted scopes
-	// RequireDPoP refuses token requests without a DPoP proof, as a
-	// service app with "Require Demonstrating Proof of Possession (DPoP)
-	// header in token requests" does.
+	// RequireDPoP refuses token requests without a valid DPoP proof, as
+	// a service app with "Require Demonstrating Proof of Possession (DPoP)
+	// header in token requests" does, and issues DPoP tokens bound to the
+	// proof's key, which the API takes only with a proof.
 	RequireDPoP bool
 }
 
@@ -63,6 +67,10 @@ type Options struct {
 	// Faults answers API request n (1-based) with status Faults[n], or
 	// drops the connection when it is 0.
 	Faults map[int]int
+	// DPoPNonceEvery makes the API ask for a new DPoP nonce every n
+	// requests made with a DPoP token (the one before stays good); 0
+	// never asks.
+	DPoPNonceEvery int
 }
 
 // Server is a running fake.
@@ -75,6 +83,7 @@ type Server struct {
 	groups map[string]*Group
 	tokens fakeapi.Tokens
 	gate   *fakeapi.Gate
+	dpop   dpop
 
 	mu     sync.Mutex
 	window int64 // the current window (Unix second)
@@ -147,13 +156,46 @@ func (s *Server) rateLimit(w http.ResponseWriter) bool {
 
 // authorized reports whether r carries a valid API token, or an access
 // token (whose scopes are returned; an API token has all its
-// administrator's rights).
-func (s *Server) authorized(r *http.Request) (scopes []string, apiToken, ok bool) {
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "SSWS "); ok {
+// administrator's rights): a DPoP token with a valid proof, a Bearer
+// token not bound to a key. A refused DPoP use sets its challenge on w.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) (scopes []string, apiToken, ok bool) {
+	auth := r.Header.Get("Authorization")
+	if tok, ok := strings.CutPrefix(auth, "SSWS "); ok {
 		return nil, true, slices.Contains(s.org.APITokens, tok)
 	}
+	if tok, ok := strings.CutPrefix(auth, "DPoP "); ok {
+		scopes, ok = s.tokens.Grants(r, "DPoP")
+		return scopes, false, ok && s.apiProof(w, r, tok)
+	}
 	scopes, ok = s.tokens.Grants(r, "Bearer")
+	if jkt := s.dpop.boundTo(strings.TrimPrefix(auth, "Bearer ")); ok && jkt != "" {
+		s.dpop.refused()
+		w.Header().Set("WWW-Authenticate", `DPoP error="invalid_token", error_description="The access token is bound to a key: send it as DPoP with a proof"`)
+		return nil, false, false
+	}
 	return scopes, false, ok
+}
+
+// apiProof checks the DPoP proof of an API request made with the DPoP
+// access token tok: valid, bound to tok's key, with the API's nonce when
+// it asks for one. When not, it sets the WWW-Authenticate challenge (and
+// DPoP-Nonce) of the 401 answer.
+func (s *Server) apiProof(w http.ResponseWriter, r *http.Request, tok string) bool {
+	p, err := s.dpop.check(r, tok)
+	if err == nil && p.jkt != s.dpop.boundTo(tok) {
+		err = errors.New("The DPoP proof key is not the one the access token is bound to.")
+	}
+	if err != nil {
+		s.dpop.refused()
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`DPoP error="invalid_dpop_proof", error_description=%q`, err.Error()))
+		return false
+	}
+	if nonce, ok := s.dpop.apiNonceOK(p, s.opts.DPoPNonceEvery); !ok {
+		w.Header().Set("DPoP-Nonce", nonce)
+		w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"`)
+		return false
+	}
+	return true
 }
 
 // scopeOf is the OAuth 2.0 scope that reads each listing's objects.
@@ -165,7 +207,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		s.gate.Reject(w)
 		return
 	}
-	scopes, apiToken, ok := s.authorized(r)
+	scopes, apiToken, ok := s.authorized(w, r)
 	if !ok {
 		oktaError(w, http.StatusUnauthorized, "E0000011", "Invalid token provided")
 		return

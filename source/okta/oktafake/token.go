@@ -9,7 +9,9 @@ import (
 )
 
 // token serves POST /oauth2/v1/token: client credentials with a
-// private-key JWT client assertion.
+// private-key JWT client assertion and, for an app that requires DPoP, a
+// DPoP proof carrying the endpoint's nonce; its token is then of type
+// DPoP, bound to the proof's key.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.ParseForm() != nil {
 		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_request", "The token request must be a form POST.")
@@ -30,9 +32,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_id is invalid or the client is not authorized.")
 		return
 	}
-	if app.RequireDPoP && r.Header.Get("DPoP") == "" {
-		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_dpop_proof", "The DPoP proof JWT header is missing.")
-		return
+	var jkt string
+	if app.RequireDPoP {
+		var ok bool
+		if jkt, ok = s.tokenProof(w, r); !ok {
+			return
+		}
 	}
 	aud := "http://" + r.Host + r.URL.Path
 	if f.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" ||
@@ -47,5 +52,29 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	tok, life := s.tokens.Issue(strings.Fields(f.Get("scope"))...)
-	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok, "scope": f.Get("scope")})
+	typ := "Bearer"
+	if jkt != "" {
+		s.dpop.bind(tok, jkt)
+		typ = "DPoP"
+	}
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": typ, "expires_in": life, "access_token": tok, "scope": f.Get("scope")})
+}
+
+// tokenProof checks the DPoP proof of a token request of an app that
+// requires DPoP, and returns its key's thumbprint; when it answers the
+// request instead (a missing or bad proof, or the nonce challenge), ok is
+// false.
+func (s *Server) tokenProof(w http.ResponseWriter, r *http.Request) (jkt string, ok bool) {
+	p, err := s.dpop.check(r, "")
+	if err != nil {
+		s.dpop.refused()
+		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_dpop_proof", err.Error())
+		return "", false
+	}
+	if nonce, ok := s.dpop.tokenNonceOK(p); !ok {
+		w.Header().Set("DPoP-Nonce", nonce)
+		fakeapi.OAuthError(w, http.StatusBadRequest, "use_dpop_nonce", "Authorization server requires nonce in DPoP proof.")
+		return "", false
+	}
+	return p.jkt, true
 }
