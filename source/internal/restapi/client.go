@@ -1,6 +1,7 @@
 // Package restapi is what the cloud directory sources (Entra ID, Okta)
 // share to read a JSON REST API: an HTTP client that authorizes every
 // request with an OAuth 2.0 token or an API token (golang.org/x/oauth2),
+// with DPoP proofs (RFC 9449, dpop.go) when the token is bound to a key,
 // waits out throttling (429 and 503 with Retry-After, Okta's
 // X-Rate-Limit-* headers) and retries transient failures
 // (hashicorp/go-retryablehttp) but not a host it cannot reach
@@ -93,7 +94,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("%q is not an http or https URL", opts.BaseURL)
 	}
 	c := &Client{base: base, log: opts.Log}
-	tokenRT, apiRT, err := transports(opts.Auth)
+	tokenRT, apiRT, err := transports(opts.Auth, c.count)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +106,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // transports returns the transports of token requests and of API
-// requests: with DPoP proofs when auth asks for them.
-func transports(auth Auth) (token, api http.RoundTripper, err error) {
+// requests: with DPoP proofs when auth asks for them; count is told of
+// each answer they drop to send a request again.
+func transports(auth Auth, count func(*http.Response)) (token, api http.RoundTripper, err error) {
 	token, api = cleanhttp.DefaultPooledTransport(), apiTransport()
 	p, ok := auth.(prover)
 	if !ok {
@@ -116,7 +118,7 @@ func transports(auth Auth) (token, api http.RoundTripper, err error) {
 	if key == nil || err != nil {
 		return token, api, err
 	}
-	return &dpopTransport{key: key, base: token, token: true}, &dpopTransport{key: key, base: api}, nil
+	return &dpopTransport{key: key, base: token, token: true, dropped: count}, &dpopTransport{key: key, base: api, dropped: count}, nil
 }
 
 // MaxConns is how many connections to the API a client keeps open: a

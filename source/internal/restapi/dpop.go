@@ -99,6 +99,8 @@ type dpopTransport struct {
 	key   *dpopKey
 	base  http.RoundTripper
 	token bool // the token endpoint's transport
+	// dropped is told of each answer dropped to send a request again
+	dropped func(*http.Response)
 	mu    sync.Mutex
 	nonce string // the server's latest DPoP-Nonce
 }
@@ -122,6 +124,7 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil || resends == maxDPoPResends || !t.resend(resp, nonce) {
 			return resp, err
 		}
+		t.dropped(resp)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
