@@ -101,8 +101,8 @@ type dpopTransport struct {
 	token bool // the token endpoint's transport
 	// dropped is told of each answer dropped to send a request again
 	dropped func(*http.Response)
-	mu    sync.Mutex
-	nonce string // the server's latest DPoP-Nonce
+	mu      sync.Mutex
+	nonce   string // the server's latest DPoP-Nonce
 }
 
 // maxDPoPResends bounds the resends of one request: the switch to proofs
