@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/orgsync/orgsync/secret"
@@ -37,14 +38,14 @@ func dpopOrg(t *testing.T, o oktafake.Options, require bool) (*oktafake.Server, 
 }
 
 // TestDPoPReadWithPagingAndRetries: an app that requires DPoP is read in
-// full with pages of 2, throttling, a server error and the API asking
-// for a new nonce every 3 requests: the token endpoint's nonce round trip
+// full with pages of 2, a server error, a 429, a dropped connection and
+// the API asking for a new nonce every 3 requests: the token endpoint's nonce round trip
 // happens once, each request (page, retry) carries a fresh proof the
 // fake accepts. auto first asks without a proof (refused once), always
 // does not.
 func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 	for mode, wantRefused := range map[string]int{"": 1, "auto": 1, "always": 0} {
-		s, cfg := dpopOrg(t, oktafake.Options{DPoPNonceEvery: 3, ThrottleEvery: 7, Faults: map[int]int{2: 500}}, true)
+		s, cfg := dpopOrg(t, oktafake.Options{DPoPNonceEvery: 3, Faults: map[int]int{2: 500, 4: 429, 6: 0}}, true)
 		cfg.DPoP, cfg.PageSize = mode, 2
 		res, err := read(t, cfg, rules)
 		if err != nil {
@@ -55,12 +56,27 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 			t.Errorf("dpop %q: users %v", mode, got)
 		}
 		st, d := s.Stats(), s.DPoPStats()
-		if st.Requests < 6 || st.Throttled == 0 || st.Faults != 1 {
-			t.Errorf("dpop %q: API stats %+v: want pages, throttling and a fault", mode, st)
+		if st.Requests < 9 || st.Faults != 3 {
+			t.Errorf("dpop %q: API stats %+v: want pages and 3 faults", mode, st)
 		}
 		if d.TokenChallenges != 1 || d.APIChallenges == 0 || d.Refused != wantRefused || d.Proofs < 6 {
 			t.Errorf("dpop %q: DPoP stats %+v: want 1 token nonce challenge, API challenges, %d refused", mode, d, wantRefused)
 		}
+	}
+}
+
+// TestDPoPNever: with dpop never, an app that requires DPoP fails the
+// read with Okta's error and the setting to change, and no proof, key or
+// assertion in the message.
+func TestDPoPNever(t *testing.T) {
+	_, cfg := dpopOrg(t, oktafake.Options{}, true)
+	cfg.DPoP = "never"
+	_, err := read(t, cfg, rules)
+	if err == nil || !strings.Contains(err.Error(), "invalid_dpop_proof") || !strings.Contains(err.Error(), "set dpop to auto or always") {
+		t.Fatalf("read: %v, want invalid_dpop_proof and the setting", err)
+	}
+	if strings.Contains(err.Error(), "eyJ") || strings.Contains(err.Error(), "PRIVATE KEY") {
+		t.Errorf("the error shows a JWT or a key: %v", err)
 	}
 }
 

@@ -233,11 +233,6 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	usersOnly := okta.Config{OrgURL: s.URL, ClientID: "0oa-orgsync", PrivateKey: secret.Ref{File: path}, Scopes: []string{"okta.users.read"}}
-	withDPoP := oktafake.Demo()
-	withDPoP.Apps = []oktafake.App{{ClientID: "0oa-dpop", Key: &key.PublicKey, Scopes: okta.DefaultScopes, RequireDPoP: true}}
-	dpop := oktafake.Start(withDPoP, oktafake.Options{})
-	defer dpop.Close()
-	dpopCfg := okta.Config{OrgURL: dpop.URL, ClientID: "0oa-dpop", PrivateKey: secret.Ref{File: path}, DPoP: "never"}
 	wrongToken := config(t, s)
 	t.Setenv("OKTA_TEST_TOKEN", "wrong-token-value")
 	dead := okta.Config{OrgURL: "http://127.0.0.1:1", APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
@@ -250,7 +245,6 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 	}{
 		"scope not granted": {usersOnly, []string{"403 Forbidden", "E0000006", "scopes okta.users.read and okta.groups.read"}},
 		"wrong API token":   {wrongToken, []string{"401 Unauthorized", "check apiToken"}},
-		"DPoP required":     {dpopCfg, []string{"invalid_dpop_proof", "requires DPoP", "set dpop to auto"}},
 		"dead orgURL":       {dead, []string{"cannot connect to 127.0.0.1:1", "check orgURL (http://127.0.0.1:1)"}},
 		"not Okta":          {notOkta, []string{"404 Not Found", "check orgURL (" + site.URL + ")"}},
 	} {
