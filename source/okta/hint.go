@@ -28,7 +28,7 @@ func (s *Source) signInAdvice(err error) string {
 		if s.cfg.DPoP == "never" {
 			return "the service app requires DPoP (\"Require Demonstrating Proof of Possession (DPoP) header in token requests\"): set dpop to auto or always, or clear that setting in the app's General settings"
 		}
-		return "the token endpoint refused orgsync's DPoP proof: check this machine's clock (a proof is dated), and any proxy that strips the DPoP header"
+		return "the token endpoint refused orgsync's DPoP proof: check this machine's clock (a proof is dated) and any proxy that strips the DPoP header; with dpop: always, check that the app requires DPoP, or set dpop to auto"
 	case "use_dpop_nonce":
 		return "the token endpoint kept asking for a new DPoP nonce: try again, and check any proxy that strips the DPoP-Nonce header"
 	case "invalid_scope":
