@@ -371,6 +371,7 @@ sources:
         colour: blue
   - okta:
       apiToken: {env: T}
+      dpop: always
       users:
         statuses: [GONE]
   - entra:
@@ -394,11 +395,12 @@ scope: {groups: [eng]}
 		"sources[0].entra.users.email (line 10): bad template",
 		"sources[0].entra.users.colour (line 11): unknown key",
 		"sources[1].okta.orgURL (line 12): required",
-		"sources[1].okta.users.statuses[0] (line 15): \"GONE\" is not a user status",
-		"sources[2].entra.certificate.file (line 19): cannot read the secret file",
+		"sources[1].okta.dpop (line 14): applies to clientId and privateKey only",
+		"sources[1].okta.users.statuses[0] (line 16): \"GONE\" is not a user status",
+		"sources[2].entra.certificate.file (line 20): cannot read the secret file",
 		// The cloud sources run expressions too: checked like the others'.
-		"sources[3].okta.users.extraAttributes[0] (line 23): \"cost center\" is not an attribute name",
-		"sources[3].filter (line 24): ",
+		"sources[3].okta.users.extraAttributes[0] (line 24): \"cost center\" is not an attribute name",
+		"sources[3].filter (line 25): ",
 	}
 	wantProblems(t, cerr, want)
 	if strings.Contains(cerr.Error(), "inline-secret-value") {
