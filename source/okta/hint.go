@@ -40,7 +40,7 @@ func (s *Source) signInAdvice(err error) string {
 	case se.Status == http.StatusUnauthorized && s.cfg.APIToken.IsSet():
 		return "check apiToken: the token is wrong, revoked, or expired (an API token expires after 30 days without use), or belongs to another organization than orgURL"
 	case se.Status == http.StatusUnauthorized:
-		return "the access token was refused: check orgURL"
+		return "the access token was refused: check orgURL, and this machine's clock when the app requires DPoP (each request's proof is dated)"
 	case se.Status == http.StatusForbidden && s.cfg.APIToken.IsSet():
 		return "the API token's administrator needs a role that reads users and groups, such as Read-Only Administrator"
 	case se.Status == http.StatusNotFound && !strings.Contains(se.Path, "/api/v1/groups/"):
