@@ -2,7 +2,6 @@ package entra
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -75,8 +74,7 @@ func (g *graph) FindGroups(ctx context.Context, name string) ([]clouddir.Group, 
 	if guidPattern.MatchString(name) {
 		var gg graphGroup
 		err := g.c.GetJSON(ctx, g.path("/groups/"+name)+"?$select=id,displayName", nil, &gg)
-		var se *restapi.StatusError
-		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		if restapi.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {

@@ -2,10 +2,8 @@ package okta
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -56,8 +54,7 @@ func (a *api) FindGroups(ctx context.Context, name string) ([]clouddir.Group, er
 	if groupIDPattern.MatchString(name) {
 		var g oktaGroup
 		err := a.c.GetJSON(ctx, "/api/v1/groups/"+name, nil, &g)
-		var se *restapi.StatusError
-		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		if restapi.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {

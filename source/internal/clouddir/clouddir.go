@@ -91,7 +91,7 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 		if o.withGroups() {
 			later = append(later, record{id, attr})
 		} else {
-			c.Add(id, attr, nil)
+			c.Add(id, attr)
 		}
 	})
 	if err != nil {

@@ -119,12 +119,8 @@ func (p PrivateKeyJWT) sign(now time.Time) (string, error) {
 	if life == 0 {
 		life = 5 * time.Minute
 	}
-	id := make([]byte, 16)
-	if _, err := rand.Read(id); err != nil {
-		return "", err
-	}
 	t := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
-		Issuer: p.ClientID, Subject: p.ClientID, Audience: jwt.ClaimStrings{p.TokenURL}, ID: hex.EncodeToString(id),
+		Issuer: p.ClientID, Subject: p.ClientID, Audience: jwt.ClaimStrings{p.TokenURL}, ID: newJTI(),
 		IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(life)),
 	})
 	for k, v := range p.Header {
@@ -135,6 +131,13 @@ func (p PrivateKeyJWT) sign(now time.Time) (string, error) {
 		return "", fmt.Errorf("signing the client assertion: %w", err)
 	}
 	return s, nil
+}
+
+// newJTI returns a unique JWT id (jti): 16 random bytes in hex.
+func newJTI() string {
+	id := make([]byte, 16)
+	_, _ = rand.Read(id) // never fails
+	return hex.EncodeToString(id)
 }
 
 // AuthError is a failure to get an access token: a wrong secret or key, an

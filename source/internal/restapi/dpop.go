@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,12 +67,8 @@ func newDPoPKey(mode DPoPMode) (*dpopKey, error) {
 // its query and fragment; ath binds it to the access token (resource
 // requests); nonce is the server's latest DPoP-Nonce ("" for none).
 func (d *dpopKey) proof(method string, u *url.URL, nonce, token string) (string, error) {
-	id := make([]byte, 16)
-	if _, err := rand.Read(id); err != nil {
-		return "", err
-	}
 	htu := url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: u.Path, RawPath: u.RawPath}
-	claims := jwt.MapClaims{"htm": method, "htu": htu.String(), "iat": time.Now().Unix(), "jti": hex.EncodeToString(id)}
+	claims := jwt.MapClaims{"htm": method, "htu": htu.String(), "iat": time.Now().Unix(), "jti": newJTI()}
 	if nonce != "" {
 		claims["nonce"] = nonce
 	}

@@ -208,6 +208,12 @@ func (e *StatusError) Error() string {
 	return s
 }
 
+// IsNotFound reports whether err is a StatusError of 404 Not Found.
+func IsNotFound(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == http.StatusNotFound
+}
+
 // newStatusError reads the error answer resp.
 func newStatusError(resp *http.Response) *StatusError {
 	e := &StatusError{Path: resp.Request.URL.Path, Status: resp.StatusCode}

@@ -34,11 +34,7 @@ func Read(t testing.TB, name, content string, rules []mapping.Rule,
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, err := mapping.New(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := open(path, m)
+	src, err := open(path, Mapper(t, rules))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -257,13 +257,9 @@ func NewCollector(sourceName, where string, f *Fields) *Collector {
 }
 
 // Add builds the user of the record named id (a DN, a user id) whose
-// attributes get returns; groups gives its target groups (nil: none yet,
-// see AttachGroups), which must be UTF-8.
-func (c *Collector) Add(id string, get func(attr string) string, groups func() []string) {
+// attributes get returns, without target groups (see AttachGroups).
+func (c *Collector) Add(id string, get func(attr string) string) {
 	u, defaulted, probs := c.fields.User(get)
-	if groups != nil {
-		u.Groups = groups()
-	}
 	c.Collect(id, u, defaulted, probs)
 }
 
