@@ -394,7 +394,8 @@ func TestExpressions(t *testing.T) {
 	if len(res.Traces) != 1 || !slices.Equal(slices.Sorted(slices.Values(res.Traces[0].DirectoryGroups)), []string{"Design", "Engineering Staff", "Platform Team"}) ||
 		!slices.Equal(res.Traces[0].ExprGroups, []string{"Platform"}) {
 		t.Errorf("traces %+v, want dave's with his three directory groups", res.Traces)
-	} // A filter that leaves every user out fails the source.
+	}
+	// A filter that leaves every user out fails the source.
 	none, err := expr.Compile(expr.Config{Filter: `false`})
 	if err != nil {
 		t.Fatal(err)
