@@ -49,7 +49,8 @@ func (b *Builder) evaluate(r *Record) (out expr.Outcome, ok bool) {
 	x.Attributes, x.DirectoryGroups = r.Attributes, r.Groups
 	out, err := b.prog.Run(x)
 	if err != nil {
-		return out, b.exprFailed(r, err)
+		b.exprFailed(r, err)
+		return out, false
 	}
 	for f, set := range out.Set {
 		if set {
@@ -59,16 +60,11 @@ func (b *Builder) evaluate(r *Record) (out expr.Outcome, ok bool) {
 	return out, true
 }
 
-// exprFailed reports an expression's failure on r (nothing when err is
-// nil) and returns whether there was none.
-func (b *Builder) exprFailed(r *Record, err error) bool {
-	if err == nil {
-		return true
-	}
+// exprFailed reports an expression's failure on r.
+func (b *Builder) exprFailed(r *Record, err error) {
 	reason := err.Error() + ": this record is skipped"
 	b.report(r.Line, recordID(r), expr.KeyOf(err), reason)
 	b.trace(r, nil, reason)
-	return false
 }
 
 // recordID names a record in problems: its email, else its username.
