@@ -240,12 +240,12 @@ type recordCheck struct {
 }
 
 func (c *recordCheck) problem(f Field, format string, args ...any) {
-	name := c.b.names[f]
+	name, reason := c.b.names[f], fmt.Sprintf(format, args...)
 	if f < Groups && c.computed[f] {
-		name = "set." + DefaultNames()[f]
-		format += " (computed by the expression " + strings.ReplaceAll(c.b.prog.Expression(name), "%", "%%") + ")"
+		name = "set." + expr.Field(f).Name()
+		reason += " (computed by the expression " + c.b.prog.Expression(name) + ")"
 	}
-	c.b.report(c.line(f), c.id, name, fmt.Sprintf(format, args...))
+	c.b.report(c.line(f), c.id, name, reason)
 	c.fail = true
 }
 
