@@ -61,11 +61,7 @@ func TestPolicyCheckedAtLoad(t *testing.T) {
 
 // policy.invites.resendExpired is on unless the file turns it off.
 func TestResendExpiredCanBeTurnedOff(t *testing.T) {
-	dir := write(t, map[string]string{"c.yaml": minimal + "policy:\n  invites: {resendExpired: false}\n", "key.pem": "K", "users.csv": "email\n"}, 0o600)
-	cfg, err := Load(filepath.Join(dir, "c.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadText(t, minimal+"policy:\n  invites: {resendExpired: false}\n")
 	if cfg.Policy.Invites.ResendExpired {
 		t.Error("resendExpired: false is not kept")
 	}

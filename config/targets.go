@@ -157,20 +157,11 @@ func (c *Config) validateQualifiedGroups(v *validation) {
 			c.checkQualified(v, index(join(index("mapping", i), "targets"), j), g)
 		}
 	}
-	lists := []struct {
-		path  string
-		names []string
-		maps  bool // names a group the organization gets
-	}{
-		{"policy.managedGroups", c.Policy.ManagedGroups, true},
-		{"policy.userGroups", c.Policy.UserGroups, true},
-		{"policy.exclude.groups", c.Policy.Exclude.Groups, false},
-	}
-	for _, l := range lists {
+	for _, l := range c.Policy.groupLists() {
 		for j, g := range l.names {
 			org, _ := SplitGroup(g)
 			mapped[org] = mapped[org] || l.maps
-			c.checkQualified(v, index(l.path, j), g)
+			c.checkQualified(v, index(join("policy", l.key), j), g)
 		}
 	}
 	for i := range c.Targets {
@@ -190,16 +181,29 @@ func (c *Config) checkOwnPolicyGroups(v *validation, t *NamedTarget) {
 	if t.Policy == nil {
 		return
 	}
-	p, at := t.Policy, join(t.path, "policy")
-	for _, l := range []struct {
-		path  string
-		names []string
-	}{{"managedGroups", p.ManagedGroups}, {"userGroups", p.UserGroups}, {"exclude.groups", p.Exclude.Groups}} {
+	at := join(t.path, "policy")
+	for _, l := range t.Policy.groupLists() {
 		for j, g := range l.names {
 			if org, name := SplitGroup(g); org != "" && org != t.Name {
-				v.errorf(index(join(at, l.path), j), "%q names organization %q: the policy of %s names its own groups (%q)", g, org, t.Name, name)
+				v.errorf(index(join(at, l.key), j), "%q names organization %q: the policy of %s names its own groups (%q)", g, org, t.Name, name)
 			}
 		}
+	}
+}
+
+// groupList is one of a policy's lists of group names.
+type groupList struct {
+	key   string // under policy
+	names []string
+	maps  bool // names groups the organization gets (not exclusions)
+}
+
+// groupLists returns the policy's lists of group names.
+func (p *Policy) groupLists() []groupList {
+	return []groupList{
+		{"managedGroups", p.ManagedGroups, true},
+		{"userGroups", p.UserGroups, true},
+		{"exclude.groups", p.Exclude.Groups, false},
 	}
 }
 

@@ -81,11 +81,7 @@ func TestTargetsListAndQualifiedGroups(t *testing.T) {
 }
 
 func TestSingleTargetIsDefault(t *testing.T) {
-	dir := write(t, map[string]string{"c.yaml": minimal, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
-	cfg, err := Load(filepath.Join(dir, "c.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadText(t, minimal)
 	if cfg.MultiOrg() || len(cfg.Targets) != 1 || cfg.Primary().Name != DefaultTargetName || cfg.Primary().Path() != "target" {
 		t.Fatalf("targets = %+v", cfg.Targets)
 	}

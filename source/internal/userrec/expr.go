@@ -34,44 +34,37 @@ func (h *Hooks) CheckAttributes(have []string) error { return h.prog.CheckAttrib
 // Use makes the Builder run the source's hooks.
 func (b *Builder) Use(h Hooks) { b.prog, b.explain = h.prog, h.explain }
 
-// evaluated is what the expressions made of one record (the record's
-// fields are numbered as the expressions' are: out.Set[f] is about field f).
-type evaluated struct{ out expr.Outcome }
-
 // evaluate runs the expressions over r, writing the computed fields into
-// r.Values. ok is false when an expression failed; the failure is
-// reported.
-func (b *Builder) evaluate(r *Record) (ev evaluated, ok bool) {
+// r.Values (the record's fields are numbered as the expressions' are:
+// out.Set[f] is about field f). ok is false when an expression failed;
+// the failure is reported.
+func (b *Builder) evaluate(r *Record) (out expr.Outcome, ok bool) {
 	if b.prog == nil {
-		return evaluated{out: expr.Outcome{Keep: true}}, true
+		return expr.Outcome{Keep: true}, true
 	}
 	x := &b.xr
 	for f := range expr.NumFields {
 		x.Fields[f] = strings.TrimSpace(r.Values[f])
 	}
 	x.Attributes, x.DirectoryGroups = r.Attributes, r.Groups
-	var err error
-	if ev.out, err = b.prog.Run(x); err != nil {
-		return ev, b.exprFailed(r, err)
+	out, err := b.prog.Run(x)
+	if err != nil {
+		b.exprFailed(r, err)
+		return out, false
 	}
-	for f, set := range ev.out.Set {
+	for f, set := range out.Set {
 		if set {
 			r.Values[f] = x.Fields[f]
 		}
 	}
-	return ev, true
+	return out, true
 }
 
-// exprFailed reports an expression's failure on r (nothing when err is
-// nil) and returns whether there was none.
-func (b *Builder) exprFailed(r *Record, err error) bool {
-	if err == nil {
-		return true
-	}
+// exprFailed reports an expression's failure on r.
+func (b *Builder) exprFailed(r *Record, err error) {
 	reason := err.Error() + ": this record is skipped"
 	b.report(r.Line, recordID(r), expr.KeyOf(err), reason)
 	b.trace(r, nil, reason)
-	return false
 }
 
 // recordID names a record in problems: its email, else its username.
@@ -84,12 +77,12 @@ func recordID(r *Record) string {
 
 // leaveOut notes a record the filter or the scope left out: its user,
 // when the record names one validly, is left alone by the run.
-func (b *Builder) leaveOut(r *Record, ev *evaluated) {
-	if ev.out.LeftOut() == "filter" {
+func (b *Builder) leaveOut(r *Record, out *expr.Outcome) {
+	if out.LeftOut() == "filter" {
 		b.leftByFilter++
 	}
 	before := len(b.problems)
-	c := recordCheck{b: b, r: r, computed: ev.out.Set}
+	c := recordCheck{b: b, r: r, computed: out.Set}
 	u := c.identityOf()
 	b.problems = b.problems[:before] // a rejected record's problems do not matter
 	if !c.fail {
@@ -98,19 +91,19 @@ func (b *Builder) leaveOut(r *Record, ev *evaluated) {
 			b.targetsOf(g, c.line(Groups)) // the file has g (Result.FoundGroups)
 		}
 	}
-	b.trace(r, ev, "")
+	b.trace(r, out, "")
 }
 
-// trace notes how the record r of the explained user was built: ev is nil
-// when an expression failed (skipped says how).
-func (b *Builder) trace(r *Record, ev *evaluated, skipped string) {
+// trace notes how the record r of the explained user was built: out is
+// nil when an expression failed (skipped says how).
+func (b *Builder) trace(r *Record, out *expr.Outcome, skipped string) {
 	if b.explain == "" || !source.Explains(b.explain, strings.TrimSpace(r.Values[Email]), strings.TrimSpace(r.Values[Username])) {
 		return
 	}
 	t := source.Trace{Source: b.source, File: b.file, Line: r.Line, Record: recordID(r),
 		DirectoryGroups: append([]string(nil), r.Groups...), Skipped: skipped}
-	if ev != nil {
-		ev.out.Trace(&t, &b.xr)
+	if out != nil {
+		out.Trace(&t, &b.xr)
 	}
 	b.traces = append(b.traces, t)
 }

@@ -144,18 +144,18 @@ func (b *Builder) report(line int, record, field, reason string) {
 // Add checks one record and adds its user, or reports why it is skipped.
 func (b *Builder) Add(r *Record) {
 	b.records++
-	ev, ok := b.evaluate(r)
+	out, ok := b.evaluate(r)
 	if !ok {
 		return
 	}
-	if !ev.out.Keep {
-		b.leaveOut(r, &ev)
+	if !out.Keep {
+		b.leaveOut(r, &out)
 		return
 	}
 	before := len(b.problems)
-	u, d, ok := b.user(r, ev)
+	u, d, ok := b.user(r, &out)
 	if b.explain != "" {
-		b.trace(r, &ev, b.problemsSince(before))
+		b.trace(r, &out, b.problemsSince(before))
 	}
 	if !ok {
 		return
@@ -240,12 +240,12 @@ type recordCheck struct {
 }
 
 func (c *recordCheck) problem(f Field, format string, args ...any) {
-	name := c.b.names[f]
+	name, reason := c.b.names[f], fmt.Sprintf(format, args...)
 	if f < Groups && c.computed[f] {
-		name = "set." + DefaultNames()[f]
-		format += " (computed by the expression " + strings.ReplaceAll(c.b.prog.Expression(name), "%", "%%") + ")"
+		name = "set." + expr.Field(f).Name()
+		reason += " (computed by the expression " + c.b.prog.Expression(name) + ")"
 	}
-	c.b.report(c.line(f), c.id, name, fmt.Sprintf(format, args...))
+	c.b.report(c.line(f), c.id, name, reason)
 	c.fail = true
 }
 
@@ -257,11 +257,11 @@ func (c *recordCheck) line(f Field) int {
 	return c.r.Line
 }
 
-// user builds the user of r, which the expressions made ev of, and says
+// user builds the user of r, given what the expressions made of it (out), and says
 // which of its values are defaults; ok is false when r has problems, which
 // are all reported.
-func (b *Builder) user(r *Record, ev evaluated) (u reconcile.User, d source.Defaulted, ok bool) {
-	c := recordCheck{b: b, r: r, computed: ev.out.Set}
+func (b *Builder) user(r *Record, out *expr.Outcome) (u reconcile.User, d source.Defaulted, ok bool) {
+	c := recordCheck{b: b, r: r, computed: out.Set}
 	bad := c.invalidText()
 	c.id = recordID(r)
 	for _, e := range r.Extra {
@@ -282,7 +282,7 @@ func (b *Builder) user(r *Record, ev evaluated) (u reconcile.User, d source.Defa
 	if c.fail {
 		return reconcile.User{}, 0, false
 	}
-	u.Groups = source.UnionGroups(b.mapGroups(r.Groups, c.line(Groups)), ev.out.Groups)
+	u.Groups = source.UnionGroups(b.mapGroups(r.Groups, c.line(Groups)), out.Groups)
 	return u, c.defaulted, true
 }
 
