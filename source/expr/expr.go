@@ -158,20 +158,22 @@ func Compile(c Config) (*Program, error) {
 	}
 	p := &Program{text: map[string]string{}, stopped: new(atomic.Int32)}
 	var errs source.FieldErrors
-	add := func(key, text string, want *cel.Type, dst **program) {
+	// add compiles text; a load error names key as the file writes it,
+	// the text is kept under the canonical key that run-time messages use.
+	add := func(key, canonical, text string, want *cel.Type, dst **program) {
 		prg, err := compile(env, text, want)
 		if err != nil {
 			errs = append(errs, source.FieldError{Field: key, Reason: err.Error()})
 			return
 		}
 		*dst = prg
-		p.text[key] = text
+		p.text[canonical] = text
 	}
 	if c.Filter != "" {
-		add("filter", c.Filter, cel.BoolType, &p.filter)
+		add("filter", "filter", c.Filter, cel.BoolType, &p.filter)
 	}
 	if c.Groups != "" {
-		add("groups", c.Groups, cel.ListType(cel.StringType), &p.groups)
+		add("groups", "groups", c.Groups, cel.ListType(cel.StringType), &p.groups)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Set)) {
 		f, ok := fieldNamed(name)
@@ -184,7 +186,7 @@ func Compile(c Config) (*Program, error) {
 			errs = append(errs, source.FieldError{Field: "set." + name, Reason: fmt.Sprintf("%s is set twice (letter case is ignored): keep one", f.Name())})
 			continue
 		}
-		add("set."+name, c.Set[name], cel.StringType, &p.set[f])
+		add("set."+name, setKeys[f], c.Set[name], cel.StringType, &p.set[f])
 		p.setAny = true
 	}
 	if len(errs) > 0 {

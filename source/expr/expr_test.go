@@ -167,6 +167,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"too many groups", Config{Groups: `user.attributes.many.split(",")`}, "groups", "more than the 1000"},
 		{"dynamic filter of the wrong type", Config{Filter: `dyn(user.firstname)`}, "filter", "not a bool"},
 		{"dynamic set of the wrong type", Config{Set: map[string]string{"country": `dyn(1)`}}, "set.country", "not a string"},
+		{"set key in another letter case", Config{Set: map[string]string{"Country": `dyn(1)`}}, "set.country", "not a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
