@@ -74,6 +74,9 @@ type ApplyOptions struct {
 	// test mode, are not sent.
 	TestOnly bool
 	Limits   Limits
+	// Requests are the plan's batches when the caller has packed them
+	// already (plan.Batches(Limits)); nil packs them in Apply.
+	Requests []Request
 	// Out receives one line per request or invite operation ("would
 	// send ..." in a dry run); nil discards them.
 	Out io.Writer
@@ -136,7 +139,10 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		out = io.Discard
 	}
 	res := &Result{}
-	reqs := plan.Batches(o.Limits)
+	reqs := o.Requests
+	if reqs == nil {
+		reqs = plan.Batches(o.Limits)
+	}
 	var stop error
 	for i, req := range reqs {
 		if stop = ctx.Err(); stop != nil {

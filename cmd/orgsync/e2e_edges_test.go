@@ -75,16 +75,9 @@ func TestExpiredInviteInvitedAgain(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dir := exampleDir(t)
-			seed := filepath.Join(dir, "sim", "org.yaml")
-			data, err := os.ReadFile(seed)
-			if err != nil {
-				t.Fatal(err)
-			}
 			sent := time.Now().Add(-40 * 24 * time.Hour).UnixMilli()
-			data = append(data, []byte("invites:\n  - {email: gina@gmail.com, lastSentDTS: "+strconv.FormatInt(sent, 10)+", groups: [Engineering]}\n")...)
-			if err := os.WriteFile(seed, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			appendFile(t, filepath.Join(dir, "sim", "org.yaml"),
+				"invites:\n  - {email: gina@gmail.com, lastSentDTS: "+strconv.FormatInt(sent, 10)+", groups: [Engineering]}\n")
 			csv := filepath.Join(dir, "csv", "users.csv")
 			if err := os.WriteFile(csv, []byte("firstname,lastname,email,country,groups,type\nGina,Green,gina@gmail.com,IT,\"eng,design\",vendorID\n"), 0o600); err != nil {
 				t.Fatal(err)

@@ -103,11 +103,7 @@ type multiSim struct {
 // dir) with opts, each organization with limits of its own.
 func startMultiSim(t testing.TB, dir, seed string, opts umsim.Options) *multiSim {
 	t.Helper()
-	states, err := umsim.LoadSeed(filepath.Join(dir, seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := umsim.NewMulti(states, opts)
+	m, err := newSimServer(filepath.Join(dir, seed), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,19 +157,9 @@ func TestMultiOrgDetailedExitcodeAndMembersAll(t *testing.T) {
 // Design (without the flag she loses it).
 func TestMultiOrgExcludeUnmappedUsersPerOrganization(t *testing.T) {
 	dir := exampleDir(t)
-	seed := filepath.Join(dir, "sim", "orgs.yaml")
-	b, err := os.ReadFile(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frank := "{email: frank@example.com, firstname: Frank, lastname: Fuller, country: CA,"
-	if !strings.Contains(string(b), frank) {
-		t.Fatalf("%s lacks frank in emea", seed)
-	}
-	b = []byte(strings.Replace(string(b), frank, "{email: erin@example.com, firstname: Erin, lastname: Evans, country: FR,", 1))
-	if err := os.WriteFile(seed, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, filepath.Join(dir, "sim", "orgs.yaml"), // frank in emea becomes erin
+		"{email: frank@example.com, firstname: Frank, lastname: Fuller, country: CA,",
+		"{email: erin@example.com, firstname: Erin, lastname: Evans, country: FR,")
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Nora,Body,nora@example.com,GB,emea-only\n")
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url, "mapping:\n", "mapping:\n  - directory: emea-only\n    targets: [\"emea::Design\"]\n")

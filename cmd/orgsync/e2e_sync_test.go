@@ -391,18 +391,11 @@ func TestPlanLogsWhatItWouldSend(t *testing.T) {
 // per request (those are at debug).
 func TestBigSyncLogsProgressNotEachRequest(t *testing.T) {
 	dir := exampleDir(t)
-	path := filepath.Join(dir, "csv", "users.csv")
-	users, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var more strings.Builder
 	for u := range 10 * (quietAbove + 5) {
 		fmt.Fprintf(&more, "First%d,Last%d,new%04d@example.com,US,eng\n", u, u, u)
 	}
-	if err := os.WriteFile(path, append(users, more.String()...), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	appendFile(t, filepath.Join(dir, "csv", "users.csv"), more.String())
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
 	r := runBinary(t, nil, "sync", "--config", cfg)

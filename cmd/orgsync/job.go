@@ -215,10 +215,11 @@ type runReport struct {
 // or in a dry run (applyDry) goes the same way and logs what it would send.
 func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport, error) {
 	rep := &runReport{org: p.org, log: p.log, counts: p.plan.Counts(), applied: map[string]int{}}
-	out, stop := e.applyOutput(ctx, p, mode)
+	reqs := p.plan.Batches(reconcile.DefaultLimits())
+	out, stop := e.applyOutput(ctx, p, mode, len(reqs))
 	var err error
 	rep.result, err = reconcile.Apply(ctx, p.plan, p.target, reconcile.ApplyOptions{
-		DryRun: mode == applyDry, TestOnly: mode == applyTestOnly, Out: out})
+		DryRun: mode == applyDry, TestOnly: mode == applyTestOnly, Requests: reqs, Out: out})
 	out.Flush()
 	stop()
 	if mode == applyReal {
@@ -230,18 +231,17 @@ func (e *env) apply(ctx context.Context, p *planned, mode applyMode) (*runReport
 }
 
 // applyOutput returns where Apply writes its request lines, and starts the
-// progress lines (stop ends them). A real or test-only run logs each
-// request it sends at info, unless it sends more than quietAbove: then
-// those lines go to debug and a progress line is logged every
-// quietProgressEvery (every progressEvery on a terminal). A dry run's
+// progress lines for total requests (stop ends them). A real or test-only
+// run logs each request it sends at info, unless it sends more than
+// quietAbove: then those lines go to debug and a progress line is logged
+// every quietProgressEvery (every progressEvery on a terminal). A dry run's
 // "would send" lines (the plan is printed already) are for debugging.
-func (e *env) applyOutput(ctx context.Context, p *planned, mode applyMode) (out *logWriter, stop func()) {
+func (e *env) applyOutput(ctx context.Context, p *planned, mode applyMode, total int) (out *logWriter, stop func()) {
 	out = &logWriter{log: p.log, level: zapcore.InfoLevel}
 	if mode == applyDry {
 		out.level = zapcore.DebugLevel
 		return out, func() {}
 	}
-	total := len(p.plan.Batches(reconcile.DefaultLimits()))
 	progress := sendProgress(p, total)
 	big := total > quietAbove
 	if big {

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/cmd/orgsync/internal/fanout"
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -83,16 +84,9 @@ func (e *env) runScope(d *desired) (reconcile.Scope, error) {
 			s.Out = append(s.Out, u)
 		}
 	}
-	if sc.ExcludeUnmappedUsers {
-		in := d.users[:0:0]
-		for _, u := range d.users {
-			if len(u.Groups) == 0 && len(d.held[u.Key()]) == 0 {
-				s.Out = append(s.Out, u)
-			} else {
-				in = append(in, u)
-			}
-		}
-		d.users = in
+	if sc.ExcludeUnmappedUsers { // with no group of any organization; see eachPlan for each one's
+		in, out := fanout.Part{Users: d.users, Held: d.held}.LeaveOutUnmapped()
+		d.users, s.Out = in.Users, append(s.Out, out...)
 	}
 	if len(sc.Groups) > 0 {
 		s.KeepUnlisted = true

@@ -60,7 +60,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 
 // retryable is checkRetry's decision without the wait.
 func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Response, err error) (bool, error) {
-	if err != nil && isUnreachable(err) && !c.reached(ci.host) {
+	if c.neverReached(ci, err) {
 		if n := int(ci.attempts.Load()); n >= min(fastAttempts, c.attemptsAllowed(ci)) {
 			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: n, Err: err, Path: c.cfg.ConfigPath}
 		}
@@ -101,7 +101,7 @@ func (c *Client) waitBefore(ci *callInfo, resp *http.Response, err error) time.D
 	switch {
 	case resp != nil && resp.StatusCode == http.StatusUnauthorized:
 		return 0
-	case err != nil && isUnreachable(err) && !c.reached(ci.host):
+	case c.neverReached(ci, err):
 		return backoff(min(c.cfg.RetryWaitMin, fastWaitMax), fastWaitMax, n, nil)
 	}
 	return backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, n, resp)
@@ -145,6 +145,12 @@ func prepareRetry(req *http.Request) error {
 // and prepareRetry waits it, so that the wait can be logged with the
 // attempt it follows.
 func noBackoff(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 }
+
+// neverReached reports whether the attempt failed because the call's
+// address, which has never answered this client, is unreachable.
+func (c *Client) neverReached(ci *callInfo, err error) bool {
+	return err != nil && isUnreachable(err) && !c.reached(ci.host)
+}
 
 // isUnreachable reports whether err says nothing listens at the address
 // (connection refused, no route) or its host name does not resolve.
