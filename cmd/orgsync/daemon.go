@@ -14,6 +14,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // runDaemon syncs on the configuration's schedule until SIGTERM or
@@ -132,7 +134,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 		return
 	}
 	defer d.running.Unlock()
-	reps, err := d.sync(ctx, applyReal)
+	reps, err := d.syncGuarded(ctx)
 	end := time.Now()
 	d.metrics.observe(reps, err, end)
 	st := &runStatus{Result: "success", End: end.UTC()}
@@ -147,6 +149,22 @@ func (d *daemon) runOnce(ctx context.Context) {
 		d.log.Error("run failed", zap.Error(err))
 	}
 	d.logNextRun()
+}
+
+// syncGuarded is one run of the daemon. A panic in it (a bug), raised
+// here or turned into an error below, fails the run, not the daemon: it is
+// logged with its stack, counted in the metrics, and the next run comes as
+// scheduled.
+func (d *daemon) syncGuarded(ctx context.Context) (reps []*runReport, err error) {
+	if e := crash.Run(func() { reps, err = d.sync(ctx, applyReal) }); e != nil {
+		err = e
+	}
+	var e *crash.Error
+	if errors.As(err, &e) {
+		d.log.Error("a panic ended the run; its stack follows", zap.ByteString("stack", e.Stack))
+		d.metrics.panics.Inc()
+	}
+	return reps, err
 }
 
 // orgNames are the names of the organizations the daemon syncs.

@@ -40,6 +40,8 @@ func addSimFlags(fs *flag.FlagSet) *simFlags {
 	fs.Float64Var(&o.Faults.AmbiguousRate, "ambiguous-rate", 0, "fraction of action requests applied but answered 500 or dropped")
 	fs.Float64Var(&o.Faults.DropRate, "drop-rate", 0, "fraction of requests whose connection is dropped")
 	fs.DurationVar(&o.Faults.Latency, "latency", 0, "latency added to every request")
+	fs.Float64Var(&o.Faults.HangRate, "hang-rate", 0, "fraction of requests accepted and never answered")
+	fs.BoolVar(&o.Faults.HangAll, "hang", false, "accept every request, the token endpoints' too, and never answer")
 	return f
 }
 
@@ -133,7 +135,9 @@ func simTotals(m *umsim.Multi) (requests, tooMany int) {
 // serveUntilDone serves h on ln until ctx ends, then shuts down gracefully,
 // letting requests in flight finish.
 func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// Requests live in ctx, so that those the simulator holds unanswered
+	// (--hang) end when it stops instead of holding up the shutdown.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

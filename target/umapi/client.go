@@ -75,11 +75,14 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
-	c.transport = &transport{base: base, limits: newLimiters(cfg), ids: ids, stats: c.stats}
+	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
+	// The transport bounds each attempt (Config.Timeout), not the http.Client:
+	// the client's timeout would count the rate limiters' waits and the
+	// token fetch too, and hide a failed token fetch behind its own error.
 	c.http = &retryablehttp.Client{
-		HTTPClient:   &http.Client{Timeout: cfg.Timeout, Transport: c.transport},
+		HTTPClient:   &http.Client{Transport: c.transport},
 		RetryMax:     maxRetryMax, // checkRetry stops at attemptsAllowed
 		CheckRetry:   c.checkRetry,
 		Backoff:      noBackoff,

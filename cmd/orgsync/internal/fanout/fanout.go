@@ -13,6 +13,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/orgsync/orgsync/internal/crash"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -118,17 +119,24 @@ func Present(users, others []reconcile.User, current []reconcile.User) []reconci
 }
 
 // Each runs job for 0 <= i < n, all at once, and returns their errors by
-// index. A job that fails does not stop the others.
+// index. A job that fails does not stop the others. A job that panics
+// does not either; once all are done, the first panic is raised again in
+// the caller's goroutine (as a *crash.Error with the job's stack), where
+// the run can recover it.
 func Each(ctx context.Context, n int, job func(ctx context.Context, i int) error) []error {
 	errs := make([]error, n)
+	panics := make([]*crash.Error, n)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = job(ctx, i)
+			panics[i] = crash.Run(func() { errs[i] = job(ctx, i) })
 		}()
 	}
 	wg.Wait()
+	for _, p := range panics {
+		crash.Rethrow(p)
+	}
 	return errs
 }
