@@ -36,7 +36,6 @@ func (t *Target) clientConfig(path string) (umapi.Config, error) {
 		MaxRetries:         t.Retries.Max,
 		RetryWaitMin:       t.Retries.MinWait,
 		RetryWaitMax:       t.Retries.MaxWait,
-		ConfigPath:         path,
 	}
 	var err error
 	if c.ClientSecret, err = loadSecret(path+".auth.clientSecret", t.Auth.ClientSecret); err != nil {

@@ -56,11 +56,6 @@ type Config struct {
 	// Scope is the OAuth scope (comma-separated); default DefaultScope.
 	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
 
-	// ConfigPath is where these settings are in the caller's
-	// configuration file ("target", "targets[1]"), for the errors that
-	// name a setting to check; default "target".
-	ConfigPath string `yaml:"-" json:"-"`
-
 	// ClientSecret is the integration's client secret (secret).
 	ClientSecret string `yaml:"-" json:"-"`
 	// PrivateKeyPEM is the integration's RSA private key in PEM, PKCS#1 or
