@@ -14,7 +14,7 @@ import (
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -37,7 +37,7 @@ func (v *validation) warnf(path, format string, args ...any) {
 }
 
 // fields adds a part's field errors, whose paths are relative to prefix.
-func (v *validation) fields(prefix string, errs []source.FieldError) {
+func (v *validation) fields(prefix string, errs []diag.FieldError) {
 	for _, e := range errs {
 		path := prefix
 		switch {
@@ -50,10 +50,10 @@ func (v *validation) fields(prefix string, errs []source.FieldError) {
 	}
 }
 
-// fieldErrors adds the problems of err (a source.FieldErrors, whose
+// fieldErrors adds the problems of err (a diag.FieldErrors, whose
 // paths are relative to prefix, or any error, at prefix); nil adds none.
 func (v *validation) fieldErrors(prefix string, err error) {
-	var fe source.FieldErrors
+	var fe diag.FieldErrors
 	switch {
 	case errors.As(err, &fe):
 		v.fields(prefix, fe)

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source/diag"
 )
 
 // Source reads one input and returns the desired users with their target
@@ -65,7 +66,7 @@ type Result struct {
 	Filtered []reconcile.User
 	// Traces say how the source built the users it was asked to explain
 	// (see Explainer).
-	Traces []Trace
+	Traces []diag.Trace
 }
 
 // DefaultedAt returns which values of Users[i] are only defaults.
@@ -115,28 +116,6 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s", loc, p.Reason)
 }
 
-// FieldError is a problem with one field of a source's configuration, named
-// by its YAML key path inside the source's block (for example
-// "users.baseDN"), so that the config loader can add the file's line.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e FieldError) Error() string { return e.Field + ": " + e.Reason }
-
-// FieldErrors is several configuration problems reported at once (for
-// example by mapping.New). Callers get at the list with errors.As.
-type FieldErrors []FieldError
-
-func (e FieldErrors) Error() string {
-	msgs := make([]string, len(e))
-	for i, fe := range e {
-		msgs[i] = fe.Error()
-	}
-	return strings.Join(msgs, "; ")
-}
-
 // Defaults are what a file source (CSV, YAML) uses for a record that
 // leaves a field empty. They are part of each file source's configuration.
 type Defaults struct {
@@ -169,18 +148,18 @@ type Templates struct {
 const DefaultType = reconcile.FederatedID
 
 // Validate reports every problem of the defaults, named by their YAML keys.
-func (d *Defaults) Validate() []FieldError {
-	var errs []FieldError
+func (d *Defaults) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	if d.Type != "" {
 		if _, ok := reconcile.ParseIdentityType(d.Type); !ok {
-			errs = append(errs, FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
+			errs = append(errs, diag.FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
 		}
 	}
 	if d.Country != "" && !reconcile.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
-		errs = append(errs, FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
+		errs = append(errs, diag.FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
 	}
 	if strings.ContainsAny(d.Domain, "@ \t") {
-		errs = append(errs, FieldError{Field: "defaultDomain", Reason: fmt.Sprintf("%q is not a domain (e.g. example.com)", d.Domain)})
+		errs = append(errs, diag.FieldError{Field: "defaultDomain", Reason: fmt.Sprintf("%q is not a domain (e.g. example.com)", d.Domain)})
 	}
 	return errs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -19,7 +20,7 @@ type desired struct {
 	notices  []source.Problem
 	held     map[string][]string // reconcile.Desired.Held
 	filtered []reconcile.User    // users the sources left out (source.Result.Filtered)
-	traces   []source.Trace      // how the sources built the explained user
+	traces   []diag.Trace        // how the sources built the explained user
 }
 
 // maxNoticesLogged bounds the notices logged one by one (a file can name

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/internal/userrec"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -80,26 +81,26 @@ func (c *Columns) names() [userrec.NumFields]string {
 
 // Validate reports every problem of the configuration, each named by its
 // key relative to the block ("path", "columns.email").
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	if strings.TrimSpace(c.Path) == "" {
-		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the CSV file to read"})
+		errs = append(errs, diag.FieldError{Field: "path", Reason: "required: the CSV file to read"})
 	}
 	if err := textenc.Check(c.Encoding); err != nil {
-		errs = append(errs, source.FieldError{Field: "encoding", Reason: err.Error()})
+		errs = append(errs, diag.FieldError{Field: "encoding", Reason: err.Error()})
 	}
 	if _, err := delimiter(c.Delimiter); err != nil {
-		errs = append(errs, source.FieldError{Field: "delimiter", Reason: err.Error()})
+		errs = append(errs, diag.FieldError{Field: "delimiter", Reason: err.Error()})
 	}
 	if c.GroupSeparator != "" && strings.TrimSpace(c.GroupSeparator) == "" {
-		errs = append(errs, source.FieldError{Field: "groupSeparator", Reason: "must not be blank"})
+		errs = append(errs, diag.FieldError{Field: "groupSeparator", Reason: "must not be blank"})
 	}
 	names := c.Columns.names()
 	defaults := userrec.DefaultNames()
 	for f, n := range names {
 		for g := range f {
 			if strings.EqualFold(n, names[g]) {
-				errs = append(errs, source.FieldError{Field: "columns." + defaults[f],
+				errs = append(errs, diag.FieldError{Field: "columns." + defaults[f],
 					Reason: fmt.Sprintf("column %q is already the %s column", n, defaults[g])})
 			}
 		}
@@ -135,7 +136,7 @@ type Source struct {
 // read by Read, each time anew.
 func Open(name string, cfg Config, m *mapping.Mapper) (source.Source, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", name, source.FieldErrors(errs))
+		return nil, fmt.Errorf("%s: %w", name, diag.FieldErrors(errs))
 	}
 	if cfg.GroupSeparator == "" {
 		cfg.GroupSeparator = DefaultGroupSeparator

@@ -28,7 +28,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -42,10 +42,10 @@ type Source struct {
 
 // Open checks cfg and returns the source; it does not sign in yet (Read
 // does, each time). A configuration problem is returned as a
-// source.FieldErrors naming every bad key. m may be nil (no group mapping).
+// diag.FieldErrors naming every bad key. m may be nil (no group mapping).
 func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, source.FieldErrors(errs)
+		return nil, diag.FieldErrors(errs)
 	}
 	cfg.applyDefaults()
 	s := &Source{cfg: cfg}

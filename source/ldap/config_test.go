@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/secret"
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/ldap"
 )
 
@@ -57,7 +57,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestOpenReportsFieldErrors(t *testing.T) {
 	_, err := ldap.Open("sources[2]", ldap.Config{}, nil, nil)
-	var fe source.FieldErrors
+	var fe diag.FieldErrors
 	if !errors.As(err, &fe) || len(fe) != 2 {
 		t.Fatalf("Open = %v, want the two FieldErrors", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -51,10 +52,10 @@ func (s *Source) Explain(user string) { s.explain = user }
 
 // Open checks cfg and returns the source; it does not connect yet (Read
 // does, each time). A configuration problem is returned as a
-// source.FieldErrors naming every bad key. m may be nil (no group mapping).
+// diag.FieldErrors naming every bad key. m may be nil (no group mapping).
 func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (source.Source, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, source.FieldErrors(errs)
+		return nil, diag.FieldErrors(errs)
 	}
 	if log == nil {
 		log = zap.NewNop()

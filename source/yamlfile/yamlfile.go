@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/internal/userrec"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -37,13 +38,13 @@ type Config struct {
 
 // Validate reports every problem of the configuration, each named by its
 // key relative to the block ("path", "defaultCountry").
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	if strings.TrimSpace(c.Path) == "" {
-		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the YAML file to read"})
+		errs = append(errs, diag.FieldError{Field: "path", Reason: "required: the YAML file to read"})
 	}
 	if err := textenc.Check(c.Encoding); err != nil {
-		errs = append(errs, source.FieldError{Field: "encoding", Reason: err.Error()})
+		errs = append(errs, diag.FieldError{Field: "encoding", Reason: err.Error()})
 	}
 	return append(errs, c.Defaults.Validate()...)
 }
@@ -62,7 +63,7 @@ type Source struct {
 // configuration. The file is read by Read, each time anew.
 func Open(name string, cfg Config, m *mapping.Mapper) (source.Source, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", name, source.FieldErrors(errs))
+		return nil, fmt.Errorf("%s: %w", name, diag.FieldErrors(errs))
 	}
 	return &Source{name: name, cfg: cfg, mapper: m}, nil
 }

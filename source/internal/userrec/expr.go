@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 )
 
@@ -100,7 +101,7 @@ func (b *Builder) trace(r *Record, out *expr.Outcome, skipped string) {
 	if b.explain == "" || !source.Explains(b.explain, strings.TrimSpace(r.Values[Email]), strings.TrimSpace(r.Values[Username])) {
 		return
 	}
-	t := source.Trace{Source: b.source, File: b.file, Line: r.Line, Record: recordID(r),
+	t := diag.Trace{Source: b.source, File: b.file, Line: r.Line, Record: recordID(r),
 		DirectoryGroups: append([]string(nil), r.Groups...), Skipped: skipped}
 	if out != nil {
 		out.Trace(&t, &b.xr)

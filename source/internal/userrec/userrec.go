@@ -14,6 +14,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -86,7 +87,7 @@ type Builder struct {
 	explain      string           // the user to trace (see Explain)
 	filtered     []reconcile.User // users the filter or the scope left out
 	leftByFilter int
-	traces       []source.Trace
+	traces       []diag.Trace
 }
 
 // New returns a Builder for the file of the named source. names are the
