@@ -1,15 +1,18 @@
-// Package source defines what every source adapter (CSV, YAML, LDAP) gives
-// the run: desired users with their target groups, plus the problems found in
-// the input, each with its location. Subpackages implement it; Merge combines
-// several sources with a stated precedence.
+// Package source defines what every source kind (CSV, YAML, LDAP, Entra
+// ID, Okta) gives the run: desired users with their target groups, plus
+// the problems found in the input, each with its location. Each kind is a
+// subpackage whose configuration type implements Config (it validates
+// itself, names its files and secrets, and opens the source from one
+// Options value); the registry of kinds is package source/all. Merge
+// combines several sources with a stated precedence.
 //
-// Extra attributes and expressions: a source that exposes more of its
-// records than the user fields (extra LDAP attributes, the other columns
-// of a CSV file, the other keys of a YAML record) has a method
-// Expressions(*expr.Program), which the configuration calls with the
-// source's compiled expressions (package source/expr), and hands each
-// record to Program.Run as an expr.Record: the raw user fields, the extra
-// attributes by name and the directory group names. Run applies, in this
+// Extra attributes and expressions: every source exposes more of its
+// records than the user fields (extra directory attributes, the other
+// columns of a CSV file, the other keys of a YAML record). It runs the
+// compiled expressions it is opened with (Options.Expressions, package
+// source/expr) over each record, handed to Program.Run as an expr.Record:
+// the raw user fields, the extra attributes by name and the directory
+// group names. Run applies, in this
 // order, the run's scope groups and the filter (a record either leaves out
 // goes to Result.Filtered, not to Users), set (the computed fields replace
 // the record's before the source's usual checks, so that a bad computed
@@ -17,8 +20,8 @@
 // the groups expression, whose groups the source adds to its mapping
 // rules' targets. An expression failing on one record makes that record a
 // Problem whose Field is the expression's key ("filter", "groups",
-// "set.country"); the other records go on. A source that can also say how
-// it built a user implements Explainer.
+// "set.country"); the other records go on. Options.Explain makes a source
+// say how it built one user (Result.Traces).
 package source
 
 import (
@@ -65,7 +68,7 @@ type Result struct {
 	// in the organization or not.
 	Filtered []reconcile.User
 	// Traces say how the source built the users it was asked to explain
-	// (see Explainer).
+	// (Options.Explain).
 	Traces []diag.Trace
 }
 

@@ -29,6 +29,14 @@ func (e FieldErrors) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
+// Err returns errs as one error (a FieldErrors), nil when there are none.
+func Err(errs []FieldError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return FieldErrors(errs)
+}
+
 // Trace is how a source built (or skipped) one user.
 type Trace struct {
 	Source string
