@@ -89,9 +89,6 @@ func isNull(n *yaml.Node) bool {
 // Kind returns the key of the kind that is set ("" when none is).
 func (s *Source) Kind() string { return s.kind }
 
-// Settings returns the block of the kind that is set (nil when none is).
-func (s *Source) Settings() source.Config { return s.settings }
-
 // kindKeys lists the keys of the source kinds for messages: "csv, yaml,
 // ldap, entra or okta".
 func kindKeys() string {
