@@ -8,24 +8,6 @@ import (
 	"time"
 )
 
-// Kind is the kind of one planned change.
-type Kind string
-
-// The kinds of changes, in the order a plan lists them.
-const (
-	KindCreateGroup  Kind = "create-group"  // create a missing user group
-	KindCreate       Kind = "create"        // create a user, with memberships
-	KindUpdate       Kind = "update"        // attributes and/or memberships of an existing user
-	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired
-	KindInviteGroups Kind = "invite-groups" // send a pending invite's desired groups again (Plan.InviteGroups)
-	KindRemove       Kind = "remove"        // removeFromOrg
-	KindDelete       Kind = "delete"        // removeFromOrg with deleteAccount
-	KindRevokeInvite Kind = "revoke-invite" // revoke the invite of a user in no source
-)
-
-var kindOrder = map[Kind]int{KindCreateGroup: 0, KindCreate: 1, KindUpdate: 2, KindResendInvite: 3,
-	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6}
-
 // Attrs are the new values of an update; nil fields stay unchanged.
 type Attrs struct {
 	FirstName *string `json:"firstname,omitempty"`
@@ -52,15 +34,18 @@ type Change struct {
 
 // Key is what the change is about: the user's key, or the group's name.
 func (c *Change) Key() string {
-	if c.Kind == KindCreateGroup {
+	if kinds[c.Kind].send == asGroupEntry {
 		return c.Group
 	}
 	return c.User.Key()
 }
 
-// Destructive reports whether the change takes something away.
+// Destructive reports whether the change takes something away. A change
+// of an unknown kind counts as destructive, so that the safety rules hold
+// it back with the others.
 func (c *Change) Destructive() bool {
-	return len(c.Remove) > 0 || c.Kind == KindRemove || c.Kind == KindDelete || c.Kind == KindRevokeInvite
+	r, known := kinds[c.Kind]
+	return len(c.Remove) > 0 || r.destructive || !known
 }
 
 // Plan is the set of changes that makes the current state equal to the
@@ -178,7 +163,7 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	d.inviteChanges(plan)
 	d.groupChanges(plan)
 	slices.SortStableFunc(plan.Changes, func(a, b Change) int {
-		if c := cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]); c != 0 {
+		if c := cmp.Compare(a.Kind.rank(), b.Kind.rank()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Key(), b.Key())
