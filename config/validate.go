@@ -16,6 +16,7 @@ import (
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // validation collects the problems of the decoded configuration; the walker
@@ -122,18 +123,15 @@ func (c *Config) validatePolicies(v *validation, m *mapping.Mapper) {
 	}
 }
 
-// orgIDPattern matches an organization id, <hex>@VendorOrg.
-var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@[A-Za-z]+Org$`)
-
 // validate checks the target at path: organization id, addresses,
 // credentials, limits, timeouts and TLS.
 func (t *Target) validate(v *validation, path string) {
 	at := func(key string) string { return join(path, key) }
 	switch {
 	case t.OrgID == "":
-		v.errorf(at("orgId"), "required: the organization id, <hex>@VendorOrg")
-	case !orgIDPattern.MatchString(t.OrgID):
-		v.errorf(at("orgId"), "%q is not an organization id: expected <hex>@VendorOrg", t.OrgID)
+		v.errorf(at("orgId"), "required: the organization id, %s", umwire.OrgIDForm)
+	case !umwire.IsOrgID(t.OrgID):
+		v.errorf(at("orgId"), "%q is not an organization id: expected %s", t.OrgID, umwire.OrgIDForm)
 	}
 	if t.BaseURL == "" {
 		v.errorf(at("baseURL"), "required: the service's base address, e.g. https://usermanagement.example.com")

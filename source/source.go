@@ -24,6 +24,7 @@ package source
 import (
 	"context"
 	"fmt"
+	"github.com/orgsync/orgsync/target/umwire"
 	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -176,7 +177,7 @@ func (d *Defaults) Validate() []FieldError {
 			errs = append(errs, FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
 		}
 	}
-	if d.Country != "" && !reconcile.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
+	if d.Country != "" && !umwire.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
 		errs = append(errs, FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
 	}
 	if strings.ContainsAny(d.Domain, "@ \t") {
