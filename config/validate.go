@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -231,9 +231,8 @@ func checkURL(v *validation, path, s string) {
 	if s == "" {
 		return
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errorf(path, "%q is not an http or https URL", s)
+	if _, err := weburl.Parse(s); err != nil {
+		v.errorf(path, "%v", err)
 	}
 }
 
