@@ -42,7 +42,7 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 }
 
 func TestReadScopeFor(t *testing.T) {
-	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnlistedInvites: true}
+	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnmatchedInvites: true}
 	users := []User{{Type: VendorID, Email: "a@b.c"}}
 	s := p.ReadScopeFor(users)
 	if !s.DesiredKnown || len(s.Desired) != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {

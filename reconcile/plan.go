@@ -56,10 +56,10 @@ type Plan struct {
 	// stopped them; Safety says which.
 	Withheld []Change     `json:"withheld,omitempty"`
 	Safety   *SafetyError `json:"safety,omitempty"`
-	// Unlisted reports every user in the organization (or, when the state
+	// Unmatched reports every user in the organization (or, when the state
 	// was read by group, in the groups read) who is in no source, whatever
 	// the policy does with them.
-	Unlisted []User `json:"unlisted,omitempty"`
+	Unmatched []User `json:"unmatched,omitempty"`
 	// Excluded counts the users left alone by the policy's exclusions.
 	Excluded int `json:"excluded"`
 	// OutOfScope counts the users (of the sources and of the
@@ -151,7 +151,7 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	if current.Scoped && policy.ReadScope().AllUsers {
-		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unlisted)
+		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unmatched)
 	}
 	d := newDiffer(policy, current)
 	d.held = desired.Held
@@ -159,7 +159,7 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	d.markOut(&d.scope)
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
 	d.desiredChanges(desired.Users, plan)
-	d.unlistedChanges(plan)
+	d.unmatchedChanges(plan)
 	d.inviteChanges(plan)
 	d.groupChanges(plan)
 	slices.SortStableFunc(plan.Changes, func(a, b Change) int {
@@ -525,7 +525,7 @@ func identity(u *User) User {
 	return User{Type: u.Type, Email: u.Email, Username: u.Username, Domain: u.Domain}
 }
 
-func (d *differ) unlistedChanges(plan *Plan) {
+func (d *differ) unmatchedChanges(plan *Plan) {
 	for i := range d.current.Users {
 		c := &d.current.Users[i]
 		if d.matched[i] || d.dupCur[i] {
@@ -539,8 +539,8 @@ func (d *differ) unlistedChanges(plan *Plan) {
 			plan.OutOfScope++
 			continue
 		}
-		plan.Unlisted = append(plan.Unlisted, *c)
-		policy := d.policy.Unlisted
+		plan.Unmatched = append(plan.Unmatched, *c)
+		policy := d.policy.Unmatched
 		if (policy == RemoveUsers || policy == DeleteUsers) && d.hasGroup(c, protectedRemove) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s is a system administrator (%s) in no source: not removed from the organization (only its managed memberships); remove it by hand if it must go",
 				c.Key(), protectedRemove))
@@ -564,7 +564,7 @@ func (d *differ) unlistedChanges(plan *Plan) {
 }
 
 func (d *differ) inviteChanges(plan *Plan) {
-	if !d.policy.RevokeUnlistedInvites {
+	if !d.policy.RevokeUnmatchedInvites {
 		return
 	}
 	for _, inv := range d.current.Invites {

@@ -48,7 +48,7 @@ func threeGroups(i int) []string {
 }
 
 var threePolicy = &reconcile.Policy{Managed: []string{"G1", "G2", "G3"}, UserGroups: []string{"G1", "G2", "G3"},
-	Unlisted: reconcile.RemoveGroups, Update: reconcile.Attributes{FirstName: true, LastName: true}}
+	Unmatched: reconcile.RemoveGroups, Update: reconcile.Attributes{FirstName: true, LastName: true}}
 
 // TestReadByGroupConverges is the case a read by group used to miss: desired
 // users who exist in the organization but in none of the groups read. They
@@ -116,7 +116,7 @@ func TestReadCostDecision(t *testing.T) {
 		return threeGroups(i)
 	}
 	remove := *threePolicy
-	remove.Unlisted = reconcile.RemoveUsers
+	remove.Unmatched = reconcile.RemoveUsers
 	tests := []struct {
 		name      string
 		groupsOf  func(int) []string
@@ -134,7 +134,7 @@ func TestReadCostDecision(t *testing.T) {
 		// G2 and G3, which no user read is in, are probed: the plan adds
 		// members to them, so it must know that they exist.
 		{"a group of 19 pages: organization after one probe", bigG1, 20, threePolicy, members(300, 330), false, 2 + 19 + 2, 0, 400},
-		{"removing unlisted users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
+		{"removing unmatched users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
 		{"one organization page is the whole read", threeGroups, 2000, threePolicy, members(300, 330), false, 1, 0, 400},
 		// 380 desired users unseen need at least 19 pages of 20 (or lookups)
 		// whatever the groups hold: no group is probed.
@@ -204,7 +204,7 @@ func TestConvergenceByGroup(t *testing.T) {
 			}
 			st := plainOrg(600, in)
 			pol := *threePolicy
-			pol.Unlisted = []reconcile.Unlisted{reconcile.Preserve, reconcile.RemoveGroups}[seed%2]
+			pol.Unmatched = []reconcile.Unmatched{reconcile.Preserve, reconcile.RemoveGroups}[seed%2]
 			var want []reconcile.User
 			for i, u := range st.Users {
 				if (inAny(u.Groups, pol.Managed) && rng.IntN(5) > 0) || rng.IntN(60) == 0 {

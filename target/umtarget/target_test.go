@@ -34,13 +34,13 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 			t.Fatalf("read by group returned %s, in none of the groups (%v)", u.Key(), u.Groups)
 		}
 	}
-	all := &reconcile.Policy{Managed: few.Managed, Unlisted: reconcile.RemoveUsers}
+	all := &reconcile.Policy{Managed: few.Managed, Unmatched: reconcile.RemoveUsers}
 	cur, err = e.target.ReadCurrent(ctx, all.ReadScopeFor(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.ByGroup || cur.Scoped || r.PagesRead != r.OrgPages || len(cur.Users) < 2900 {
-		t.Errorf("policy removing unlisted users: report %+v, %d users; want the whole organization listing", r, len(cur.Users))
+		t.Errorf("policy removing unmatched users: report %+v, %d users; want the whole organization listing", r, len(cur.Users))
 	}
 	many := &reconcile.Policy{}
 	for i := range 30 {
