@@ -150,7 +150,7 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	if err := policy.Validate(); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
-	if current.Scoped && policy.ReadScope().AllUsers {
+	if current.ByGroup && policy.ReadNeeds().AllUsers {
 		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unmatched)
 	}
 	d := newDiffer(policy, current)

@@ -138,8 +138,11 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// ReadScope tells a Reader what the policy needs to see of the organization.
-type ReadScope struct {
+// ReadNeeds tells a Reader what the policy needs to see of the
+// organization: which groups' member listings may stand for the whole
+// organization listing, which groups to check, and whether the invites
+// matter. (Which users a run acts on is its Scope, a different thing.)
+type ReadNeeds struct {
 	// Groups are the groups whose members a reader may read instead of
 	// the whole organization when AllUsers is false: the managed groups,
 	// plus the excluding groups when the desired users are unknown (with
@@ -167,12 +170,12 @@ type ReadScope struct {
 	RevokeInvites bool
 }
 
-// ReadScope returns what a Reader must read for this policy when the
+// ReadNeeds returns what a Reader must read for this policy when the
 // desired users are not known: the reader then reads every pending invite
 // and, reading by group, cannot find desired users outside the groups.
-// Prefer ReadScopeFor.
-func (p *Policy) ReadScope() ReadScope {
-	return ReadScope{
+// Prefer ReadNeedsFor.
+func (p *Policy) ReadNeeds() ReadNeeds {
+	return ReadNeeds{
 		Groups:        append(p.managedGroups(), p.ExcludeGroups...),
 		CheckGroups:   p.managedGroups(),
 		AllUsers:      p.Unmatched == RemoveUsers || p.Unmatched == DeleteUsers,
@@ -180,12 +183,12 @@ func (p *Policy) ReadScope() ReadScope {
 	}
 }
 
-// ReadScopeFor returns what a Reader must read for this policy and the
+// ReadNeedsFor returns what a Reader must read for this policy and the
 // desired users: only what can change the plan. Desired users excluded by
-// their identity type or username are left out of the scope: the plan
+// their identity type or username are left out of what is read: the plan
 // leaves them alone whether they exist or not.
-func (p *Policy) ReadScopeFor(desired []User) ReadScope {
-	s := p.ReadScope()
+func (p *Policy) ReadNeedsFor(desired []User) ReadNeeds {
+	s := p.ReadNeeds()
 	s.Groups = p.managedGroups()
 	s.CheckGroups = p.groupsToCheck(desired)
 	s.DesiredKnown = true

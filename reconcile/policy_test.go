@@ -45,17 +45,17 @@ func TestPolicyValidate(t *testing.T) {
 
 func TestReadScope(t *testing.T) {
 	p := Policy{Managed: []string{"A", "B"}, ExcludeGroups: []string{"X"}, UserGroups: []string{"A"}, CreateUserGroups: true}
-	s := p.ReadScope()
+	s := p.ReadNeeds()
 	if strings.Join(s.Groups, ",") != "A,B,X" || s.AllUsers || strings.Join(s.CheckGroups, ",") != "A,B" {
 		t.Errorf("scope = %+v", s)
 	}
 	for _, u := range []Unmatched{RemoveUsers, DeleteUsers} {
 		p.Unmatched = u
-		if !p.ReadScope().AllUsers {
+		if !p.ReadNeeds().AllUsers {
 			t.Errorf("%s: a read by group would miss users to remove", u)
 		}
 	}
-	if _, err := Diff(Desired{}, &Current{Scoped: true}, &p); err == nil {
+	if _, err := Diff(Desired{}, &Current{ByGroup: true}, &p); err == nil {
 		t.Error("Diff accepted a state read by group under a policy removing unmatched users")
 	}
 }

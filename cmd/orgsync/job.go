@@ -152,7 +152,7 @@ func (e *env) planOrg(ctx context.Context, p *planned, m *mapping.Mapper, desire
 	p.stats0 = p.client.Stats()
 	p.target = newTarget(p.client)
 	stop := e.reportProgress(ctx, p.log, readProgress(p.client, p.stats0))
-	cur, err := p.target.ReadCurrent(ctx, policy.ReadScopeFor(desired.Users))
+	cur, err := p.target.ReadCurrent(ctx, policy.ReadNeedsFor(desired.Users))
 	stop()
 	if err != nil {
 		return fmt.Errorf("reading the organization: %w", withSettingHint(err, p.org))

@@ -10,7 +10,7 @@ import (
 )
 
 // groupRead reads the current state through the member listings of the
-// scope's groups plus, one by one (endpoint 3), the desired users no
+// groups of ReadNeeds plus, one by one (endpoint 3), the desired users no
 // listing showed: they may exist outside the groups, and a plan that did
 // not see them would create them again on every run.
 //

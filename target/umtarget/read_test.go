@@ -143,12 +143,12 @@ func TestReadCostDecision(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, plainOrg(400, tc.groupsOf), umsim.Options{PageSize: tc.pageSize})
-			cur, err := e.target.ReadCurrent(context.Background(), tc.policy.ReadScopeFor(tc.want))
+			cur, err := e.target.ReadCurrent(context.Background(), tc.policy.ReadNeedsFor(tc.want))
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := e.target.LastRead
-			if r.ByGroup != tc.byGroup || cur.Scoped != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || len(cur.Users) != tc.usersRead {
+			if r.ByGroup != tc.byGroup || cur.ByGroup != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || len(cur.Users) != tc.usersRead {
 				t.Errorf("read %+v, %d users; want by group %v, %d pages, %d lookups, %d users",
 					r, len(cur.Users), tc.byGroup, tc.pages, tc.lookups, tc.usersRead)
 			}
@@ -175,7 +175,7 @@ func TestReadThreeGroupsOfAHugeOrganization(t *testing.T) {
 	for i := 7; i < 3000; i += 100 {
 		want = append(want, plainUser(i, "G1"))
 	}
-	if _, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadScopeFor(want)); err != nil {
+	if _, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadNeedsFor(want)); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.OrgPages != 150 || !r.ByGroup || r.PagesRead != 4 || r.Lookups != 0 {
@@ -262,8 +262,8 @@ func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
 	pol.ExcludeGroups = []string{"g2"} // also managed
-	// ReadScope (desired users unknown) reads the excluding groups too.
-	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScope()); err != nil {
+	// ReadNeeds (desired users unknown) reads the excluding groups too.
+	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadNeeds()); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; !r.ByGroup || r.PagesRead != 4 {
@@ -307,7 +307,7 @@ func TestLookupOfAnIndependentID(t *testing.T) {
 		umsim.User{Type: umwire.TypeVendorID, Email: "same@example.com", FirstName: "V", LastName: "L", Country: "US", Groups: []string{"Other"}})
 	e := newEnv(t, st, umsim.Options{PageSize: 20})
 	want := []reconcile.User{plainUser(300, "G1"), {Type: reconcile.VendorID, Email: "same@example.com", Country: "US"}}
-	cur, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadScopeFor(want))
+	cur, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadNeedsFor(want))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestEmptyFirstPagesAreNotTheEnd(t *testing.T) {
 	}
 	st.Users = append(techs, st.Users...)
 	e := newEnv(t, st, umsim.Options{PageSize: 1})
-	scope := policy(reconcile.Preserve).ReadScope()
+	scope := policy(reconcile.Preserve).ReadNeeds()
 	scope.CheckGroups = nil // only the listing's pages are counted
 	cur, err := e.target.ReadCurrent(context.Background(), scope)
 	if err != nil {

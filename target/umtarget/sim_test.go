@@ -158,7 +158,7 @@ func randomManaged(rng *rand.Rand) []string {
 func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*reconcile.Plan, error) {
 	t.Helper()
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(want))
+	cur, err := e.target.ReadCurrent(ctx, pol.ReadNeedsFor(want))
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
@@ -172,7 +172,7 @@ func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*
 
 func (e *env) plan(t *testing.T, want []reconcile.User, pol *reconcile.Policy) *reconcile.Plan {
 	t.Helper()
-	cur, err := e.target.ReadCurrent(context.Background(), pol.ReadScopeFor(want))
+	cur, err := e.target.ReadCurrent(context.Background(), pol.ReadNeedsFor(want))
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}

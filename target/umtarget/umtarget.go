@@ -52,7 +52,7 @@ type Target struct {
 
 // ReadReport says how the current state was read and what it cost.
 type ReadReport struct {
-	ByGroup       bool // member listings of the scope's groups, not the organization listing
+	ByGroup       bool // member listings of the ReadNeeds groups, not the organization listing
 	OrgPages      int  // X-Page-Count of the organization listing
 	GroupPages    int  // sum of X-Page-Count of the group listings probed
 	PagesRead     int  // listing pages requested in all
