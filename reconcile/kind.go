@@ -9,7 +9,7 @@ import (
 type Kind string
 
 // The kinds of changes. Everything that differs between them is one row
-// of kinds, below.
+// of kindTable, below.
 const (
 	KindCreateGroup  Kind = "create-group"  // create a missing user group
 	KindCreate       Kind = "create"        // create a user, with memberships
@@ -35,6 +35,7 @@ const (
 // plan's text, whether it takes something away, which count of Counts it
 // adds to, and how it is sent.
 type kindRow struct {
+	kind Kind
 	sign string
 	// destructive: the change takes something away whatever it holds
 	// (removed memberships make any change destructive, see Destructive).
@@ -46,6 +47,9 @@ type kindRow struct {
 	// needs besides its added and removed memberships (StepAdd,
 	// StepRemove) and its attribute update (StepUpdate, when Set).
 	steps userSteps
+	// rank is the row's place in kindTable: a plan lists its changes in
+	// that order (then by key).
+	rank int
 }
 
 // userSteps are the steps a user entry holds for its change's kind.
@@ -55,30 +59,34 @@ type userSteps struct {
 	deleteAccount bool // StepRemoveFromOrg with deleteAccount
 }
 
-// kindOrder is the order a plan lists the kinds in: Diff sorts its
-// changes by it (then by key).
-var kindOrder = []Kind{KindCreateGroup, KindCreate, KindUpdate, KindResendInvite, KindInviteGroups, KindRemove, KindDelete, KindRevokeInvite}
-
-// kinds is the table of change kinds; kindOrder lists every key.
-var kinds = map[Kind]kindRow{
-	KindCreateGroup:  {sign: "+", count: func(c *Counts) *int { return &c.CreateGroup }, send: asGroupEntry},
-	KindCreate:       {sign: "+", count: func(c *Counts) *int { return &c.Create }, send: asUserEntry, steps: userSteps{create: true}},
-	KindUpdate:       {sign: "~", count: func(c *Counts) *int { return &c.Update }, send: asUserEntry},
-	KindResendInvite: {sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asResend},
-	KindInviteGroups: {sign: "=", count: func(c *Counts) *int { return &c.InviteGroups }, send: asUserEntry, steps: userSteps{create: true}},
-	KindRemove:       {sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Remove }, send: asUserEntry, steps: userSteps{removeFromOrg: true}},
-	KindDelete:       {sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Delete }, send: asUserEntry, steps: userSteps{removeFromOrg: true, deleteAccount: true}},
-	KindRevokeInvite: {sign: "-", destructive: true, count: func(c *Counts) *int { return &c.RevokeInvite }, send: asRevoke},
+// kindTable is the table of change kinds, in the order a plan lists them.
+var kindTable = []kindRow{
+	{kind: KindCreateGroup, sign: "+", count: func(c *Counts) *int { return &c.CreateGroup }, send: asGroupEntry},
+	{kind: KindCreate, sign: "+", count: func(c *Counts) *int { return &c.Create }, send: asUserEntry, steps: userSteps{create: true}},
+	{kind: KindUpdate, sign: "~", count: func(c *Counts) *int { return &c.Update }, send: asUserEntry},
+	{kind: KindResendInvite, sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asResend},
+	{kind: KindInviteGroups, sign: "=", count: func(c *Counts) *int { return &c.InviteGroups }, send: asUserEntry, steps: userSteps{create: true}},
+	{kind: KindRemove, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Remove }, send: asUserEntry, steps: userSteps{removeFromOrg: true}},
+	{kind: KindDelete, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Delete }, send: asUserEntry, steps: userSteps{removeFromOrg: true, deleteAccount: true}},
+	{kind: KindRevokeInvite, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.RevokeInvite }, send: asRevoke},
 }
 
-// rank is the position of k in kindOrder; an unknown kind comes last.
-func (k Kind) rank() int {
-	for i, o := range kindOrder {
-		if o == k {
-			return i
-		}
+// kinds indexes kindTable by kind.
+var kinds = func() map[Kind]kindRow {
+	m := make(map[Kind]kindRow, len(kindTable))
+	for i, r := range kindTable {
+		r.rank = i
+		m[r.kind] = r
 	}
-	return len(kindOrder)
+	return m
+}()
+
+// rank is k's place in kindTable; an unknown kind comes last.
+func (k Kind) rank() int {
+	if r, ok := kinds[k]; ok {
+		return r.rank
+	}
+	return len(kindTable)
 }
 
 // ErrUnknownKind is wrapped by the error of a plan holding a change of a

@@ -8,29 +8,24 @@ import (
 	"testing"
 )
 
-// Every kind has one complete row, and kindOrder lists each kind once.
+// Every kind has one complete row, and no two rows share a kind or a
+// count.
 func TestKindTableIsComplete(t *testing.T) {
-	if len(kindOrder) != len(kinds) {
-		t.Fatalf("kindOrder lists %d kinds, the table has %d", len(kindOrder), len(kinds))
+	if len(kinds) != len(kindTable) {
+		t.Fatalf("kindTable has %d rows for %d kinds: a kind is listed twice", len(kindTable), len(kinds))
 	}
 	counted := map[*int]Kind{}
 	var c Counts
-	for i, k := range kindOrder {
-		r, ok := kinds[k]
-		switch {
-		case !ok:
-			t.Errorf("kindOrder[%d] %q has no row", i, k)
-		case slices.Index(kindOrder, k) != i:
-			t.Errorf("kindOrder lists %q twice", k)
-		case r.sign == "" || r.count == nil || r.send == 0:
-			t.Errorf("row of %q is incomplete: %+v", k, r)
-		default:
-			p := r.count(&c)
-			if other, dup := counted[p]; dup {
-				t.Errorf("%q and %q add to the same count", k, other)
-			}
-			counted[p] = k
+	for i, r := range kindTable {
+		if r.kind == "" || r.sign == "" || r.count == nil || r.send == 0 || kinds[r.kind].rank != i {
+			t.Errorf("row %d (%q) is incomplete: %+v", i, r.kind, r)
+			continue
 		}
+		p := r.count(&c)
+		if other, dup := counted[p]; dup {
+			t.Errorf("%q and %q add to the same count", r.kind, other)
+		}
+		counted[p] = r.kind
 	}
 }
 
@@ -39,7 +34,8 @@ func TestKindTableIsComplete(t *testing.T) {
 func TestKindRowsInAPlan(t *testing.T) {
 	u := User{Type: EnterpriseID, Email: "a@x.com"}
 	p := &Plan{}
-	for _, k := range slices.Backward(kindOrder) {
+	for _, r := range slices.Backward(kindTable) {
+		k := r.kind
 		c := Change{Kind: k, User: u, Group: "G"}
 		if k == KindInviteGroups {
 			p.InviteGroups = append(p.InviteGroups, c)
