@@ -69,6 +69,7 @@ func runBinary(t testing.TB, env []string, args ...string) result {
 	case err != nil:
 		t.Fatal(err)
 	}
+	recordGolden(t, args, r.stdout)
 	return r
 }
 
