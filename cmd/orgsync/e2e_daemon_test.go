@@ -149,6 +149,7 @@ func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
 // TestSIGTERMDuringSync stops a sync between requests; the next sync
 // finishes the job and a plan then has nothing to do.
 func TestSIGTERMDuringSync(t *testing.T) {
+	notGolden(t) // the second sync plans what the first did not send
 	dir := exampleDir(t)
 	var csv strings.Builder
 	csv.WriteString("firstname,lastname,email,country,groups\n")
