@@ -15,7 +15,7 @@ import (
 // standard output and standard error.
 func runInProcess(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, stdio{out: &out, err: &errOut})
+	code = dispatch(context.Background(), args, stdio{out: &out, err: &errOut})
 	return code, out.String(), errOut.String()
 }
 

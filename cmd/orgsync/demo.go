@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
@@ -125,30 +126,34 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 // demoSteps plans, syncs and plans again, failing when the second plan is
 // not empty.
 func demoSteps(ctx context.Context, io stdio, e *env) error {
+	j, err := e.job(run.Overrides{}, true)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintln(io.out, "\n== 1. orgsync plan: what a sync would change")
-	plans, err := e.printPlans(ctx, io.out, "text")
+	plans, err := printPlans(ctx, j, io.out, "text")
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 2. orgsync sync: apply it")
-	reps, err := e.applyAll(ctx, plans, applyReal)
-	for _, rep := range reps {
-		e.printResult(io, rep, applyReal)
+	res, err := j.ApplyAll(ctx, plans, run.Real)
+	for _, r := range res {
+		printResult(io, r, e.cfg.MultiOrg())
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 3. orgsync plan again: nothing left to do")
-	again, err := e.printPlans(ctx, io.out, "text")
+	again, err := printPlans(ctx, j, io.out, "text")
 	if err != nil {
 		return err
 	}
-	for _, p := range again {
-		if p.err != nil {
-			return p.err
+	for _, p := range again.Orgs {
+		if p.Err != nil {
+			return p.Err
 		}
-		if !p.plan.Empty() {
-			return fmt.Errorf("the second plan of %s is not empty: the sync did not converge", p.org.Name)
+		if !p.Plan.Empty() {
+			return fmt.Errorf("the second plan of %s is not empty: the sync did not converge", p.Org.Name)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
@@ -386,13 +387,13 @@ func TestPlanLogsWhatItWouldSend(t *testing.T) {
 	}
 }
 
-// TestBigSyncLogsProgressNotEachRequest: a sync of more than quietAbove
+// TestBigSyncLogsProgressNotEachRequest: a sync of more than run.QuietAbove
 // requests logs one line saying so and progress lines at info, not a line
 // per request (those are at debug).
 func TestBigSyncLogsProgressNotEachRequest(t *testing.T) {
 	dir := exampleDir(t)
 	var more strings.Builder
-	for u := range 10 * (quietAbove + 5) {
+	for u := range 10 * (run.QuietAbove + 5) {
 		fmt.Fprintf(&more, "First%d,Last%d,new%04d@example.com,US,eng\n", u, u, u)
 	}
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), more.String())

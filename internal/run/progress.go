@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -16,15 +16,15 @@ const (
 	quietProgressEvery = 30 * time.Second
 )
 
-// quietAbove is the number of action requests above which a sync logs
+// QuietAbove is the number of action requests above which a sync logs
 // progress lines instead of one line per request (those go to debug): a
 // first load of 10,000 users is some 1,000 requests.
-const quietAbove = 20
+const QuietAbove = 20
 
 // reportProgress logs a progress line with fields() every progressEvery
 // until the returned stop is called, when the logs go to a terminal.
-func (e *env) reportProgress(ctx context.Context, log *zap.Logger, fields func() []zap.Field) (stop func()) {
-	if !e.interactive {
+func (j *Job) reportProgress(ctx context.Context, log *zap.Logger, fields func() []zap.Field) (stop func()) {
+	if !j.opts.Interactive {
 		return func() {}
 	}
 	return logProgress(ctx, log, progressEvery, fields)
@@ -65,11 +65,11 @@ func readProgress(c *umapi.Client, stats0 umapi.Stats) func() []zap.Field {
 
 // sendProgress reports the action requests sent out of the total planned
 // and the time left at the configured request rate.
-func sendProgress(p *planned, total int) func() []zap.Field {
-	perRequest := p.org.Limits.Window / time.Duration(p.org.Limits.Requests)
-	before := count(p.client.Stats().Since(p.stats0), umapi.EndpointAction)
+func sendProgress(p *OrgPlan, c *umapi.Client, total int) func() []zap.Field {
+	perRequest := p.Org.Limits.Window / time.Duration(p.Org.Limits.Requests)
+	before := count(c.Stats().Since(p.stats0), umapi.EndpointAction)
 	return func() []zap.Field {
-		st := p.client.Stats().Since(p.stats0)
+		st := c.Stats().Since(p.stats0)
 		sent := count(st, umapi.EndpointAction) - before
 		left := time.Duration(max(total-sent, 0)) * perRequest
 		return []zap.Field{zap.Int("requestsSent", sent), zap.Int("requests", total),

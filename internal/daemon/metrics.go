@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"net/http"
@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/orgsync/orgsync/internal/run"
 )
 
 // metrics are the daemon's Prometheus metrics, in a registry of their own:
@@ -91,11 +93,11 @@ func (m *metrics) skipped(orgs []string) {
 
 // observe records one finished run: each organization's report, and err,
 // what failed the run (nil when every organization succeeded).
-func (m *metrics) observe(reps []*runReport, err error, end time.Time) {
+func (m *metrics) observe(reps []*run.Result, err error, end time.Time) {
 	var longest time.Duration
 	for _, rep := range reps {
 		m.observeOrg(rep, end)
-		longest = max(longest, rep.elapsed)
+		longest = max(longest, rep.Elapsed)
 	}
 	if len(reps) > 0 {
 		m.run.duration.WithLabelValues().Observe(longest.Seconds())
@@ -113,22 +115,22 @@ func (m *metrics) observe(reps []*runReport, err error, end time.Time) {
 
 // observeOrg records one organization's part of a run, in its own series
 // and in the run's.
-func (m *metrics) observeOrg(rep *runReport, end time.Time) {
-	org := rep.org.Name
-	m.org.duration.WithLabelValues(org).Observe(rep.elapsed.Seconds())
-	for kind, n := range rep.applied {
+func (m *metrics) observeOrg(rep *run.Result, end time.Time) {
+	org := rep.Org.Name
+	m.org.duration.WithLabelValues(org).Observe(rep.Elapsed.Seconds())
+	for kind, n := range rep.ByKind {
 		m.run.changes.WithLabelValues(kind).Add(float64(n))
 		m.org.changes.WithLabelValues(org, kind).Add(float64(n))
 	}
-	for _, byStatus := range rep.stats.Requests {
+	for _, byStatus := range rep.Stats.Requests {
 		for status, n := range byStatus {
 			m.run.requests.WithLabelValues(strconv.Itoa(status)).Add(float64(n))
 			m.org.requests.WithLabelValues(org, strconv.Itoa(status)).Add(float64(n))
 		}
 	}
-	m.run.rateLimited.WithLabelValues().Add(float64(rep.stats.TooManyRequests))
-	m.org.rateLimited.WithLabelValues(org).Add(float64(rep.stats.TooManyRequests))
-	if rep.err != nil {
+	m.run.rateLimited.WithLabelValues().Add(float64(rep.Stats.TooManyRequests))
+	m.org.rateLimited.WithLabelValues(org).Add(float64(rep.Stats.TooManyRequests))
+	if rep.Err != nil {
 		m.org.runs.WithLabelValues(org, "failure").Inc()
 		return
 	}

@@ -1,13 +1,9 @@
-// Package fanout shares one read of the sources among several
-// organizations and runs one job per organization side by side.
-//
-// The sources give each user target groups that may name an organization
+// Sharing one read of the sources among several organizations: the sources
+// give each user target groups that may name an organization
 // ("emea::Design"); Split hands each organization its users with its own
-// groups, unqualified. Each organization is then read, planned and applied
-// by its own job (Each) with its own client and rate limiters: they are
-// bound by the service's limits per organization, not by this process, so
-// running them together takes about as long as the slowest alone.
-package fanout
+// groups, unqualified.
+
+package run
 
 import (
 	"context"
@@ -117,18 +113,18 @@ func Present(users, others []reconcile.User, current []reconcile.User) []reconci
 	return out
 }
 
-// Each runs job for 0 <= i < n, all at once, and returns their errors by
-// index. A job that fails does not stop the others.
-func Each(ctx context.Context, n int, job func(ctx context.Context, i int) error) []error {
-	errs := make([]error, n)
+// each runs job for 0 <= i < n, all at once, and returns when all are
+// done: each organization is bound by the service's limits for it, not
+// by this process, so together they take about as long as the slowest
+// alone. A job keeps what it finds (its error too) in its own result.
+func each(ctx context.Context, n int, job func(ctx context.Context, i int)) {
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = job(ctx, i)
+			job(ctx, i)
 		}()
 	}
 	wg.Wait()
-	return errs
 }

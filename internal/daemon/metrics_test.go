@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
@@ -19,11 +20,11 @@ func TestMetricsPerOrganization(t *testing.T) {
 	m := newMetrics()
 	main, emea := &config.NamedTarget{Name: "main"}, &config.NamedTarget{Name: "emea"}
 	boom := errors.New("boom")
-	m.observe([]*runReport{
-		{org: main, applied: map[string]int{"create": 3}, elapsed: 2 * time.Second,
-			stats: umapi.Stats{Requests: map[string]map[int]int{umapi.EndpointAction: {200: 4}}, TooManyRequests: 1}},
-		{org: emea, applied: map[string]int{"create": 1}, elapsed: time.Second, err: boom,
-			stats: umapi.Stats{Requests: map[string]map[int]int{umapi.EndpointOrgUsers: {200: 2}}}},
+	m.observe([]*run.Result{
+		{Org: main, ByKind: map[string]int{"create": 3}, Elapsed: 2 * time.Second,
+			Stats: umapi.Stats{Requests: map[string]map[int]int{umapi.EndpointAction: {200: 4}}, TooManyRequests: 1}},
+		{Org: emea, ByKind: map[string]int{"create": 1}, Elapsed: time.Second, Err: boom,
+			Stats: umapi.Stats{Requests: map[string]map[int]int{umapi.EndpointOrgUsers: {200: 2}}}},
 	}, boom, time.Unix(1000, 0))
 	m.skipped([]string{"main", "emea"})
 	rec := httptest.NewRecorder()

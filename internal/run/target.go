@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 )
 
 // newTarget is the organization behind c as the reconciler sees it.
-func newTarget(c *umapi.Client) target { return umtarget.New(c, umtarget.Options{}) }
+func newTarget(c *umapi.Client) *umtarget.Target { return umtarget.New(c, umtarget.Options{}) }
 
-// withSettingHint adds to err, an error from organization t's service,
+// WithSettingHint adds to err, an error from organization t's service,
 // the settings to check when the service refused the sign-in or the
 // organization: the service's message names a field of its own request
 // (client_id, iss, sub), the hint the keys of the configuration file.
-func withSettingHint(err error, t *config.NamedTarget) error {
+func WithSettingHint(err error, t *config.NamedTarget) error {
 	var ae *umapi.APIError
 	if !umapi.IsAuthFailure(err) || !errors.As(err, &ae) {
 		return err

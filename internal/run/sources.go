@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// desired is the merged desired state of all sources.
-type desired struct {
-	users    []reconcile.User
-	problems []source.Problem
-	notices  []source.Problem
-	held     map[string][]string // reconcile.Desired.Held
-	filtered []reconcile.User    // users the sources left out (source.Result.Filtered)
-	traces   []source.Trace      // how the sources built the explained user
+// Sources is the merged desired state of all sources, read once a run.
+type Sources struct {
+	Users    []reconcile.User
+	Problems []source.Problem    // bad records skipped, with where they are
+	Notices  []source.Problem    // what the user may want to know (groups no rule maps)
+	Held     map[string][]string // reconcile.Desired.Held: target groups kept this run, by user key
+	Filtered []reconcile.User    // users the sources left out (source.Result.Filtered)
+	Traces   []source.Trace      // how the sources built the explained user
 }
 
 // maxNoticesLogged bounds the notices logged one by one (a file can name
@@ -41,64 +41,67 @@ func leaveGroupChecksToRun(srcs []source.Source) {
 	}
 }
 
-// readSources reads every source of the configuration in order and merges
+// ReadSources reads every source of the configuration in order and merges
 // them. A source that fails as a whole fails the read: a run must never
 // treat a missing source as "nobody should have access".
-func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, error) {
-	srcs, err := e.cfg.OpenSources(m, e.log.Named("source"))
+func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
+	srcs, err := j.cfg.OpenSources(j.mapper, j.log.Named("source"))
 	if err != nil {
 		return nil, err
 	}
 	if len(srcs) > 1 {
 		leaveGroupChecksToRun(srcs)
 	}
-	if e.explain != "" {
+	if j.explain != "" {
 		for _, s := range srcs {
 			if x, ok := s.(source.Explainer); ok {
-				x.Explain(e.explain)
+				x.Explain(j.explain)
 			}
 		}
 	}
 	results := make([]source.NamedResult, 0, len(srcs))
-	var notices []source.Problem
-	d := &desired{}
+	d := &Sources{}
 	for _, s := range srcs {
 		r, err := s.Read(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name(), err)
 		}
-		e.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)),
+		j.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)),
 			zap.Int("leftOut", len(r.Filtered)))
 		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
-		notices = append(notices, r.Notices...)
-		d.filtered = append(d.filtered, r.Filtered...)
-		d.traces = append(d.traces, r.Traces...)
+		d.Notices = append(d.Notices, r.Notices...)
+		d.Filtered = append(d.Filtered, r.Filtered...)
+		d.Traces = append(d.Traces, r.Traces...)
 	}
 	accepted, err := source.CheckGroups(results)
 	if err != nil {
 		return nil, err
 	}
-	users, problems := source.Merge(results)
-	for _, p := range problems {
-		e.log.Warn("source problem: "+p.String(), zap.String("source", p.Source))
+	d.Users, d.Problems = source.Merge(results)
+	j.logProblems(d)
+	d.Held = j.holdAccepted(accepted, results, j.mapper)
+	return d, nil
+}
+
+// logProblems warns of each problem and of the first notices.
+func (j *Job) logProblems(d *Sources) {
+	for _, p := range d.Problems {
+		j.log.Warn("source problem: "+p.String(), zap.String("source", p.Source))
 	}
-	for i, n := range notices {
+	for i, n := range d.Notices {
 		if i == maxNoticesLogged {
-			e.log.Warn(fmt.Sprintf("source notice: and %d more", len(notices)-i))
+			j.log.Warn(fmt.Sprintf("source notice: and %d more", len(d.Notices)-i))
 			break
 		}
-		e.log.Warn("source notice: "+n.String(), zap.String("source", n.Source))
+		j.log.Warn("source notice: "+n.String(), zap.String("source", n.Source))
 	}
-	d.users, d.problems, d.notices = users, problems, notices
-	d.held = e.holdAccepted(accepted, results, m)
-	return d, nil
 }
 
 // holdAccepted warns of each mapped directory group that a source did not
 // find but another source names, and holds its target groups for the users
 // of the source that missed it: if the group was renamed in the directory,
 // its members must not lose access.
-func (e *env) holdAccepted(accepted []source.AcceptedGroup, results []source.NamedResult, m *mapping.Mapper) map[string][]string {
+func (j *Job) holdAccepted(accepted []source.AcceptedGroup, results []source.NamedResult, m *mapping.Mapper) map[string][]string {
 	if len(accepted) == 0 {
 		return nil
 	}
@@ -106,7 +109,7 @@ func (e *env) holdAccepted(accepted []source.AcceptedGroup, results []source.Nam
 	for _, a := range accepted {
 		r := results[a.Result]
 		targets := m.MapName(a.Group)
-		e.log.Warn(fmt.Sprintf("%s: mapped directory group %q not found %s, but another source names it, so the run goes on; "+
+		j.log.Warn(fmt.Sprintf("%s: mapped directory group %q not found %s, but another source names it, so the run goes on; "+
 			"the users of %s keep %q this run in case the group was renamed: map a group that only a file has with a pattern rule (pattern: %q)",
 			r.Name, a.Group, a.Where, r.Name, targets, regexp.QuoteMeta(a.Group)))
 		for i := range r.Result.Users {
