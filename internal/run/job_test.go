@@ -19,8 +19,8 @@ import (
 
 // exampleConfig loads an example's configuration pointed at a simulator
 // of the example organizations, serving over loopback HTTP until the test
-// ends; extra is appended to the configuration.
-func exampleConfig(t *testing.T, example, extra string) *config.Config {
+// ends.
+func exampleConfig(t *testing.T, example string) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, examples.FS); err != nil {
@@ -41,7 +41,7 @@ func exampleConfig(t *testing.T, example, extra string) *config.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.ReplaceAll(string(data), "http://127.0.0.1:8080", hs.URL) + extra
+	text := strings.ReplaceAll(string(data), "http://127.0.0.1:8080", hs.URL)
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +52,20 @@ func exampleConfig(t *testing.T, example, extra string) *config.Config {
 	return cfg
 }
 
+// planJob makes a Job of cfg and plans it.
+func planJob(t *testing.T, cfg *config.Config, ov Overrides, opts Options) (*Job, *Plans) {
+	t.Helper()
+	j, err := New(cfg, ov, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := j.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, plans
+}
+
 // recorder is an Observer that keeps what it hears.
 type recorder struct {
 	mu      sync.Mutex
@@ -59,24 +73,25 @@ type recorder struct {
 	applied []string
 }
 
-func (r *recorder) Planned(p *OrgPlan) { r.mu.Lock(); r.planned = append(r.planned, p.Org.Name); r.mu.Unlock() }
-func (r *recorder) Applied(x *Result)  { r.mu.Lock(); r.applied = append(r.applied, x.Org.Name); r.mu.Unlock() }
+func (r *recorder) Planned(p *OrgPlan) {
+	r.mu.Lock()
+	r.planned = append(r.planned, p.Org.Name)
+	r.mu.Unlock()
+}
+func (r *recorder) Applied(x *Result) {
+	r.mu.Lock()
+	r.applied = append(r.applied, x.Org.Name)
+	r.mu.Unlock()
+}
 
 // TestPlanApplyConverges plans both example organizations, applies the
 // plans, and plans again with the same Job (as the daemon does): nothing
 // is left to do. The observer hears each plan and each result.
 func TestPlanApplyConverges(t *testing.T) {
-	cfg := exampleConfig(t, "multiorg", "")
+	cfg := exampleConfig(t, "multiorg")
 	rec := &recorder{}
-	j, err := New(cfg, Overrides{}, Options{Observer: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, plans := planJob(t, cfg, Overrides{}, Options{Observer: rec})
 	ctx := context.Background()
-	plans, err := j.Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(plans.Orgs) != 2 || plans.InSync() {
 		t.Fatalf("want two organizations with changes, got %d (in sync: %v)", len(plans.Orgs), plans.InSync())
 	}
@@ -123,16 +138,8 @@ func TestPlanApplyConverges(t *testing.T) {
 // TestDryApplySendsNothing: a dry run goes the same way as a real one and
 // changes nothing.
 func TestDryApplySendsNothing(t *testing.T) {
-	cfg := exampleConfig(t, "csv", "")
-	j, err := New(cfg, Overrides{}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, plans := planJob(t, exampleConfig(t, "csv"), Overrides{}, Options{})
 	ctx := context.Background()
-	plans, err := j.Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := j.ApplyAll(ctx, plans, Dry)
 	if err != nil || len(res) != 1 || res[0].Applied == nil || res[0].Applied.Requests == 0 || len(res[0].ByKind) != 0 {
 		t.Fatalf("dry run: %+v, %v", res[0], err)
@@ -146,7 +153,7 @@ func TestDryApplySendsNothing(t *testing.T) {
 // TestSyncShowFailsOneOrganization: an error showing one organization's
 // plan fails that organization only, named in the run's error.
 func TestSyncShowFailsOneOrganization(t *testing.T) {
-	cfg := exampleConfig(t, "multiorg", "")
+	cfg := exampleConfig(t, "multiorg")
 	rec := &recorder{}
 	j, err := New(cfg, Overrides{}, Options{Observer: rec})
 	if err != nil {
@@ -174,7 +181,7 @@ func TestSyncShowFailsOneOrganization(t *testing.T) {
 // removals and scope reach every organization's run, and the loaded
 // configuration is not changed.
 func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
-	cfg := exampleConfig(t, "multiorg", "")
+	cfg := exampleConfig(t, "multiorg")
 	limit, err := config.ParseLimit("3")
 	if err != nil {
 		t.Fatal(err)
@@ -204,15 +211,8 @@ func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
 // TestExplain: plan --explain says which rule gave each group, and what
 // the plan does for the user in each organization.
 func TestExplain(t *testing.T) {
-	cfg := exampleConfig(t, "multiorg", "")
-	j, err := New(cfg, Overrides{Explain: "dave@example.com"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plans, err := j.Plan(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := exampleConfig(t, "multiorg")
+	j, plans := planJob(t, cfg, Overrides{Explain: "dave@example.com"}, Options{})
 	var buf bytes.Buffer
 	j.Explain(&buf, plans)
 	for _, want := range []string{
