@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/logs"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
@@ -94,7 +95,7 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
-	e := &env{cfg: cfg, log: log, interactive: isTerminal(io.err)}
+	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err)}
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}

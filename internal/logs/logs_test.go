@@ -1,4 +1,4 @@
-package main
+package logs
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func TestLogFileRotates(t *testing.T) {
 	dir := t.TempDir()
 	cfg := &config.Logging{Level: "info", Format: config.FormatAuto, File: filepath.Join(dir, "orgsync.log"), MaxSizeMB: 1, MaxBackups: 2}
 	var stderr bytes.Buffer
-	log, err := (&logFlags{}).logger(&stderr, cfg)
+	log, err := New(&stderr, cfg, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +74,37 @@ func TestLogFileRotates(t *testing.T) {
 	}
 	// Rotated files are compressed in the background: wait until it is done
 	// (the last step removes the uncompressed file).
-	waitFor(t, "two compressed rotated files", 10*time.Second, func() bool {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		old, _ := filepath.Glob(filepath.Join(dir, "orgsync-*.log*"))
 		gz, _ := filepath.Glob(filepath.Join(dir, "orgsync-*.log.gz"))
-		return len(old) == 2 && len(gz) == 2
-	})
+		if len(old) == 2 && len(gz) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rotated files %v, compressed %v: want two of each", old, gz)
+		}
+	}
+}
+
+// TestFlagsOverrideTheConfiguration: a format or level given (the command
+// line's) wins over the configuration's.
+func TestFlagsOverrideTheConfiguration(t *testing.T) {
+	cfg := &config.Logging{Format: config.FormatConsole, Level: "error"}
+	var buf bytes.Buffer
+	log, err := New(&buf, cfg, "json", "debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Debug("dbg")
+	if !json.Valid(bytes.TrimSpace(buf.Bytes())) || !strings.Contains(buf.String(), "dbg") {
+		t.Errorf("want a JSON debug line, got %q", buf.String())
+	}
+	buf.Reset()
+	if log, err = New(&buf, cfg, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	log.Warn("quiet")
+	if buf.Len() != 0 {
+		t.Errorf("the configuration's level error let a warning through: %q", buf.String())
+	}
 }
