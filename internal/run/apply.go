@@ -182,7 +182,7 @@ func summary(log *zap.Logger, res *Result, err error) {
 		zap.Int("create", res.Counts.Create), zap.Int("update", res.Counts.Update),
 		zap.Int("remove", res.Counts.Remove), zap.Int("delete", res.Counts.Delete),
 		zap.Int("addMemberships", res.Counts.AddMemberships), zap.Int("removeMemberships", res.Counts.RemoveMemberships),
-		zap.Int("withheld", res.Counts.Withheld), zap.Int("unlisted", res.Counts.Unlisted),
+		zap.Int("withheld", res.Counts.Withheld), zap.Int("unmatched", res.Counts.Unmatched),
 		zap.Int("requests", res.Stats.Total()), zap.Int("429s", res.Stats.TooManyRequests),
 		zap.Int("retries", res.Stats.Retries),
 		zap.Duration("elapsed", res.Elapsed.Round(time.Millisecond)),

@@ -10,6 +10,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 )
 
 // Explain writes, for the user named by Overrides.Explain (nothing when
@@ -44,7 +45,7 @@ func (j *Job) Explain(w io.Writer, ps *Plans) {
 			fmt.Fprintf(w, "  out of scope: the run leaves %s alone\n", u.Key())
 		}
 	}
-	if !known && ps.Scope.KeepUnlisted {
+	if !known && ps.Scope.KeepUnmatched {
 		fmt.Fprintf(w, "  out of scope: the run is scoped to directory groups, and leaves alone the users no source gives\n")
 	}
 	if ps.Scope.Only != nil && !ps.Scope.Only[strings.ToLower(name)] {
@@ -83,7 +84,7 @@ func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 			}
 		}
 	}
-	unmatched := slices.ContainsFunc(p.Plan.Unlisted, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
+	unmatched := slices.ContainsFunc(p.Plan.Unmatched, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
 	switch {
 	case unmatched:
 		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n", prefix)
@@ -115,7 +116,7 @@ func (j *Job) noGroupIn(t *config.NamedTarget, d *Sources) bool {
 }
 
 // writeTrace writes how one source record was built.
-func (j *Job) writeTrace(w io.Writer, t *source.Trace) {
+func (j *Job) writeTrace(w io.Writer, t *diag.Trace) {
 	where := t.File
 	if t.Line > 0 {
 		where = fmt.Sprintf("%s:%d", t.File, t.Line)

@@ -124,7 +124,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	}
 	p.stats0 = client.Stats()
 	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
-	cur, err := newTarget(client).ReadCurrent(ctx, policy.ReadScopeFor(desired.Users))
+	cur, err := newTarget(client).ReadCurrent(ctx, policy.ReadNeedsFor(desired.Users))
 	stop()
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
@@ -138,10 +138,10 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		p.log.Warn(plan.Safety.Error())
 	}
 	if path := ReportFile(j.cfg, p.Org); path != "" {
-		if err := writeUnlistedReport(path, plan.Unlisted); err != nil {
+		if err := writeUnmatchedReport(path, plan.Unmatched); err != nil {
 			return plan, err // the plan stands; the run fails
 		}
-		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unlisted)))
+		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unmatched)))
 	}
 	return plan, nil
 }

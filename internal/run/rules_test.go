@@ -45,7 +45,7 @@ func TestScopeOf(t *testing.T) {
 		sources   Sources
 		wantUsers string // left in the run
 		wantOut   string // Scope.Out
-		keep      bool   // Scope.KeepUnlisted
+		keep      bool   // Scope.KeepUnmatched
 		only      bool   // Scope.Only set
 		problems  int
 		err       string
@@ -58,7 +58,7 @@ func TestScopeOf(t *testing.T) {
 		{name: "unmapped users excluded; a held group maps", scope: config.Scope{ExcludeUnmappedUsers: true},
 			sources:   Sources{Users: []reconcile.User{user("a@x", "G"), user("b@x"), user("h@x")}, Held: map[string][]string{"h@x": {"G"}}},
 			wantUsers: "a@x,h@x", wantOut: "b@x"},
-		{name: "scope groups keep the unlisted users", scope: config.Scope{Groups: []string{"eng"}},
+		{name: "scope groups keep the unmatched users", scope: config.Scope{Groups: []string{"eng"}},
 			sources: Sources{Users: []reconcile.User{user("a@x", "G")}}, wantUsers: "a@x", keep: true},
 		{name: "scope groups with no member fail", scope: config.Scope{Groups: []string{"engg"}},
 			sources: Sources{}, err: `scope: no source user is in the scope groups ["engg"]: check their names`},
@@ -86,7 +86,7 @@ func TestScopeOf(t *testing.T) {
 			if got := emails(s.Out); got != tt.wantOut {
 				t.Errorf("out of scope %q, want %q", got, tt.wantOut)
 			}
-			if s.KeepUnlisted != tt.keep || (s.Only != nil) != tt.only || len(d.Problems) != tt.problems {
+			if s.KeepUnmatched != tt.keep || (s.Only != nil) != tt.only || len(d.Problems) != tt.problems {
 				t.Errorf("scope %+v with %d problems, want keep %v, only %v, %d problems", s, len(d.Problems), tt.keep, tt.only, tt.problems)
 			}
 		})

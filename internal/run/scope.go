@@ -32,7 +32,7 @@ func scopeOf(sc config.Scope, d *Sources, log *zap.Logger) (reconcile.Scope, err
 		d.Users, s.Out = in.Users, append(s.Out, out...)
 	}
 	if len(sc.Groups) > 0 {
-		s.KeepUnlisted = true
+		s.KeepUnmatched = true
 		if len(d.Users) == 0 {
 			return s, fmt.Errorf("scope: no source user is in the scope groups %q: check their names", sc.Groups)
 		}

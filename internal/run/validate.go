@@ -23,8 +23,8 @@ func (j *Job) MissingGroups(ctx context.Context, t *config.NamedTarget, users []
 	if err != nil {
 		return nil, err
 	}
-	scope := j.runPolicy(t, users).ReadScopeFor(users)
-	names, err := newTarget(c).MissingGroups(ctx, scope.CheckGroups)
+	needs := j.runPolicy(t, users).ReadNeedsFor(users)
+	names, err := newTarget(c).MissingGroups(ctx, needs.CheckGroups)
 	if err != nil {
 		return nil, WithSettingHint(err, t)
 	}
