@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/orgsync/orgsync/target/umapi"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // Hint adds to err, an error from organization t's service, the keys of
@@ -15,7 +16,10 @@ import (
 func (t *NamedTarget) Hint(err error) error {
 	var ue *umapi.UnreachableError
 	var ae *umapi.APIError
+	var ce *umapi.ConfigError
 	switch {
+	case errors.As(err, &ce):
+		return errors.Join(t.configProblems(ce)...)
 	case errors.As(err, &ue):
 		return fmt.Errorf("%w; %s", err, t.unreachableHint(ue))
 	case umapi.IsAuthFailure(err) && errors.As(err, &ae):
@@ -39,6 +43,8 @@ func (t *NamedTarget) unreachableHint(ue *umapi.UnreachableError) string {
 	switch ue.Reason {
 	case umapi.ReasonPlainHTTP:
 		return fmt.Sprintf("check the scheme of %s: this server speaks plain HTTP, so its address starts with http://", key)
+	case umapi.ReasonNotService:
+		return fmt.Sprintf("check %s: it is the service's own address, as its administrator gives it, without the API path %s (orgsync adds it)", key, umwire.BasePath)
 	case umapi.ReasonNoAnswer:
 		return fmt.Sprintf("check %s, and that no proxy or firewall between this host and the service holds the connection; if the service is only slow, raise %s.timeouts.request (now %s)",
 			key, t.path, t.Timeouts.Request)
@@ -55,4 +61,32 @@ func (t *NamedTarget) refusedHint(ae *umapi.APIError) string {
 			t.path, t.OrgID)
 	}
 	return fmt.Sprintf("check %s.orgId (%s) and that the integration %[1]s.auth.clientId may manage that organization's users", t.path, t.OrgID)
+}
+
+// clientKeys are the keys, below a target, of the service client's fields
+// (umapi.FieldError.Field): the inverse of clientConfig.
+var clientKeys = map[string]string{
+	"baseURL": "baseURL", "authBaseURL": "authBaseURL", "proxyURL": "proxy", "orgID": "orgId",
+	"clientID": "auth.clientId", "clientSecret": "auth.clientSecret", "techAccountID": "auth.technicalAccountId",
+	"privateKey": "auth.privateKey", "authMethod": "auth.method", "scope": "auth.scopes",
+	"timeout": "timeouts.request", "caFile": "tls.caFile", "readLimit": "limits.reads", "appLimit": "limits.requests",
+	"limitWindow": "limits.window", "maxRetries": "retries.max", "retryWaitMin": "retries.minWait", "retryWaitMax": "retries.maxWait",
+}
+
+// key is the full key of a client field of t.
+func (t *NamedTarget) key(field string) string {
+	if k, ok := clientKeys[field]; ok {
+		return t.path + "." + k
+	}
+	return t.path + " (" + field + ")"
+}
+
+// configProblems names each problem the client found in t's settings by
+// its key in the file.
+func (t *NamedTarget) configProblems(ce *umapi.ConfigError) []error {
+	errs := make([]error, len(ce.Problems))
+	for i, p := range ce.Problems {
+		errs[i] = fmt.Errorf("%s: %w", t.key(p.Field), p.Err)
+	}
+	return errs
 }

@@ -2,7 +2,6 @@ package umapi
 
 import (
 	"context"
-	"crypto/rsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,8 +45,8 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // claim (for tests with a simulated clock).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
 
-// New checks cfg (every problem at once, each named by its YAML field),
-// applies the defaults and returns a Client. It sends nothing: the first
+// New checks cfg (every problem at once in a *ConfigError, each named by
+// its YAML field), applies the defaults and returns a Client. It sends nothing: the first
 // request fetches the first token.
 func New(cfg Config, opts ...Option) (*Client, error) {
 	o := options{logger: zap.NewNop(), clock: time.Now}
@@ -55,20 +54,9 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		opt(&o)
 	}
 	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("umapi: config: %w", err)
-	}
-	var key *rsa.PrivateKey
-	if cfg.AuthMethod == AuthJWT {
-		k, err := parsePrivateKey(cfg.PrivateKeyPEM, cfg.PrivateKeyPassphrase)
-		if err != nil {
-			return nil, fmt.Errorf("umapi: config: %w", err)
-		}
-		key = k
-	}
-	base, err := baseTransport(cfg)
+	key, base, err := cfg.build()
 	if err != nil {
-		return nil, fmt.Errorf("umapi: config: %w", err)
+		return nil, err
 	}
 	ids, err := newRequestIDs()
 	if err != nil {
@@ -142,11 +130,11 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
 	case err == nil:
 		return resp, nil
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, ctx.Err())
+		return nil, fmt.Errorf("%s: %w", cl.endpoint, ctx.Err())
 	case errors.As(err, &ue), errors.As(err, &ae) && ae.Endpoint == EndpointToken:
 		return nil, err // they name their endpoint
 	}
-	return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, err)
+	return nil, fmt.Errorf("%s: %w", cl.endpoint, err)
 }
 
 // attempt sends the request with the retrying client.
@@ -176,7 +164,7 @@ func (c *Client) getJSON(ctx context.Context, cl call, v any) (*http.Response, e
 	}
 	defer drain(resp)
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return nil, fmt.Errorf("umapi: %s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
+		return nil, fmt.Errorf("%s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
 	}
 	return resp, nil
 }

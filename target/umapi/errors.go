@@ -30,7 +30,7 @@ type APIError struct {
 // Error describes the failure without any credential.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "umapi: %s: HTTP %d", e.Endpoint, e.StatusCode)
+	fmt.Fprintf(&b, "%s: HTTP %d", endpointLabel(e.Endpoint), e.StatusCode)
 	if e.Code != "" {
 		fmt.Fprintf(&b, " %s", e.Code)
 	}
@@ -44,6 +44,15 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " [request %s]", e.RequestID)
 	}
 	return b.String()
+}
+
+// endpointLabel names an endpoint in a message: the token endpoints as
+// the sign-in, the others by their names.
+func endpointLabel(endpoint string) string {
+	if endpoint == EndpointToken {
+		return "sign-in"
+	}
+	return endpoint
 }
 
 // StatusOf returns the HTTP status of an *APIError in err's chain, or 0.
@@ -162,6 +171,7 @@ const (
 	ReasonUnknownHost Reason = "unknown host" // its host name does not resolve
 	ReasonNoAnswer    Reason = "no answer"    // it accepts connections and answers nothing within Config.Timeout
 	ReasonPlainHTTP   Reason = "plain HTTP"   // an https:// address whose server speaks plain HTTP
+	ReasonNotService  Reason = "not service"  // a web server that does not answer like the service (its token endpoint)
 )
 
 // attempts is how many attempts a reason gets: a refused connection or an
@@ -226,6 +236,8 @@ func (e *UnreachableError) Error() string {
 		return fmt.Sprintf("%s at %s accepts connections but gave %s", what, e.URL, e.Err)
 	case ReasonPlainHTTP:
 		return fmt.Sprintf("%s at %s answers plain HTTP, not HTTPS", what, e.URL)
+	case ReasonNotService:
+		return fmt.Sprintf("the address %s does not answer like the service's authorization server (%s)", e.URL, e.Err)
 	}
 	return fmt.Sprintf("cannot reach %s at %s after %d attempts: %s", what, e.URL, e.Attempts, unreachableCause(e.Err))
 }

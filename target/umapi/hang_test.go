@@ -180,3 +180,36 @@ func TestPlainHTTPServerFailsAtOnce(t *testing.T) {
 		t.Errorf("error %q does not say the server speaks plain HTTP", err)
 	}
 }
+
+// A web server that is not the service (its token endpoint answers 501,
+// 404, or refuses without naming an error, as the service's API does below
+// its API path) is reported as such at once; a refusal that names an error
+// is the service refusing the credentials.
+func TestTokenEndpointUnlikeTheService(t *testing.T) {
+	for _, c := range []struct {
+		status     int
+		body       string
+		notService bool
+	}{
+		{http.StatusNotImplemented, "", true},
+		{http.StatusNotFound, "<html>not found</html>", true},
+		{http.StatusUnauthorized, "", true},
+		{http.StatusOK, "<html>welcome</html>", true},
+		{http.StatusBadRequest, `{"error":"invalid_client","error_description":"bad secret"}`, false},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(c.status)
+			_, _ = io.WriteString(w, c.body)
+		}))
+		c2 := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"})
+		_, err := c2.GetUser(context.Background(), "a@b.c", "")
+		srv.Close()
+		var ue *UnreachableError
+		if got := errors.As(err, &ue) && ue.Reason == ReasonNotService; got != c.notService {
+			t.Errorf("HTTP %d %q: err = %v, not the service: %v, want %v", c.status, c.body, err, got, c.notService)
+		}
+		if c.notService && !strings.Contains(err.Error(), "does not answer like the service") {
+			t.Errorf("HTTP %d: error %q does not say so", c.status, err)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (c *Client) continuePages(ctx context.Context, first *UsersPage, read pageR
 			}
 			if markOf(p).repeats(prev) {
 				c.stats.pageRepeated()
-				c.log.Warn("umapi: the service answered a page already read; listing ends here",
+				c.log.Warn("the service answered a page already read; listing ends here",
 					zap.Int("page", page), zap.Int("currentPage", p.CurrentPage),
 					zap.Int("pageCount", p.PageCount), zap.String("requestID", p.RequestID))
 				return

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func dropConn(w http.ResponseWriter) {
 // the API and at the token endpoint (success, refusal, 500, no answer,
 // garbage, a token that lives a second, dropped connection), any number of
 // retries. A request ends, well within its bounds, with a user or an
-// error, never a panic.
+// error, never a panic, and no error names the package.
 func FuzzRetryPath(f *testing.F) {
 	f.Add([]byte{0}, []byte{0}, int8(3))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 0}, []byte{0}, int8(8))
@@ -156,6 +157,8 @@ func FuzzRetryPath(f *testing.F) {
 			t.Fatalf("the request outlasted %s", bound)
 		case err == nil && user == nil:
 			t.Fatal("no user and no error")
+		case err != nil && strings.Contains(err.Error(), "umapi"):
+			t.Errorf("error %q names the package", err)
 		}
 		c.http.HTTPClient.CloseIdleConnections()
 	})

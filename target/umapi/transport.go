@@ -81,7 +81,7 @@ type requestIDs struct {
 func newRequestIDs() (*requestIDs, error) {
 	b := make([]byte, 6)
 	if _, err := rand.Read(b); err != nil {
-		return nil, fmt.Errorf("umapi: request id prefix: %w", err)
+		return nil, fmt.Errorf("drawing the request id prefix: %w", err)
 	}
 	return &requestIDs{prefix: "orgsync-" + hex.EncodeToString(b) + "-"}, nil
 }
@@ -115,7 +115,7 @@ func (e *tokenFetchError) Unwrap() error { return e.err }
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ci := callOf(req.Context())
 	if ci == nil {
-		return nil, errors.New("umapi: request without endpoint information")
+		return nil, errors.New("a request without endpoint information (a bug)")
 	}
 	done, err := t.limits.wait(req.Context(), ci.class)
 	if err != nil {
@@ -189,7 +189,7 @@ func baseTransport(c Config) (*http.Transport, error) {
 	if c.ProxyURL != "" {
 		u, err := url.Parse(c.ProxyURL)
 		if err != nil {
-			return nil, fmt.Errorf("proxyURL: %w", err)
+			return nil, &FieldError{Field: "proxyURL", Err: err}
 		}
 		tr.Proxy = http.ProxyURL(u)
 	}
@@ -197,7 +197,7 @@ func baseTransport(c Config) (*http.Transport, error) {
 	if c.CAFile != "" {
 		pool, err := loadCAFile(c.CAFile)
 		if err != nil {
-			return nil, err
+			return nil, &FieldError{Field: "caFile", Err: err}
 		}
 		tlsConf.RootCAs = pool
 	}
@@ -209,14 +209,14 @@ func baseTransport(c Config) (*http.Transport, error) {
 func loadCAFile(path string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("caFile: %w", err)
+		return nil, err
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("caFile: %s holds no PEM certificate", path)
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
 	}
 	return pool, nil
 }
