@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -69,10 +72,16 @@ func planJob(t *testing.T, cfg *config.Config, ov Overrides, opts Options) (*Job
 // recorder is an Observer that keeps what it hears.
 type recorder struct {
 	mu      sync.Mutex
+	read    []string // organization:users read
 	planned []string // organization names
 	applied []string
 }
 
+func (r *recorder) Read(p *OrgPlan, cur *reconcile.Current) {
+	r.mu.Lock()
+	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, len(cur.Users)))
+	r.mu.Unlock()
+}
 func (r *recorder) Planned(p *OrgPlan) {
 	r.mu.Lock()
 	r.planned = append(r.planned, p.Org.Name)
@@ -132,6 +141,11 @@ func TestPlanApplyConverges(t *testing.T) {
 	}
 	if len(rec.planned) != 4 || len(rec.applied) != 2 {
 		t.Errorf("observer heard plans of %v and results of %v, want 4 and 2", rec.planned, rec.applied)
+	}
+	// Each organization read twice: before the sync, and with the users
+	// it created.
+	if slices.Sort(rec.read); !slices.Equal(rec.read, []string{"emea:4", "emea:5", "main:5", "main:8"}) {
+		t.Errorf("observer heard reads %v, want each organization's users before and after", rec.read)
 	}
 }
 

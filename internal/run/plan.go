@@ -129,6 +129,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
 	}
+	j.opts.Observer.Read(p, cur)
 	desired.Users = Present(desired.Users, others, cur.Users)
 	plan, err := reconcile.Diff(desired, cur, policy)
 	if err != nil {
