@@ -40,7 +40,7 @@ func (j *Job) Apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 }
 
 func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
-	log := p.logger(j)
+	log := p.prepare(j)
 	if p.Err != nil {
 		log.Error("planning failed", zap.Error(p.Err))
 		return &Result{Org: p.Org, Mode: mode, Err: p.Err, Elapsed: time.Since(p.start)}
@@ -69,11 +69,14 @@ func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 	return res
 }
 
-// logger is the plan's organization logger; a plan made elsewhere (read
-// back from a file) gets the job's.
-func (p *OrgPlan) logger(j *Job) *zap.Logger {
+// prepare returns the plan's organization logger. A plan made elsewhere
+// (read back from a file) gets the job's, and its run starts now.
+func (p *OrgPlan) prepare(j *Job) *zap.Logger {
 	if p.log == nil {
 		p.log = j.orgLog(p.Org)
+	}
+	if p.start.IsZero() {
+		p.start = time.Now()
 	}
 	return p.log
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/examples"
@@ -246,5 +247,32 @@ func TestExplain(t *testing.T) {
 	quiet.Explain(&buf, plans)
 	if buf.Len() != 0 {
 		t.Errorf("explain without a user wrote %q", buf.String())
+	}
+}
+
+// TestApplyAPlanMadeElsewhere: a plan read back (only its organization and
+// its changes, as change control saves it) is applied by another Job, as
+// an approved plan is, and the organization converges.
+func TestApplyAPlanMadeElsewhere(t *testing.T) {
+	cfg := exampleConfig(t, "csv")
+	_, plans := planJob(t, cfg, Overrides{}, Options{})
+	var saved bytes.Buffer
+	if err := plans.Orgs[0].Plan.RenderJSON(&saved); err != nil {
+		t.Fatal(err)
+	}
+	var plan reconcile.Plan
+	if err := json.Unmarshal(saved.Bytes(), &plan); err != nil {
+		t.Fatal(err)
+	}
+	later, err := New(cfg, Overrides{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := later.Apply(context.Background(), &OrgPlan{Org: cfg.Primary(), Plan: &plan}, Real)
+	if res.Err != nil || res.Applied == nil || len(res.Applied.Failures) != 0 || res.Elapsed <= 0 || res.Elapsed > time.Minute {
+		t.Fatalf("result %+v", res)
+	}
+	if _, again := planJob(t, cfg, Overrides{}, Options{}); !again.InSync() {
+		t.Error("the organization has changes left after the saved plan was applied")
 	}
 }
