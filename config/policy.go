@@ -42,6 +42,7 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 		ExcludeGroups:         excluded,
 		RevokeUnlistedInvites: p.Invites.RevokeUnmatched,
 		ResendExpiredInvites:  p.Invites.ResendExpired,
+		RefreshInviteGroups:   p.Invites.RefreshGroups,
 		MaxRemovals:           s.MaxRemovals.reconcile(),
 		MaxChanges:            s.MaxChanges.reconcile(),
 	}
