@@ -65,6 +65,25 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 	}
 }
 
+// TestEachTokenRequestSignsANewAssertion: the token endpoint answers the
+// first token requests 429 and 503 after reading their assertion, then
+// asks for DPoP and a nonce: every attempt carries an assertion with a
+// jti of its own (the fake refuses a jti seen before), so sign-in
+// succeeds.
+func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
+	for _, mode := range []string{"auto", "always"} {
+		_, cfg := dpopOrg(t, oktafake.Options{TokenFaults: map[int]int{1: 429, 2: 503}}, true)
+		cfg.DPoP = mode
+		res, err := read(t, cfg, rules)
+		if err != nil {
+			t.Fatalf("dpop %s: %v", mode, err)
+		}
+		if len(res.Users) != 5 {
+			t.Errorf("dpop %s: %d users, want 5", mode, len(res.Users))
+		}
+	}
+}
+
 // TestDPoPNever: with dpop never, an app that requires DPoP fails the
 // read with Okta's error and the setting to change, and no proof, key or
 // assertion in the message.

@@ -66,7 +66,7 @@ func (s *Server) checkCredential(r *http.Request, app *App) (code, desc string) 
 			return "invalid_client", "AADSTS700027: Client assertion failed signature validation."
 		}
 		aud := "http://" + r.Host + r.URL.Path
-		if err := fakeapi.CheckAssertion(a, app.ClientID, aud, app.Certificate.PublicKey.(*rsa.PublicKey)); err != nil {
+		if _, err := fakeapi.CheckAssertion(a, app.ClientID, aud, app.Certificate.PublicKey.(*rsa.PublicKey)); err != nil {
 			return "invalid_client", "AADSTS700027: Client assertion failed signature validation: " + err.Error()
 		}
 		return "", ""

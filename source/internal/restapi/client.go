@@ -106,10 +106,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // transports returns the transports of token requests and of API
-// requests: with DPoP proofs when auth asks for them; count is told of
+// requests: with a new client assertion in each token request when auth
+// signs one, with DPoP proofs when auth asks for them; count is told of
 // each answer they drop to send a request again.
 func transports(auth Auth, count func(*http.Response)) (token, api http.RoundTripper, err error) {
 	token, api = cleanhttp.DefaultPooledTransport(), apiTransport()
+	if a, ok := auth.(asserter); ok {
+		token = &assertionTransport{sign: a.sign, base: token}
+	}
 	p, ok := auth.(prover)
 	if !ok {
 		return token, api, nil
