@@ -52,7 +52,7 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 			t.Fatalf("dpop %q: %v", mode, err)
 		}
 		got := sourcetest.GroupsByEmail(res.Users)
-		if len(got) != 5 || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing"}) {
+		if len(got) != demoRead || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing"}) {
 			t.Errorf("dpop %q: users %v", mode, got)
 		}
 		st, d := s.Stats(), s.DPoPStats()
@@ -78,8 +78,8 @@ func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("dpop %s: %v", mode, err)
 		}
-		if len(res.Users) != 5 {
-			t.Errorf("dpop %s: %d users, want 5", mode, len(res.Users))
+		if len(res.Users) != demoRead {
+			t.Errorf("dpop %s: %d users, want %d", mode, len(res.Users), demoRead)
 		}
 	}
 }
@@ -105,7 +105,7 @@ func TestDPoPNotRequired(t *testing.T) {
 	for _, mode := range []string{"auto", "never"} {
 		s, cfg := dpopOrg(t, oktafake.Options{}, false)
 		cfg.DPoP = mode
-		if res, err := read(t, cfg, rules); err != nil || len(res.Users) != 5 {
+		if res, err := read(t, cfg, rules); err != nil || len(res.Users) != demoRead {
 			t.Errorf("dpop %q: %v", mode, err)
 		}
 		if d := s.DPoPStats(); d != (oktafake.DPoPStats{}) {

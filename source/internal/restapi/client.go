@@ -193,11 +193,18 @@ const (
 )
 
 // rateLimitReset returns how long until the window of X-Rate-Limit-Reset
-// resets, at most MaxThrottleWait.
+// resets, at most MaxThrottleWait. The reset is a time on the server's
+// clock: the wait is measured from the answer's Date header (plus a
+// second, the header's resolution), as Okta advises, so that a local
+// clock ahead of the server's does not shrink it; from now when the
+// answer has no Date.
 func rateLimitReset(h http.Header, now time.Time) (time.Duration, bool) {
 	sec, err := strconv.ParseInt(h.Get(HeaderRateLimitReset), 10, 64)
 	if err != nil {
 		return 0, false
+	}
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = date.Add(-time.Second)
 	}
 	return min(max(time.Unix(sec, 0).Sub(now), 0), MaxThrottleWait), true
 }

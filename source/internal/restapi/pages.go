@@ -266,6 +266,23 @@ func hasToken(list, tok string) bool {
 	return false
 }
 
+// UsesOperator reports whether a filter or search expression uses the
+// operator op (a word such as "ne") outside quoted strings.
+func UsesOperator(expr, op string) bool {
+	quoted := false
+	for i := 0; i < len(expr); i++ {
+		switch c := expr[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && (c == ' ' || c == '(' || c == ')') && strings.HasPrefix(expr[i+1:], op+" "):
+			return true
+		}
+	}
+	return false
+}
+
 // Attr returns the value at path ("mail", "profile.email",
 // "onPremisesExtensionAttributes.extensionAttribute1") of a decoded JSON
 // object as text: a list gives its first element, a number or boolean its

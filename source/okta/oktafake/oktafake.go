@@ -35,6 +35,13 @@ type User struct {
 type Group struct {
 	ID, Name string
 	Members  []string
+	// Type is OKTA_GROUP (when empty), APP_GROUP (imported from an app)
+	// or BUILT_IN (Everyone): a real organization has all three.
+	Type string
+	// SearchLag is how many searches by name miss the group before it
+	// shows: Okta's search is eventually consistent, and a group created
+	// moments ago may not be found yet (a read by id finds it).
+	SearchLag int
 }
 
 // App is an API service app that signs in with a private-key JWT.
