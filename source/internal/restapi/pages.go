@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -269,19 +271,12 @@ func hasToken(list, tok string) bool {
 // UsesOperator reports whether a filter or search expression uses the
 // operator op (a word such as "ne") outside quoted strings.
 func UsesOperator(expr, op string) bool {
-	quoted := false
-	for i := 0; i < len(expr); i++ {
-		switch c := expr[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && (c == ' ' || c == '(' || c == ')') && strings.HasPrefix(expr[i+1:], op+" "):
-			return true
-		}
-	}
-	return false
+	bare := quotedString.ReplaceAllString(expr, `""`)
+	return slices.Contains(strings.FieldsFunc(bare, func(r rune) bool { return r == ' ' || r == '(' || r == ')' }), op)
 }
+
+// quotedString is a double-quoted string with backslash escapes.
+var quotedString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // Attr returns the value at path ("mail", "profile.email",
 // "onPremisesExtensionAttributes.extensionAttribute1") of a decoded JSON
