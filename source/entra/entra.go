@@ -11,7 +11,9 @@
 // name or id, and each mapped group's transitiveMembers, paging by
 // @odata.nextLink and waiting out throttling (429 and 503 with
 // Retry-After). Disabled accounts are left out unless
-// users.includeDisabled is set. Any API error fails the whole read; a bad
+// users.includeDisabled is set, guests unless users.includeGuests is; a
+// user without a mailbox gets users.mailFallback (userPrincipalName by
+// default) as mail. Any API error fails the whole read; a bad
 // user is reported as a source.Problem and skipped.
 package entra
 
@@ -53,6 +55,9 @@ func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source,
 	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, cfg.Users.ExtraAttributes, m, log, clouddir.API{
 		BaseURL: cfg.GraphURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
 		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
+			if s.cfg.Users.MailFallback != NoMailFallback {
+				attrs = append(attrs, s.cfg.Users.MailFallback)
+			}
 			return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}
 		},
 	})
