@@ -2,7 +2,7 @@ package entra
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -108,10 +109,10 @@ var tenantPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?
 
 // Validate reports every problem of the configuration at once, each named
 // by its YAML key path inside the entra block.
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(field, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
 	switch {
 	case c.TenantID == "":
@@ -124,8 +125,8 @@ func (c *Config) Validate() []source.FieldError {
 	}
 	c.validateCredential(add)
 	for _, u := range []struct{ key, v string }{{"loginURL", c.LoginURL}, {"graphURL", c.GraphURL}} {
-		if p, err := url.Parse(u.v); u.v != "" && (err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http") {
-			add(u.key, "%q is not an http or https URL", u.v)
+		if _, err := weburl.Parse(u.v); u.v != "" && err != nil {
+			add(u.key, "%v", err)
 		}
 	}
 	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
@@ -146,12 +147,12 @@ func (c *Config) Validate() []source.FieldError {
 // unlistable reports the properties named by the templates, the extra
 // attributes and mailFallback that Graph does not return in a user
 // listing (the whole read would fail with 400).
-func (c *Config) unlistable() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) unlistable() []diag.FieldError {
+	var errs []diag.FieldError
 	check := func(key, attr string) {
 		top, _, _ := strings.Cut(attr, ".")
 		if i := slices.IndexFunc(singleUserProperties, func(p string) bool { return strings.EqualFold(p, top) }); i >= 0 {
-			errs = append(errs, source.FieldError{Field: key, Reason: fmt.Sprintf(
+			errs = append(errs, diag.FieldError{Field: key, Reason: fmt.Sprintf(
 				"Microsoft Graph returns %s only when one user is read, and fails a user listing that selects it (400): use another property", singleUserProperties[i])})
 		}
 	}
