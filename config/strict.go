@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/suggest"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/all"
 )
@@ -131,7 +132,7 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		}
 		ft, ok := fields[k.Value]
 		if !ok {
-			w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", suggest(k.Value, fields), strings.Join(keyNames(t), ", "))
+			w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", didYouMean(k.Value, fields), strings.Join(keyNames(t), ", "))
 			continue
 		}
 		p := join(path, k.Value)
@@ -203,44 +204,14 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 // keyNames returns the YAML keys of struct type t, sorted.
 func keyNames(t reflect.Type) []string { return slices.Sorted(maps.Keys(yamlFields(t))) }
 
-// suggest returns ` (did you mean "x"?)` for a key that differs from a known
-// one only in letter case, dashes or underscores, or by a typo (an edit
-// distance of at most one per four letters, at least one).
-func suggest(key string, fields map[string]reflect.Type) string {
-	norm := func(s string) string {
-		return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-	}
-	best, bestDist := "", max(1, len(key)/4)+1
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if d := editDistance(norm(k), norm(key)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
+// didYouMean returns ` (did you mean "x"?)` for a key near a known one
+// (suggest.Nearest).
+func didYouMean(key string, fields map[string]reflect.Type) string {
+	best := suggest.Nearest(key, slices.Sorted(maps.Keys(fields)))
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // kindName describes the values a Go type accepts, for error messages.

@@ -129,9 +129,23 @@ func (d *daemon) serve(listen string) (*http.Server, error) {
 	}
 	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	d.log.Info("daemon started", zap.String("schedule", d.cfg.Cron), zap.String("timezone", d.cfg.Timezone),
+	d.log.Info("daemon started", zap.String("schedule", d.cfg.Cron), zap.String("timezone", d.zone()),
 		zap.String("listen", ln.Addr().String()))
 	return srv, nil
+}
+
+// zone names the time zone the schedule runs in: schedule.timezone, the
+// schedule's CRON_TZ, or the machine's local time, with its abbreviation.
+func (d *daemon) zone() string {
+	loc := time.Local
+	if spec, ok := d.sched.(*cron.SpecSchedule); ok {
+		loc = spec.Location
+	}
+	abbr, _ := time.Now().In(loc).Zone()
+	if loc == time.Local {
+		return fmt.Sprintf("local time of this machine (%s)", abbr)
+	}
+	return fmt.Sprintf("%s (%s)", loc, abbr)
 }
 
 // runOnce syncs unless a run is already going on.

@@ -165,7 +165,7 @@ func TestBadRecords(t *testing.T) {
 		{10, "", "has 4 fields but the header has 8"},
 		{11, "username", "differs from the email"},
 		{12, "country", `"XX" is not`},
-		{14, "email", "email is empty"},
+		{14, "email", "has none: the record is skipped"},
 		{15, "domain", `"bad domain" is not a domain`},
 	})
 	if len(res.Users) != 2 || res.Users[0].LastName != "Lee" || res.Users[1].Country != "US" {

@@ -116,7 +116,8 @@ func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, star
 		return nil, err
 	}
 	res.FoundGroups, res.MissingGroups = memb.found, memb.missing
-	s.log.Info("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
+	// The run logs "source read" at info; this adds the server and flavor.
+	s.log.Debug("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
 		zap.Int("users", len(res.Users)), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
 	return res, nil
 }

@@ -257,7 +257,7 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: group listing page %d: %w", page, err)
+			return nil, fmt.Errorf("group listing page %d: %w", page, err)
 		}
 		for _, g := range p.Groups {
 			names[strings.ToLower(g.GroupName)] = true
