@@ -157,10 +157,10 @@ func (b *Builder) Add(r *Record) {
 		return
 	}
 	before := len(b.problems)
-	u, d, ok := b.user(r, &out)
-	if b.explain != "" {
-		b.trace(r, &out, b.problemsSince(before))
+	if b.explain != "" { // once the record is judged: a duplicate that disagrees is skipped too
+		defer func() { b.trace(r, &out, b.problemsSince(before)) }()
 	}
+	u, d, ok := b.user(r, &out)
 	if !ok {
 		return
 	}
