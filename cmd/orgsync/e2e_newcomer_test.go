@@ -31,3 +31,28 @@ func TestUserMappedOnlyToMissingGroupNotCreated(t *testing.T) {
 		t.Errorf("erin, mapped only to a missing group, is created or not explained:\n%s", r.stdout)
 	}
 }
+
+// The smaller things a newcomer met: the result line's plurals, a
+// test-only run's summary saying so, users get --output json giving the
+// user (not a list of one), and a source filter without a configured
+// scope not called a scoped run.
+func TestNewcomerSmallThings(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url, "      defaultType: federatedID\n",
+		"      defaultType: federatedID\n    filter: 'user.email != \"frank@example.com\"'\n")
+	r := runBinary(t, nil, "sync", "--test-only", "--config", cfg)
+	if !strings.Contains(r.stdout, "1 request, 5 entries, 0 invite operations, 0 failures") {
+		t.Errorf("the result line's plurals:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "summary (test only") {
+		t.Errorf("the test-only summary does not say test only:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stderr, "scoped run") || !strings.Contains(r.stderr, "users a source's filter left out are left alone") {
+		t.Errorf("a filter without a scope is logged as a scoped run:\n%s", r.stderr)
+	}
+	r = runBinary(t, nil, "users", "get", "alice@example.com", "--config", cfg, "--output", "json")
+	if r.code != exitOK || !strings.HasPrefix(strings.TrimSpace(r.stdout), "{") || !strings.Contains(r.stdout, `"alice@example.com"`) {
+		t.Errorf("users get --output json: exit %d\n%s", r.code, r.stdout)
+	}
+}

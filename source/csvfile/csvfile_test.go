@@ -333,3 +333,13 @@ func TestDuplicateFillsDefaults(t *testing.T) {
 		t.Errorf("users %+v (defaulted %v), want %+v with nothing defaulted", res.Users, res.Defaulted, want)
 	}
 }
+
+// A record without an email is reported with the person's name, and says
+// that it is skipped.
+func TestMissingEmailNamesThePerson(t *testing.T) {
+	res, path, err := readCSV(t, header+"Ann,Lee,ann@example.com,US,,,,\nZed,Zero,,US,,,,\n", Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProblems(t, path, res.Problems, []wantProblem{{3, "email", "the record of Zed Zero has none: the record is skipped"}})
+}
