@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -38,7 +37,7 @@ func (v *validation) warnf(path, format string, args ...any) {
 }
 
 // fields adds a part's field errors, whose paths are relative to prefix.
-func (v *validation) fields(prefix string, errs []source.FieldError) {
+func (v *validation) fields(prefix string, errs []diag.FieldError) {
 	for _, e := range errs {
 		path := prefix
 		switch {
@@ -51,10 +50,10 @@ func (v *validation) fields(prefix string, errs []source.FieldError) {
 	}
 }
 
-// fieldErrors adds the problems of err (a source.FieldErrors, whose
+// fieldErrors adds the problems of err (a diag.FieldErrors, whose
 // paths are relative to prefix, or any error, at prefix); nil adds none.
 func (v *validation) fieldErrors(prefix string, err error) {
-	var fe source.FieldErrors
+	var fe diag.FieldErrors
 	switch {
 	case errors.As(err, &fe):
 		v.fields(prefix, fe)
@@ -205,25 +204,22 @@ func secretRef(v *validation, path string, r secret.Ref) {
 	}
 }
 
+// publishedMark marks a credential published for the demo and the
+// simulator as no secret: the demo's client secret ends in it, and the
+// line above the demo key's PEM block says it.
+const publishedMark = "not-a-real-secret"
+
 // secretReadable reports whether a secret file with mode perm is worth a
 // warning: when others (not the owner, not the group) may read it. A group
 // that may read it is left alone, as a Kubernetes secret volume mounted
-// with fsGroup (0440) must be. The demo credentials published with the
-// examples (examples/sim) are no secret: a checkout's 0644 is fine for them.
+// with fsGroup (0440) must be. A published demo credential, which marks
+// itself (publishedMark), is no secret: a checkout's 0644 is fine for it.
 func secretReadable(file string, perm os.FileMode) bool {
 	if perm&0o004 == 0 {
 		return false
 	}
 	data, err := os.ReadFile(file)
-	if err != nil {
-		return true
-	}
-	for _, demo := range []string{"sim/demo-client-secret", "sim/demo-private-key.pem"} {
-		if published, err := examples.FS.ReadFile(demo); err == nil && bytes.Equal(bytes.TrimSpace(data), bytes.TrimSpace(published)) {
-			return false
-		}
-	}
-	return true
+	return err != nil || !bytes.Contains(data, []byte(publishedMark))
 }
 
 // checkURL reports s when it is set and not an http or https URL.

@@ -10,6 +10,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -114,7 +115,7 @@ func (e *env) noGroupIn(p *planned) bool {
 }
 
 // writeTrace writes how one source record was built.
-func (e *env) writeTrace(w io.Writer, t *source.Trace, m *mapping.Mapper) {
+func (e *env) writeTrace(w io.Writer, t *diag.Trace, m *mapping.Mapper) {
 	where := t.File
 	if t.Line > 0 {
 		where = fmt.Sprintf("%s:%d", t.File, t.Line)

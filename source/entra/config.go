@@ -8,6 +8,7 @@ import (
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -88,10 +89,10 @@ var tenantPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?
 
 // Validate reports every problem of the configuration at once, each named
 // by its YAML key path inside the entra block.
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(field, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
 	switch {
 	case c.TenantID == "":

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 )
@@ -39,10 +40,10 @@ func (s *Spec) templates() []keyed {
 
 // Validate reports every problem of the templates and defaults, each named
 // by prefix and its YAML key ("users.email").
-func (s *Spec) Validate(prefix string) []source.FieldError {
-	var errs []source.FieldError
+func (s *Spec) Validate(prefix string) []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(key, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: prefix + key, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: prefix + key, Reason: fmt.Sprintf(format, args...)})
 	}
 	for _, f := range s.templates() {
 		if _, err := ParseTemplate(f.text); err != nil {
@@ -64,11 +65,11 @@ func (s *Spec) Validate(prefix string) []source.FieldError {
 
 // ValidateExtra reports each of attrs (a users.extraAttributes list,
 // named by prefix) that is not an attribute name; example shows good ones.
-func ValidateExtra(prefix string, attrs []string, example string) []source.FieldError {
-	var errs []source.FieldError
+func ValidateExtra(prefix string, attrs []string, example string) []diag.FieldError {
+	var errs []diag.FieldError
 	for i, a := range attrs {
 		if !IsAttributeName(a) {
-			errs = append(errs, source.FieldError{Field: fmt.Sprintf("%sextraAttributes[%d]", prefix, i),
+			errs = append(errs, diag.FieldError{Field: fmt.Sprintf("%sextraAttributes[%d]", prefix, i),
 				Reason: fmt.Sprintf("%q is not an attribute name (e.g. %s)", a, example)})
 		}
 	}
@@ -99,7 +100,7 @@ func Parse(spec, defaults Spec, prefix string) (Fields, error) {
 		}
 		t, err := ParseTemplate(text)
 		if err != nil {
-			return Fields{}, source.FieldErrors{{Field: prefix + x.key, Reason: "bad template: " + err.Error()}}
+			return Fields{}, diag.FieldErrors{{Field: prefix + x.key, Reason: "bad template: " + err.Error()}}
 		}
 		*targets[i] = t
 	}
@@ -308,7 +309,7 @@ func (c *Collector) LeaveOut(u reconcile.User, valid bool) {
 }
 
 // Trace adds how the record of an explained user was built.
-func (c *Collector) Trace(t source.Trace) { c.res.Traces = append(c.res.Traces, t) }
+func (c *Collector) Trace(t diag.Trace) { c.res.Traces = append(c.res.Traces, t) }
 
 func (c *Collector) report(id string, probs []Problem) {
 	for _, p := range probs {
