@@ -193,7 +193,8 @@ type StatusError struct {
 	Status int
 	// Code and Message are the API's own, when its answer has them
 	// (Microsoft Graph's error.code and error.message, Okta's errorCode
-	// and errorSummary).
+	// and errorSummary, Google's error.errors[0].reason and
+	// error.message).
 	Code, Message string
 }
 
@@ -230,10 +231,37 @@ func newStatusError(resp *http.Response) *StatusError {
 	if json.Unmarshal(body.Error, &graph) == nil {
 		e.Code, e.Message = graph.Code, graph.Message
 	}
+	if reason, msg, ok := googleError(body.Error); ok {
+		e.Code, e.Message = reason, msg
+	}
 	if body.ErrorCode != "" {
 		e.Code, e.Message = body.ErrorCode, body.ErrorSummary
 	}
 	return e
+}
+
+// googleErrorBody is the error member of a Google API's error answer:
+// {"error": {"code": 403, "message": "...", "errors": [{"domain":
+// "global", "reason": "forbidden", "message": "..."}]}}.
+type googleErrorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Errors  []struct {
+		Reason string `json:"reason"`
+	} `json:"errors"`
+}
+
+// googleError reads a Google API's error member: its first reason and
+// its message.
+func googleError(raw json.RawMessage) (reason, message string, ok bool) {
+	var g googleErrorBody
+	if json.Unmarshal(raw, &g) != nil || g.Code == 0 {
+		return "", "", false
+	}
+	if len(g.Errors) > 0 {
+		reason = g.Errors[0].Reason
+	}
+	return reason, g.Message, true
 }
 
 // NextLink returns the URL of a Link header's rel="next" (RFC 8288), ""

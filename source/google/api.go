@@ -1,0 +1,232 @@
+package google
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/restapi"
+)
+
+// directory is the Directory API of one account (clouddir.Directory).
+type directory struct {
+	c        *restapi.Client
+	cfg      *Config
+	fields   string // the users' fields to ask for
+	custom   []string
+	full     bool // a template names customSchemas whole
+	leftOut  int  // suspended and archived users left out
+	basePath string
+}
+
+// newDirectory returns the directory that reads attrs of each user.
+func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
+	d := &directory{c: c, cfg: cfg, basePath: cfg.APIURL + "/admin/directory/v1"}
+	top := []string{"id", "suspended", "archived"}
+	for _, a := range attrs {
+		parts := strings.Split(a, ".")
+		if !slices.Contains(top, parts[0]) {
+			top = append(top, parts[0])
+		}
+		switch {
+		case parts[0] != "customSchemas":
+		case len(parts) == 1:
+			d.full = true
+		case !slices.Contains(d.custom, parts[1]):
+			d.custom = append(d.custom, parts[1])
+		}
+	}
+	d.fields = "nextPageToken,users(" + strings.Join(top, ",") + ")"
+	return d
+}
+
+// page is one page of a listing: its items are under users, groups or
+// members.
+type page[T any] struct {
+	Users         []T    `json:"users"`
+	Groups        []T    `json:"groups"`
+	Members       []T    `json:"members"`
+	NextPageToken string `json:"nextPageToken"`
+}
+
+// walk reads every item of a listing, calling fn for each; pages follow
+// nextPageToken.
+func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, fn func(*T)) error {
+	return c.Walk(ctx, path+"?"+q.Encode(), nil, func(resp *http.Response) (string, error) {
+		var p page[T]
+		if err := restapi.Decode(resp.Body, &p); err != nil {
+			return "", err
+		}
+		for _, items := range [][]T{p.Users, p.Groups, p.Members} {
+			for i := range items {
+				fn(&items[i])
+			}
+		}
+		if p.NextPageToken == "" {
+			return "", nil
+		}
+		q.Set("pageToken", p.NextPageToken)
+		return path + "?" + q.Encode(), nil
+	})
+}
+
+// query returns the parameters of a listing of the customer (or
+// domain) with the page size n and the fields asked for.
+func (d *directory) query(n int, fields string) url.Values {
+	q := url.Values{"maxResults": {strconv.Itoa(n)}, "fields": {fields}}
+	if d.cfg.Domain != "" {
+		q.Set("domain", d.cfg.Domain)
+	} else {
+		q.Set("customer", d.cfg.Customer)
+	}
+	return q
+}
+
+type apiGroup struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+}
+
+// group is g for clouddir: its email is its id, so that a mapping rule
+// names a group by name or email.
+func (g *apiGroup) group() clouddir.Group { return clouddir.Group{ID: g.Email, Name: g.Name} }
+
+const groupFields = "nextPageToken,groups(id,email,name)"
+
+// FindGroups returns the group whose email is name, or the groups named
+// name.
+func (d *directory) FindGroups(ctx context.Context, name string) ([]clouddir.Group, error) {
+	name = strings.TrimSpace(name)
+	if strings.Contains(name, "@") {
+		var g apiGroup
+		err := d.c.GetJSON(ctx, d.basePath+"/groups/"+url.PathEscape(name)+"?fields=id,email,name", nil, &g)
+		if restapi.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []clouddir.Group{g.group()}, nil
+	}
+	q := d.query(groupPageSize, groupFields)
+	if !strings.Contains(name, "'") { // a query cannot quote a quote: list them all
+		q.Set("query", "name='"+name+"'")
+	}
+	var out []clouddir.Group
+	err := walk(ctx, d.c, d.basePath+"/groups", q, func(g *apiGroup) {
+		if strings.EqualFold(g.Name, name) {
+			out = append(out, g.group())
+		}
+	})
+	return out, err
+}
+
+// ListGroups lists the groups (of groups.query).
+func (d *directory) ListGroups(ctx context.Context, fn func(clouddir.Group)) error {
+	q := d.query(groupPageSize, groupFields)
+	if d.cfg.Groups.Query != "" {
+		q.Set("query", d.cfg.Groups.Query)
+	}
+	return walk(ctx, d.c, d.basePath+"/groups", q, func(g *apiGroup) { fn(g.group()) })
+}
+
+// Members lists the users in a group: through nested groups too
+// (includeDerivedMembership) unless groups.nested is false. The nested
+// groups themselves and the customer (type CUSTOMER) are skipped.
+func (d *directory) Members(ctx context.Context, g clouddir.Group, fn func(string)) error {
+	nested := d.cfg.Groups.Nested == nil || *d.cfg.Groups.Nested
+	q := url.Values{"maxResults": {strconv.Itoa(groupPageSize)}, "fields": {"nextPageToken,members(id,type)"},
+		"includeDerivedMembership": {strconv.FormatBool(nested)}}
+	type member struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	return walk(ctx, d.c, d.basePath+"/groups/"+url.PathEscape(g.ID)+"/members", q, func(m *member) {
+		if m.Type == "USER" {
+			fn(m.ID)
+		}
+	})
+}
+
+// Users lists the users (of users.query), leaving out the suspended and
+// the archived ones unless users.includeSuspended or includeArchived is
+// set.
+func (d *directory) Users(ctx context.Context, fn func(string, func(string) string)) error {
+	q := d.query(d.cfg.PageSize, d.fields)
+	if d.cfg.Users.Query != "" {
+		q.Set("query", d.cfg.Users.Query)
+	}
+	switch {
+	case d.full:
+		q.Set("projection", "full")
+	case len(d.custom) > 0:
+		q.Set("projection", "custom")
+		q.Set("customFieldMask", strings.Join(d.custom, ","))
+	}
+	return walk(ctx, d.c, d.basePath+"/users", q, func(u *map[string]any) {
+		if d.leaveOut(*u) {
+			d.leftOut++
+			return
+		}
+		fn(restapi.Attr(*u, "id"), func(a string) string { return attr(*u, a) })
+	})
+}
+
+// leaveOut reports whether u is suspended or archived and not asked for.
+func (d *directory) leaveOut(u map[string]any) bool {
+	return u["suspended"] == true && !d.cfg.Users.IncludeSuspended || u["archived"] == true && !d.cfg.Users.IncludeArchived
+}
+
+// attr returns the value at path ("name.givenName",
+// "addresses.countryCode", "customSchemas.Employment.costCenter") of a
+// user: a list on the way gives its primary element, else its first.
+func attr(obj map[string]any, path string) string {
+	parts := strings.Split(path, ".")
+	for _, key := range parts[:len(parts)-1] {
+		next, ok := primary(obj[key]).(map[string]any)
+		if !ok {
+			return ""
+		}
+		obj = next
+	}
+	return restapi.Attr(obj, parts[len(parts)-1])
+}
+
+// primary returns the element of a list whose primary is true, else its
+// first; v itself when it is not a list.
+func primary(v any) any {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return v
+	}
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && m["primary"] == true {
+			return m
+		}
+	}
+	return list[0]
+}
+
+func (d *directory) LeftOut() int { return d.leftOut }
+
+func (d *directory) Where() string { return d.basePath + "/users" }
+
+func (d *directory) GroupsWhere() string {
+	if d.cfg.Groups.Query != "" {
+		return fmt.Sprintf("in the account's groups with groups.query %q", d.cfg.Groups.Query)
+	}
+	return "in the account's groups (by name or email)"
+}
+
+func (d *directory) UsersWhere() string {
+	if d.cfg.Users.Query != "" {
+		return fmt.Sprintf("with users.query %q", d.cfg.Users.Query)
+	}
+	return "(active users)"
+}
