@@ -1,13 +1,18 @@
 package google
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
@@ -27,13 +32,9 @@ type directory struct {
 // newDirectory returns the directory that reads attrs of each user.
 func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 	d := &directory{c: c, cfg: cfg, basePath: cfg.APIURL + "/admin/directory/v1"}
-	top := []string{"id", "suspended", "archived"}
+	d.fields = "nextPageToken,users(" + strings.Join(userFields(attrs), ",") + ")"
 	for _, a := range attrs {
-		parts := strings.Split(a, ".")
-		if !slices.Contains(top, parts[0]) {
-			top = append(top, parts[0])
-		}
-		switch {
+		switch parts := strings.Split(a, "."); {
 		case parts[0] != "customSchemas":
 		case len(parts) == 1:
 			d.full = true
@@ -41,38 +42,86 @@ func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 			d.custom = append(d.custom, parts[1])
 		}
 	}
-	d.fields = "nextPageToken,users(" + strings.Join(top, ",") + ")"
 	return d
 }
 
+// primaryLists are the user's lists whose elements may be marked
+// primary: attr takes that one.
+var primaryLists = []string{"addresses", "emails", "ims", "organizations", "phones", "posixAccounts", "websites"}
+
+// userFields returns the selections of a partial response that hold the
+// attributes attrs ("name.givenName": "name/givenName"), with id,
+// suspended and archived, and the primary mark of the lists named.
+func userFields(attrs []string) []string {
+	out := []string{"id", "suspended", "archived"}
+	add := func(f string) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, a := range attrs {
+		add(strings.ReplaceAll(a, ".", "/"))
+		if top, _, nested := strings.Cut(a, "."); nested && slices.Contains(primaryLists, top) {
+			add(top + "/primary")
+		}
+	}
+	return out
+}
+
 // page is one page of a listing: its items are under users, groups or
-// members.
+// members (its nextPageToken is read by nextPageToken).
 type page[T any] struct {
-	Users         []T    `json:"users"`
-	Groups        []T    `json:"groups"`
-	Members       []T    `json:"members"`
-	NextPageToken string `json:"nextPageToken"`
+	Users   []T `json:"users"`
+	Groups  []T `json:"groups"`
+	Members []T `json:"members"`
 }
 
 // walk reads every item of a listing, calling fn for each; pages follow
-// nextPageToken.
+// nextPageToken, the next one requested while this one is decoded.
 func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, fn func(*T)) error {
-	return c.Walk(ctx, path+"?"+q.Encode(), nil, func(resp *http.Response) (string, error) {
-		var p page[T]
-		if err := restapi.Decode(resp.Body, &p); err != nil {
+	next := func(_ http.Header, data []byte) (string, error) {
+		tok, err := nextPageToken(data)
+		if tok == "" || err != nil {
 			return "", err
+		}
+		q.Set("pageToken", tok)
+		return path + "?" + q.Encode(), nil
+	}
+	return c.WalkAhead(ctx, path+"?"+q.Encode(), nil, next, func(r io.Reader) error {
+		var p page[T]
+		if err := restapi.Decode(r, &p); err != nil {
+			return err
 		}
 		for _, items := range [][]T{p.Users, p.Groups, p.Members} {
 			for i := range items {
 				fn(&items[i])
 			}
 		}
-		if p.NextPageToken == "" {
-			return "", nil
-		}
-		q.Set("pageToken", p.NextPageToken)
-		return path + "?" + q.Encode(), nil
+		return nil
 	})
+}
+
+// nextPageToken returns the nextPageToken member of a page (a JSON
+// object), skipping the others undecoded.
+func nextPageToken(data []byte) (string, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(data))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return "", errors.New("the answer is not a JSON object")
+	}
+	for d.PeekKind() == '"' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return "", err
+		}
+		if name.String() == "nextPageToken" {
+			v, err := d.ReadToken()
+			return v.String(), err
+		}
+		if err := d.SkipValue(); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // query returns the parameters of a listing of the customer (or

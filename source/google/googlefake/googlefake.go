@@ -85,12 +85,12 @@ type Server struct {
 	mu       sync.Mutex
 	used     map[string]bool // assertions (their jti) seen
 	throttle int
-	lists    map[string][]resource // listings by path and query, computed once
+	lists    map[string][]item // listings by path and query, computed once
 }
 
 // Start serves dom on a loopback port until Close.
 func Start(dom Domain, o Options) *Server {
-	s := &Server{dom: dom, users: map[string]*User{}, groups: map[string]*Group{}, used: map[string]bool{}, lists: map[string][]resource{}}
+	s := &Server{dom: dom, users: map[string]*User{}, groups: map[string]*Group{}, used: map[string]bool{}, lists: map[string][]item{}}
 	for i := range dom.Users {
 		u := &dom.Users[i]
 		s.users[u.ID], s.users[strings.ToLower(u.PrimaryEmail)] = u, u

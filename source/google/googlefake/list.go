@@ -15,6 +15,12 @@ import (
 // resource is one API object as JSON members.
 type resource = map[string]any
 
+// item is one object of a listing, rendered as a resource at each
+// request (p: the custom schemas a user listing includes), as a server
+// does; the fake keeps its listings as items, whose memory holds few
+// pointers.
+type item interface{ render(p projection) resource }
+
 // listing is one kind of listing: its item schema, the member holding
 // the items, its kind, and its page sizes.
 type listing struct {
@@ -38,7 +44,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
 		return
 	}
 	if kind == "groups" {
-		s.page(w, r, kind, func() ([]resource, error) { return s.groupResources(q.Get("query")) })
+		s.page(w, r, kind, projection{}, func() ([]item, error) { return s.groupItems(q.Get("query")) })
 		return
 	}
 	proj, err := projectionOf(q, s.dom.Schemas)
@@ -46,7 +52,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
 		writeError(w, http.StatusBadRequest, "invalid", err.Error())
 		return
 	}
-	s.page(w, r, kind, func() ([]resource, error) { return s.userResources(q.Get("query"), proj) })
+	s.page(w, r, kind, proj, func() ([]item, error) { return s.userItems(q.Get("query")) })
 }
 
 // getGroup serves groups.get by id or email.
@@ -56,7 +62,7 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, key string) {
 		writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
 		return
 	}
-	s.write(w, r, groupSchema, g.resource())
+	s.write(w, r, groupSchema, g.render(projection{}))
 }
 
 // members serves members.list: the direct members, or with
@@ -68,14 +74,14 @@ func (s *Server) members(w http.ResponseWriter, r *http.Request, key string) {
 		return
 	}
 	derived := r.URL.Query().Get("includeDerivedMembership") == "true"
-	s.page(w, r, "members", func() ([]resource, error) { return s.memberResources(g, derived), nil })
+	s.page(w, r, "members", projection{}, func() ([]item, error) { return s.memberItems(g, derived), nil })
 }
 
 // page answers one page of a listing (computed once by all, for each
 // path and query): at most maxResults items from the offset its
 // pageToken holds, with the next page's token, and only the members the
 // fields parameter selects.
-func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, all func() ([]resource, error)) {
+func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, p projection, all func() ([]item, error)) {
 	l := listings[kind]
 	q := r.URL.Query()
 	size, err := fakeapi.Size(r, "maxResults", l.defSize, l.limit)
@@ -101,7 +107,11 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, all f
 	end := min(start+size, len(items))
 	body := resource{"kind": l.kind, "etag": `"fake-etag"`}
 	if end > start {
-		body[l.member] = toAny(items[start:end])
+		page := make([]any, end-start)
+		for i, it := range items[start:end] {
+			page[i] = it.render(p)
+		}
+		body[l.member] = page
 	}
 	if end < len(items) {
 		body["nextPageToken"] = tokenOf(end, key)
@@ -136,14 +146,6 @@ func (s *Server) mask(w http.ResponseWriter, fields string, sc schema) (mask, bo
 	return m, true
 }
 
-func toAny(items []resource) []any {
-	out := make([]any, len(items))
-	for i, it := range items {
-		out[i] = it
-	}
-	return out
-}
-
 // listingKey names a listing: its path and query without the page's
 // own parameters.
 func listingKey(u *url.URL) string {
@@ -155,7 +157,7 @@ func listingKey(u *url.URL) string {
 }
 
 // listing returns the listing of key, computing it once.
-func (s *Server) listing(key string, all func() ([]resource, error)) ([]resource, error) {
+func (s *Server) listing(key string, all func() ([]item, error)) ([]item, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if items, ok := s.lists[key]; ok {

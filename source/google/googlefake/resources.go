@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-func (u *User) resource(p projection) resource {
+func (u *User) render(p projection) resource {
 	ou := u.OrgUnitPath
 	if ou == "" {
 		ou = "/"
@@ -29,45 +29,61 @@ func (u *User) resource(p projection) resource {
 	return r
 }
 
-func (g *Group) resource() resource {
+func (g *Group) render(projection) resource {
 	return resource{"kind": "admin#directory#group", "id": g.ID, "email": g.Email, "name": g.Name,
 		"directMembersCount": strconv.Itoa(len(g.Members))}
 }
 
-// userResources are the users that match query, as p projects them.
-func (s *Server) userResources(query string, p projection) ([]resource, error) {
+// userItems are the users that match query.
+func (s *Server) userItems(query string) ([]item, error) {
 	match, err := parseQuery(query, userTerms)
 	if err != nil {
 		return nil, err
 	}
-	var out []resource
+	var out []item
 	for i := range s.dom.Users {
 		if u := &s.dom.Users[i]; match(func(t string) string { return userTerms[t](u) }) {
-			out = append(out, u.resource(p))
+			out = append(out, u)
 		}
 	}
 	return out, nil
 }
 
-// groupResources are the groups that match query.
-func (s *Server) groupResources(query string) ([]resource, error) {
+// groupItems are the groups that match query.
+func (s *Server) groupItems(query string) ([]item, error) {
 	match, err := parseQuery(query, groupTerms)
 	if err != nil {
 		return nil, err
 	}
-	var out []resource
+	var out []item
 	for i := range s.dom.Groups {
 		if g := &s.dom.Groups[i]; match(func(t string) string { return groupTerms[t](g) }) {
-			out = append(out, g.resource())
+			out = append(out, g)
 		}
 	}
 	return out, nil
 }
 
-// memberResources are g's members; with derived, the users of its
-// nested groups too (each once, through any depth, cycles included).
-func (s *Server) memberResources(g *Group, derived bool) []resource {
-	var out []resource
+// member is one member of a group: a user or a group.
+type member struct {
+	user  *User
+	group *Group
+}
+
+func (m member) render(projection) resource {
+	r := resource{"kind": "admin#directory#member", "role": "MEMBER", "status": "ACTIVE"}
+	if m.user != nil {
+		r["id"], r["email"], r["type"] = m.user.ID, m.user.PrimaryEmail, "USER"
+	} else {
+		r["id"], r["email"], r["type"] = m.group.ID, m.group.Email, "GROUP"
+	}
+	return r
+}
+
+// memberItems are g's members; with derived, the users of its nested
+// groups too (each once, through any depth, cycles included).
+func (s *Server) memberItems(g *Group, derived bool) []item {
+	var out []item
 	seen := map[string]bool{g.ID: true}
 	var walk func(g *Group)
 	walk = func(g *Group) {
@@ -77,9 +93,9 @@ func (s *Server) memberResources(g *Group, derived bool) []resource {
 			}
 			seen[id] = true
 			if u, ok := s.users[id]; ok {
-				out = append(out, resource{"kind": "admin#directory#member", "id": u.ID, "email": u.PrimaryEmail, "role": "MEMBER", "type": "USER", "status": "ACTIVE"})
+				out = append(out, member{user: u})
 			} else if sub, ok := s.groups[id]; ok {
-				out = append(out, resource{"kind": "admin#directory#member", "id": sub.ID, "email": sub.Email, "role": "MEMBER", "type": "GROUP", "status": "ACTIVE"})
+				out = append(out, member{group: sub})
 				if derived {
 					walk(sub)
 				}

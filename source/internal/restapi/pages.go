@@ -47,6 +47,15 @@ func (c *Client) Walk(ctx context.Context, first string, hdr http.Header, page P
 // header (rel="next"): the next page is requested while this one is
 // decoded, so that the server and the decoding work at the same time.
 func (c *Client) WalkLinked(ctx context.Context, first string, hdr http.Header, decode func(io.Reader) error) error {
+	return c.WalkAhead(ctx, first, hdr, func(h http.Header, _ []byte) (string, error) { return NextLink(h), nil }, decode)
+}
+
+// WalkAhead is Walk that reads each page whole and asks next for the URL
+// of the page after it ("" after the last; from the headers, or from the
+// body, as a nextPageToken), then requests that page while decode reads
+// this one.
+func (c *Client) WalkAhead(ctx context.Context, first string, hdr http.Header, next func(http.Header, []byte) (string, error),
+	decode func(io.Reader) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	seen := map[string]bool{}
@@ -66,8 +75,12 @@ func (c *Client) WalkLinked(ctx context.Context, first string, hdr http.Header, 
 			return cur.err
 		}
 		pending = nil
-		if next := NextLink(cur.header); next != "" {
-			if pending, err = start(next); err != nil {
+		u, err := next(cur.header, cur.data)
+		if err != nil {
+			return fmt.Errorf("GET %s: reading the answer: %w", pathOf(cur.abs), err)
+		}
+		if u != "" {
+			if pending, err = start(u); err != nil {
 				return err
 			}
 		}
