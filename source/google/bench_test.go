@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2/jwt"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/google"
 	"github.com/orgsync/orgsync/source/google/googlefake"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
@@ -48,7 +49,7 @@ func benchDomain(b *testing.B, o googlefake.Options) (*googlefake.Server, []byte
 // readSource reads cfg with the rule that maps every group to a target
 // of the same name, checking the result.
 func readSource(b *testing.B, cfg google.Config) {
-	src, err := google.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
+	src, err := cfg.Open("bench", source.Options{Mapper: sourcetest.Mapper(b, sourcetest.Identity())})
 	if err != nil {
 		b.Fatal(err)
 	}

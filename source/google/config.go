@@ -2,12 +2,13 @@ package google
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/weburl"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -97,10 +98,10 @@ var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultE
 
 // Validate reports every problem of the configuration at once, each named
 // by its YAML key path inside the google block.
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(field, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
 	if !c.Credentials.IsSet() {
 		add("credentials", "required: where the service account's JSON key file is (file or env)")
@@ -111,8 +112,8 @@ func (c *Config) Validate() []source.FieldError {
 		add("subject", "required: the email address of the administrator the service account acts for (domain-wide delegation)")
 	}
 	for _, u := range []struct{ key, val string }{{"apiURL", c.APIURL}, {"tokenURL", c.TokenURL}} {
-		if p, err := url.Parse(u.val); u.val != "" && (err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http") {
-			add(u.key, "%q is not an http or https URL", u.val)
+		if _, err := weburl.Parse(u.val); u.val != "" && err != nil {
+			add(u.key, "%v", err)
 		}
 	}
 	if c.PageSize < 0 || c.PageSize > DefaultPageSize {

@@ -19,38 +19,17 @@ import (
 	"errors"
 	"fmt"
 
-	"go.uber.org/zap"
-
-	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
-	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Source reads one Google Workspace account. Make it with Open.
+// Source reads one Google Workspace account. Make it with Config.Open.
 type Source struct {
 	*clouddir.Source
 	cfg Config
 	// clientID is the service account's (from its key file), for the
 	// advice on domain-wide delegation.
 	clientID string
-}
-
-// Open checks cfg and returns the source; it does not sign in yet (Read
-// does, each time). A configuration problem is returned as a
-// source.FieldErrors naming every bad key. m may be nil (no group mapping).
-func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, source.FieldErrors(errs)
-	}
-	cfg.applyDefaults()
-	s := &Source{cfg: cfg}
-	var err error
-	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, cfg.Users.ExtraAttributes, m, log, clouddir.API{
-		BaseURL: cfg.APIURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
-		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory { return newDirectory(c, &s.cfg, attrs) },
-	})
-	return s, err
 }
 
 // keyFile is what the source reads of a service account's JSON key file.

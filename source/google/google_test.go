@@ -57,12 +57,19 @@ func writeKey(t *testing.T, key *googlefake.Key, s *googlefake.Server) string {
 
 func open(t *testing.T, cfg google.Config, rules []mapping.Rule) *google.Source {
 	t.Helper()
-	src, err := google.Open("google-test", cfg, sourcetest.Mapper(t, rules), nil)
+	return openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules)})
+}
+
+// openWith opens cfg with o, with short waits between retries.
+func openWith(t *testing.T, cfg google.Config, o source.Options) *google.Source {
+	t.Helper()
+	src, err := cfg.Open("google-test", o)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
-	return src
+	s := src.(*google.Source)
+	s.Retry.MinWait, s.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
+	return s
 }
 
 func read(t *testing.T, cfg google.Config, rules []mapping.Rule) (*source.Result, error) {
@@ -221,9 +228,7 @@ func TestExpressionsAndCustomSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := open(t, d.cfg, rules)
-	src.Expressions(p)
-	res, err := src.Read(context.Background())
+	res, err := openWith(t, d.cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +256,7 @@ func TestValidate(t *testing.T) {
 	if !slices.Equal(fields, want) {
 		t.Errorf("problems in %v, want %v", fields, want)
 	}
-	if _, err := google.Open("g", c, nil, nil); err == nil || !strings.Contains(err.Error(), "subject") {
+	if _, err := c.Open("g", source.Options{}); err == nil || !strings.Contains(err.Error(), "subject") {
 		t.Errorf("Open: %v", err)
 	}
 }
