@@ -37,6 +37,7 @@ var demoSources = map[string]demoSource{
 	"ldap":     {dir: "openldap", start: startDemoSlapd},
 	"entra":    {dir: "entra", start: startDemoEntra},
 	"okta":     {dir: "okta", start: startDemoOkta},
+	"google":   {dir: "google", start: startDemoGoogle},
 }
 
 // demoSourceNames lists the --source values of the demo.
