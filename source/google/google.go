@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
@@ -51,6 +53,9 @@ func (s *Source) auth() (restapi.Auth, error) {
 	var k keyFile
 	if err := json.Unmarshal([]byte(v.Reveal()), &k); err != nil || k.Type != "service_account" || k.ClientEmail == "" || k.PrivateKey == "" {
 		return nil, errors.New(`credentials: not a service account's JSON key file (type "service_account" with client_email and private_key): create a key of type JSON for the service account`)
+	}
+	if _, err := jwt.ParseRSAPrivateKeyFromPEM([]byte(k.PrivateKey)); err != nil {
+		return nil, errors.New("credentials: the key file's private_key is not a PEM RSA private key: download a new JSON key of the service account")
 	}
 	s.clientID = k.ClientID
 	tokenURL := s.cfg.TokenURL

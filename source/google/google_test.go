@@ -187,6 +187,14 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	badFile := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(badFile, []byte(`{"type":"service_account","client_email":"a@b","private_key":"-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	textFile := filepath.Join(t.TempDir(), "key.txt")
+	if err := os.WriteFile(textFile, []byte("not JSON"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	delegation := []string{"unauthorized_client", "Manage Domain Wide Delegation", "108000000000000000001", "admin.directory.group.member.readonly"}
 	for name, c := range map[string]struct {
 		cfg  google.Config
@@ -200,6 +208,8 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 		"bad field":             {with(func(c *google.Config) { c.Users.FirstName = "{department}" }), []string{"400", "Invalid field selection users/department", "check the fields"}},
 		"unknown schema":        {with(func(c *google.Config) { c.Users.ExtraAttributes = []string{"customSchemas.HR.level"} }), []string{"400", "custom schema HR not found", "customSchemas.<schema>"}},
 		"wrong customer":        {with(func(c *google.Config) { c.Customer = "C999" }), []string{"400", "check customer (C999)"}},
+		"not a key file":        {with(func(c *google.Config) { c.Credentials = secret.Ref{File: textFile} }), []string{"credentials: not a service account's JSON key file"}},
+		"a bad private key":     {with(func(c *google.Config) { c.Credentials = secret.Ref{File: badFile} }), []string{"credentials: the key file's private_key is not a PEM RSA private key"}},
 		"dead apiURL":           {with(func(c *google.Config) { c.APIURL = "http://127.0.0.1:1" }), []string{"cannot connect to 127.0.0.1:1", "check apiURL (http://127.0.0.1:1)"}},
 	} {
 		res, err := read(t, c.cfg, rules)

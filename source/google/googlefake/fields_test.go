@@ -51,3 +51,28 @@ func FuzzParseMask(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQueryAndPageToken: no query or page token makes the fake panic; a
+// page token it made gives back its offset, for its own listing only.
+func FuzzQueryAndPageToken(f *testing.F) {
+	for _, s := range []string{"orgUnitPath='/Staff' isAdmin=true", "name:app*", "email='a", "=x", "givenName=Bob"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, q string, off int) {
+		if match, err := parseQuery(q, userTerms); err == nil {
+			u := &User{GivenName: "Bob", OrgUnitPath: "/Staff/Sub"}
+			_ = match(func(term string) string { return userTerms[term](u) })
+		}
+		_, _ = offsetOf(q, "key", 10)
+		if off < 0 || off > 10 {
+			return
+		}
+		tok := tokenOf(off, "/users?customer=my_customer")
+		if got, ok := offsetOf(tok, "/users?customer=my_customer", 10); !ok || got != off {
+			t.Errorf("offset %d came back %d, %v", off, got, ok)
+		}
+		if _, ok := offsetOf(tok, "/groups?customer=my_customer", 10); ok {
+			t.Error("a users page token was taken for groups")
+		}
+	})
+}
