@@ -27,11 +27,13 @@ type directory struct {
 	full     bool // a template names customSchemas whole
 	leftOut  int  // suspended and archived users left out
 	basePath string
+	x        *extractor // reads the users' attributes
 }
 
 // newDirectory returns the directory that reads attrs of each user.
 func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
-	d := &directory{c: c, cfg: cfg, basePath: cfg.APIURL + "/admin/directory/v1"}
+	d := &directory{c: c, cfg: cfg, basePath: cfg.APIURL + "/admin/directory/v1",
+		x: newExtractor(append([]string{"id", "suspended", "archived"}, attrs...))}
 	d.fields = "nextPageToken,users(" + strings.Join(userFields(attrs), ",") + ")"
 	for _, a := range attrs {
 		switch parts := strings.Split(a, "."); {
@@ -76,9 +78,9 @@ type page[T any] struct {
 	Members []T `json:"members"`
 }
 
-// walk reads every item of a listing, calling fn for each; pages follow
+// walk reads every page of a listing with decode; pages follow
 // nextPageToken, the next one requested while this one is decoded.
-func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, fn func(*T)) error {
+func walk(ctx context.Context, c *restapi.Client, path string, q url.Values, decode func(io.Reader) error) error {
 	next := func(_ http.Header, data []byte) (string, error) {
 		tok, err := nextPageToken(data)
 		if tok == "" || err != nil {
@@ -87,18 +89,23 @@ func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Valu
 		q.Set("pageToken", tok)
 		return path + "?" + q.Encode(), nil
 	}
-	return c.WalkAhead(ctx, path+"?"+q.Encode(), nil, next, func(r io.Reader) error {
+	return c.WalkAhead(ctx, path+"?"+q.Encode(), nil, next, decode)
+}
+
+// items decodes a page of groups or members, calling fn for each.
+func items[T any](fn func(*T)) func(io.Reader) error {
+	return func(r io.Reader) error {
 		var p page[T]
 		if err := restapi.Decode(r, &p); err != nil {
 			return err
 		}
-		for _, items := range [][]T{p.Users, p.Groups, p.Members} {
+		for _, items := range [][]T{p.Groups, p.Members} {
 			for i := range items {
 				fn(&items[i])
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // nextPageToken returns the nextPageToken member of a page (a JSON
@@ -115,6 +122,9 @@ func nextPageToken(data []byte) (string, error) {
 		}
 		if name.String() == "nextPageToken" {
 			v, err := d.ReadToken()
+			if err == nil && v.Kind() != '"' {
+				err = errors.New("nextPageToken is not a string")
+			}
 			return v.String(), err
 		}
 		if err := d.SkipValue(); err != nil {
@@ -168,11 +178,11 @@ func (d *directory) FindGroups(ctx context.Context, name string) ([]clouddir.Gro
 		q.Set("query", "name='"+name+"'")
 	}
 	var out []clouddir.Group
-	err := walk(ctx, d.c, d.basePath+"/groups", q, func(g *apiGroup) {
+	err := walk(ctx, d.c, d.basePath+"/groups", q, items(func(g *apiGroup) {
 		if strings.EqualFold(g.Name, name) {
 			out = append(out, g.group())
 		}
-	})
+	}))
 	return out, err
 }
 
@@ -182,7 +192,7 @@ func (d *directory) ListGroups(ctx context.Context, fn func(clouddir.Group)) err
 	if d.cfg.Groups.Query != "" {
 		q.Set("query", d.cfg.Groups.Query)
 	}
-	return walk(ctx, d.c, d.basePath+"/groups", q, func(g *apiGroup) { fn(g.group()) })
+	return walk(ctx, d.c, d.basePath+"/groups", q, items(func(g *apiGroup) { fn(g.group()) }))
 }
 
 // Members lists the users in a group: through nested groups too
@@ -196,11 +206,11 @@ func (d *directory) Members(ctx context.Context, g clouddir.Group, fn func(strin
 		ID   string `json:"id"`
 		Type string `json:"type"`
 	}
-	return walk(ctx, d.c, d.basePath+"/groups/"+url.PathEscape(g.ID)+"/members", q, func(m *member) {
+	return walk(ctx, d.c, d.basePath+"/groups/"+url.PathEscape(g.ID)+"/members", q, items(func(m *member) {
 		if m.Type == "USER" {
 			fn(m.ID)
 		}
-	})
+	}))
 }
 
 // Users lists the users (of users.query), leaving out the suspended and
@@ -218,48 +228,15 @@ func (d *directory) Users(ctx context.Context, fn func(string, func(string) stri
 		q.Set("projection", "custom")
 		q.Set("customFieldMask", strings.Join(d.custom, ","))
 	}
-	return walk(ctx, d.c, d.basePath+"/users", q, func(u *map[string]any) {
-		if d.leaveOut(*u) {
-			d.leftOut++
-			return
-		}
-		fn(restapi.Attr(*u, "id"), func(a string) string { return attr(*u, a) })
+	return walk(ctx, d.c, d.basePath+"/users", q, func(r io.Reader) error {
+		return d.x.users(r, func(get func(string) string) {
+			if get("suspended") == "true" && !d.cfg.Users.IncludeSuspended || get("archived") == "true" && !d.cfg.Users.IncludeArchived {
+				d.leftOut++
+				return
+			}
+			fn(get("id"), get)
+		})
 	})
-}
-
-// leaveOut reports whether u is suspended or archived and not asked for.
-func (d *directory) leaveOut(u map[string]any) bool {
-	return u["suspended"] == true && !d.cfg.Users.IncludeSuspended || u["archived"] == true && !d.cfg.Users.IncludeArchived
-}
-
-// attr returns the value at path ("name.givenName",
-// "addresses.countryCode", "customSchemas.Employment.costCenter") of a
-// user: a list on the way gives its primary element, else its first.
-func attr(obj map[string]any, path string) string {
-	parts := strings.Split(path, ".")
-	for _, key := range parts[:len(parts)-1] {
-		next, ok := primary(obj[key]).(map[string]any)
-		if !ok {
-			return ""
-		}
-		obj = next
-	}
-	return restapi.Attr(obj, parts[len(parts)-1])
-}
-
-// primary returns the element of a list whose primary is true, else its
-// first; v itself when it is not a list.
-func primary(v any) any {
-	list, ok := v.([]any)
-	if !ok || len(list) == 0 {
-		return v
-	}
-	for _, e := range list {
-		if m, ok := e.(map[string]any); ok && m["primary"] == true {
-			return m
-		}
-	}
-	return list[0]
 }
 
 func (d *directory) LeftOut() int { return d.leftOut }
