@@ -48,7 +48,7 @@ func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 }
 
 // primaryLists are the user's lists whose elements may be marked
-// primary: attr takes that one.
+// primary: the extractor takes that one.
 var primaryLists = []string{"addresses", "emails", "ims", "organizations", "phones", "posixAccounts", "websites"}
 
 // userFields returns the selections of a partial response that hold the
@@ -70,10 +70,9 @@ func userFields(attrs []string) []string {
 	return out
 }
 
-// page is one page of a listing: its items are under users, groups or
-// members (its nextPageToken is read by nextPageToken).
+// page is one page of a group or member listing (its nextPageToken is
+// read by nextPageToken; a users page by the extractor).
 type page[T any] struct {
-	Users   []T `json:"users"`
 	Groups  []T `json:"groups"`
 	Members []T `json:"members"`
 }
