@@ -15,7 +15,7 @@ import (
 // has to supply; with them in place the configuration is valid and has
 // the chosen kind of source.
 func TestInitWritesStarterConfigs(t *testing.T) {
-	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "entra": "entra", "okta": "okta"} {
+	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "entra": "entra", "okta": "okta", "google": "google"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "orgsync.yaml")
