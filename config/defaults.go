@@ -23,6 +23,10 @@ const (
 	// many rotated files are kept.
 	DefaultLogMaxSizeMB  = 100
 	DefaultLogMaxBackups = 5
+	// The state directory's files: rotated at DefaultStateMaxFileMB,
+	// rotated files kept for DefaultStateRetention.
+	DefaultStateMaxFileMB = 10
+	DefaultStateRetention = 90 * 24 * time.Hour
 )
 
 // presetDefaults sets, before the file is decoded, the defaults whose zero
@@ -46,6 +50,9 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Schedule.Listen, DefaultListen)
 	setDefault(&c.Logging.Level, "info")
 	setDefault(&c.Logging.Format, FormatAuto)
+	setDefault(&c.Safety.OnLimit, OnLimitHold)
+	setDefault(&c.State.MaxFileMB, DefaultStateMaxFileMB)
+	setDefault(&c.State.Retention, DefaultStateRetention)
 }
 
 // targets returns the targets as written: the single target, or each of
@@ -94,7 +101,7 @@ func (c *Config) resolvePaths(dir string) {
 
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
-	paths := []*string{&c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile}
+	paths := []*string{&c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile, &c.State.Dir}
 	for _, t := range c.targets() {
 		paths = append(paths, &t.Auth.ClientSecret.File, &t.Auth.PrivateKey.File, &t.Auth.PrivateKeyPassphrase.File, &t.TLS.CAFile)
 	}
