@@ -44,6 +44,9 @@ func commands() map[string]command {
 		"invites":  {"list, resend or revoke pending invites", runInvites},
 		"products": {"list the organization's products", runProducts},
 		"users":    {"list users or look one up", runUsers},
+		"approve":  {"list the changes a safety limit held, or apply one approval", runApprove},
+		"reject":   {"discard the changes a safety limit held", runReject},
+		"history":  {"show the changes applied, by user, organization and time", runHistory},
 		"version":  {"print the version, commit and build date", runVersion},
 	}
 }

@@ -208,7 +208,8 @@ type runReport struct {
 	applied map[string]int // changes applied, by kind
 	stats   umapi.Stats
 	elapsed time.Duration
-	err     error // what failed the organization's run, if anything
+	err     error    // what failed the organization's run, if anything
+	held    []string // the organization's pending approvals after a real run
 }
 
 // apply sends the plan (as test-only requests when mode is applyTestOnly),
@@ -356,14 +357,24 @@ func (e *env) applyAll(ctx context.Context, plans []*planned, mode applyMode) ([
 func (e *env) applyOne(ctx context.Context, p *planned, mode applyMode) *runReport {
 	if p.err != nil {
 		p.log.Error("planning failed", zap.Error(p.err))
-		return &runReport{org: p.org, log: p.log, err: p.err, elapsed: time.Since(p.start)}
+		rep := &runReport{org: p.org, log: p.log, err: p.err, elapsed: time.Since(p.start)}
+		e.record(p, rep, mode, "")
+		return rep
+	}
+	held, err := e.holdOrStop(p, mode)
+	if err != nil {
+		rep := &runReport{org: p.org, log: p.log, counts: p.plan.Counts(), err: err, elapsed: time.Since(p.start)}
+		summary(rep, err)
+		e.record(p, rep, mode, "")
+		return rep
 	}
 	rep, err := e.apply(ctx, p, mode)
 	if mode == applyDry {
 		err = nil // what a dry run would withhold, the plan shows already
 	}
-	rep.err = err
+	rep.err, rep.held = err, held
 	summary(rep, err)
+	e.record(p, rep, mode, "")
 	return rep
 }
 

@@ -81,6 +81,8 @@ type env struct {
 	// client); mu guards them.
 	mu      sync.Mutex
 	clients map[string]cachedClient
+	// keeper opens the state directory when first needed.
+	keeper stateKeeper
 }
 
 // cachedClient is a service client with the configuration it was built

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 )
@@ -13,11 +14,15 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	sf.addOrgsFlag(fs)
 	testOnly := fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
 	scope := addScopeFlags(fs)
+	reportFile := addReportFlag(fs)
 	e, code, ok := sf.start(fs, args, io, 0, nil)
 	if !ok {
 		return code
 	}
 	if err := scope.apply(e.cfg); err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	if err := checkReportFlag(*reportFile); err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	mode := applyReal
@@ -28,6 +33,7 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	for _, rep := range reps {
 		e.printResult(io, rep, mode)
 	}
+	err = errors.Join(err, e.reportTo(io, *reportFile))
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
@@ -40,6 +46,7 @@ func (e *env) printResult(io stdio, rep *runReport, mode applyMode) {
 	if rep == nil || rep.result == nil {
 		return
 	}
+	defer e.printHeld(io, rep)
 	verb := "applied"
 	if mode == applyTestOnly {
 		verb = "validated by the service (test only, nothing changed)"
