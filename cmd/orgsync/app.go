@@ -46,6 +46,8 @@ func commands() map[string]command {
 		"users":    {"list users or look one up", runUsers},
 		"approve":  {"list the changes a safety limit held, or apply one approval", runApprove},
 		"reject":   {"discard the changes a safety limit held", runReject},
+		"apply":    {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply},
+		"show":     {"print a saved plan as text or JSON", runShow},
 		"history":  {"show the changes applied, by user, organization and time", runHistory},
 		"version":  {"print the version, commit and build date", runVersion},
 	}

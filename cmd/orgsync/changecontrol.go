@@ -26,6 +26,9 @@ type stateKeeper struct {
 	dir  *state.Dir
 	mu   sync.Mutex
 	done report.Report
+	// fingerprints asks the plans for the fingerprints a saved plan
+	// keeps (plan --out, apply FILE).
+	fingerprints bool
 }
 
 // stateDir returns the open state directory, or nil when state.dir is not

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orgsync/orgsync/cmd/orgsync/internal/fanout"
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/planfile"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/target/umapi"
@@ -54,6 +55,9 @@ type planned struct {
 	desired *desired
 	mapper  *mapping.Mapper
 	scope   reconcile.Scope
+	// current is the fingerprint of the organization's users as read,
+	// for a saved plan (set when the env's keeper asks for fingerprints).
+	current string
 }
 
 // makePlans reads the sources once and computes the plan of every
@@ -156,6 +160,9 @@ func (e *env) planOrg(ctx context.Context, p *planned, m *mapping.Mapper, desire
 	stop()
 	if err != nil {
 		return fmt.Errorf("reading the organization: %w", withSettingHint(err, p.org))
+	}
+	if e.keeper.fingerprints {
+		p.current = planfile.UsersFingerprint(cur.Users)
 	}
 	desired.Users = fanout.Present(desired.Users, others, cur.Users)
 	if p.plan, err = reconcile.Diff(desired, cur, policy); err != nil {

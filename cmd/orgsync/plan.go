@@ -23,10 +23,12 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
 	explain := fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
 	scope := addScopeFlags(fs)
+	out := fs.String("out", "", "also save the plan to this file, for review and orgsync apply FILE")
 	e, code, ok := sf.start(fs, args, io, 0, output)
 	if !ok {
 		return code
 	}
+	e.keeper.fingerprints = *out != ""
 	if err := scope.apply(e.cfg); err != nil {
 		return fail(io, fs.Name(), err)
 	}
@@ -44,6 +46,12 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	}
 	if _, err := e.applyAll(ctx, plans, applyDry); err != nil {
 		return fail(io, fs.Name(), err)
+	}
+	if *out != "" {
+		if err := e.savePlan(*out, plans); err != nil {
+			return fail(io, fs.Name(), fmt.Errorf("--out: %w", err))
+		}
+		fmt.Fprintf(io.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
 	}
 	if *detailed && !inSync(plans) {
 		return exitChanges
