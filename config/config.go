@@ -36,6 +36,7 @@ type Config struct {
 	Schedule Schedule       `yaml:"schedule"`
 	Logging  Logging        `yaml:"logging"`
 	State    State          `yaml:"state"`
+	Notify   Notify         `yaml:"notify"`
 
 	// File is the path the configuration was read from.
 	File string `yaml:"-"`

@@ -53,6 +53,7 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Safety.OnLimit, OnLimitHold)
 	setDefault(&c.State.MaxFileMB, DefaultStateMaxFileMB)
 	setDefault(&c.State.Retention, DefaultStateRetention)
+	c.Notify.applyDefaults()
 }
 
 // targets returns the targets as written: the single target, or each of
@@ -113,6 +114,7 @@ func (c *Config) filePaths() []*string {
 	for i := range c.Sources {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}
+	paths = append(paths, c.Notify.filePaths()...)
 	return paths
 }
 

@@ -16,7 +16,7 @@ import (
 // printHeld writes the organization's pending approvals after a run, with
 // what to do about them.
 func (e *env) printHeld(io stdio, rep *runReport) {
-	for _, id := range rep.held {
+	for _, id := range rep.held.pending {
 		prefix := ""
 		if e.cfg.MultiOrg() {
 			prefix = rep.org.Name + ": "
@@ -137,7 +137,7 @@ func (e *env) approve(ctx context.Context, io stdio, dir *state.Dir, id string) 
 	rep, err := e.apply(ctx, p, applyReal)
 	rep.err = err
 	summary(rep, err)
-	e.record(p, rep, applyReal, a.ID)
+	e.finish(ctx, p, rep, applyReal, a.ID)
 	if cerr := dir.Close(a, state.Approved); cerr != nil {
 		return errors.Join(err, cerr)
 	}

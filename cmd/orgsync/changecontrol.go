@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -61,22 +62,24 @@ func runID(start time.Time) string { return start.UTC().Format("20060102T150405.
 // stop returns an error (nothing is to be applied); hold keeps the
 // withheld changes no approval holds yet as a new pending approval and
 // clears the plan's safety stop, so that the rest is applied and the run
-// succeeds. It returns the ids of the organization's pending approvals.
-func (e *env) holdOrStop(p *planned, mode applyMode) ([]string, error) {
+// succeeds.
+func (e *env) holdOrStop(p *planned, mode applyMode) (heldChanges, error) {
+	var out heldChanges
 	if mode != applyReal {
-		return nil, nil
+		return out, nil
 	}
 	tripped := approval.LimitTripped(p.plan)
 	if tripped && e.cfg.SafetyOf(p.org).OnLimit == config.OnLimitStop {
-		return nil, fmt.Errorf("%w; safety.onLimit is stop: nothing applied", p.plan.Safety)
+		return out, fmt.Errorf("%w; safety.onLimit is stop: nothing applied", p.plan.Safety)
 	}
 	dir := e.stateDir()
 	if dir == nil {
-		return nil, nil
+		return out, nil
 	}
 	pending, err := e.narrowPending(dir, p)
+	out.pending = ids(pending)
 	if err != nil || !tripped {
-		return ids(pending), err
+		return out, err
 	}
 	var held [][]reconcile.Change
 	for i := range pending {
@@ -87,14 +90,20 @@ func (e *env) holdOrStop(p *planned, mode applyMode) ([]string, error) {
 		a := state.Approval{ID: state.NewID(), Org: p.org.Name, Created: now, Updated: now, Run: runID(p.start),
 			Reason: p.plan.Safety.Reason, Status: state.Pending, Changes: fresh}
 		if err := dir.SaveApproval(&a); err != nil {
-			return ids(pending), fmt.Errorf("holding the withheld changes for approval: %w", err)
+			return out, fmt.Errorf("holding the withheld changes for approval: %w", err)
 		}
 		p.log.Warn("safety limit: destructive changes held for approval", zap.String("approval", a.ID),
 			zap.Int("changes", len(fresh)), zap.String("reason", a.Reason))
-		pending = append(pending, a)
+		out.pending, out.created = append(out.pending, a.ID), &a
 	}
 	p.plan.Safety = nil // held, not failed: the rest of the plan goes on
-	return ids(pending), nil
+	return out, nil
+}
+
+// heldChanges is what a real run did with approvals.
+type heldChanges struct {
+	pending []string        // the organization's pending approvals after the run
+	created *state.Approval // the approval the run created, if any
 }
 
 // narrowPending drops from organization p's pending approvals what its
@@ -137,6 +146,12 @@ func ids(list []state.Approval) []string {
 	return out
 }
 
+// finish records organization p's run (record) and notifies about it.
+func (e *env) finish(ctx context.Context, p *planned, rep *runReport, mode applyMode, approvalID string) {
+	e.record(p, rep, mode, approvalID)
+	e.notifyRun(ctx, p, rep, mode)
+}
+
 // record keeps what organization p's run sent, for the --report file and,
 // when there is a state directory, in its history and run records;
 // approvalID is the approval the changes were held in, if any. A dry run
@@ -169,11 +184,11 @@ func runRecord(p *planned, rep *runReport, mode applyMode, approvalID string) (*
 	end := time.Now().UTC()
 	run := &state.Run{ID: runID(p.start), Org: p.org.Name, Start: p.start.UTC(), End: end, Mode: modeName(mode, approvalID),
 		Result: state.RunSuccess, Changes: rep.applied, Requests: rep.stats.Total(), Status429: rep.stats.TooManyRequests,
-		Approval: strings.Join(rep.held, ",")}
+		Approval: strings.Join(rep.held.pending, ",")}
 	if approvalID != "" {
 		run.Approval = approvalID
 	}
-	if len(rep.held) > 0 {
+	if len(rep.held.pending) > 0 {
 		run.Result = state.RunHeld
 	}
 	if rep.err != nil {

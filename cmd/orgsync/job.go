@@ -215,8 +215,8 @@ type runReport struct {
 	applied map[string]int // changes applied, by kind
 	stats   umapi.Stats
 	elapsed time.Duration
-	err     error    // what failed the organization's run, if anything
-	held    []string // the organization's pending approvals after a real run
+	err     error       // what failed the organization's run, if anything
+	held    heldChanges // the approvals of a real run
 }
 
 // apply sends the plan (as test-only requests when mode is applyTestOnly),
@@ -365,14 +365,14 @@ func (e *env) applyOne(ctx context.Context, p *planned, mode applyMode) *runRepo
 	if p.err != nil {
 		p.log.Error("planning failed", zap.Error(p.err))
 		rep := &runReport{org: p.org, log: p.log, err: p.err, elapsed: time.Since(p.start)}
-		e.record(p, rep, mode, "")
+		e.finish(ctx, p, rep, mode, "")
 		return rep
 	}
 	held, err := e.holdOrStop(p, mode)
 	if err != nil {
 		rep := &runReport{org: p.org, log: p.log, counts: p.plan.Counts(), err: err, elapsed: time.Since(p.start)}
 		summary(rep, err)
-		e.record(p, rep, mode, "")
+		e.finish(ctx, p, rep, mode, "")
 		return rep
 	}
 	rep, err := e.apply(ctx, p, mode)
@@ -381,7 +381,7 @@ func (e *env) applyOne(ctx context.Context, p *planned, mode applyMode) *runRepo
 	}
 	rep.err, rep.held = err, held
 	summary(rep, err)
-	e.record(p, rep, mode, "")
+	e.finish(ctx, p, rep, mode, "")
 	return rep
 }
 

@@ -114,7 +114,8 @@ func (d *Dispatcher) Send(ctx context.Context, e *Event) {
 // sendOne tries n up to Attempts times.
 func (d *Dispatcher) sendOne(ctx context.Context, n Notifier, e *Event) error {
 	var err error
-	for attempt := range max(d.Attempts, 1) {
+	attempts := max(d.Attempts, 1)
+	for attempt := range attempts {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
@@ -125,7 +126,9 @@ func (d *Dispatcher) sendOne(ctx context.Context, n Notifier, e *Event) error {
 		if err = n.Send(ctx, e); err == nil {
 			return nil
 		}
-		d.Log.Warn("notification failed, retrying", zap.String("notifier", n.Name()), zap.Int("attempt", attempt+1), zap.Error(err))
+		if attempt < attempts-1 {
+			d.Log.Warn("notification failed, retrying", zap.String("notifier", n.Name()), zap.Int("attempt", attempt+1), zap.Error(err))
+		}
 	}
 	return err
 }

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/orgsync/orgsync/internal/notify/smtptest"
 	"github.com/orgsync/orgsync/secret"
 )
 
@@ -27,51 +28,51 @@ func heldEvent() *Event {
 		Changes: []string{"- remove a@example.com", ".starts with a dot"}, More: 2, Counts: map[string]int{"remove": 3}}
 }
 
-func emailTo(t *testing.T, s *smtpServer, password string) *Email {
-	host, port, _ := net.SplitHostPort(s.addr)
+func emailTo(t *testing.T, s *smtptest.Server, password string) *Email {
+	host, port, _ := net.SplitHostPort(s.Addr)
 	p, _ := strconv.Atoi(port)
 	t.Setenv("TEST_SMTP_PASSWORD", password)
 	return &Email{Host: host, Port: p, From: "orgsync@example.com", To: []string{"ops@example.com", "it@example.com"},
 		Username: "orgsync", Password: secret.Ref{Env: "TEST_SMTP_PASSWORD"}, TLS: TLSStartTLS,
-		TLSConfig: &tls.Config{RootCAs: s.roots}}
+		TLSConfig: &tls.Config{RootCAs: s.Roots}}
 }
 
 func TestEmailOverSTARTTLSWithAuthentication(t *testing.T) {
-	s := startSMTP(t, true)
+	s := smtptest.Start(t, true)
 	if err := emailTo(t, s, "s3cret-pw").Send(context.Background(), heldEvent()); err != nil {
 		t.Fatal(err)
 	}
-	got := s.received()
+	got := s.Received()
 	if len(got) != 1 {
 		t.Fatalf("%d mails received, want 1", len(got))
 	}
 	m := got[0]
-	if !m.tls || m.from != "orgsync@example.com" || strings.Join(m.to, ",") != "ops@example.com,it@example.com" {
+	if !m.TLS || m.From != "orgsync@example.com" || strings.Join(m.To, ",") != "ops@example.com,it@example.com" {
 		t.Errorf("mail %+v", m)
 	}
 	for _, want := range []string{"Subject: orgsync: changes held for approval in emea", "orgsync approve 0123abcd",
 		"- remove a@example.com", "\r\n.starts with a dot\r\n", "... and 2 more"} {
-		if !strings.Contains(m.data, want) {
-			t.Errorf("mail lacks %q:\n%s", want, m.data)
+		if !strings.Contains(m.Data, want) {
+			t.Errorf("mail lacks %q:\n%s", want, m.Data)
 		}
 	}
 }
 
 func TestEmailRefusals(t *testing.T) {
-	s := startSMTP(t, true)
+	s := smtptest.Start(t, true)
 	err := emailTo(t, s, "wrong-pw").Send(context.Background(), heldEvent())
 	if err == nil || !strings.Contains(err.Error(), "authentication as orgsync") || strings.Contains(err.Error(), "wrong-pw") {
 		t.Errorf("wrong password: %v", err)
 	}
-	plain := startSMTP(t, false)
+	plain := smtptest.Start(t, false)
 	err = emailTo(t, plain, "s3cret-pw").Send(context.Background(), heldEvent())
 	if err == nil || !strings.Contains(err.Error(), "does not offer STARTTLS") {
 		t.Errorf("no STARTTLS: %v", err)
 	}
-	if n := len(plain.received()) + len(s.received()); n != 0 {
+	if n := len(plain.Received()) + len(s.Received()); n != 0 {
 		t.Errorf("%d mails sent despite the refusals", n)
 	}
-	if len(plain.authSeen) != 0 {
+	if plain.AuthAttempts() != 0 {
 		t.Error("the password was sent over a connection without TLS")
 	}
 	untrusted := emailTo(t, s, "s3cret-pw")

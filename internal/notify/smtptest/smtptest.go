@@ -1,4 +1,8 @@
-package notify
+// Package smtptest is an SMTP server on loopback for tests: it speaks the
+// dialogue of RFC 5321 (EHLO, STARTTLS of RFC 3207 with a certificate of
+// its own, AUTH PLAIN of RFC 4954 after TLS only, MAIL, RCPT, DATA, QUIT)
+// and keeps the mail it receives.
+package smtptest
 
 import (
 	"bufio"
@@ -9,6 +13,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
+	"encoding/pem"
 	"math/big"
 	"net"
 	"strings"
@@ -17,38 +22,40 @@ import (
 	"time"
 )
 
-// smtpServer is an SMTP server on loopback for the tests: it speaks the
-// dialogue of RFC 5321 (EHLO, STARTTLS of RFC 3207, AUTH PLAIN of RFC
-// 4954 after TLS only, MAIL, RCPT, DATA, QUIT) and keeps what it received.
-type smtpServer struct {
-	addr     string
-	roots    *x509.CertPool
-	startTLS bool // offer STARTTLS
-	user     string
-	password string
+// Server is a running SMTP server.
+type Server struct {
+	Addr string
+	// Roots trusts the server's certificate; CertPEM is it in PEM.
+	Roots   *x509.CertPool
+	CertPEM []byte
+	// User and Password are the credentials it accepts.
+	User, Password string
+	startTLS       bool // offer STARTTLS
 
 	mu       sync.Mutex
-	mails    []mail
-	authSeen []string // the credentials of each AUTH, accepted or not
+	mails    []Mail
+	authSeen int
 }
 
-type mail struct {
-	from string
-	to   []string
-	data string
-	tls  bool
+// Mail is one mail received.
+type Mail struct {
+	From string
+	To   []string
+	Data string
+	TLS  bool // received over TLS
 }
 
-// startSMTP serves until the test ends.
-func startSMTP(t *testing.T, startTLS bool) *smtpServer {
+// Start serves on a loopback port until the test ends, offering STARTTLS
+// when startTLS is set; it accepts user orgsync with password s3cret-pw.
+func Start(t testing.TB, startTLS bool) *Server {
 	t.Helper()
-	cert, roots := selfSigned(t)
+	cert, roots, certPEM := selfSigned(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	s := &smtpServer{addr: ln.Addr().String(), roots: roots, startTLS: startTLS, user: "orgsync", password: "s3cret-pw"}
+	s := &Server{Addr: ln.Addr().String(), Roots: roots, CertPEM: certPEM, startTLS: startTLS, User: "orgsync", Password: "s3cret-pw"}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
 	go func() {
 		for {
@@ -62,14 +69,22 @@ func startSMTP(t *testing.T, startTLS bool) *smtpServer {
 	return s
 }
 
-func (s *smtpServer) received() []mail {
+// Received returns the mail received so far.
+func (s *Server) Received() []Mail {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]mail(nil), s.mails...)
+	return append([]Mail(nil), s.mails...)
+}
+
+// AuthAttempts counts the AUTH commands received, accepted or not.
+func (s *Server) AuthAttempts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.authSeen
 }
 
 // serve runs one session.
-func (s *smtpServer) serve(c net.Conn, cfg *tls.Config) {
+func (s *Server) serve(c net.Conn, cfg *tls.Config) {
 	defer func() { c.Close() }()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	r, w := bufio.NewReader(c), bufio.NewWriter(c)
@@ -80,7 +95,7 @@ func (s *smtpServer) serve(c net.Conn, cfg *tls.Config) {
 		w.Flush()
 	}
 	reply("220 test.example ESMTP ready")
-	var cur mail
+	var cur Mail
 	secure, authed := false, false
 	for {
 		line, err := r.ReadString('\n')
@@ -112,23 +127,23 @@ func (s *smtpServer) serve(c net.Conn, cfg *tls.Config) {
 			raw, _ := base64.StdEncoding.DecodeString(f[len(f)-1])
 			parts := strings.Split(string(raw), "\x00")
 			s.mu.Lock()
-			s.authSeen = append(s.authSeen, strings.Join(parts, "|"))
+			s.authSeen++
 			s.mu.Unlock()
-			if len(parts) == 3 && parts[1] == s.user && parts[2] == s.password {
+			if len(parts) == 3 && parts[1] == s.User && parts[2] == s.Password {
 				authed = true
 				reply("235 2.7.0 authenticated")
 			} else {
 				reply("535 5.7.8 authentication credentials invalid")
 			}
 		case verb == "MAIL":
-			if s.user != "" && s.startTLS && !authed {
+			if s.startTLS && !authed {
 				reply("530 5.7.0 authentication required")
 				continue
 			}
-			cur = mail{from: bracketed(cmd), tls: secure}
+			cur = Mail{From: bracketed(cmd), TLS: secure}
 			reply("250 ok")
 		case verb == "RCPT":
-			cur.to = append(cur.to, bracketed(cmd))
+			cur.To = append(cur.To, bracketed(cmd))
 			reply("250 ok")
 		case verb == "DATA":
 			reply("354 end with .")
@@ -143,7 +158,7 @@ func (s *smtpServer) serve(c net.Conn, cfg *tls.Config) {
 				}
 				data.WriteString(strings.TrimPrefix(l, "."))
 			}
-			cur.data = data.String()
+			cur.Data = data.String()
 			s.mu.Lock()
 			s.mails = append(s.mails, cur)
 			s.mu.Unlock()
@@ -159,8 +174,9 @@ func (s *smtpServer) serve(c net.Conn, cfg *tls.Config) {
 	}
 }
 
-// selfSigned makes a certificate for 127.0.0.1 and the pool that trusts it.
-func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+// selfSigned makes a certificate for 127.0.0.1, the pool that trusts it
+// and its PEM.
+func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -177,7 +193,8 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	c, _ := x509.ParseCertificate(der)
 	pool := x509.NewCertPool()
 	pool.AddCert(c)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool, certPEM
 }
 
 // bracketed is the <path> of a MAIL or RCPT command.
