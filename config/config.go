@@ -37,6 +37,7 @@ type Config struct {
 	Logging  Logging        `yaml:"logging"`
 	State    State          `yaml:"state"`
 	Notify   Notify         `yaml:"notify"`
+	Status   Status         `yaml:"status"`
 
 	// File is the path the configuration was read from.
 	File string `yaml:"-"`
@@ -210,7 +211,8 @@ type Schedule struct {
 	Timezone string `yaml:"timezone"`
 	// RunAtStart runs once when the daemon starts.
 	RunAtStart bool `yaml:"runAtStart"`
-	// Listen is the address of /healthz, /readyz and /metrics; default :9090.
+	// Listen is the address of /healthz, /readyz, /metrics and the status
+	// page; default 127.0.0.1:9090 (this machine only).
 	Listen string `yaml:"listen"`
 }
 

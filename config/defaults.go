@@ -15,7 +15,7 @@ const (
 	DefaultMinWait    = time.Second
 	DefaultMaxWait    = time.Minute
 	DefaultCron       = "0 */2 * * *"
-	DefaultListen     = ":9090"
+	DefaultListen     = "127.0.0.1:9090"
 	// DefaultMaxRemovalsPercent is the default safety limit on removals
 	// per run, a percentage of the managed users.
 	DefaultMaxRemovalsPercent = 10
@@ -115,6 +115,7 @@ func (c *Config) filePaths() []*string {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}
 	paths = append(paths, c.Notify.filePaths()...)
+	paths = append(paths, &c.Status.Token.File, &c.Status.Password.File)
 	return paths
 }
 

@@ -101,6 +101,7 @@ func (c *Config) validate(v *validation) {
 	c.Logging.validate(v)
 	c.State.validate(v)
 	c.Notify.validate(v)
+	c.Status.validate(v)
 	oneOf(v, "safety.onLimit", c.Safety.OnLimit, []string{OnLimitHold, OnLimitStop})
 	for i := range c.Targets {
 		if s := c.Targets[i].Safety; s != nil && s.OnLimit != "" {

@@ -17,8 +17,8 @@ import (
 )
 
 // runDaemon syncs on the configuration's schedule until SIGTERM or
-// SIGINT, never two runs at once, and serves /healthz, /readyz and
-// /metrics.
+// SIGINT, never two runs at once, and serves /healthz, /readyz, /metrics
+// and the status page (/, /api/runs).
 func runDaemon(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync daemon", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
@@ -37,6 +37,7 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 		*listen = e.cfg.Schedule.Listen
 	}
 	d := &daemon{env: e, metrics: newMetrics(), sched: sched}
+	d.initStatus()
 	srv, err := d.serve(*listen)
 	if err != nil {
 		return fail(io, fs.Name(), err)
@@ -74,6 +75,7 @@ type daemon struct {
 	started sync.WaitGroup            // the run at start, which the scheduler does not wait for
 	ready   atomic.Bool               // serving and scheduling
 	last    atomic.Pointer[runStatus] // the last finished run; nil before the first
+	status  daemonStatus              // the status page's runs and problem
 }
 
 // runStatus is how the last run ended, as /healthz shows it.
@@ -133,6 +135,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 	defer d.running.Unlock()
 	reps, err := d.sync(ctx, applyReal)
+	d.keepRuns()
 	end := time.Now()
 	d.metrics.observe(reps, err, end)
 	st := &runStatus{Result: "success", End: end.UTC()}
@@ -173,5 +176,6 @@ func (d *daemon) mux() *http.ServeMux {
 		fmt.Fprintln(w, "ready")
 	})
 	mux.Handle("/metrics", d.metrics.handler())
+	mux.Handle("/", d.statusHandler())
 	return mux
 }

@@ -56,6 +56,7 @@ func Chart(runs []state.Run) template.HTML {
 			r.Total(), html.EscapeString(r.Result), r.Duration().Round(time.Millisecond))
 		y := bottom - plotH*r.Duration().Seconds()/maxSecs
 		line = append(line, fmt.Sprintf("%.1f,%.1f", x+slot/2, y))
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#222"/>`, x+slot/2, y)
 	}
 	fmt.Fprintf(&b, `<polyline id="runtime" points="%s" fill="none" stroke="#222" stroke-width="2"/>`, strings.Join(line, " "))
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">%d changes</text>`, 4, chartMargin-8, maxChanges)
