@@ -107,27 +107,29 @@ type heldChanges struct {
 }
 
 // narrowPending drops from organization p's pending approvals what its
-// fresh plan no longer wants, closing those left empty (dropped), and
-// returns the approvals still pending.
+// plan no longer withholds (the sources no longer ask for it, or this run
+// applies it itself), closing those left empty (dropped), and returns the
+// approvals still pending.
 func (e *env) narrowPending(dir *state.Dir, p *planned) ([]state.Approval, error) {
 	pending, err := dir.Approvals(p.org.Name, state.Pending)
 	if err != nil {
 		return nil, fmt.Errorf("reading the pending approvals: %w", err)
 	}
+	withheld := &reconcile.Plan{Withheld: p.plan.Withheld}
 	out := pending[:0]
 	for _, a := range pending {
-		kept, dropped := approval.Narrow(a.Changes, p.plan)
+		kept, dropped := approval.Narrow(a.Changes, withheld)
 		switch {
 		case len(dropped) == 0:
 			out = append(out, a)
 			continue
 		case len(kept) == 0:
 			err = dir.Close(&a, state.Dropped)
-			p.log.Info("approval dropped: the sources no longer ask for its changes", zap.String("approval", a.ID))
+			p.log.Info("approval dropped: the sources no longer ask for its changes, or this run applies them", zap.String("approval", a.ID))
 		default:
 			a.Changes, a.Updated, a.Run = kept, time.Now().UTC(), runID(p.start)
 			err = dir.SaveApproval(&a)
-			p.log.Info("approval narrowed: the sources no longer ask for some of its changes", zap.String("approval", a.ID),
+			p.log.Info("approval narrowed: the sources no longer ask for some of its changes, or this run applies them", zap.String("approval", a.ID),
 				zap.Int("dropped", len(dropped)), zap.Int("left", len(kept)))
 			out = append(out, a)
 		}

@@ -38,6 +38,8 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	}
 	d := &daemon{env: e, metrics: newMetrics(), sched: sched}
 	d.initStatus()
+	d.initReload(sf.orgs)
+	d.onSIGHUP(ctx)
 	srv, err := d.serve(*listen)
 	if err != nil {
 		return fail(io, fs.Name(), err)
@@ -76,6 +78,7 @@ type daemon struct {
 	ready   atomic.Bool               // serving and scheduling
 	last    atomic.Pointer[runStatus] // the last finished run; nil before the first
 	status  daemonStatus              // the status page's runs and problem
+	reload  reloader                  // the configuration read again before each run
 }
 
 // runStatus is how the last run ended, as /healthz shows it.
@@ -134,6 +137,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 		return
 	}
 	defer d.running.Unlock()
+	d.reloadConfig(ctx)
 	reps, err := d.sync(ctx, applyReal)
 	d.keepRuns()
 	end := time.Now()

@@ -3,11 +3,13 @@ package main
 import (
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/state"
 	"github.com/orgsync/orgsync/internal/statuspage"
 )
@@ -24,6 +26,9 @@ type daemonStatus struct {
 	runs    []state.Run
 	problem string
 	pending *prometheus.GaugeVec
+	// statusAuth is the configuration's status section, which a reload
+	// replaces while the page is being served.
+	statusAuth atomic.Pointer[config.Status]
 }
 
 // initStatus seeds the runs from the state directory and registers the
@@ -33,6 +38,7 @@ func (d *daemon) initStatus() {
 		Name: "orgsync_pending_approvals", Help: "Approvals waiting for orgsync approve or reject, by organization.",
 	}, []string{"org"})
 	d.metrics.reg.MustRegister(d.status.pending)
+	d.status.statusAuth.Store(&d.cfg.Status)
 	if dir := d.stateDir(); dir != nil {
 		runs, err := dir.Runs(maxRunsKept)
 		if err != nil {
@@ -103,5 +109,7 @@ func (d *daemon) statusNow() statuspage.Status {
 // statusHandler serves the status page, protected by status.token or
 // status.username and password when they are set (read at each request).
 func (d *daemon) statusHandler() http.Handler {
-	return statuspage.Protect(statuspage.Handler(d.statusNow), d.cfg.Status.Secrets)
+	return statuspage.Protect(statuspage.Handler(d.statusNow), func() (string, string, string, error) {
+		return d.status.statusAuth.Load().Secrets()
+	})
 }

@@ -91,9 +91,10 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 	}
 }
 
-// TestLaterRunDropsWhatItNoLongerWants: when the sources give the held
-// groups back, the next run drops them from the pending approval (and the
-// approval, once empty); reject discards an approval.
+// TestLaterRunDropsWhatItNoLongerWants: when the sources give a held
+// group back, the next run no longer holds that removal; the one left is
+// within the limit and the run applies it itself, so the approval is
+// dropped. Reject discards an approval.
 func TestLaterRunDropsWhatItNoLongerWants(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
@@ -104,7 +105,7 @@ func TestLaterRunDropsWhatItNoLongerWants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := func() string {
+	held := func(id string) string {
 		a, err := st.Approval(id)
 		if err != nil {
 			t.Fatal(err)
@@ -115,38 +116,41 @@ func TestLaterRunDropsWhatItNoLongerWants(t *testing.T) {
 		}
 		return a.Status + ": " + strings.Join(out, "; ")
 	}
-	if got := held(); !strings.Contains(got, "bob@example.com") || !strings.Contains(got, "mallory@example.com") {
+	if got := held(id); !strings.Contains(got, "bob@example.com") || !strings.Contains(got, "mallory@example.com") {
 		t.Fatalf("approval %s holds %s; want bob's and mallory's removals", id, got)
 	}
-	// Bob is in design again: his removal is dropped, mallory's stays.
+	// Bob is in design again: his removal is no longer wanted; mallory's
+	// alone is within maxRemovals, and this run applies it.
 	rewrite(t, csv, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`)
-	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
-		t.Fatalf("sync: exit %d\n%s", r.code, r.stderr)
+	r := runBinary(t, nil, "sync", "--config", cfg)
+	if r.code != exitOK || heldID.MatchString(r.stdout) {
+		t.Fatalf("sync with bob back: exit %d, want 0 with nothing held\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if got := held(); !strings.HasPrefix(got, "pending") || strings.Contains(got, "bob@") || !strings.Contains(got, "mallory@") {
-		t.Errorf("after bob came back: %s; want mallory's removal only, pending", got)
-	}
-	// Mallory is in marketing again: nothing is left, the approval is dropped.
-	appendFile(t, csv, "Mallory,Left,mallory@example.com,US,marketing\n")
-	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK || heldID.MatchString(r.stdout) {
-		t.Fatalf("sync with mallory back: exit %d, want 0 with nothing held\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	if got := held(); !strings.HasPrefix(got, state.Dropped) {
+	if got := held(id); !strings.HasPrefix(got, state.Dropped) {
 		t.Errorf("approval %s: %s, want dropped", id, got)
 	}
-	if r := runBinary(t, nil, "reject", id, "--config", cfg); r.code != exitError {
+	if g, _ := groupsOf(s, "bob@example.com"); !hasFold(g, "Design") {
+		t.Errorf("bob lost Design, which the sources give again: %v", g)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+		t.Errorf("mallory's removal, within the limit now, was not applied: %v", g)
+	}
+	if r = runBinary(t, nil, "reject", id, "--config", cfg); r.code != exitError {
 		t.Errorf("reject of a dropped approval: exit %d, want 1", r.code)
 	}
-	// A fresh hold (bob and mallory out again), rejected.
-	rewrite(t, csv, "Mallory,Left,mallory@example.com,US,marketing\n", "")
+	// A fresh hold (bob and carol lose groups), rejected.
 	rewrite(t, csv, `bob@example.com,DE,"eng,design"`, "bob@example.com,DE,eng")
+	rewrite(t, csv, `carol@example.com,GB,"design,marketing"`, "carol@example.com,GB,design")
 	id = syncHeld(t, cfg)
-	r := runBinary(t, nil, "reject", id, "--config", cfg)
+	r = runBinary(t, nil, "reject", id, "--config", cfg)
 	if r.code != exitOK || !strings.Contains(r.stdout, "rejected") {
 		t.Fatalf("reject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r = runBinary(t, nil, "approve", id, "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, "rejected already") {
 		t.Errorf("approve of a rejected approval: exit %d\n%s", r.code, r.stderr)
+	}
+	if g, _ := groupsOf(s, "carol@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("a rejected removal was applied: carol has %v", g)
 	}
 }
 
