@@ -133,7 +133,7 @@ func (e *env) approve(ctx context.Context, io stdio, dir *state.Dir, id string) 
 		fmt.Fprintln(io.out, "nothing left to apply: the approval is dropped")
 		return dir.Close(a, state.Dropped)
 	}
-	p.plan = &reconcile.Plan{Changes: kept, UserGroups: p.plan.UserGroups, Unlisted: p.plan.Unlisted}
+	p.plan = &reconcile.Plan{Changes: kept, UserGroups: p.plan.UserGroups, Unmatched: p.plan.Unmatched}
 	rep, err := e.apply(ctx, p, applyReal)
 	rep.err = err
 	summary(rep, err)

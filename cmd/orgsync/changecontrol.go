@@ -230,9 +230,9 @@ func modeName(mode applyMode, approvalID string) string {
 
 // unmatchedKeys are the keys of the plan's unmatched users.
 func unmatchedKeys(p *reconcile.Plan) map[string]bool {
-	out := make(map[string]bool, len(p.Unlisted))
-	for i := range p.Unlisted {
-		out[p.Unlisted[i].Key()] = true
+	out := make(map[string]bool, len(p.Unmatched))
+	for i := range p.Unmatched {
+		out[p.Unmatched[i].Key()] = true
 	}
 	return out
 }

@@ -15,7 +15,7 @@ type Applied struct {
 	TestOnly bool
 	// Approval is the approval the changes were held in, if any.
 	Approval string
-	// Unmatched are the keys of the users in no source (Plan.Unlisted).
+	// Unmatched are the keys of the users in no source (Plan.Unmatched).
 	Unmatched map[string]bool
 }
 
