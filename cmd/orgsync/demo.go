@@ -51,8 +51,14 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync demo", flag.ContinueOnError)
 	lf := addLogFlags(fs)
 	name := fs.String("source", "multiorg", "example to sync (multiorg: a CSV file into both organizations; the others into the first): "+demoSourceNames())
+	review := fs.Bool("review", false, "the change-control walk-through on the csv example: plan --out, show, apply with removals held, approve, history, report, status page")
+	serve := fs.Duration("serve", 0, "with --review, serve the status page on loopback this long")
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
+	}
+	var rd *reviewDemo
+	if *review {
+		*name, rd = "csv", &reviewDemo{serve: *serve}
 	}
 	example, ok := demoSources[*name]
 	if !ok {
@@ -62,7 +68,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	if lf.level == "" {
 		lf.level = "warn" // the demo prints the plans; the logs would repeat them
 	}
-	if err := demo(ctx, io, lf, example); err != nil {
+	if err := demo(ctx, io, lf, example, rd); err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	return exitOK
@@ -70,14 +76,20 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 
 // demo runs the simulator with the example organizations on a loopback
 // port (and what the example reads, when it needs a server) and syncs the
-// example into them.
-func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error {
+// example into them; with review, it walks through change control instead
+// and keeps its directory.
+func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource, review *reviewDemo) error {
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "orgsync-demo-")
+	if review != nil {
+		dir, err = keepDir()
+	}
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	if review == nil {
+		defer os.RemoveAll(dir)
+	}
 	if err := copyExamples(dir); err != nil {
 		return err
 	}
@@ -105,7 +117,11 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 	defer func() { stop(); <-served }()
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(io.out, "Simulator with the example organizations at %s; syncing examples/%s/orgsync.yaml into them.\n", url, example.dir)
-	cfgPath, err := demoConfig(dir, example.dir, append(replace, "http://127.0.0.1:8080", url))
+	replace = append(replace, "http://127.0.0.1:8080", url)
+	if review != nil {
+		replace = append(replace, reviewReplace...)
+	}
+	cfgPath, err := demoConfig(dir, example.dir, replace)
 	if err != nil {
 		return err
 	}
@@ -113,7 +129,12 @@ func demo(ctx context.Context, io stdio, lf *logFlags, example demoSource) error
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
 	}
-	if err := demoSteps(ctx, io, e); err != nil {
+	if review != nil {
+		err = review.steps(ctx, io, e, dir)
+	} else {
+		err = demoSteps(ctx, io, e)
+	}
+	if err != nil {
 		return err
 	}
 	requests, tooMany := simTotals(srv)

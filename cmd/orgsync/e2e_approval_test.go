@@ -231,3 +231,33 @@ func TestSyncReportAndTestOnlyHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoReview: demo --review walks through plan --out, show, apply
+// (removals held), approve and history, and keeps the report, the status
+// page and the state directory where it says.
+func TestDemoReview(t *testing.T) {
+	r := runBinary(t, nil, "demo", "--review")
+	if r.code != exitOK {
+		t.Fatalf("demo --review: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"== 1. orgsync plan --out", "== 2. orgsync show", "== 3. orgsync apply", "held for approval: ",
+		"== 4. orgsync approve", "== 5. orgsync history", "remove Marketing; remove All Apps"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo --review lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	files := regexp.MustCompile(`(?m)^(Report|Status page \(as the daemon serves it\)|State directory|Saved plan): (\S+)$`).FindAllStringSubmatch(r.stdout, -1)
+	if len(files) != 4 {
+		t.Fatalf("demo --review names %d of its 4 outputs:\n%s", len(files), r.stdout)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(files[0][2])) })
+	for _, f := range files {
+		if _, err := os.Stat(f[2]); err != nil {
+			t.Errorf("%s: %v", f[1], err)
+		}
+	}
+	page, _ := os.ReadFile(files[1][2])
+	if !strings.Contains(string(page), `class="bar"`) || !strings.Contains(string(page), "Pending approvals (0)") {
+		t.Errorf("status page snapshot lacks the chart or says approvals are pending:\n%s", page)
+	}
+}

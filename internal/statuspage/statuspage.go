@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/json"
 	"html/template"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -37,10 +38,9 @@ type Status struct {
 func Handler(status func() Status) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		s := status()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-		_ = page.Execute(w, view{Status: s, Chart: Chart(s.Runs), Recent: newestFirst(s.Runs, maxRunsListed)})
+		_ = Write(w, status())
 	})
 	mux.HandleFunc("GET /api/runs", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -49,6 +49,11 @@ func Handler(status func() Status) http.Handler {
 		_ = enc.Encode(status())
 	})
 	return mux
+}
+
+// Write writes the page of s: what "/" serves, or a snapshot to keep.
+func Write(w io.Writer, s Status) error {
+	return page.Execute(w, view{Status: s, Chart: Chart(s.Runs), Recent: newestFirst(s.Runs, maxRunsListed)})
 }
 
 // maxRunsListed is how many runs the page's table lists.
