@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -64,11 +65,26 @@ func (f Filter) match(e *Entry) bool {
 // History returns the entries that pass f, oldest first.
 func (d *Dir) History(f Filter) ([]Entry, error) {
 	var out []Entry
+	needle := f.needle()
 	err := d.history.Read(func(line []byte) {
+		if needle != nil && !bytes.Contains(bytes.ToLower(line), needle) {
+			return // cannot be the user's: no need to decode it
+		}
 		var e Entry
 		if json.Unmarshal(line, &e) == nil && f.match(&e) {
 			out = append(out, e)
 		}
 	})
 	return out, err
+}
+
+// needle is what a line of the filter's user must contain, lower-cased,
+// as JSON writes it, or nil when that cannot be told without decoding (no
+// user, or one with a character JSON escapes).
+func (f Filter) needle() []byte {
+	u := strings.ToLower(f.User)
+	if u == "" || strings.ContainsFunc(u, func(r rune) bool { return r < 0x20 || r >= 0x7f || strings.ContainsRune(`"\<>&`, r) }) {
+		return nil
+	}
+	return []byte(`"user":"` + u + `"`)
 }

@@ -171,3 +171,5 @@ func TestApprovalIDIsChecked(t *testing.T) {
 		t.Errorf("unknown id: %v", err)
 	}
 }
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o600) }
