@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -83,11 +84,14 @@ func writeHistory(io stdio, entries []state.Entry) {
 	tw.Flush()
 }
 
+// maxDays is the most days a time.Duration holds.
+const maxDays = int(math.MaxInt64 / int64(24*time.Hour))
+
 // parseAge reads a duration, also in days ("7d").
 func parseAge(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > maxDays {
 			return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
 		}
 		return time.Duration(n) * 24 * time.Hour, nil
