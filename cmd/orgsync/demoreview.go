@@ -9,33 +9,53 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/atomicfile"
 	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/state"
 	"github.com/orgsync/orgsync/internal/statuspage"
 )
 
 // reviewDemo is demo --review: the change-control walk-through on the CSV
 // example with a state directory and a removal limit of 1, so that its
-// removals are held for approval.
+// removals are held for approval. Its files are kept in dir.
 type reviewDemo struct {
 	serve time.Duration // how long to serve the status page (0: a snapshot file only)
+	dir   string
 }
 
-// reviewReplace points the CSV example at a state directory beside it and
-// limits its removals to 1.
-var reviewReplace = []string{"maxRemovals: 50%", "maxRemovals: 1\n  onLimit: hold\nstate:\n  dir: state"}
+// prepare makes the directory the demo keeps and points the example's
+// configuration at a state directory in it, with a removal limit of 1.
+func (r *reviewDemo) prepare(config string) error {
+	dir, err := os.MkdirTemp("", "orgsync-review-")
+	if err != nil {
+		return err
+	}
+	r.dir = dir
+	data, err := os.ReadFile(config)
+	if err != nil {
+		return err
+	}
+	text := strings.Replace(string(data), "maxRemovals: 50%",
+		fmt.Sprintf("maxRemovals: 1\n  onLimit: hold\nstate:\n  dir: %s", filepath.Join(dir, "state")), 1)
+	return os.WriteFile(config, []byte(text), 0o600)
+}
 
 // steps saves the plan, shows it, applies it (the removals are held),
 // approves the approval, prints the history, and writes the report and the
-// status page into dir.
-func (r *reviewDemo) steps(ctx context.Context, io stdio, e *env, dir string) error {
-	planPath := filepath.Join(dir, "plan.json")
+// status page.
+func (r *reviewDemo) steps(ctx context.Context, io stdio, e *env) error {
+	j, err := e.job(run.Overrides{}, true)
+	if err != nil {
+		return err
+	}
+	planPath := filepath.Join(r.dir, "plan.json")
 	fmt.Fprintln(io.out, "\n== 1. orgsync plan --out plan.json: the plan, saved for review")
-	e.keeper.fingerprints = true
-	plans, err := e.printPlans(ctx, io.out, "text")
+	e.control.KeepFingerprints()
+	plans, err := printPlans(ctx, j, io.out, "text")
 	if err != nil {
 		return err
 	}
@@ -51,39 +71,43 @@ func (r *reviewDemo) steps(ctx context.Context, io stdio, e *env, dir string) er
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 3. orgsync apply plan.json: exactly the reviewed plan; over maxRemovals 1, the removals are held")
-	if plans, err = e.checkSaved(ctx, f, time.Hour); err != nil {
+	if plans, err = e.control.CheckSaved(ctx, j, f, time.Hour); err != nil {
 		return err
 	}
-	reps, err := e.applyAll(ctx, plans, applyReal)
-	for _, rep := range reps {
-		e.printResult(io, rep, applyReal)
+	res, err := j.ApplyAll(ctx, plans, run.Real)
+	for _, rs := range res {
+		e.printResult(io, rs, false)
 	}
 	if err != nil {
 		return err
 	}
-	if reps[0].held.created == nil {
+	created := e.control.HeldIn(res[0].Org.Name).Created
+	if created == nil {
 		return errors.New("the demo's removals were not held for approval")
 	}
-	id := reps[0].held.created.ID
-	fmt.Fprintf(io.out, "\n== 4. orgsync approve %s: re-checked against the organization, applied once\n", id)
-	sd := e.stateDir()
-	if err := e.approve(ctx, io, sd, id); err != nil {
+	fmt.Fprintf(io.out, "\n== 4. orgsync approve %s: re-checked against the organization, applied once\n", created.ID)
+	rs, err := e.control.Approve(ctx, j, created.ID, io.out)
+	if rs != nil {
+		e.printResult(io, rs, false)
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(io.out, "\n== 5. orgsync history: what changed, when and why")
+	sd := e.control.StateDir()
 	entries, err := sd.History(state.Filter{})
 	if err != nil {
 		return err
 	}
 	writeHistory(io, entries)
-	return r.outputs(ctx, io, e, sd, dir)
+	return r.outputs(ctx, io, e, sd)
 }
 
 // outputs writes the report and the status page and says where they are;
 // with serve set it serves the page on loopback for that long.
-func (r *reviewDemo) outputs(ctx context.Context, std stdio, e *env, sd *state.Dir, dir string) error {
-	report := filepath.Join(dir, "report.html")
-	if err := e.writeReport(report); err != nil {
+func (r *reviewDemo) outputs(ctx context.Context, std stdio, e *env, sd *state.Dir) error {
+	report := filepath.Join(r.dir, "report.html")
+	if err := e.control.WriteReport(report); err != nil {
 		return err
 	}
 	status := func() statuspage.Status {
@@ -91,12 +115,12 @@ func (r *reviewDemo) outputs(ctx context.Context, std stdio, e *env, sd *state.D
 		pending, _ := sd.Approvals("", state.Pending)
 		return statuspage.Status{Now: time.Now().UTC(), Runs: runs, Pending: pending}
 	}
-	page := filepath.Join(dir, "status.html")
+	page := filepath.Join(r.dir, "status.html")
 	if err := atomicfile.Write(page, func(w io.Writer) error { return statuspage.Write(w, status()) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(std.out, "\nReport: %s\nStatus page (as the daemon serves it): %s\nState directory: %s\nSaved plan: %s\n",
-		report, page, sd.Path(), filepath.Join(dir, "plan.json"))
+		report, page, sd.Path(), filepath.Join(r.dir, "plan.json"))
 	if r.serve <= 0 {
 		fmt.Fprintln(std.out, "(orgsync demo --review --serve 5m serves the status page live on loopback)")
 		return nil
@@ -114,7 +138,3 @@ func (r *reviewDemo) outputs(ctx context.Context, std stdio, e *env, sd *state.D
 	}
 	return srv.Close()
 }
-
-// keepDir is where demo --review keeps its files: a fresh directory
-// beside the system's temporary files, left in place.
-func keepDir() (string, error) { return os.MkdirTemp("", "orgsync-review-") }

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/state"
 )
 
@@ -36,13 +38,13 @@ func runHistory(_ context.Context, io stdio, args []string) int {
 		f.Since = time.Now().Add(-d)
 	}
 	if *org != "" {
-		if _, err := e.target(*org); err != nil {
+		if _, err := run.Target(e.cfg, "--org", *org); err != nil {
 			return fail(io, fs.Name(), err)
 		}
 	}
-	dir := e.stateDir()
+	dir := e.control.StateDir()
 	if dir == nil {
-		return fail(io, fs.Name(), fmt.Errorf("the history is kept in the state directory: set state.dir in the configuration"))
+		return fail(io, fs.Name(), changecontrol.ErrNoStateDir)
 	}
 	entries, err := dir.History(f)
 	if err != nil {

@@ -5,116 +5,59 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/run"
 )
-
-// savePlan writes the plans to path with what apply FILE checks them by.
-func (e *env) savePlan(path string, plans []*planned) error {
-	cfgPrint, err := planfile.FileFingerprint(e.cfg.File)
-	if err != nil {
-		return err
-	}
-	f := &planfile.File{FormatVersion: planfile.FormatVersion, ToolVersion: version, Created: time.Now().UTC(),
-		ConfigFile: e.cfg.File, Config: cfgPrint}
-	for _, p := range plans {
-		if p.err != nil {
-			return fmt.Errorf("organization %s could not be planned: no plan saved", p.org.Name)
-		}
-		f.Sources = planfile.UsersFingerprint(p.desired.users)
-		f.Organizations = append(f.Organizations, planfile.Org{Name: p.org.Name, OrgID: p.org.OrgID, Current: p.current, Plan: p.plan})
-	}
-	return f.Write(path)
-}
 
 // runApply applies a saved plan, and only it: it plans afresh and refuses,
 // listing the differences, unless the fresh plans are the saved ones.
 func runApply(ctx context.Context, io stdio, args []string) int {
-	fs := flag.NewFlagSet("orgsync apply", flag.ContinueOnError)
-	sf := addSetupFlags(fs)
-	maxAge := fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this")
-	reportFile := addReportFlag(fs)
-	e, code, ok := sf.start(fs, args, io, 1, nil)
+	c := newRunCommand("apply", false)
+	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this")
+	reportFile := addReportFlag(c.fs)
+	c.maxArgs = 1
+	e, code, ok := c.setup.start(c.fs, args, io, 1, nil)
 	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return fail(io, fs.Name(), errors.New("name the saved plan to apply (orgsync plan --out FILE writes one)"))
+	if c.fs.NArg() != 1 {
+		return fail(io, c.fs.Name(), errors.New("name the saved plan to apply (orgsync plan --out FILE writes one)"))
 	}
-	if err := checkReportFlag(*reportFile); err != nil {
-		return fail(io, fs.Name(), err)
+	if err := changecontrol.CheckReport(*reportFile); err != nil {
+		return fail(io, c.fs.Name(), err)
 	}
-	f, err := planfile.Read(fs.Arg(0))
+	f, err := planfile.Read(c.fs.Arg(0))
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(io, c.fs.Name(), err)
 	}
-	plans, err := e.checkSaved(ctx, f, *maxAge)
+	for _, o := range f.Organizations {
+		e.orgs = append(e.orgs, o.Name)
+	}
+	j, err := e.job(run.Overrides{}, true)
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(io, c.fs.Name(), err)
+	}
+	plans, err := e.control.CheckSaved(ctx, j, f, *maxAge)
+	if err != nil {
+		return fail(io, c.fs.Name(), err)
 	}
 	fmt.Fprintln(io.out, "a fresh plan is the saved plan: applying it")
-	reps, err := e.applyAll(ctx, plans, applyReal)
-	for _, rep := range reps {
-		e.printResult(io, rep, applyReal)
+	res, err := j.ApplyAll(ctx, plans, run.Real)
+	for _, r := range res {
+		e.printResult(io, r, j.Config().MultiOrg())
 	}
 	if err = errors.Join(err, e.reportTo(io, *reportFile)); err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(io, c.fs.Name(), err)
 	}
 	return exitOK
 }
 
-// checkSaved plans the organizations of f afresh and returns the plans
-// when they are f's: made from this configuration, no older than maxAge,
-// planning the same changes. Otherwise the error lists every difference.
-func (e *env) checkSaved(ctx context.Context, f *planfile.File, maxAge time.Duration) ([]*planned, error) {
-	var problems []string
-	if age := f.Age(time.Now()); age > maxAge {
-		problems = append(problems, fmt.Sprintf("the plan is %s old, more than --max-age %s: make it again", age.Round(time.Second), maxAge))
-	}
-	if fp, err := planfile.FileFingerprint(e.cfg.File); err != nil || fp != f.Config {
-		problems = append(problems, fmt.Sprintf("the configuration %s changed since the plan was made", e.cfg.File))
-	}
-	e.selected = nil
-	for _, o := range f.Organizations {
-		t, err := e.target(o.Name)
-		if err != nil {
-			return nil, err
-		}
-		e.selected = append(e.selected, t)
-	}
-	e.keeper.fingerprints = true
-	plans, err := e.makePlans(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range plans {
-		saved, _ := f.Org(p.org.Name)
-		if p.err != nil {
-			problems = append(problems, fmt.Sprintf("organization %s: %v", p.org.Name, p.err))
-			continue
-		}
-		for _, d := range planfile.Diff(saved.Plan, p.plan) {
-			problems = append(problems, fmt.Sprintf("organization %s: %s", p.org.Name, d))
-		}
-		e.notePrints(f, saved, p)
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("refused: the saved plan is not what a fresh plan does:\n  %s", strings.Join(problems, "\n  "))
-	}
-	return plans, nil
-}
-
-// notePrints logs which of the sources and the organization changed since
-// the plan was saved in ways that do not change the plan.
-func (e *env) notePrints(f *planfile.File, saved *planfile.Org, p *planned) {
-	if planfile.UsersFingerprint(p.desired.users) != f.Sources {
-		p.log.Info("the sources changed since the plan was saved, not in a way that changes this plan")
-	}
-	if p.current != saved.Current {
-		p.log.Info("the organization changed since the plan was saved, not in a way that changes this plan")
-	}
+// savePlan writes plan --out's file.
+func (e *env) savePlan(path string, plans *run.Plans) error {
+	return e.control.SavePlan(path, version, plans)
 }
 
 // runShow prints a saved plan as text or JSON.
