@@ -43,7 +43,7 @@ func (a *adminCommand) start(io stdio, args []string, maxArgs int) (*umapi.Clien
 		return nil, a.fail(io, err), false
 	}
 	a.target = t
-	j, err := e.job(run.Overrides{Orgs: []string{t.Name}}, false)
+	j, err := e.job(run.Overrides{}, false)
 	if err != nil {
 		return nil, a.fail(io, err), false
 	}

@@ -137,9 +137,9 @@ func (c *Control) Planned(p *run.OrgPlan) {
 	}
 }
 
-// ReadCurrent keeps the fingerprint of the organization's users as read,
+// Read keeps the fingerprint of the organization's users as read,
 // when a saved plan asks for it.
-func (c *Control) ReadCurrent(p *run.OrgPlan, cur *reconcile.Current) {
+func (c *Control) Read(p *run.OrgPlan, cur *reconcile.Current) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.prints {

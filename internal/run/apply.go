@@ -40,7 +40,7 @@ func (j *Job) Apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 }
 
 func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
-	log := p.logger(j)
+	log := p.prepare(j)
 	if p.Err != nil {
 		log.Error("planning failed", zap.Error(p.Err))
 		return &Result{Org: p.Org, Mode: mode, Err: p.Err, Elapsed: time.Since(p.start)}
@@ -69,11 +69,14 @@ func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 	return res
 }
 
-// logger is the plan's organization logger; a plan made elsewhere (read
-// back from a file) gets the job's.
-func (p *OrgPlan) logger(j *Job) *zap.Logger {
+// prepare returns the plan's organization logger. A plan made elsewhere
+// (read back from a file) gets the job's, and its run starts now.
+func (p *OrgPlan) prepare(j *Job) *zap.Logger {
 	if p.log == nil {
 		p.log = j.orgLog(p.Org)
+	}
+	if p.start.IsZero() {
+		p.start = time.Now()
 	}
 	return p.log
 }
@@ -88,18 +91,19 @@ func (j *Job) ApplyAll(ctx context.Context, plans *Plans, mode Mode) ([]*Result,
 
 // Sync reads the sources once, then plans and applies (in mode) every
 // organization side by side, each as soon as its own plan is ready, so
-// that an organization that is slow to read holds no other back. show,
+// that an organization that is slow to read holds no other back. before,
 // when not nil, is handed each plan (one at a time, in the order they are
-// ready) before it is applied; an error from it fails that organization.
-// It returns a Result for each organization and every organization's
-// error, joined; a source that fails returns no Result.
-func (j *Job) Sync(ctx context.Context, mode Mode, show func(p *OrgPlan) error) ([]*Result, error) {
-	var mu sync.Mutex // one plan shown at a time
+// ready) before it is applied: to print it, or to hold changes back
+// (replacing p.Plan with what may be sent); an error from it fails that
+// organization. It returns a Result for each organization and every
+// organization's error, joined; a source that fails returns no Result.
+func (j *Job) Sync(ctx context.Context, mode Mode, before func(p *OrgPlan) error) ([]*Result, error) {
+	var mu sync.Mutex // one plan at a time
 	res := make([]*Result, len(j.orgs))
 	_, err := j.PlanEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
-		if show != nil {
+		if before != nil {
 			mu.Lock()
-			err := show(p)
+			err := before(p)
 			mu.Unlock()
 			if err != nil {
 				res[i] = &Result{Org: p.Org, Mode: mode, Err: err}

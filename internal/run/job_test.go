@@ -5,15 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -69,10 +73,16 @@ func planJob(t *testing.T, cfg *config.Config, ov Overrides, opts Options) (*Job
 // recorder is an Observer that keeps what it hears.
 type recorder struct {
 	mu      sync.Mutex
+	read    []string // organization:users read
 	planned []string // organization names
 	applied []string
 }
 
+func (r *recorder) Read(p *OrgPlan, cur *reconcile.Current) {
+	r.mu.Lock()
+	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, len(cur.Users)))
+	r.mu.Unlock()
+}
 func (r *recorder) Planned(p *OrgPlan) {
 	r.mu.Lock()
 	r.planned = append(r.planned, p.Org.Name)
@@ -132,6 +142,11 @@ func TestPlanApplyConverges(t *testing.T) {
 	}
 	if len(rec.planned) != 4 || len(rec.applied) != 2 {
 		t.Errorf("observer heard plans of %v and results of %v, want 4 and 2", rec.planned, rec.applied)
+	}
+	// Each organization read twice: before the sync, and with the users
+	// it created.
+	if slices.Sort(rec.read); !slices.Equal(rec.read, []string{"emea:4", "emea:5", "main:5", "main:8"}) {
+		t.Errorf("observer heard reads %v, want each organization's users before and after", rec.read)
 	}
 }
 
@@ -232,5 +247,32 @@ func TestExplain(t *testing.T) {
 	quiet.Explain(&buf, plans)
 	if buf.Len() != 0 {
 		t.Errorf("explain without a user wrote %q", buf.String())
+	}
+}
+
+// TestApplyAPlanMadeElsewhere: a plan read back (only its organization and
+// its changes, as change control saves it) is applied by another Job, as
+// an approved plan is, and the organization converges.
+func TestApplyAPlanMadeElsewhere(t *testing.T) {
+	cfg := exampleConfig(t, "csv")
+	_, plans := planJob(t, cfg, Overrides{}, Options{})
+	var saved bytes.Buffer
+	if err := plans.Orgs[0].Plan.RenderJSON(&saved); err != nil {
+		t.Fatal(err)
+	}
+	var plan reconcile.Plan
+	if err := json.Unmarshal(saved.Bytes(), &plan); err != nil {
+		t.Fatal(err)
+	}
+	later, err := New(cfg, Overrides{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := later.Apply(context.Background(), &OrgPlan{Org: cfg.Primary(), Plan: &plan}, Real)
+	if res.Err != nil || res.Applied == nil || len(res.Applied.Failures) != 0 || res.Elapsed <= 0 || res.Elapsed > time.Minute {
+		t.Fatalf("result %+v", res)
+	}
+	if _, again := planJob(t, cfg, Overrides{}, Options{}); !again.InSync() {
+		t.Error("the organization has changes left after the saved plan was applied")
 	}
 }

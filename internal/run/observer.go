@@ -6,8 +6,13 @@ import "github.com/orgsync/orgsync/reconcile"
 // plans and results (history, approvals, notifications) without the run
 // knowing of it. Its methods are called from each organization's own
 // goroutine, so an Observer must be safe for concurrent use, and should
-// return quickly (a slow one holds its organization's run back).
+// return quickly (a slow one holds its organization's run back). Embed
+// NopObserver to hear only some of it.
 type Observer interface {
+	// Read is called when an organization's users have been read, before
+	// they are compared (p.Plan is not set yet): for a fingerprint of
+	// what the plan is made against. current must not be changed.
+	Read(p *OrgPlan, current *reconcile.Current)
 	// Planned is called when an organization's plan is ready, or failed
 	// (OrgPlan.Err), before it is shown or applied.
 	Planned(p *OrgPlan)
@@ -16,14 +21,9 @@ type Observer interface {
 	Applied(r *Result)
 }
 
-// CurrentObserver is an Observer that also hears each organization's
-// state as read, before it is planned (a saved plan keeps its fingerprint).
-type CurrentObserver interface {
-	ReadCurrent(p *OrgPlan, cur *reconcile.Current)
-}
+// NopObserver hears nothing.
+type NopObserver struct{}
 
-// nopObserver hears nothing.
-type nopObserver struct{}
-
-func (nopObserver) Planned(*OrgPlan) {}
-func (nopObserver) Applied(*Result)  {}
+func (NopObserver) Read(*OrgPlan, *reconcile.Current) {}
+func (NopObserver) Planned(*OrgPlan)                  {}
+func (NopObserver) Applied(*Result)                   {}

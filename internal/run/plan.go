@@ -103,7 +103,7 @@ func (j *Job) Split(d *Sources) map[string]Part {
 	for i := range j.cfg.Targets {
 		all[i] = j.cfg.Targets[i].Members == config.MembersAll
 	}
-	parts, unknown := Split(d.Users, d.Held, all, j.cfg.TargetIndex)
+	parts, unknown := splitUsers(d.Users, d.Held, all, j.cfg.TargetIndex)
 	for _, g := range unknown {
 		j.log.Warn(fmt.Sprintf("mapped target group %q names no organization of the configuration: it is left out", g))
 	}
@@ -129,10 +129,8 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	if err != nil {
 		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
 	}
-	if r, ok := j.opts.Observer.(CurrentObserver); ok {
-		r.ReadCurrent(p, cur)
-	}
-	desired.Users = Present(desired.Users, others, cur.Users)
+	j.opts.Observer.Read(p, cur)
+	desired.Users = present(desired.Users, others, cur.Users)
 	plan, err := reconcile.Diff(desired, cur, policy)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)

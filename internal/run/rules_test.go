@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -214,6 +216,48 @@ func TestHoldAccepted(t *testing.T) {
 				if !slices.Equal(got[k], groups) {
 					t.Errorf("held for %s: %v, want %v", k, got[k], groups)
 				}
+			}
+		})
+	}
+}
+
+// TestExplainPlanned: what plan --explain says a plan does for the user in
+// each organization of several: its changes, unmatched, nothing, an
+// organization it has no group of (excluded, or not taken), one that could
+// not be planned.
+func TestExplainPlanned(t *testing.T) {
+	cfg := exampleConfig(t, "multiorg") // emea takes mapped members only
+	main, emea := &cfg.Targets[0], &cfg.Targets[1]
+	dave := user("dave@example.com", "Design")
+	sources := &Sources{Users: []reconcile.User{dave}, Traces: []diag.Trace{{Source: "sources[0]"}}}
+	create := reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindCreate, User: dave}}}
+	unmatched := reconcile.Plan{Unmatched: []reconcile.User{dave}}
+	tests := []struct {
+		name    string
+		scope   config.Scope
+		plan    *OrgPlan
+		sources *Sources
+		want    string
+	}{
+		{"a change", config.Scope{}, &OrgPlan{Org: main, Plan: &create}, sources, "  planned in main: + create dave@example.com"},
+		{"unmatched", config.Scope{}, &OrgPlan{Org: main, Plan: &unmatched}, &Sources{},
+			"  planned in main: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n"},
+		{"unknown everywhere", config.Scope{}, &OrgPlan{Org: main, Plan: &reconcile.Plan{}}, &Sources{},
+			"  planned in main: no change: the organization's users read for this plan have no such user either; check the name\n"},
+		{"no group of a mapped-only organization", config.Scope{}, &OrgPlan{Org: emea, Plan: &reconcile.Plan{}}, sources,
+			"  in emea: no group of emea for this user (members: mapped): not added to it; a member already keeps the place, without the managed groups\n  planned in emea: no change\n"},
+		{"no group, unmapped users excluded", config.Scope{ExcludeUnmappedUsers: true}, &OrgPlan{Org: emea, Plan: &reconcile.Plan{}}, sources,
+			"  in emea: no group of emea for this user: out of scope there (excludeUnmappedUsers), left alone\n  planned in emea: no change\n"},
+		{"organization failed", config.Scope{}, &OrgPlan{Org: emea, Err: errors.New("boom")}, sources,
+			"  planned in emea: none (the organization could not be planned)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &Job{cfg: cfg, scope: tt.scope, explain: "DAVE@example.com"}
+			var buf strings.Builder
+			j.writePlanned(&buf, tt.plan, tt.sources)
+			if !strings.HasPrefix(buf.String(), tt.want) {
+				t.Errorf("got %q, want it to start with %q", buf.String(), tt.want)
 			}
 		})
 	}

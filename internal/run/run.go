@@ -87,7 +87,7 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 		opts.Log = zap.NewNop()
 	}
 	if opts.Observer == nil {
-		opts.Observer = nopObserver{}
+		opts.Observer = NopObserver{}
 	}
 	scope, err := runScopeConfig(cfg.Scope, ov)
 	if err != nil {

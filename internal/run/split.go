@@ -1,6 +1,6 @@
 // Sharing one read of the sources among several organizations: the sources
 // give each user target groups that may name an organization
-// ("emea::Design"); Split hands each organization its users with its own
+// ("emea::Design"); splitUsers hands each organization its users with its own
 // groups, unqualified.
 
 package run
@@ -12,10 +12,10 @@ import (
 	"github.com/orgsync/orgsync/reconcile"
 )
 
-// Router returns the organization (an index) a target group belongs to and
+// router returns the organization (an index) a target group belongs to and
 // the group's name there; ok is false when the group names no known
 // organization.
-type Router func(group string) (org int, name string, ok bool)
+type router func(group string) (org int, name string, ok bool)
 
 // Part is one organization's share of the desired state.
 type Part struct {
@@ -25,17 +25,17 @@ type Part struct {
 	// groups, without groups, when the organization takes only mapped
 	// users: they are not to be added to it, but one who is a member
 	// already is in a source and must lose the managed groups no rule
-	// gives any more (see Present).
+	// gives any more (see present).
 	Others []reconcile.User
 }
 
-// Split shares users (and the held groups, by user key) among len(all)
+// splitUsers shares users (and the held groups, by user key) among len(all)
 // organizations: each user goes to the organizations whose groups it has,
 // and to every organization i with all[i] set, with the groups of that
 // organization only. Groups that name no known organization are returned
 // (once each) and given to nobody. The users' other fields are shared, not
 // copied.
-func Split(users []reconcile.User, held map[string][]string, all []bool, route Router) (parts []Part, unknown []string) {
+func splitUsers(users []reconcile.User, held map[string][]string, all []bool, route router) (parts []Part, unknown []string) {
 	parts = make([]Part, len(all))
 	seen := map[string]bool{}
 	byOrg := make([][]string, len(all))
@@ -94,9 +94,9 @@ func (p Part) LeaveOutUnmapped() (in Part, out []reconcile.User) {
 	return in, append(out, p.Others...)
 }
 
-// Present returns users plus those of others that are members of the
+// present returns users plus those of others that are members of the
 // organization already (in current, by User.Key).
-func Present(users, others []reconcile.User, current []reconcile.User) []reconcile.User {
+func present(users, others []reconcile.User, current []reconcile.User) []reconcile.User {
 	if len(others) == 0 {
 		return users
 	}

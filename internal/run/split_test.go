@@ -51,7 +51,7 @@ func TestSplit(t *testing.T) {
 			nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parts, unknown := Split(users, held, tc.all, route)
+			parts, unknown := splitUsers(users, held, tc.all, route)
 			flat := func(us []reconcile.User) []string {
 				var out []string
 				for _, u := range us {
@@ -77,16 +77,16 @@ func TestSplit(t *testing.T) {
 		})
 	}
 	if users[0].Groups[1] != "emea::Design" {
-		t.Error("Split changed its input")
+		t.Error("splitUsers changed its input")
 	}
 }
 
 func TestPresentAddsOnlyMembers(t *testing.T) {
 	users := []reconcile.User{{Email: "a@x", Groups: []string{"Design"}}}
 	others := []reconcile.User{{Email: "B@x"}, {Email: "c@x"}}
-	got := Present(users, others, []reconcile.User{{Email: "b@X", Groups: []string{"Design"}}, {Email: "z@x"}})
+	got := present(users, others, []reconcile.User{{Email: "b@X", Groups: []string{"Design"}}, {Email: "z@x"}})
 	if len(got) != 2 || got[0].Email != "a@x" || got[1].Email != "B@x" {
-		t.Errorf("Present = %+v, want a@x and B@x (a member already), not c@x", got)
+		t.Errorf("present = %+v, want a@x and B@x (a member already), not c@x", got)
 	}
 }
 
