@@ -36,7 +36,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"plan":     {"show what a sync would change (dry run)", runPlan},
 		"sync":     {"apply the changes", runSync},
-		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics", runDaemon},
+		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon},
 		"validate": {"check the configuration and read the sources", runValidate},
 		"init":     {"write a commented starter configuration for a kind of source", runInit},
 		"sim":      {"run the service simulator", runSim},
