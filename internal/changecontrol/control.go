@@ -257,9 +257,9 @@ func (c *Control) Applied(r *run.Result) {
 		return
 	}
 	c.mu.Lock()
-	p, held, start, approvalID := c.plans[r.Org.Name], c.held[r.Org.Name], c.start, c.approval
+	p, held, start, approvalID, cfg := c.plans[r.Org.Name], c.held[r.Org.Name], c.start, c.approval, c.cfg
 	c.mu.Unlock()
-	rec, entries := record(r, p, held, start, approvalID)
+	rec, entries := record(r, p, held, start, approvalID, rulesOf(cfg, r.Org))
 	c.mu.Lock()
 	c.done.Runs = append(c.done.Runs, *rec)
 	c.done.Entries = append(c.done.Entries, entries...)
@@ -276,7 +276,7 @@ func (c *Control) Applied(r *run.Result) {
 }
 
 // record is the run record of r and its history entries.
-func record(r *run.Result, p *run.OrgPlan, held Held, start time.Time, approvalID string) (*state.Run, []state.Entry) {
+func record(r *run.Result, p *run.OrgPlan, held Held, start time.Time, approvalID string, rules map[string]string) (*state.Run, []state.Entry) {
 	end := time.Now().UTC()
 	rec := &state.Run{ID: runID(start), Org: r.Org.Name, Start: start.UTC(), End: end, Mode: modeName(r.Mode, approvalID),
 		Result: state.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
@@ -295,8 +295,33 @@ func record(r *run.Result, p *run.OrgPlan, held Held, start time.Time, approvalI
 	}
 	rec.Failures = len(r.Applied.Failures)
 	a := state.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly, Approval: approvalID,
-		Unmatched: unmatchedKeys(p.Plan)}
+		Unmatched: unmatchedKeys(p.Plan), Rules: rules}
 	return rec, a.Entries(p.Plan.Changes, r.Applied.Failures)
+}
+
+// rulesOf names, by target group of organization t (lower case), the
+// mapping rules that give it: the exact rules, and the pattern rules
+// whose target is a name, not a substitution.
+func rulesOf(cfg *config.Config, t *config.NamedTarget) map[string]string {
+	out := map[string]string{}
+	for i, r := range cfg.Mapping {
+		what := fmt.Sprintf("mapping[%d] (directory %q)", i, r.Directory)
+		if r.Pattern != "" {
+			what = fmt.Sprintf("mapping[%d] (pattern %q)", i, r.Pattern)
+		}
+		for _, target := range r.Targets {
+			org, g := config.SplitGroup(target)
+			if strings.Contains(g, "$") || !(org == t.Name || (org == "" && t.Name == cfg.Primary().Name)) {
+				continue
+			}
+			if k := strings.ToLower(g); out[k] == "" {
+				out[k] = what
+			} else {
+				out[k] += ", " + what
+			}
+		}
+	}
+	return out
 }
 
 // modeName is a run record's mode.

@@ -17,6 +17,10 @@ type Applied struct {
 	Approval string
 	// Unmatched are the keys of the users in no source (Plan.Unmatched).
 	Unmatched map[string]bool
+	// Rules names, by target group (lower case), the mapping rules that
+	// give it ("mapping[0] (directory \"eng\")"), for the reason of a
+	// membership added or removed.
+	Rules map[string]string
 }
 
 // Entries turns the changes a run sent, and the failures the service
@@ -84,18 +88,36 @@ func setFields(s *reconcile.Attrs) []string {
 	return out
 }
 
-// reason says what asked for a change: the sources, or for a user in no
-// source the unmatched-users policy.
+// reason says what asked for a change: the sources and the mapping rules
+// of the groups added or removed, or for a user in no source the
+// unmatched-users policy.
 func (a Applied) reason(c *reconcile.Change) string {
+	var why string
 	switch {
 	case c.Kind == reconcile.KindCreateGroup:
-		return "a mapping rule names the group and policy.createUserGroups is on"
+		return "a mapping rule names the group and policy.createUserGroups is on" + a.rulesOf([]string{c.Group})
 	case a.Unmatched[c.Key()]:
-		return "unmatched (in the organization, in no source): policy.unmatchedUsers"
+		why = "unmatched (in the organization, in no source): policy.unmatchedUsers"
 	case c.Kind == reconcile.KindRevokeInvite:
 		return "invited, in no source: policy.invites.revokeUnmatched"
-	case len(c.Remove) > 0:
-		return "the sources and mapping rules no longer give these groups"
+	case len(c.Remove) > 0 && len(c.Add) == 0:
+		why = "the sources no longer give these groups"
+	default:
+		why = "the sources"
 	}
-	return "the sources and mapping rules (orgsync plan --explain USER shows which)"
+	return why + a.rulesOf(c.Add) + a.rulesOf(c.Remove)
+}
+
+// rulesOf names the mapping rules of each group, "; Design: mapping[1]
+// (directory \"design\")", or a pattern rule's when no exact rule names it.
+func (a Applied) rulesOf(groups []string) string {
+	var b strings.Builder
+	for _, g := range groups {
+		rule := a.Rules[strings.ToLower(g)]
+		if rule == "" {
+			rule = "a pattern rule or policy.managedGroups"
+		}
+		b.WriteString("; " + g + ": " + rule)
+	}
+	return b.String()
 }

@@ -16,11 +16,12 @@ func TestEntriesMarkFailuresTestOnlyAndWhy(t *testing.T) {
 		{Kind: reconcile.KindDelete, User: reconcile.User{Type: reconcile.EnterpriseID, Email: "old@example.com"}},
 	}
 	failures := []reconcile.Failure{{Target: "BOB@example.com", Code: "error.group.not_found", Message: "no group Sales"}}
-	a := Applied{Run: "r", Org: "emea", Time: time.Now(), Unmatched: map[string]bool{"old@example.com": true}}
+	a := Applied{Run: "r", Org: "emea", Time: time.Now(), Unmatched: map[string]bool{"old@example.com": true},
+		Rules: map[string]string{"design": `mapping[1] (directory "design")`}}
 	got := a.Entries(changes, failures)
 	want := []struct{ steps, result, reason string }{
-		{"create federatedID,add Design", ResultApplied, "sources"},
-		{"update firstname,remove Sales", ResultFailed, "no longer give"},
+		{"create federatedID,add Design", ResultApplied, `the sources; Design: mapping[1] (directory "design")`},
+		{"update firstname,remove Sales", ResultFailed, "no longer give these groups; Sales: a pattern rule"},
 		{"removeFromOrg deleteAccount", ResultApplied, "policy.unmatchedUsers"},
 	}
 	for i, w := range want {
