@@ -177,7 +177,6 @@ func (d *daemon) runOnce(ctx context.Context) {
 		return
 	}
 	defer d.running.Unlock()
-	d.reload(ctx)
 	res, err := d.syncGuarded(ctx)
 	if d.opts.Ran != nil {
 		d.opts.Ran()
@@ -198,11 +197,15 @@ func (d *daemon) runOnce(ctx context.Context) {
 	d.logNextRun()
 }
 
-// syncGuarded is one run. A panic in it (a bug), raised here or turned
+// syncGuarded is one run (after reading the configuration again). A
+// panic in it (a bug), raised here or turned
 // into an error below, fails the run, not the daemon: it is logged with
 // its stack, counted in the metrics, and the next run comes as scheduled.
 func (d *daemon) syncGuarded(ctx context.Context) (res []*run.Result, err error) {
-	if e := crash.Run(func() { res, err = d.job.Load().Sync(ctx, run.Real, nil) }); e != nil {
+	if e := crash.Run(func() {
+		d.reload(ctx)
+		res, err = d.job.Load().Sync(ctx, run.Real, nil)
+	}); e != nil {
 		err = e
 	}
 	var e *crash.Error
