@@ -16,6 +16,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // Page decodes one page's answer and returns the URL of the next page,
@@ -67,7 +69,13 @@ func (c *Client) WalkAhead(ctx context.Context, first string, hdr http.Header, n
 			return nil, err
 		}
 		ch := make(chan body, 1)
-		go func() { ch <- c.fetchBody(ctx, abs, hdr) }()
+		go func() {
+			var b body
+			if err := crash.Call(func() error { b = c.fetchBody(ctx, abs, hdr); return nil }); err != nil {
+				b = body{abs: abs, err: err}
+			}
+			ch <- b
+		}()
 		return ch, nil
 	}
 	pending, err := start(first)
