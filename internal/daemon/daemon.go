@@ -197,10 +197,10 @@ func (d *daemon) runOnce(ctx context.Context) {
 	d.logNextRun()
 }
 
-// syncGuarded is one run (after reading the configuration again). A
-// panic in it (a bug), raised here or turned
-// into an error below, fails the run, not the daemon: it is logged with
-// its stack, counted in the metrics, and the next run comes as scheduled.
+// syncGuarded is one run, after reading the configuration again. A panic
+// in it (a bug), raised here or turned into an error below, fails the run,
+// not the daemon: it is logged with its stack, counted in the metrics, and
+// the next run comes as scheduled.
 func (d *daemon) syncGuarded(ctx context.Context) (res []*run.Result, err error) {
 	if e := crash.Run(func() {
 		d.reload(ctx)
