@@ -1,0 +1,144 @@
+// Package sambatest gives the tests of a package one real Active Directory
+// domain controller (package samba), shared by them and stopped by Main:
+// Samba listens on fixed ports, so one runs at a time, and a domain takes
+// seconds to start. The domain holds Fixture, and LDAPS and StartTLS
+// present a certificate of a test CA with the names clients check.
+//
+// When Samba's domain controller is not installed, or the tests do not run
+// as root, Domain skips the test, except in CI (CI=true), where it fails
+// it: the Active Directory tests must run there.
+package sambatest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
+
+	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
+	"github.com/orgsync/orgsync/source/ldap/samba"
+)
+
+// Server is the running domain controller and the files of its test CA.
+type Server struct {
+	*samba.Server
+	TLS slapdtest.TLSFiles
+	// Dir lives as long as the server; tests may write files there.
+	Dir string
+}
+
+// shared is the one domain controller of a test binary.
+var shared struct {
+	sync.Mutex
+	srv    *Server
+	ldif   string
+	failed error
+}
+
+// Main runs the tests of m and then stops the domain controller if one
+// of them started it. Call it from TestMain: os.Exit(sambatest.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.srv != nil {
+		shared.srv.Stop()
+		os.RemoveAll(shared.srv.Dir)
+		shared.srv = nil
+	}
+	return code
+}
+
+// Domain returns the domain controller serving Fixture(), starting it on
+// first use.
+func Domain(t testing.TB) *Server {
+	t.Helper()
+	return DomainWith(t, Fixture(), FixturePasswords())
+}
+
+// DomainWith returns the domain controller serving ldif with the given
+// account passwords; a running one with other contents is stopped first.
+func DomainWith(t testing.TB, ldif string, passwords map[string]string) *Server {
+	t.Helper()
+	Require(t)
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.srv != nil && shared.ldif == ldif {
+		return shared.srv
+	}
+	if shared.srv != nil {
+		shared.srv.Stop()
+		os.RemoveAll(shared.srv.Dir)
+		shared.srv = nil
+	}
+	if shared.failed != nil && shared.ldif == ldif {
+		t.Fatalf("the Samba domain did not start (see the first test that asked for it): %v", shared.failed)
+	}
+	srv, err := start(ldif, passwords)
+	shared.ldif, shared.failed = ldif, err
+	if err != nil {
+		t.Fatalf("starting the Samba domain: %v", err)
+	}
+	shared.srv = srv
+	return srv
+}
+
+// start provisions (or copies from the run's cache) and starts a domain.
+func start(ldif string, passwords map[string]string) (*Server, error) {
+	dir, err := os.MkdirTemp("", "orgsync-samba-")
+	if err != nil {
+		return nil, err
+	}
+	names := slapdtest.ServerNames{CommonName: samba.HostName, DNSNames: []string{samba.HostName, "localhost"}, IPs: []net.IP{net.ParseIP(samba.Address)}}
+	files, err := slapdtest.WriteTLS(dir, names)
+	if err == nil {
+		var s *samba.Server
+		s, err = samba.Start(samba.Options{
+			Dir: dir, LDIF: ldif, Passwords: passwords,
+			CertFile: files.CertFile, KeyFile: files.KeyFile, CAFile: files.CAFile,
+			CacheDir: filepath.Join(os.TempDir(), "orgsync-samba-cache"),
+		})
+		if err == nil {
+			srv := &Server{Server: s, TLS: files, Dir: dir}
+			if err = srv.setPrimaryGroups(); err == nil {
+				return srv, nil
+			}
+			s.Stop()
+		}
+	}
+	os.RemoveAll(dir)
+	return nil, err
+}
+
+// Require skips t when Samba's domain controller cannot run here, or fails
+// it in CI (CI=true), where the Active Directory tests must run.
+func Require(t testing.TB) {
+	t.Helper()
+	err := samba.Find()
+	if err == nil && os.Geteuid() != 0 {
+		err = fmt.Errorf("Samba's domain controller must run as root")
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v: run scripts/test-deps.sh as root (CI must run the Active Directory tests)", err)
+		}
+		t.Skipf("%v: run scripts/test-deps.sh", err)
+	}
+}
+
+// Admin binds to the domain over LDAPS as its Administrator.
+func (s *Server) Admin() (*ldap3.Conn, error) {
+	conn, err := ldap3.DialURL(s.LDAPSURL, ldap3.DialWithTLSConfig(s.tlsConfig()))
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Bind("Administrator@"+samba.DNSDomain, samba.AdminPassword); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
