@@ -20,6 +20,12 @@ const (
 	FlavorActiveDirectory = "activedirectory"
 )
 
+// Binds: how the source authenticates.
+const (
+	BindSimple   = "simple"
+	BindKerberos = "kerberos"
+)
+
 // Membership modes: where the source learns that a user is in a group.
 const (
 	MemberDN     = "member"       // group's member attribute holds user DNs
@@ -56,10 +62,17 @@ type Config struct {
 	// StartTLS upgrades an ldap:// connection to TLS before binding.
 	StartTLS bool `yaml:"startTLS,omitempty"`
 	TLS      TLS  `yaml:"tls,omitempty"`
-	// BindDN is the account to bind as; empty binds anonymously.
+	// Bind is how to authenticate: simple (default; anonymous without
+	// bindDN) or kerberos.
+	Bind string `yaml:"bind,omitempty"`
+	// BindDN is the account to bind as: a DN, or for Active Directory a
+	// user principal name or DOMAIN\user; empty binds anonymously.
 	BindDN string `yaml:"bindDN,omitempty"`
-	// Password is where BindDN's password is (env or file), never inline.
-	Password       secret.Ref    `yaml:"password,omitempty"`
+	// Password is where BindDN's password is (a secret reference), never
+	// inline.
+	Password secret.Ref `yaml:"password,omitempty"`
+	// Kerberos configures bind: kerberos.
+	Kerberos       Kerberos      `yaml:"kerberos,omitempty"`
 	ConnectTimeout time.Duration `yaml:"connectTimeout,omitempty"`
 	SearchTimeout  time.Duration `yaml:"searchTimeout,omitempty"`
 	// PageSize is the Simple Paged Results page size (default 1000).
@@ -158,16 +171,7 @@ func (c *Config) validateServer(add addFunc) {
 			add("tls.caFile", "cannot read the CA file: %v", err)
 		}
 	}
-	if c.BindDN != "" {
-		if _, err := ldap3.ParseDN(c.BindDN); err != nil {
-			add("bindDN", "not a DN: %v", err)
-		}
-		if err := c.Password.Check(); err != nil {
-			add("password", "%v", err)
-		}
-	} else if c.Password.IsSet() {
-		add("bindDN", "required when password is set (leave both out to bind anonymously)")
-	}
+	c.validateBind(add)
 	if c.ConnectTimeout < 0 {
 		add("connectTimeout", "must not be negative")
 	}
@@ -176,6 +180,42 @@ func (c *Config) validateServer(add addFunc) {
 	}
 	if c.PageSize < 0 || c.PageSize > 1<<31-1 {
 		add("pageSize", "must be between 1 and 2147483647 (leave it out for %d)", DefaultPageSize)
+	}
+}
+
+// validateBind checks the bind method, the bind name and the secrets the
+// method needs.
+func (c *Config) validateBind(add addFunc) {
+	var name bindName
+	if c.BindDN != "" {
+		var err error
+		if name, err = parseBindName(c.BindDN); err != nil {
+			add("bindDN", "%q: %v", c.BindDN, err)
+		} else if !name.dn && c.Flavor == FlavorOpenLDAP {
+			add("bindDN", "%q: OpenLDAP binds with a DN; user principal names and DOMAIN\\user are Active Directory's", c.BindDN)
+		}
+	}
+	switch c.Bind {
+	case "", BindSimple:
+		if c.Kerberos.isSet() {
+			add("bind", "kerberos settings are given: set bind: kerberos (or remove them)")
+		}
+		if c.BindDN != "" {
+			if err := c.Password.Check(); err != nil {
+				add("password", "%v", err)
+			}
+		} else if c.Password.IsSet() {
+			add("bindDN", "required when password is set (leave both out to bind anonymously)")
+		}
+	case BindKerberos:
+		if c.Password.IsSet() {
+			if err := c.Password.Check(); err != nil {
+				add("password", "%v", err)
+			}
+		}
+		c.Kerberos.validate(add, name, c.BindDN, c.Password)
+	default:
+		add("bind", "%q is not a bind: use simple (the default) or kerberos", c.Bind)
 	}
 }
 

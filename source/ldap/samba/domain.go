@@ -140,6 +140,7 @@ func configure(conf, dir string, opt Options) error {
 		"server services": "ldap, kdc",
 		"ldb:nosync":      "true",
 		"log file":        filepath.Join(dir, "log.%m"),
+		"pid directory":   dir,
 	}
 	if opt.CertFile != "" {
 		set["tls enabled"] = "yes"

@@ -229,6 +229,31 @@ func (s *Server) Stop() {
 	}
 }
 
+// PID is the process id of samba.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
+// StopLeftover stops a domain controller this package started in an
+// earlier process that ended without stopping it (a test binary that
+// panicked): pid is its process id, and it is stopped only when that
+// process still runs Samba. It waits until the ports are free.
+func StopLeftover(pid int) {
+	in, err := find()
+	if err != nil || pid <= 0 {
+		return
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil || filepath.Base(exe) != filepath.Base(in.samba) {
+		return
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	for deadline := time.Now().Add(stopDeadline); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
 // Logs returns what samba wrote so far.
 func (s *Server) Logs() string { return s.logs.String() }
 

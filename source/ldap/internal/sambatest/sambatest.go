@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -46,9 +47,7 @@ func Main(m *testing.M) int {
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.srv != nil {
-		shared.srv.Stop()
-		os.RemoveAll(shared.srv.Dir)
-		shared.srv = nil
+		shared.srv.stop()
 	}
 	return code
 }
@@ -71,9 +70,7 @@ func DomainWith(t testing.TB, ldif string, passwords map[string]string) *Server 
 		return shared.srv
 	}
 	if shared.srv != nil {
-		shared.srv.Stop()
-		os.RemoveAll(shared.srv.Dir)
-		shared.srv = nil
+		shared.srv.stop()
 	}
 	if shared.failed != nil && shared.ldif == ldif {
 		t.Fatalf("the Samba domain did not start (see the first test that asked for it): %v", shared.failed)
@@ -87,8 +84,31 @@ func DomainWith(t testing.TB, ldif string, passwords map[string]string) *Server 
 	return srv
 }
 
+// leftover records the domain controller running now (its process id and
+// directory), so that the next test binary stops it if this one dies
+// without stopping it.
+var leftover = filepath.Join(os.TempDir(), "orgsync-samba.running")
+
+// stopLeftover stops the domain controller of a test binary that died.
+func stopLeftover() {
+	b, err := os.ReadFile(leftover)
+	if err != nil {
+		return
+	}
+	var pid int
+	var dir string
+	if _, err := fmt.Sscanf(string(b), "%d %s", &pid, &dir); err == nil {
+		samba.StopLeftover(pid)
+		if strings.HasPrefix(filepath.Base(dir), "orgsync-samba-") {
+			os.RemoveAll(dir)
+		}
+	}
+	os.Remove(leftover)
+}
+
 // start provisions (or copies from the run's cache) and starts a domain.
 func start(ldif string, passwords map[string]string) (*Server, error) {
+	stopLeftover()
 	dir, err := os.MkdirTemp("", "orgsync-samba-")
 	if err != nil {
 		return nil, err
@@ -104,6 +124,7 @@ func start(ldif string, passwords map[string]string) (*Server, error) {
 		})
 		if err == nil {
 			srv := &Server{Server: s, TLS: files, Dir: dir}
+			_ = os.WriteFile(leftover, fmt.Appendf(nil, "%d %s\n", s.PID(), dir), 0o600)
 			if err = srv.setPrimaryGroups(); err == nil {
 				return srv, nil
 			}
@@ -112,6 +133,14 @@ func start(ldif string, passwords map[string]string) (*Server, error) {
 	}
 	os.RemoveAll(dir)
 	return nil, err
+}
+
+// stop stops the shared server and removes its files.
+func (s *Server) stop() {
+	s.Stop()
+	os.RemoveAll(s.Dir)
+	os.Remove(leftover)
+	shared.srv = nil
 }
 
 // Require skips t when Samba's domain controller cannot run here, or fails
