@@ -75,7 +75,10 @@ func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.V
 		if err != nil {
 			return err
 		}
-		if err := conn.kerberosBind(cl, s.spn(url)); err != nil {
+		if err := conn.kerberosBind(cl, s.spn(url), conn.isTLS()); err != nil {
+			if conn.isTLS() && ldap3.IsErrorWithCode(err, ldap3.LDAPResultStrongAuthRequired) {
+				err = fmt.Errorf("%w: the server takes a Kerberos bind over TLS only without a security layer, and refuses that (Samba's default, ldap server require strong auth = yes): make the Kerberos bind over ldap:// without startTLS, where its integrity is protected, or allow it on the server (ldap server require strong auth = allow_sasl_over_tls)", err)
+			}
 			return fmt.Errorf("Kerberos bind as %q to %s: %w", s.cfg.BindDN, s.spn(url), err)
 		}
 		return nil

@@ -176,10 +176,11 @@ func (s *Source) spn(rawURL string) string {
 	return "ldap/" + host
 }
 
-// kerberosBind runs a SASL GSSAPI bind (RFC 4752) over conn and turns on
-// the integrity protection it negotiates, which Active Directory requires
-// of a Kerberos bind by default ("sign or seal").
-func (c *wireConn) kerberosBind(cl *ldapgssapi.Client, spn string) error {
+// kerberosBind runs a SASL GSSAPI bind (RFC 4752) over conn. Over a
+// connection without TLS it turns on integrity protection, which Active
+// Directory requires of a Kerberos bind by default ("sign or seal"); over
+// TLS it asks for no security layer, as Active Directory wants there.
+func (c *wireConn) kerberosBind(cl *ldapgssapi.Client, spn string, overTLS bool) error {
 	defer cl.Destroy()
 	_, sessionKey, err := cl.GetServiceTicket(spn)
 	if err != nil {
@@ -202,7 +203,7 @@ func (c *wireConn) kerberosBind(cl *ldapgssapi.Client, spn string) error {
 	if done {
 		return errors.New("the server ended the Kerberos bind before negotiating a security layer")
 	}
-	layer := &krbLayer{key: sessionKey}
+	layer := &krbLayer{key: sessionKey, overTLS: overTLS}
 	if cl.Subkey.KeyType != 0 {
 		layer.key, layer.acceptorSubkey = cl.Subkey, true
 	}
@@ -226,8 +227,9 @@ func isWrapToken(b []byte) bool { return len(b) >= 16 && b[0] == 0x05 && b[1] ==
 const (
 	layerNone      = 1
 	layerIntegrity = 2
-	// maxReceive is the largest wrapped message this client accepts.
-	maxReceive = maxMessageSize
+	// maxReceive is the largest security-layer buffer this client accepts
+	// (the most three bytes can say).
+	maxReceive = 1<<24 - 1
 )
 
 // krbLayer is the GSSAPI integrity protection of the messages after a
@@ -237,10 +239,13 @@ type krbLayer struct {
 	acceptorSubkey bool
 	sendSeq        uint64
 	maxSend        int
+	overTLS        bool // choose no layer: TLS protects the connection
+	active         bool // integrity protection was negotiated
 }
 
 // negotiate reads the server's offer of security layers and answers with
-// integrity protection, or with none when the server offers only that.
+// integrity protection, or with none over TLS or when the server offers
+// only that.
 func (l *krbLayer) negotiate(offer []byte) ([]byte, error) {
 	payload, err := l.unwrap(offer)
 	if err != nil {
@@ -251,17 +256,16 @@ func (l *krbLayer) negotiate(offer []byte) ([]byte, error) {
 	}
 	l.maxSend = int(binary.BigEndian.Uint32(payload) & 0xffffff)
 	choice := byte(layerIntegrity)
-	if payload[0]&layerIntegrity == 0 {
+	if l.overTLS && payload[0]&layerNone != 0 {
+		choice, l.maxSend = layerNone, 0
+	} else if payload[0]&layerIntegrity == 0 {
 		if payload[0]&layerNone == 0 {
 			return nil, errors.New("the server requires a confidentiality (sealing) layer, which this client does not offer: use ldaps:// or StartTLS with a simple bind")
 		}
 		choice, l.maxSend = layerNone, 0
 	}
-	answer := binary.BigEndian.AppendUint32(nil, uint32(choice)<<24|uint32(maxReceive&0xffffff))
-	if choice == layerNone {
-		l.key = types.EncryptionKey{} // no layer: protect stays off
-	}
-	return l.wrap(answer)
+	l.active = choice == layerIntegrity
+	return l.wrap(binary.BigEndian.AppendUint32(nil, uint32(choice)<<24|maxReceive))
 }
 
 // wrap makes a wrap token of payload, checksummed but not encrypted.
@@ -318,7 +322,7 @@ var kerberosFixes = []struct{ marker, fix string }{
 	{"KDC_ERR_CLIENT_REVOKED", "the account %s is disabled, locked or expired in the directory"},
 	{"KDC_ERR_KEY_EXPIRED", "the password of %s has expired: set a new one (and export the keytab again)"},
 	{"KDC_ERR_ETYPE_NOSUPP", "the KDC and this client share no encryption type for %s: enable AES for the account (msDS-SupportedEncryptionTypes) and export the keytab again"},
-	{"Matching key not found in keytab", "the keytab has no key for %s: export one for this principal (e.g. samba-tool domain exportkeytab or ktpass)"},
+	{"matching key not found in keytab", "the keytab has no key for %s: export one for this principal (e.g. samba-tool domain exportkeytab or ktpass)"},
 	{"no KDCs defined", "no KDC is known for the realm of %s: set kerberos.kdc, or add the realm to krb5.conf"},
 	{"failed to communicate with KDC", "no KDC answered for %s: check kerberos.kdc (or krb5.conf) and that port 88 of the KDC is reachable from here"},
 	{"error sending to a KDC", "no KDC answered for %s: check kerberos.kdc (or krb5.conf) and that port 88 of the KDC is reachable from here"},

@@ -26,7 +26,7 @@ type saslConn struct {
 
 // protect puts layer between the connection and its LDAP messages.
 func (c *wireConn) protect(l *krbLayer) {
-	if l.key.KeyType == 0 { // no security layer was negotiated
+	if !l.active {
 		return
 	}
 	sc := &saslConn{Conn: c.conn, layer: l, maxSend: l.maxSend}

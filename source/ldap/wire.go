@@ -84,6 +84,12 @@ func (c *wireConn) Close() error {
 	return c.conn.Close()
 }
 
+// isTLS reports whether the connection is encrypted (ldaps:// or StartTLS).
+func (c *wireConn) isTLS() bool {
+	_, ok := c.conn.(*tls.Conn)
+	return ok
+}
+
 // startTLS upgrades the connection (RFC 4511 section 4.14).
 func (c *wireConn) startTLS(tc *tls.Config) error {
 	op := ber.Encode(ber.ClassApplication, ber.TypeConstructed, tagExtendedRequest, nil, "Extended Request")

@@ -106,6 +106,18 @@ func pruneCache(dir, keep string) {
 	}
 }
 
+// servicePrincipals adds the LDAP service principals of the domain
+// controller, which Samba's samba_spnupdate would add at its first start
+// (as a Windows domain controller registers them).
+const servicePrincipals = "dn: CN=DC1,OU=Domain Controllers," + BaseDN + `
+changetype: modify
+add: servicePrincipalName
+servicePrincipalName: ldap/` + HostName + `
+servicePrincipalName: ldap/` + HostName + "/" + DNSDomain + `
+servicePrincipalName: ldap/DC1
+
+`
+
 // provision makes a new domain in dir and adds opt's entries.
 func provision(in installation, opt Options, dir string) error {
 	out, err := exec.Command(in.sambaTool, "domain", "provision", "--server-role=dc", "--targetdir="+dir,
@@ -115,10 +127,8 @@ func provision(in installation, opt Options, dir string) error {
 	if err != nil {
 		return fmt.Errorf("samba-tool domain provision: %w\n%s", err, out)
 	}
-	if opt.LDIF == "" && len(opt.Passwords) == 0 {
-		return nil
-	}
 	var input strings.Builder
+	input.WriteString(servicePrincipals)
 	input.WriteString(opt.LDIF)
 	input.WriteString("\n--\n")
 	for name, pw := range opt.Passwords {

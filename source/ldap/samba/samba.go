@@ -56,7 +56,7 @@ const (
 	stopDeadline  = 10 * time.Second
 	// templateVersion changes when the way domains are made changes, so
 	// that cached domains of an older way are not used.
-	templateVersion = "1"
+	templateVersion = "2"
 )
 
 // ErrNotInstalled is returned (wrapped) by Find and Start when Samba's
