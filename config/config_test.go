@@ -62,8 +62,8 @@ func TestLoadMinimalAppliesDefaults(t *testing.T) {
 	if cfg.Schedule.Cron != DefaultCron || cfg.Logging.Format != FormatAuto || cfg.Logging.Level != "info" {
 		t.Errorf("schedule/logging = %+v %+v", cfg.Schedule, cfg.Logging)
 	}
-	if want := filepath.Join(dir, "users.csv"); cfg.Sources[0].CSV.Path != want {
-		t.Errorf("csv path = %q, want %q (relative to the config file)", cfg.Sources[0].CSV.Path, want)
+	if src := cfg.Sources[0]; src.Kind() != "csv" || *src.settings.Uses().Files[0] != filepath.Join(dir, "users.csv") {
+		t.Errorf("source = %s %q, want csv %q (relative to the config file)", src.Kind(), *src.settings.Uses().Files[0], filepath.Join(dir, "users.csv"))
 	}
 	if len(cfg.Warnings) != 0 {
 		t.Errorf("warnings = %v", cfg.Warnings)

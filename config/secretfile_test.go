@@ -11,15 +11,19 @@ import (
 
 	"github.com/youmark/pkcs8"
 
-	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // The permission warning fires only when every user of the machine may
 // read the secret: not for a group-readable Kubernetes secret volume
-// (0440 with fsGroup), not for the published demo credentials.
+// (0440 with fsGroup), not for the published demo credentials, which mark
+// themselves.
 func TestSecretFilePermissionWarning(t *testing.T) {
-	demoKey, err := examples.FS.ReadFile("sim/demo-private-key.pem")
+	demoKey, err := os.ReadFile("../examples/sim/demo-private-key.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoSecret, err := os.ReadFile("../examples/sim/demo-client-secret")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +39,8 @@ func TestSecretFilePermissionWarning(t *testing.T) {
 		{"world-readable", "KEY", 0o644, true},
 		{"world-readable, owner cannot even write", "KEY", 0o444, true},
 		{"the demo key from a checkout", string(demoKey), 0o644, false},
+		{"the demo client secret from a checkout", string(demoSecret), 0o644, false},
+		{"the demo key edited into a real one", strings.Replace(string(demoKey), publishedMark, "", 1), 0o644, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,144 +1,143 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"go.uber.org/zap"
+	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
-	"github.com/orgsync/orgsync/source/csvfile"
-	"github.com/orgsync/orgsync/source/entra"
+	"github.com/orgsync/orgsync/source/all"
 	"github.com/orgsync/orgsync/source/expr"
-	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/mapping"
-	"github.com/orgsync/orgsync/source/okta"
-	"github.com/orgsync/orgsync/source/yamlfile"
 )
 
-// Source is one entry of the sources list: exactly one of its kinds is set.
-// Earlier sources win over later ones, field by field.
+// Source is one entry of the sources list: its name, its expressions and
+// the block of exactly one source kind, under the kind's key (the kinds
+// are listed in package source/all). Earlier sources win over later ones,
+// field by field.
 type Source struct {
 	// Name, optional, names the source in messages.
-	Name string           `yaml:"name"`
-	CSV  *csvfile.Config  `yaml:"csv"`
-	YAML *yamlfile.Config `yaml:"yaml"`
-	LDAP *ldap.Config     `yaml:"ldap"`
-	// Entra is a Microsoft Entra ID tenant, read through Microsoft Graph.
-	Entra *entra.Config `yaml:"entra"`
-	// Okta is an Okta organization, read through its Management API.
-	Okta *okta.Config `yaml:"okta"`
+	Name string `yaml:"name"`
 	// Expressions (filter, groups, set) run over each record (user) of
 	// the source.
 	expr.Config `yaml:",inline"`
 
+	// kind is the key of the kind set, settings its decoded block; kinds
+	// counts the kinds set (a valid source sets exactly one).
+	kind     string
+	settings source.Config
+	kinds    int
 	// prog is the compiled expressions, set by Load.
 	prog *expr.Program
 }
 
-// programmable is a source that runs expressions over its records.
-type programmable interface{ Expressions(*expr.Program) }
-
-// Kind returns the key of the kind that is set: csv, yaml, ldap, entra or
-// okta.
-func (s *Source) Kind() string {
-	switch {
-	case s.CSV != nil:
-		return "csv"
-	case s.YAML != nil:
-		return "yaml"
-	case s.LDAP != nil:
-		return "ldap"
-	case s.Entra != nil:
-		return "entra"
-	case s.Okta != nil:
-		return "okta"
+// UnmarshalYAML decodes the name, the expressions and the block of each
+// kind set, the first into the kind's own configuration type. Values of
+// the wrong type were reported by the walk, with their lines: they are
+// left out here, and the rest is decoded for validation.
+func (s *Source) UnmarshalYAML(n *yaml.Node) error {
+	var plain struct {
+		Name        string `yaml:"name"`
+		expr.Config `yaml:",inline"`
 	}
-	return ""
-}
-
-// kinds counts the source kinds that are set; a valid source sets exactly
-// one.
-func (s *Source) kinds() int {
-	n := 0
-	for _, set := range []bool{s.CSV != nil, s.YAML != nil, s.LDAP != nil, s.Entra != nil, s.Okta != nil} {
-		if set {
-			n++
+	var blocks map[string]yaml.Node
+	if err := decodeValid(n, &plain); err != nil {
+		return err
+	}
+	if err := decodeValid(n, &blocks); err != nil {
+		return err
+	}
+	s.Name, s.Config = plain.Name, plain.Config
+	for _, k := range all.Kinds() {
+		b, ok := blocks[k.Key]
+		if !ok || isNull(&b) {
+			continue
+		}
+		if s.kinds++; s.kinds > 1 {
+			continue
+		}
+		s.kind, s.settings = k.Key, k.New()
+		if err := decodeValid(&b, s.settings); err != nil {
+			return err
 		}
 	}
-	return n
+	return nil
+}
+
+// decodeValid decodes n into out, leaving out the values of the wrong type.
+func decodeValid(n *yaml.Node, out any) error {
+	var typeErr *yaml.TypeError
+	if err := n.Decode(out); err != nil && !errors.As(err, &typeErr) {
+		return err
+	}
+	return nil
+}
+
+// isNull reports whether n (an alias resolved) is an explicit empty value.
+func isNull(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// Kind returns the key of the kind that is set ("" when none is).
+func (s *Source) Kind() string { return s.kind }
+
+// kindKeys lists the keys of the source kinds for messages: "csv, yaml,
+// ldap, entra or okta".
+func kindKeys() string {
+	keys := all.Kinds().Keys()
+	if len(keys) < 2 {
+		return strings.Join(keys, "")
+	}
+	return strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1]
 }
 
 // label names source i in messages: "sources[0] (csv users.csv)".
 func (s *Source) label(i int) string {
 	what := s.Name
-	switch {
-	case what != "":
-	case s.CSV != nil:
-		what = "csv " + filepath.Base(s.CSV.Path)
-	case s.YAML != nil:
-		what = "yaml " + filepath.Base(s.YAML.Path)
-	case s.LDAP != nil:
-		what = "ldap " + s.LDAP.URL
-	case s.Entra != nil:
-		what = "entra " + s.Entra.TenantID
-	case s.Okta != nil:
-		what = "okta " + s.Okta.OrgURL
+	if what == "" && s.settings != nil {
+		what = s.kind + " " + s.settings.Label()
 	}
 	return fmt.Sprintf("sources[%d] (%s)", i, what)
 }
 
-// filePaths returns the source's file names, for resolving them relative
-// to the configuration file.
+// filePaths returns the source's file names, secret files included, for
+// resolving them relative to the configuration file.
 func (s *Source) filePaths() []*string {
-	switch {
-	case s.CSV != nil:
-		return []*string{&s.CSV.Path}
-	case s.YAML != nil:
-		return []*string{&s.YAML.Path}
-	case s.LDAP != nil:
-		return []*string{&s.LDAP.TLS.CAFile, &s.LDAP.Password.File}
-	case s.Entra != nil:
-		return []*string{&s.Entra.ClientSecret.File, &s.Entra.Certificate.File, &s.Entra.PrivateKey.File}
-	case s.Okta != nil:
-		return []*string{&s.Okta.APIToken.File, &s.Okta.PrivateKey.File}
+	if s.settings == nil {
+		return nil
 	}
-	return nil
+	uses := s.settings.Uses()
+	paths := uses.Files
+	for _, r := range uses.Secrets {
+		paths = append(paths, &r.File)
+	}
+	return paths
 }
 
 // validateSources checks that there is at least one source, that each sets
 // one kind, and runs each kind's own Validate.
 func (c *Config) validateSources(v *validation) {
 	if len(c.Sources) == 0 {
-		v.errorf("sources", "required: at least one source (csv, yaml, ldap, entra or okta)")
+		v.errorf("sources", "required: at least one source (%s)", kindKeys())
 	}
 	for i := range c.Sources {
 		s := &c.Sources[i]
 		at := index("sources", i)
-		if s.kinds() != 1 {
-			v.errorf(at, "set exactly one of csv, yaml, ldap, entra or okta")
+		if s.kinds != 1 {
+			v.errorf(at, "set exactly one of %s", kindKeys())
 			continue
 		}
-		prefix := join(at, s.Kind())
-		switch {
-		case s.CSV != nil:
-			v.fields(prefix, s.CSV.Validate())
-		case s.YAML != nil:
-			v.fields(prefix, s.YAML.Validate())
-		case s.LDAP != nil:
-			v.fields(prefix, s.LDAP.Validate())
-			secretFiles(v, prefix, map[string]secret.Ref{"password": s.LDAP.Password})
-		case s.Entra != nil:
-			v.fields(prefix, s.Entra.Validate())
-			secretFiles(v, prefix, map[string]secret.Ref{"clientSecret": s.Entra.ClientSecret, "certificate": s.Entra.Certificate, "privateKey": s.Entra.PrivateKey})
-		case s.Okta != nil:
-			v.fields(prefix, s.Okta.Validate())
-			secretFiles(v, prefix, map[string]secret.Ref{"apiToken": s.Okta.APIToken, "privateKey": s.Okta.PrivateKey})
-		}
+		prefix := join(at, s.kind)
+		v.fields(prefix, s.settings.Validate())
+		secretFiles(v, prefix, s.settings.Uses().Secrets)
 		c.validateExpressions(v, s, at)
 	}
 }
@@ -148,28 +147,12 @@ func (c *Config) validateExpressions(v *validation, s *Source, at string) {
 	p, err := expr.Compile(s.Config)
 	v.fieldErrors(at, err)
 	s.prog = p
-	if key, extra := s.extraAttributes(); key != "" {
-		if read, name := p.Unlisted(extra); name != "" {
+	if uses := s.settings.Uses(); uses.ExtraAttributesKey != "" {
+		if read, name := p.Unlisted(uses.ExtraAttributes); name != "" {
 			v.errorf(join(at, read), "reads user.attributes.%s, but %s does not list it (%s): add it there or fix the name",
-				name, join(s.Kind(), key), listOrNone(extra))
+				name, join(s.kind, uses.ExtraAttributesKey), listOrNone(uses.ExtraAttributes))
 		}
 	}
-}
-
-// extraAttributes returns the attributes a directory source reads for
-// its expressions and the key that lists them ("" for a file source, whose
-// attributes are its other columns or keys).
-func (s *Source) extraAttributes() (key string, attrs []string) {
-	const key0 = "users.extraAttributes"
-	switch {
-	case s.LDAP != nil:
-		return key0, s.LDAP.Users.ExtraAttributes
-	case s.Entra != nil:
-		return key0, s.Entra.Users.ExtraAttributes
-	case s.Okta != nil:
-		return key0, s.Okta.Users.ExtraAttributes
-	}
-	return "", nil
 }
 
 func listOrNone(list []string) string {
@@ -181,10 +164,10 @@ func listOrNone(list []string) string {
 
 // secretFiles checks that the secret files of a source (by key) can be
 // read and are not readable by others; the source checked the rest.
-func secretFiles(v *validation, prefix string, refs map[string]secret.Ref) {
+func secretFiles(v *validation, prefix string, refs map[string]*secret.Ref) {
 	for _, key := range slices.Sorted(maps.Keys(refs)) {
 		if r := refs[key]; r.File != "" && r.Env == "" {
-			secretRef(v, join(prefix, key), r)
+			secretRef(v, join(prefix, key), *r)
 		}
 	}
 }
@@ -198,15 +181,12 @@ func (c *Config) Mapper() (*mapping.Mapper, error) {
 	return m, nil
 }
 
-// OpenSources opens every source in order, sharing the mapper m.
-func (c *Config) OpenSources(m *mapping.Mapper, log *zap.Logger) ([]source.Source, error) {
+// OpenSources opens every source in order with o, each with its own
+// expressions, scoped to the run's scope groups.
+func (c *Config) OpenSources(o source.Options) ([]source.Source, error) {
 	out := make([]source.Source, 0, len(c.Sources))
 	for i := range c.Sources {
-		s := &c.Sources[i]
-		src, err := s.open(s.label(i), m, log)
-		if err == nil {
-			err = s.program(src, c.Scope.Groups)
-		}
+		src, err := c.Sources[i].open(i, o, c.Scope.Groups)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", index("sources", i), err)
 		}
@@ -215,41 +195,12 @@ func (c *Config) OpenSources(m *mapping.Mapper, log *zap.Logger) ([]source.Sourc
 	return out, nil
 }
 
-// program hands src the source's expressions (compiled once, by Load;
-// here for a Config built by hand), scoped to the run's scope groups.
-func (s *Source) program(src source.Source, scopeGroups []string) error {
-	if s.prog == nil && !s.Config.Empty() {
-		p, err := expr.Compile(s.Config)
-		if err != nil {
-			return err
-		}
-		s.prog = p
+// open opens source i of the configuration with its expressions (compiled
+// by Load).
+func (s *Source) open(i int, o source.Options, scopeGroups []string) (source.Source, error) {
+	if s.settings == nil {
+		return nil, fmt.Errorf("set exactly one of %s", kindKeys())
 	}
-	p := s.prog.WithScope(scopeGroups)
-	if p == nil {
-		return nil
-	}
-	ps, ok := src.(programmable)
-	if !ok {
-		return fmt.Errorf("a %s source does not run expressions", s.Kind())
-	}
-	ps.Expressions(p)
-	return nil
-}
-
-// open opens the source of the kind that is set.
-func (s *Source) open(name string, m *mapping.Mapper, log *zap.Logger) (source.Source, error) {
-	switch {
-	case s.CSV != nil:
-		return csvfile.Open(name, *s.CSV, m)
-	case s.YAML != nil:
-		return yamlfile.Open(name, *s.YAML, m)
-	case s.LDAP != nil:
-		return ldap.Open(name, *s.LDAP, m, log)
-	case s.Entra != nil:
-		return entra.Open(name, *s.Entra, m, log)
-	case s.Okta != nil:
-		return okta.Open(name, *s.Okta, m, log)
-	}
-	return nil, fmt.Errorf("no source kind set")
+	o.Expressions = s.prog.WithScope(scopeGroups)
+	return s.settings.Open(s.label(i), o)
 }

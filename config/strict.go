@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source/all"
 )
 
 // walker checks a YAML node tree against a Go type before it is decoded: it
@@ -30,6 +31,7 @@ var (
 	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
 	durationType    = reflect.TypeOf(time.Duration(0))
 	secretRefType   = reflect.TypeOf(secret.Ref{})
+	sourceType      = reflect.TypeOf(Source{})
 )
 
 // newWalker returns a walker with no problems found yet.
@@ -51,7 +53,9 @@ func (w *walker) walk(path string, n *yaml.Node, t reflect.Type) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // an explicit empty value leaves the default
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) || t == durationType {
+	// A Source decodes itself (its kind's block into the kind's type) but
+	// is checked key by key like any struct.
+	if reflect.PointerTo(t).Implements(unmarshalerType) && t != sourceType || t == durationType {
 		w.leaf(path, n, t)
 		return
 	}
@@ -163,9 +167,14 @@ func (w *walker) walkMerge(path string, v *yaml.Node, t reflect.Type) {
 }
 
 // yamlFields maps each YAML key of struct type t (inline fields included) to
-// its field type.
+// its field type; the keys of a Source include those of the source kinds.
 func yamlFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
+	if t == sourceType {
+		for _, k := range all.Kinds() {
+			out[k.Key] = reflect.TypeOf(k.New())
+		}
+	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {

@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
-	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // validation collects the problems of the decoded configuration; the walker
@@ -37,7 +37,7 @@ func (v *validation) warnf(path, format string, args ...any) {
 }
 
 // fields adds a part's field errors, whose paths are relative to prefix.
-func (v *validation) fields(prefix string, errs []source.FieldError) {
+func (v *validation) fields(prefix string, errs []diag.FieldError) {
 	for _, e := range errs {
 		path := prefix
 		switch {
@@ -50,10 +50,10 @@ func (v *validation) fields(prefix string, errs []source.FieldError) {
 	}
 }
 
-// fieldErrors adds the problems of err (a source.FieldErrors, whose
+// fieldErrors adds the problems of err (a diag.FieldErrors, whose
 // paths are relative to prefix, or any error, at prefix); nil adds none.
 func (v *validation) fieldErrors(prefix string, err error) {
-	var fe source.FieldErrors
+	var fe diag.FieldErrors
 	switch {
 	case errors.As(err, &fe):
 		v.fields(prefix, fe)
@@ -122,18 +122,15 @@ func (c *Config) validatePolicies(v *validation, m *mapping.Mapper) {
 	}
 }
 
-// orgIDPattern matches an organization id, <hex>@VendorOrg.
-var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@[A-Za-z]+Org$`)
-
 // validate checks the target at path: organization id, addresses,
 // credentials, limits, timeouts and TLS.
 func (t *Target) validate(v *validation, path string) {
 	at := func(key string) string { return join(path, key) }
 	switch {
 	case t.OrgID == "":
-		v.errorf(at("orgId"), "required: the organization id, <hex>@VendorOrg")
-	case !orgIDPattern.MatchString(t.OrgID):
-		v.errorf(at("orgId"), "%q is not an organization id: expected <hex>@VendorOrg", t.OrgID)
+		v.errorf(at("orgId"), "required: the organization id, %s", umwire.OrgIDForm)
+	case !umwire.IsOrgID(t.OrgID):
+		v.errorf(at("orgId"), "%q is not an organization id: expected %s", t.OrgID, umwire.OrgIDForm)
 	}
 	if t.BaseURL == "" {
 		v.errorf(at("baseURL"), "required: the service's base address, e.g. https://usermanagement.example.com")
@@ -207,25 +204,22 @@ func secretRef(v *validation, path string, r secret.Ref) {
 	}
 }
 
+// publishedMark marks a credential published for the demo and the
+// simulator as no secret: the demo's client secret ends in it, and the
+// line above the demo key's PEM block says it.
+const publishedMark = "not-a-real-secret"
+
 // secretReadable reports whether a secret file with mode perm is worth a
 // warning: when others (not the owner, not the group) may read it. A group
 // that may read it is left alone, as a Kubernetes secret volume mounted
-// with fsGroup (0440) must be. The demo credentials published with the
-// examples (examples/sim) are no secret: a checkout's 0644 is fine for them.
+// with fsGroup (0440) must be. A published demo credential, which marks
+// itself (publishedMark), is no secret: a checkout's 0644 is fine for it.
 func secretReadable(file string, perm os.FileMode) bool {
 	if perm&0o004 == 0 {
 		return false
 	}
 	data, err := os.ReadFile(file)
-	if err != nil {
-		return true
-	}
-	for _, demo := range []string{"sim/demo-client-secret", "sim/demo-private-key.pem"} {
-		if published, err := examples.FS.ReadFile(demo); err == nil && bytes.Equal(bytes.TrimSpace(data), bytes.TrimSpace(published)) {
-			return false
-		}
-	}
-	return true
+	return err != nil || !bytes.Contains(data, []byte(publishedMark))
 }
 
 // checkURL reports s when it is set and not an http or https URL.
@@ -233,9 +227,8 @@ func checkURL(v *validation, path, s string) {
 	if s == "" {
 		return
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errorf(path, "%q is not an http or https URL", s)
+	if _, err := weburl.Parse(s); err != nil {
+		v.errorf(path, "%v", err)
 	}
 }
 

@@ -1,15 +1,18 @@
-// Package source defines what every source adapter (CSV, YAML, LDAP) gives
-// the run: desired users with their target groups, plus the problems found in
-// the input, each with its location. Subpackages implement it; Merge combines
-// several sources with a stated precedence.
+// Package source defines what every source kind (CSV, YAML, LDAP, Entra
+// ID, Okta) gives the run: desired users with their target groups, plus
+// the problems found in the input, each with its location. Each kind is a
+// subpackage whose configuration type implements Config (it validates
+// itself, names its files and secrets, and opens the source from one
+// Options value); the registry of kinds is package source/all. Merge
+// combines several sources with a stated precedence.
 //
-// Extra attributes and expressions: a source that exposes more of its
-// records than the user fields (extra LDAP attributes, the other columns
-// of a CSV file, the other keys of a YAML record) has a method
-// Expressions(*expr.Program), which the configuration calls with the
-// source's compiled expressions (package source/expr), and hands each
-// record to Program.Run as an expr.Record: the raw user fields, the extra
-// attributes by name and the directory group names. Run applies, in this
+// Extra attributes and expressions: every source exposes more of its
+// records than the user fields (extra directory attributes, the other
+// columns of a CSV file, the other keys of a YAML record). It runs the
+// compiled expressions it is opened with (Options.Expressions, package
+// source/expr) over each record, handed to Program.Run as an expr.Record:
+// the raw user fields, the extra attributes by name and the directory
+// group names. Run applies, in this
 // order, the run's scope groups and the filter (a record either leaves out
 // goes to Result.Filtered, not to Users), set (the computed fields replace
 // the record's before the source's usual checks, so that a bad computed
@@ -17,8 +20,8 @@
 // the groups expression, whose groups the source adds to its mapping
 // rules' targets. An expression failing on one record makes that record a
 // Problem whose Field is the expression's key ("filter", "groups",
-// "set.country"); the other records go on. A source that can also say how
-// it built a user implements Explainer.
+// "set.country"); the other records go on. Options.Explain makes a source
+// say how it built one user (Result.Traces).
 package source
 
 import (
@@ -27,6 +30,8 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // Source reads one input and returns the desired users with their target
@@ -64,8 +69,8 @@ type Result struct {
 	// in the organization or not.
 	Filtered []reconcile.User
 	// Traces say how the source built the users it was asked to explain
-	// (see Explainer).
-	Traces []Trace
+	// (Options.Explain).
+	Traces []diag.Trace
 }
 
 // DefaultedAt returns which values of Users[i] are only defaults.
@@ -115,28 +120,6 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s", loc, p.Reason)
 }
 
-// FieldError is a problem with one field of a source's configuration, named
-// by its YAML key path inside the source's block (for example
-// "users.baseDN"), so that the config loader can add the file's line.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e FieldError) Error() string { return e.Field + ": " + e.Reason }
-
-// FieldErrors is several configuration problems reported at once (for
-// example by mapping.New). Callers get at the list with errors.As.
-type FieldErrors []FieldError
-
-func (e FieldErrors) Error() string {
-	msgs := make([]string, len(e))
-	for i, fe := range e {
-		msgs[i] = fe.Error()
-	}
-	return strings.Join(msgs, "; ")
-}
-
 // Defaults are what a file source (CSV, YAML) uses for a record that
 // leaves a field empty. They are part of each file source's configuration.
 type Defaults struct {
@@ -169,18 +152,18 @@ type Templates struct {
 const DefaultType = reconcile.FederatedID
 
 // Validate reports every problem of the defaults, named by their YAML keys.
-func (d *Defaults) Validate() []FieldError {
-	var errs []FieldError
+func (d *Defaults) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	if d.Type != "" {
 		if _, ok := reconcile.ParseIdentityType(d.Type); !ok {
-			errs = append(errs, FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
+			errs = append(errs, diag.FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
 		}
 	}
-	if d.Country != "" && !reconcile.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
-		errs = append(errs, FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
+	if d.Country != "" && !umwire.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
+		errs = append(errs, diag.FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
 	}
 	if strings.ContainsAny(d.Domain, "@ \t") {
-		errs = append(errs, FieldError{Field: "defaultDomain", Reason: fmt.Sprintf("%q is not a domain (e.g. example.com)", d.Domain)})
+		errs = append(errs, diag.FieldError{Field: "defaultDomain", Reason: fmt.Sprintf("%q is not a domain (e.g. example.com)", d.Domain)})
 	}
 	return errs
 }

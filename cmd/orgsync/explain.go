@@ -10,6 +10,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -43,7 +44,7 @@ func (e *env) writeExplains(w io.Writer, plans []*planned) {
 			fmt.Fprintf(w, "  out of scope: the run leaves %s alone\n", u.Key())
 		}
 	}
-	if !known && p.scope.KeepUnlisted {
+	if !known && p.scope.KeepUnmatched {
 		fmt.Fprintf(w, "  out of scope: the run is scoped to directory groups, and leaves alone the users no source gives\n")
 	}
 	if p.scope.Only != nil && !p.scope.Only[strings.ToLower(name)] {
@@ -82,7 +83,7 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 			}
 		}
 	}
-	unmatched := slices.ContainsFunc(p.plan.Unlisted, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
+	unmatched := slices.ContainsFunc(p.plan.Unmatched, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
 	switch {
 	case unmatched:
 		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n", prefix)
@@ -114,7 +115,7 @@ func (e *env) noGroupIn(p *planned) bool {
 }
 
 // writeTrace writes how one source record was built.
-func (e *env) writeTrace(w io.Writer, t *source.Trace, m *mapping.Mapper) {
+func (e *env) writeTrace(w io.Writer, t *diag.Trace, m *mapping.Mapper) {
 	where := t.File
 	if t.Line > 0 {
 		where = fmt.Sprintf("%s:%d", t.File, t.Line)

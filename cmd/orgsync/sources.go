@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -19,45 +20,24 @@ type desired struct {
 	notices  []source.Problem
 	held     map[string][]string // reconcile.Desired.Held
 	filtered []reconcile.User    // users the sources left out (source.Result.Filtered)
-	traces   []source.Trace      // how the sources built the explained user
+	traces   []diag.Trace        // how the sources built the explained user
 }
 
 // maxNoticesLogged bounds the notices logged one by one (a file can name
 // thousands of groups that no rule maps); the rest are counted.
 const maxNoticesLogged = 20
 
-// groupChecker is a source (LDAP) that checks that the groups of exact
-// mapping rules exist, and can leave that check to the run.
-type groupChecker interface{ CallerChecksGroups() }
-
-// leaveGroupChecksToRun makes the sources that check groups report the
-// missing ones instead of failing: with several sources, a rule may name a
-// group that only one of them has, and the run checks across all of them.
-func leaveGroupChecksToRun(srcs []source.Source) {
-	for _, s := range srcs {
-		if gc, ok := s.(groupChecker); ok {
-			gc.CallerChecksGroups()
-		}
-	}
-}
-
 // readSources reads every source of the configuration in order and merges
 // them. A source that fails as a whole fails the read: a run must never
 // treat a missing source as "nobody should have access".
 func (e *env) readSources(ctx context.Context, m *mapping.Mapper) (*desired, error) {
-	srcs, err := e.cfg.OpenSources(m, e.log.Named("source"))
+	// With several sources, a mapping rule may name a group that only one
+	// of them has: the sources report the groups they miss, and the run
+	// checks across all of them (source.CheckGroups).
+	srcs, err := e.cfg.OpenSources(source.Options{Mapper: m, Log: e.log.Named("source"), Explain: e.explain,
+		CallerChecksGroups: len(e.cfg.Sources) > 1})
 	if err != nil {
 		return nil, err
-	}
-	if len(srcs) > 1 {
-		leaveGroupChecksToRun(srcs)
-	}
-	if e.explain != "" {
-		for _, s := range srcs {
-			if x, ok := s.(source.Explainer); ok {
-				x.Explain(e.explain)
-			}
-		}
 	}
 	results := make([]source.NamedResult, 0, len(srcs))
 	var notices []source.Problem

@@ -59,7 +59,8 @@ func BenchmarkRead1M(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, err := Open("bench", Config{Path: path}, m)
+	cfg := Config{Path: path}
+	src, err := cfg.Open("bench", source.Options{Mapper: m})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,11 +93,11 @@ func BenchmarkRead1MExpressions(b *testing.B) {
 		want int
 	}{{"none", nil, rows}, {"filter+groups+set", p, rows - rows/6}} {
 		b.Run(bc.name, func(b *testing.B) {
-			src, err := Open("bench", Config{Path: path}, m)
+			cfg := Config{Path: path}
+			src, err := cfg.Open("bench", source.Options{Mapper: m, Expressions: bc.prog})
 			if err != nil {
 				b.Fatal(err)
 			}
-			src.(*Source).Expressions(bc.prog)
 			benchRead(b, src, rows, bc.want)
 		})
 	}

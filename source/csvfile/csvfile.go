@@ -14,13 +14,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/internal/userrec"
-	"github.com/orgsync/orgsync/source/mapping"
 )
 
 // DefaultGroupSeparator separates the group names inside the groups column
@@ -80,26 +81,26 @@ func (c *Columns) names() [userrec.NumFields]string {
 
 // Validate reports every problem of the configuration, each named by its
 // key relative to the block ("path", "columns.email").
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	if strings.TrimSpace(c.Path) == "" {
-		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the CSV file to read"})
+		errs = append(errs, diag.FieldError{Field: "path", Reason: "required: the CSV file to read"})
 	}
 	if err := textenc.Check(c.Encoding); err != nil {
-		errs = append(errs, source.FieldError{Field: "encoding", Reason: err.Error()})
+		errs = append(errs, diag.FieldError{Field: "encoding", Reason: err.Error()})
 	}
 	if _, err := delimiter(c.Delimiter); err != nil {
-		errs = append(errs, source.FieldError{Field: "delimiter", Reason: err.Error()})
+		errs = append(errs, diag.FieldError{Field: "delimiter", Reason: err.Error()})
 	}
 	if c.GroupSeparator != "" && strings.TrimSpace(c.GroupSeparator) == "" {
-		errs = append(errs, source.FieldError{Field: "groupSeparator", Reason: "must not be blank"})
+		errs = append(errs, diag.FieldError{Field: "groupSeparator", Reason: "must not be blank"})
 	}
 	names := c.Columns.names()
 	defaults := userrec.DefaultNames()
 	for f, n := range names {
 		for g := range f {
 			if strings.EqualFold(n, names[g]) {
-				errs = append(errs, source.FieldError{Field: "columns." + defaults[f],
+				errs = append(errs, diag.FieldError{Field: "columns." + defaults[f],
 					Reason: fmt.Sprintf("column %q is already the %s column", n, defaults[g])})
 			}
 		}
@@ -120,27 +121,33 @@ func delimiter(s string) (rune, error) {
 	return 0, fmt.Errorf("%q is not a delimiter: use auto, \",\", \";\" or tab", s)
 }
 
+// Label returns the file's base name (source.Config).
+func (c *Config) Label() string { return filepath.Base(c.Path) }
+
+// Uses returns the file; every column that is no user field's is an
+// extra attribute (source.Config).
+func (c *Config) Uses() source.Uses { return source.Uses{Files: []*string{&c.Path}} }
+
 // Source reads one CSV file.
-// With expressions (Expressions), every column that is no user field's is
-// an extra attribute, named by its header.
+// With expressions (source.Options.Expressions), every column that is no
+// user field's is an extra attribute, named by its header.
 type Source struct {
-	name   string
-	cfg    Config
-	mapper *mapping.Mapper
-	userrec.Hooks
+	name string
+	cfg  Config
+	opts source.Options
 }
 
-// Open returns the source named name (as in messages, e.g.
-// "sources[0] (csv users.csv)") for a valid configuration. The file is
-// read by Read, each time anew.
-func Open(name string, cfg Config, m *mapping.Mapper) (source.Source, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", name, source.FieldErrors(errs))
+// Open returns the source named name for a valid configuration
+// (source.Config). The file is read by Read, each time anew.
+func (c *Config) Open(name string, o source.Options) (source.Source, error) {
+	if err := diag.Err(c.Validate()); err != nil {
+		return nil, err
 	}
+	cfg := *c
 	if cfg.GroupSeparator == "" {
 		cfg.GroupSeparator = DefaultGroupSeparator
 	}
-	return &Source{name: name, cfg: cfg, mapper: m}, nil
+	return &Source{name: name, cfg: cfg, opts: o}, nil
 }
 
 // Name returns the source's name.
@@ -177,8 +184,7 @@ func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Re
 	if err != nil {
 		return nil, err
 	}
-	b := userrec.New(s.name, s.cfg.Path, s.cfg.Columns.names(), s.cfg.Defaults, s.mapper)
-	b.Use(s.Hooks)
+	b := userrec.New(s.name, s.cfg.Path, s.cfg.Columns.names(), s.cfg.Defaults, s.opts)
 	if !textenc.Decodes(s.cfg.Encoding) { // the estimate compares the buffer with the file's size
 		b.Reserve(estimateRows(br, size))
 	}
@@ -223,9 +229,9 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 			}
 		}
 	}
-	if s.HasExpressions() {
+	if p := s.opts.Expressions; p != nil {
 		cols.other = otherColumns(head, cols.pos)
-		if err := s.CheckAttributes(cols.otherNames()); err != nil {
+		if err := p.CheckAttributes(cols.otherNames()); err != nil {
 			return columns{}, fmt.Errorf("%s:1: %w", s.cfg.Path, err)
 		}
 	}

@@ -21,7 +21,7 @@ var identity = sourcetest.Identity()
 func readCSV(t *testing.T, content string, cfg Config, rules []mapping.Rule) (*source.Result, string, error) {
 	return sourcetest.Read(t, "users.csv", content, rules, func(path string, m *mapping.Mapper) (source.Source, error) {
 		cfg.Path = path
-		return Open("sources[0] (csv users.csv)", cfg, m)
+		return cfg.Open("sources[0] (csv users.csv)", source.Options{Mapper: m})
 	})
 }
 
@@ -230,7 +230,8 @@ func TestUsernameColumnSuffices(t *testing.T) {
 }
 
 func TestMissingFile(t *testing.T) {
-	src, err := Open("s", Config{Path: filepath.Join(t.TempDir(), "nope.csv")}, nil)
+	cfg := Config{Path: filepath.Join(t.TempDir(), "nope.csv")}
+	src, err := cfg.Open("s", source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,8 @@ func TestCanceled(t *testing.T) {
 	if err := os.WriteFile(path, []byte("email\na@example.com\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := Open("s", Config{Path: path}, nil)
+	cfg := Config{Path: path}
+	src, _ := cfg.Open("s", source.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := src.Read(ctx); err == nil || !strings.Contains(err.Error(), "canceled") {
@@ -271,7 +273,7 @@ func TestValidate(t *testing.T) {
 	if len(got) != 8 {
 		t.Errorf("got %d problems, want 8: %v", len(got), got)
 	}
-	if _, err := Open("s", cfg, nil); err == nil || !strings.Contains(err.Error(), "path: required") {
+	if _, err := cfg.Open("s", source.Options{}); err == nil || !strings.Contains(err.Error(), "path: required") {
 		t.Errorf("Open err = %v", err)
 	}
 	ok := Config{Path: "x.csv", Delimiter: `\t`, Encoding: "Windows-1252"}

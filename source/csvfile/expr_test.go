@@ -26,12 +26,8 @@ func readWithExpr(t *testing.T, content string, ec expr.Config, explain string) 
 func readWithProgram(t *testing.T, content string, p *expr.Program, explain string) (*source.Result, string, error) {
 	t.Helper()
 	return sourcetest.Read(t, "users.csv", content, identity, func(path string, m *mapping.Mapper) (source.Source, error) {
-		src, err := Open("sources[0] (csv users.csv)", Config{Path: path}, m)
-		if err == nil {
-			src.(*Source).Expressions(p)
-			src.(*Source).Explain(explain)
-		}
-		return src, err
+		cfg := Config{Path: path}
+		return cfg.Open("sources[0] (csv users.csv)", source.Options{Mapper: m, Expressions: p, Explain: explain})
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -20,7 +21,7 @@ func FuzzRead(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &Source{name: "fuzz", cfg: Config{Path: "fuzz.csv", GroupSeparator: DefaultGroupSeparator}, mapper: m}
+		s := &Source{name: "fuzz", cfg: Config{Path: "fuzz.csv", GroupSeparator: DefaultGroupSeparator}, opts: source.Options{Mapper: m}}
 		res, err := s.read(context.Background(), bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			return

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/expr"
@@ -39,12 +40,9 @@ func benchTenant(b *testing.B, o entrafake.Options) (*entrafake.Server, entra.Co
 // of the same name (and the expressions p, when not nil), checking the
 // result.
 func readSource(b *testing.B, cfg entra.Config, p *expr.Program) {
-	src, err := entra.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
+	src, err := cfg.Open("bench", source.Options{Mapper: sourcetest.Mapper(b, sourcetest.Identity()), Expressions: p})
 	if err != nil {
 		b.Fatal(err)
-	}
-	if p != nil {
-		src.Expressions(p)
 	}
 	sourcetest.ReadN(b, src, benchUsers, benchPerUser)
 }

@@ -2,12 +2,13 @@ package entra
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"regexp"
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -88,10 +89,10 @@ var tenantPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?
 
 // Validate reports every problem of the configuration at once, each named
 // by its YAML key path inside the entra block.
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(field, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
 	switch {
 	case c.TenantID == "":
@@ -104,8 +105,8 @@ func (c *Config) Validate() []source.FieldError {
 	}
 	c.validateCredential(add)
 	for _, u := range []struct{ key, v string }{{"loginURL", c.LoginURL}, {"graphURL", c.GraphURL}} {
-		if p, err := url.Parse(u.v); u.v != "" && (err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http") {
-			add(u.key, "%q is not an http or https URL", u.v)
+		if _, err := weburl.Parse(u.v); u.v != "" && err != nil {
+			add(u.key, "%v", err)
 		}
 	}
 	if c.PageSize < 0 || c.PageSize > DefaultPageSize {

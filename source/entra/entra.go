@@ -26,37 +26,15 @@ import (
 	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
-	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
-	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Source reads one tenant. Make it with Open.
+// Source reads one tenant. Make it with Config.Open.
 type Source struct {
 	*clouddir.Source
 	cfg Config
-}
-
-// Open checks cfg and returns the source; it does not sign in yet (Read
-// does, each time). A configuration problem is returned as a
-// source.FieldErrors naming every bad key. m may be nil (no group mapping).
-func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, source.FieldErrors(errs)
-	}
-	cfg.applyDefaults()
-	s := &Source{cfg: cfg}
-	var err error
-	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, cfg.Users.ExtraAttributes, m, log, clouddir.API{
-		BaseURL: cfg.GraphURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
-		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
-			return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}
-		},
-	})
-	return s, err
 }
 
 // auth loads the credential: a client secret or a certificate.

@@ -38,15 +38,19 @@ func config(t *testing.T, s *entrafake.Server) entra.Config {
 
 func read(t *testing.T, cfg entra.Config, rules []mapping.Rule, callerChecks bool) (*source.Result, error) {
 	t.Helper()
-	src, err := entra.Open("entra-test", cfg, sourcetest.Mapper(t, rules), nil)
+	return open(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), CallerChecksGroups: callerChecks}).Read(context.Background())
+}
+
+// open opens cfg with o, with short waits between retries.
+func open(t *testing.T, cfg entra.Config, o source.Options) source.Source {
+	t.Helper()
+	src, err := cfg.Open("entra-test", o)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
-	if callerChecks {
-		src.CallerChecksGroups()
-	}
-	return src.Read(context.Background())
+	s := src.(*entra.Source)
+	s.Retry.MinWait, s.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
+	return s
 }
 
 func startDemo(t *testing.T, o entrafake.Options) *entrafake.Server {
@@ -318,14 +322,11 @@ func TestGroupsByIDAndMergeWithCSV(t *testing.T) {
 	s := entrafake.Start(tenant, entrafake.Options{})
 	defer s.Close()
 	byID := []mapping.Rule{{Directory: strings.ToUpper(designID), Targets: []string{"Design"}}, {Directory: "Sales", Targets: []string{"Sales"}}}
-	src, err := entra.Open("entra-test", config(t, s), sourcetest.Mapper(t, byID), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src.CallerChecksGroups()
+	src := open(t, config(t, s), source.Options{Mapper: sourcetest.Mapper(t, byID), CallerChecksGroups: true})
 	csv := "firstname,lastname,email,country,groups\nSam,Seller,sam@example.com,US,Sales\nCarol,Clark,carol@example.com,GB,Sales\n"
 	file, _, err := sourcetest.Read(t, "extra.csv", csv, byID, func(path string, m *mapping.Mapper) (source.Source, error) {
-		return csvfile.Open("csv", csvfile.Config{Path: path}, m)
+		cfg := csvfile.Config{Path: path}
+		return cfg.Open("csv", source.Options{Mapper: m})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -367,13 +368,7 @@ func TestExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := entra.Open("entra-test", cfg, sourcetest.Mapper(t, rules), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src.Expressions(p)
-	src.Explain("DAVE@example.com")
-	res, err := src.Read(context.Background())
+	res, err := open(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p, Explain: "DAVE@example.com"}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,8 +395,7 @@ func TestExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.Expressions(none)
-	if res, err := src.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "left none of the 6 users") {
+	if res, err := open(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: none}).Read(context.Background()); err == nil || !strings.Contains(err.Error(), "left none of the 6 users") {
 		t.Errorf("a filter that leaves everybody out: %v, %v", err, res)
 	}
 }

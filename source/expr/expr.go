@@ -47,7 +47,7 @@ import (
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 )
 
 // Config holds the expressions of one source; each is optional.
@@ -157,13 +157,13 @@ func Compile(c Config) (*Program, error) {
 		return nil, fmt.Errorf("expressions: %w", err)
 	}
 	p := &Program{text: map[string]string{}, stopped: new(atomic.Int32)}
-	var errs source.FieldErrors
+	var errs diag.FieldErrors
 	// add compiles text; a load error names key as the file writes it,
 	// the text is kept under the canonical key that run-time messages use.
 	add := func(key, canonical, text string, want *cel.Type, dst **program) {
 		prg, err := compile(env, text, want)
 		if err != nil {
-			errs = append(errs, source.FieldError{Field: key, Reason: err.Error()})
+			errs = append(errs, diag.FieldError{Field: key, Reason: err.Error()})
 			return
 		}
 		*dst = prg
@@ -178,12 +178,12 @@ func Compile(c Config) (*Program, error) {
 	for _, name := range slices.Sorted(maps.Keys(c.Set)) {
 		f, ok := fieldNamed(name)
 		if !ok {
-			errs = append(errs, source.FieldError{Field: "set." + name,
+			errs = append(errs, diag.FieldError{Field: "set." + name,
 				Reason: fmt.Sprintf("%q is not a user field: set one of %s", name, strings.Join(fieldNames[:], ", "))})
 			continue
 		}
 		if p.set[f] != nil {
-			errs = append(errs, source.FieldError{Field: "set." + name, Reason: fmt.Sprintf("%s is set twice (letter case is ignored): keep one", f.Name())})
+			errs = append(errs, diag.FieldError{Field: "set." + name, Reason: fmt.Sprintf("%s is set twice (letter case is ignored): keep one", f.Name())})
 			continue
 		}
 		add("set."+name, setKeys[f], c.Set[name], cel.StringType, &p.set[f])
@@ -337,7 +337,7 @@ func (o *Outcome) LeftOut() string {
 
 // Trace writes into t what the expressions made of r, the record Run
 // gave o for.
-func (o *Outcome) Trace(t *source.Trace, r *Record) {
+func (o *Outcome) Trace(t *diag.Trace, r *Record) {
 	t.ExprGroups, t.LeftOut, t.Filter = o.Groups, o.LeftOut(), o.Filter
 	for f, set := range o.Set {
 		if set {

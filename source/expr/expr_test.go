@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 )
 
 // record builds a Record from field values by name and attributes.
@@ -52,7 +52,7 @@ func TestCompileErrors(t *testing.T) {
 			if p != nil || err == nil {
 				t.Fatalf("Compile = %v, %v; want an error", p, err)
 			}
-			var fe source.FieldErrors
+			var fe diag.FieldErrors
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v is not FieldErrors", err)
 			}

@@ -48,7 +48,7 @@ func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.
 		Password: secret.Ref{Env: "ORGSYNC_LDAP_BENCH_PW"}, PageSize: 1000,
 		Users: ldap.Users{BaseDN: os.Getenv("ORGSYNC_LDAP_BENCH_BASE")},
 	}
-	src, err := ldap.Open("bench", cfg, nil, nil)
+	src, err := cfg.Open("bench", source.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	ldap3 "github.com/go-ldap/ldap/v3"
 
 	"github.com/orgsync/orgsync/secret"
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -135,10 +135,10 @@ type Groups struct {
 
 // Validate reports every problem of the configuration at once, each named
 // by its YAML key path inside the ldap block.
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(field, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
 	c.validateServer(add)
 	c.Users.validate(add)

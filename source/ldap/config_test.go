@@ -12,6 +12,7 @@ import (
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/ldap"
 )
 
@@ -84,15 +85,17 @@ func TestMalformedBindNameListsTheAcceptedForms(t *testing.T) {
 }
 
 func TestOpenReportsFieldErrors(t *testing.T) {
-	_, err := ldap.Open("sources[2]", ldap.Config{}, nil, nil)
-	var fe source.FieldErrors
+	var cfg ldap.Config
+	_, err := cfg.Open("sources[2]", source.Options{})
+	var fe diag.FieldErrors
 	if !errors.As(err, &fe) || len(fe) != 2 {
 		t.Fatalf("Open = %v, want the two FieldErrors", err)
 	}
 }
 
 func TestReadCanceled(t *testing.T) {
-	src, err := ldap.Open("s", ldap.Config{URL: "ldap://127.0.0.1:1", Users: ldap.Users{BaseDN: "dc=x"}}, nil, nil)
+	cfg := ldap.Config{URL: "ldap://127.0.0.1:1", Users: ldap.Users{BaseDN: "dc=x"}}
+	src, err := cfg.Open("s", source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +148,8 @@ func TestTimeouts(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	src, err := ldap.Open("s", ldap.Config{URL: "ldap://" + l.Addr().String(), ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}}, nil, nil)
+	cfg := ldap.Config{URL: "ldap://" + l.Addr().String(), ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}}
+	src, err := cfg.Open("s", source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

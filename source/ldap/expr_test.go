@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/expr"
-	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 )
 
@@ -32,12 +32,10 @@ func TestOpenLDAPExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := ldap.Open("sources[0]", cfg, newMapper(t, testRules()), nil)
+	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, testRules()), Expressions: p, Explain: "USER003@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.(*ldap.Source).Expressions(p)
-	src.(*ldap.Source).Explain("USER003@example.com")
 	res, err := src.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)

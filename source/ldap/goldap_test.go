@@ -20,7 +20,7 @@ func TestGoLDAPClientReadsTheSame(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), SizeLimit: 50})
 	cfg := readerConfig(t, srv.URL)
 	cfg.PageSize = 20
-	src, err := ldap.Open("sources[0]", cfg, newMapper(t, testRules()), nil)
+	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, testRules())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Source reads one directory. Make it with Open.
+// Source reads one directory. Make it with Config.Open.
 type Source struct {
 	name   string
 	cfg    Config
@@ -34,37 +34,15 @@ type Source struct {
 	mapper *mapping.Mapper
 	log    *zap.Logger
 	// callerChecksGroups: a missing exactly mapped group goes into
-	// Result.MissingGroups instead of failing Read (CallerChecksGroups).
+	// Result.MissingGroups instead of failing Read
+	// (source.Options.CallerChecksGroups).
 	callerChecksGroups bool
-	prog               *expr.Program // the source's expressions, nil for none
-	explain            string        // the user to trace (Explain)
-}
-
-// Expressions makes Read run p over every user entry, with the
-// users.extraAttributes of the entry as its attributes (an attribute the
-// entry lacks reads as "") and the directory groups it is in (see
-// splitNames) as its directory groups.
-func (s *Source) Expressions(p *expr.Program) { s.prog = p }
-
-// Explain traces the entries of one user (source.Explainer).
-func (s *Source) Explain(user string) { s.explain = user }
-
-// Open checks cfg and returns the source; it does not connect yet (Read
-// does, each time). A configuration problem is returned as a
-// source.FieldErrors naming every bad key. m may be nil (no group mapping).
-func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (source.Source, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, source.FieldErrors(errs)
-	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	cfg.applyDefaults()
-	f, err := usertmpl.Parse(cfg.Users.spec(), defaultTemplates, "users.")
-	if err != nil {
-		return nil, err
-	}
-	return &Source{name: name, cfg: cfg, fields: f, mapper: m, log: log.With(zap.String("source", name))}, nil
+	// prog runs over every user entry (nil: none), with the
+	// users.extraAttributes of the entry as its attributes (an attribute
+	// the entry lacks reads as "") and the directory groups it is in (see
+	// splitNames) as its directory groups.
+	prog    *expr.Program
+	explain string // the user to trace (source.Options.Explain)
 }
 
 // applyDefaults fills in the defaults that do not depend on the flavor.
@@ -91,12 +69,6 @@ func (c *Config) applyDefaults() {
 
 // Name returns the name given to Open.
 func (s *Source) Name() string { return s.name }
-
-// CallerChecksGroups makes Read report the directory groups of exact
-// mapping rules that it does not find in Result.MissingGroups instead of
-// failing: the caller, reading other sources too, must then fail the run
-// unless one of them has those groups (source.CheckGroups).
-func (s *Source) CallerChecksGroups() { s.callerChecksGroups = true }
 
 // Read connects, reads every user with its mapped groups and disconnects.
 // It fails as a whole on any LDAP error and when a directory group named by

@@ -99,7 +99,7 @@ func readerConfig(t *testing.T, url string) ldap.Config {
 
 func read(t *testing.T, cfg ldap.Config, m *mapping.Mapper, log *zap.Logger) (*source.Result, error) {
 	t.Helper()
-	src, err := ldap.Open("sources[0]", cfg, m, log)
+	src, err := cfg.Open("sources[0]", source.Options{Mapper: m, Log: log})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -211,11 +211,11 @@ func TestOpenLDAPMissingMappedGroupFails(t *testing.T) {
 func TestOpenLDAPMissingGroupLeftToTheCaller(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	rules := append(testRules(), mapping.Rule{Directory: "contractors", Targets: []string{"Contractors"}})
-	src, err := ldap.Open("sources[0]", readerConfig(t, srv.URL), newMapper(t, rules), nil)
+	cfg := readerConfig(t, srv.URL)
+	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, rules), CallerChecksGroups: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.(*ldap.Source).CallerChecksGroups()
 	res, err := src.Read(context.Background())
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -438,11 +438,10 @@ func TestOpenLDAPMemberOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := ldap.Open("sources[0]", cfg, newMapper(t, rules[:1]), nil)
+	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, rules[:1]), Expressions: p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.(*ldap.Source).Expressions(p)
 	if res, err = src.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}

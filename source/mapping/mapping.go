@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 )
 
 // Rule maps directory groups to target groups (user groups, product
@@ -55,11 +55,11 @@ type patternRule struct {
 }
 
 // New checks and compiles the rules. It reports every problem at once as a
-// source.FieldErrors; each Field is the rule's path relative to the rule
+// diag.FieldErrors; each Field is the rule's path relative to the rule
 // list, e.g. "[2].pattern".
 func New(rules []Rule) (*Mapper, error) {
 	m := &Mapper{exact: map[string][]string{}, rules: len(rules)}
-	var errs source.FieldErrors
+	var errs diag.FieldErrors
 	for i, r := range rules {
 		errs = append(errs, m.add(i, r)...)
 	}
@@ -70,28 +70,28 @@ func New(rules []Rule) (*Mapper, error) {
 }
 
 // add checks rule i and adds it to m when it is valid.
-func (m *Mapper) add(i int, r Rule) []source.FieldError {
+func (m *Mapper) add(i int, r Rule) []diag.FieldError {
 	at := fmt.Sprintf("[%d]", i)
 	dir, pat := strings.TrimSpace(r.Directory), strings.TrimSpace(r.Pattern)
-	var errs []source.FieldError
+	var errs []diag.FieldError
 	var re *regexp.Regexp
 	switch {
 	case dir != "" && pat != "":
-		errs = append(errs, source.FieldError{Field: at, Reason: "set directory or pattern, not both"})
+		errs = append(errs, diag.FieldError{Field: at, Reason: "set directory or pattern, not both"})
 	case dir == "" && pat == "":
-		errs = append(errs, source.FieldError{Field: at, Reason: "set directory (a group name or DN) or pattern (a regular expression)"})
+		errs = append(errs, diag.FieldError{Field: at, Reason: "set directory (a group name or DN) or pattern (a regular expression)"})
 	case pat != "":
 		var err error
 		if re, err = regexp.Compile(`(?i)^(?:` + pat + `)$`); err != nil {
-			errs = append(errs, source.FieldError{Field: at + ".pattern", Reason: "not a valid regular expression: " + err.Error()})
+			errs = append(errs, diag.FieldError{Field: at + ".pattern", Reason: "not a valid regular expression: " + err.Error()})
 		}
 	}
 	if len(r.Targets) == 0 {
-		errs = append(errs, source.FieldError{Field: at + ".targets", Reason: "at least one target group is required"})
+		errs = append(errs, diag.FieldError{Field: at + ".targets", Reason: "at least one target group is required"})
 	}
 	for j, t := range r.Targets {
 		if reason := checkTarget(t, pat != "", re); reason != "" {
-			errs = append(errs, source.FieldError{Field: fmt.Sprintf("%s.targets[%d]", at, j), Reason: reason})
+			errs = append(errs, diag.FieldError{Field: fmt.Sprintf("%s.targets[%d]", at, j), Reason: reason})
 		}
 	}
 	if len(errs) > 0 {

@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 )
 
 func mustNew(t *testing.T, rules ...Rule) *Mapper {
@@ -142,9 +142,9 @@ func TestNewErrors(t *testing.T) {
 		{Directory: "d", Targets: []string{" ", "$1 Users"}},
 		{Pattern: "cn=(.*)", Targets: []string{"$2", "$1Users", "${dept}", "${1}Users", "$$1"}},
 	})
-	var fe source.FieldErrors
+	var fe diag.FieldErrors
 	if !errors.As(err, &fe) {
-		t.Fatalf("New error %v is not source.FieldErrors", err)
+		t.Fatalf("New error %v is not diag.FieldErrors", err)
 	}
 	want := map[string]string{
 		"[1]":            "not both",

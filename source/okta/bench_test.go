@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/okta"
@@ -35,12 +36,9 @@ func benchOrg(b *testing.B, o oktafake.Options) (*oktafake.Server, okta.Config) 
 // of the same name (and the expressions p, when not nil), checking the
 // result.
 func readSource(b *testing.B, cfg okta.Config, p *expr.Program) {
-	src, err := okta.Open("bench", cfg, sourcetest.Mapper(b, sourcetest.Identity()), nil)
+	src, err := cfg.Open("bench", source.Options{Mapper: sourcetest.Mapper(b, sourcetest.Identity()), Expressions: p})
 	if err != nil {
 		b.Fatal(err)
-	}
-	if p != nil {
-		src.Expressions(p)
 	}
 	sourcetest.ReadN(b, src, benchUsers, benchPerUser)
 }

@@ -2,13 +2,14 @@ package okta
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -93,12 +94,12 @@ var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultE
 
 // Validate reports every problem of the configuration at once, each named
 // by its YAML key path inside the okta block.
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(field, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
-	if p, err := url.Parse(c.OrgURL); c.OrgURL == "" || err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http" {
+	if _, err := weburl.Parse(c.OrgURL); err != nil {
 		add("orgURL", "required: the organization's URL, e.g. https://example.okta.com")
 	}
 	switch {

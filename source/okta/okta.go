@@ -19,35 +19,15 @@ import (
 	"fmt"
 
 	"github.com/golang-jwt/jwt/v5"
-	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
-	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Source reads one Okta organization. Make it with Open.
+// Source reads one Okta organization. Make it with Config.Open.
 type Source struct {
 	*clouddir.Source
 	cfg Config
-}
-
-// Open checks cfg and returns the source; it does not sign in yet (Read
-// does, each time). A configuration problem is returned as a
-// source.FieldErrors naming every bad key. m may be nil (no group mapping).
-func Open(name string, cfg Config, m *mapping.Mapper, log *zap.Logger) (*Source, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, source.FieldErrors(errs)
-	}
-	cfg.applyDefaults()
-	s := &Source{cfg: cfg}
-	var err error
-	s.Source, err = clouddir.NewSource(name, cfg.Users.spec(), defaultTemplates, cfg.Users.ExtraAttributes, m, log, clouddir.API{
-		BaseURL: cfg.OrgURL, Timeout: cfg.Timeout, Auth: s.auth, Hint: s.hint,
-		Directory: func(c *restapi.Client, _ []string) clouddir.Directory { return &api{c: c, cfg: &s.cfg} },
-	})
-	return s, err
 }
 
 // dpopModes are the restapi modes of the values of dpop.

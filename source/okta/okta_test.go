@@ -35,12 +35,19 @@ func config(t *testing.T, s *oktafake.Server) okta.Config {
 
 func open(t *testing.T, cfg okta.Config, rules []mapping.Rule) *okta.Source {
 	t.Helper()
-	src, err := okta.Open("okta-test", cfg, sourcetest.Mapper(t, rules), nil)
+	return openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules)})
+}
+
+// openWith opens cfg with o, with short waits between retries.
+func openWith(t *testing.T, cfg okta.Config, o source.Options) *okta.Source {
+	t.Helper()
+	src, err := cfg.Open("okta-test", o)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	src.Retry.MinWait, src.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
-	return src
+	s := src.(*okta.Source)
+	s.Retry.MinWait, s.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
+	return s
 }
 
 func read(t *testing.T, cfg okta.Config, rules []mapping.Rule) (*source.Result, error) {
@@ -181,12 +188,12 @@ func TestMissingGroupAndMergeWithCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := mapping.New(withSales)
-	file, err := csvfile.Open("csv", csvfile.Config{Path: path}, m)
+	fileCfg := csvfile.Config{Path: path}
+	file, err := fileCfg.Open("csv", source.Options{Mapper: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := open(t, config(t, s), withSales)
-	src.CallerChecksGroups()
+	src := openWith(t, config(t, s), source.Options{Mapper: m, CallerChecksGroups: true})
 	var results []source.NamedResult
 	for _, r := range []source.Source{src, file} {
 		res, err := r.Read(context.Background())
@@ -280,9 +287,7 @@ func TestExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := open(t, cfg, rules)
-	src.Expressions(p)
-	res, err := src.Read(context.Background())
+	res, err := openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,8 +309,8 @@ func TestExpressions(t *testing.T) {
 	}
 	// scope.groups: only Design's members take part; the others are left
 	// alone (Filtered), and the read still succeeds.
-	src.Expressions(p.WithScope([]string{"design"}))
-	if res, err = src.Read(context.Background()); err != nil || len(res.Users) != 2 {
+	scoped := openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p.WithScope([]string{"design"})})
+	if res, err = scoped.Read(context.Background()); err != nil || len(res.Users) != 2 {
 		t.Errorf("scoped to Design: %v, %v", err, sourcetest.GroupsByEmail(res.Users))
 	}
 }

@@ -29,11 +29,8 @@ func TestExpressionsOverYAMLUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, path, err := sourcetest.Read(t, "users.yaml", doc, identity, func(path string, m *mapping.Mapper) (source.Source, error) {
-		src, err := Open("sources[0] (yaml users.yaml)", Config{Path: path}, m)
-		if err == nil {
-			src.(*Source).Expressions(p)
-		}
-		return src, err
+		cfg := Config{Path: path}
+		return cfg.Open("sources[0] (yaml users.yaml)", source.Options{Mapper: m, Expressions: p})
 	})
 	if err != nil {
 		t.Fatal(err)

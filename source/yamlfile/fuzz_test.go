@@ -3,6 +3,7 @@ package yamlfile
 import (
 	"testing"
 
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
@@ -18,7 +19,7 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &Source{name: "fuzz", cfg: Config{Path: "fuzz.yaml"}, mapper: m}
+		s := &Source{name: "fuzz", cfg: Config{Path: "fuzz.yaml"}, opts: source.Options{Mapper: m}}
 		res, err := s.parse(data)
 		if err != nil {
 			return

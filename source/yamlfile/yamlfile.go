@@ -11,15 +11,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/internal/userrec"
-	"github.com/orgsync/orgsync/source/mapping"
 )
 
 // Config configures a YAML source (the `yaml:` block of a source).
@@ -37,34 +38,41 @@ type Config struct {
 
 // Validate reports every problem of the configuration, each named by its
 // key relative to the block ("path", "defaultCountry").
-func (c *Config) Validate() []source.FieldError {
-	var errs []source.FieldError
+func (c *Config) Validate() []diag.FieldError {
+	var errs []diag.FieldError
 	if strings.TrimSpace(c.Path) == "" {
-		errs = append(errs, source.FieldError{Field: "path", Reason: "required: the YAML file to read"})
+		errs = append(errs, diag.FieldError{Field: "path", Reason: "required: the YAML file to read"})
 	}
 	if err := textenc.Check(c.Encoding); err != nil {
-		errs = append(errs, source.FieldError{Field: "encoding", Reason: err.Error()})
+		errs = append(errs, diag.FieldError{Field: "encoding", Reason: err.Error()})
 	}
 	return append(errs, c.Defaults.Validate()...)
 }
 
+// Label returns the file's base name (source.Config).
+func (c *Config) Label() string { return filepath.Base(c.Path) }
+
+// Uses returns the file; every key of a user that is no user field is an
+// extra attribute (source.Config).
+func (c *Config) Uses() source.Uses { return source.Uses{Files: []*string{&c.Path}} }
+
 // Source reads one YAML file.
-// With expressions (Expressions), every key of a user that is no user field
-// is an extra attribute (a single value) instead of an unknown field.
+// With expressions (source.Options.Expressions), every key of a user that
+// is no user field is an extra attribute (a single value) instead of an
+// unknown field.
 type Source struct {
-	name   string
-	cfg    Config
-	mapper *mapping.Mapper
-	userrec.Hooks
+	name string
+	cfg  Config
+	opts source.Options
 }
 
-// Open returns the source named name (as in messages) for a valid
-// configuration. The file is read by Read, each time anew.
-func Open(name string, cfg Config, m *mapping.Mapper) (source.Source, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", name, source.FieldErrors(errs))
+// Open returns the source named name for a valid configuration
+// (source.Config). The file is read by Read, each time anew.
+func (c *Config) Open(name string, o source.Options) (source.Source, error) {
+	if err := diag.Err(c.Validate()); err != nil {
+		return nil, err
 	}
-	return &Source{name: name, cfg: cfg, mapper: m}, nil
+	return &Source{name: name, cfg: *c, opts: o}, nil
 }
 
 // Name returns the source's name.
@@ -104,8 +112,7 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.mapper), notUTF8: invalid, attributes: s.HasExpressions()}
-	f.b.Use(s.Hooks)
+	f := &fileReader{b: userrec.New(s.name, s.cfg.Path, userrec.DefaultNames(), s.cfg.Defaults, s.opts), notUTF8: invalid, attributes: s.opts.Expressions != nil}
 	f.readUsers(users)
 	if groups != nil {
 		f.readGroups(groups)

@@ -20,7 +20,7 @@ var identity = sourcetest.Identity()
 func readYAML(t *testing.T, content string, cfg Config, rules []mapping.Rule) (*source.Result, string, error) {
 	return sourcetest.Read(t, "users.yaml", content, rules, func(path string, m *mapping.Mapper) (source.Source, error) {
 		cfg.Path = path
-		return Open("sources[1] (yaml users.yaml)", cfg, m)
+		return cfg.Open("sources[1] (yaml users.yaml)", source.Options{Mapper: m})
 	})
 }
 
@@ -165,10 +165,11 @@ func TestValidateAndOpen(t *testing.T) {
 	if len(errs) != 3 || errs[0].Field != "path" || errs[1].Field != "encoding" || errs[2].Field != "defaultCountry" {
 		t.Fatalf("Validate = %v, want path, encoding and defaultCountry", errs)
 	}
-	if _, err := Open("s", cfg, nil); err == nil {
+	if _, err := cfg.Open("s", source.Options{}); err == nil {
 		t.Fatal("Open accepted an invalid config")
 	}
-	src, err := Open("s", Config{Path: filepath.Join(t.TempDir(), "missing.yaml")}, nil)
+	missing := Config{Path: filepath.Join(t.TempDir(), "missing.yaml")}
+	src, err := missing.Open("s", source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

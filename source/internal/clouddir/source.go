@@ -7,7 +7,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source"
-	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -39,24 +38,23 @@ type API struct {
 }
 
 // NewSource returns a source named name that builds users by spec (with
-// the source's default templates) and maps groups with m (nil: no
-// mapping); extra are the user attributes its expressions read
-// (users.extraAttributes). spec must have passed Validate.
-func NewSource(name string, spec, defaults usertmpl.Spec, extra []string, m *mapping.Mapper, log *zap.Logger, api API) (*Source, error) {
+// the source's default templates) and maps groups, runs expressions and
+// checks groups as o says; extra are the user attributes its expressions
+// read (users.extraAttributes). spec must have passed Validate.
+func NewSource(name string, spec, defaults usertmpl.Spec, extra []string, o source.Options, api API) (*Source, error) {
 	fields, err := usertmpl.Parse(spec, defaults, "users.")
 	if err != nil {
 		return nil, err
 	}
+	m := o.Mapper
 	if m == nil {
 		if m, err = mapping.New(nil); err != nil {
 			return nil, err
 		}
 	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	log = log.With(zap.String("source", name))
-	s := &Source{opts: Options{Name: name, Mapper: m, Fields: &fields, Expressions: usertmpl.Expressions{ExtraAttributes: extra}},
+	log := o.Logger().With(zap.String("source", name))
+	s := &Source{opts: Options{Name: name, Mapper: m, Fields: &fields, CallerChecksGroups: o.CallerChecksGroups,
+		Expressions: usertmpl.Expressions{Program: o.Expressions, ExtraAttributes: extra, Explain: o.Explain}},
 		log: log, api: api}
 	s.Retry.Log = log
 	return s, nil
@@ -78,15 +76,6 @@ func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error
 	return c, s.api.Directory(c, attrs), nil
 }
 
-// Expressions makes the source run p over each user (see
-// source.Source): every group is then read, so that p sees each user's
-// directory groups.
-func (s *Source) Expressions(p *expr.Program) { s.opts.Expressions.Program = p }
-
-// Explain makes Read trace how the user named user was built (see
-// source.Explainer).
-func (s *Source) Explain(user string) { s.opts.Expressions.Explain = user }
-
 // hint adds what to do to err, when the source knows.
 func (s *Source) hint(err error) error {
 	if s.api.Hint == nil {
@@ -97,11 +86,6 @@ func (s *Source) hint(err error) error {
 
 // Name returns the source's name.
 func (s *Source) Name() string { return s.opts.Name }
-
-// CallerChecksGroups makes Read report the groups of exact mapping rules
-// that it does not find in Result.MissingGroups instead of failing (see
-// source.CheckGroups).
-func (s *Source) CallerChecksGroups() { s.opts.CallerChecksGroups = true }
 
 // Read signs in, reads every user with its mapped groups and returns
 // them. It fails as a whole on any error, when a group named by an exact

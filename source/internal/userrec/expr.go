@@ -4,35 +4,9 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 )
-
-// Hooks are what a file source hands its Builder besides the records: its
-// expressions and the user to explain. Embedded in a source, they give it
-// the Expressions and Explain methods the configuration and the run call.
-type Hooks struct {
-	prog    *expr.Program
-	explain string
-}
-
-// Expressions makes the source run p (nil: none) over every record.
-func (h *Hooks) Expressions(p *expr.Program) { h.prog = p }
-
-// Explain makes the source trace the records of the user named by email
-// or username (source.Explainer).
-func (h *Hooks) Explain(user string) { h.explain = user }
-
-// HasExpressions reports whether the source runs expressions: its records
-// then carry their extra attributes.
-func (h *Hooks) HasExpressions() bool { return h.prog != nil }
-
-// CheckAttributes checks that the expressions read outright only the
-// attributes in have, for a source whose records all have the same ones
-// (see expr.Program.CheckAttributes).
-func (h *Hooks) CheckAttributes(have []string) error { return h.prog.CheckAttributes(have) }
-
-// Use makes the Builder run the source's hooks.
-func (b *Builder) Use(h Hooks) { b.prog, b.explain = h.prog, h.explain }
 
 // evaluate runs the expressions over r, writing the computed fields into
 // r.Values (the record's fields are numbered as the expressions' are:
@@ -100,7 +74,7 @@ func (b *Builder) trace(r *Record, out *expr.Outcome, skipped string) {
 	if b.explain == "" || !source.Explains(b.explain, strings.TrimSpace(r.Values[Email]), strings.TrimSpace(r.Values[Username])) {
 		return
 	}
-	t := source.Trace{Source: b.source, File: b.file, Line: r.Line, Record: recordID(r),
+	t := diag.Trace{Source: b.source, File: b.file, Line: r.Line, Record: recordID(r),
 		DirectoryGroups: append([]string(nil), r.Groups...), Skipped: skipped}
 	if out != nil {
 		out.Trace(&t, &b.xr)

@@ -6,6 +6,7 @@ package userrec
 
 import (
 	"fmt"
+	"github.com/orgsync/orgsync/target/umwire"
 	"maps"
 	"slices"
 	"sort"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -83,16 +85,17 @@ type Builder struct {
 	records      int
 	prog         *expr.Program    // the source's expressions, nil for none
 	xr           expr.Record      // reused for each record
-	explain      string           // the user to trace (see Explain)
+	explain      string           // the user to trace (source.Options.Explain)
 	filtered     []reconcile.User // users the filter or the scope left out
 	leftByFilter int
-	traces       []source.Trace
+	traces       []diag.Trace
 }
 
-// New returns a Builder for the file of the named source. names are the
-// names of the fields in this file, used in problems. The defaults must
-// have passed Validate.
-func New(sourceName, file string, names [NumFields]string, d source.Defaults, m *mapping.Mapper) *Builder {
+// New returns a Builder for the file of the named source, which maps
+// groups, runs expressions and traces the explained user as o says. names
+// are the names of the fields in this file, used in problems. The
+// defaults must have passed Validate.
+func New(sourceName, file string, names [NumFields]string, d source.Defaults, o source.Options) *Builder {
 	typ, ok := reconcile.ParseIdentityType(d.Type)
 	if !ok {
 		typ = source.DefaultType
@@ -100,7 +103,7 @@ func New(sourceName, file string, names [NumFields]string, d source.Defaults, m 
 	return &Builder{
 		source: sourceName, file: file, names: names, typ: typ,
 		country: strings.ToUpper(strings.TrimSpace(d.Country)), domain: strings.TrimSpace(d.Domain),
-		mapper: m, mapped: map[string][]string{}, index: map[string]int{},
+		mapper: o.Mapper, prog: o.Expressions, explain: o.Explain, mapped: map[string][]string{}, index: map[string]int{},
 	}
 }
 
@@ -398,7 +401,7 @@ func emailDomain(email string) string {
 
 func (c *recordCheck) name(f Field, s string) string {
 	s = strings.TrimSpace(s)
-	if err := reconcile.CheckName(s); err != nil {
+	if err := umwire.CheckName(s); err != nil {
 		c.problem(f, "%v", err)
 	}
 	return s
@@ -411,7 +414,7 @@ func (c *recordCheck) country(s string) string {
 		c.defaulted |= source.DefaultedCountry
 		return c.b.country
 	}
-	if !reconcile.IsCountryCode(s) {
+	if !umwire.IsCountryCode(s) {
 		c.problem(Country, "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE, GB)", c.r.Values[Country])
 	}
 	return s

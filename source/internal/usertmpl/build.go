@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 )
 
@@ -101,7 +102,7 @@ func (c *Collector) trace(id string, v [expr.NumFields]string, groups []string, 
 	if b.Explain == "" || !source.Explains(b.Explain, v[expr.Email], v[expr.Username]) {
 		return
 	}
-	t := source.Trace{Source: c.source, File: c.where, Record: id, DirectoryGroups: groups, Skipped: skipped}
+	t := diag.Trace{Source: c.source, File: c.where, Record: id, DirectoryGroups: groups, Skipped: skipped}
 	if out != nil {
 		out.Trace(&t, &b.xr)
 	}

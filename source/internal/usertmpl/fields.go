@@ -10,11 +10,13 @@ package usertmpl
 import (
 	"cmp"
 	"fmt"
+	"github.com/orgsync/orgsync/target/umwire"
 	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
 )
@@ -38,10 +40,10 @@ func (s *Spec) templates() []keyed {
 
 // Validate reports every problem of the templates and defaults, each named
 // by prefix and its YAML key ("users.email").
-func (s *Spec) Validate(prefix string) []source.FieldError {
-	var errs []source.FieldError
+func (s *Spec) Validate(prefix string) []diag.FieldError {
+	var errs []diag.FieldError
 	add := func(key, format string, args ...any) {
-		errs = append(errs, source.FieldError{Field: prefix + key, Reason: fmt.Sprintf(format, args...)})
+		errs = append(errs, diag.FieldError{Field: prefix + key, Reason: fmt.Sprintf(format, args...)})
 	}
 	for _, f := range s.templates() {
 		if _, err := ParseTemplate(f.text); err != nil {
@@ -63,11 +65,11 @@ func (s *Spec) Validate(prefix string) []source.FieldError {
 
 // ValidateExtra reports each of attrs (a users.extraAttributes list,
 // named by prefix) that is not an attribute name; example shows good ones.
-func ValidateExtra(prefix string, attrs []string, example string) []source.FieldError {
-	var errs []source.FieldError
+func ValidateExtra(prefix string, attrs []string, example string) []diag.FieldError {
+	var errs []diag.FieldError
 	for i, a := range attrs {
 		if !IsAttributeName(a) {
-			errs = append(errs, source.FieldError{Field: fmt.Sprintf("%sextraAttributes[%d]", prefix, i),
+			errs = append(errs, diag.FieldError{Field: fmt.Sprintf("%sextraAttributes[%d]", prefix, i),
 				Reason: fmt.Sprintf("%q is not an attribute name (e.g. %s)", a, example)})
 		}
 	}
@@ -98,7 +100,7 @@ func Parse(spec, defaults Spec, prefix string) (Fields, error) {
 		}
 		t, err := ParseTemplate(text)
 		if err != nil {
-			return Fields{}, source.FieldErrors{{Field: prefix + x.key, Reason: "bad template: " + err.Error()}}
+			return Fields{}, diag.FieldErrors{{Field: prefix + x.key, Reason: "bad template: " + err.Error()}}
 		}
 		*targets[i] = t
 	}
@@ -214,18 +216,18 @@ func (f *Fields) check(u *reconcile.User) []Problem {
 	var probs []Problem
 	if u.Email == "" {
 		probs = append(probs, Problem{"email", fmt.Sprintf("required, but the record has no value for %s", f.email)})
-	} else if err := reconcile.CheckEmail(u.Email); err != nil {
+	} else if err := umwire.CheckEmail(u.Email); err != nil {
 		probs = append(probs, Problem{"email", err.Error()})
 	}
 	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") && u.Domain == "" {
 		probs = append(probs, Problem{"domain", "required for a Federated ID whose username is not an email: set users.domain or users.defaultDomain"})
 	}
 	for _, n := range []struct{ field, v string }{{"firstname", u.FirstName}, {"lastname", u.LastName}} {
-		if err := reconcile.CheckName(n.v); err != nil {
+		if err := umwire.CheckName(n.v); err != nil {
 			probs = append(probs, Problem{n.field, err.Error()})
 		}
 	}
-	if u.Country != "" && !reconcile.IsCountryCode(u.Country) {
+	if u.Country != "" && !umwire.IsCountryCode(u.Country) {
 		probs = append(probs, Problem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
 	}
 	return probs
@@ -307,7 +309,7 @@ func (c *Collector) LeaveOut(u reconcile.User, valid bool) {
 }
 
 // Trace adds how the record of an explained user was built.
-func (c *Collector) Trace(t source.Trace) { c.res.Traces = append(c.res.Traces, t) }
+func (c *Collector) Trace(t diag.Trace) { c.res.Traces = append(c.res.Traces, t) }
 
 func (c *Collector) report(id string, probs []Problem) {
 	for _, p := range probs {
