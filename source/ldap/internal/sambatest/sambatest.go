@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -29,7 +30,8 @@ type Server struct {
 	*samba.Server
 	TLS slapdtest.TLSFiles
 	// Dir lives as long as the server; tests may write files there.
-	Dir string
+	Dir  string
+	lock *os.File // machineLock, held while the server runs
 }
 
 // shared is the one domain controller of a test binary.
@@ -38,6 +40,25 @@ var shared struct {
 	srv    *Server
 	ldif   string
 	failed error
+}
+
+// machineLock is held (flock) by the test binary whose domain controller
+// runs: test binaries run side by side (go test without -p 1) wait for
+// each other, since the ports are fixed. The kernel releases it when its
+// holder dies.
+var machineLock = filepath.Join(os.TempDir(), "orgsync-samba.lock")
+
+// lockMachine waits until no other test binary runs a domain controller.
+func lockMachine() (*os.File, error) {
+	f, err := os.OpenFile(machineLock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", machineLock, err)
+	}
+	return f, nil
 }
 
 // Main runs the tests of m and then stops the domain controller if one
@@ -106,8 +127,24 @@ func stopLeftover() {
 	os.Remove(leftover)
 }
 
-// start provisions (or copies from the run's cache) and starts a domain.
+// start provisions (or copies from the run's cache) and starts a domain,
+// once no other test binary runs one.
 func start(ldif string, passwords map[string]string) (*Server, error) {
+	lock, err := lockMachine()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startLocked(ldif, passwords)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	srv.lock = lock
+	return srv, nil
+}
+
+// startLocked is start once the machine is locked.
+func startLocked(ldif string, passwords map[string]string) (*Server, error) {
 	stopLeftover()
 	dir, err := os.MkdirTemp("", "orgsync-samba-")
 	if err != nil {
@@ -140,6 +177,7 @@ func (s *Server) stop() {
 	s.Stop()
 	os.RemoveAll(s.Dir)
 	os.Remove(leftover)
+	s.lock.Close() // releases the lock
 	shared.srv = nil
 }
 
