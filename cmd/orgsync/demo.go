@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/source/ldap/samba"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
@@ -31,12 +32,13 @@ type demoSource struct {
 
 // demoSources are the examples the demo can sync, by --source name.
 var demoSources = map[string]demoSource{
-	"multiorg": {dir: "multiorg"},
-	"csv":      {dir: "csv"},
-	"yaml":     {dir: "yaml"},
-	"ldap":     {dir: "openldap", start: startDemoSlapd},
-	"entra":    {dir: "entra", start: startDemoEntra},
-	"okta":     {dir: "okta", start: startDemoOkta},
+	"multiorg":        {dir: "multiorg"},
+	"csv":             {dir: "csv"},
+	"yaml":            {dir: "yaml"},
+	"ldap":            {dir: "openldap", start: startDemoSlapd},
+	"activedirectory": {dir: "activedirectory/demo", start: startDemoSamba},
+	"entra":           {dir: "entra", start: startDemoEntra},
+	"okta":            {dir: "okta", start: startDemoOkta},
 }
 
 // demoSourceNames lists the --source values of the demo.
@@ -192,4 +194,32 @@ func startDemoSlapd(io stdio, dir string) ([]string, func(), error) {
 	}
 	fmt.Fprintf(io.out, "OpenLDAP slapd at %s serving examples/openldap/users.ldif.\n", srv.URL)
 	return []string{"ldap://127.0.0.1:3890", srv.URL, "password: {env: LDAP_BIND_PASSWORD}", "password: {file: ldap-password}"}, srv.Stop, nil
+}
+
+// startDemoSamba serves the Active Directory example's directory
+// (activedirectory/demo/directory.ldif under dir) from a throwaway Samba
+// domain controller on 127.0.0.1 (it needs root), and exports the service
+// account's keytab beside the example's configuration.
+func startDemoSamba(io stdio, dir string) ([]string, func(), error) {
+	example := filepath.Join(dir, "activedirectory", "demo")
+	ldif, err := os.ReadFile(filepath.Join(example, "directory.ldif"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sdir := filepath.Join(dir, "samba")
+	if err := os.Mkdir(sdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintln(io.out, "Starting a Samba domain controller for CORP.EXAMPLE.COM (the first time, provisioning the domain takes a minute).")
+	srv, err := samba.Start(samba.Options{Dir: sdir, LDIF: string(ldif), CacheDir: filepath.Join(os.TempDir(), "orgsync-samba-cache"),
+		Passwords: map[string]string{"svc-orgsync": examples.ActiveDirectoryServicePassword}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting Samba for the example: %w", err)
+	}
+	if err := srv.ExportKeytab("svc-orgsync@"+samba.Realm, filepath.Join(example, "svc-orgsync.keytab")); err != nil {
+		srv.Stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(io.out, "Samba domain controller at %s (KDC %s) serving examples/activedirectory/demo/directory.ldif.\n", srv.URL, srv.KDC)
+	return nil, srv.Stop, nil
 }
