@@ -70,9 +70,14 @@ func Fixture() string {
 	group(&b, "Field", Groups, userDN("gina"))
 	group(&b, "Big", Groups, big...)
 	group(&b, "legacy-finance", Other, userDN("dave"))
-	fmt.Fprintf(&b, "dn: %s\nobjectClass: user\nsAMAccountName: %s\nuserPrincipalName: %s\nuserAccountControl: %s\n\n",
-		ServiceDN, ServiceName, ServiceUPN, enabled)
+	serviceAccount(&b)
 	return b.String()
+}
+
+// serviceAccount adds orgsync's account, outside the people.
+func serviceAccount(b *strings.Builder) {
+	fmt.Fprintf(b, "dn: %s\nobjectClass: user\nsAMAccountName: %s\nuserPrincipalName: %s\nuserAccountControl: %s\n\n",
+		ServiceDN, ServiceName, ServiceUPN, enabled)
 }
 
 // FixturePasswords are the fixture's passwords: the service account's.
@@ -142,9 +147,11 @@ func (s *Server) tlsConfig() *tls.Config {
 }
 
 // BulkUsers is a domain of n enabled users with mail under OU=Bulk
-// (bulk000000, ...), for benchmarks.
+// (bulk000000, ...) and the service account (FixturePasswords), for
+// benchmarks.
 func BulkUsers(n int) string {
 	var b strings.Builder
+	serviceAccount(&b)
 	for _, ou := range []string{People, Bulk} {
 		fmt.Fprintf(&b, "dn: %s\nobjectClass: organizationalUnit\n\n", ou)
 	}
