@@ -43,6 +43,12 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
 
+# A 10,000-user Active Directory read (Samba, LDAPS) against ldapsearch over
+# the same connection (docs/performance.md); it provisions the domain the
+# first time (minutes) and needs root. Not part of make test or make bench.
+bench-ad:
+	ORGSYNC_AD_BENCH=1 $(GO) test -run '^$$' -bench ReadAD10k -benchtime 5x -timeout 60m ./source/ldap/
+
 demo:
 	$(GO) run ./cmd/orgsync demo
 

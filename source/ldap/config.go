@@ -24,6 +24,7 @@ const (
 const (
 	BindSimple   = "simple"
 	BindKerberos = "kerberos"
+	BindNTLM     = "ntlm"
 )
 
 // Membership modes: where the source learns that a user is in a group.
@@ -63,7 +64,7 @@ type Config struct {
 	StartTLS bool `yaml:"startTLS,omitempty"`
 	TLS      TLS  `yaml:"tls,omitempty"`
 	// Bind is how to authenticate: simple (default; anonymous without
-	// bindDN) or kerberos.
+	// bindDN), kerberos or ntlm.
 	Bind string `yaml:"bind,omitempty"`
 	// BindDN is the account to bind as: a DN, or for Active Directory a
 	// user principal name or DOMAIN\user; empty binds anonymously.
@@ -71,6 +72,9 @@ type Config struct {
 	// Password is where BindDN's password is (a secret reference), never
 	// inline.
 	Password secret.Ref `yaml:"password,omitempty"`
+	// NTHash is where the NT hash of BindDN's password is, for bind: ntlm
+	// instead of Password.
+	NTHash secret.Ref `yaml:"ntHash,omitempty"`
 	// Kerberos configures bind: kerberos.
 	Kerberos       Kerberos      `yaml:"kerberos,omitempty"`
 	ConnectTimeout time.Duration `yaml:"connectTimeout,omitempty"`
@@ -207,6 +211,20 @@ func (c *Config) validateBind(add addFunc) {
 		} else if c.Password.IsSet() {
 			add("bindDN", "required when password is set (leave both out to bind anonymously)")
 		}
+	case BindNTLM:
+		if c.BindDN == "" || name.dn {
+			add("bindDN", `an NTLM bind names DOMAIN\\user (CORP\\svc-orgsync) or a user principal name`)
+		}
+		if c.Password.IsSet() == c.NTHash.IsSet() {
+			add("password", "an NTLM bind needs exactly one of password and ntHash")
+		}
+		for field, ref := range map[string]secret.Ref{"password": c.Password, "ntHash": c.NTHash} {
+			if ref.IsSet() {
+				if err := ref.Check(); err != nil {
+					add(field, "%v", err)
+				}
+			}
+		}
 	case BindKerberos:
 		if c.Password.IsSet() {
 			if err := c.Password.Check(); err != nil {
@@ -215,7 +233,10 @@ func (c *Config) validateBind(add addFunc) {
 		}
 		c.Kerberos.validate(add, name, c.BindDN, c.Password)
 	default:
-		add("bind", "%q is not a bind: use simple (the default) or kerberos", c.Bind)
+		add("bind", "%q is not a bind: use simple (the default), kerberos or ntlm", c.Bind)
+	}
+	if c.NTHash.IsSet() && c.Bind != BindNTLM {
+		add("ntHash", "an NT hash is for bind: ntlm")
 	}
 }
 

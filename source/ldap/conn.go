@@ -76,12 +76,11 @@ func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.V
 			return err
 		}
 		if err := conn.kerberosBind(cl, s.spn(url), conn.isTLS()); err != nil {
-			if conn.isTLS() && ldap3.IsErrorWithCode(err, ldap3.LDAPResultStrongAuthRequired) {
-				err = fmt.Errorf("%w: the server takes a Kerberos bind over TLS only without a security layer, and refuses that (Samba's default, ldap server require strong auth = yes): make the Kerberos bind over ldap:// without startTLS, where its integrity is protected, or allow it on the server (ldap server require strong auth = allow_sasl_over_tls)", err)
-			}
-			return fmt.Errorf("Kerberos bind as %q to %s: %w", s.cfg.BindDN, s.spn(url), err)
+			return fmt.Errorf("Kerberos bind as %q to %s: %w", s.cfg.BindDN, s.spn(url), saslOverTLS(conn, err))
 		}
 		return nil
+	case s.cfg.Bind == BindNTLM:
+		return s.ntlmBind(conn, password)
 	case s.cfg.BindDN == "":
 		if err := conn.bind("", ""); err != nil {
 			return fmt.Errorf("anonymous bind: %w", err)
@@ -98,6 +97,47 @@ func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.V
 		return fmt.Errorf("bind as %q: the server refuses a simple bind over a connection without TLS: use ldaps:// or startTLS, or a Kerberos bind (bind: kerberos) (%w)", s.cfg.BindDN, err)
 	}
 	return fmt.Errorf("bind as %q: %w", s.cfg.BindDN, err)
+}
+
+// ntlmBind binds with NTLM as bindDN, with the password or its NT hash.
+func (s *Source) ntlmBind(conn *wireConn, password secret.Value) error {
+	var hash secret.Value
+	if s.cfg.NTHash.IsSet() {
+		var err error
+		if hash, err = s.cfg.NTHash.Load(); err != nil {
+			return fmt.Errorf("ntHash: %w", err)
+		}
+	}
+	cred, err := newNTLMCredentials(s.cfg.BindDN, password.Reveal(), hash.Reveal())
+	if err != nil {
+		return err
+	}
+	err = conn.ntlmBind(cred)
+	switch {
+	case err == nil:
+		return nil
+	case ldap3.IsErrorWithCode(err, ldap3.LDAPResultInvalidCredentials):
+		return fmt.Errorf("NTLM bind as %q: invalid credentials: check bindDN and the secret in %s", s.cfg.BindDN, firstSet(s.cfg.Password, s.cfg.NTHash))
+	}
+	return fmt.Errorf("NTLM bind as %q: %w", s.cfg.BindDN, saslOverTLS(conn, err))
+}
+
+func firstSet(refs ...secret.Ref) secret.Ref {
+	for _, r := range refs {
+		if r.IsSet() {
+			return r
+		}
+	}
+	return secret.Ref{}
+}
+
+// saslOverTLS explains a SASL bind (Kerberos, NTLM) refused over TLS for
+// want of signing, which such servers refuse over TLS too.
+func saslOverTLS(conn *wireConn, err error) error {
+	if conn.isTLS() && ldap3.IsErrorWithCode(err, ldap3.LDAPResultStrongAuthRequired) {
+		return fmt.Errorf("%w: over TLS the server takes this bind only unsigned, and refuses that (Samba's default, ldap server require strong auth = yes): bind over ldap:// without startTLS, where the bind signs every message, or allow it on the server (ldap server require strong auth = allow_sasl_over_tls)", err)
+	}
+	return err
 }
 
 // explainTLS adds what to do to a certificate verification error.

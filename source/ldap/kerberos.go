@@ -216,7 +216,9 @@ func (c *wireConn) kerberosBind(cl *ldapgssapi.Client, spn string, overTLS bool)
 	} else if !done {
 		return errors.New("the server did not complete the Kerberos bind")
 	}
-	c.protect(layer)
+	if layer.active {
+		c.protect(layer, layer.maxSend)
+	}
 	return nil
 }
 

@@ -131,8 +131,8 @@ func TestKerberosErrorsOnSamba(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"no KDC answered", "kerberos.kdc"}},
-		{"over LDAPS", func(c *ldap.Config) { c.URL, c.TLS = srv.LDAPSURL, ldap.TLS{CAFile: srv.TLS.CAFile} }, []string{"Kerberos bind over ldap://", "allow_sasl_over_tls"}},
-		{"over StartTLS", func(c *ldap.Config) { c.StartTLS, c.TLS = true, ldap.TLS{CAFile: srv.TLS.CAFile} }, []string{"Kerberos bind over ldap://"}},
+		{"over LDAPS", func(c *ldap.Config) { c.URL, c.TLS = srv.LDAPSURL, ldap.TLS{CAFile: srv.TLS.CAFile} }, []string{"bind over ldap:// without startTLS", "allow_sasl_over_tls"}},
+		{"over StartTLS", func(c *ldap.Config) { c.StartTLS, c.TLS = true, ldap.TLS{CAFile: srv.TLS.CAFile} }, []string{"bind over ldap:// without startTLS"}},
 		{"unknown service principal", func(c *ldap.Config) { c.Kerberos.Keytab, c.Kerberos.SPN = kt, "ldap/dc9.corp.example.com" }, []string{"does not know the service principal ldap/dc9.corp.example.com", "kerberos.spn"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,12 +24,10 @@ type saslConn struct {
 	pending []byte // unwrapped data not read yet
 }
 
-// protect puts layer between the connection and its LDAP messages.
-func (c *wireConn) protect(l *krbLayer) {
-	if !l.active {
-		return
-	}
-	sc := &saslConn{Conn: c.conn, layer: l, maxSend: l.maxSend}
+// protect puts layer between the connection and its LDAP messages;
+// maxSend is the most the server takes in one buffer (0: no limit).
+func (c *wireConn) protect(layer securityLayer, maxSend int) {
+	sc := &saslConn{Conn: c.conn, layer: layer, maxSend: maxSend}
 	c.conn, c.r = sc, bufio.NewReaderSize(sc, 64<<10)
 }
 

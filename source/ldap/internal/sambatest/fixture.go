@@ -111,7 +111,10 @@ func group(b *strings.Builder, name, ou string, members ...string) {
 // setPrimaryGroups makes each user of primaryGroups a primary member of
 // its group: Active Directory then drops the user from the group's member
 // list, so the membership is seen only through primaryGroupID.
-func (s *Server) setPrimaryGroups() error {
+func (s *Server) setPrimaryGroups(primaryGroups map[string]string) error {
+	if len(primaryGroups) == 0 {
+		return nil
+	}
 	conn, err := s.Admin()
 	if err != nil {
 		return err

@@ -77,12 +77,19 @@ func Main(m *testing.M) int {
 // first use.
 func Domain(t testing.TB) *Server {
 	t.Helper()
-	return DomainWith(t, Fixture(), FixturePasswords())
+	return domain(t, Fixture(), FixturePasswords(), primaryGroups)
 }
 
 // DomainWith returns the domain controller serving ldif with the given
 // account passwords; a running one with other contents is stopped first.
 func DomainWith(t testing.TB, ldif string, passwords map[string]string) *Server {
+	t.Helper()
+	return domain(t, ldif, passwords, nil)
+}
+
+// domain is DomainWith that sets primary groups too (user -> group, see
+// setPrimaryGroups).
+func domain(t testing.TB, ldif string, passwords, primary map[string]string) *Server {
 	t.Helper()
 	Require(t)
 	shared.Lock()
@@ -96,7 +103,7 @@ func DomainWith(t testing.TB, ldif string, passwords map[string]string) *Server 
 	if shared.failed != nil && shared.ldif == ldif {
 		t.Fatalf("the Samba domain did not start (see the first test that asked for it): %v", shared.failed)
 	}
-	srv, err := start(ldif, passwords)
+	srv, err := start(ldif, passwords, primary)
 	shared.ldif, shared.failed = ldif, err
 	if err != nil {
 		t.Fatalf("starting the Samba domain: %v", err)
@@ -129,12 +136,12 @@ func stopLeftover() {
 
 // start provisions (or copies from the run's cache) and starts a domain,
 // once no other test binary runs one.
-func start(ldif string, passwords map[string]string) (*Server, error) {
+func start(ldif string, passwords, primary map[string]string) (*Server, error) {
 	lock, err := lockMachine()
 	if err != nil {
 		return nil, err
 	}
-	srv, err := startLocked(ldif, passwords)
+	srv, err := startLocked(ldif, passwords, primary)
 	if err != nil {
 		lock.Close()
 		return nil, err
@@ -144,7 +151,7 @@ func start(ldif string, passwords map[string]string) (*Server, error) {
 }
 
 // startLocked is start once the machine is locked.
-func startLocked(ldif string, passwords map[string]string) (*Server, error) {
+func startLocked(ldif string, passwords, primary map[string]string) (*Server, error) {
 	stopLeftover()
 	dir, err := os.MkdirTemp("", "orgsync-samba-")
 	if err != nil {
@@ -162,7 +169,7 @@ func startLocked(ldif string, passwords map[string]string) (*Server, error) {
 		if err == nil {
 			srv := &Server{Server: s, TLS: files, Dir: dir}
 			_ = os.WriteFile(leftover, fmt.Appendf(nil, "%d %s\n", s.PID(), dir), 0o600)
-			if err = srv.setPrimaryGroups(); err == nil {
+			if err = srv.setPrimaryGroups(primary); err == nil {
 				return srv, nil
 			}
 			s.Stop()
