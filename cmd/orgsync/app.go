@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
@@ -48,9 +50,9 @@ func commands() map[string]command {
 	}
 }
 
-// run dispatches to the subcommand named by args[0] and returns the exit
+// dispatch runs the subcommand named by args[0] and returns the exit
 // code.
-func run(ctx context.Context, args []string, io stdio) int {
+func dispatch(ctx context.Context, args []string, io stdio) int {
 	cmds := commands()
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(io.out, cmds)
@@ -68,7 +70,18 @@ func run(ctx context.Context, args []string, io stdio) int {
 		usage(io.err, cmds)
 		return exitError
 	}
-	return c.run(ctx, io, args[1:])
+	return guarded(io, args[0], func() int { return c.run(ctx, io, args[1:]) })
+}
+
+// guarded runs a command and returns its exit code. A panic in it (a bug)
+// is printed with its stack and exits 1, never with the 2 of Go's own
+// panic exit, which plan --detailed-exitcode gives to "changes pending".
+func guarded(io stdio, name string, cmd func() int) (code int) {
+	if e := crash.Run(func() { code = cmd() }); e != nil {
+		fmt.Fprintf(io.err, "orgsync %s: %v\n%s", name, e, e.Stack)
+		return exitError
+	}
+	return code
 }
 
 // usage lists the commands with their summaries.

@@ -23,6 +23,7 @@ type Client interface {
 	OrgUsersPage(ctx context.Context, page int, o umapi.OrgUsersOptions) (*umapi.UsersPage, error)
 	GroupUsersPage(ctx context.Context, group string, page int, o umapi.GroupUsersOptions) (*umapi.UsersPage, error)
 	GetUser(ctx context.Context, email, domain string) (*umwire.User, error)
+	GroupsPageAt(ctx context.Context, page int) (*umapi.GroupsPage, error)
 	Invites(ctx context.Context, q umapi.InviteQuery) iter.Seq2[[]umwire.Invite, error]
 	Action(ctx context.Context, entries []umwire.Entry, o umapi.ActionOptions) (*umwire.ActionResponse, error)
 	ResendInvite(ctx context.Context, email string) error
@@ -52,12 +53,15 @@ type Target struct {
 
 // ReadReport says how the current state was read and what it cost.
 type ReadReport struct {
-	ByGroup       bool // member listings of the ReadNeeds groups, not the organization listing
-	OrgPages      int  // X-Page-Count of the organization listing
-	GroupPages    int  // sum of X-Page-Count of the group listings probed
-	PagesRead     int  // listing pages requested in all
-	Lookups       int  // desired users read one by one (endpoint 3) in a read by group
-	InviteBatches int  // invite listing calls; 0 when the invites could not change the plan
+	ByGroup    bool // member listings of the ReadNeeds groups, not the organization listing
+	OrgPages   int  // X-Page-Count of the organization listing
+	GroupPages int  // sum of X-Page-Count of the group listings probed
+	PagesRead  int  // listing pages requested in all (group listing included)
+	// GroupListPages are the pages of the group listing read to learn
+	// which groups exist.
+	GroupListPages int
+	Lookups        int // desired users read one by one (endpoint 3) in a read by group
+	InviteBatches  int // invite listing calls; 0 when the invites could not change the plan
 }
 
 // New returns a Target over c.
@@ -80,14 +84,14 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 	for i := range req.Entries {
 		w, err := WireEntry(&req.Entries[i])
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: request not sent: %w", err)
+			return nil, fmt.Errorf("request not sent: %w", err)
 		}
 		entries[i] = w
 		entries[i].RequestID = strconv.Itoa(i)
 	}
 	resp, err := t.c.Action(ctx, entries, umapi.ActionOptions{TestOnly: testOnly})
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: action: %w", err)
+		return nil, fmt.Errorf("action: %w", err)
 	}
 	var out []reconcile.EntryFailure
 	for _, e := range resp.Errors {
@@ -119,7 +123,7 @@ func inviteError(op string, err error) error {
 	case err == nil:
 		return nil
 	case umapi.IsNotFound(err):
-		return fmt.Errorf("umtarget: %s invite: %w (%w)", op, reconcile.ErrNoPendingInvite, err)
+		return fmt.Errorf("%s invite: %w (%w)", op, reconcile.ErrNoPendingInvite, err)
 	}
-	return fmt.Errorf("umtarget: %s invite: %w", op, err)
+	return fmt.Errorf("%s invite: %w", op, err)
 }
