@@ -2,8 +2,9 @@
 # Installs what `make test` needs and the machine lacks, from Debian's
 # packages: OpenLDAP's slapd and ldap-utils (the LDAP tests), Samba's
 # Active Directory domain controller and MIT Kerberos' kinit (the Active
-# Directory and Kerberos tests). In CI (CI=true) a failure to install is
-# fatal, because those integration tests must run there.
+# Directory and Kerberos tests), and Chromium (the status page's browser
+# test). In CI (CI=true) a failure to install is fatal, because those
+# integration tests must run there.
 set -euo pipefail
 need=()
 command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd)
@@ -11,12 +12,13 @@ command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
 command -v samba >/dev/null 2>&1 || [ -x /usr/sbin/samba ] || need+=(samba)
 [ -d /usr/share/samba/setup/ad-schema ] || need+=(samba-ad-dc samba-ad-provision)
 command -v kinit >/dev/null 2>&1 || need+=(krb5-user)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "test-deps: installing ${need[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
-if ! { $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq &&
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
+apt="apt-get -o DPkg::Lock::Timeout=600"
+if ! { $sudo $apt update -qq && DEBIAN_FRONTEND=noninteractive $sudo $apt install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
   echo "test-deps: could not install ${need[*]}" >&2
   [ "${CI:-}" = "true" ] && exit 1
 fi
