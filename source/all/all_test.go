@@ -14,9 +14,9 @@ import (
 
 // TestKindsKeepTheContract checks every registered kind against what the
 // configuration loader relies on: a fresh block each time, an empty block
-// refused by Validate and by Open with every problem, and the files,
-// secrets and extra attributes it names being fields of its own block,
-// under the YAML keys it gives.
+// refused by Validate and by Open with every problem, the files, secrets
+// and extra attributes it names being fields of its own block, under the
+// YAML keys it gives, and every secret of the block named.
 func TestKindsKeepTheContract(t *testing.T) {
 	kinds := all.Kinds()
 	if len(kinds) == 0 {
@@ -61,6 +61,11 @@ func checkKind(t *testing.T, k source.Kind) {
 			t.Errorf("Uses.Secrets names %q at %q (found: %v), want the key path of a secret.Ref of the block", key, path, ok)
 		}
 	}
+	for _, key := range refKeys(reflect.TypeOf(cfg).Elem(), "") {
+		if _, ok := uses.Secrets[key]; !ok {
+			t.Errorf("Uses.Secrets leaves out %s: its file would be neither resolved nor checked", key)
+		}
+	}
 	if key := uses.ExtraAttributesKey; key != "" {
 		if ft, ok := typeAt(reflect.TypeOf(cfg).Elem(), key); !ok || ft != reflect.TypeOf([]string(nil)) {
 			t.Errorf("ExtraAttributesKey names %q, which is no list of strings of the block", key)
@@ -96,6 +101,30 @@ func find(v reflect.Value, path string, addr uintptr, want reflect.Type) (string
 		}
 	}
 	return "", false
+}
+
+// refKeys returns the key paths of every secret.Ref of struct type t.
+func refKeys(t reflect.Type, path string) []string {
+	if t == reflect.TypeOf(secret.Ref{}) {
+		return []string{path}
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, inline := yamlKey(f)
+		sub := path
+		if !inline {
+			sub = strings.TrimPrefix(path+"."+name, ".")
+		}
+		keys = append(keys, refKeys(f.Type, sub)...)
+	}
+	return keys
 }
 
 // typeAt returns the type of the field at YAML key path key of struct t.
