@@ -61,7 +61,7 @@ func checkKind(t *testing.T, k source.Kind) {
 			t.Errorf("Uses.Secrets names %q at %q (found: %v), want the key path of a secret.Ref of the block", key, path, ok)
 		}
 	}
-	for _, key := range refKeys(reflect.TypeOf(cfg).Elem(), "") {
+	for _, key := range refKeys(cfg) {
 		if _, ok := uses.Secrets[key]; !ok {
 			t.Errorf("Uses.Secrets leaves out %s: its file would be neither resolved nor checked", key)
 		}
@@ -75,16 +75,34 @@ func checkKind(t *testing.T, k source.Kind) {
 
 // fieldAt returns the YAML key path of the field of type want that p
 // points to inside the block cfg points to.
-func fieldAt(cfg, p any, want reflect.Type) (string, bool) {
-	return find(reflect.ValueOf(cfg).Elem(), "", reflect.ValueOf(p).Pointer(), want)
+func fieldAt(cfg, p any, want reflect.Type) (found string, ok bool) {
+	addr := reflect.ValueOf(p).Pointer()
+	visit(reflect.ValueOf(cfg).Elem(), "", func(path string, v reflect.Value) {
+		if v.Type() == want && v.Addr().Pointer() == addr {
+			found, ok = path, true
+		}
+	})
+	return found, ok
 }
 
-func find(v reflect.Value, path string, addr uintptr, want reflect.Type) (string, bool) {
-	if v.Type() == want && v.Addr().Pointer() == addr {
-		return path, true
-	}
+// refKeys returns the key paths of every secret.Ref of the block cfg
+// points to.
+func refKeys(cfg any) []string {
+	var keys []string
+	visit(reflect.ValueOf(cfg).Elem(), "", func(path string, v reflect.Value) {
+		if v.Type() == reflect.TypeOf(secret.Ref{}) {
+			keys = append(keys, path)
+		}
+	})
+	return keys
+}
+
+// visit calls fn with v, at YAML key path path, and with every exported
+// field inside it, at theirs.
+func visit(v reflect.Value, path string, fn func(path string, v reflect.Value)) {
+	fn(path, v)
 	if v.Kind() != reflect.Struct {
-		return "", false
+		return
 	}
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Type().Field(i)
@@ -96,35 +114,8 @@ func find(v reflect.Value, path string, addr uintptr, want reflect.Type) (string
 		if !inline {
 			sub = strings.TrimPrefix(path+"."+name, ".")
 		}
-		if got, ok := find(v.Field(i), sub, addr, want); ok {
-			return got, true
-		}
+		visit(v.Field(i), sub, fn)
 	}
-	return "", false
-}
-
-// refKeys returns the key paths of every secret.Ref of struct type t.
-func refKeys(t reflect.Type, path string) []string {
-	if t == reflect.TypeOf(secret.Ref{}) {
-		return []string{path}
-	}
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, inline := yamlKey(f)
-		sub := path
-		if !inline {
-			sub = strings.TrimPrefix(path+"."+name, ".")
-		}
-		keys = append(keys, refKeys(f.Type, sub)...)
-	}
-	return keys
 }
 
 // typeAt returns the type of the field at YAML key path key of struct t.
