@@ -35,15 +35,15 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 		s = t.Safety
 	}
 	rp := &reconcile.Policy{
-		Managed:               append(c.groupsOf(t, m.Targets(), false), own(p.ManagedGroups)...),
-		UserGroups:            own(p.UserGroups),
-		CreateUserGroups:      p.CreateUserGroups,
-		Unlisted:              reconcile.Unlisted(p.UnmatchedUsers),
-		ExcludeGroups:         excluded,
-		RevokeUnlistedInvites: p.Invites.RevokeUnmatched,
-		ResendExpiredInvites:  p.Invites.ResendExpired,
-		MaxRemovals:           s.MaxRemovals.reconcile(),
-		MaxChanges:            s.MaxChanges.reconcile(),
+		Managed:                append(c.groupsOf(t, m.Targets(), false), own(p.ManagedGroups)...),
+		UserGroups:             own(p.UserGroups),
+		CreateUserGroups:       p.CreateUserGroups,
+		Unmatched:              reconcile.Unmatched(p.UnmatchedUsers),
+		ExcludeGroups:          excluded,
+		RevokeUnmatchedInvites: p.Invites.RevokeUnmatched,
+		ResendExpiredInvites:   p.Invites.ResendExpired,
+		MaxRemovals:            s.MaxRemovals.reconcile(),
+		MaxChanges:             s.MaxChanges.reconcile(),
 	}
 	if err := p.fill(rp); err != nil {
 		return nil, err

@@ -36,8 +36,8 @@ safety: {maxRemovals: 7, maxChanges: "20%"}
 	if got := strings.Join(p.Managed, ","); got != "Engineering,All Apps,Extra" {
 		t.Errorf("managed = %s", got)
 	}
-	if p.Unlisted != reconcile.RemoveUsers || !p.RevokeUnlistedInvites || !p.ResendExpiredInvites { // resendExpired: on by default
-		t.Errorf("unlisted/invites = %+v", p)
+	if p.Unmatched != reconcile.RemoveUsers || !p.RevokeUnmatchedInvites || !p.ResendExpiredInvites { // resendExpired: on by default
+		t.Errorf("unmatched/invites = %+v", p)
 	}
 	if p.Update != (reconcile.Attributes{LastName: true}) {
 		t.Errorf("update = %+v", p.Update)

@@ -157,10 +157,10 @@ func TestTargetOwnPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(p.Managed, ",") != "Engineering,Own,Too" || p.Unlisted != "remove" || strings.Join(p.ExcludeGroups, ",") != "VIP" || !p.Update.FirstName {
+	if strings.Join(p.Managed, ",") != "Engineering,Own,Too" || p.Unmatched != "remove" || strings.Join(p.ExcludeGroups, ",") != "VIP" || !p.Update.FirstName {
 		t.Errorf("emea's own policy = %+v (managed: its mapped groups and its own list; defaults applied)", p)
 	}
-	if p, _ := cfg.TargetPolicy(cfg.Primary(), m); p.Unlisted != "preserve" {
+	if p, _ := cfg.TargetPolicy(cfg.Primary(), m); p.Unmatched != "preserve" {
 		t.Errorf("main took emea's policy: %+v", p)
 	}
 	bad := strings.NewReplacer("unmatchedUsers: remove,", "unmatchedUsers: purge,", "emea::Too", "main::Too").Replace(own)

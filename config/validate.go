@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +15,7 @@ import (
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // validation collects the problems of the decoded configuration; the walker
@@ -121,18 +122,15 @@ func (c *Config) validatePolicies(v *validation, m *mapping.Mapper) {
 	}
 }
 
-// orgIDPattern matches an organization id, <hex>@VendorOrg.
-var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@[A-Za-z]+Org$`)
-
 // validate checks the target at path: organization id, addresses,
 // credentials, limits, timeouts and TLS.
 func (t *Target) validate(v *validation, path string) {
 	at := func(key string) string { return join(path, key) }
 	switch {
 	case t.OrgID == "":
-		v.errorf(at("orgId"), "required: the organization id, <hex>@VendorOrg")
-	case !orgIDPattern.MatchString(t.OrgID):
-		v.errorf(at("orgId"), "%q is not an organization id: expected <hex>@VendorOrg", t.OrgID)
+		v.errorf(at("orgId"), "required: the organization id, %s", umwire.OrgIDForm)
+	case !umwire.IsOrgID(t.OrgID):
+		v.errorf(at("orgId"), "%q is not an organization id: expected %s", t.OrgID, umwire.OrgIDForm)
 	}
 	if t.BaseURL == "" {
 		v.errorf(at("baseURL"), "required: the service's base address, e.g. https://usermanagement.example.com")
@@ -229,9 +227,8 @@ func checkURL(v *validation, path, s string) {
 	if s == "" {
 		return
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errorf(path, "%q is not an http or https URL", s)
+	if _, err := weburl.Parse(s); err != nil {
+		v.errorf(path, "%v", err)
 	}
 }
 

@@ -127,10 +127,14 @@ func (e *ApplyError) Error() string {
 // Apply sends the plan's batches in order and then its invite operations,
 // through one code path for dry, test-only and real runs. Failed entries
 // are collected and the remaining requests still run; cancellation stops
-// between requests. The error joins the failures (*ApplyError), the plan's
+// between requests. A plan that fails Check is not applied at all: nothing
+// is sent. The error joins the failures (*ApplyError), the plan's
 // safety stop (*SafetyError), its missing targets (*MissingGroupsError) and
 // the context's error.
 func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, error) {
+	if err := plan.Check(); err != nil {
+		return &Result{}, fmt.Errorf("apply: nothing sent: %w", err)
+	}
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
 	}
@@ -216,7 +220,8 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 // applyInvites resends and revokes invites; a test-only run sends none.
 func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) error {
 	for _, c := range plan.Changes {
-		if c.Kind != KindResendInvite && c.Kind != KindRevokeInvite {
+		send := kinds[c.Kind].send
+		if send != asResend && send != asRevoke {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -225,20 +230,18 @@ func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out
 		res.Invites++
 		if o.DryRun || o.TestOnly {
 			then := ""
-			if c.Kind == KindResendInvite {
+			if send == asResend {
 				then = fmt.Sprintf(", then send addVendorID with groups %v (a new invite if none is pending)", c.Add)
 			}
 			fmt.Fprintf(out, "would %s %s%s (invite endpoints have no test mode)\n", c.Kind, c.User.Email, then)
 			continue
 		}
 		fmt.Fprintf(out, "%s %s\n", c.Kind, c.User.Email)
-		var fails []Failure
-		if c.Kind == KindRevokeInvite {
-			fails = revoke(ctx, s, &c)
+		if send == asRevoke {
+			res.Failures = append(res.Failures, revoke(ctx, s, &c)...)
 		} else {
-			fails = reinvite(ctx, s, &c, o, out)
+			res.Failures = append(res.Failures, reinvite(ctx, s, &c, o, out)...)
 		}
-		res.Failures = append(res.Failures, fails...)
 	}
 	return nil
 }

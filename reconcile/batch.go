@@ -81,7 +81,7 @@ type Request struct {
 func (p *Plan) Batches(l Limits) []Request {
 	var best []Request
 	variants := []variant{{}}
-	if slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Kind == KindCreateGroup }) {
+	if slices.ContainsFunc(p.Changes, func(c Change) bool { return kinds[c.Kind].send == asGroupEntry }) {
 		variants = append(variants, variant{lateGroups: true}, variant{fillRoom: true})
 	}
 	orders := 4
@@ -170,25 +170,35 @@ func newBatcher(p *Plan, l Limits) *batcher {
 	for _, g := range p.UserGroups {
 		b.group(g)
 	}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		switch c.Kind {
-		case KindCreateGroup:
-			b.group(c.Group).created = true
-		case KindCreate, KindUpdate, KindRemove, KindDelete:
-			b.users = append(b.users, newWork(c))
+	for _, list := range [][]Change{p.Changes, p.InviteGroups} {
+		for i := range list {
+			b.add(&list[i])
 		}
-	}
-	for i := range p.InviteGroups {
-		b.users = append(b.users, newWork(&p.InviteGroups[i]))
 	}
 	return b
 }
 
-func newWork(c *Change) *work {
-	w := &work{id: identity(&c.User), set: c.Set, rmOrg: c.Kind == KindRemove || c.Kind == KindDelete,
-		delete: c.Kind == KindDelete, adds: slices.Clone(c.Add), removes: slices.Clone(c.Remove)}
-	if c.Kind == KindCreate || c.Kind == KindInviteGroups { // both are an addVendorID with an option
+// add takes in one change: a group to create, or a user's work. A change
+// sent through the invite endpoints, or of a kind the table does not know
+// (Plan.Check reports it), makes no entry.
+func (b *batcher) add(c *Change) {
+	r, ok := kinds[c.Kind]
+	if !ok {
+		return
+	}
+	switch r.send {
+	case asGroupEntry:
+		b.group(c.Group).created = true
+	case asUserEntry:
+		b.users = append(b.users, newWork(c, r.steps))
+	case asResend, asRevoke:
+	}
+}
+
+func newWork(c *Change, s userSteps) *work {
+	w := &work{id: identity(&c.User), set: c.Set, rmOrg: s.removeFromOrg,
+		delete: s.deleteAccount, adds: slices.Clone(c.Add), removes: slices.Clone(c.Remove)}
+	if s.create {
 		u := c.User
 		w.create = &u
 	}

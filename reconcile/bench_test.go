@@ -14,7 +14,7 @@ import (
 )
 
 // benchState is n current users and a desired state that differs in 5%
-// of them: 1% new, 1% unlisted, 2% with a membership added and removed,
+// of them: 1% new, 1% unmatched, 2% with a membership added and removed,
 // 1% renamed. Users are in 3 of 20 managed groups (10 user groups).
 func benchState(n int) (Desired, *Current, *Policy) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -22,7 +22,7 @@ func benchState(n int) (Desired, *Current, *Policy) {
 	for i := range groups {
 		groups[i] = fmt.Sprintf("Group %02d", i)
 	}
-	pol := &Policy{Managed: groups, UserGroups: groups[:10], Update: Attributes{FirstName: true, LastName: true}, Unlisted: RemoveUsers}
+	pol := &Policy{Managed: groups, UserGroups: groups[:10], Update: Attributes{FirstName: true, LastName: true}, Unmatched: RemoveUsers}
 	cur := &Current{Users: make([]User, n)}
 	des := Desired{Complete: true, Users: make([]User, 0, n)}
 	for i := range n {
@@ -31,7 +31,7 @@ func benchState(n int) (Desired, *Current, *Policy) {
 		cur.Users[i] = u
 		d := u
 		switch r := i % 100; {
-		case r == 0: // unlisted
+		case r == 0: // unmatched
 			continue
 		case r == 1: // new
 			d.Email = fmt.Sprintf("new%07d@example.com", i)

@@ -63,7 +63,7 @@ func TestDiffCreateUpdateMemberships(t *testing.T) {
 	}
 }
 
-func TestDiffUnlistedPolicies(t *testing.T) {
+func TestDiffUnmatchedPolicies(t *testing.T) {
 	cur := &Current{Users: []User{
 		ent("a@x.com", "A", "Dev"),
 		ent("gone@x.com", "G", "Dev", "Other"),
@@ -72,18 +72,18 @@ func TestDiffUnlistedPolicies(t *testing.T) {
 	}}
 	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}
 	for _, tc := range []struct {
-		mode  Unlisted
+		mode  Unmatched
 		gone  Kind
 		vKind Kind
 	}{{Preserve, "", ""}, {RemoveGroups, KindUpdate, KindUpdate}, {RemoveUsers, KindRemove, KindRemove}, {DeleteUsers, KindDelete, KindRemove}} {
 		pol := basePolicy()
-		pol.Unlisted = tc.mode
+		pol.Unmatched = tc.mode
 		p, err := Diff(des, cur, pol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Unlisted) != 3 {
-			t.Errorf("%s: unlisted report = %d users, want 3", tc.mode, len(p.Unlisted))
+		if len(p.Unmatched) != 3 {
+			t.Errorf("%s: unmatched report = %d users, want 3", tc.mode, len(p.Unmatched))
 		}
 		if tc.gone == "" {
 			if !p.Empty() {
@@ -116,7 +116,7 @@ func TestDiffUnlistedPolicies(t *testing.T) {
 
 func TestDiffExclusions(t *testing.T) {
 	pol := basePolicy()
-	pol.Unlisted = DeleteUsers
+	pol.Unmatched = DeleteUsers
 	pol.ExcludeTypes = []IdentityType{FederatedID}
 	pol.ExcludeGroups = []string{"Admins"}
 	pol.ExcludeUsernames = []*regexp.Regexp{regexp.MustCompile(`^svc-`)}
@@ -141,7 +141,7 @@ func TestDiffExclusions(t *testing.T) {
 
 func TestDiffInvites(t *testing.T) {
 	pol := basePolicy()
-	pol.RevokeUnlistedInvites, pol.ResendExpiredInvites = true, true
+	pol.RevokeUnmatchedInvites, pol.ResendExpiredInvites = true, true
 	cur := &Current{Invites: []Invite{{Email: "Pending@x.com"}, {Email: "old@x.com", Expired: true}, {Email: "stray@x.com"}, {Email: "lapsed@x.com", Expired: true}}} // lapsed@: expired, not revoked
 	des := Desired{Complete: true, Users: []User{
 		{Type: VendorID, Email: "pending@x.com", Groups: []string{"Dev"}},
@@ -213,7 +213,7 @@ func TestSafety(t *testing.T) {
 		{"max changes", full, func(p *Policy) { p.MaxChanges.Count = 2 }, "3 changes exceed maxChanges 2"},
 	} {
 		pol := basePolicy()
-		pol.Unlisted = RemoveUsers
+		pol.Unmatched = RemoveUsers
 		if tc.limit != nil {
 			tc.limit(pol)
 		}
@@ -231,7 +231,7 @@ func TestSafety(t *testing.T) {
 		}
 	}
 	pol := basePolicy()
-	pol.Unlisted = RemoveUsers
+	pol.Unmatched = RemoveUsers
 	pol.MaxRemovals.Count = 2
 	p, _ := Diff(full, cur, pol)
 	if p.Safety != nil || len(p.Withheld) != 0 {
@@ -241,7 +241,7 @@ func TestSafety(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	pol := basePolicy()
-	pol.Unlisted = RemoveUsers
+	pol.Unmatched = RemoveUsers
 	cur := &Current{Users: []User{ent("bob@x.com", "Bob", "Design"), ent("gone@x.com", "G")}}
 	p, err := Diff(Desired{Complete: true, Users: []User{ent("new@x.com", "N", "Dev"), ent("bob@x.com", "Rob", "Dev")}}, cur, pol)
 	if err != nil {
@@ -256,7 +256,7 @@ func TestRender(t *testing.T) {
 - remove gone@x.com (enterpriseID)
 # 1 unmatched user (in the organization, in no source; policy.unmatchedUsers says what happens to them):
 #   gone@x.com (enterpriseID)
-Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 groups to create, 0 invites to resend, 0 to revoke; 0 withheld, 1 unlisted, 0 excluded
+Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 groups to create, 0 invites to resend, 0 to revoke; 0 withheld, 1 unmatched, 0 excluded
 `
 	if b.String() != want {
 		t.Errorf("Render =\n%s\nwant\n%s", b.String(), want)
@@ -273,7 +273,7 @@ Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 g
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.FormatVersion != 1 || got.Counts.Create != 1 || got.Counts.Remove != 1 || got.Counts.AddMemberships != 2 || len(got.Changes) != 3 {
+	if got.FormatVersion != PlanFormatVersion || got.Counts.Create != 1 || got.Counts.Remove != 1 || got.Counts.AddMemberships != 2 || len(got.Changes) != 3 {
 		t.Errorf("JSON plan = %+v", got)
 	}
 }
@@ -314,7 +314,7 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 		{Type: FederatedID, Email: "Gina.G@x.com", Domain: "x.com", FirstName: "Gina", LastName: "F", Country: "US", Groups: []string{"Dev", "Design"}},
 	}}
 	pol := basePolicy()
-	pol.Unlisted = RemoveGroups
+	pol.Unmatched = RemoveGroups
 	p, err := Diff(des, cur, pol)
 	if err != nil {
 		t.Fatal(err)
@@ -325,8 +325,8 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 	if c := p.Changes[0]; !slices.Equal(c.Add, []string{"Design"}) || len(c.Remove) != 0 || c.Set == nil || *c.Set.FirstName != "Gina" {
 		t.Errorf("update = %+v, want firstname Gina, +Design", c)
 	}
-	if len(p.Unlisted) != 0 {
-		t.Errorf("unlisted = %v, want none", p.Unlisted)
+	if len(p.Unmatched) != 0 {
+		t.Errorf("unmatched = %v, want none", p.Unmatched)
 	}
 }
 
@@ -334,7 +334,7 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 // with the email of an existing Federated ID (known by its email or by
 // another username): the email is the account, so its username changed. A
 // create would find that account (the service keys creates by email) and
-// the account would be removed as unlisted: the two would alternate on
+// the account would be removed as unmatched: the two would alternate on
 // every run.
 func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
 	cur := &Current{Users: []User{
@@ -349,7 +349,7 @@ func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
 	}}
 	for _, allow := range []bool{false, true} {
 		pol := basePolicy()
-		pol.Unlisted = RemoveUsers
+		pol.Unmatched = RemoveUsers
 		pol.Update.Username = allow
 		p, err := Diff(des, cur, pol)
 		if err != nil {

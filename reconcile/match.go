@@ -79,7 +79,7 @@ func namedByEmail(u *User) bool { return u.Username == "" && u.Email != "" }
 // another username, which then changed in the directory. Matching it by
 // the email updates the username (policy.updateAttributes) instead of
 // creating the user (which the service answers by finding the account
-// with that email) and removing the account as unlisted, on every run.
+// with that email) and removing the account as unmatched, on every run.
 func namedByUsername(u *User) bool {
 	return u.Type == FederatedID && u.Username != "" && u.Email != ""
 }

@@ -42,20 +42,20 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 }
 
 func TestReadScopeFor(t *testing.T) {
-	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnlistedInvites: true}
+	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnmatchedInvites: true}
 	users := []User{{Type: VendorID, Email: "a@b.c"}}
-	s := p.ReadScopeFor(users)
+	s := p.ReadNeedsFor(users)
 	if !s.DesiredKnown || len(s.Desired) != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {
-		t.Errorf("ReadScopeFor = %+v", s)
+		t.Errorf("ReadNeedsFor = %+v", s)
 	}
 	p.ExcludeTypes = []IdentityType{FederatedID}
 	p.ExcludeUsernames = []*regexp.Regexp{regexp.MustCompile(`^svc-`)}
 	users = append(users, User{Type: FederatedID, Email: "f@b.c"}, User{Type: EnterpriseID, Email: "svc-x@b.c"},
 		User{Type: EnterpriseID, Email: "e@b.c"})
-	if s := p.ReadScopeFor(users); len(s.Desired) != 2 || s.Desired[1].Email != "e@b.c" {
-		t.Errorf("ReadScopeFor kept %v; want the users not excluded by type or username", s.Desired)
+	if s := p.ReadNeedsFor(users); len(s.Desired) != 2 || s.Desired[1].Email != "e@b.c" {
+		t.Errorf("ReadNeedsFor kept %v; want the users not excluded by type or username", s.Desired)
 	}
-	if s := p.ReadScope(); s.DesiredKnown || s.Desired != nil || len(s.Groups) != 2 {
-		t.Errorf("ReadScope = %+v: the desired users are unknown", s)
+	if s := p.ReadNeeds(); s.DesiredKnown || s.Desired != nil || len(s.Groups) != 2 {
+		t.Errorf("ReadNeeds = %+v: the desired users are unknown", s)
 	}
 }

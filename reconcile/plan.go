@@ -8,24 +8,6 @@ import (
 	"time"
 )
 
-// Kind is the kind of one planned change.
-type Kind string
-
-// The kinds of changes, in the order a plan lists them.
-const (
-	KindCreateGroup  Kind = "create-group"  // create a missing user group
-	KindCreate       Kind = "create"        // create a user, with memberships
-	KindUpdate       Kind = "update"        // attributes and/or memberships of an existing user
-	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired
-	KindInviteGroups Kind = "invite-groups" // send a pending invite's desired groups again (Plan.InviteGroups)
-	KindRemove       Kind = "remove"        // removeFromOrg
-	KindDelete       Kind = "delete"        // removeFromOrg with deleteAccount
-	KindRevokeInvite Kind = "revoke-invite" // revoke the invite of a user in no source
-)
-
-var kindOrder = map[Kind]int{KindCreateGroup: 0, KindCreate: 1, KindUpdate: 2, KindResendInvite: 3,
-	KindRemove: 4, KindDelete: 5, KindRevokeInvite: 6}
-
 // Attrs are the new values of an update; nil fields stay unchanged.
 type Attrs struct {
 	FirstName *string `json:"firstname,omitempty"`
@@ -52,15 +34,18 @@ type Change struct {
 
 // Key is what the change is about: the user's key, or the group's name.
 func (c *Change) Key() string {
-	if c.Kind == KindCreateGroup {
+	if kinds[c.Kind].send == asGroupEntry {
 		return c.Group
 	}
 	return c.User.Key()
 }
 
-// Destructive reports whether the change takes something away.
+// Destructive reports whether the change takes something away. A change
+// of an unknown kind counts as destructive, so that the safety rules hold
+// it back with the others.
 func (c *Change) Destructive() bool {
-	return len(c.Remove) > 0 || c.Kind == KindRemove || c.Kind == KindDelete || c.Kind == KindRevokeInvite
+	r, known := kinds[c.Kind]
+	return len(c.Remove) > 0 || r.destructive || !known
 }
 
 // Plan is the set of changes that makes the current state equal to the
@@ -71,10 +56,10 @@ type Plan struct {
 	// stopped them; Safety says which.
 	Withheld []Change     `json:"withheld,omitempty"`
 	Safety   *SafetyError `json:"safety,omitempty"`
-	// Unlisted reports every user in the organization (or, when the state
+	// Unmatched reports every user in the organization (or, when the state
 	// was read by group, in the groups read) who is in no source, whatever
 	// the policy does with them.
-	Unlisted []User `json:"unlisted,omitempty"`
+	Unmatched []User `json:"unmatched,omitempty"`
 	// Excluded counts the users left alone by the policy's exclusions.
 	Excluded int `json:"excluded"`
 	// OutOfScope counts the users (of the sources and of the
@@ -165,8 +150,8 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	if err := policy.Validate(); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
-	if current.Scoped && policy.ReadScope().AllUsers {
-		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unlisted)
+	if current.ByGroup && policy.ReadNeeds().AllUsers {
+		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unmatched)
 	}
 	d := newDiffer(policy, current)
 	d.held = desired.Held
@@ -174,11 +159,11 @@ func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
 	d.markOut(&d.scope)
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
 	d.desiredChanges(desired.Users, plan)
-	d.unlistedChanges(plan)
+	d.unmatchedChanges(plan)
 	d.inviteChanges(plan)
 	d.groupChanges(plan)
 	slices.SortStableFunc(plan.Changes, func(a, b Change) int {
-		if c := cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]); c != 0 {
+		if c := cmp.Compare(a.Kind.rank(), b.Kind.rank()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Key(), b.Key())
@@ -540,7 +525,7 @@ func identity(u *User) User {
 	return User{Type: u.Type, Email: u.Email, Username: u.Username, Domain: u.Domain}
 }
 
-func (d *differ) unlistedChanges(plan *Plan) {
+func (d *differ) unmatchedChanges(plan *Plan) {
 	for i := range d.current.Users {
 		c := &d.current.Users[i]
 		if d.matched[i] || d.dupCur[i] {
@@ -554,8 +539,8 @@ func (d *differ) unlistedChanges(plan *Plan) {
 			plan.OutOfScope++
 			continue
 		}
-		plan.Unlisted = append(plan.Unlisted, *c)
-		policy := d.policy.Unlisted
+		plan.Unmatched = append(plan.Unmatched, *c)
+		policy := d.policy.Unmatched
 		if (policy == RemoveUsers || policy == DeleteUsers) && d.hasGroup(c, protectedRemove) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s is a system administrator (%s) in no source: not removed from the organization (only its managed memberships); remove it by hand if it must go",
 				c.Key(), protectedRemove))
@@ -579,7 +564,7 @@ func (d *differ) unlistedChanges(plan *Plan) {
 }
 
 func (d *differ) inviteChanges(plan *Plan) {
-	if !d.policy.RevokeUnlistedInvites {
+	if !d.policy.RevokeUnmatchedInvites {
 		return
 	}
 	for _, inv := range d.current.Invites {

@@ -8,31 +8,31 @@ import (
 	"strings"
 )
 
-// Unlisted says what happens to users who are in the organization but in no
+// Unmatched says what happens to users who are in the organization but in no
 // source.
-type Unlisted string
+type Unmatched string
 
-// The policies for unlisted users.
+// The policies for unmatched users.
 const (
-	// Preserve leaves unlisted users alone (they are only reported).
-	Preserve Unlisted = "preserve"
+	// Preserve leaves unmatched users alone (they are only reported).
+	Preserve Unmatched = "preserve"
 	// RemoveGroups removes their memberships of managed groups.
-	RemoveGroups Unlisted = "remove-groups"
+	RemoveGroups Unmatched = "remove-groups"
 	// RemoveUsers removes them from the organization (removeFromOrg).
-	RemoveUsers Unlisted = "remove"
+	RemoveUsers Unmatched = "remove"
 	// DeleteUsers removes them from the organization and deletes the
 	// accounts the organization owns (removeFromOrg with deleteAccount);
 	// independent IDs are only removed.
-	DeleteUsers Unlisted = "delete"
+	DeleteUsers Unmatched = "delete"
 )
 
-// ParseUnlisted accepts "preserve", "remove-groups", "remove" or "delete".
-func ParseUnlisted(s string) (Unlisted, error) {
-	switch u := Unlisted(strings.ToLower(strings.TrimSpace(s))); u {
+// ParseUnmatched accepts "preserve", "remove-groups", "remove" or "delete".
+func ParseUnmatched(s string) (Unmatched, error) {
+	switch u := Unmatched(strings.ToLower(strings.TrimSpace(s))); u {
 	case Preserve, RemoveGroups, RemoveUsers, DeleteUsers:
 		return u, nil
 	}
-	return "", fmt.Errorf("%q is not an unlisted-user policy (want preserve, remove-groups, remove or delete)", s)
+	return "", fmt.Errorf("%q is not an unmatched-user policy (want preserve, remove-groups, remove or delete)", s)
 }
 
 // Limit caps a number of changes per run: at most Count, and at most Percent
@@ -78,7 +78,7 @@ type Attributes struct {
 }
 
 // Policy is what one run may change. The zero Policy manages no group,
-// updates nothing and preserves unlisted users.
+// updates nothing and preserves unmatched users.
 type Policy struct {
 	// Managed lists the target groups whose memberships orgsync manages:
 	// the literal targets of the mapping rules plus any listed explicitly
@@ -98,8 +98,8 @@ type Policy struct {
 	CreateUserGroups bool
 	// Update lists the attributes kept equal to the sources.
 	Update Attributes
-	// Unlisted is what happens to users in no source ("" is Preserve).
-	Unlisted Unlisted
+	// Unmatched is what happens to users in no source ("" is Preserve).
+	Unmatched Unmatched
 	// ExcludeTypes, ExcludeGroups and ExcludeUsernames name users that are
 	// never touched at all: by identity type, by membership of any of the
 	// groups, or by a username (the email when there is none) matching
@@ -107,8 +107,8 @@ type Policy struct {
 	ExcludeTypes     []IdentityType
 	ExcludeGroups    []string
 	ExcludeUsernames []*regexp.Regexp
-	// RevokeUnlistedInvites revokes pending invites of users in no source.
-	RevokeUnlistedInvites bool
+	// RevokeUnmatchedInvites revokes pending invites of users in no source.
+	RevokeUnmatchedInvites bool
 	// ResendExpiredInvites resends expired invites of users in a source.
 	ResendExpiredInvites bool
 	// MaxRemovals caps the users losing a membership or their place in
@@ -125,9 +125,9 @@ func (p *Policy) Validate() error {
 			return fmt.Errorf("userGroups: %q is an admin group, not a user group", g)
 		}
 	}
-	if p.Unlisted != "" {
-		if _, err := ParseUnlisted(string(p.Unlisted)); err != nil {
-			return fmt.Errorf("unlisted: %w", err)
+	if p.Unmatched != "" {
+		if _, err := ParseUnmatched(string(p.Unmatched)); err != nil {
+			return fmt.Errorf("unmatched: %w", err)
 		}
 	}
 	for _, l := range []Limit{p.MaxRemovals, p.MaxChanges} {
@@ -138,13 +138,16 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// ReadScope tells a Reader what the policy needs to see of the organization.
-type ReadScope struct {
+// ReadNeeds tells a Reader what the policy needs to see of the
+// organization: which groups' member listings may stand for the whole
+// organization listing, which groups to check, and whether the invites
+// matter. (Which users a run acts on is its Scope, a different thing.)
+type ReadNeeds struct {
 	// Groups are the groups whose members a reader may read instead of
 	// the whole organization when AllUsers is false: the managed groups,
 	// plus the excluding groups when the desired users are unknown (with
 	// them known, a desired user in an excluding group only is looked up
-	// and shows its groups; an unlisted one outside the managed groups
+	// and shows its groups; an unmatched one outside the managed groups
 	// is left alone anyway).
 	Groups []string
 	// CheckGroups are the managed groups whose existence can change the
@@ -152,7 +155,7 @@ type ReadScope struct {
 	// so that Diff can create the missing user groups or report the
 	// missing targets before any request is sent.
 	CheckGroups []string
-	// AllUsers is set when users outside Groups matter (unlisted users
+	// AllUsers is set when users outside Groups matter (unmatched users
 	// are removed or deleted).
 	AllUsers bool
 	// Desired are the users the sources name, when DesiredKnown. A
@@ -167,25 +170,25 @@ type ReadScope struct {
 	RevokeInvites bool
 }
 
-// ReadScope returns what a Reader must read for this policy when the
+// ReadNeeds returns what a Reader must read for this policy when the
 // desired users are not known: the reader then reads every pending invite
 // and, reading by group, cannot find desired users outside the groups.
-// Prefer ReadScopeFor.
-func (p *Policy) ReadScope() ReadScope {
-	return ReadScope{
+// Prefer ReadNeedsFor.
+func (p *Policy) ReadNeeds() ReadNeeds {
+	return ReadNeeds{
 		Groups:        append(p.managedGroups(), p.ExcludeGroups...),
 		CheckGroups:   p.managedGroups(),
-		AllUsers:      p.Unlisted == RemoveUsers || p.Unlisted == DeleteUsers,
-		RevokeInvites: p.RevokeUnlistedInvites,
+		AllUsers:      p.Unmatched == RemoveUsers || p.Unmatched == DeleteUsers,
+		RevokeInvites: p.RevokeUnmatchedInvites,
 	}
 }
 
-// ReadScopeFor returns what a Reader must read for this policy and the
+// ReadNeedsFor returns what a Reader must read for this policy and the
 // desired users: only what can change the plan. Desired users excluded by
-// their identity type or username are left out of the scope: the plan
+// their identity type or username are left out of what is read: the plan
 // leaves them alone whether they exist or not.
-func (p *Policy) ReadScopeFor(desired []User) ReadScope {
-	s := p.ReadScope()
+func (p *Policy) ReadNeedsFor(desired []User) ReadNeeds {
+	s := p.ReadNeeds()
 	s.Groups = p.managedGroups()
 	s.CheckGroups = p.groupsToCheck(desired)
 	s.DesiredKnown = true

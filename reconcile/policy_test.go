@@ -33,7 +33,7 @@ func TestPolicyValidate(t *testing.T) {
 		{Policy{Managed: []string{"A"}, UserGroups: []string{"a"}}, ""},
 		{Policy{Managed: []string{"A"}, UserGroups: []string{"B"}}, ""},
 		{Policy{Managed: []string{"_admin_A"}, UserGroups: []string{"_admin_A"}}, "is an admin group"},
-		{Policy{Unlisted: "purge"}, `unlisted: "purge" is not an unlisted-user policy`},
+		{Policy{Unmatched: "purge"}, `unmatched: "purge" is not an unmatched-user policy`},
 		{Policy{MaxRemovals: Limit{Percent: 150}}, "percent within 0..100"},
 	} {
 		err := tc.p.Validate()
@@ -45,18 +45,18 @@ func TestPolicyValidate(t *testing.T) {
 
 func TestReadScope(t *testing.T) {
 	p := Policy{Managed: []string{"A", "B"}, ExcludeGroups: []string{"X"}, UserGroups: []string{"A"}, CreateUserGroups: true}
-	s := p.ReadScope()
+	s := p.ReadNeeds()
 	if strings.Join(s.Groups, ",") != "A,B,X" || s.AllUsers || strings.Join(s.CheckGroups, ",") != "A,B" {
 		t.Errorf("scope = %+v", s)
 	}
-	for _, u := range []Unlisted{RemoveUsers, DeleteUsers} {
-		p.Unlisted = u
-		if !p.ReadScope().AllUsers {
+	for _, u := range []Unmatched{RemoveUsers, DeleteUsers} {
+		p.Unmatched = u
+		if !p.ReadNeeds().AllUsers {
 			t.Errorf("%s: a read by group would miss users to remove", u)
 		}
 	}
-	if _, err := Diff(Desired{}, &Current{Scoped: true}, &p); err == nil {
-		t.Error("Diff accepted a state read by group under a policy removing unlisted users")
+	if _, err := Diff(Desired{}, &Current{ByGroup: true}, &p); err == nil {
+		t.Error("Diff accepted a state read by group under a policy removing unmatched users")
 	}
 }
 

@@ -21,29 +21,36 @@ type Counts struct {
 	RemoveMemberships int `json:"removeMemberships"`
 	InviteGroups      int `json:"inviteGroups"` // pending invites whose groups are sent again (not changes)
 	Withheld          int `json:"withheld"`
-	Unlisted          int `json:"unlisted"`
+	Unmatched         int `json:"unmatched"`
 	Excluded          int `json:"excluded"`
 	OutOfScope        int `json:"outOfScope,omitempty"`
 }
 
-// Counts counts the plan's changes.
+// Counts counts the plan's changes and its pending invites' groups by
+// kind; a change of a kind the table does not know is not counted (Check
+// reports it).
 func (p *Plan) Counts() Counts {
-	c := Counts{Withheld: len(p.Withheld), Unlisted: len(p.Unlisted), Excluded: p.Excluded, InviteGroups: len(p.InviteGroups), OutOfScope: p.OutOfScope}
-	perKind := map[Kind]*int{KindCreateGroup: &c.CreateGroup, KindCreate: &c.Create, KindUpdate: &c.Update,
-		KindRemove: &c.Remove, KindDelete: &c.Delete, KindResendInvite: &c.ResendInvite, KindRevokeInvite: &c.RevokeInvite}
+	c := Counts{Withheld: len(p.Withheld), Unmatched: len(p.Unmatched), Excluded: p.Excluded, OutOfScope: p.OutOfScope}
 	for i := range p.Changes {
-		*perKind[p.Changes[i].Kind]++
+		if r, ok := kinds[p.Changes[i].Kind]; ok {
+			*r.count(&c)++
+		}
 		c.AddMemberships += len(p.Changes[i].Add)
 		c.RemoveMemberships += len(p.Changes[i].Remove)
+	}
+	for i := range p.InviteGroups {
+		if r, ok := kinds[p.InviteGroups[i].Kind]; ok {
+			*r.count(&c)++
+		}
 	}
 	return c
 }
 
 // String is the one-line summary of the counts.
 func (c Counts) String() string {
-	s := fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unlisted, %d excluded",
+	s := fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unmatched, %d excluded",
 		c.Create, c.Update, c.Remove, c.Delete, c.AddMemberships, c.RemoveMemberships, c.CreateGroup,
-		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unlisted, c.Excluded)
+		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unmatched, c.Excluded)
 	if c.OutOfScope > 0 {
 		s += fmt.Sprintf(", %d out of scope", c.OutOfScope)
 	}
@@ -53,15 +60,18 @@ func (c Counts) String() string {
 	return s
 }
 
-// MaxUnlistedShown is the most unmatched users Render lists one a line;
+// MaxUnmatchedShown is the most unmatched users Render lists one a line;
 // the others are counted.
-const MaxUnlistedShown = 20
+const MaxUnmatchedShown = 20
 
 // Render writes the plan for people: one line per change, terraform-like
 // ("+ create", "~ update", "- remove"), then withheld changes, notes, the
-// unmatched users (at most MaxUnlistedShown) and the excluded count, and a
+// unmatched users (at most MaxUnmatchedShown) and the excluded count, and a
 // summary line.
 func (p *Plan) Render(w io.Writer) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
 	b := bufio.NewWriter(w)
 	for i := range p.Changes {
 		b.WriteString(p.Changes[i].String())
@@ -88,22 +98,22 @@ func (p *Plan) Render(w io.Writer) error {
 	for _, n := range p.Notes {
 		fmt.Fprintf(b, "# note: %s\n", n)
 	}
-	p.renderUnlisted(b)
+	p.renderUnmatched(b)
 	fmt.Fprintf(b, "Plan: %s\n", p.Counts())
 	return b.Flush()
 }
 
-// renderUnlisted writes the unmatched users, at most MaxUnlistedShown of
+// renderUnmatched writes the unmatched users, at most MaxUnmatchedShown of
 // them, and the number of excluded users.
-func (p *Plan) renderUnlisted(b *bufio.Writer) {
-	if n := len(p.Unlisted); n > 0 {
+func (p *Plan) renderUnmatched(b *bufio.Writer) {
+	if n := len(p.Unmatched); n > 0 {
 		fmt.Fprintf(b, "# %d unmatched %s (in the organization, in no source; policy.unmatchedUsers says what happens to them):\n", n, plural(n, "user", "users"))
-		for i := range p.Unlisted[:min(n, MaxUnlistedShown)] {
-			u := &p.Unlisted[i]
+		for i := range p.Unmatched[:min(n, MaxUnmatchedShown)] {
+			u := &p.Unmatched[i]
 			fmt.Fprintf(b, "#   %s (%s)\n", u.Key(), u.Type)
 		}
-		if n > MaxUnlistedShown {
-			fmt.Fprintf(b, "#   ... and %d more (see --output json or policy.reportFile)\n", n-MaxUnlistedShown)
+		if n > MaxUnmatchedShown {
+			fmt.Fprintf(b, "#   ... and %d more (see --output json or policy.reportFile)\n", n-MaxUnmatchedShown)
 		}
 	}
 	if p.Excluded > 0 {
@@ -118,15 +128,16 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-var kindSign = map[Kind]string{KindCreateGroup: "+", KindCreate: "+", KindUpdate: "~", KindResendInvite: "~",
-	KindRemove: "-", KindDelete: "-", KindRevokeInvite: "-", KindInviteGroups: "="}
-
 // String renders one change on one line, e.g.
 // `+ create jane@example.com (enterpriseID) "Jane" "Doe" US groups: +Design +Dev`.
 func (c *Change) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s", kindSign[c.Kind], c.Kind, c.Key())
-	if c.Kind == KindCreateGroup {
+	r, ok := kinds[c.Kind]
+	if !ok {
+		r.sign = "?"
+	}
+	fmt.Fprintf(&b, "%s %s %s", r.sign, c.Kind, c.Key())
+	if r.send == asGroupEntry {
 		return b.String()
 	}
 	if c.User.Type != "" {
@@ -135,7 +146,7 @@ func (c *Change) String() string {
 	if c.Kind == KindCreate {
 		fmt.Fprintf(&b, " firstname=%q lastname=%q country=%q", c.User.FirstName, c.User.LastName, c.User.Country)
 	}
-	if c.Kind == KindDelete {
+	if r.steps.deleteAccount {
 		b.WriteString(" deleteAccount")
 	}
 	if c.Set != nil {
@@ -168,12 +179,18 @@ type planJSON struct {
 }
 
 // PlanFormatVersion is the version of the JSON schema written by RenderJSON.
-const PlanFormatVersion = 1
+// Version 2 calls the users in the organization and in no source
+// "unmatched" (the plan's list and its count), as the configuration and
+// the plan's text do; version 1 called them "unlisted".
+const PlanFormatVersion = 2
 
 // RenderJSON writes the plan as one JSON object: formatVersion, counts,
-// changes, withheld, safety, unlisted, excluded, notes, userGroups,
+// changes, withheld, safety, unmatched, excluded, notes, userGroups,
 // missingGroups.
 func (p *Plan) RenderJSON(w io.Writer) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Plan: p})

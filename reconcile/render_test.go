@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// The text plan lists the unmatched users up to MaxUnlistedShown, counts
+// The text plan lists the unmatched users up to MaxUnmatchedShown, counts
 // the rest with where to find them, and gives the excluded count.
 func TestRenderListsUnmatchedAndExcluded(t *testing.T) {
 	pol := basePolicy()
 	pol.ExcludeGroups = []string{"Admins"}
 	cur := &Current{Users: []User{ent("admin@x.com", "A", "Admins"), ent("keep@x.com", "K")}}
-	for i := range MaxUnlistedShown + 5 {
+	for i := range MaxUnmatchedShown + 5 {
 		cur.Users = append(cur.Users, ent(fmt.Sprintf("old%02d@x.com", i), "O"))
 	}
 	p, err := Diff(Desired{Complete: true, Users: []User{ent("keep@x.com", "K")}}, cur, pol)
@@ -36,6 +36,6 @@ func TestRenderListsUnmatchedAndExcluded(t *testing.T) {
 		}
 	}
 	if strings.Contains(out, "old20@x.com") || strings.Contains(out, "admin@x.com") {
-		t.Errorf("the plan lists more than %d unmatched users, or the excluded one:\n%s", MaxUnlistedShown, out)
+		t.Errorf("the plan lists more than %d unmatched users, or the excluded one:\n%s", MaxUnmatchedShown, out)
 	}
 }

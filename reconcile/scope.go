@@ -4,8 +4,8 @@ import "strings"
 
 // Scope limits a run to part of the users. A user outside it, whether a
 // source names it or the organization has it, is left alone: not created,
-// changed or removed, and never counted as unlisted, whatever the policy
-// for unlisted users says. The zero Scope is every user.
+// changed or removed, and never counted as unmatched, whatever the policy
+// for unmatched users says. The zero Scope is every user.
 type Scope struct {
 	// Out are users the sources know but left out of the run (a source's
 	// filter, the mapped-only or directory-group scope). They are matched
@@ -13,16 +13,16 @@ type Scope struct {
 	Out []User
 	// Only, when not nil, limits the run to the users it names, by email
 	// or username in lower case (a file of users to act on). A named user
-	// in no source is unlisted as in a whole run.
+	// in no source is unmatched as in a whole run.
 	Only map[string]bool
-	// KeepUnlisted leaves alone every organization user that no source
+	// KeepUnmatched leaves alone every organization user that no source
 	// names: a run scoped to some directory groups cannot tell whether a
 	// user in no source would be in them.
-	KeepUnlisted bool
+	KeepUnmatched bool
 }
 
 // Limited reports whether the scope leaves some users out.
-func (s *Scope) Limited() bool { return len(s.Out) > 0 || s.Only != nil || s.KeepUnlisted }
+func (s *Scope) Limited() bool { return len(s.Out) > 0 || s.Only != nil || s.KeepUnmatched }
 
 // names reports whether Only names u (true when there is no Only).
 func (s *Scope) names(u *User) bool {
@@ -39,18 +39,18 @@ func (d *differ) markOut(s *Scope) {
 	}
 }
 
-// outOfScope reports whether the current user at index j (an unlisted
+// outOfScope reports whether the current user at index j (an unmatched
 // one) is outside the scope.
 func (d *differ) outOfScope(j int) bool {
 	s := &d.scope
-	return d.out[j] || s.KeepUnlisted || !s.names(&d.current.Users[j])
+	return d.out[j] || s.KeepUnmatched || !s.names(&d.current.Users[j])
 }
 
 // inviteOutOfScope reports whether the pending invite of u (a Vendor ID
 // known by email) is outside the scope.
 func (d *differ) inviteOutOfScope(u *User) bool {
 	s := &d.scope
-	if s.KeepUnlisted || !s.names(u) {
+	if s.KeepUnmatched || !s.names(u) {
 		return true
 	}
 	for i := range s.Out {

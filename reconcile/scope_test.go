@@ -31,15 +31,15 @@ func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
 	}{
 		{"no scope removes the filtered user too", Scope{}, []string{"filtered@x.com", "gone@x.com"}, nil, []string{"inv@x.com", "outinv@x.com"}, 0},
 		{"filtered users are left alone", Scope{Out: out}, []string{"gone@x.com"}, []string{"filtered@x.com"}, []string{"inv@x.com"}, 1},
-		{"directory-group scope keeps every unlisted user", Scope{Out: out, KeepUnlisted: true}, nil, []string{"filtered@x.com", "gone@x.com"}, nil, 2},
+		{"directory-group scope keeps every unmatched user", Scope{Out: out, KeepUnmatched: true}, nil, []string{"filtered@x.com", "gone@x.com"}, nil, 2},
 		{"a file of users acts on those only", Scope{Only: map[string]bool{"gone@x.com": true, "kept@x.com": true}},
 			[]string{"gone@x.com"}, []string{"filtered@x.com", "other@x.com"}, nil, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := basePolicy()
-			p.Unlisted = DeleteUsers
-			p.RevokeUnlistedInvites = true
+			p.Unmatched = DeleteUsers
+			p.RevokeUnmatchedInvites = true
 			plan, err := Diff(Desired{Users: desired(), Complete: true, Scope: tt.scope}, cur, p)
 			if err != nil {
 				t.Fatal(err)
@@ -90,8 +90,8 @@ func TestScopeOnlySkipsUnnamedDesiredUsers(t *testing.T) {
 	if len(plan.Changes) != 1 || findChange(plan, KindCreate, "b@x.com") == nil {
 		t.Fatalf("changes = %v, want only the creation of b@x.com", plan.Changes)
 	}
-	if plan.OutOfScope != 1 || len(plan.Unlisted) != 0 {
-		t.Fatalf("OutOfScope %d, unlisted %v; want 1 and none", plan.OutOfScope, plan.Unlisted)
+	if plan.OutOfScope != 1 || len(plan.Unmatched) != 0 {
+		t.Fatalf("OutOfScope %d, unmatched %v; want 1 and none", plan.OutOfScope, plan.Unmatched)
 	}
 }
 

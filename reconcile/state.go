@@ -26,13 +26,14 @@ type Desired struct {
 // Current is the current state of the organization, as a Reader saw it.
 type Current struct {
 	// Users are the organization's users with all their groups, or, when
-	// Scoped, only the members of the scope's groups.
+	// ByGroup, only the members of ReadNeeds.Groups (and the desired users
+	// looked up one by one).
 	Users []User
-	// Scoped is set when only the members of ReadScope.Groups were read.
-	Scoped bool
+	// ByGroup is set when only the members of ReadNeeds.Groups were read.
+	ByGroup bool
 	// Invites are the pending invites (expired ones included).
 	Invites []Invite
-	// Missing are the groups of ReadScope.CheckGroups that do not exist.
+	// Missing are the groups of ReadNeeds.CheckGroups that do not exist.
 	Missing []string
 }
 
@@ -45,5 +46,5 @@ type Invite struct {
 
 // Reader reads the current state of the organization.
 type Reader interface {
-	ReadCurrent(ctx context.Context, scope ReadScope) (*Current, error)
+	ReadCurrent(ctx context.Context, need ReadNeeds) (*Current, error)
 }

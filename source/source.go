@@ -31,6 +31,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // Source reads one input and returns the desired users with their target
@@ -158,7 +159,7 @@ func (d *Defaults) Validate() []diag.FieldError {
 			errs = append(errs, diag.FieldError{Field: "defaultType", Reason: fmt.Sprintf("%q is not an identity type: use federatedID, enterpriseID or vendorID", d.Type)})
 		}
 	}
-	if d.Country != "" && !reconcile.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
+	if d.Country != "" && !umwire.IsCountryCode(strings.ToUpper(strings.TrimSpace(d.Country))) {
 		errs = append(errs, diag.FieldError{Field: "defaultCountry", Reason: fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE)", d.Country)})
 	}
 	if strings.ContainsAny(d.Domain, "@ \t") {

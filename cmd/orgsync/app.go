@@ -10,7 +10,7 @@ import (
 	"sort"
 )
 
-// Exit codes (DESIGN.md): 0 in sync or applied, 1 error, 2 `plan
+// Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
 // --detailed-exitcode` found changes.
 const (
 	exitOK      = 0

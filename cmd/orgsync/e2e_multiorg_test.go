@@ -136,7 +136,7 @@ func TestMultiOrgDryRunJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
 	}
-	if plan.FormatVersion != 1 || len(plan.Organizations) != 2 {
+	if plan.FormatVersion != 2 || len(plan.Organizations) != 2 {
 		t.Fatalf("plan = %+v", plan)
 	}
 	m, e := plan.Organizations[0], plan.Organizations[1]

@@ -91,8 +91,8 @@ func TestScopedPlanListsNoOutOfScopeUserAsUnmatched(t *testing.T) {
 		if r.code != exitOK {
 			t.Fatalf("plan %v: exit %d\n%s\n%s", args, r.code, r.stdout, r.stderr)
 		}
-		if strings.Contains(r.stdout, "unmatched") || strings.Contains(r.stdout, "mallory") || strings.Contains(r.stdout, "bob@") ||
-			!strings.Contains(r.stdout, " 0 unlisted") || !strings.Contains(r.stdout, "out of scope") {
+		if strings.Contains(r.stdout, "unmatched user") || strings.Contains(r.stdout, "mallory") || strings.Contains(r.stdout, "bob@") ||
+			!strings.Contains(r.stdout, " 0 unmatched") || !strings.Contains(r.stdout, "out of scope") {
 			t.Errorf("plan %v lists an out-of-scope user or does not count them:\n%s", args, r.stdout)
 		}
 	}

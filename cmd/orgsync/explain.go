@@ -44,7 +44,7 @@ func (e *env) writeExplains(w io.Writer, plans []*planned) {
 			fmt.Fprintf(w, "  out of scope: the run leaves %s alone\n", u.Key())
 		}
 	}
-	if !known && p.scope.KeepUnlisted {
+	if !known && p.scope.KeepUnmatched {
 		fmt.Fprintf(w, "  out of scope: the run is scoped to directory groups, and leaves alone the users no source gives\n")
 	}
 	if p.scope.Only != nil && !p.scope.Only[strings.ToLower(name)] {
@@ -83,7 +83,7 @@ func (e *env) writePlanned(w io.Writer, p *planned) {
 			}
 		}
 	}
-	unmatched := slices.ContainsFunc(p.plan.Unlisted, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
+	unmatched := slices.ContainsFunc(p.plan.Unmatched, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
 	switch {
 	case unmatched:
 		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n", prefix)

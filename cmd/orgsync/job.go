@@ -152,7 +152,7 @@ func (e *env) planOrg(ctx context.Context, p *planned, m *mapping.Mapper, desire
 	p.stats0 = p.client.Stats()
 	p.target = newTarget(p.client)
 	stop := e.reportProgress(ctx, p.log, readProgress(p.client, p.stats0))
-	cur, err := p.target.ReadCurrent(ctx, policy.ReadScopeFor(desired.Users))
+	cur, err := p.target.ReadCurrent(ctx, policy.ReadNeedsFor(desired.Users))
 	stop()
 	if err != nil {
 		return fmt.Errorf("reading the organization: %w", withSettingHint(err, p.org))
@@ -165,10 +165,10 @@ func (e *env) planOrg(ctx context.Context, p *planned, m *mapping.Mapper, desire
 		p.log.Warn(p.plan.Safety.Error())
 	}
 	if path := e.reportFile(p.org); path != "" {
-		if err := writeUnlistedReport(path, p.plan.Unlisted); err != nil {
+		if err := writeUnmatchedReport(path, p.plan.Unmatched); err != nil {
 			return err
 		}
-		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(p.plan.Unlisted)))
+		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(p.plan.Unmatched)))
 	}
 	return nil
 }
@@ -280,7 +280,7 @@ func summary(rep *runReport, err error) {
 		zap.Int("create", rep.counts.Create), zap.Int("update", rep.counts.Update),
 		zap.Int("remove", rep.counts.Remove), zap.Int("delete", rep.counts.Delete),
 		zap.Int("addMemberships", rep.counts.AddMemberships), zap.Int("removeMemberships", rep.counts.RemoveMemberships),
-		zap.Int("withheld", rep.counts.Withheld), zap.Int("unlisted", rep.counts.Unlisted),
+		zap.Int("withheld", rep.counts.Withheld), zap.Int("unmatched", rep.counts.Unmatched),
 		zap.Int("requests", rep.stats.Total()), zap.Int("429s", rep.stats.TooManyRequests),
 		zap.Int("retries", rep.stats.Retries),
 		zap.Duration("elapsed", rep.elapsed.Round(time.Millisecond)),

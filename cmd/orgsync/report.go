@@ -10,9 +10,9 @@ import (
 	"github.com/orgsync/orgsync/reconcile"
 )
 
-// writeUnlistedReport writes the users of the organization that are in no
+// writeUnmatchedReport writes the users of the organization that are in no
 // source to path as CSV (atomically: a temporary file, then a rename).
-func writeUnlistedReport(path string, users []reconcile.User) error {
+func writeUnmatchedReport(path string, users []reconcile.User) error {
 	err := atomicfile.Write(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"email", "username", "domain", "type", "firstname", "lastname", "country", "groups"})

@@ -89,7 +89,7 @@ func (e *env) runScope(d *desired) (reconcile.Scope, error) {
 		d.users, s.Out = in.Users, append(s.Out, out...)
 	}
 	if len(sc.Groups) > 0 {
-		s.KeepUnlisted = true
+		s.KeepUnmatched = true
 		if len(d.users) == 0 {
 			return s, fmt.Errorf("scope: no source user is in the scope groups %q: check their names", sc.Groups)
 		}

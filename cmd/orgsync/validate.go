@@ -90,7 +90,7 @@ func (e *env) checkTarget(ctx context.Context, t *config.NamedTarget, m *mapping
 	if err != nil {
 		return nil, err
 	}
-	missing, err := umtarget.New(c, umtarget.Options{}).MissingGroups(ctx, policy.ReadScopeFor(users).CheckGroups)
+	missing, err := umtarget.New(c, umtarget.Options{}).MissingGroups(ctx, policy.ReadNeedsFor(users).CheckGroups)
 	return missing, withSettingHint(err, t)
 }
 

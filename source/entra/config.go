@@ -2,7 +2,7 @@ package entra
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"regexp"
 	"time"
 
@@ -105,8 +105,8 @@ func (c *Config) Validate() []diag.FieldError {
 	}
 	c.validateCredential(add)
 	for _, u := range []struct{ key, v string }{{"loginURL", c.LoginURL}, {"graphURL", c.GraphURL}} {
-		if p, err := url.Parse(u.v); u.v != "" && (err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http") {
-			add(u.key, "%q is not an http or https URL", u.v)
+		if _, err := weburl.Parse(u.v); u.v != "" && err != nil {
+			add(u.key, "%v", err)
 		}
 	}
 	if c.PageSize < 0 || c.PageSize > DefaultPageSize {

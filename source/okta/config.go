@@ -2,7 +2,7 @@ package okta
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"slices"
 	"strings"
 	"time"
@@ -99,7 +99,7 @@ func (c *Config) Validate() []diag.FieldError {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
-	if p, err := url.Parse(c.OrgURL); c.OrgURL == "" || err != nil || p.Host == "" || p.Scheme != "https" && p.Scheme != "http" {
+	if _, err := weburl.Parse(c.OrgURL); err != nil {
 		add("orgURL", "required: the organization's URL, e.g. https://example.okta.com")
 	}
 	switch {

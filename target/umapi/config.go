@@ -3,7 +3,7 @@ package umapi
 import (
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"strings"
 	"time"
 
@@ -187,12 +187,10 @@ func (c Config) validate() error {
 // validateAccess checks the addresses and credentials.
 func (c Config) validateAccess(bad func(field, format string, args ...any)) {
 	checkURL := func(field, v string) {
-		u, err := url.Parse(v)
-		switch {
-		case v == "":
+		if v == "" {
 			bad(field, "required")
-		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-			bad(field, "%q is not an http or https URL", v)
+		} else if _, err := weburl.Parse(v); err != nil {
+			bad(field, "%v", err)
 		}
 	}
 	checkURL("baseURL", c.BaseURL)

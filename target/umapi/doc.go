@@ -1,6 +1,6 @@
-// Package umapi is a client of the User Management Service
-// (shared/spec/user-management-api.md, with the decisions of
-// shared/spec/contract.md for what the specification leaves open).
+// Package umapi is a client of the User Management Service, as
+// docs/service.md describes it (the specification, with the contract's
+// decisions for what the specification leaves open).
 //
 // It covers every endpoint: the paged organization and group listings
 // (streamed page by page as iterators), user lookup, the action endpoint

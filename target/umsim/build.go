@@ -2,17 +2,12 @@ package umsim
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umwire"
 )
-
-// orgIDPattern matches the organization id the simulator serves.
-var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@VendorOrg$`)
 
 // fixedAdminGroups exist in every organization.
 var fixedAdminGroups = []string{umwire.GroupOrgAdmin, umwire.GroupDeploymentAdmin, umwire.GroupSupportAdmin}
@@ -21,8 +16,8 @@ var fixedAdminGroups = []string{umwire.GroupOrgAdmin, umwire.GroupDeploymentAdmi
 func build(st *State) (*store, problems) {
 	s := newStore(len(st.Users))
 	var probs problems
-	if !orgIDPattern.MatchString(st.Org.ID) {
-		probs.add(fmt.Sprintf("%q is not an organization id (want <hex>@VendorOrg)", st.Org.ID), "org", "id")
+	if !umwire.IsOrgID(st.Org.ID) {
+		probs.add(fmt.Sprintf("%q is not an organization id (want %s)", st.Org.ID, umwire.OrgIDForm), "org", "id")
 	}
 	s.orgID, s.migrating = st.Org.ID, st.Org.Migrating
 	s.integrations = slices.Clone(st.Integrations)
@@ -223,7 +218,7 @@ func buildUser(s *store, su *User, probs *problems, list string, i int) *user {
 		firstName: su.FirstName, lastName: su.LastName, country: su.Country,
 		typ: su.Type, status: su.Status, technical: su.TechnicalAccount,
 	}
-	if err := reconcile.CheckEmail(u.email); err != nil {
+	if err := umwire.CheckEmail(u.email); err != nil {
 		probs.add(err.Error(), list, i, "email")
 	}
 	if !slices.Contains(validTypes, u.typ) {
@@ -234,11 +229,11 @@ func buildUser(s *store, su *User, probs *problems, list string, i int) *user {
 	} else if !slices.Contains(validStatuses, u.status) {
 		probs.add(fmt.Sprintf("status %q is not one of %s", u.status, strings.Join(validStatuses, ", ")), list, i, "status")
 	}
-	if u.country != "" && !reconcile.IsCountryCode(u.country) {
+	if u.country != "" && !umwire.IsCountryCode(u.country) {
 		probs.add(fmt.Sprintf("%q is not an ISO 3166 alpha-2 country code", u.country), list, i, "country")
 	}
 	for _, f := range []struct{ name, value string }{{"firstname", u.firstName}, {"lastname", u.lastName}} {
-		if err := reconcile.CheckName(f.value); err != nil {
+		if err := umwire.CheckName(f.value); err != nil {
 			probs.add(err.Error(), list, i, f.name)
 		}
 	}
@@ -372,7 +367,7 @@ func addSeedGroups(groups map[string]*group, u *user, names []string, probs *pro
 // and unknown groups.
 func buildInvites(s *store, st *State, probs *problems) {
 	for i, si := range st.Invites {
-		if err := reconcile.CheckEmail(si.Email); err != nil {
+		if err := umwire.CheckEmail(si.Email); err != nil {
 			probs.add(err.Error(), "invites", i, "email")
 			continue
 		}

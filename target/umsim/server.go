@@ -1,6 +1,6 @@
 // Package umsim is a complete, strict implementation of the User Management
-// Service (/work/shared/spec/user-management-api.md with the decisions of
-// contract.md): the simulator every other test of orgsync runs against, and
+// Service as docs/service.md describes it (docs/simulator.md gives its
+// choices where that leaves one): the simulator every other test of orgsync runs against, and
 // the engine of `orgsync sim`. Server is an http.Handler over an in-memory,
 // indexed State; authentication, rate limits, fault injection and request
 // statistics are done by its front door, package gate.

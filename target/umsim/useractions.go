@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -73,7 +72,7 @@ func (r *userRun) exec(st step) *stepError {
 
 // checkCreate validates the payload of a create step.
 func (r *userRun) checkCreate(name string, c *umwire.CreateUser) *stepError {
-	if err := reconcile.CheckEmail(c.Email); err != nil {
+	if err := umwire.CheckEmail(c.Email); err != nil {
 		return stepErr(0, umwire.ErrUserEmailInvalid, "email: %v", err)
 	}
 	if !r.byUsername() && !strings.EqualFold(r.e.user, c.Email) {
@@ -92,7 +91,7 @@ func (r *userRun) checkCreate(name string, c *umwire.CreateUser) *stepError {
 	switch {
 	case c.Country == "" && name == umwire.StepCreateFederatedID:
 		return stepErr(0, umwire.ErrCountryInvalid, "createFederatedID needs country")
-	case c.Country != "" && !reconcile.IsCountryCode(c.Country):
+	case c.Country != "" && !umwire.IsCountryCode(c.Country):
 		return stepErr(0, umwire.ErrCountryInvalid, "country %q is not an ISO 3166 alpha-2 upper-case code", c.Country)
 	}
 	return checkOption(c.Option)
@@ -109,7 +108,7 @@ func checkOption(option string) *stepError {
 // checkNames checks the lengths of a first and last name.
 func checkNames(first, last string) *stepError {
 	for _, n := range []struct{ field, value string }{{"firstname", first}, {"lastname", last}} {
-		if err := reconcile.CheckName(n.value); err != nil {
+		if err := umwire.CheckName(n.value); err != nil {
 			return stepErr(0, umwire.ErrStringTooLong, "%s %v", n.field, err)
 		}
 	}
@@ -275,7 +274,7 @@ func (r *userRun) update(upd *umwire.Update, country bool) *stepError {
 // user signs in with the email (rule 8).
 func (r *userRun) newEmail(f *fields, email string) *stepError {
 	u := r.u
-	if err := reconcile.CheckEmail(email); err != nil {
+	if err := umwire.CheckEmail(email); err != nil {
 		return stepErr(0, umwire.ErrUserEmailInvalid, "email: %v", err)
 	}
 	if strings.EqualFold(email, u.email) {
@@ -318,7 +317,7 @@ func (r *userRun) newUsername(f *fields, username string) *stepError {
 		return stepErr(0, umwire.ErrUsernameNoUpdate, "the username of a Federated ID can be changed only when its email is in a claimed domain of the organization")
 	}
 	if strings.Contains(username, "@") {
-		if err := reconcile.CheckEmail(username); err != nil {
+		if err := umwire.CheckEmail(username); err != nil {
 			return stepErr(0, umwire.ErrUserEmailInvalid, "username: %v", err)
 		}
 		if err := r.checkDomainMove(f.domain, emailDomain(username)); err != nil {

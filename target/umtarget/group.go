@@ -10,7 +10,7 @@ import (
 )
 
 // groupRead reads the current state through the member listings of the
-// scope's groups plus, one by one (endpoint 3), the desired users no
+// groups of ReadNeeds plus, one by one (endpoint 3), the desired users no
 // listing showed: they may exist outside the groups, and a plan that did
 // not see them would create them again on every run.
 //
@@ -20,7 +20,7 @@ import (
 // can still cost (leastCost),
 //
 //	unread pages of the probed groups
-//	+ the desired users not seen that their unlisted members cannot be,
+//	+ the desired users not seen that their unmatched members cannot be,
 //	  each a lookup; or, while some groups are unprobed, at least one page
 //	  for each of those groups and at least one page a page size of them
 //
@@ -41,9 +41,9 @@ type groupRead struct {
 	seen     map[string]bool // keys in users
 	found    map[int]bool    // distinct desired users seen
 	notFound int             // distinct desired users not seen
-	// pagesLeft counts the unread pages of the probed groups; unlisted
+	// pagesLeft counts the unread pages of the probed groups; unmatched
 	// the members they have not listed yet (-1: unknown).
-	pagesLeft, unlisted int
+	pagesLeft, unmatched int
 	// invites are the pending invites, read before the lookups when a
 	// desired independent ID is still unseen (invitesRead).
 	invites     []reconcile.Invite
@@ -107,11 +107,11 @@ func (g *groupRead) probed(name string, p *umapi.UsersPage) {
 		g.pagesLeft += pageCount(p) - 1
 	}
 	switch {
-	case g.unlisted < 0:
+	case g.unmatched < 0:
 	case p.TotalCount < 0:
-		g.unlisted = -1
+		g.unmatched = -1
 	default:
-		g.unlisted += p.TotalCount
+		g.unmatched += p.TotalCount
 	}
 	g.list(p)
 }
@@ -121,8 +121,8 @@ func more(p *umapi.UsersPage, page int) bool { return !p.LastPage && page+1 < pa
 
 // list adds a page's users.
 func (g *groupRead) list(p *umapi.UsersPage) {
-	if g.unlisted >= 0 {
-		g.unlisted = max(0, g.unlisted-len(p.Users))
+	if g.unmatched >= 0 {
+		g.unmatched = max(0, g.unmatched-len(p.Users))
 	}
 	for i := range p.Users {
 		u := ModelUser(&p.Users[i])
@@ -166,8 +166,8 @@ func (g *groupRead) readGroup(ctx context.Context, name string, orgRest int) (bo
 // dearer than the lookups it spares).
 func (g *groupRead) leastCost(unprobed int) int {
 	uncovered := 0
-	if g.unlisted >= 0 {
-		uncovered = max(0, g.notFound-g.unlisted)
+	if g.unmatched >= 0 {
+		uncovered = max(0, g.notFound-g.unmatched)
 	}
 	if unprobed == 0 {
 		return g.pagesLeft + uncovered

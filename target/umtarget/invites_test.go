@@ -26,7 +26,7 @@ func TestInvitesRespectedRevokedResent(t *testing.T) {
 		{Type: reconcile.VendorID, Email: "fresh@gmail.com", Groups: []string{"G2"}},
 	}
 	pol := policy(reconcile.Preserve)
-	pol.RevokeUnlistedInvites, pol.ResendExpiredInvites = true, true
+	pol.RevokeUnmatchedInvites, pol.ResendExpiredInvites = true, true
 	plan, err := e.run(t, want, pol)
 	if err != nil {
 		t.Fatal(err)

@@ -15,12 +15,12 @@ import (
 // ReadCurrent reads the organization's users and, when they can change the
 // plan, the pending invites. It reads the first page of the organization
 // listing, whose X-Page-Count is the cost of the whole listing; unless the
-// scope needs every user, it then reads by group while that can still cost
+// policy needs every user (ReadNeeds.AllUsers), it then reads by group while that can still cost
 // fewer requests than the rest of the organization listing (see
 // groupRead), and falls back to the organization listing as soon as it
-// cannot. It also reports which of the scope's CheckGroups exist, probing
+// cannot. It also reports which of need.CheckGroups exist, probing
 // only those no user read belongs to.
-func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*reconcile.Current, error) {
+func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*reconcile.Current, error) {
 	t.LastRead = ReadReport{}
 	first, err := t.orgPage(ctx, 0)
 	if err != nil {
@@ -28,29 +28,29 @@ func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*r
 	}
 	t.LastRead.OrgPages = pageCount(first)
 	var want *reconcile.Wanted
-	if scope.DesiredKnown {
-		want = reconcile.NewWanted(scope.Desired)
+	if need.DesiredKnown {
+		want = reconcile.NewWanted(need.Desired)
 	}
 	cur := &reconcile.Current{}
 	probes := map[string]*umapi.UsersPage{}
 	invitesRead := false
-	if !scope.AllUsers && t.LastRead.OrgPages > 1 {
-		g := newGroupRead(t, want, scope.Groups, probes)
-		if cur.Scoped, err = g.read(ctx, first); err != nil {
+	if !need.AllUsers && t.LastRead.OrgPages > 1 {
+		g := newGroupRead(t, want, need.Groups, probes)
+		if cur.ByGroup, err = g.read(ctx, first); err != nil {
 			return nil, err
 		}
 		cur.Users, cur.Invites, invitesRead = g.users, g.invites, g.invitesRead
 	}
-	t.LastRead.ByGroup = cur.Scoped
-	if !cur.Scoped {
+	t.LastRead.ByGroup = cur.ByGroup
+	if !cur.ByGroup {
 		if cur.Users, err = t.readOrg(ctx, first); err != nil {
 			return nil, err
 		}
 	}
-	if cur.Missing, err = t.missingGroups(ctx, scope.CheckGroups, cur.Users, probes); err != nil {
+	if cur.Missing, err = t.missingGroups(ctx, need.CheckGroups, cur.Users, probes); err != nil {
 		return nil, err
 	}
-	if !invitesRead && needInvites(scope, want, cur.Users) {
+	if !invitesRead && needInvites(need, want, cur.Users) {
 		if cur.Invites, err = t.readInvites(ctx); err != nil {
 			return nil, err
 		}
@@ -62,8 +62,8 @@ func (t *Target) ReadCurrent(ctx context.Context, scope reconcile.ReadScope) (*r
 // when the policy revokes invites, when the desired users are unknown, or
 // when a desired independent ID is not among the users read (an invited
 // user is not a member, and must not be invited again).
-func needInvites(scope reconcile.ReadScope, want *reconcile.Wanted, users []reconcile.User) bool {
-	if scope.RevokeInvites || want == nil {
+func needInvites(need reconcile.ReadNeeds, want *reconcile.Wanted, users []reconcile.User) bool {
+	if need.RevokeInvites || want == nil {
 		return true
 	}
 	vendors := 0

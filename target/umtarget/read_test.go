@@ -48,7 +48,7 @@ func threeGroups(i int) []string {
 }
 
 var threePolicy = &reconcile.Policy{Managed: []string{"G1", "G2", "G3"}, UserGroups: []string{"G1", "G2", "G3"},
-	Unlisted: reconcile.RemoveGroups, Update: reconcile.Attributes{FirstName: true, LastName: true}}
+	Unmatched: reconcile.RemoveGroups, Update: reconcile.Attributes{FirstName: true, LastName: true}}
 
 // TestReadByGroupConverges is the case a read by group used to miss: desired
 // users who exist in the organization but in none of the groups read. They
@@ -116,7 +116,7 @@ func TestReadCostDecision(t *testing.T) {
 		return threeGroups(i)
 	}
 	remove := *threePolicy
-	remove.Unlisted = reconcile.RemoveUsers
+	remove.Unmatched = reconcile.RemoveUsers
 	tests := []struct {
 		name      string
 		groupsOf  func(int) []string
@@ -134,7 +134,7 @@ func TestReadCostDecision(t *testing.T) {
 		// G2 and G3, which no user read is in, are probed: the plan adds
 		// members to them, so it must know that they exist.
 		{"a group of 19 pages: organization after one probe", bigG1, 20, threePolicy, members(300, 330), false, 2 + 19 + 2, 0, 400},
-		{"removing unlisted users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
+		{"removing unmatched users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
 		{"one organization page is the whole read", threeGroups, 2000, threePolicy, members(300, 330), false, 1, 0, 400},
 		// 380 desired users unseen need at least 19 pages of 20 (or lookups)
 		// whatever the groups hold: no group is probed.
@@ -143,12 +143,12 @@ func TestReadCostDecision(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, plainOrg(400, tc.groupsOf), umsim.Options{PageSize: tc.pageSize})
-			cur, err := e.target.ReadCurrent(context.Background(), tc.policy.ReadScopeFor(tc.want))
+			cur, err := e.target.ReadCurrent(context.Background(), tc.policy.ReadNeedsFor(tc.want))
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := e.target.LastRead
-			if r.ByGroup != tc.byGroup || cur.Scoped != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || len(cur.Users) != tc.usersRead {
+			if r.ByGroup != tc.byGroup || cur.ByGroup != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || len(cur.Users) != tc.usersRead {
 				t.Errorf("read %+v, %d users; want by group %v, %d pages, %d lookups, %d users",
 					r, len(cur.Users), tc.byGroup, tc.pages, tc.lookups, tc.usersRead)
 			}
@@ -175,7 +175,7 @@ func TestReadThreeGroupsOfAHugeOrganization(t *testing.T) {
 	for i := 7; i < 3000; i += 100 {
 		want = append(want, plainUser(i, "G1"))
 	}
-	if _, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadScopeFor(want)); err != nil {
+	if _, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadNeedsFor(want)); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.OrgPages != 150 || !r.ByGroup || r.PagesRead != 4 || r.Lookups != 0 {
@@ -204,7 +204,7 @@ func TestConvergenceByGroup(t *testing.T) {
 			}
 			st := plainOrg(600, in)
 			pol := *threePolicy
-			pol.Unlisted = []reconcile.Unlisted{reconcile.Preserve, reconcile.RemoveGroups}[seed%2]
+			pol.Unmatched = []reconcile.Unmatched{reconcile.Preserve, reconcile.RemoveGroups}[seed%2]
 			var want []reconcile.User
 			for i, u := range st.Users {
 				if (inAny(u.Groups, pol.Managed) && rng.IntN(5) > 0) || rng.IntN(60) == 0 {
@@ -262,8 +262,8 @@ func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
 	pol.ExcludeGroups = []string{"g2"} // also managed
-	// ReadScope (desired users unknown) reads the excluding groups too.
-	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadScope()); err != nil {
+	// ReadNeeds (desired users unknown) reads the excluding groups too.
+	if _, err := e.target.ReadCurrent(context.Background(), pol.ReadNeeds()); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; !r.ByGroup || r.PagesRead != 4 {
@@ -307,7 +307,7 @@ func TestLookupOfAnIndependentID(t *testing.T) {
 		umsim.User{Type: umwire.TypeVendorID, Email: "same@example.com", FirstName: "V", LastName: "L", Country: "US", Groups: []string{"Other"}})
 	e := newEnv(t, st, umsim.Options{PageSize: 20})
 	want := []reconcile.User{plainUser(300, "G1"), {Type: reconcile.VendorID, Email: "same@example.com", Country: "US"}}
-	cur, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadScopeFor(want))
+	cur, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadNeedsFor(want))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestEmptyFirstPagesAreNotTheEnd(t *testing.T) {
 	}
 	st.Users = append(techs, st.Users...)
 	e := newEnv(t, st, umsim.Options{PageSize: 1})
-	scope := policy(reconcile.Preserve).ReadScope()
+	scope := policy(reconcile.Preserve).ReadNeeds()
 	scope.CheckGroups = nil // only the listing's pages are counted
 	cur, err := e.target.ReadCurrent(context.Background(), scope)
 	if err != nil {

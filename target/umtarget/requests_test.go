@@ -85,7 +85,7 @@ func TestRequestCounts(t *testing.T) {
 		return us
 	}
 	remove, preserve := *threePolicy, *threePolicy
-	remove.Unlisted, preserve.Unlisted = reconcile.RemoveUsers, reconcile.Preserve
+	remove.Unmatched, preserve.Unmatched = reconcile.RemoveUsers, reconcile.Preserve
 	create := remove
 	create.Managed = []string{"G1", "G2", "G3", "New"}
 	create.UserGroups, create.CreateUserGroups = create.Managed, true
@@ -114,7 +114,7 @@ func TestRequestCounts(t *testing.T) {
 			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroupUsers: 3, gate.EndpointInvites: 1, gate.EndpointAction: 4},
 		},
 		{
-			// token; all 20 pages (unlisted users are removed); 2
+			// token; all 20 pages (unmatched users are removed); 2
 			// removals, 2 renames and a create in one request.
 			name: "small drift in a big organization", state: big(), pageSize: 100, policy: &remove,
 			want:     drift(),

@@ -59,8 +59,8 @@ var (
 	excludeExpr = regexp.MustCompile(`^svc-`)
 )
 
-func policy(unlisted reconcile.Unlisted) *reconcile.Policy {
-	return &reconcile.Policy{Managed: managed, UserGroups: userGroups, Unlisted: unlisted,
+func policy(unmatched reconcile.Unmatched) *reconcile.Policy {
+	return &reconcile.Policy{Managed: managed, UserGroups: userGroups, Unmatched: unmatched,
 		Update: reconcile.Attributes{FirstName: true, LastName: true, Email: true}, ExcludeGroups: []string{"G4"},
 		ExcludeUsernames: []*regexp.Regexp{excludeExpr}}
 }
@@ -158,7 +158,7 @@ func randomManaged(rng *rand.Rand) []string {
 func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*reconcile.Plan, error) {
 	t.Helper()
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(want))
+	cur, err := e.target.ReadCurrent(ctx, pol.ReadNeedsFor(want))
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
@@ -172,7 +172,7 @@ func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*
 
 func (e *env) plan(t *testing.T, want []reconcile.User, pol *reconcile.Policy) *reconcile.Plan {
 	t.Helper()
-	cur, err := e.target.ReadCurrent(context.Background(), pol.ReadScopeFor(want))
+	cur, err := e.target.ReadCurrent(context.Background(), pol.ReadNeedsFor(want))
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
@@ -208,8 +208,8 @@ func checkUntouched(t *testing.T, before, after *umsim.State, pol *reconcile.Pol
 			continue
 		}
 		if !ok {
-			if pol.Unlisted != reconcile.RemoveUsers && pol.Unlisted != reconcile.DeleteUsers {
-				t.Errorf("user %s removed under policy %q", b.Email, pol.Unlisted)
+			if pol.Unmatched != reconcile.RemoveUsers && pol.Unmatched != reconcile.DeleteUsers {
+				t.Errorf("user %s removed under policy %q", b.Email, pol.Unmatched)
 			}
 			continue
 		}
@@ -246,13 +246,13 @@ func TestConvergence(t *testing.T) {
 		}
 	}()
 	for seed := range 8 {
-		unlisted := []reconcile.Unlisted{reconcile.Preserve, reconcile.RemoveGroups, reconcile.RemoveUsers, reconcile.DeleteUsers}[seed%4]
-		t.Run(fmt.Sprintf("seed %d %s", seed, unlisted), func(t *testing.T) {
+		unmatched := []reconcile.Unmatched{reconcile.Preserve, reconcile.RemoveGroups, reconcile.RemoveUsers, reconcile.DeleteUsers}[seed%4]
+		t.Run(fmt.Sprintf("seed %d %s", seed, unmatched), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(seed), 99))
 			st := randomOrg(rng, 80)
 			want := drift(rng, st, 25)
 			e := newEnv(t, st, umsim.Options{PageSize: 7})
-			pol := policy(unlisted)
+			pol := policy(unmatched)
 			before := e.sim.Snapshot()
 			first, err := e.run(t, want, pol)
 			if err != nil {

@@ -20,13 +20,13 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 	e := newEnv(t, st, umsim.Options{PageSize: 10})
 	ctx := context.Background()
 	few := &reconcile.Policy{Managed: []string{"Group 1", "Group 2", "Group 3"}}
-	cur, err := e.target.ReadCurrent(ctx, few.ReadScopeFor(nil))
+	cur, err := e.target.ReadCurrent(ctx, few.ReadNeedsFor(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := e.target.LastRead
 	t.Logf("three groups: %d listing requests instead of %d organization pages", r.PagesRead, r.OrgPages)
-	if !r.ByGroup || !cur.Scoped || r.PagesRead >= r.OrgPages/2 {
+	if !r.ByGroup || !cur.ByGroup || r.PagesRead >= r.OrgPages/2 {
 		t.Errorf("three groups: report %+v; want a read by group far below the %d organization pages", r, r.OrgPages)
 	}
 	for _, u := range cur.Users {
@@ -34,19 +34,19 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 			t.Fatalf("read by group returned %s, in none of the groups (%v)", u.Key(), u.Groups)
 		}
 	}
-	all := &reconcile.Policy{Managed: few.Managed, Unlisted: reconcile.RemoveUsers}
-	cur, err = e.target.ReadCurrent(ctx, all.ReadScopeFor(nil))
+	all := &reconcile.Policy{Managed: few.Managed, Unmatched: reconcile.RemoveUsers}
+	cur, err = e.target.ReadCurrent(ctx, all.ReadNeedsFor(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := e.target.LastRead; r.ByGroup || cur.Scoped || r.PagesRead != r.OrgPages || len(cur.Users) < 2900 {
-		t.Errorf("policy removing unlisted users: report %+v, %d users; want the whole organization listing", r, len(cur.Users))
+	if r := e.target.LastRead; r.ByGroup || cur.ByGroup || r.PagesRead != r.OrgPages || len(cur.Users) < 2900 {
+		t.Errorf("policy removing unmatched users: report %+v, %d users; want the whole organization listing", r, len(cur.Users))
 	}
 	many := &reconcile.Policy{}
 	for i := range 30 {
 		many.Managed = append(many.Managed, fmt.Sprintf("Group %d", i))
 	}
-	if _, err := e.target.ReadCurrent(ctx, many.ReadScopeFor(nil)); err != nil {
+	if _, err := e.target.ReadCurrent(ctx, many.ReadNeedsFor(nil)); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.PagesRead > r.OrgPages+len(many.Managed) {
@@ -83,7 +83,7 @@ func TestSafetyOnTheService(t *testing.T) {
 		"over limit":    {Users: want, Complete: true},
 	} {
 		before := e.sim.Snapshot()
-		cur, err := e.target.ReadCurrent(ctx, pol.ReadScopeFor(des.Users))
+		cur, err := e.target.ReadCurrent(ctx, pol.ReadNeedsFor(des.Users))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ type Target struct {
 
 // ReadReport says how the current state was read and what it cost.
 type ReadReport struct {
-	ByGroup       bool // member listings of the scope's groups, not the organization listing
+	ByGroup       bool // member listings of the ReadNeeds groups, not the organization listing
 	OrgPages      int  // X-Page-Count of the organization listing
 	GroupPages    int  // sum of X-Page-Count of the group listings probed
 	PagesRead     int  // listing pages requested in all
@@ -73,11 +73,16 @@ func New(c Client, opts Options) *Target {
 
 // Send sends one request; testOnly adds ?testOnly=true. The failures are
 // the entries the service reports failed; an error means the request as a
-// whole failed (or may not have been applied).
+// whole failed (or may not have been applied). A request holding a step
+// WireEntry cannot put on the wire is not sent at all.
 func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool) ([]reconcile.EntryFailure, error) {
 	entries := make([]umwire.Entry, len(req.Entries))
 	for i := range req.Entries {
-		entries[i] = WireEntry(&req.Entries[i])
+		w, err := WireEntry(&req.Entries[i])
+		if err != nil {
+			return nil, fmt.Errorf("umtarget: request not sent: %w", err)
+		}
+		entries[i] = w
 		entries[i].RequestID = strconv.Itoa(i)
 	}
 	resp, err := t.c.Action(ctx, entries, umapi.ActionOptions{TestOnly: testOnly})

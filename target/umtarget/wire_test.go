@@ -1,6 +1,7 @@
 package umtarget
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -31,7 +32,10 @@ func TestWireEntryRoots(t *testing.T) {
 		{"independent ID", reconcile.Entry{User: &reconcile.User{Type: reconcile.VendorID, Email: "v@gmail.com"}, Steps: []reconcile.Step{add}}, "v@gmail.com", "", true},
 	}
 	for _, tc := range tests {
-		w := WireEntry(&tc.entry)
+		w, err := WireEntry(&tc.entry)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
 		if w.User != tc.user || w.Domain != tc.dom || w.UseVendorID != tc.vendorFlag {
 			t.Errorf("%s: root %q domain %q useVendorID %v; want %q %q %v", tc.name, w.User, w.Domain, w.UseVendorID, tc.user, tc.dom, tc.vendorFlag)
 		}
@@ -42,13 +46,54 @@ func TestWireEntryRoots(t *testing.T) {
 // invite) as it is: an update of an independent ID fails (rule 6).
 func TestWireAddVendorIDIgnoresExisting(t *testing.T) {
 	v := &reconcile.User{Type: reconcile.VendorID, Email: "v@gmail.com", Country: "US"}
-	w := WireEntry(&reconcile.Entry{User: v, Steps: []reconcile.Step{{Kind: reconcile.StepCreate, Create: v}}})
-	if len(w.Do) != 1 || w.Do[0].AddVendorID == nil || w.Do[0].AddVendorID.Option != umwire.OptionIgnoreIfExists {
+	w, err := WireEntry(&reconcile.Entry{User: v, Steps: []reconcile.Step{{Kind: reconcile.StepCreate, Create: v}}})
+	if err != nil || len(w.Do) != 1 || w.Do[0].AddVendorID == nil || w.Do[0].AddVendorID.Option != umwire.OptionIgnoreIfExists {
 		t.Errorf("addVendorID step = %+v, want option %s", w.Do, umwire.OptionIgnoreIfExists)
 	}
 	e := &reconcile.User{Type: reconcile.EnterpriseID, Email: "e@corp.com", FirstName: "E", LastName: "L"}
-	w = WireEntry(&reconcile.Entry{User: e, Steps: []reconcile.Step{{Kind: reconcile.StepCreate, Create: e}}})
-	if w.Do[0].CreateEnterpriseID == nil || w.Do[0].CreateEnterpriseID.Option != umwire.OptionUpdateIfExists {
+	w, err = WireEntry(&reconcile.Entry{User: e, Steps: []reconcile.Step{{Kind: reconcile.StepCreate, Create: e}}})
+	if err != nil || w.Do[0].CreateEnterpriseID == nil || w.Do[0].CreateEnterpriseID.Option != umwire.OptionUpdateIfExists {
 		t.Errorf("createEnterpriseID step = %+v, want option %s", w.Do, umwire.OptionUpdateIfExists)
+	}
+}
+
+// Every entry the reconciler packs, from a plan of every kind sent as
+// action entries (with group-rooted memberships too), goes on the wire.
+func TestWireEntryTakesEveryPackedStep(t *testing.T) {
+	user := func(i int, typ reconcile.IdentityType) reconcile.User {
+		return reconcile.User{Type: typ, Email: fmt.Sprintf("u%02d@example.com", i), FirstName: "F", LastName: "L", Country: "US"}
+	}
+	p := &reconcile.Plan{UserGroups: []string{"G", "New"}}
+	p.Changes = append(p.Changes, reconcile.Change{Kind: reconcile.KindCreateGroup, Group: "New"})
+	for i := range 30 { // enough members of G and New for group-rooted entries
+		u := user(i, reconcile.EnterpriseID)
+		p.Changes = append(p.Changes, reconcile.Change{Kind: reconcile.KindUpdate, User: u, Add: []string{"New"}, Remove: []string{"G"}})
+	}
+	first, upd := "First", user(40, reconcile.EnterpriseID)
+	p.Changes = append(p.Changes,
+		reconcile.Change{Kind: reconcile.KindCreate, User: user(41, reconcile.FederatedID), Add: []string{"G"}},
+		reconcile.Change{Kind: reconcile.KindCreate, User: user(42, reconcile.EnterpriseID)},
+		reconcile.Change{Kind: reconcile.KindUpdate, User: upd, Set: &reconcile.Attrs{FirstName: &first}},
+		reconcile.Change{Kind: reconcile.KindUpdate, User: user(46, reconcile.EnterpriseID), Remove: []string{"Profile"}},
+		reconcile.Change{Kind: reconcile.KindRemove, User: user(43, reconcile.EnterpriseID)},
+		reconcile.Change{Kind: reconcile.KindDelete, User: user(44, reconcile.EnterpriseID)})
+	p.InviteGroups = []reconcile.Change{{Kind: reconcile.KindInviteGroups, User: user(45, reconcile.VendorID), Add: []string{"G"}}}
+	seen := map[string]bool{}
+	for _, req := range p.Batches(reconcile.DefaultLimits()) {
+		for i := range req.Entries {
+			e := &req.Entries[i]
+			if _, err := WireEntry(e); err != nil {
+				t.Errorf("entry %s: %v", e, err)
+			}
+			for _, s := range e.Steps {
+				seen[fmt.Sprintf("%v %s", e.User == nil, s.Kind)] = true
+			}
+		}
+	}
+	for _, want := range []string{"false create", "false update", "false add", "false remove", "false removeFromOrg",
+		"true createUserGroup", "true add", "true remove"} {
+		if !seen[want] {
+			t.Errorf("no entry held %q (group-rooted, step); the plan does not cover every step: %v", want, seen)
+		}
 	}
 }

@@ -1,8 +1,11 @@
 // Package umwire holds the wire format of the User Management Service
-// (../shared/spec/user-management-api.md and contract.md): the JSON bodies,
-// the action command entries and steps, the result and error codes, and the
-// header names. The client (umapi) and the simulator (umsim) both speak it,
-// so that the two cannot drift apart on a field name.
+// (docs/service.md): the JSON bodies, the action command entries and steps,
+// the result and error codes, the header names, and the specification's
+// field rules (email, names, country, organization id). The client (umapi)
+// and the simulator (umsim) both use it and share nothing else, so that the
+// two cannot drift apart on a field name or a rule. "Rule N" and "contract
+// N" in comments are the numbered action rules and decisions of
+// docs/service.md.
 package umwire
 
 // BasePath prefixes every current endpoint: {base_url}/v2/usermanagement.

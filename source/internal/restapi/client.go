@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/orgsync/orgsync/internal/weburl"
 	"net"
 	"net/http"
 	"net/url"
@@ -89,9 +90,9 @@ type Client struct {
 // token source (token requests run under it).
 func New(ctx context.Context, opts Options) (*Client, error) {
 	opts.applyDefaults()
-	base, err := url.Parse(opts.BaseURL)
-	if err != nil || base.Host == "" || base.Scheme != "https" && base.Scheme != "http" {
-		return nil, fmt.Errorf("%q is not an http or https URL", opts.BaseURL)
+	base, err := weburl.Parse(opts.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	c := &Client{base: base, log: opts.Log}
 	tokenRT, apiRT, err := transports(opts.Auth, c.count)

@@ -1,24 +1,24 @@
 package userrec
 
-import "github.com/orgsync/orgsync/reconcile"
+import "github.com/orgsync/orgsync/target/umwire"
 
-// checkEmail is reconcile.CheckEmail with a fast path: an address that is
+// checkEmail is umwire.CheckEmail with a fast path: an address that is
 // plainly valid (see plainEmail) is accepted without parsing it.
 func checkEmail(email string) error {
 	if plainEmail(email) {
 		return nil
 	}
-	return reconcile.CheckEmail(email)
+	return umwire.CheckEmail(email)
 }
 
 // plainEmail reports whether email is an ASCII dot-atom address
 // (letters, digits and !#$%&'*+-/=?^_`{|}~ in the local part, letters,
 // digits and hyphens in the domain's labels, no empty dot-separated part)
-// of at most reconcile.MaxEmailLength characters. Every such address
-// passes reconcile.CheckEmail (a fuzz test checks it); the others are
+// of at most umwire.MaxEmailLength characters. Every such address
+// passes umwire.CheckEmail (a fuzz test checks it); the others are
 // left to it.
 func plainEmail(email string) bool {
-	if len(email) > reconcile.MaxEmailLength {
+	if len(email) > umwire.MaxEmailLength {
 		return false
 	}
 	at := -1

@@ -1,9 +1,8 @@
 package userrec
 
 import (
+	"github.com/orgsync/orgsync/target/umwire"
 	"testing"
-
-	"github.com/orgsync/orgsync/reconcile"
 )
 
 func TestPlainEmail(t *testing.T) {
@@ -37,14 +36,14 @@ func TestPlainEmail(t *testing.T) {
 }
 
 // FuzzPlainEmail checks that the fast path accepts only addresses that
-// reconcile.CheckEmail accepts.
+// umwire.CheckEmail accepts.
 func FuzzPlainEmail(f *testing.F) {
 	for _, s := range []string{"a@b", "x.y+z@example.com", "a..b@c", "a@b.", "-@-", "a@1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if plainEmail(s) {
-			if err := reconcile.CheckEmail(s); err != nil {
+			if err := umwire.CheckEmail(s); err != nil {
 				t.Fatalf("plainEmail(%q) but CheckEmail: %v", s, err)
 			}
 		}

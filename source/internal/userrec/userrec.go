@@ -6,6 +6,7 @@ package userrec
 
 import (
 	"fmt"
+	"github.com/orgsync/orgsync/target/umwire"
 	"maps"
 	"slices"
 	"sort"
@@ -400,7 +401,7 @@ func emailDomain(email string) string {
 
 func (c *recordCheck) name(f Field, s string) string {
 	s = strings.TrimSpace(s)
-	if err := reconcile.CheckName(s); err != nil {
+	if err := umwire.CheckName(s); err != nil {
 		c.problem(f, "%v", err)
 	}
 	return s
@@ -413,7 +414,7 @@ func (c *recordCheck) country(s string) string {
 		c.defaulted |= source.DefaultedCountry
 		return c.b.country
 	}
-	if !reconcile.IsCountryCode(s) {
+	if !umwire.IsCountryCode(s) {
 		c.problem(Country, "%q is not an ISO 3166-1 alpha-2 country code (e.g. US, DE, GB)", c.r.Values[Country])
 	}
 	return s

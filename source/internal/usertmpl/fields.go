@@ -10,6 +10,7 @@ package usertmpl
 import (
 	"cmp"
 	"fmt"
+	"github.com/orgsync/orgsync/target/umwire"
 	"slices"
 	"strings"
 
@@ -215,18 +216,18 @@ func (f *Fields) check(u *reconcile.User) []Problem {
 	var probs []Problem
 	if u.Email == "" {
 		probs = append(probs, Problem{"email", fmt.Sprintf("required, but the record has no value for %s", f.email)})
-	} else if err := reconcile.CheckEmail(u.Email); err != nil {
+	} else if err := umwire.CheckEmail(u.Email); err != nil {
 		probs = append(probs, Problem{"email", err.Error()})
 	}
 	if u.Type == reconcile.FederatedID && u.Username != "" && !strings.Contains(u.Username, "@") && u.Domain == "" {
 		probs = append(probs, Problem{"domain", "required for a Federated ID whose username is not an email: set users.domain or users.defaultDomain"})
 	}
 	for _, n := range []struct{ field, v string }{{"firstname", u.FirstName}, {"lastname", u.LastName}} {
-		if err := reconcile.CheckName(n.v); err != nil {
+		if err := umwire.CheckName(n.v); err != nil {
 			probs = append(probs, Problem{n.field, err.Error()})
 		}
 	}
-	if u.Country != "" && !reconcile.IsCountryCode(u.Country) {
+	if u.Country != "" && !umwire.IsCountryCode(u.Country) {
 		probs = append(probs, Problem{"country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 country code", u.Country)})
 	}
 	return probs

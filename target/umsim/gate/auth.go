@@ -91,9 +91,9 @@ func (g *Gate) authorize(w http.ResponseWriter, r *http.Request, ep endpoint) (s
 			"the integration's certificate has expired; upload a new certificate")
 	case r.Header.Get(umwire.HeaderAPIKey) != in.ClientID:
 		w.WriteHeader(http.StatusForbidden)
-	case ep.name != EndpointOther && !orgIDPattern.MatchString(ep.org):
+	case ep.name != EndpointOther && !umwire.IsOrgID(ep.org):
 		writeGateError(w, r, ep, http.StatusBadRequest, umwire.ErrOrgInvalidID,
-			"organization id must be <hex>@VendorOrg")
+			"organization id must be "+umwire.OrgIDForm)
 	case ep.name != EndpointOther && ep.org != claims.Org:
 		unauthorized(w)
 	case g.migrating:

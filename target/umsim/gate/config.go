@@ -6,17 +6,15 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
+
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 const (
 	defaultTokenLifetime = 24 * time.Hour
 	defaultWindow        = time.Minute
 )
-
-// orgIDPattern is the form of an organization id: <hex>@VendorOrg.
-var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@VendorOrg$`)
 
 // integration is an Integration with its parsed certificate.
 type integration struct {
@@ -35,8 +33,8 @@ func (in *integration) expired(now time.Time) bool {
 // id. Errors name the field, e.g. "Integrations[1].CertificatePEM".
 func (c Config) validate() (map[string]*integration, error) {
 	var errs []error
-	if !orgIDPattern.MatchString(c.OrgID) {
-		errs = append(errs, fmt.Errorf("gate: OrgID %q: must be <hex>@VendorOrg", c.OrgID))
+	if !umwire.IsOrgID(c.OrgID) {
+		errs = append(errs, fmt.Errorf("gate: OrgID %q: must be %s", c.OrgID, umwire.OrgIDForm))
 	}
 	if c.TokenLifetime < 0 {
 		errs = append(errs, fmt.Errorf("gate: TokenLifetime %v: must not be negative", c.TokenLifetime))

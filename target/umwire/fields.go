@@ -1,17 +1,16 @@
-package reconcile
+package umwire
 
 import (
 	"fmt"
 	"net/mail"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
 
-// Field limits of the specification.
-const (
-	MaxNameLength  = 250 // firstname, lastname
-	MaxEmailLength = 60
-)
+// The specification's rules for the fields of a user and of an
+// organization, used by the client's callers to check what they will send
+// and by the simulator to refuse what the service refuses.
 
 // countryCodes holds every ISO 3166-1 alpha-2 code.
 var countryCodes = func() map[string]bool {
@@ -60,3 +59,13 @@ func CheckName(name string) error {
 	}
 	return nil
 }
+
+// orgIDPattern is the form of an organization id: <hex>@VendorOrg, the
+// prefix before the @ a hexadecimal number.
+var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@VendorOrg$`)
+
+// OrgIDForm describes an organization id for error messages.
+const OrgIDForm = "<hex>@VendorOrg"
+
+// IsOrgID reports whether id has the form of an organization id.
+func IsOrgID(id string) bool { return orgIDPattern.MatchString(id) }

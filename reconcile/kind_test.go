@@ -1,0 +1,107 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// Every kind has one complete row, and no two rows share a kind or a
+// count.
+func TestKindTableIsComplete(t *testing.T) {
+	if len(kinds) != len(kindTable) {
+		t.Fatalf("kindTable has %d rows for %d kinds: a kind is listed twice", len(kindTable), len(kinds))
+	}
+	counted := map[*int]Kind{}
+	var c Counts
+	for i, r := range kindTable {
+		if r.kind == "" || r.sign == "" || r.count == nil || r.send == 0 || kinds[r.kind].rank != i {
+			t.Errorf("row %d (%q) is incomplete: %+v", i, r.kind, r)
+			continue
+		}
+		p := r.count(&c)
+		if other, dup := counted[p]; dup {
+			t.Errorf("%q and %q add to the same count", r.kind, other)
+		}
+		counted[p] = r.kind
+	}
+}
+
+// The table's rows as the plan shows them: sign, order, destructiveness
+// and count of every kind.
+func TestKindRowsInAPlan(t *testing.T) {
+	u := User{Type: EnterpriseID, Email: "a@x.com"}
+	p := &Plan{}
+	for _, r := range slices.Backward(kindTable) {
+		k := r.kind
+		c := Change{Kind: k, User: u, Group: "G"}
+		if k == KindInviteGroups {
+			p.InviteGroups = append(p.InviteGroups, c)
+			continue
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	var b bytes.Buffer
+	if err := p.Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"+ create-group G", "+ create a@x.com (enterpriseID)", "~ update a@x.com (enterpriseID)",
+		"~ resend-invite a@x.com (enterpriseID)", "= invite-groups a@x.com (enterpriseID)",
+		"- remove a@x.com (enterpriseID)", "- delete a@x.com (enterpriseID) deleteAccount", "- revoke-invite a@x.com (enterpriseID)"}
+	for _, w := range want {
+		if !bytes.Contains(b.Bytes(), []byte(w+"\n")) && !bytes.Contains(b.Bytes(), []byte(w+" ")) {
+			t.Errorf("plan lacks %q:\n%s", w, b.String())
+		}
+	}
+	c := p.Counts()
+	if c.CreateGroup != 1 || c.Create != 1 || c.Update != 1 || c.ResendInvite != 1 || c.InviteGroups != 1 ||
+		c.Remove != 1 || c.Delete != 1 || c.RevokeInvite != 1 {
+		t.Errorf("counts %+v: want one of each kind", c)
+	}
+	var destructive []Kind
+	for _, ch := range p.Changes {
+		if ch.Destructive() {
+			destructive = append(destructive, ch.Kind)
+		}
+	}
+	if !slices.Equal(destructive, []Kind{KindRevokeInvite, KindDelete, KindRemove}) {
+		t.Errorf("destructive kinds %v; want revoke-invite, delete, remove", destructive)
+	}
+}
+
+// A change of a kind the table does not know is an error wherever a plan
+// is shown or applied, never a default action: nothing is sent, and the
+// safety rules count it as destructive.
+func TestUnknownKindIsAnError(t *testing.T) {
+	unknown := Change{Kind: "rename", User: User{Type: EnterpriseID, Email: "a@x.com"}, Remove: nil}
+	p := manyCreates(3)
+	p.Changes = append(p.Changes, unknown)
+	if err := p.Check(); !errors.Is(err, ErrUnknownKind) {
+		t.Fatalf("Check: %v; want ErrUnknownKind", err)
+	}
+	if err := p.Render(&bytes.Buffer{}); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("Render: %v; want ErrUnknownKind", err)
+	}
+	if err := p.RenderJSON(&bytes.Buffer{}); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("RenderJSON: %v; want ErrUnknownKind", err)
+	}
+	for _, o := range []ApplyOptions{{}, {TestOnly: true}, {Requests: p.Batches(DefaultLimits())}} {
+		s := &fakeSender{}
+		res, err := Apply(context.Background(), p, s, o)
+		if !errors.Is(err, ErrUnknownKind) || len(s.requests) != 0 || len(s.invites) != 0 || res.Requests != 0 {
+			t.Errorf("Apply %+v: %v, result %+v, sent %d requests and %v; want ErrUnknownKind and nothing sent", o, err, res, len(s.requests), s.invites)
+		}
+	}
+	if !unknown.Destructive() {
+		t.Error("a change of an unknown kind is not destructive: the safety rules would let it through")
+	}
+	if c := p.Counts(); c.Create != 3 || c.RevokeInvite != 1 {
+		t.Errorf("counts %+v: want the known changes counted", c)
+	}
+	misplaced := &Plan{Changes: []Change{{Kind: KindInviteGroups, User: unknown.User}}}
+	if err := misplaced.Check(); err == nil {
+		t.Error("Check accepted invite-groups among the changes")
+	}
+}
