@@ -42,8 +42,8 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 		ExcludeGroups:          excluded,
 		RevokeUnmatchedInvites: p.Invites.RevokeUnmatched,
 		ResendExpiredInvites:   p.Invites.ResendExpired,
-		MaxRemovals:            s.MaxRemovals.reconcile(),
-		MaxChanges:             s.MaxChanges.reconcile(),
+		MaxRemovals:            s.MaxRemovals.Reconcile(),
+		MaxChanges:             s.MaxChanges.Reconcile(),
 	}
 	if err := p.fill(rp); err != nil {
 		return nil, err
@@ -110,7 +110,8 @@ func (p *Policy) fill(rp *reconcile.Policy) error {
 	return nil
 }
 
-func (l Limit) reconcile() reconcile.Limit {
+// Reconcile is the limit as the reconciler takes it.
+func (l Limit) Reconcile() reconcile.Limit {
 	if l.Percent {
 		return reconcile.Limit{Percent: float64(l.N)}
 	}

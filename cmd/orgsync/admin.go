@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/target/umapi"
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -37,12 +38,16 @@ func (a *adminCommand) start(io stdio, args []string, maxArgs int) (*umapi.Clien
 	if !ok {
 		return nil, code, false
 	}
-	t, err := e.target(*a.org)
+	t, err := run.Target(e.cfg, "--org", *a.org)
 	if err != nil {
 		return nil, a.fail(io, err), false
 	}
 	a.target = t
-	c, err := e.client(t)
+	j, err := e.job(run.Overrides{}, false)
+	if err != nil {
+		return nil, a.fail(io, err), false
+	}
+	c, err := j.Client(t)
 	if err != nil {
 		return nil, a.fail(io, err), false
 	}
@@ -102,7 +107,7 @@ func printList[T any](a *adminCommand, io stdio, items []T, header string, row f
 // sign-in, the settings to check) and returns exitError.
 func (a *adminCommand) fail(io stdio, err error) int {
 	if a.target != nil {
-		err = withSettingHint(err, a.target)
+		err = run.WithSettingHint(err, a.target)
 	}
 	return fail(io, a.fs.Name(), err)
 }

@@ -48,9 +48,9 @@ func commands() map[string]command {
 	}
 }
 
-// run dispatches to the subcommand named by args[0] and returns the exit
+// dispatch runs the subcommand named by args[0] and returns the exit
 // code.
-func run(ctx context.Context, args []string, io stdio) int {
+func dispatch(ctx context.Context, args []string, io stdio) int {
 	cmds := commands()
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(io.out, cmds)

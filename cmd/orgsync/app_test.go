@@ -31,7 +31,7 @@ func TestCommandLineMistakes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
-		code := run(context.Background(), tt.args, stdio{out: &out, err: &errOut})
+		code := dispatch(context.Background(), tt.args, stdio{out: &out, err: &errOut})
 		if code != tt.code || !strings.Contains(errOut.String(), tt.want) {
 			t.Errorf("%v: exit %d, want %d; stderr lacks %q:\n%s", tt.args, code, tt.code, tt.want, errOut.String())
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/demo"
+	"github.com/orgsync/orgsync/internal/simhost"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -69,6 +71,7 @@ func runBinary(t testing.TB, env []string, args ...string) result {
 	case err != nil:
 		t.Fatal(err)
 	}
+	recordGolden(t, args, r.stdout)
 	return r
 }
 
@@ -103,7 +106,7 @@ type multiSim struct {
 // dir) with opts, each organization with limits of its own.
 func startMultiSim(t testing.TB, dir, seed string, opts umsim.Options) *multiSim {
 	t.Helper()
-	m, err := newSimServer(filepath.Join(dir, seed), opts)
+	m, err := simhost.Load(filepath.Join(dir, seed), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +126,7 @@ func serve(t testing.TB, h http.Handler) string {
 func exampleDir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := copyExamples(dir); err != nil {
+	if err := demo.CopyExamples(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -17,14 +17,18 @@ func TestPlanExplainLeftOutUnmatchedUnknown(t *testing.T) {
 	s := startSim(t, dir, umsim.Options{})
 	filter := "      defaultType: federatedID\n    filter: 'user.country != \"CA\"'\n"
 	cfg := configFor(t, dir, "csv", s.url, "      defaultType: federatedID\n", filter)
-	for name, want := range map[string][]string{
-		"frank@example.com": {`left out by the filter expression user.country != "CA" (false for this record): the run leaves this user alone`,
-			"planned: no change"},
-		"mallory@example.com": {"no source has a record with this email or username",
-			"planned: unmatched: in the organization and in no source, so policy.unmatchedUsers applies"},
-		"nobody@example.com": {"no source has a record with this email or username",
-			"planned: no change: the organization's users read for this plan have no such user either; check the name"},
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{ // in order: the golden plans record the runs one after the other
+		{"frank@example.com", []string{`left out by the filter expression user.country != "CA" (false for this record): the run leaves this user alone`,
+			"planned: no change"}},
+		{"mallory@example.com", []string{"no source has a record with this email or username",
+			"planned: unmatched: in the organization and in no source, so policy.unmatchedUsers applies"}},
+		{"nobody@example.com", []string{"no source has a record with this email or username",
+			"planned: no change: the organization's users read for this plan have no such user either; check the name"}},
 	} {
+		name, want := tt.name, tt.want
 		r := runBinary(t, nil, "plan", "--config", cfg, "--explain", name)
 		if r.code != exitOK {
 			t.Fatalf("plan --explain %s: exit %d\n%s\n%s", name, r.code, r.stdout, r.stderr)

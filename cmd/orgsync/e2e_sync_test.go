@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/internal/demo"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
@@ -209,7 +211,7 @@ func TestSourceFailureFailsTheRun(t *testing.T) {
 // sync, and a second plan with nothing to do. The ldap example starts a
 // real slapd (the test fails in CI when slapd is missing).
 func TestDemo(t *testing.T) {
-	for _, name := range slices.Sorted(maps.Keys(demoSources)) {
+	for _, name := range slices.Sorted(maps.Keys(demo.Examples)) {
 		t.Run(name, func(t *testing.T) {
 			if name == "ldap" {
 				ldaptest.RequireSlapd(t)
@@ -218,7 +220,7 @@ func TestDemo(t *testing.T) {
 			if r.code != exitOK {
 				t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
-			for _, want := range []string{"examples/" + demoSources[name].dir + "/orgsync.yaml", "== 1. orgsync plan", "+ create dave@example.com",
+			for _, want := range []string{"examples/" + demo.Examples[name].Dir + "/orgsync.yaml", "== 1. orgsync plan", "+ create dave@example.com",
 				"== 2. orgsync sync", "== 3. orgsync plan again", "Plan: 0 to create, 0 to update", "In sync.", "0 of them 429"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
@@ -232,7 +234,7 @@ func TestDemo(t *testing.T) {
 			}
 		})
 	}
-	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of "+demoSourceNames()) {
+	if r := runBinary(t, nil, "demo", "--source", "oracle"); r.code != exitError || !strings.Contains(r.stderr, "use one of "+demo.Names()) {
 		t.Errorf("unknown demo source: exit %d\n%s", r.code, r.stderr)
 	}
 }
@@ -386,13 +388,13 @@ func TestPlanLogsWhatItWouldSend(t *testing.T) {
 	}
 }
 
-// TestBigSyncLogsProgressNotEachRequest: a sync of more than quietAbove
+// TestBigSyncLogsProgressNotEachRequest: a sync of more than run.QuietAbove
 // requests logs one line saying so and progress lines at info, not a line
 // per request (those are at debug).
 func TestBigSyncLogsProgressNotEachRequest(t *testing.T) {
 	dir := exampleDir(t)
 	var more strings.Builder
-	for u := range 10 * (quietAbove + 5) {
+	for u := range 10 * (run.QuietAbove + 5) {
 		fmt.Fprintf(&more, "First%d,Last%d,new%04d@example.com,US,eng\n", u, u, u)
 	}
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), more.String())

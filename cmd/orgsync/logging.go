@@ -2,16 +2,12 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"os"
 
-	"github.com/mattn/go-isatty"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/logs"
 )
 
 // logFlags are the logging flags every command that logs has; they
@@ -30,73 +26,7 @@ func addLogFlags(fs *flag.FlagSet) *logFlags {
 }
 
 // logger builds the logger from the configuration's logging section (nil
-// for defaults) overridden by the flags. It writes to w, or to the
-// section's file when it names one.
+// for defaults) overridden by the flags.
 func (f *logFlags) logger(w io.Writer, cfg *config.Logging) (*zap.Logger, error) {
-	format, level := config.FormatAuto, "info"
-	if cfg != nil {
-		format, level = cfg.Format, cfg.Level
-		if cfg.File != "" {
-			w = rotatingFile(cfg)
-		}
-	}
-	if f.format != "" {
-		format = f.format
-	}
-	if f.level != "" {
-		level = f.level
-	}
-	return newLogger(w, format, level)
-}
-
-// rotatingFile is the configuration's log file, rotated by lumberjack when
-// it reaches maxSizeMB: the rotated files are named with their time and
-// compressed, and the oldest beyond maxBackups or maxAgeDays are removed.
-func rotatingFile(cfg *config.Logging) io.Writer {
-	return &lumberjack.Logger{
-		Filename:   cfg.File,
-		MaxSize:    cfg.MaxSizeMB,
-		MaxBackups: cfg.MaxBackups,
-		MaxAge:     cfg.MaxAgeDays,
-		Compress:   true,
-	}
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
-
-// newLogger returns a zap logger writing to w: readable console lines, or
-// one JSON object a line.
-func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
-	lvl, err := zapcore.ParseLevel(level)
-	if err != nil {
-		return nil, fmt.Errorf("log level: %w", err)
-	}
-	if format == config.FormatAuto {
-		format = config.FormatJSON
-		if isTerminal(w) {
-			format = config.FormatConsole
-		}
-	}
-	var enc zapcore.Encoder
-	switch format {
-	case config.FormatJSON:
-		ec := zap.NewProductionEncoderConfig()
-		ec.EncodeTime = zapcore.ISO8601TimeEncoder
-		enc = zapcore.NewJSONEncoder(ec)
-	case config.FormatConsole:
-		ec := zap.NewDevelopmentEncoderConfig()
-		ec.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
-		ec.EncodeCaller = nil
-		if isTerminal(w) {
-			ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
-		}
-		enc = zapcore.NewConsoleEncoder(ec)
-	default:
-		return nil, fmt.Errorf("log format %q: use auto, console or json", format)
-	}
-	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), lvl)), nil
+	return logs.New(w, cfg, f.format, f.level)
 }

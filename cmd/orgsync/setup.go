@@ -4,16 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/target/umapi"
+	"github.com/orgsync/orgsync/internal/logs"
+	"github.com/orgsync/orgsync/internal/run"
 )
 
 // defaultConfigPath is used when neither --config nor ORGSYNC_CONFIG is set.
@@ -72,22 +70,7 @@ type env struct {
 	// interactive is set when the logs go to a terminal: long runs then
 	// show their progress.
 	interactive bool
-	// selected are the organizations a run syncs (--orgs; default all).
-	selected []*config.NamedTarget
-	// explain names a user (email or username) whose groups plan
-	// --explain traces.
-	explain string
-	// clients are the last client of each organization, by name (see
-	// client); mu guards them.
-	mu      sync.Mutex
-	clients map[string]cachedClient
-}
-
-// cachedClient is a service client with the configuration it was built
-// from.
-type cachedClient struct {
-	client *umapi.Client
-	cfg    umapi.Config
+	orgs        []string // --orgs
 }
 
 // setup loads the configuration and builds the logger. Configuration
@@ -112,89 +95,63 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
-	e := &env{cfg: cfg, log: log, interactive: isTerminal(io.err)}
-	if e.selected, err = e.selectOrgs(f.orgs); err != nil {
-		fmt.Fprintf(io.err, "orgsync: %v\n", err)
-		return nil, false
+	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err)}
+	if f.orgs != "" {
+		e.orgs = strings.Split(f.orgs, ",")
 	}
 	return e, true
 }
 
-// selectOrgs returns the targets named by --orgs (a comma-separated list
-// of names; all when empty), in the configuration's order.
-func (e *env) selectOrgs(names string) ([]*config.NamedTarget, error) {
-	want := map[string]bool{}
-	for _, n := range strings.Split(names, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			want[n] = true
-		}
-	}
-	all := len(want) == 0
-	var out []*config.NamedTarget
-	for i := range e.cfg.Targets {
-		t := &e.cfg.Targets[i]
-		if all || want[t.Name] {
-			out = append(out, t)
-			delete(want, t.Name)
-		}
-	}
-	if len(want) > 0 {
-		unknown := slices.Sorted(maps.Keys(want))
-		return nil, e.noSuchOrg("--orgs", unknown[0])
-	}
-	return out, nil
+// job makes the run of the configuration with the command line's
+// overrides; plansShown says that the command prints the plans.
+func (e *env) job(ov run.Overrides, plansShown bool) (*run.Job, error) {
+	ov.Orgs = e.orgs
+	return run.New(e.cfg, ov, run.Options{Log: e.log, Interactive: e.interactive, PlansShown: plansShown})
 }
 
-// client returns the service client of organization t, with rate limiters
-// of its own. The secrets are read again each time; while they (and the
-// rest of the target) are unchanged, the client of the previous call is
-// reused, so that a daemon's runs share its token and rate limiters
-// instead of signing in again each run.
-func (e *env) client(t *config.NamedTarget) (*umapi.Client, error) {
-	cc, err := t.ClientConfig()
+// runCommand is a command that runs the job (plan, sync, validate,
+// daemon): the setup flags, --orgs, and the scope flags when it takes them.
+type runCommand struct {
+	fs      *flag.FlagSet
+	setup   *setupFlags
+	scope   *scopeFlags // nil when the command takes no scope flags
+	explain *string     // plan --explain
+	output  *string     // --output, checked when set
+}
+
+// newRunCommand defines the flags every command that runs the job has.
+func newRunCommand(name string, scoped bool) *runCommand {
+	fs := flag.NewFlagSet("orgsync "+name, flag.ContinueOnError)
+	c := &runCommand{fs: fs, setup: addSetupFlags(fs)}
+	c.setup.addOrgsFlag(fs)
+	if scoped {
+		c.scope = addScopeFlags(fs)
+	}
+	return c
+}
+
+// start parses the flags, sets up and makes the Job; plansShown says that
+// the command prints the plans. It returns false when the command should
+// stop; code is then its exit code.
+func (c *runCommand) start(io stdio, args []string, plansShown bool) (*env, *run.Job, int, bool) {
+	e, code, ok := c.setup.start(c.fs, args, io, 0, c.output)
+	if !ok {
+		return nil, nil, code, false
+	}
+	var ov run.Overrides
+	var err error
+	if c.scope != nil {
+		ov, err = c.scope.overrides()
+	}
+	if c.explain != nil {
+		ov.Explain = *c.explain
+	}
+	var j *run.Job
+	if err == nil {
+		j, err = e.job(ov, plansShown)
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, fail(io, c.fs.Name(), err), false
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if last, ok := e.clients[t.Name]; ok && last.cfg == cc {
-		return last.client, nil
-	}
-	c, err := umapi.New(cc, umapi.WithLogger(e.orgLog(t).Named("umapi")))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Path(), err)
-	}
-	if e.clients == nil {
-		e.clients = map[string]cachedClient{}
-	}
-	e.clients[t.Name] = cachedClient{client: c, cfg: cc}
-	return c, nil
-}
-
-// target returns the organization named name, or the primary when name is
-// empty.
-func (e *env) target(name string) (*config.NamedTarget, error) {
-	if name == "" {
-		return e.cfg.Primary(), nil
-	}
-	for i := range e.cfg.Targets {
-		if e.cfg.Targets[i].Name == name {
-			return &e.cfg.Targets[i], nil
-		}
-	}
-	return nil, e.noSuchOrg("--org", name)
-}
-
-// noSuchOrg is the error of a flag naming an organization the
-// configuration does not have: it lists those it has.
-func (e *env) noSuchOrg(flag, name string) error {
-	if !e.cfg.MultiOrg() {
-		return fmt.Errorf("%s: no organization %q in %s: it has a single target: (named %s); name organizations with targets:",
-			flag, name, e.cfg.File, config.DefaultTargetName)
-	}
-	names := make([]string, len(e.cfg.Targets))
-	for i := range e.cfg.Targets {
-		names[i] = e.cfg.Targets[i].Name
-	}
-	return fmt.Errorf("%s: no organization %q in %s; its organizations (targets[].name) are %s", flag, name, e.cfg.File, strings.Join(names, ", "))
+	return e, j, exitOK, true
 }

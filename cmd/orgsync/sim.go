@@ -2,21 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/simhost"
 	"github.com/orgsync/orgsync/target/umsim"
 )
-
-// shutdownTimeout bounds an HTTP server's graceful shutdown.
-const shutdownTimeout = 10 * time.Second
 
 // simFlags are the simulator's options as flags.
 type simFlags struct {
@@ -69,17 +63,17 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.err, "orgsync sim: --tls-cert and --tls-key go together")
 		return exitError
 	}
-	srv, err := newSimServer(*statePath, sf.opts)
+	srv, err := simhost.Load(*statePath, sf.opts)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	ln, scheme, err := simListener(*listen, *tlsCert, *tlsKey)
+	ln, scheme, err := simhost.Listen(*listen, *tlsCert, *tlsKey)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	log.Info("simulator listening", zap.String("url", scheme+"://"+ln.Addr().String()), zap.String("state", *statePath),
 		zap.Int("organizations", len(srv.Servers())))
-	if err := serveUntilDone(ctx, ln, srv); err != nil {
+	if err := simhost.Serve(ctx, ln, srv); err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	for _, s := range srv.Servers() {
@@ -93,61 +87,4 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 		log.Info("state saved", zap.String("state", *statePath))
 	}
 	return exitOK
-}
-
-// simListener listens on addr, with TLS when certFile and keyFile are set;
-// it returns the URL scheme it serves.
-func simListener(addr, certFile, keyFile string) (net.Listener, string, error) {
-	if certFile == "" {
-		ln, err := net.Listen("tcp", addr)
-		return ln, "http", err
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return nil, "", fmt.Errorf("--tls-cert/--tls-key: %w", err)
-	}
-	ln, err := tls.Listen("tcp", addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-	return ln, "https", err
-}
-
-// newSimServer loads the state file (one organization or several) and
-// serves it with opts, each organization with limits of its own.
-func newSimServer(statePath string, opts umsim.Options) (*umsim.Multi, error) {
-	states, err := umsim.LoadSeed(statePath)
-	if err != nil {
-		return nil, err
-	}
-	return umsim.NewMulti(states, opts)
-}
-
-// simTotals sums the requests and the 429s of every organization of m.
-func simTotals(m *umsim.Multi) (requests, tooMany int) {
-	for _, s := range m.Servers() {
-		st := s.Stats()
-		requests += st.Total()
-		tooMany += st.TooManyRequests
-	}
-	return requests, tooMany
-}
-
-// serveUntilDone serves h on ln until ctx ends, then shuts down gracefully,
-// letting requests in flight finish.
-func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

@@ -2,58 +2,65 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+
+	"github.com/orgsync/orgsync/internal/run"
 )
 
 // runSync applies the plans and prints what was done.
 func runSync(ctx context.Context, io stdio, args []string) int {
-	fs := flag.NewFlagSet("orgsync sync", flag.ContinueOnError)
-	sf := addSetupFlags(fs)
-	sf.addOrgsFlag(fs)
-	testOnly := fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
-	scope := addScopeFlags(fs)
-	e, code, ok := sf.start(fs, args, io, 0, nil)
+	c := newRunCommand("sync", true)
+	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
+	_, j, code, ok := c.start(io, args, true)
 	if !ok {
 		return code
 	}
-	if err := scope.apply(e.cfg); err != nil {
-		return fail(io, fs.Name(), err)
-	}
-	mode := applyReal
+	mode := run.Real
 	if *testOnly {
-		mode = applyTestOnly
+		mode = run.TestOnly
 	}
-	reps, err := e.syncEach(ctx, io.out, mode)
-	for _, rep := range reps {
-		e.printResult(io, rep, mode)
+	res, err := j.Sync(ctx, mode, showPlans(io, j.Config().MultiOrg()))
+	for _, r := range res {
+		printResult(io, r, j.Config().MultiOrg())
 	}
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(io, c.fs.Name(), err)
 	}
 	return exitOK
 }
 
+// showPlans prints each plan as it is ready, a blank line between
+// organizations (in the order they are ready; Sync shows one at a time).
+func showPlans(io stdio, multiOrg bool) func(p *run.OrgPlan) error {
+	shown := 0
+	return func(p *run.OrgPlan) error {
+		if shown++; shown > 1 {
+			fmt.Fprintln(io.out)
+		}
+		return p.WriteText(io.out, multiOrg)
+	}
+}
+
 // printResult writes the outcome of an organization's applied plan, its
 // lines prefixed with the organization's name when there are several.
-func (e *env) printResult(io stdio, rep *runReport, mode applyMode) {
-	if rep == nil || rep.result == nil {
+func printResult(io stdio, r *run.Result, multiOrg bool) {
+	if r == nil || r.Applied == nil {
 		return
 	}
 	verb := "applied"
-	if mode == applyTestOnly {
+	if r.Mode == run.TestOnly {
 		verb = "validated by the service (test only, nothing changed)"
 	}
-	if e.cfg.MultiOrg() {
-		verb = rep.org.Name + ": " + verb
+	if multiOrg {
+		verb = r.Org.Name + ": " + verb
 	}
 	fmt.Fprintf(io.out, "%s: %d requests, %d entries, %d invite operations, %d failures; %d API requests in all, %d answered 429, in %s\n",
-		verb, rep.result.Requests, rep.result.Entries, rep.result.Invites, len(rep.result.Failures),
-		rep.stats.Total(), rep.stats.TooManyRequests, rep.elapsed.Round(1e6))
-	if n := rep.result.Unverified; n > 0 {
+		verb, r.Applied.Requests, r.Applied.Entries, r.Applied.Invites, len(r.Applied.Failures),
+		r.Stats.Total(), r.Stats.TooManyRequests, r.Elapsed.Round(1e6))
+	if n := r.Applied.Unverified; n > 0 {
 		fmt.Fprintf(io.out, "  %d entries unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", n)
 	}
-	for _, f := range rep.result.Failures {
+	for _, f := range r.Applied.Failures {
 		fmt.Fprintf(io.out, "  failed: %s\n", f)
 	}
 }

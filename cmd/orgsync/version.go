@@ -5,7 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"runtime/debug"
-	"strings"
+
+	"github.com/orgsync/orgsync/internal/buildinfo"
 )
 
 // version, commit and buildDate are set at build time by `make build`:
@@ -26,66 +27,6 @@ func runVersion(_ context.Context, io stdio, args []string) int {
 		return code
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(io.out, versionLine(version, commit, buildDate, bi))
+	fmt.Fprintln(io.out, buildinfo.Line(version, commit, buildDate, bi))
 	return exitOK
-}
-
-// versionLine is "orgsync VERSION (commit C of TIME, built DATE, GOVERSION)"
-// from what the linker set and the binary's build information (nil when
-// unknown): the commit (with "-dirty" when the tree had changes) and its
-// time come from the Go toolchain's version-control stamp, so that any
-// build from a git checkout names its commit, else from the linker's
-// commit. A version left "dev" takes the module's version (set by `go
-// install ...@v1.2.3`). Parts that are not known are left out.
-func versionLine(version, commit, buildDate string, bi *debug.BuildInfo) string {
-	var parts []string
-	if bi != nil {
-		if version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			version = bi.Main.Version
-		}
-		if c := vcsCommit(bi); c != "" {
-			commit = c
-		}
-	}
-	if commit != "" {
-		parts = append(parts, "commit "+commit)
-	}
-	if buildDate != "" {
-		parts = append(parts, "built "+buildDate)
-	}
-	if bi != nil {
-		parts = append(parts, bi.GoVersion)
-	}
-	if len(parts) == 0 {
-		return "orgsync " + version
-	}
-	return fmt.Sprintf("orgsync %s (%s)", version, strings.Join(parts, ", "))
-}
-
-// vcsCommit returns "abcdef123456[-dirty] of 2026-11-23T09:00:00Z" from the
-// build's version-control settings, or "" when the build has none.
-func vcsCommit(bi *debug.BuildInfo) string {
-	var rev, at string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return ""
-	}
-	rev = rev[:min(len(rev), 12)]
-	if dirty {
-		rev += "-dirty"
-	}
-	if at != "" {
-		rev += " of " + at
-	}
-	return rev
 }

@@ -1,0 +1,180 @@
+// Package daemon runs a Job on the configuration's schedule until its
+// context ends, never two runs at once, and serves /healthz, /readyz and
+// /metrics.
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run"
+)
+
+// shutdownTimeout bounds the HTTP server's graceful shutdown.
+const shutdownTimeout = 10 * time.Second
+
+// Options are what the command line says over the schedule section.
+type Options struct {
+	Listen     string // address of the endpoints; "" takes schedule.listen
+	RunAtStart bool   // run once at start (or schedule.runAtStart)
+	Log        *zap.Logger
+}
+
+// daemon is the state of a running daemon.
+type daemon struct {
+	job     *run.Job
+	log     *zap.Logger
+	cfg     config.Schedule
+	metrics *metrics
+	sched   cron.Schedule
+	running sync.Mutex                // held during a run
+	started sync.WaitGroup            // the run at start, which the scheduler does not wait for
+	ready   atomic.Bool               // serving and scheduling
+	last    atomic.Pointer[RunStatus] // the last finished run; nil before the first
+}
+
+// Run syncs job (made with Options.PlansShown unset: the daemon prints no
+// plan, its changes are logged) on the schedule until ctx ends; a run in
+// progress then stops between requests. It returns an error only when it
+// cannot start (a bad schedule, an address it cannot listen on).
+func Run(ctx context.Context, job *run.Job, sched config.Schedule, opts Options) error {
+	cs, err := sched.Parse()
+	if err != nil {
+		return fmt.Errorf("schedule: %w", err)
+	}
+	if opts.Listen == "" {
+		opts.Listen = sched.Listen
+	}
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	d := &daemon{job: job, log: opts.Log, cfg: sched, metrics: newMetrics(), sched: cs}
+	srv, err := d.serve(opts.Listen)
+	if err != nil {
+		return err
+	}
+	c := cron.New()
+	c.Schedule(cs, cron.FuncJob(func() { d.runOnce(ctx) }))
+	c.Start()
+	if opts.RunAtStart || sched.RunAtStart {
+		d.started.Add(1)
+		go func() { defer d.started.Done(); d.runOnce(ctx) }()
+	} else {
+		d.logNextRun()
+	}
+	d.ready.Store(true)
+	<-ctx.Done()
+	d.ready.Store(false)
+	d.log.Info("stopping: a run in progress, if any, stops between requests")
+	<-c.Stop().Done()
+	d.started.Wait()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		d.log.Warn("metrics server shutdown", zap.Error(err))
+	}
+	d.log.Info("daemon stopped")
+	return nil
+}
+
+// RunStatus is how the last run ended, as /healthz shows it.
+type RunStatus struct {
+	Result string    `json:"result"` // success or failure
+	End    time.Time `json:"end"`
+	// Error says why the run failed (never a secret: errors carry none).
+	Error string `json:"error,omitempty"`
+}
+
+// Health is the body of /healthz.
+type Health struct {
+	Status  string     `json:"status"` // always "ok": the process is serving and scheduling
+	LastRun *RunStatus `json:"lastRun"`
+	NextRun time.Time  `json:"nextRun"`
+}
+
+// nextRun returns when the schedule runs next after now, in the
+// schedule's time zone.
+func (d *daemon) nextRun() time.Time {
+	next := d.sched.Next(time.Now())
+	if spec, ok := d.sched.(*cron.SpecSchedule); ok {
+		next = next.In(spec.Location)
+	}
+	return next
+}
+
+// logNextRun logs when the next scheduled run is due, in the schedule's
+// time zone.
+func (d *daemon) logNextRun() {
+	next := d.nextRun()
+	d.log.Info("next run", zap.String("at", next.Format(time.RFC3339)), zap.String("in", time.Until(next).Round(time.Second).String()))
+}
+
+// serve starts serving /healthz, /readyz and /metrics on listen.
+func (d *daemon) serve(listen string) (*http.Server, error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	d.log.Info("daemon started", zap.String("schedule", d.cfg.Cron), zap.String("timezone", d.cfg.Timezone),
+		zap.String("listen", ln.Addr().String()))
+	return srv, nil
+}
+
+// runOnce syncs unless a run is already going on.
+func (d *daemon) runOnce(ctx context.Context) {
+	if ctx.Err() != nil {
+		return // stopping
+	}
+	if !d.running.TryLock() {
+		d.log.Warn("skipping a scheduled run: the previous run is still going")
+		d.metrics.skipped(d.job.OrgNames())
+		return
+	}
+	defer d.running.Unlock()
+	res, err := d.job.Sync(ctx, run.Real, nil)
+	end := time.Now()
+	d.metrics.observe(res, err, end)
+	st := &RunStatus{Result: "success", End: end.UTC()}
+	if err != nil {
+		st.Result, st.Error = "failure", err.Error()
+	}
+	d.last.Store(st)
+	if errors.Is(err, context.Canceled) {
+		return // stopping
+	}
+	if err != nil {
+		d.log.Error("run failed", zap.Error(err))
+	}
+	d.logNextRun()
+}
+
+// mux routes the health, readiness and metrics endpoints.
+func (d *daemon) mux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(Health{Status: "ok", LastRun: d.last.Load(), NextRun: d.nextRun().UTC()})
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !d.ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.Handle("/metrics", d.metrics.handler())
+	return mux
+}

@@ -1,0 +1,82 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/config"
+)
+
+// TestRunRefusesToStart: a schedule that does not parse, or an address
+// already taken, stops the daemon before it schedules anything.
+func TestRunRefusesToStart(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		sched config.Schedule
+		want  string
+	}{
+		{config.Schedule{Cron: "every tuesday", Listen: "127.0.0.1:0"}, "schedule:"},
+		{config.Schedule{Cron: "@every 1h", Listen: busy.Addr().String()}, "address already in use"},
+	}
+	for _, tt := range tests {
+		err := Run(context.Background(), nil, tt.sched, Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want %q", tt.sched, err, tt.want)
+		}
+	}
+}
+
+// TestServesUntilStopped: before its first run the daemon is ready, says
+// when it runs next and that it has not run yet; it stops when its context
+// ends.
+func TestServesUntilStopped(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, nil, config.Schedule{Cron: "@every 1h"}, Options{Listen: addr}) }()
+	var h Health
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready: %v", err)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if err != nil || h.Status != "ok" || h.LastRun != nil || time.Until(h.NextRun) < 59*time.Minute {
+		t.Errorf("/healthz %+v (%v): want ok, no run yet, the next in an hour", h, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(shutdownTimeout):
+		t.Fatal("the daemon did not stop")
+	}
+}

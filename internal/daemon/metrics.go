@@ -1,0 +1,144 @@
+package daemon
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/orgsync/orgsync/internal/run"
+)
+
+// metrics are the daemon's Prometheus metrics, in a registry of their own:
+// the run's, summed over its organizations, and each organization's
+// (orgsync_org_*, with an org label).
+type metrics struct {
+	reg *prometheus.Registry
+	run metricSet // the whole run's
+	org metricSet // each organization's, the org label first
+	// lastRun and lastResult have no labels; as vectors they are only
+	// exported once a run has ended, so that no alert fires before.
+	lastRun    *prometheus.GaugeVec
+	lastResult *prometheus.GaugeVec
+}
+
+// metricSet is one family of the daemon's metrics.
+type metricSet struct {
+	runs        *prometheus.CounterVec
+	lastSuccess *prometheus.GaugeVec
+	changes     *prometheus.CounterVec
+	requests    *prometheus.CounterVec
+	rateLimited *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+}
+
+// newMetrics registers the daemon's metrics with Go and process metrics.
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	r, o := &m.run, &m.org
+	r.runs, o.runs = counters("runs_total", "Sync runs by result (success, failure, skipped)", "result")
+	r.lastSuccess, o.lastSuccess = gauges("last_success_timestamp_seconds", "Unix time the last successful run ended")
+	r.changes, o.changes = counters("changes_total", "Changes applied, by kind", "kind")
+	r.requests, o.requests = counters("api_requests_total", "Requests sent to the service, by HTTP status (0: no answer)", "status")
+	r.rateLimited, o.rateLimited = counters("api_rate_limited_total", "429 answers of the service")
+	r.duration, o.duration = histograms("run_duration_seconds", "Duration of sync runs")
+	for _, set := range []*metricSet{r, o} {
+		m.reg.MustRegister(set.runs, set.lastSuccess, set.changes, set.requests, set.rateLimited, set.duration)
+	}
+	m.lastRun = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "orgsync_last_run_timestamp_seconds", Help: "Unix time the last run ended, successful or not (absent before the first run).",
+	}, nil)
+	m.lastResult = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "orgsync_last_run_success", Help: "1 when the last run succeeded, 0 when it failed (absent before the first run).",
+	}, nil)
+	m.reg.MustRegister(m.lastRun, m.lastResult, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// counters returns the run's counter orgsync_<name> with the labels and
+// the organizations' orgsync_org_<name> with an org label first.
+func counters(name, help string, labels ...string) (run, org *prometheus.CounterVec) {
+	run = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_" + name, Help: help + "."}, labels)
+	org = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_org_" + name, Help: help + ", by organization."},
+		append([]string{"org"}, labels...))
+	return run, org
+}
+
+// gauges is counters for a gauge without labels of its own.
+func gauges(name, help string) (run, org *prometheus.GaugeVec) {
+	run = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_" + name, Help: help + "."}, nil)
+	org = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_org_" + name, Help: help + ", by organization."}, []string{"org"})
+	return run, org
+}
+
+// histograms is counters for a histogram of durations.
+func histograms(name, help string) (run, org *prometheus.HistogramVec) {
+	buckets := prometheus.ExponentialBuckets(1, 2, 16)
+	run = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "orgsync_" + name, Help: help + ".", Buckets: buckets}, nil)
+	org = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "orgsync_org_" + name, Help: help + ", by organization.", Buckets: buckets},
+		[]string{"org"})
+	return run, org
+}
+
+// skipped records a run that did not start because the last still runs.
+func (m *metrics) skipped(orgs []string) {
+	m.run.runs.WithLabelValues("skipped").Inc()
+	for _, o := range orgs {
+		m.org.runs.WithLabelValues(o, "skipped").Inc()
+	}
+}
+
+// observe records one finished run: each organization's report, and err,
+// what failed the run (nil when every organization succeeded).
+func (m *metrics) observe(reps []*run.Result, err error, end time.Time) {
+	var longest time.Duration
+	for _, rep := range reps {
+		m.observeOrg(rep, end)
+		longest = max(longest, rep.Elapsed)
+	}
+	if len(reps) > 0 {
+		m.run.duration.WithLabelValues().Observe(longest.Seconds())
+	}
+	m.lastRun.WithLabelValues().Set(float64(end.Unix()))
+	if err != nil {
+		m.run.runs.WithLabelValues("failure").Inc()
+		m.lastResult.WithLabelValues().Set(0)
+		return
+	}
+	m.run.runs.WithLabelValues("success").Inc()
+	m.lastResult.WithLabelValues().Set(1)
+	m.run.lastSuccess.WithLabelValues().Set(float64(end.Unix()))
+}
+
+// observeOrg records one organization's part of a run, in its own series
+// and in the run's.
+func (m *metrics) observeOrg(rep *run.Result, end time.Time) {
+	org := rep.Org.Name
+	m.org.duration.WithLabelValues(org).Observe(rep.Elapsed.Seconds())
+	for kind, n := range rep.ByKind {
+		m.run.changes.WithLabelValues(kind).Add(float64(n))
+		m.org.changes.WithLabelValues(org, kind).Add(float64(n))
+	}
+	for _, byStatus := range rep.Stats.Requests {
+		for status, n := range byStatus {
+			m.run.requests.WithLabelValues(strconv.Itoa(status)).Add(float64(n))
+			m.org.requests.WithLabelValues(org, strconv.Itoa(status)).Add(float64(n))
+		}
+	}
+	m.run.rateLimited.WithLabelValues().Add(float64(rep.Stats.TooManyRequests))
+	m.org.rateLimited.WithLabelValues(org).Add(float64(rep.Stats.TooManyRequests))
+	if rep.Err != nil {
+		m.org.runs.WithLabelValues(org, "failure").Inc()
+		return
+	}
+	m.org.runs.WithLabelValues(org, "success").Inc()
+	m.org.lastSuccess.WithLabelValues(org).Set(float64(end.Unix()))
+}
+
+// handler serves the registry at /metrics.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}

@@ -1,0 +1,75 @@
+package demo
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/ldap/slapd"
+	"github.com/orgsync/orgsync/source/okta/oktafake"
+)
+
+// startSlapd serves the OpenLDAP example's directory
+// (openldap/users.ldif under dir) from a throwaway slapd on a free
+// loopback port, and points the example at it, with the reader account's
+// password in a file.
+func startSlapd(out io.Writer, dir string) ([]string, func(), error) {
+	ldif, err := os.ReadFile(filepath.Join(dir, "openldap", "users.ldif"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sdir := filepath.Join(dir, "slapd")
+	if err := os.Mkdir(sdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	srv, err := slapd.Start(slapd.Options{Dir: sdir, LDIF: string(ldif)})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting OpenLDAP for the example: %w", err)
+	}
+	pw := filepath.Join(dir, "openldap", "ldap-password")
+	if err := os.WriteFile(pw, []byte(examples.OpenLDAPReaderPassword), 0o600); err != nil {
+		srv.Stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "OpenLDAP slapd at %s serving examples/openldap/users.ldif.\n", srv.URL)
+	return []string{"ldap://127.0.0.1:3890", srv.URL, "password: {env: LDAP_BIND_PASSWORD}", "password: {file: ldap-password}"}, srv.Stop, nil
+}
+
+// startEntra starts a fake Entra ID tenant for the entra example and
+// points the example at it: its endpoints, its demo app and its demo
+// secret (written beside the example).
+func startEntra(out io.Writer, dir string) ([]string, func(), error) {
+	if err := writeSecret(dir, "entra", entrafake.DemoSecret); err != nil {
+		return nil, nil, err
+	}
+	s := entrafake.Start(entrafake.Demo(), entrafake.Options{})
+	fmt.Fprintf(out, "Fake Entra ID tenant (Microsoft Graph) at %s.\n", s.URL)
+	return []string{
+		"tenantId: contoso.onmicrosoft.com", fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", entrafake.DemoTenantID, s.URL, s.URL),
+		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: " + entrafake.DemoClientID,
+		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: demo-secret}",
+	}, s.Close, nil
+}
+
+// startOkta starts a fake Okta organization for the okta example and
+// points the example at it, with its demo API token.
+func startOkta(out io.Writer, dir string) ([]string, func(), error) {
+	if err := writeSecret(dir, "okta", oktafake.DemoToken); err != nil {
+		return nil, nil, err
+	}
+	s := oktafake.Start(oktafake.Demo(), oktafake.Options{})
+	fmt.Fprintf(out, "Fake Okta organization at %s.\n", s.URL)
+	return []string{
+		"orgURL: https://example.okta.com", "orgURL: " + s.URL,
+		"apiToken: {env: OKTA_API_TOKEN}", "apiToken: {file: demo-secret}",
+	}, s.Close, nil
+}
+
+// writeSecret writes a fake's demo secret into the example's
+// directory, as demo-secret.
+func writeSecret(dir, example, secret string) error {
+	return os.WriteFile(filepath.Join(dir, example, "demo-secret"), []byte(secret), 0o600)
+}

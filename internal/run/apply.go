@@ -1,0 +1,231 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
+)
+
+// Result is what applying one organization's plan did, for the summary,
+// the metrics and a record of the run.
+type Result struct {
+	Org     *config.NamedTarget
+	Mode    Mode
+	Counts  reconcile.Counts  // the plan's
+	Applied *reconcile.Result // what was sent and what failed; nil when the plan could not be made
+	ByKind  map[string]int    // changes applied, by kind (a real run's)
+	Stats   umapi.Stats       // the requests of this run, reads included
+	Elapsed time.Duration     // since the run started reading
+	Err     error             // what failed the organization's run, if anything
+}
+
+// Apply applies one organization's plan in mode (a dry run goes the same
+// way and logs what it would send) and logs its summary. The Result's Err
+// is what failed it: a plan that could not be made, an error applying it;
+// none in a dry run (what it would withhold, the plan shows already).
+func (j *Job) Apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
+	res := j.apply(ctx, p, mode)
+	j.opts.Observer.Applied(res)
+	return res
+}
+
+func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
+	log := p.prepare(j)
+	if p.Err != nil {
+		log.Error("planning failed", zap.Error(p.Err))
+		return &Result{Org: p.Org, Mode: mode, Err: p.Err, Elapsed: time.Since(p.start)}
+	}
+	res := &Result{Org: p.Org, Mode: mode, Counts: p.Plan.Counts(), ByKind: map[string]int{}}
+	client, err := j.Client(p.Org)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	reqs := p.Plan.Batches(reconcile.DefaultLimits())
+	out, stop := j.applyOutput(ctx, p, client, mode, len(reqs))
+	res.Applied, err = reconcile.Apply(ctx, p.Plan, newTarget(client), reconcile.ApplyOptions{
+		DryRun: mode == Dry, TestOnly: mode == TestOnly, Requests: reqs, Out: out})
+	out.Flush()
+	stop()
+	if mode == Real {
+		res.ByKind = appliedByKind(p.Plan, res.Applied)
+	}
+	res.Stats = client.Stats().Since(p.stats0)
+	res.Elapsed = time.Since(p.start)
+	if mode != Dry {
+		res.Err = err
+	}
+	summary(log, res, res.Err)
+	return res
+}
+
+// prepare returns the plan's organization logger. A plan made elsewhere
+// (read back from a file) gets the job's, and its run starts now.
+func (p *OrgPlan) prepare(j *Job) *zap.Logger {
+	if p.log == nil {
+		p.log = j.orgLog(p.Org)
+	}
+	if p.start.IsZero() {
+		p.start = time.Now()
+	}
+	return p.log
+}
+
+// ApplyAll applies the plans side by side and returns a Result for each
+// organization and every organization's error, joined.
+func (j *Job) ApplyAll(ctx context.Context, plans *Plans, mode Mode) ([]*Result, error) {
+	res := make([]*Result, len(plans.Orgs))
+	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.Apply(ctx, plans.Orgs[i], mode) })
+	return res, j.Errors(res)
+}
+
+// Sync reads the sources once, then plans and applies (in mode) every
+// organization side by side, each as soon as its own plan is ready, so
+// that an organization that is slow to read holds no other back. before,
+// when not nil, is handed each plan (one at a time, in the order they are
+// ready) before it is applied: to print it, or to hold changes back
+// (replacing p.Plan with what may be sent); an error from it fails that
+// organization. It returns a Result for each organization and every
+// organization's error, joined; a source that fails returns no Result.
+func (j *Job) Sync(ctx context.Context, mode Mode, before func(p *OrgPlan) error) ([]*Result, error) {
+	var mu sync.Mutex // one plan at a time
+	res := make([]*Result, len(j.orgs))
+	_, err := j.PlanEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
+		if before != nil {
+			mu.Lock()
+			err := before(p)
+			mu.Unlock()
+			if err != nil {
+				res[i] = &Result{Org: p.Org, Mode: mode, Err: err}
+				j.opts.Observer.Applied(res[i])
+				return
+			}
+		}
+		res[i] = j.Apply(ctx, p, mode)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, j.Errors(res)
+}
+
+// Errors joins the organizations' errors, each prefixed with its
+// organization's name when there are several.
+func (j *Job) Errors(res []*Result) error {
+	var out []error
+	for _, r := range res {
+		if r.Err == nil {
+			continue
+		}
+		err := r.Err
+		if j.cfg.MultiOrg() {
+			err = fmt.Errorf("organization %s: %w", r.Org.Name, err)
+		}
+		out = append(out, err)
+	}
+	return errors.Join(out...)
+}
+
+// applyOutput returns where Apply writes its request lines, and starts the
+// progress lines for total requests (stop ends them). A real or test-only
+// run logs each request it sends at info, unless it sends more than
+// QuietAbove: then those lines go to debug and a progress line is logged
+// every quietProgressEvery (every progressEvery on a terminal). A dry run's
+// "would send" lines (the plan is printed already) are for debugging.
+func (j *Job) applyOutput(ctx context.Context, p *OrgPlan, c *umapi.Client, mode Mode, total int) (out *logWriter, stop func()) {
+	out = &logWriter{log: p.log, level: zapcore.InfoLevel}
+	if mode == Dry {
+		out.level = zapcore.DebugLevel
+		return out, func() {}
+	}
+	progress := sendProgress(p, c, total)
+	big := total > QuietAbove
+	if big {
+		out.level = zapcore.DebugLevel
+		p.log.Info("sending requests: progress lines follow (each request is logged at --log-level debug)", zap.Int("requests", total))
+	}
+	switch {
+	case j.opts.Interactive:
+		return out, j.reportProgress(ctx, p.log, progress)
+	case big:
+		return out, logProgress(ctx, p.log, quietProgressEvery, progress)
+	}
+	return out, func() {}
+}
+
+// appliedByKind counts the changes of each kind that did not fail.
+func appliedByKind(plan *reconcile.Plan, res *reconcile.Result) map[string]int {
+	failed := map[string]bool{}
+	if res != nil {
+		for _, f := range res.Failures {
+			failed[strings.ToLower(f.Target)] = true
+		}
+	}
+	out := map[string]int{}
+	for i := range plan.Changes {
+		if !failed[strings.ToLower(plan.Changes[i].Key())] {
+			out[string(plan.Changes[i].Kind)]++
+		}
+	}
+	return out
+}
+
+// summary logs the final line of an organization's run.
+func summary(log *zap.Logger, res *Result, err error) {
+	fields := []zap.Field{
+		zap.Int("create", res.Counts.Create), zap.Int("update", res.Counts.Update),
+		zap.Int("remove", res.Counts.Remove), zap.Int("delete", res.Counts.Delete),
+		zap.Int("addMemberships", res.Counts.AddMemberships), zap.Int("removeMemberships", res.Counts.RemoveMemberships),
+		zap.Int("withheld", res.Counts.Withheld), zap.Int("unmatched", res.Counts.Unmatched),
+		zap.Int("requests", res.Stats.Total()), zap.Int("429s", res.Stats.TooManyRequests),
+		zap.Int("retries", res.Stats.Retries),
+		zap.Duration("elapsed", res.Elapsed.Round(time.Millisecond)),
+		zap.String("peakMemory", fmt.Sprintf("%.1f MiB", float64(peakMemory())/(1<<20))),
+	}
+	if res.Applied != nil {
+		fields = append(fields, zap.Int("actionRequests", res.Applied.Requests), zap.Int("failures", len(res.Applied.Failures)))
+	}
+	if err != nil {
+		log.Error("summary: finished with errors", append(fields, zap.Error(err))...)
+		return
+	}
+	log.Info("summary", fields...)
+}
+
+// logWriter turns the lines Apply writes into log lines at level.
+type logWriter struct {
+	log   *zap.Logger
+	level zapcore.Level
+	buf   []byte
+}
+
+// Write logs each complete line of b; the rest waits for more.
+func (w *logWriter) Write(b []byte) (int, error) {
+	w.buf = append(w.buf, b...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		w.log.Log(w.level, strings.TrimSpace(string(w.buf[:i])))
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// Flush logs a last unterminated line.
+func (w *logWriter) Flush() {
+	if len(w.buf) > 0 {
+		w.log.Log(w.level, string(w.buf))
+		w.buf = nil
+	}
+}

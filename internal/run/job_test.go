@@ -1,0 +1,278 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// exampleConfig loads an example's configuration pointed at a simulator
+// of the example organizations, serving over loopback HTTP until the test
+// ends.
+func exampleConfig(t *testing.T, example string) *config.Config {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, examples.FS); err != nil {
+		t.Fatal(err)
+	}
+	seed, err := umsim.LoadSeed(filepath.Join(dir, "sim", "orgs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := umsim.NewMulti(seed, umsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sim)
+	t.Cleanup(hs.Close)
+	path := filepath.Join(dir, example, "orgsync.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), "http://127.0.0.1:8080", hs.URL)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// planJob makes a Job of cfg and plans it.
+func planJob(t *testing.T, cfg *config.Config, ov Overrides, opts Options) (*Job, *Plans) {
+	t.Helper()
+	j, err := New(cfg, ov, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := j.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, plans
+}
+
+// recorder is an Observer that keeps what it hears.
+type recorder struct {
+	mu      sync.Mutex
+	read    []string // organization:users read
+	planned []string // organization names
+	applied []string
+}
+
+func (r *recorder) Read(p *OrgPlan, cur *reconcile.Current) {
+	r.mu.Lock()
+	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, len(cur.Users)))
+	r.mu.Unlock()
+}
+func (r *recorder) Planned(p *OrgPlan) {
+	r.mu.Lock()
+	r.planned = append(r.planned, p.Org.Name)
+	r.mu.Unlock()
+}
+func (r *recorder) Applied(x *Result) {
+	r.mu.Lock()
+	r.applied = append(r.applied, x.Org.Name)
+	r.mu.Unlock()
+}
+
+// TestPlanApplyConverges plans both example organizations, applies the
+// plans, and plans again with the same Job (as the daemon does): nothing
+// is left to do. The observer hears each plan and each result.
+func TestPlanApplyConverges(t *testing.T) {
+	cfg := exampleConfig(t, "multiorg")
+	rec := &recorder{}
+	j, plans := planJob(t, cfg, Overrides{}, Options{Observer: rec})
+	ctx := context.Background()
+	if len(plans.Orgs) != 2 || plans.InSync() {
+		t.Fatalf("want two organizations with changes, got %d (in sync: %v)", len(plans.Orgs), plans.InSync())
+	}
+	for _, p := range plans.Orgs {
+		if p.Err != nil || p.Plan.Empty() {
+			t.Errorf("%s: plan %v, error %v", p.Org.Name, p.Plan, p.Err)
+		}
+	}
+	var doc struct {
+		FormatVersion int `json:"formatVersion"`
+		Organizations []struct {
+			Name   string          `json:"name"`
+			Counts json.RawMessage `json:"counts"`
+		} `json:"organizations"`
+	}
+	var buf bytes.Buffer
+	if err := plans.WriteJSON(&buf, true); err != nil || json.Unmarshal(buf.Bytes(), &doc) != nil {
+		t.Fatalf("JSON plan: %v\n%s", err, buf.String())
+	}
+	if doc.FormatVersion == 0 || len(doc.Organizations) != 2 || doc.Organizations[1].Name != "emea" || doc.Organizations[1].Counts == nil {
+		t.Errorf("JSON plan %+v", doc)
+	}
+	res, err := j.ApplyAll(ctx, plans, Real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil || r.Applied == nil || r.Applied.Requests == 0 || len(r.ByKind) == 0 || r.Stats.Total() == 0 {
+			t.Errorf("%s: result %+v", r.Org.Name, r)
+		}
+	}
+	again, err := j.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.InSync() {
+		t.Errorf("the second plan has changes")
+	}
+	if len(rec.planned) != 4 || len(rec.applied) != 2 {
+		t.Errorf("observer heard plans of %v and results of %v, want 4 and 2", rec.planned, rec.applied)
+	}
+	// Each organization read twice: before the sync, and with the users
+	// it created.
+	if slices.Sort(rec.read); !slices.Equal(rec.read, []string{"emea:4", "emea:5", "main:5", "main:8"}) {
+		t.Errorf("observer heard reads %v, want each organization's users before and after", rec.read)
+	}
+}
+
+// TestDryApplySendsNothing: a dry run goes the same way as a real one and
+// changes nothing.
+func TestDryApplySendsNothing(t *testing.T) {
+	j, plans := planJob(t, exampleConfig(t, "csv"), Overrides{}, Options{})
+	ctx := context.Background()
+	res, err := j.ApplyAll(ctx, plans, Dry)
+	if err != nil || len(res) != 1 || res[0].Applied == nil || res[0].Applied.Requests == 0 || len(res[0].ByKind) != 0 {
+		t.Fatalf("dry run: %+v, %v", res[0], err)
+	}
+	again, err := j.Plan(ctx)
+	if err != nil || again.InSync() {
+		t.Errorf("after a dry run the plan should be unchanged: in sync %v, %v", again.InSync(), err)
+	}
+}
+
+// TestSyncShowFailsOneOrganization: an error showing one organization's
+// plan fails that organization only, named in the run's error.
+func TestSyncShowFailsOneOrganization(t *testing.T) {
+	cfg := exampleConfig(t, "multiorg")
+	rec := &recorder{}
+	j, err := New(cfg, Overrides{}, Options{Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	res, err := j.Sync(context.Background(), Real, func(p *OrgPlan) error {
+		if p.Org.Name == "emea" {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "organization emea: boom") || strings.Contains(err.Error(), "main") {
+		t.Errorf("error %v, want emea's only", err)
+	}
+	if res[0].Err != nil || res[0].Applied == nil || !errors.Is(res[1].Err, boom) || res[1].Applied != nil {
+		t.Errorf("results %+v, %+v", res[0], res[1])
+	}
+	if len(rec.applied) != 2 {
+		t.Errorf("observer heard results of %v", rec.applied)
+	}
+}
+
+// TestOverridesLeaveTheConfigurationAlone: the command line's limit on
+// removals and scope reach every organization's run, and the loaded
+// configuration is not changed.
+func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
+	cfg := exampleConfig(t, "multiorg")
+	limit, err := config.ParseLimit("3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := New(cfg, Overrides{MaxRemovals: &limit, ScopeGroups: []string{"eng"}, Orgs: []string{"emea"}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.OrgNames(); len(got) != 1 || got[0] != "emea" {
+		t.Errorf("organizations %v, want emea", got)
+	}
+	if p := j.policies["emea"]; p.MaxRemovals.Count != 3 || p.MaxRemovals.Percent != 0 {
+		t.Errorf("emea's limit on removals %+v, want 3", p.MaxRemovals)
+	}
+	if cfg.Targets[1].Safety.MaxRemovals.N != 2 || cfg.Safety.MaxRemovals.N != 50 || len(cfg.Scope.Groups) != 0 {
+		t.Errorf("the configuration changed: %+v, %+v, %v", cfg.Targets[1].Safety, cfg.Safety, cfg.Scope.Groups)
+	}
+	if j.Config().Scope.Groups[0] != "eng" {
+		t.Errorf("the run's scope %+v", j.Config().Scope)
+	}
+	if _, err := New(cfg, Overrides{Orgs: []string{"emea", "apac"}}, Options{}); err == nil ||
+		!strings.Contains(err.Error(), `--orgs: no organization "apac"`) || !strings.Contains(err.Error(), "main, emea") {
+		t.Errorf("unknown organization: %v", err)
+	}
+}
+
+// TestExplain: plan --explain says which rule gave each group, and what
+// the plan does for the user in each organization.
+func TestExplain(t *testing.T) {
+	cfg := exampleConfig(t, "multiorg")
+	j, plans := planJob(t, cfg, Overrides{Explain: "dave@example.com"}, Options{})
+	var buf bytes.Buffer
+	j.Explain(&buf, plans)
+	for _, want := range []string{
+		"explain dave@example.com:",
+		`directory group "eng": mapping[0] (directory "eng") gives Engineering, Acrobat Pro`,
+		`directory group "design": mapping[1] (directory "design") gives Design, emea::Design`,
+		"desired: dave@example.com with groups",
+		"planned in main: + create dave@example.com",
+		"planned in emea: + create dave@example.com",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("explain lacks %q:\n%s", want, buf.String())
+		}
+	}
+	quiet, _ := New(cfg, Overrides{}, Options{})
+	buf.Reset()
+	quiet.Explain(&buf, plans)
+	if buf.Len() != 0 {
+		t.Errorf("explain without a user wrote %q", buf.String())
+	}
+}
+
+// TestApplyAPlanMadeElsewhere: a plan read back (only its organization and
+// its changes, as change control saves it) is applied by another Job, as
+// an approved plan is, and the organization converges.
+func TestApplyAPlanMadeElsewhere(t *testing.T) {
+	cfg := exampleConfig(t, "csv")
+	_, plans := planJob(t, cfg, Overrides{}, Options{})
+	var saved bytes.Buffer
+	if err := plans.Orgs[0].Plan.RenderJSON(&saved); err != nil {
+		t.Fatal(err)
+	}
+	var plan reconcile.Plan
+	if err := json.Unmarshal(saved.Bytes(), &plan); err != nil {
+		t.Fatal(err)
+	}
+	later, err := New(cfg, Overrides{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := later.Apply(context.Background(), &OrgPlan{Org: cfg.Primary(), Plan: &plan}, Real)
+	if res.Err != nil || res.Applied == nil || len(res.Applied.Failures) != 0 || res.Elapsed <= 0 || res.Elapsed > time.Minute {
+		t.Fatalf("result %+v", res)
+	}
+	if _, again := planJob(t, cfg, Overrides{}, Options{}); !again.InSync() {
+		t.Error("the organization has changes left after the saved plan was applied")
+	}
+}

@@ -1,0 +1,179 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
+)
+
+// OrgPlan is one organization's plan, or the error that stopped it (the
+// organization could not be read or planned). It marshals to JSON as the
+// organization's part of the plan (see Plans.WriteJSON).
+type OrgPlan struct {
+	Org  *config.NamedTarget
+	Plan *reconcile.Plan // nil when the organization could not be planned
+	Err  error           // what failed the organization, if anything
+	// What the run needs to apply it and report on it.
+	log    *zap.Logger
+	stats0 umapi.Stats // the client's statistics before this run
+	start  time.Time
+}
+
+// Plans are the plans of a run's organizations, in the configuration's
+// order, with what they were made from (for Explain).
+type Plans struct {
+	Orgs    []*OrgPlan
+	Sources *Sources
+	// Scope is the run's, before the per-organization exclusion of
+	// unmapped users (orgScope).
+	Scope reconcile.Scope
+}
+
+// InSync reports whether no organization's plan has anything to do.
+func (ps *Plans) InSync() bool {
+	for _, p := range ps.Orgs {
+		if p.Plan != nil && !p.Plan.InSync() {
+			return false
+		}
+	}
+	return true
+}
+
+// Plan reads the sources once and computes the plan of every organization,
+// side by side. A source that fails fails the run (the error returned); an
+// organization that fails to read or plan has its Err set and does not
+// stop the others.
+func (j *Job) Plan(ctx context.Context) (*Plans, error) {
+	plans := make([]*OrgPlan, len(j.orgs))
+	ps, err := j.PlanEach(ctx, func(_ context.Context, i int, p *OrgPlan) { plans[i] = p })
+	if err != nil {
+		return nil, err
+	}
+	ps.Orgs = plans
+	return ps, nil
+}
+
+// PlanEach reads the sources once, then for every organization at once
+// computes its plan and hands it to then (with its index in Orgs) as soon
+// as it is ready. A source that fails fails the whole (the error returned;
+// then is not called). When a source skipped bad records the desired
+// state is marked incomplete, so that nothing destructive is planned for
+// the users those records would have kept. The Plans returned hold the
+// sources' side; their Orgs are for the caller to collect.
+func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int, p *OrgPlan)) (*Plans, error) {
+	start := time.Now()
+	d, err := j.ReadSources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	scope, err := scopeOf(j.scope, d, j.log)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Problems) > 0 {
+		j.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.Problems)))
+	}
+	parts := j.Split(d)
+	each(ctx, len(j.orgs), func(ctx context.Context, i int) {
+		t := j.orgs[i]
+		part, sc := orgScope(j.scope, parts[t.Name], scope)
+		p := &OrgPlan{Org: t, log: j.orgLog(t), start: start}
+		p.Plan, p.Err = j.planOrg(ctx, p, reconcile.Desired{
+			Users: part.Users, Complete: len(d.Problems) == 0, Held: part.Held, Scope: sc}, part.Others)
+		j.logChanges(p)
+		j.opts.Observer.Planned(p)
+		then(ctx, i, p)
+	})
+	return &Plans{Sources: d, Scope: scope}, nil
+}
+
+// Split shares the desired state among the organizations, by name,
+// warning of target groups that name no organization.
+func (j *Job) Split(d *Sources) map[string]Part {
+	all := make([]bool, len(j.cfg.Targets))
+	for i := range j.cfg.Targets {
+		all[i] = j.cfg.Targets[i].Members == config.MembersAll
+	}
+	parts, unknown := splitUsers(d.Users, d.Held, all, j.cfg.TargetIndex)
+	for _, g := range unknown {
+		j.log.Warn(fmt.Sprintf("mapped target group %q names no organization of the configuration: it is left out", g))
+	}
+	out := make(map[string]Part, len(parts))
+	for i := range parts {
+		out[j.cfg.Targets[i].Name] = parts[i]
+	}
+	return out
+}
+
+// planOrg reads organization p.Org and computes its plan for desired;
+// others are source users the organization does not take (Part.Others).
+func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired, others []reconcile.User) (*reconcile.Plan, error) {
+	policy := j.runPolicy(p.Org, desired.Users)
+	client, err := j.Client(p.Org)
+	if err != nil {
+		return nil, err
+	}
+	p.stats0 = client.Stats()
+	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
+	cur, err := newTarget(client).ReadCurrent(ctx, policy.ReadNeedsFor(desired.Users))
+	stop()
+	if err != nil {
+		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
+	}
+	j.opts.Observer.Read(p, cur)
+	desired.Users = present(desired.Users, others, cur.Users)
+	plan, err := reconcile.Diff(desired, cur, policy)
+	if err != nil {
+		return nil, fmt.Errorf("planning: %w", err)
+	}
+	if plan.Safety != nil {
+		p.log.Warn(plan.Safety.Error())
+	}
+	if path := ReportFile(j.cfg, p.Org); path != "" {
+		if err := writeUnmatchedReport(path, plan.Unmatched); err != nil {
+			return plan, err // the plan stands; the run fails
+		}
+		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unmatched)))
+	}
+	return plan, nil
+}
+
+// ReportFile is where organization t's unmatched users are written: its
+// policy's reportFile, with the organization's name before the extension
+// when it is the top-level policy's and t is not the primary (so that
+// organizations sharing the top-level policy do not overwrite each
+// other's file).
+func ReportFile(cfg *config.Config, t *config.NamedTarget) string {
+	path := cfg.PolicyOf(t).ReportFile
+	if path == "" || t.Policy != nil || t == cfg.Primary() {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + t.Name + ext
+}
+
+// logChanges logs one line per planned change: at debug when the caller
+// prints the plan (each change is then printed in one place only), else
+// at info. The counts are in the summary line.
+func (j *Job) logChanges(p *OrgPlan) {
+	level := zapcore.InfoLevel
+	if j.opts.PlansShown {
+		level = zapcore.DebugLevel
+	}
+	if p.Plan == nil || !p.log.Core().Enabled(level) {
+		return
+	}
+	for i := range p.Plan.Changes {
+		ch := &p.Plan.Changes[i]
+		p.log.Log(level, "planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
+	}
+}

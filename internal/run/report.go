@@ -1,0 +1,29 @@
+package run
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/orgsync/orgsync/internal/atomicfile"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// writeUnmatchedReport writes the users of the organization that are in no
+// source to path as CSV (atomically: a temporary file, then a rename).
+func writeUnmatchedReport(path string, users []reconcile.User) error {
+	err := atomicfile.Write(path, func(f io.Writer) error {
+		w := csv.NewWriter(f)
+		_ = w.Write([]string{"email", "username", "domain", "type", "firstname", "lastname", "country", "groups"})
+		for _, u := range users {
+			_ = w.Write([]string{u.Email, u.Username, u.Domain, string(u.Type), u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ",")})
+		}
+		w.Flush()
+		return w.Error()
+	})
+	if err != nil {
+		return fmt.Errorf("policy.reportFile: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+// Sharing one read of the sources among several organizations: the sources
+// give each user target groups that may name an organization
+// ("emea::Design"); splitUsers hands each organization its users with its own
+// groups, unqualified.
+
+package run
+
+import (
+	"context"
+	"sync"
+
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// router returns the organization (an index) a target group belongs to and
+// the group's name there; ok is false when the group names no known
+// organization.
+type router func(group string) (org int, name string, ok bool)
+
+// Part is one organization's share of the desired state.
+type Part struct {
+	Users []reconcile.User
+	Held  map[string][]string
+	// Others are the source users mapped to none of the organization's
+	// groups, without groups, when the organization takes only mapped
+	// users: they are not to be added to it, but one who is a member
+	// already is in a source and must lose the managed groups no rule
+	// gives any more (see present).
+	Others []reconcile.User
+}
+
+// splitUsers shares users (and the held groups, by user key) among len(all)
+// organizations: each user goes to the organizations whose groups it has,
+// and to every organization i with all[i] set, with the groups of that
+// organization only. Groups that name no known organization are returned
+// (once each) and given to nobody. The users' other fields are shared, not
+// copied.
+func splitUsers(users []reconcile.User, held map[string][]string, all []bool, route router) (parts []Part, unknown []string) {
+	parts = make([]Part, len(all))
+	seen := map[string]bool{}
+	byOrg := make([][]string, len(all))
+	for i := range users {
+		u := &users[i]
+		for o := range byOrg {
+			byOrg[o] = nil
+		}
+		for _, g := range u.Groups {
+			o, name, ok := route(g)
+			if !ok {
+				if !seen[g] {
+					seen[g] = true
+					unknown = append(unknown, g)
+				}
+				continue
+			}
+			byOrg[o] = append(byOrg[o], name)
+		}
+		for o := range parts {
+			v := *u
+			v.Groups = byOrg[o]
+			if len(byOrg[o]) == 0 && !all[o] {
+				parts[o].Others = append(parts[o].Others, v)
+				continue
+			}
+			parts[o].Users = append(parts[o].Users, v)
+		}
+	}
+	for key, groups := range held {
+		for _, g := range groups {
+			if o, name, ok := route(g); ok {
+				if parts[o].Held == nil {
+					parts[o].Held = map[string][]string{}
+				}
+				parts[o].Held[key] = append(parts[o].Held[key], name)
+			}
+		}
+	}
+	return parts, unknown
+}
+
+// LeaveOutUnmapped returns p without the users that have none of the
+// organization's groups (nor a held one), Others included, and those
+// users: a run that excludes unmapped users leaves them alone in this
+// organization, neither adding them nor taking its groups away.
+func (p Part) LeaveOutUnmapped() (in Part, out []reconcile.User) {
+	in = Part{Held: p.Held, Users: make([]reconcile.User, 0, len(p.Users))}
+	for _, u := range p.Users {
+		if len(u.Groups) == 0 && len(p.Held[u.Key()]) == 0 {
+			out = append(out, u)
+		} else {
+			in.Users = append(in.Users, u)
+		}
+	}
+	return in, append(out, p.Others...)
+}
+
+// present returns users plus those of others that are members of the
+// organization already (in current, by User.Key).
+func present(users, others []reconcile.User, current []reconcile.User) []reconcile.User {
+	if len(others) == 0 {
+		return users
+	}
+	have := make(map[string]bool, len(current))
+	for i := range current {
+		have[current[i].Key()] = true
+	}
+	out := users
+	for i := range others {
+		if have[others[i].Key()] {
+			out = append(out, others[i])
+		}
+	}
+	return out
+}
+
+// each runs job for 0 <= i < n, all at once, and returns when all are
+// done: each organization is bound by the service's limits for it, not
+// by this process, so together they take about as long as the slowest
+// alone. A job keeps what it finds (its error too) in its own result.
+func each(ctx context.Context, n int, job func(ctx context.Context, i int)) {
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			job(ctx, i)
+		}()
+	}
+	wg.Wait()
+}

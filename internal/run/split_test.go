@@ -1,0 +1,130 @@
+package run
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// route knows the organizations main (0, also unqualified) and emea (1).
+func route(g string) (int, string, bool) {
+	org, name, ok := strings.Cut(g, "::")
+	switch {
+	case !ok:
+		return 0, g, true
+	case org == "main":
+		return 0, name, true
+	case org == "emea":
+		return 1, name, true
+	}
+	return 0, name, false
+}
+
+func TestSplit(t *testing.T) {
+	users := []reconcile.User{
+		{Email: "a@x", Groups: []string{"Eng", "emea::Design"}},
+		{Email: "b@x", Groups: []string{"Eng"}},
+		{Email: "c@x", Groups: []string{"emea::Design", "apac::Ops", "apac::Ops"}},
+		{Email: "d@x"},
+	}
+	held := map[string][]string{"a@x": {"emea::Old", "Older"}}
+	for _, tc := range []struct {
+		name       string
+		all        []bool
+		main       []string // email:groups
+		emea       []string
+		emeaHeld   []string
+		unknownGs  []string
+		emeaOthers []string
+	}{
+		{"primary all, secondary mapped", []bool{true, false},
+			[]string{"a@x:Eng", "b@x:Eng", "c@x:", "d@x:"}, []string{"a@x:Design", "c@x:Design"}, []string{"Old"}, []string{"apac::Ops"},
+			[]string{"b@x:", "d@x:"}},
+		{"all users everywhere", []bool{true, true},
+			[]string{"a@x:Eng", "b@x:Eng", "c@x:", "d@x:"}, []string{"a@x:Design", "b@x:", "c@x:Design", "d@x:"}, []string{"Old"}, []string{"apac::Ops"},
+			nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parts, unknown := splitUsers(users, held, tc.all, route)
+			flat := func(us []reconcile.User) []string {
+				var out []string
+				for _, u := range us {
+					out = append(out, u.Email+":"+strings.Join(u.Groups, ","))
+				}
+				return out
+			}
+			if got := flat(parts[0].Users); !reflect.DeepEqual(got, tc.main) {
+				t.Errorf("main = %v, want %v", got, tc.main)
+			}
+			if got := flat(parts[1].Users); !reflect.DeepEqual(got, tc.emea) {
+				t.Errorf("emea = %v, want %v", got, tc.emea)
+			}
+			if got := parts[1].Held["a@x"]; !reflect.DeepEqual(got, tc.emeaHeld) || parts[0].Held["a@x"][0] != "Older" {
+				t.Errorf("held = %v / %v", parts[0].Held, parts[1].Held)
+			}
+			if got := flat(parts[1].Others); !reflect.DeepEqual(got, tc.emeaOthers) || len(parts[0].Others) != 0 {
+				t.Errorf("emea others = %v, want %v (main: %v)", got, tc.emeaOthers, parts[0].Others)
+			}
+			if !reflect.DeepEqual(unknown, tc.unknownGs) {
+				t.Errorf("unknown = %v, want %v", unknown, tc.unknownGs)
+			}
+		})
+	}
+	if users[0].Groups[1] != "emea::Design" {
+		t.Error("splitUsers changed its input")
+	}
+}
+
+func TestPresentAddsOnlyMembers(t *testing.T) {
+	users := []reconcile.User{{Email: "a@x", Groups: []string{"Design"}}}
+	others := []reconcile.User{{Email: "B@x"}, {Email: "c@x"}}
+	got := present(users, others, []reconcile.User{{Email: "b@X", Groups: []string{"Design"}}, {Email: "z@x"}})
+	if len(got) != 2 || got[0].Email != "a@x" || got[1].Email != "B@x" {
+		t.Errorf("present = %+v, want a@x and B@x (a member already), not c@x", got)
+	}
+}
+
+func TestLeaveOutUnmapped(t *testing.T) {
+	p := Part{
+		Users:  []reconcile.User{{Email: "a@x", Groups: []string{"Design"}}, {Email: "b@x"}, {Email: "c@x"}},
+		Held:   map[string][]string{"c@x": {"Old"}},
+		Others: []reconcile.User{{Email: "d@x"}},
+	}
+	in, out := p.LeaveOutUnmapped()
+	var got []string
+	for _, u := range in.Users {
+		got = append(got, u.Email)
+	}
+	got = append(got, "|")
+	for _, u := range out {
+		got = append(got, u.Email)
+	}
+	if strings.Join(got, ",") != "a@x,c@x,|,b@x,d@x" || in.Others != nil || in.Held["c@x"] == nil {
+		t.Errorf("in %+v, out %+v: want a@x and c@x (a held group) in, b@x and d@x (another organization's) out", in, out)
+	}
+}
+
+func TestEachRunsSideBySide(t *testing.T) {
+	var running, peak atomic.Int32
+	calls := make([]int, 3)
+	each(context.Background(), 3, func(_ context.Context, i int) {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(50 * time.Millisecond)
+		running.Add(-1)
+		calls[i]++
+	})
+	if peak.Load() != 3 {
+		t.Errorf("at most %d jobs ran at once, want 3", peak.Load())
+	}
+	if !slices.Equal(calls, []int{1, 1, 1}) {
+		t.Errorf("calls by index = %v, want each once", calls)
+	}
+}
