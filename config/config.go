@@ -162,6 +162,9 @@ type Invites struct {
 	// ResendExpired (default true) invites again a desired user whose
 	// invite expired.
 	ResendExpired bool `yaml:"resendExpired"`
+	// RefreshGroups (default false) sends the groups of pending invites
+	// again on every run; they went with the invite when it was sent.
+	RefreshGroups bool `yaml:"refreshGroups"`
 }
 
 // Safety limits a run: over either, nothing destructive is applied.

@@ -42,6 +42,7 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 		ExcludeGroups:          excluded,
 		RevokeUnmatchedInvites: p.Invites.RevokeUnmatched,
 		ResendExpiredInvites:   p.Invites.ResendExpired,
+		RefreshInviteGroups:    p.Invites.RefreshGroups,
 		MaxRemovals:            s.MaxRemovals.Reconcile(),
 		MaxChanges:             s.MaxChanges.Reconcile(),
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func ent(email, first string, groups ...string) User {
@@ -159,8 +160,16 @@ func TestDiffInvites(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("changes = %v, want %v", got, want)
 	}
-	// The pending invite's groups are sent again (they cannot be seen);
-	// they are no change.
+	// A pending invite is left alone: its groups went with it.
+	if len(p.InviteGroups) != 0 {
+		t.Errorf("pending invite not left alone: invite groups %+v", p.InviteGroups)
+	}
+	// Under RefreshInviteGroups its groups are sent again (they cannot be
+	// seen); they are no change.
+	pol.RefreshInviteGroups = true
+	if p, err = Diff(des, cur, pol); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	if err := p.Render(&b); err != nil {
 		t.Fatal(err)
@@ -176,6 +185,27 @@ func TestDiffInvites(t *testing.T) {
 		return strings.Contains(n, "old@x.com: the invite sent") && strings.Contains(n, "resendExpired")
 	}) {
 		t.Errorf("without resendExpired: changes %v, notes %q; want a note on old@x.com's expired invite", p.Changes, p.Notes)
+	}
+}
+
+// An email with an expired invite and a newer pending one (the listing
+// holds both after a re-invite, expired ones included by default, newest
+// first) is invited: nothing to resend, in either listing order.
+func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
+	pol := basePolicy()
+	pol.RevokeUnmatchedInvites, pol.ResendExpiredInvites = true, true
+	now := time.Now()
+	pending := Invite{Email: "again@x.com", LastSent: now.Add(-time.Hour)}
+	expired := Invite{Email: "Again@x.com", LastSent: now.Add(-40 * 24 * time.Hour), Expired: true}
+	des := Desired{Complete: true, Users: []User{{Type: VendorID, Email: "again@x.com", Groups: []string{"Dev"}}}}
+	for _, invites := range [][]Invite{{pending, expired}, {expired, pending}} {
+		p, err := Diff(des, &Current{Invites: invites}, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.InSync() {
+			t.Errorf("invites %v: plan not in sync: %v", invites, p.Changes)
+		}
 	}
 }
 

@@ -70,8 +70,9 @@ type Plan struct {
 	// UserGroups are the policy's user groups, which Batches may change
 	// group-rooted.
 	UserGroups []string `json:"userGroups,omitempty"`
-	// InviteGroups holds, for each desired independent ID with a pending
-	// invite, its desired groups (kind KindInviteGroups): an addVendorID
+	// InviteGroups holds, under Policy.RefreshInviteGroups, for each
+	// desired independent ID with a pending invite, its desired groups
+	// (kind KindInviteGroups): an addVendorID
 	// with an option and an add, which puts them with the invite (contract
 	// 7) and changes nothing when they are there already. The service does
 	// not show the memberships kept with an invite, so they cannot be
@@ -227,9 +228,23 @@ func newDiffer(p *Policy, cur *Current) *differ {
 		}
 	}
 	for _, inv := range cur.Invites {
-		d.invites[strings.ToLower(inv.Email)] = inv
+		k := strings.ToLower(inv.Email)
+		if have, ok := d.invites[k]; !ok || supersedes(inv, have) {
+			d.invites[k] = inv
+		}
 	}
 	return d
+}
+
+// supersedes reports whether invite a stands for its email rather than b:
+// the listing holds expired invites beside a newer pending one of the
+// same email (after a re-invite), and the email is then invited; a pending
+// invite wins, then the one sent last.
+func supersedes(a, b Invite) bool {
+	if a.Expired != b.Expired {
+		return !a.Expired
+	}
+	return a.LastSent.After(b.LastSent)
 }
 
 // missingGroups sorts the groups that do not exist into those to create
@@ -365,8 +380,9 @@ func (d *differ) createChange(u *User, plan *Plan) {
 // invitedChange plans for a desired independent ID with an invite: an
 // expired one is sent again (KindResendInvite, carrying what a new invite
 // needs: Apply sends addVendorID when the service cannot resend it), unless
-// the policy says not to; a pending one gets its desired groups sent again
-// (Plan.InviteGroups).
+// the policy says not to. A pending one is left alone: its groups went
+// with it when it was sent, and the service does not list them; under
+// Policy.RefreshInviteGroups they are sent again (Plan.InviteGroups).
 func (d *differ) invitedChange(u *User, inv Invite, plan *Plan) {
 	nu := *u
 	nu.Groups = nil
@@ -376,7 +392,7 @@ func (d *differ) invitedChange(u *User, inv Invite, plan *Plan) {
 	case inv.Expired:
 		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and the user is not invited again; set policy.invites.resendExpired (true by default) to invite them again",
 			u.Key(), inv.LastSent.UTC().Format(time.DateOnly)))
-	default:
+	case d.policy.RefreshInviteGroups:
 		if add := d.addGroups(u, nil, plan); len(add) > 0 {
 			plan.InviteGroups = append(plan.InviteGroups, Change{Kind: KindInviteGroups, User: nu, Add: add})
 		}

@@ -111,6 +111,12 @@ type Policy struct {
 	RevokeUnmatchedInvites bool
 	// ResendExpiredInvites resends expired invites of users in a source.
 	ResendExpiredInvites bool
+	// RefreshInviteGroups sends the desired groups of every pending invite
+	// of a desired user again on each real run (Plan.InviteGroups). Off by
+	// default: the groups go with an invite when it is sent, a pending
+	// invite is then left alone, and the user gets later group changes in
+	// the first run after accepting it.
+	RefreshInviteGroups bool
 	// MaxRemovals caps the users losing a membership or their place in
 	// the organization, plus revoked invites; MaxChanges caps all
 	// changes. Over either, no destructive change is applied.

@@ -174,3 +174,89 @@ func reportLoad(b *testing.B, elapsed, bound time.Duration, requests, tooMany in
 		b.Fatalf("429s: %d, ratio %.3f (want 0 and <= 1.10)", tooMany, ratio)
 	}
 }
+
+// The first load of BenchmarkFirstLoad16Groups: 5,000 new users into an
+// organization that has 16 user groups, none with members yet, and only
+// its administrator; the simulator enforces the service's limits with the
+// window shortened to 2 s, and the client is configured alike.
+const (
+	load16Users  = 5000
+	load16Groups = 16
+	load16Window = 2 * time.Second
+)
+
+// BenchmarkFirstLoad16Groups syncs load16Users new users from a CSV file
+// into the 16 groups of a near-empty organization. The reads must be the
+// pages needed: one organization page and one page of the group listing
+// (the targets have no members, so the group listing tells that they
+// exist; no desired independent ID, so no invite listing). It reports the
+// reads, the time as a multiple of the fastest the limits allow (every API
+// request at 100 a window) and the 429s, and fails on a read too many, on
+// any 429 or a ratio over 1.10 (the goal is 1.05).
+//
+//	go test ./cmd/orgsync -run '^$' -bench FirstLoad16Groups -benchtime 1x
+func BenchmarkFirstLoad16Groups(b *testing.B) {
+	limits := gate.Limits{Read: 25, App: 100, Window: load16Window}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := exampleDir(b)
+		writeLoad16(b, dir)
+		s := startSim(b, dir, umsim.Options{Limits: limits})
+		cfg := configFor(b, dir, "csv", s.url, "limits: {reads: 6000, requests: 6000}", "limits: {reads: 25, requests: 100, window: 2s}")
+		b.StartTimer()
+		elapsed, _ := timedSync(b, cfg)
+		b.StopTimer()
+		st := s.Stats()
+		reads := 0
+		for _, ep := range []string{gate.EndpointUsers, gate.EndpointGroupUsers, gate.EndpointUser, gate.EndpointGroups, gate.EndpointInvites} {
+			reads += st.Count(ep, 200) + st.Count(ep, 404)
+		}
+		n, fastest := fastestFor(st, limits)
+		b.ReportMetric(float64(reads), "reads")
+		b.Logf("%d reads (want 2: one organization page, one group listing page)", reads)
+		if reads != 2 {
+			b.Errorf("%d reads, want 2", reads)
+		}
+		reportLoad(b, elapsed, fastest, n, st.TooManyRequests)
+	}
+}
+
+// writeLoad16 writes the near-empty organization of 16 groups over the
+// example organization (sim/org.yaml), load16Users CSV users in them (one group each,
+// and every fourth user a second one) and the mapping from directory group
+// tNN to user group "Team NN" into the CSV example's configuration.
+func writeLoad16(b *testing.B, dir string) {
+	org, err := os.ReadFile(filepath.Join(dir, "sim", "org.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := string(org)
+	seed := text[:strings.Index(text, "products:")] + "userGroups:\n"
+	mapping := "mapping:\n"
+	for g := 1; g <= load16Groups; g++ {
+		seed += fmt.Sprintf("  - {name: Team %02d}\n", g)
+		mapping += fmt.Sprintf("  - {directory: t%02d, targets: [Team %02d]}\n", g, g)
+	}
+	seed += "users:\n  - {email: admin@example.com, firstname: Ada, lastname: Admin, country: US, type: federatedID, groups: [_org_admin]}\n"
+	var csv strings.Builder
+	csv.WriteString("firstname,lastname,email,country,groups\n")
+	for u := 0; u < load16Users; u++ {
+		groups := fmt.Sprintf("t%02d", u%load16Groups+1)
+		if u%4 == 0 {
+			groups += fmt.Sprintf(",t%02d", (u+1)%load16Groups+1)
+		}
+		fmt.Fprintf(&csv, "First%d,Last%d,load%05d@example.com,US,\"%s\"\n", u, u, u, groups)
+	}
+	cfgPath := filepath.Join(dir, "csv", "orgsync.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := string(cfg)
+	c = c[:strings.Index(c, "mapping:")] + mapping + c[strings.Index(c, "\npolicy:"):]
+	for path, body := range map[string]string{"sim/org.yaml": seed, "csv/users.csv": csv.String(), "csv/orgsync.yaml": c} {
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(body), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"github.com/orgsync/orgsync/internal/weburl"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
@@ -19,7 +21,17 @@ const (
 	// DefaultPageSize is Microsoft Graph's largest $top for users and groups.
 	DefaultPageSize = 999
 	DefaultTimeout  = time.Minute
+	// DefaultMailFallback is the property read as mail when a user has no
+	// mailbox; NoMailFallback turns the fallback off.
+	DefaultMailFallback = "userPrincipalName"
+	NoMailFallback      = "none"
 )
+
+// singleUserProperties are the user properties Microsoft Graph returns
+// only when one user is read: a listing whose $select names one fails
+// with 400.
+var singleUserProperties = []string{"aboutMe", "birthday", "hireDate", "interests", "mailboxSettings", "mySite",
+	"pastProjects", "preferredName", "responsibilities", "schools", "skills"}
 
 // Default templates of the user fields (Microsoft Graph user properties).
 const (
@@ -59,7 +71,15 @@ type Users struct {
 	Filter string `yaml:"filter,omitempty"`
 	// IncludeDisabled keeps the accounts whose accountEnabled is false;
 	// they are left out by default.
-	IncludeDisabled  bool `yaml:"includeDisabled,omitempty"`
+	IncludeDisabled bool `yaml:"includeDisabled,omitempty"`
+	// IncludeGuests keeps the guests (userType Guest, invited from other
+	// tenants, user principal names with #EXT#); they are left out by
+	// default.
+	IncludeGuests bool `yaml:"includeGuests,omitempty"`
+	// MailFallback is the property read as mail for a user without a
+	// mailbox (mail null): DefaultMailFallback unless set; "none" reads
+	// no other property.
+	MailFallback     string `yaml:"mailFallback,omitempty"`
 	source.Templates `yaml:",inline"`
 	source.Defaults  `yaml:",inline"`
 	// ExtraAttributes are more user properties to $select, for the
@@ -115,9 +135,34 @@ func (c *Config) Validate() []diag.FieldError {
 	if c.Timeout < 0 {
 		add("timeout", "must not be negative")
 	}
+	if f := c.Users.MailFallback; f != "" && f != NoMailFallback && !usertmpl.IsAttributeName(f) {
+		add("users.mailFallback", "%q is not a property name: use a user property such as userPrincipalName, or none", f)
+	}
 	spec := c.Users.spec()
 	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "department, employeeType, onPremisesExtensionAttributes.extensionAttribute1")...)
-	return append(errs, spec.Validate("users.")...)
+	errs = append(errs, spec.Validate("users.")...)
+	return append(errs, c.unlistable()...)
+}
+
+// unlistable reports the properties named by the templates, the extra
+// attributes and mailFallback that Graph does not return in a user
+// listing (the whole read would fail with 400).
+func (c *Config) unlistable() []diag.FieldError {
+	var errs []diag.FieldError
+	check := func(key, attr string) {
+		top, _, _ := strings.Cut(attr, ".")
+		if i := slices.IndexFunc(singleUserProperties, func(p string) bool { return strings.EqualFold(p, top) }); i >= 0 {
+			errs = append(errs, diag.FieldError{Field: key, Reason: fmt.Sprintf(
+				"Microsoft Graph returns %s only when one user is read, and fails a user listing that selects it (400): use another property", singleUserProperties[i])})
+		}
+	}
+	spec := c.Users.spec()
+	spec.EachAttribute("users.", check)
+	for i, a := range c.Users.ExtraAttributes {
+		check(fmt.Sprintf("users.extraAttributes[%d]", i), a)
+	}
+	check("users.mailFallback", c.Users.MailFallback)
+	return errs
 }
 
 // validateCredential checks that exactly one credential is set.
@@ -158,5 +203,8 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.Users.MailFallback == "" {
+		c.Users.MailFallback = DefaultMailFallback
 	}
 }

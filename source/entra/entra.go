@@ -11,7 +11,9 @@
 // name or id, and each mapped group's transitiveMembers, paging by
 // @odata.nextLink and waiting out throttling (429 and 503 with
 // Retry-After). Disabled accounts are left out unless
-// users.includeDisabled is set. Any API error fails the whole read; a bad
+// users.includeDisabled is set, guests unless users.includeGuests is; a
+// user without a mailbox gets users.mailFallback (userPrincipalName by
+// default) as mail. Any API error fails the whole read; a bad
 // user is reported as a source.Problem and skipped.
 package entra
 

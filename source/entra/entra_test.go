@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net/http"
@@ -139,7 +140,7 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 	// ne and endswith are advanced queries: the fake, as Graph, refuses
 	// them without $count=true and ConsistencyLevel: eventual.
 	cfg.Users.Filter = "endswith(mail,'@EXAMPLE.com') and usageLocation ne 'US'"
-	if res, err = read(t, cfg, nil, false); err != nil || len(res.Users) != 4 { // bob, carol, erin, frank
+	if res, err = read(t, cfg, nil, false); err != nil || len(res.Users) != 3 { // bob, carol, erin (frank has no mailbox)
 		t.Errorf("users not in the US: %v %v", err, res)
 	}
 	cfg.Users.Filter = "usageLocation eq 'ZZ'"
@@ -242,6 +243,17 @@ func TestCertificate(t *testing.T) {
 	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
 		t.Fatalf("certificate: %v", err)
 	}
+	// The tenant named by a verified domain: the token URL and the
+	// assertion's audience follow it, and the fake checks both.
+	cfg.TenantID = strings.ToUpper(entrafake.DemoDomain)
+	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+		t.Fatalf("certificate, tenantId %s: %v", cfg.TenantID, err)
+	}
+	cfg.TenantID = "contoso.onmicrosoft.com"
+	if _, err := read(t, cfg, rules, false); err == nil || !strings.Contains(err.Error(), "AADSTS90002") || !strings.Contains(err.Error(), "check tenantId") {
+		t.Fatalf("certificate, a domain of no tenant: %v", err)
+	}
+	cfg.TenantID = entrafake.DemoTenantID
 	other, _ := rsa.GenerateKey(rand.Reader, 2048)
 	keyPath := filepath.Join(dir, "other.pem")
 	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(other)}), 0o600); err != nil {
@@ -255,14 +267,101 @@ func TestCertificate(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	c := entra.Config{ClientSecret: secret.Ref{Env: "X"}, Certificate: secret.Ref{File: "y"}, GraphURL: "ftp://x", PageSize: 1000,
-		Users: entra.Users{Templates: source.Templates{Email: "{mail"}}}
+		Users: entra.Users{Templates: source.Templates{Email: "{mail", FirstName: "{preferredName}"},
+			ExtraAttributes: []string{"department", "hireDate"}, MailFallback: "bad name"}}
 	var fields []string
+	reasons := map[string]string{}
 	for _, fe := range c.Validate() {
 		fields = append(fields, fe.Field)
+		reasons[fe.Field] = fe.Reason
 	}
-	want := []string{"tenantId", "clientId", "clientSecret", "graphURL", "pageSize", "users.email"}
+	want := []string{"tenantId", "clientId", "clientSecret", "graphURL", "pageSize", "users.mailFallback", "users.email", "users.firstname", "users.extraAttributes[1]"}
 	if !slices.Equal(fields, want) {
 		t.Errorf("problems in %v, want %v", fields, want)
+	}
+	if r := reasons["users.extraAttributes[1]"]; !strings.Contains(r, "hireDate only when one user is read") {
+		t.Errorf("hireDate: %q, want the reason", r)
+	}
+}
+
+// TestSelectGraphRefuses: Graph fails a user listing whose $select names
+// a property it does not know, or one it returns for a single user only
+// (hireDate, aboutMe, skills), with 400; so does the fake.
+func TestSelectGraphRefuses(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	form := "grant_type=client_credentials&client_id=" + entrafake.DemoClientID + "&client_secret=" + entrafake.DemoSecret + "&scope=" + s.URL + "/.default"
+	resp, err := http.Post(s.URL+"/"+entrafake.DemoTenantID+"/oauth2/v2.0/token", "application/x-www-form-urlencoded", strings.NewReader(form))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
+		t.Fatalf("token: %v", err)
+	}
+	resp.Body.Close()
+	for sel, want := range map[string]int{"id,mail": 200, "id,hireDate": 400, "id,aboutMe": 400, "skills": 400, "id,noSuchProperty": 400, "id,extension_abc_costCenter": 200} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1.0/users?$select="+sel, nil)
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("$select=%s: %s, want %d", sel, resp.Status, want)
+		}
+	}
+}
+
+// TestGuestsAndUsersWithoutMail: by default guests (userType Guest) are
+// left out and a user without a mailbox gets userPrincipalName as mail;
+// includeGuests reads the guests, mailFallback none leaves the user
+// without a mailbox with no email (reported, skipped).
+func TestGuestsAndUsersWithoutMail(t *testing.T) {
+	s := startDemo(t, entrafake.Options{})
+	cfg := config(t, s)
+	res, err := read(t, cfg, rules, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if _, ok := got["pat@agency.example"]; ok {
+		t.Error("the guest is read by default")
+	}
+	if _, ok := got["frank@example.com"]; !ok {
+		t.Errorf("frank (no mailbox) is not read with his user principal name: %v", got)
+	}
+	cfg.Users.IncludeGuests = true
+	if res, err = read(t, cfg, rules, false); err != nil || !slices.Equal(sourcetest.GroupsByEmail(res.Users)["pat@agency.example"], []string{"Design"}) {
+		t.Errorf("includeGuests: %v, %v", err, sourcetest.GroupsByEmail(res.Users))
+	}
+	cfg.Users.IncludeGuests, cfg.Users.MailFallback = false, entra.NoMailFallback
+	if res, err = read(t, cfg, rules, false); err != nil || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].String(), "u-frank") {
+		t.Errorf("mailFallback none: %v, problems %v; want frank reported", err, res.Problems)
+	}
+}
+
+// TestHiddenMembership: the members of a group whose membership is hidden
+// need Member.Read.Hidden: without it the read fails, and the advice
+// names it; with it the read succeeds.
+func TestHiddenMembership(t *testing.T) {
+	for _, hidden := range []bool{false, true} {
+		tenant := entrafake.Demo()
+		tenant.Groups[2].HiddenMembership = true // Design
+		if hidden {
+			tenant.Apps[0].Permissions = append(slices.Clone(entrafake.DefaultPermissions), "Member.Read.Hidden")
+		}
+		s := entrafake.Start(tenant, entrafake.Options{})
+		_, err := read(t, config(t, s), rules, false)
+		s.Close()
+		switch {
+		case hidden && err != nil:
+			t.Errorf("with Member.Read.Hidden: %v", err)
+		case !hidden && (err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "Member.Read.Hidden")):
+			t.Errorf("without Member.Read.Hidden: %v, want a 403 naming it", err)
+		}
 	}
 }
 

@@ -16,10 +16,10 @@ import (
 
 // graph is the Microsoft Graph API of one tenant (clouddir.Directory).
 type graph struct {
-	c        *restapi.Client
-	cfg      *Config
-	attrs    []string // user properties to $select
-	disabled int      // disabled accounts left out
+	c       *restapi.Client
+	cfg     *Config
+	attrs   []string // user properties to $select
+	leftOut int      // disabled accounts and guests left out
 }
 
 // page is one page of a Graph collection.
@@ -124,19 +124,33 @@ func (g *graph) Members(ctx context.Context, grp clouddir.Group, fn func(string)
 const userType = "#microsoft.graph.user"
 
 // Users lists the users (of users.filter), leaving out disabled accounts
-// unless users.includeDisabled is set.
+// unless users.includeDisabled is set and guests unless
+// users.includeGuests is; a user without mail gets the mailFallback
+// property as mail.
 func (g *graph) Users(ctx context.Context, fn func(string, func(string) string)) error {
 	q, hdr := g.query(strings.Join(g.attrs, ","), g.cfg.Users.Filter)
 	return walk(ctx, g.c, g.path("/users"), q, hdr, func(u *map[string]any) {
-		if enabled, ok := (*u)["accountEnabled"].(bool); ok && !enabled && !g.cfg.Users.IncludeDisabled {
-			g.disabled++
+		enabled, ok := (*u)["accountEnabled"].(bool)
+		disabled := ok && !enabled && !g.cfg.Users.IncludeDisabled
+		guest := strings.EqualFold(restapi.Attr(*u, "userType"), "Guest") && !g.cfg.Users.IncludeGuests
+		if disabled || guest {
+			g.leftOut++
 			return
 		}
-		fn(restapi.Attr(*u, "id"), func(a string) string { return restapi.Attr(*u, a) })
+		fn(restapi.Attr(*u, "id"), func(a string) string { return g.attr(*u, a) })
 	})
 }
 
-func (g *graph) LeftOut() int { return g.disabled }
+// attr returns a user's property a; mail falls back to mailFallback.
+func (g *graph) attr(u map[string]any, a string) string {
+	v := restapi.Attr(u, a)
+	if v == "" && strings.EqualFold(a, "mail") && g.cfg.Users.MailFallback != NoMailFallback {
+		v = restapi.Attr(u, g.cfg.Users.MailFallback)
+	}
+	return v
+}
+
+func (g *graph) LeftOut() int { return g.leftOut }
 
 func (g *graph) Where() string { return g.path("/users") }
 
@@ -151,15 +165,16 @@ func (g *graph) UsersWhere() string {
 	if g.cfg.Users.Filter != "" {
 		return fmt.Sprintf("with users.filter %q", g.cfg.Users.Filter)
 	}
-	return "(enabled accounts)"
+	return "(enabled accounts, guests left out)"
 }
 
-// selectOf returns the properties to $select for the template attributes:
-// the top-level property of each ("onPremisesExtensionAttributes" for
-// "onPremisesExtensionAttributes.extensionAttribute1"), with id and
-// accountEnabled.
+// selectOf returns the properties to $select for the template attributes
+// (and the mail fallback): the top-level property of each
+// ("onPremisesExtensionAttributes" for
+// "onPremisesExtensionAttributes.extensionAttribute1"), with id,
+// accountEnabled and userType.
 func selectOf(attrs []string) []string {
-	out := []string{"id", "accountEnabled"}
+	out := []string{"id", "accountEnabled", "userType"}
 	for _, a := range attrs {
 		top, _, _ := strings.Cut(a, ".")
 		if !slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, top) }) {

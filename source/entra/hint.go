@@ -57,8 +57,12 @@ func graphAdvice(se *restapi.StatusError, graphURL string) string {
 		if strings.Contains(se.Path, "/groups") {
 			perm = "GroupMember.Read.All"
 		}
-		return "grant the app registration the Microsoft Graph application permission " + perm +
+		advice := "grant the app registration the Microsoft Graph application permission " + perm +
 			" (the source needs User.Read.All and GroupMember.Read.All), with admin consent"
+		if strings.HasSuffix(se.Path, "/members") || strings.HasSuffix(se.Path, "/transitiveMembers") {
+			advice += "; when the group's membership is hidden (a Microsoft 365 group created with hidden membership), also Member.Read.Hidden"
+		}
+		return advice
 	case http.StatusUnauthorized:
 		return "Microsoft Graph refused the access token: check that loginURL and graphURL are of the same cloud"
 	}

@@ -31,6 +31,9 @@ func (c *Config) Open(name string, o source.Options) (source.Source, error) {
 	s.Source, err = clouddir.NewSource(name, s.cfg.Users.spec(), defaultTemplates, s.cfg.Users.ExtraAttributes, o, clouddir.API{
 		BaseURL: s.cfg.GraphURL, Timeout: s.cfg.Timeout, Auth: s.auth, Hint: s.hint,
 		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
+			if s.cfg.Users.MailFallback != NoMailFallback {
+				attrs = append(attrs, s.cfg.Users.MailFallback)
+			}
 			return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}
 		},
 	})

@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
@@ -36,6 +38,7 @@ func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Valu
 
 type oktaGroup struct {
 	ID      string `json:"id"`
+	Type    string `json:"type"`
 	Profile struct {
 		Name string `json:"name"`
 	} `json:"profile"`
@@ -64,8 +67,33 @@ func (a *api) FindGroups(ctx context.Context, name string) ([]clouddir.Group, er
 	}
 	q := url.Values{"search": {"profile.name eq " + quote(name)}, "limit": {strconv.Itoa(groupPageSize)}}
 	var out []clouddir.Group
-	err := walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) { out = append(out, g.group()) })
-	return out, err
+	for try := 0; try < 2 && len(out) == 0; try++ {
+		if try > 0 && !sleep(ctx, searchSettle) {
+			return nil, ctx.Err()
+		}
+		err := walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) { out = append(out, g.group()) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// searchSettle is how long a search by name that found no group waits
+// before asking once more: Okta's search is eventually consistent, and a
+// group created moments ago may not show yet.
+const searchSettle = 2 * time.Second
+
+// sleep waits d; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // ListGroups lists the groups (of groups.search).
@@ -74,7 +102,11 @@ func (a *api) ListGroups(ctx context.Context, fn func(clouddir.Group)) error {
 	if a.cfg.Groups.Search != "" {
 		q.Set("search", a.cfg.Groups.Search)
 	}
-	return walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) { fn(g.group()) })
+	return walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) {
+		if slices.ContainsFunc(a.cfg.Groups.Types, func(t string) bool { return strings.EqualFold(t, g.Type) }) {
+			fn(g.group())
+		}
+	})
 }
 
 // Members lists the users of a group (Okta groups do not nest).
@@ -133,9 +165,13 @@ func (a *api) Where() string { return a.cfg.OrgURL + "/api/v1/users" }
 
 func (a *api) GroupsWhere() string {
 	if a.cfg.Groups.Search != "" {
-		return fmt.Sprintf("in the organization's groups with groups.search %q", a.cfg.Groups.Search)
+		return fmt.Sprintf("in the organization's groups with groups.search %q", a.cfg.Groups.Search) + searchedTwice
 	}
-	return "in the organization's groups (by name or id)"
+	return "in the organization's groups (by name or id)" + searchedTwice
 }
+
+// searchedTwice tells, in the error about a missing group, that the name
+// was searched for twice (see searchSettle).
+var searchedTwice = fmt.Sprintf("; searched by name twice, %s apart, as Okta's group search is eventually consistent: a group created moments ago may need a minute to be found, so run again then", searchSettle)
 
 func (a *api) UsersWhere() string { return "with search " + strconv.Quote(a.userSearch()) }

@@ -10,6 +10,7 @@ import (
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/source/internal/restapi"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -28,6 +29,19 @@ var DPoPModes = []string{"auto", "always", "never"}
 
 // DefaultScopes are the OAuth 2.0 scopes asked for with a private key.
 var DefaultScopes = []string{"okta.users.read", "okta.groups.read"}
+
+// DefaultStatuses are the user statuses read by default: active people,
+// including those in a temporary state (locked out, password expired, in
+// password recovery), who must keep their groups.
+var DefaultStatuses = []string{StatusActive, "LOCKED_OUT", "PASSWORD_EXPIRED", "RECOVERY"}
+
+// GroupTypes are Okta's group types; DefaultGroupTypes those listed by
+// default when every group is read: BUILT_IN (Everyone) and APP_GROUP
+// (imported from an app) are not the organization's own groups.
+var (
+	GroupTypes        = []string{"OKTA_GROUP", "APP_GROUP", "BUILT_IN"}
+	DefaultGroupTypes = []string{"OKTA_GROUP"}
+)
 
 // Statuses are Okta's user statuses.
 var Statuses = []string{"STAGED", "PROVISIONED", StatusActive, "RECOVERY", "PASSWORD_EXPIRED", "LOCKED_OUT", "SUSPENDED", "DEPROVISIONED"}
@@ -67,7 +81,7 @@ type Config struct {
 // Users says which users are read and how their fields are made from
 // their profile attributes.
 type Users struct {
-	// Statuses are the user statuses read (default ACTIVE only).
+	// Statuses are the user statuses read (default DefaultStatuses).
 	Statuses []string `yaml:"statuses,omitempty"`
 	// Search is an Okta search expression that users must also match,
 	// e.g. profile.department eq "Engineering".
@@ -79,11 +93,15 @@ type Users struct {
 	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
 }
 
-// Groups says which groups are listed when a pattern rule needs them all.
+// Groups says which groups are listed when a pattern rule or an
+// expression needs them all.
 type Groups struct {
 	// Search is an Okta search expression on groups, e.g.
-	// type eq "OKTA_GROUP".
+	// profile.name sw "eng-".
 	Search string `yaml:"search,omitempty"`
+	// Types are the group types listed (default DefaultGroupTypes); a
+	// group named by an exact rule is read whatever its type.
+	Types []string `yaml:"types,omitempty"`
 }
 
 func (u *Users) spec() usertmpl.Spec {
@@ -131,6 +149,14 @@ func (c *Config) Validate() []diag.FieldError {
 	if c.Timeout < 0 {
 		add("timeout", "must not be negative")
 	}
+	if restapi.UsesOperator(c.Users.Search, "ne") {
+		add("users.search", "Okta refuses the ne operator in a user search: use eq, sw, gt, lt (or pr) with and/or, e.g. status eq \"ACTIVE\" instead of status ne \"SUSPENDED\"")
+	}
+	for i, t := range c.Groups.Types {
+		if !slices.Contains(GroupTypes, strings.ToUpper(t)) {
+			add(fmt.Sprintf("groups.types[%d]", i), "%q is not a group type: use %s", t, strings.Join(GroupTypes, ", "))
+		}
+	}
 	for i, s := range c.Users.Statuses {
 		if !slices.Contains(Statuses, strings.ToUpper(s)) {
 			add(fmt.Sprintf("users.statuses[%d]", i), "%q is not a user status: use %s", s, strings.Join(Statuses, ", "))
@@ -156,6 +182,9 @@ func (c *Config) applyDefaults() {
 		c.DPoP = DPoPModes[0]
 	}
 	if len(c.Users.Statuses) == 0 {
-		c.Users.Statuses = []string{StatusActive}
+		c.Users.Statuses = DefaultStatuses
+	}
+	if len(c.Groups.Types) == 0 {
+		c.Groups.Types = DefaultGroupTypes
 	}
 }

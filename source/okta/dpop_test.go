@@ -52,7 +52,7 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 			t.Fatalf("dpop %q: %v", mode, err)
 		}
 		got := sourcetest.GroupsByEmail(res.Users)
-		if len(got) != 5 || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing"}) {
+		if len(got) != demoRead || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing"}) {
 			t.Errorf("dpop %q: users %v", mode, got)
 		}
 		st, d := s.Stats(), s.DPoPStats()
@@ -61,6 +61,25 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 		}
 		if d.TokenChallenges != 1 || d.APIChallenges == 0 || d.Refused != wantRefused || d.Proofs < 6 {
 			t.Errorf("dpop %q: DPoP stats %+v: want 1 token nonce challenge, API challenges, %d refused", mode, d, wantRefused)
+		}
+	}
+}
+
+// TestEachTokenRequestSignsANewAssertion: the token endpoint answers the
+// first token requests 429 and 503 after reading their assertion, then
+// asks for DPoP and a nonce: every attempt carries an assertion with a
+// jti of its own (the fake refuses a jti seen before), so sign-in
+// succeeds.
+func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
+	for _, mode := range []string{"auto", "always"} {
+		_, cfg := dpopOrg(t, oktafake.Options{TokenFaults: map[int]int{1: 429, 2: 503}}, true)
+		cfg.DPoP = mode
+		res, err := read(t, cfg, rules)
+		if err != nil {
+			t.Fatalf("dpop %s: %v", mode, err)
+		}
+		if len(res.Users) != demoRead {
+			t.Errorf("dpop %s: %d users, want %d", mode, len(res.Users), demoRead)
 		}
 	}
 }
@@ -86,7 +105,7 @@ func TestDPoPNotRequired(t *testing.T) {
 	for _, mode := range []string{"auto", "never"} {
 		s, cfg := dpopOrg(t, oktafake.Options{}, false)
 		cfg.DPoP = mode
-		if res, err := read(t, cfg, rules); err != nil || len(res.Users) != 5 {
+		if res, err := read(t, cfg, rules); err != nil || len(res.Users) != demoRead {
 			t.Errorf("dpop %q: %v", mode, err)
 		}
 		if d := s.DPoPStats(); d != (oktafake.DPoPStats{}) {

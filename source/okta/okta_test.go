@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,10 @@ import (
 )
 
 var rules = sourcetest.DemoRules()
+
+// demoRead is how many users of the demo organization the default
+// statuses read: all but gina (suspended); frank's password expired.
+const demoRead = 6
 
 func config(t *testing.T, s *oktafake.Server) okta.Config {
 	t.Setenv("OKTA_TEST_TOKEN", oktafake.DemoToken)
@@ -69,7 +74,8 @@ func TestReadActiveUsers(t *testing.T) {
 	}
 	got := sourcetest.GroupsByEmail(res.Users)
 	want := map[string][]string{"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
-		"carol@example.com": {"Design", "Marketing"}, "dave@example.com": {"Design", "Engineering"}, "erin@example.com": {"Marketing"}}
+		"carol@example.com": {"Design", "Marketing"}, "dave@example.com": {"Design", "Engineering"}, "erin@example.com": {"Marketing"},
+		"frank@example.com": nil}
 	if len(got) != len(want) {
 		t.Errorf("users %v, want %v (frank's password expired, gina is suspended)", got, want)
 	}
@@ -117,8 +123,8 @@ func TestRateLimitAndFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != 5 {
-		t.Errorf("%d users, want 5", len(res.Users))
+	if len(res.Users) != demoRead {
+		t.Errorf("%d users, want %d", len(res.Users), demoRead)
 	}
 	if st := s.Stats(); st.Throttled == 0 || st.Faults != 2 {
 		t.Errorf("stats %+v: want throttled answers and 2 faults", st)
@@ -147,7 +153,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := okta.Config{OrgURL: s.URL, ClientID: "0oa-orgsync", PrivateKey: secret.Ref{File: path}, KeyID: "k1"}
-	if res, err := read(t, cfg, rules); err != nil || len(res.Users) != 5 {
+	if res, err := read(t, cfg, rules); err != nil || len(res.Users) != demoRead {
 		t.Fatalf("private key: %v", err)
 	}
 	cfg.Scopes = []string{"okta.users.manage"}
@@ -208,21 +214,127 @@ func TestMissingGroupAndMergeWithCSV(t *testing.T) {
 	}
 	users, problems := source.Merge(results)
 	got := sourcetest.GroupsByEmail(users)
-	if len(problems) != 0 || len(got) != 6 || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing", "Sales"}) {
+	if len(problems) != 0 || len(got) != demoRead+1 || !slices.Equal(got["carol@example.com"], []string{"Design", "Marketing", "Sales"}) {
 		t.Errorf("merged %v, problems %v", got, problems)
 	}
 }
 
 func TestValidate(t *testing.T) {
 	c := okta.Config{OrgURL: "example.okta.com", APIToken: secret.Ref{Env: "T"}, ClientID: "x", PageSize: 500,
-		Users: okta.Users{Statuses: []string{"GONE"}, Templates: source.Templates{Type: "robot"}}}
+		Users:  okta.Users{Statuses: []string{"GONE"}, Templates: source.Templates{Type: "robot"}, Search: `(status ne "SUSPENDED")`},
+		Groups: okta.Groups{Types: []string{"OKTA_GROUP", "TEAM"}}}
 	var fields []string
+	reasons := map[string]string{}
 	for _, fe := range c.Validate() {
 		fields = append(fields, fe.Field)
+		reasons[fe.Field] = fe.Reason
 	}
-	want := []string{"orgURL", "apiToken", "pageSize", "users.statuses[0]", "users.type"}
+	want := []string{"orgURL", "apiToken", "pageSize", "users.search", "groups.types[1]", "users.statuses[0]", "users.type"}
 	if !slices.Equal(fields, want) {
 		t.Errorf("problems in %v, want %v", fields, want)
+	}
+	if !strings.Contains(reasons["users.search"], "refuses the ne operator") {
+		t.Errorf("users.search: %q, want the reason", reasons["users.search"])
+	}
+	c = okta.Config{OrgURL: "https://example.okta.com", APIToken: secret.Ref{Env: "T"}, Users: okta.Users{Search: `profile.title eq "Owner ne Manager"`}}
+	if errs := c.Validate(); len(errs) != 0 {
+		t.Errorf("ne inside a quoted value: %v", errs)
+	}
+}
+
+// TestDefaultStatusesKeepTemporaryStates: by default the active people in
+// a temporary state (locked out, password expired, in recovery) are read
+// with their groups; suspended and deprovisioned ones are not.
+func TestDefaultStatusesKeepTemporaryStates(t *testing.T) {
+	org := oktafake.Demo()
+	for i, st := range []string{"LOCKED_OUT", "RECOVERY", "DEPROVISIONED"} {
+		mail := fmt.Sprintf("temp%d@example.com", i)
+		id := fmt.Sprintf("00u000000000000temp%d", i)
+		org.Users = append(org.Users, oktafake.User{ID: id, Status: st, Profile: map[string]any{"login": mail, "email": mail,
+			"firstName": "Temp", "lastName": st, "countryCode": "US"}})
+		org.Groups[0].Members = append(org.Groups[0].Members, id)
+	}
+	s := oktafake.Start(org, oktafake.Options{})
+	defer s.Close()
+	res, err := read(t, config(t, s), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	for _, mail := range []string{"temp0@example.com", "temp1@example.com"} {
+		if !slices.Equal(got[mail], []string{"Engineering"}) {
+			t.Errorf("%s: groups %v, want [Engineering]", mail, got[mail])
+		}
+	}
+	if _, ok := got["frank@example.com"]; !ok {
+		t.Error("frank (password expired) is not read")
+	}
+	for _, mail := range []string{"temp2@example.com", "gina@example.com"} {
+		if _, ok := got[mail]; ok {
+			t.Errorf("%s (deprovisioned or suspended) is read", mail)
+		}
+	}
+}
+
+// TestUserSearchWithNeIsRefused: Okta refuses ne in a user search, and so
+// does the fake (the source's validation stops it before).
+func TestUserSearchWithNeIsRefused(t *testing.T) {
+	s := startDemo(t, oktafake.Options{})
+	req, _ := http.NewRequest(http.MethodGet, s.URL+`/api/v1/users?search=`+url.QueryEscape(`status ne "SUSPENDED"`), nil)
+	req.Header.Set("Authorization", "SSWS "+oktafake.DemoToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a user search with ne: %s, want 400", resp.Status)
+	}
+	cfg := config(t, s)
+	cfg.Users.Search = `status ne "SUSPENDED"`
+	if _, err := cfg.Open("okta", source.Options{}); err == nil || !strings.Contains(err.Error(), "ne operator") {
+		t.Errorf("Open with ne in users.search: %v", err)
+	}
+}
+
+// TestGroupSearchRetriedOnce: a group created moments ago that a search
+// by name misses once is found by the second search; one missed twice
+// fails the read, saying that the search is eventually consistent.
+func TestGroupSearchRetriedOnce(t *testing.T) {
+	for lag, found := range map[int]bool{1: true, 2: false} {
+		org := oktafake.Demo()
+		org.Groups[1].SearchLag = lag // Design
+		s := oktafake.Start(org, oktafake.Options{})
+		res, err := read(t, config(t, s), rules)
+		s.Close()
+		switch {
+		case found && (err != nil || !slices.Equal(sourcetest.GroupsByEmail(res.Users)["dave@example.com"], []string{"Design", "Engineering"})):
+			t.Errorf("missed once: %v", err)
+		case !found && (err == nil || !strings.Contains(err.Error(), `"Design"`) || !strings.Contains(err.Error(), "eventually consistent")):
+			t.Errorf("missed twice: %v, want Design missing and why it may be", err)
+		}
+	}
+}
+
+// TestBuiltInAndAppGroupsSkipped: reading every group (a pattern rule)
+// leaves out Everyone (BUILT_IN) and groups imported from apps
+// (APP_GROUP) unless groups.types asks for them.
+func TestBuiltInAndAppGroupsSkipped(t *testing.T) {
+	s := startDemo(t, oktafake.Options{})
+	cfg := config(t, s)
+	res, err := read(t, cfg, sourcetest.Identity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sourcetest.GroupsByEmail(res.Users)["alice@example.com"]; !slices.Equal(got, []string{"Engineering Staff"}) {
+		t.Errorf("alice's groups %v, want only Engineering Staff", got)
+	}
+	cfg.Groups.Types = []string{"OKTA_GROUP", "APP_GROUP"}
+	if res, err = read(t, cfg, sourcetest.Identity()); err != nil {
+		t.Fatal(err)
+	}
+	if got := sourcetest.GroupsByEmail(res.Users)["alice@example.com"]; !slices.Equal(got, []string{"Engineering Staff", "Salesforce Users"}) {
+		t.Errorf("alice's groups with APP_GROUP asked for: %v", got)
 	}
 }
 
@@ -269,16 +381,14 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 // one (Everyone) included, and a run scoped to a directory group.
 func TestExpressions(t *testing.T) {
 	org := oktafake.Demo()
-	var everyone []string
 	for i, u := range org.Users {
 		u.Profile["cost_center"] = fmt.Sprintf("CC%d", i)
-		everyone = append(everyone, u.ID)
 	}
-	org.Groups = append(org.Groups, oktafake.Group{ID: "00g0000000000everyone", Name: "Everyone", Members: everyone})
 	s := oktafake.Start(org, oktafake.Options{})
 	defer s.Close()
 	cfg := config(t, s)
 	cfg.Users.ExtraAttributes = []string{"cost_center"}
+	cfg.Groups.Types = []string{"okta_group", "BUILT_IN"} // Everyone is built in
 	p, err := expr.Compile(expr.Config{
 		Filter: `user.attributes.cost_center != "CC4"`, // erin
 		Groups: `"Everyone" in directoryGroups && "Design" in directoryGroups ? ["All Designers"] : []`,
@@ -293,7 +403,8 @@ func TestExpressions(t *testing.T) {
 	}
 	got := sourcetest.GroupsByEmail(res.Users)
 	want := map[string][]string{"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},
-		"carol@example.com": {"All Designers", "Design", "Marketing"}, "dave@example.com": {"All Designers", "Design", "Engineering"}}
+		"carol@example.com": {"All Designers", "Design", "Marketing"}, "dave@example.com": {"All Designers", "Design", "Engineering"},
+		"frank@example.com": nil}
 	if len(got) != len(want) || len(res.Filtered) != 1 || res.Filtered[0].Email != "erin@example.com" {
 		t.Errorf("users %v, filtered %v: want %v, erin left out", got, res.Filtered, want)
 	}

@@ -88,9 +88,10 @@ type Config struct {
 	AppLimit int `yaml:"appLimit,omitempty" json:"appLimit,omitempty"`
 	// LimitWindow is the length of the server's sliding window; default 1m.
 	LimitWindow time.Duration `yaml:"limitWindow,omitempty" json:"limitWindow,omitempty"`
-	// RateMargin widens the spacing between requests by this fraction, so
-	// that network jitter cannot squeeze one request too many into a
-	// server window; default 0.03. A negative value means no margin.
+	// RateMargin holds a long run of requests this fraction below the
+	// limits' rate (a window's allowance may still go at once; the
+	// sliding-window guard rules out a 429 either way); default 0.03. A
+	// negative value means no margin.
 	RateMargin float64 `yaml:"rateMargin,omitempty" json:"rateMargin,omitempty"`
 
 	// ReadAhead is the number of listing pages requested ahead of the one

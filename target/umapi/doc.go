@@ -2,8 +2,9 @@
 // docs/service.md describes it (the specification, with the contract's
 // decisions for what the specification leaves open).
 //
-// It covers every endpoint: the paged organization and group listings
-// (streamed page by page as iterators), user lookup, the action endpoint
+// It covers every endpoint: the paged organization and group member
+// listings (streamed page by page as iterators), the group listing (user
+// groups and product profiles), user lookup, the action endpoint
 // (with a batcher that sends at most ten entries a request and reports each
 // entry's outcome), the deprecated invite, product and all-users endpoints,
 // and both ways of getting an access token (JWT exchange and OAuth client

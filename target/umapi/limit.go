@@ -16,16 +16,16 @@ var errWaitPastDeadline = fmt.Errorf("umapi: rate limit wait would exceed the de
 // limiters keep a client within the service's sliding-window limits with
 // two mechanisms per limit:
 //
-//   - a token bucket (x/time/rate) with burst 1 refilled every
-//     window/limit*(1+margin): it spaces requests evenly. Any span of length
-//     T then holds at most 1+T/interval sends, so a server window holds at
-//     most the limit as long as no request reaches the server later than
-//     margin*window after it was released;
-//   - a sliding-window guard that makes that last condition unnecessary: it
-//     counts a request from its release until `window` after its answer
-//     came back (the answer is a bound on when the server counted it) and
-//     holds a request while `limit` are counted. It only waits when a
-//     request took longer than margin*window, e.g. on a starved machine.
+//   - a sliding-window guard that counts a request from its release until
+//     `window` after its answer came back (the answer is a bound on when
+//     the server counted it) and holds a request while `limit` are
+//     counted: no server window can then hold more than the limit, however
+//     late requests arrive, so the guard alone rules out a 429;
+//   - a token bucket (x/time/rate) of burst `limit` refilled every
+//     window/limit*(1+margin): a window's whole allowance may go at once
+//     (a first load's few reads cost no waiting, and a run of fewer
+//     requests than the limit is not spaced out), while a long run is held
+//     margin below the limit's rate.
 type limiters struct {
 	read, app limiter
 }
@@ -36,13 +36,13 @@ type limiter struct {
 	guard  *windowGuard
 }
 
-// newLimiters sizes the read and application limiters: a token bucket
-// spacing requests window/limit apart (widened by RateMargin) beside a
-// sliding-window guard.
+// newLimiters sizes the read and application limiters: a token bucket of
+// a window's allowance refilled at the limit's rate (less RateMargin)
+// beside a sliding-window guard.
 func newLimiters(c Config) limiters {
 	mk := func(limit int) limiter {
 		interval := time.Duration(float64(c.LimitWindow) / float64(limit) * (1 + c.RateMargin))
-		return limiter{bucket: rate.NewLimiter(rate.Every(interval), 1), guard: newWindowGuard(limit, c.LimitWindow)}
+		return limiter{bucket: rate.NewLimiter(rate.Every(interval), limit), guard: newWindowGuard(limit, c.LimitWindow)}
 	}
 	return limiters{read: mk(c.ReadLimit), app: mk(c.AppLimit)}
 }

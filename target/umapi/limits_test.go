@@ -130,3 +130,33 @@ func TestSimRead200kAtLimits(t *testing.T) {
 	// Page 0 took the first slot, so pages 1..N-1 follow at the limit's pace.
 	checkElapsed(t, pages-1, read, readWindow, end.Sub(rest))
 }
+
+// A window's allowance of reads goes at once: 25 reads with a 10 s window
+// take a fraction of it (spaced 400 ms apart they took 9.9 s), the 26th
+// waits for the window, and the simulator enforcing the same limits
+// answers no 429.
+func TestReadsSpendAWindowAtOnce(t *testing.T) {
+	const read, window = 25, 10 * time.Second
+	e := newSimEnv(t, testState(read), umsim.Options{PageSize: 1, Limits: gate.Limits{Read: read, App: 100, Window: window}})
+	cfg := e.config(AuthOAuth)
+	cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow = read, 100, window
+	c := mustClient(t, cfg)
+	ctx := context.Background()
+	start := time.Now()
+	for page := range read {
+		if _, err := c.OrgUsersPage(ctx, page, OrgUsersOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > window/2 {
+		t.Errorf("%d reads took %s, want a fraction of the %s window", read, d, window)
+	}
+	short, cancel := context.WithTimeout(ctx, window/4)
+	defer cancel()
+	if _, err := c.OrgUsersPage(short, 0, OrgUsersOptions{}); err == nil {
+		t.Error("a read past the window's allowance went at once")
+	}
+	if gs := e.sim.Stats(); gs.TooManyRequests != 0 || c.Stats().TooManyRequests != 0 {
+		t.Errorf("429s: simulator %d, client %d", gs.TooManyRequests, c.Stats().TooManyRequests)
+	}
+}

@@ -18,6 +18,7 @@ const (
 	EndpointRevokeInvite = "revoke-invite" // 5. DELETE /{orgId}/invites/{email}
 	EndpointProducts     = "products"      // 6. GET /{orgId}/products/
 	EndpointAllUsers     = "all-users"     // 7. GET /{orgId}/users
+	EndpointGroups       = "groups"        // GET /groups/{orgId}/{page}: user groups and product profiles
 	StatusTransportError = 0               // status key of attempts that got no answer
 )
 

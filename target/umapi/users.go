@@ -151,20 +151,21 @@ func (c *Client) usersPage(ctx context.Context, page int, cl call) (*UsersPage, 
 	if err := resultError(cl.endpoint, resp, body.Result, body.Message); err != nil {
 		return nil, err
 	}
+	return &UsersPage{PageInfo: pageInfo(resp, page, body.LastPage), GroupName: body.GroupName, Users: body.Users}, nil
+}
+
+// pageInfo reads the page headers of a listing's answer.
+func pageInfo(resp *http.Response, page int, lastPage bool) PageInfo {
 	h := resp.Header
-	return &UsersPage{
-		PageInfo: PageInfo{
-			Page:        page,
-			CurrentPage: headerInt(h, umwire.HeaderCurrentPage),
-			TotalCount:  headerInt(h, umwire.HeaderTotalCount),
-			PageCount:   headerInt(h, umwire.HeaderPageCount),
-			PageSize:    headerInt(h, umwire.HeaderPageSize),
-			LastPage:    body.LastPage,
-			RequestID:   requestIDOf(resp),
-		},
-		GroupName: body.GroupName,
-		Users:     body.Users,
-	}, nil
+	return PageInfo{
+		Page:        page,
+		CurrentPage: headerInt(h, umwire.HeaderCurrentPage),
+		TotalCount:  headerInt(h, umwire.HeaderTotalCount),
+		PageCount:   headerInt(h, umwire.HeaderPageCount),
+		PageSize:    headerInt(h, umwire.HeaderPageSize),
+		LastPage:    lastPage,
+		RequestID:   requestIDOf(resp),
+	}
 }
 
 // headerInt returns the integer value of header name, -1 when it is

@@ -193,6 +193,8 @@ func (s *Server) route(seg []string) (route, bool) {
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listOrgUsers(w, r, seg[2]) }}, true
 	case n == 4 && seg[0] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listGroupUsers(w, r, seg[2], seg[3]) }}, true
+	case n == 3 && seg[0] == "groups":
+		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.listGroups(w, r, seg[2]) }}, true
 	case n == 4 && seg[0] == "organizations" && seg[2] == "users":
 		return route{method: http.MethodGet, serve: func(w http.ResponseWriter, r *http.Request) { s.getUser(w, r, seg[3]) }}, true
 	case n == 4 && seg[0] == "organizations" && seg[2] == "invites":

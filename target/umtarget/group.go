@@ -68,7 +68,7 @@ func newGroupRead(t *Target, want *reconcile.Wanted, groups []string, probes map
 // read reads by group and reports whether it did; false means the
 // organization listing is cheaper (g.users is then incomplete).
 func (g *groupRead) read(ctx context.Context, first *umapi.UsersPage) (bool, error) {
-	orgRest := pageCount(first) - 1
+	orgRest := pageCount(first.PageInfo) - 1
 	g.pageSize = max(1, len(first.Users))
 	for i := range first.Users {
 		if u := ModelUser(&first.Users[i]); g.desired(&u) {
@@ -102,9 +102,9 @@ func (g *groupRead) probed(name string, p *umapi.UsersPage) {
 	if p == nil {
 		return
 	}
-	g.t.LastRead.GroupPages += pageCount(p)
+	g.t.LastRead.GroupPages += pageCount(p.PageInfo)
 	if more(p, 0) {
-		g.pagesLeft += pageCount(p) - 1
+		g.pagesLeft += pageCount(p.PageInfo) - 1
 	}
 	switch {
 	case g.unmatched < 0:
@@ -117,7 +117,7 @@ func (g *groupRead) probed(name string, p *umapi.UsersPage) {
 }
 
 // more reports whether a listing has pages after page.
-func more(p *umapi.UsersPage, page int) bool { return !p.LastPage && page+1 < pageCount(p) }
+func more(p *umapi.UsersPage, page int) bool { return !p.LastPage && page+1 < pageCount(p.PageInfo) }
 
 // list adds a page's users.
 func (g *groupRead) list(p *umapi.UsersPage) {
@@ -140,7 +140,7 @@ func (g *groupRead) readGroup(ctx context.Context, name string, orgRest int) (bo
 	if p == nil || !more(p, 0) {
 		return true, nil
 	}
-	left := pageCount(p) - 1 // this group's share of pagesLeft
+	left := pageCount(p.PageInfo) - 1 // this group's share of pagesLeft
 	for page := 1; p != nil && more(p, page-1); page++ {
 		if g.leastCost(0) >= orgRest {
 			return false, nil

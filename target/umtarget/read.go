@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 	if err != nil {
 		return nil, err
 	}
-	t.LastRead.OrgPages = pageCount(first)
+	t.LastRead.OrgPages = pageCount(first.PageInfo)
 	var want *reconcile.Wanted
 	if need.DesiredKnown {
 		want = reconcile.NewWanted(need.Desired)
@@ -85,7 +86,7 @@ func needInvites(need reconcile.ReadNeeds, want *reconcile.Wanted, users []recon
 
 // pageCount is the listing's X-Page-Count, 1 for a last page without it,
 // and "very many" when unknown.
-func pageCount(p *umapi.UsersPage) int {
+func pageCount(p umapi.PageInfo) int {
 	switch {
 	case p.PageCount > 0:
 		return p.PageCount
@@ -145,7 +146,7 @@ func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconci
 	var users []reconcile.User
 	for p, page := first, 0; ; {
 		users = appendUsers(users, p.Users, nil)
-		if p.LastPage || page+1 >= pageCount(p) {
+		if p.LastPage || page+1 >= pageCount(p.PageInfo) {
 			return users, nil
 		}
 		page++
@@ -198,25 +199,73 @@ func (t *Target) MissingGroups(ctx context.Context, groups []string) ([]string, 
 }
 
 // missingGroups names the groups that do not exist. A group a listed user
-// belongs to exists, and so does one whose member listing answered; the
-// others are probed.
+// belongs to exists, and so does one whose member listing answered. The
+// others are looked up in the group listing, read once (a few pages name
+// every user group and product profile); an admin group, which that
+// listing does not name, is probed through its member listing, and so is
+// every group when the service answers the group listing 404 (it is
+// outside the specification's endpoints).
 func (t *Target) missingGroups(ctx context.Context, groups []string, users []reconcile.User, probes map[string]*umapi.UsersPage) ([]string, error) {
-	member := memberOfAny(groups, users)
-	var missing []string
+	exists := memberOfAny(groups, users)
+	var unknown []string
 	for _, g := range groups {
 		k := strings.ToLower(g)
-		p, probed := probes[k]
-		if !probed && !member[k] {
-			var err error
-			if p, err = t.groupPage(ctx, g, 0); err != nil {
-				return nil, err
-			}
+		if p, probed := probes[k]; probed {
+			exists[k] = exists[k] || p != nil
+		} else if !exists[k] {
+			unknown = append(unknown, g)
 		}
-		if !member[k] && p == nil {
+	}
+	listed, err := t.listedGroups(ctx, unknown)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range unknown {
+		k := strings.ToLower(g)
+		if listed != nil && !strings.HasPrefix(g, "_") {
+			exists[k] = listed[k]
+			continue
+		}
+		p, err := t.groupPage(ctx, g, 0)
+		if err != nil {
+			return nil, err
+		}
+		exists[k] = p != nil
+	}
+	var missing []string
+	for _, g := range groups {
+		if !exists[strings.ToLower(g)] {
 			missing = append(missing, g)
 		}
 	}
 	return missing, nil
+}
+
+// listedGroups reads the group listing when some of groups is not an
+// admin group, and returns the lower-cased names it lists; nil when it was
+// not read or the service does not have it (404).
+func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]bool, error) {
+	if !slices.ContainsFunc(groups, func(g string) bool { return !strings.HasPrefix(g, "_") }) {
+		return nil, nil
+	}
+	names := map[string]bool{}
+	for page := 0; ; page++ {
+		t.LastRead.PagesRead++
+		t.LastRead.GroupListPages++
+		p, err := t.c.GroupsPageAt(ctx, page)
+		if page == 0 && umapi.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("umtarget: group listing page %d: %w", page, err)
+		}
+		for _, g := range p.Groups {
+			names[strings.ToLower(g.GroupName)] = true
+		}
+		if p.LastPage || page+1 >= pageCount(p.PageInfo) {
+			return names, nil
+		}
+	}
 }
 
 // memberOfAny is the set of the lower-cased groups that some user belongs

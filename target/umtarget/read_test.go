@@ -131,9 +131,10 @@ func TestReadCostDecision(t *testing.T) {
 		{"members only: 1 + 3 group pages", threeGroups, 20, threePolicy, members(300, 330), true, 4, 0, 30},
 		{"15 new users: 3 group pages + 15 lookups < 19 organization pages left", threeGroups, 20, threePolicy, append(members(300, 330), newUsers(15)...), true, 4, 15, 30},
 		{"19 new users cost as much as the 19 organization pages left", threeGroups, 20, threePolicy, append(members(300, 330), newUsers(19)...), false, 4 + 19, 0, 400},
-		// G2 and G3, which no user read is in, are probed: the plan adds
-		// members to them, so it must know that they exist.
-		{"a group of 19 pages: organization after one probe", bigG1, 20, threePolicy, members(300, 330), false, 2 + 19 + 2, 0, 400},
+		// G2 and G3, which no user read is in, are looked up in one page
+		// of the group listing: the plan adds members to them, so it must
+		// know that they exist.
+		{"a group of 19 pages: organization after one probe", bigG1, 20, threePolicy, members(300, 330), false, 2 + 19 + 1, 0, 400},
 		{"removing unmatched users needs the whole organization", threeGroups, 20, &remove, members(300, 330), false, 20, 0, 400},
 		{"one organization page is the whole read", threeGroups, 2000, threePolicy, members(300, 330), false, 1, 0, 400},
 		// 380 desired users unseen need at least 19 pages of 20 (or lookups)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
@@ -33,6 +34,13 @@ type env struct {
 
 func newEnv(t *testing.T, st *umsim.State, opts umsim.Options) *env {
 	t.Helper()
+	sim := newSim(t, st, opts)
+	return &env{sim: sim, target: New(simClient(t, sim), Options{})}
+}
+
+// newSim is the simulator of st, which the test integration may use.
+func newSim(t *testing.T, st *umsim.State, opts umsim.Options) *umsim.Server {
+	t.Helper()
 	in, _ := testIntegration()
 	st.Integrations = []umsim.Integration{{ClientID: in.ClientID, ClientSecret: in.ClientSecret,
 		TechnicalAccountID: in.TechnicalAccountID, Certificate: in.CertificatePEM}}
@@ -40,7 +48,14 @@ func newEnv(t *testing.T, st *umsim.State, opts umsim.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sim)
+	return sim
+}
+
+// simClient is a client of the simulator served by h, without limits.
+func simClient(t *testing.T, h http.Handler) *umapi.Client {
+	t.Helper()
+	in, _ := testIntegration()
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c, err := umapi.New(umapi.Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: orgID, ClientID: in.ClientID,
 		ClientSecret: in.ClientSecret, AuthMethod: umapi.AuthOAuth, ReadLimit: 1 << 20, AppLimit: 1 << 20,
@@ -48,7 +63,7 @@ func newEnv(t *testing.T, st *umsim.State, opts umsim.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{sim: sim, target: New(c, Options{})}
+	return c
 }
 
 var (

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
 )
 
 func TestReadChoosesTheCheaperListing(t *testing.T) {
@@ -227,5 +229,47 @@ func TestTestOnlyRunOfDependentRequests(t *testing.T) {
 	}
 	if after := e.sim.Snapshot(); !reflect.DeepEqual(before.UserGroups, after.UserGroups) || !reflect.DeepEqual(before.Users, after.Users) {
 		t.Error("the test-only run changed the organization")
+	}
+}
+
+// TestMissingGroupsFromTheGroupListing: which of the empty targets exist
+// is learnt from the group listing (here 4 pages of 2 groups), read once,
+// not from one member listing per group; an admin group, which the
+// listing does not name, is probed. A service without the group listing
+// (404: it is outside the specification's endpoints) gets one probe per
+// group instead, with the same answer.
+func TestMissingGroupsFromTheGroupListing(t *testing.T) {
+	targets := []string{"G1", "G2", "G3", "P1", "Gone A", "Gone B", "_admin_G1"}
+	for _, listing := range []bool{true, false} {
+		t.Run(fmt.Sprintf("group listing %v", listing), func(t *testing.T) {
+			sim := newSim(t, randomOrg(nil, 0), umsim.Options{PageSize: 2})
+			var h http.Handler = sim
+			if !listing {
+				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.Contains(r.URL.Path, "/groups/") {
+						http.NotFound(w, r)
+						return
+					}
+					sim.ServeHTTP(w, r)
+				})
+			}
+			tg := New(simClient(t, h), Options{})
+			missing, err := tg.MissingGroups(context.Background(), targets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(missing, []string{"Gone A", "Gone B"}) {
+				t.Errorf("missing %v, want [Gone A Gone B]", missing)
+			}
+			st := sim.Stats()
+			probes, pages := st.Count(gate.EndpointGroupUsers, 200)+st.Count(gate.EndpointGroupUsers, 404), st.Count(gate.EndpointGroups, 200)
+			wantProbes, wantPages := 1, 4 // _admin_G1; 7 groups (G1-G4, Other, P1, P2), 2 a page
+			if !listing {
+				wantProbes, wantPages = len(targets), 0
+			}
+			if probes != wantProbes || pages != wantPages {
+				t.Errorf("%d member listings and %d group listing pages, want %d and %d", probes, pages, wantProbes, wantPages)
+			}
+		})
 	}
 }

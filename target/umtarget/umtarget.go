@@ -23,6 +23,7 @@ type Client interface {
 	OrgUsersPage(ctx context.Context, page int, o umapi.OrgUsersOptions) (*umapi.UsersPage, error)
 	GroupUsersPage(ctx context.Context, group string, page int, o umapi.GroupUsersOptions) (*umapi.UsersPage, error)
 	GetUser(ctx context.Context, email, domain string) (*umwire.User, error)
+	GroupsPageAt(ctx context.Context, page int) (*umapi.GroupsPage, error)
 	Invites(ctx context.Context, q umapi.InviteQuery) iter.Seq2[[]umwire.Invite, error]
 	Action(ctx context.Context, entries []umwire.Entry, o umapi.ActionOptions) (*umwire.ActionResponse, error)
 	ResendInvite(ctx context.Context, email string) error
@@ -52,12 +53,15 @@ type Target struct {
 
 // ReadReport says how the current state was read and what it cost.
 type ReadReport struct {
-	ByGroup       bool // member listings of the ReadNeeds groups, not the organization listing
-	OrgPages      int  // X-Page-Count of the organization listing
-	GroupPages    int  // sum of X-Page-Count of the group listings probed
-	PagesRead     int  // listing pages requested in all
-	Lookups       int  // desired users read one by one (endpoint 3) in a read by group
-	InviteBatches int  // invite listing calls; 0 when the invites could not change the plan
+	ByGroup    bool // member listings of the ReadNeeds groups, not the organization listing
+	OrgPages   int  // X-Page-Count of the organization listing
+	GroupPages int  // sum of X-Page-Count of the group listings probed
+	PagesRead  int  // listing pages requested in all (group listing included)
+	// GroupListPages are the pages of the group listing read to learn
+	// which groups exist.
+	GroupListPages int
+	Lookups        int // desired users read one by one (endpoint 3) in a read by group
+	InviteBatches  int // invite listing calls; 0 when the invites could not change the plan
 }
 
 // New returns a Target over c.

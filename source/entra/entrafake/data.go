@@ -31,15 +31,25 @@ const (
 	DemoSecret   = "demo-entra-secret-not-a-real-secret"
 )
 
+// DemoDomain is a verified domain of the demo tenant, which names it as
+// well as its id.
+const DemoDomain = "example.onmicrosoft.com"
+
 // Demo returns the tenant of `orgsync demo --source entra`: the people of
-// the example CSV file, a disabled account and a nested group.
+// the example CSV file (one, frank, without a mailbox: mail null), a
+// disabled account, a guest from another tenant and a nested group.
 func Demo() Tenant {
 	user := func(id, mail, given, sur, loc string, enabled bool) User {
 		return User{ID: id, Props: map[string]any{"mail": mail, "userPrincipalName": mail, "givenName": given, "surname": sur,
-			"usageLocation": loc, "accountEnabled": enabled}}
+			"usageLocation": loc, "accountEnabled": enabled, "userType": "Member"}}
 	}
+	frank := user("u-frank", "frank@example.com", "Frank", "Fuller", "CA", true)
+	frank.Props["mail"] = nil // no mailbox
+	guest := User{ID: "u-guest", Props: map[string]any{"mail": "pat@agency.example", "userPrincipalName": "pat_agency.example#EXT#@" + DemoDomain,
+		"givenName": "Pat", "surname": "Partner", "usageLocation": "US", "accountEnabled": true, "userType": "Guest"}}
 	return Tenant{
-		ID: DemoTenantID,
+		ID:      DemoTenantID,
+		Domains: []string{DemoDomain, "example.com"},
 		// Members that are not users, as real groups have: never synced.
 		Others: []Member{{ID: "d-build", DisplayName: "build-agent-01", Kind: "device"},
 			{ID: "sp-figma", DisplayName: "Figma SCIM", Kind: "servicePrincipal"}, {ID: "c-agency", DisplayName: "Agency Contact", Kind: "orgContact"}},
@@ -50,13 +60,14 @@ func Demo() Tenant {
 			user("u-carol", "carol@example.com", "Carol", "Clark", "GB", true),
 			user("u-dave", "dave@example.com", "Dave", "Doe", "US", true),
 			user("u-erin", "erin@example.com", "Erin", "Evans", "FR", true),
-			user("u-frank", "frank@example.com", "Frank", "Fuller", "CA", true),
+			frank,
 			user("u-gina", "gina@example.com", "Gina", "Gone", "US", false), // disabled: left out
+			guest, // a guest: left out by default
 		},
 		Groups: []Group{
 			{ID: "g-eng", DisplayName: "Engineering Staff", Members: []string{"u-alice", "u-bob", "g-platform", "u-gina"}},
 			{ID: "g-platform", DisplayName: "Platform Team", Members: []string{"u-dave", "d-build"}}, // nested in Engineering Staff
-			{ID: "g-design", DisplayName: "Design", Members: []string{"sp-figma", "u-carol", "c-agency", "u-dave"}},
+			{ID: "g-design", DisplayName: "Design", Members: []string{"sp-figma", "u-carol", "c-agency", "u-dave", "u-guest"}},
 			{ID: "g-marketing", DisplayName: "Marketing", Members: []string{"u-carol", "u-erin"}},
 		},
 	}

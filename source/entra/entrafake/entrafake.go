@@ -25,16 +25,20 @@ import (
 
 // User is one user: its id and its Graph properties (mail,
 // userPrincipalName, givenName, surname, usageLocation, accountEnabled,
-// department, ...).
+// userType, department, ...). A guest has userType Guest and a user
+// principal name with #EXT#; a user without a mailbox has no mail.
 type User struct {
 	ID    string
 	Props map[string]any
 }
 
 // Group is one group; Members are ids of users and of nested groups.
+// HiddenMembership is a Microsoft 365 group whose members only
+// Member.Read.Hidden may list.
 type Group struct {
-	ID, DisplayName string
-	Members         []string
+	ID, DisplayName  string
+	Members          []string
+	HiddenMembership bool
 }
 
 // Member is a directory object that is neither a user nor a group but
@@ -67,12 +71,14 @@ var needs = map[string][]string{
 	"groups": {"GroupMember.Read.All", "Group.Read.All", "Group.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"},
 }
 
-// Tenant is the fake directory.
+// Tenant is the fake directory: its id and verified Domains, either of
+// which names it at the token endpoint.
 type Tenant struct {
-	ID     string
-	Apps   []App
-	Users  []User
-	Groups []Group
+	ID      string
+	Domains []string
+	Apps    []App
+	Users   []User
+	Groups  []Group
 	// Others are the members of groups that are not users or groups.
 	Others []Member
 }
@@ -199,7 +205,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 2 && parts[0] == "groups":
 		s.getGroup(w, r, parts[1])
 	case len(parts) == 3 && parts[0] == "groups" && (parts[2] == "members" || parts[2] == "transitiveMembers"):
-		s.listMembers(w, r, parts[1], parts[2] == "transitiveMembers")
+		s.listMembers(w, r, parts[1], parts[2] == "transitiveMembers", grants)
 	default:
 		graphError(w, http.StatusBadRequest, "BadRequest", "Resource not found for the segment '"+r.URL.Path+"'.")
 	}

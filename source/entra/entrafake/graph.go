@@ -2,6 +2,7 @@ package entrafake
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
@@ -28,8 +29,15 @@ func (u *User) object() object {
 // object returns the properties of a group.
 func (g *Group) object() object { return object{"id": g.ID, "displayName": g.DisplayName} }
 
-// listUsers serves GET /users.
-func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.userObjs) }
+// listUsers serves GET /users; a $select that names a property Graph
+// does not know, or one it returns for a single user only, fails it.
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
+	if msg := badUserSelect(r.URL.Query().Get("$select")); msg != "" {
+		graphError(w, http.StatusBadRequest, "BadRequest", msg)
+		return
+	}
+	s.serveList(w, r, s.userObjs)
+}
 
 // listGroups serves GET /groups.
 func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) { s.serveList(w, r, s.groupObjs) }
@@ -58,11 +66,17 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, id string) {
 	fakeapi.WriteJSON(w, http.StatusOK, selected(g.object(), r.URL.Query().Get("$select")))
 }
 
-// listMembers serves GET /groups/{id}/members and transitiveMembers.
-func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, id string, transitive bool) {
+// listMembers serves GET /groups/{id}/members and transitiveMembers;
+// the members of a group whose membership is hidden need
+// Member.Read.Hidden besides the permission to read groups.
+func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, id string, transitive bool, grants []string) {
 	g, ok := s.group(id)
 	if !ok {
 		graphError(w, http.StatusNotFound, "Request_ResourceNotFound", "Resource '"+id+"' does not exist.")
+		return
+	}
+	if g.HiddenMembership && !slices.Contains(grants, "Member.Read.Hidden") {
+		graphError(w, http.StatusForbidden, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
 		return
 	}
 	s.serveList(w, r, s.members(g.ID, transitive))

@@ -3,6 +3,7 @@ package entrafake
 import (
 	"crypto/rsa"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
@@ -20,7 +21,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 		return
 	}
 	f := r.PostForm
-	if tenant != s.tenant.ID {
+	if !s.names(tenant) {
 		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_request", "AADSTS90002: Tenant '"+tenant+"' not found.")
 		return
 	}
@@ -49,6 +50,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": life, "access_token": tok})
 }
 
+// names reports whether tenant (a path segment of the token endpoint) is
+// the tenant's id or one of its domains, case aside.
+func (s *Server) names(tenant string) bool {
+	return strings.EqualFold(tenant, s.tenant.ID) || slices.ContainsFunc(s.tenant.Domains, func(d string) bool { return strings.EqualFold(d, tenant) })
+}
+
 func (s *Server) app(clientID string) *App {
 	for i := range s.tenant.Apps {
 		if s.tenant.Apps[i].ClientID == clientID {
@@ -66,7 +73,7 @@ func (s *Server) checkCredential(r *http.Request, app *App) (code, desc string) 
 			return "invalid_client", "AADSTS700027: Client assertion failed signature validation."
 		}
 		aud := "http://" + r.Host + r.URL.Path
-		if err := fakeapi.CheckAssertion(a, app.ClientID, aud, app.Certificate.PublicKey.(*rsa.PublicKey)); err != nil {
+		if _, err := fakeapi.CheckAssertion(a, app.ClientID, aud, app.Certificate.PublicKey.(*rsa.PublicKey)); err != nil {
 			return "invalid_client", "AADSTS700027: Client assertion failed signature validation: " + err.Error()
 		}
 		return "", ""

@@ -135,18 +135,18 @@ func (t *Tokens) Grants(r *http.Request, scheme string) ([]string, bool) {
 
 // CheckAssertion verifies a client assertion: RS256 signed by key, issuer
 // and subject clientID, audience the token endpoint aud, not expired,
-// with a jti.
-func CheckAssertion(assertion, clientID, aud string, key *rsa.PublicKey) error {
+// with a jti, which it returns.
+func CheckAssertion(assertion, clientID, aud string, key *rsa.PublicKey) (jti string, err error) {
 	var claims jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(assertion, &claims, func(*jwt.Token) (any, error) { return key, nil },
+	_, err = jwt.ParseWithClaims(assertion, &claims, func(*jwt.Token) (any, error) { return key, nil },
 		jwt.WithValidMethods([]string{"RS256"}), jwt.WithAudience(aud), jwt.WithIssuer(clientID), jwt.WithSubject(clientID), jwt.WithExpirationRequired())
 	if err != nil {
-		return err
+		return "", err
 	}
 	if claims.ID == "" {
-		return errors.New("the assertion has no jti")
+		return "", errors.New("the assertion has no jti")
 	}
-	return nil
+	return claims.ID, nil
 }
 
 // Page returns the window [start, end) of a list of n items that request

@@ -6,8 +6,10 @@ import (
 	"crypto/rsa"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -30,6 +32,12 @@ type Auth interface {
 // prover is an Auth whose requests may prove possession of a key (DPoP).
 type prover interface {
 	dpop() (*dpopKey, error)
+}
+
+// asserter is an Auth that signs a client assertion for each token
+// request (assertionTransport).
+type asserter interface {
+	sign(now time.Time) (string, error)
 }
 
 // StaticToken sends the same credential with every request, as
@@ -64,7 +72,9 @@ func (c ClientSecret) where() string { return c.TokenURL }
 // PrivateKeyJWT is the client credentials grant where the client proves
 // who it is with a JWT it signs (RFC 7523 section 2.2, "private_key_jwt"):
 // Entra ID's certificate credentials and Okta's service apps. A new
-// assertion is signed for each token request.
+// assertion (new jti, iat and exp) is signed for each token request that
+// goes out, retries and DPoP resends included: an assertion's jti may be
+// used once (assertionTransport).
 type PrivateKeyJWT struct {
 	TokenURL, ClientID string
 	Key                *rsa.PrivateKey
@@ -96,20 +106,49 @@ func (p PrivateKeyJWT) dpop() (*dpopKey, error) {
 	return newDPoPKey(p.DPoP)
 }
 
-// assertionSource fetches a token with a freshly signed assertion.
+// assertionSource fetches a token; the token transport signs its
+// assertion (assertionTransport).
 type assertionSource struct {
 	ctx context.Context
 	p   PrivateKeyJWT
 }
 
 func (a *assertionSource) Token() (*oauth2.Token, error) {
-	signed, err := a.p.sign(time.Now())
+	cfg := &clientcredentials.Config{ClientID: a.p.ClientID, TokenURL: a.p.TokenURL, Scopes: a.p.Scopes, AuthStyle: oauth2.AuthStyleInParams,
+		EndpointParams: url.Values{"client_assertion_type": {assertionType}}}
+	return cfg.Token(a.ctx)
+}
+
+// assertionTransport puts a freshly signed client assertion into every
+// token request it sends, so that each attempt (a retry after 429 or a
+// server error, a DPoP resend) carries a jti of its own.
+type assertionTransport struct {
+	sign func(now time.Time) (string, error)
+	base http.RoundTripper
+}
+
+func (t *assertionTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return t.base.RoundTrip(req)
+	}
+	b, err := io.ReadAll(req.Body)
+	req.Body.Close()
 	if err != nil {
 		return nil, err
 	}
-	cfg := &clientcredentials.Config{ClientID: a.p.ClientID, TokenURL: a.p.TokenURL, Scopes: a.p.Scopes, AuthStyle: oauth2.AuthStyleInParams,
-		EndpointParams: url.Values{"client_assertion_type": {assertionType}, "client_assertion": {signed}}}
-	return cfg.Token(a.ctx)
+	form, err := url.ParseQuery(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("the token request's body: %w", err)
+	}
+	signed, err := t.sign(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	form.Set("client_assertion", signed)
+	body := form.Encode()
+	r := req.Clone(req.Context())
+	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+	return t.base.RoundTrip(r)
 }
 
 // sign returns the client assertion: RS256, issuer and subject the client,

@@ -107,10 +107,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // transports returns the transports of token requests and of API
-// requests: with DPoP proofs when auth asks for them; count is told of
+// requests: with a new client assertion in each token request when auth
+// signs one, with DPoP proofs when auth asks for them; count is told of
 // each answer they drop to send a request again.
 func transports(auth Auth, count func(*http.Response)) (token, api http.RoundTripper, err error) {
 	token, api = cleanhttp.DefaultPooledTransport(), apiTransport()
+	if a, ok := auth.(asserter); ok {
+		token = &assertionTransport{sign: a.sign, base: token}
+	}
 	p, ok := auth.(prover)
 	if !ok {
 		return token, api, nil
@@ -190,11 +194,18 @@ const (
 )
 
 // rateLimitReset returns how long until the window of X-Rate-Limit-Reset
-// resets, at most MaxThrottleWait.
+// resets, at most MaxThrottleWait. The reset is a time on the server's
+// clock: the wait is measured from the answer's Date header (plus a
+// second, the header's resolution), as Okta advises, so that a local
+// clock ahead of the server's does not shrink it; from now when the
+// answer has no Date.
 func rateLimitReset(h http.Header, now time.Time) (time.Duration, bool) {
 	sec, err := strconv.ParseInt(h.Get(HeaderRateLimitReset), 10, 64)
 	if err != nil {
 		return 0, false
+	}
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = date.Add(-time.Second)
 	}
 	return min(max(time.Unix(sec, 0).Sub(now), 0), MaxThrottleWait), true
 }

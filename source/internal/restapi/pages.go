@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -265,6 +267,16 @@ func hasToken(list, tok string) bool {
 	}
 	return false
 }
+
+// UsesOperator reports whether a filter or search expression uses the
+// operator op (a word such as "ne") outside quoted strings.
+func UsesOperator(expr, op string) bool {
+	bare := quotedString.ReplaceAllString(expr, `""`)
+	return slices.Contains(strings.FieldsFunc(bare, func(r rune) bool { return r == ' ' || r == '(' || r == ')' }), op)
+}
+
+// quotedString is a double-quoted string with backslash escapes.
+var quotedString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // Attr returns the value at path ("mail", "profile.email",
 // "onPremisesExtensionAttributes.extensionAttribute1") of a decoded JSON

@@ -178,3 +178,38 @@ func TestConnectionRefusedFailsFast(t *testing.T) {
 		t.Errorf("took %s: a refused connection was retried", d)
 	}
 }
+
+// The wait of X-Rate-Limit-Reset is measured on the server's clock (the
+// answer's Date, plus its one-second resolution): a local clock far ahead
+// or behind does not change it.
+func TestRateLimitResetFromTheServersDate(t *testing.T) {
+	server := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	h := http.Header{HeaderRateLimitReset: {strconv.FormatInt(server.Unix()+5, 10)}, "Date": {server.Format(http.TimeFormat)}}
+	for _, skew := range []time.Duration{0, time.Hour, -time.Hour, 30 * time.Second} {
+		if d, ok := rateLimitReset(h, server.Add(skew)); !ok || d != 6*time.Second {
+			t.Errorf("local clock %s off: wait %s %v, want 6s", skew, d, ok)
+		}
+	}
+	h.Del("Date") // no Date: the local clock
+	if d, _ := rateLimitReset(h, server.Add(2*time.Second)); d != 3*time.Second {
+		t.Errorf("without Date: wait %s, want 3s", d)
+	}
+}
+
+// FuzzRateLimitReset: any pair of headers gives a wait in
+// [0, MaxThrottleWait] or none, never a panic.
+func FuzzRateLimitReset(f *testing.F) {
+	f.Add("1700000005", "Tue, 14 Nov 2023 22:13:20 GMT", int64(1700000000))
+	f.Add("-9223372036854775808", "Mon, 01 Jan 0001 00:00:00 GMT", int64(-1<<62))
+	f.Add("9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT", int64(1<<62))
+	f.Fuzz(func(t *testing.T, reset, date string, now int64) {
+		h := http.Header{HeaderRateLimitReset: {reset}, "Date": {date}}
+		d, ok := rateLimitReset(h, time.Unix(0, now))
+		if ok && (d < 0 || d > MaxThrottleWait) {
+			t.Errorf("reset %q date %q: wait %s", reset, date, d)
+		}
+		if b := backoff(DefaultMinWait, DefaultMaxWait, 3, &http.Response{StatusCode: http.StatusTooManyRequests, Header: h}); b < 0 {
+			t.Errorf("backoff %s", b)
+		}
+	})
+}

@@ -38,6 +38,18 @@ func (s *Spec) templates() []keyed {
 	}
 }
 
+// EachAttribute calls fn with the YAML key (prefix + key) and each
+// attribute of every template that parses.
+func (s *Spec) EachAttribute(prefix string, fn func(key, attr string)) {
+	for _, f := range s.templates() {
+		if t, err := ParseTemplate(f.text); err == nil {
+			for _, a := range t.Attributes() {
+				fn(prefix+f.key, a)
+			}
+		}
+	}
+}
+
 // Validate reports every problem of the templates and defaults, each named
 // by prefix and its YAML key ("users.email").
 func (s *Spec) Validate(prefix string) []diag.FieldError {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
+	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
 // object is one API object as a property list.
@@ -14,7 +15,11 @@ func (u *User) object() object {
 }
 
 func (g *Group) object() object {
-	return object{"id": g.ID, "type": "OKTA_GROUP", "profile": map[string]any{"name": g.Name}}
+	typ := g.Type
+	if typ == "" {
+		typ = "OKTA_GROUP"
+	}
+	return object{"id": g.ID, "type": typ, "profile": map[string]any{"name": g.Name}}
 }
 
 func (s *Server) userObjects(string) []object {
@@ -72,13 +77,21 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, all func(string) [
 		return
 	}
 	expr := q.Get("search")
-	if expr == "" && r.URL.Path == "/api/v1/users" {
+	users := r.URL.Path == "/api/v1/users"
+	if users && restapi.UsesOperator(expr, "ne") {
+		oktaError(w, http.StatusBadRequest, "E0000031", "Invalid search criteria: the ne operator is not supported in a user search.")
+		return
+	}
+	if expr == "" && users {
 		expr = `status ne "DEPROVISIONED"`
 	}
 	objs, err := s.listing(r.URL.Path, expr, all)
 	if err != nil {
 		oktaError(w, http.StatusBadRequest, "E0000031", "Invalid search: "+err.Error())
 		return
+	}
+	if expr != "" && r.URL.Path == "/api/v1/groups" {
+		objs = s.lagging(objs)
 	}
 	start, end, next, err := fakeapi.Page(r, "after", len(objs), limit)
 	if err != nil {
@@ -91,6 +104,22 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, all func(string) [
 		w.Header().Add("Link", `<`+next+`>; rel="next"`)
 	}
 	fakeapi.WriteJSON(w, http.StatusOK, objs[start:end])
+}
+
+// lagging leaves out of a group search the groups that it does not show
+// yet (Group.SearchLag), counting this search.
+func (s *Server) lagging(objs []object) []object {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []object
+	for _, o := range objs {
+		if g := s.groups[o["id"].(string)]; g != nil && g.SearchLag > 0 {
+			g.SearchLag--
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 func selfURL(r *http.Request) string { return "http://" + r.Host + r.URL.RequestURI() }

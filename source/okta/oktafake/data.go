@@ -28,7 +28,9 @@ func Generate(token string, n, groups, perUser int) Org {
 const DemoToken = "demo-okta-token-not-a-real-token"
 
 // Demo returns the organization of `orgsync demo --source okta`: the
-// people of the example CSV file and a suspended account.
+// people of the example CSV file (one whose password expired) and a
+// suspended account, in three groups of their own besides the built-in
+// Everyone and a group an app imported, as a real organization has.
 func Demo() Org {
 	user := func(id, mail, first, last, country, status string) User {
 		return User{ID: id, Status: status, Profile: map[string]any{"login": mail, "email": mail, "firstName": first,
@@ -49,6 +51,9 @@ func Demo() Org {
 			{ID: "00g00000000000000eng", Name: "Engineering Staff", Members: []string{"00u0000000000000alice", "00u00000000000000bob", "00u00000000000000dave", "00u00000000000000gina"}},
 			{ID: "00g00000000000design", Name: "Design", Members: []string{"00u0000000000000carol", "00u00000000000000dave"}},
 			{ID: "00g00000000marketing", Name: "Marketing", Members: []string{"00u0000000000000carol", "00u00000000000000erin"}},
+			{ID: "00g00000000everyone", Name: "Everyone", Type: "BUILT_IN", Members: []string{"00u0000000000000alice", "00u00000000000000bob",
+				"00u0000000000000carol", "00u00000000000000dave", "00u00000000000000erin", "00u0000000000000frank", "00u00000000000000gina"}},
+			{ID: "00g0000000000appsync", Name: "Salesforce Users", Type: "APP_GROUP", Members: []string{"00u0000000000000alice"}},
 		},
 	}
 }

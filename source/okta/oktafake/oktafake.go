@@ -35,6 +35,13 @@ type User struct {
 type Group struct {
 	ID, Name string
 	Members  []string
+	// Type is OKTA_GROUP (when empty), APP_GROUP (imported from an app)
+	// or BUILT_IN (Everyone): a real organization has all three.
+	Type string
+	// SearchLag is how many searches by name miss the group before it
+	// shows: Okta's search is eventually consistent, and a group created
+	// moments ago may not be found yet (a read by id finds it).
+	SearchLag int
 }
 
 // App is an API service app that signs in with a private-key JWT.
@@ -71,6 +78,10 @@ type Options struct {
 	// requests made with a DPoP token (the one before stays good); 0
 	// never asks.
 	DPoPNonceEvery int
+	// TokenFaults answers token request n (1-based) with status
+	// TokenFaults[n] (429 or a server error) after its client assertion
+	// was read: the assertion's jti is then used.
+	TokenFaults map[int]int
 }
 
 // Server is a running fake.
@@ -91,11 +102,15 @@ type Server struct {
 	// lists caches each listing after its search (the org does not
 	// change), by path and search expression.
 	lists map[string][]object
+	// jtis are the client assertions' ids seen at the token endpoint;
+	// tokenRequests counts the requests it answered.
+	jtis          map[string]bool
+	tokenRequests int
 }
 
 // Start serves org on a loopback port until Close.
 func Start(org Org, o Options) *Server {
-	s := &Server{org: org, opts: o, users: map[string]*User{}, groups: map[string]*Group{}, lists: map[string][]object{}}
+	s := &Server{org: org, opts: o, users: map[string]*User{}, groups: map[string]*Group{}, lists: map[string][]object{}, jtis: map[string]bool{}}
 	for i := range org.Users {
 		s.users[org.Users[i].ID] = &org.Users[i]
 	}

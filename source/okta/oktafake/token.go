@@ -32,6 +32,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_id is invalid or the client is not authorized.")
 		return
 	}
+	signed, fresh := s.assertion(r, app)
+	if s.tokenFault(w) {
+		return
+	}
+	if signed && !fresh {
+		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_assertion token has already been used. Sign a new one, with a unique jti, for each token request.")
+		return
+	}
 	var jkt string
 	if app.RequireDPoP {
 		var ok bool
@@ -39,9 +47,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	aud := "http://" + r.Host + r.URL.Path
-	if f.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" ||
-		fakeapi.CheckAssertion(f.Get("client_assertion"), app.ClientID, aud, app.Key) != nil {
+	if !signed {
 		fakeapi.OAuthError(w, http.StatusUnauthorized, "invalid_client", "The client_assertion signature is invalid.")
 		return
 	}
@@ -58,6 +64,43 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		typ = "DPoP"
 	}
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"token_type": typ, "expires_in": life, "access_token": tok, "scope": f.Get("scope")})
+}
+
+// assertion checks the client assertion of a token request: a valid
+// signature (signed), and a jti never presented before (fresh). A valid
+// assertion's jti counts as used from its first request on, even when
+// that request then fails for want of a DPoP proof or nonce: Okta accepts
+// an assertion once.
+func (s *Server) assertion(r *http.Request, app *App) (signed, fresh bool) {
+	f := r.PostForm
+	jti, err := fakeapi.CheckAssertion(f.Get("client_assertion"), app.ClientID, "http://"+r.Host+r.URL.Path, app.Key)
+	if f.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" || err != nil {
+		return false, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jtis[jti] {
+		return true, false
+	}
+	s.jtis[jti] = true
+	return true, true
+}
+
+// tokenFault answers the token request with its fault of
+// Options.TokenFaults, if any.
+func (s *Server) tokenFault(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	s.tokenRequests++
+	status, ok := s.opts.TokenFaults[s.tokenRequests]
+	s.mu.Unlock()
+	switch {
+	case !ok:
+	case status == http.StatusTooManyRequests:
+		s.gate.Throttle(w)
+	default:
+		s.gate.Error(w, status)
+	}
+	return ok
 }
 
 // tokenProof checks the DPoP proof of a token request of an app that

@@ -17,6 +17,7 @@ const (
 	EndpointInvites    = "invites"    // 5: /{orgId}/invites/... and /organizations/{orgId}/invites/{email}
 	EndpointProducts   = "products"   // 6: GET /{orgId}/products/
 	EndpointAllUsers   = "allUsers"   // 7: GET /{orgId}/users
+	EndpointGroups     = "groups"     // GET /groups/{orgId}/{page}: user groups and product profiles
 	EndpointToken      = "token"      // both token endpoints
 	EndpointOther      = "other"      // any other path under umwire.BasePath
 )
@@ -28,9 +29,9 @@ type endpoint struct {
 }
 
 // limitedPerClient reports whether the endpoint counts against the
-// per-token limit (endpoints 1-3).
+// per-token limit (endpoints 1-3, and the group listing, a read too).
 func (e endpoint) limitedPerClient() bool {
-	return e.name == EndpointUsers || e.name == EndpointGroupUsers || e.name == EndpointUser
+	return e.name == EndpointUsers || e.name == EndpointGroupUsers || e.name == EndpointUser || e.name == EndpointGroups
 }
 
 // classify names the endpoint of a path under umwire.BasePath and extracts
@@ -44,6 +45,8 @@ func classify(path string) endpoint {
 			return endpoint{EndpointUsers, seg[1]}
 		}
 		return endpoint{EndpointGroupUsers, seg[1]}
+	case seg[0] == "groups" && n == 3:
+		return endpoint{EndpointGroups, seg[1]}
 	case seg[0] == "organizations" && n >= 4 && seg[2] == "users":
 		return endpoint{EndpointUser, seg[1]}
 	case seg[0] == "organizations" && n >= 4 && seg[2] == "invites":
