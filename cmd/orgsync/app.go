@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
@@ -36,7 +38,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"plan":     {"show what a sync would change (dry run)", runPlan},
 		"sync":     {"apply the changes", runSync},
-		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics", runDaemon},
+		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon},
 		"validate": {"check the configuration and read the sources", runValidate},
 		"init":     {"write a commented starter configuration for a kind of source", runInit},
 		"sim":      {"run the service simulator", runSim},
@@ -44,6 +46,11 @@ func commands() map[string]command {
 		"invites":  {"list, resend or revoke pending invites", runInvites},
 		"products": {"list the organization's products", runProducts},
 		"users":    {"list users or look one up", runUsers},
+		"approve":  {"list the changes a safety limit held, or apply one approval", runApprove},
+		"reject":   {"discard the changes a safety limit held", runReject},
+		"apply":    {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply},
+		"show":     {"print a saved plan as text or JSON", runShow},
+		"history":  {"show the changes applied, by user, organization and time", runHistory},
 		"version":  {"print the version, commit and build date", runVersion},
 	}
 }
@@ -68,7 +75,18 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		usage(io.err, cmds)
 		return exitError
 	}
-	return c.run(ctx, io, args[1:])
+	return guarded(io, args[0], func() int { return c.run(ctx, io, args[1:]) })
+}
+
+// guarded runs a command and returns its exit code. A panic in it (a bug)
+// is printed with its stack and exits 1, never with the 2 of Go's own
+// panic exit, which plan --detailed-exitcode gives to "changes pending".
+func guarded(io stdio, name string, cmd func() int) (code int) {
+	if e := crash.Run(func() { code = cmd() }); e != nil {
+		fmt.Fprintf(io.err, "orgsync %s: %v\n%s", name, e, e.Stack)
+		return exitError
+	}
+	return code
 }
 
 // usage lists the commands with their summaries.

@@ -100,7 +100,7 @@ func (t *Target) orgPage(ctx context.Context, page int) (*umapi.UsersPage, error
 	t.LastRead.PagesRead++
 	p, err := t.c.OrgUsersPage(ctx, page, umapi.OrgUsersOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: organization users page %d: %w", page, err)
+		return nil, fmt.Errorf("users page %d: %w", page, err)
 	}
 	return p, nil
 }
@@ -114,7 +114,7 @@ func (t *Target) groupPage(ctx context.Context, group string, page int) (*umapi.
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: members of %q page %d: %w", group, page, err)
+		return nil, fmt.Errorf("members of %q page %d: %w", group, page, err)
 	}
 	return p, nil
 }
@@ -137,7 +137,7 @@ func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, e
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: user %s: %w", name, err)
+		return nil, fmt.Errorf("user %s: %w", name, err)
 	}
 	return w, nil
 }
@@ -293,7 +293,7 @@ func (t *Target) readInvites(ctx context.Context) ([]reconcile.Invite, error) {
 	now := t.opts.Clock()
 	for batch, err := range t.c.Invites(ctx, umapi.InviteQuery{}) {
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: pending invites: %w", err)
+			return nil, fmt.Errorf("pending invites: %w", err)
 		}
 		t.LastRead.InviteBatches++
 		for _, in := range batch {
