@@ -259,6 +259,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("sources: [{csv: {path: [1]}}]\nsafety: {maxRemovals: '5%'}\n"))
 	f.Add([]byte("a: &x {b: 1}\nc: *x\ntarget: {<<: *x}\n"))
 	f.Add([]byte("target: {? {a: 1} : 2, <<: {orgId: x}}\n"))
+	f.Add([]byte("x: &s {csv: {path: a.csv}, filter: 'true'}\nsources: [{<<: *s, ldap: ~}, {<<: [*s, {yaml: *s}]}, {okta: {users: [1]}, entra: 3}, {csv: {? [a] : 1}}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data, "fuzz.yaml")
 		if (cfg == nil) == (err == nil) {
