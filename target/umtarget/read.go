@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
+	"net/http"
 	"strings"
 	"time"
 
@@ -241,11 +241,21 @@ func (t *Target) missingGroups(ctx context.Context, groups []string, users []rec
 	return missing, nil
 }
 
-// listedGroups reads the group listing when some of groups is not an
-// admin group, and returns the lower-cased names it lists; nil when it was
-// not read or the service does not have it (404).
+// listedGroups reads the group listing when more than one of groups is
+// not an admin group (one is answered by a single probe, which the
+// listing cannot beat), and returns the lower-cased names it lists; nil
+// when it was not read or the service does not serve it. The listing is
+// outside the specification's endpoints: a service may refuse it with any
+// 4xx but 429, or 501, at its first page; the Target then never asks for
+// it again.
 func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]bool, error) {
-	if !slices.ContainsFunc(groups, func(g string) bool { return !strings.HasPrefix(g, "_") }) {
+	listable := 0
+	for _, g := range groups {
+		if !strings.HasPrefix(g, "_") {
+			listable++
+		}
+	}
+	if listable < 2 || t.noGroupListing {
 		return nil, nil
 	}
 	names := map[string]bool{}
@@ -253,7 +263,8 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 		t.LastRead.PagesRead++
 		t.LastRead.GroupListPages++
 		p, err := t.c.GroupsPageAt(ctx, page)
-		if page == 0 && umapi.IsNotFound(err) {
+		if page == 0 && notServed(err) {
+			t.noGroupListing = true
 			return nil, nil
 		}
 		if err != nil {
@@ -266,6 +277,15 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 			return names, nil
 		}
 	}
+}
+
+// notServed reports whether err is an answer by which a service says it
+// does not serve an endpoint outside the specification: a 4xx other than
+// 429 (404, but also 400 for a path it does not understand, 401, 403 or
+// 405), or 501.
+func notServed(err error) bool {
+	s := umapi.StatusOf(err)
+	return s >= 400 && s < 500 && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
 }
 
 // memberOfAny is the set of the lower-cased groups that some user belongs
