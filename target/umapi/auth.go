@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,14 +113,34 @@ func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error
 		return "", 0, newAPIError(EndpointToken, resp)
 	}
 	defer resp.Body.Close()
-	var tr umwire.TokenResponse
+	var tr struct {
+		umwire.TokenResponse
+		ExpiresIn json.RawMessage `json:"expires_in"` // see tokenLifetime
+	}
 	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
 		return "", 0, fmt.Errorf("umapi: token: decoding the answer: %w", err)
 	}
-	if tr.AccessToken == "" || tr.ExpiresIn <= 0 {
-		return "", 0, errors.New("umapi: token: the answer has no access_token or expires_in")
+	life, ok := tokenLifetime(tr.ExpiresIn)
+	if tr.AccessToken == "" || !ok {
+		return "", 0, errors.New("umapi: token: the answer has no access_token or no positive expires_in")
 	}
-	return tr.AccessToken, time.Duration(tr.ExpiresIn) * time.Second, nil
+	return tr.AccessToken, life, nil
+}
+
+// maxTokenLifetime bounds the lifetime a token answer may claim, so that
+// it fits a time.Duration; a token that lives longer is fetched again
+// after a year, or after a 401.
+const maxTokenLifetime = 365 * 24 * time.Hour
+
+// tokenLifetime reads expires_in (seconds): a JSON number, possibly with a
+// fraction, or a string holding one, as authorization servers send it.
+func tokenLifetime(raw json.RawMessage) (time.Duration, bool) {
+	v := strings.Trim(strings.TrimSpace(string(raw)), `"`)
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(secs > 0) {
+		return 0, false
+	}
+	return time.Duration(min(secs, maxTokenLifetime.Seconds()) * float64(time.Second)), true
 }
 
 // form returns the token request's fields and path for the configured method.
