@@ -10,7 +10,9 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -102,9 +104,44 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 		if n, err := strconv.Atoi(e.RequestID); err == nil {
 			idx = n
 		}
+		if idx >= 0 && idx < len(req.Entries) && t.renamedBefore(ctx, &req.Entries[idx], e) {
+			continue
+		}
 		out = append(out, reconcile.EntryFailure{Index: idx, Step: e.Step, Code: e.ErrorCode, Message: e.Message})
 	}
 	return out, nil
+}
+
+// renamedBefore reports whether a failure of entry e is the trace of an
+// earlier attempt of the same request that was applied but whose answer
+// was lost: the entry's update changes the email, the retry found the old
+// one gone (error.user.nonexistent at that step), and the user now has
+// the new email and the memberships the entry's later steps add and
+// remove. The check costs one lookup, made only for such a failure.
+func (t *Target) renamedBefore(ctx context.Context, e *reconcile.Entry, f umwire.ActionError) bool {
+	if f.ErrorCode != umwire.ErrUserNonexistent || f.Step < 0 || f.Step >= len(e.Steps) {
+		return false
+	}
+	s := &e.Steps[f.Step]
+	if s.Kind != reconcile.StepUpdate || s.Set == nil || s.Set.Email == nil {
+		return false
+	}
+	u, err := t.c.GetUser(ctx, *s.Set.Email, "")
+	if err != nil {
+		return false
+	}
+	for _, later := range e.Steps[f.Step+1:] {
+		if later.Kind != reconcile.StepAdd && later.Kind != reconcile.StepRemove {
+			return false
+		}
+		for _, g := range later.Groups {
+			has := slices.ContainsFunc(u.Groups, func(h string) bool { return strings.EqualFold(g, h) })
+			if has != (later.Kind == reconcile.StepAdd) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ResendInvite resends the pending invite of email; the service's 404 (no

@@ -1,0 +1,77 @@
+package umtarget
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// dropFirstAction serves sim, except that the first action request is
+// applied and its connection then dropped without an answer (the service
+// did the work, the client cannot know).
+func dropFirstAction(sim http.Handler) http.Handler {
+	var dropped atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/action/") && dropped.CompareAndSwap(false, true) {
+			sim.ServeHTTP(discard{}, r)
+			panic(http.ErrAbortHandler)
+		}
+		sim.ServeHTTP(w, r)
+	})
+}
+
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
+
+// TestRenameRetriedAfterLostAnswer: a request whose answer was lost is
+// sent again; an entry that renamed a user (update of the email) finds
+// the old email gone on the second attempt. That is the first attempt's
+// doing, not a failure: Send reports none when the user now has the new
+// email and the entry's groups.
+func TestRenameRetriedAfterLostAnswer(t *testing.T) {
+	sim := newSim(t, plainOrg(2, func(int) []string { return []string{"G1"} }), umsim.Options{})
+	tg := New(simClient(t, dropFirstAction(sim)), Options{})
+	newEmail := "renamed@example.com"
+	old := plainUser(0, "G1")
+	req := reconcile.Request{Entries: []reconcile.Entry{
+		{User: &old, Steps: []reconcile.Step{
+			{Kind: reconcile.StepUpdate, Set: &reconcile.Attrs{Email: &newEmail}},
+			{Kind: reconcile.StepAdd, Groups: []string{"G2"}},
+		}},
+		{User: &reconcile.User{Type: reconcile.EnterpriseID, Email: plainEmail(1)}, Steps: []reconcile.Step{
+			{Kind: reconcile.StepAdd, Groups: []string{"G3"}},
+		}},
+	}}
+	failed, err := tg.Send(context.Background(), req, false)
+	if err != nil || len(failed) != 0 {
+		t.Fatalf("failures %+v, error %v; want none", failed, err)
+	}
+	got, err := tg.c.GetUser(context.Background(), newEmail, "")
+	if err != nil || !strings.EqualFold(strings.Join(got.Groups, ","), "G1,G2") {
+		t.Errorf("renamed user %+v, %v: want it in G1 and G2", got, err)
+	}
+}
+
+// TestRenameOfAbsentUserFails: the check above does not hide a real
+// failure: renaming a user who does not exist to an email nobody has is
+// reported.
+func TestRenameOfAbsentUserFails(t *testing.T) {
+	sim := newSim(t, plainOrg(1, func(int) []string { return nil }), umsim.Options{})
+	tg := New(simClient(t, sim), Options{})
+	newEmail := "nobody-new@example.com"
+	ghost := plainUser(7)
+	req := reconcile.Request{Entries: []reconcile.Entry{{User: &ghost, Steps: []reconcile.Step{
+		{Kind: reconcile.StepUpdate, Set: &reconcile.Attrs{Email: &newEmail}}}}}}
+	failed, err := tg.Send(context.Background(), req, false)
+	if err != nil || len(failed) != 1 || failed[0].Code != "error.user.nonexistent" {
+		t.Fatalf("failures %+v, error %v; want the entry failed with error.user.nonexistent", failed, err)
+	}
+}
