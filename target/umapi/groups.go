@@ -14,10 +14,16 @@ type GroupsPage struct {
 	Groups []umwire.Group
 }
 
+// groupsBody is the body of a group listing page (see usersBody).
+type groupsBody struct {
+	umwire.GroupsPage
+	LastPage *bool `json:"lastPage"`
+}
+
 // GroupsPageAt reads one page of the organization's user groups and
 // product profiles (GET /groups/{orgId}/{page}); it counts as a read.
 func (c *Client) GroupsPageAt(ctx context.Context, page int) (*GroupsPage, error) {
-	var body umwire.GroupsPage
+	var body groupsBody
 	cl := call{endpoint: EndpointGroups, class: limitRead, method: http.MethodGet,
 		path: "/groups/" + c.orgPath + "/" + strconv.Itoa(page)}
 	resp, err := c.getJSON(ctx, cl, &body)

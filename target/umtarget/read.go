@@ -146,7 +146,7 @@ func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconci
 	var users []reconcile.User
 	for p, page := first, 0; ; {
 		users = appendUsers(users, p.Users, nil)
-		if p.LastPage || page+1 >= pageCount(p.PageInfo) {
+		if p.IsLast() {
 			return users, nil
 		}
 		page++
@@ -273,7 +273,7 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 		for _, g := range p.Groups {
 			names[strings.ToLower(g.GroupName)] = true
 		}
-		if p.LastPage || page+1 >= pageCount(p.PageInfo) {
+		if p.IsLast() {
 			return names, nil
 		}
 	}
