@@ -1,8 +1,12 @@
 package umtarget
 
 import (
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -73,5 +77,56 @@ func TestRenameOfAbsentUserFails(t *testing.T) {
 	failed, err := tg.Send(context.Background(), req, false)
 	if err != nil || len(failed) != 1 || failed[0].Code != "error.user.nonexistent" {
 		t.Fatalf("failures %+v, error %v; want the entry failed with error.user.nonexistent", failed, err)
+	}
+}
+
+// reshapeActionAnswer serves sim, answering action requests as another
+// reading of the specification may: status 207 for a partial result,
+// Content-Type with a charset, a gzip-encoded body (the client asked for
+// it), and an unknown field.
+func reshapeActionAnswer(sim http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/action/") {
+			sim.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		sim.ServeHTTP(rec, r)
+		var body map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			panic(err)
+		}
+		body["undocumented"] = map[string]any{"x": 1}
+		status := rec.Code
+		if body["result"] == "partial" {
+			status = http.StatusMultiStatus
+		}
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(status)
+		zw := gzip.NewWriter(w)
+		_ = json.NewEncoder(zw).Encode(body)
+		_ = zw.Close()
+	})
+}
+
+// TestActionAnswerShapes: a partial result answered 207, gzip-encoded,
+// with a charset and an unknown field, is read like the plain 200: the
+// failing entry (the second: its group does not exist) is reported, the
+// other is done.
+func TestActionAnswerShapes(t *testing.T) {
+	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
+	tg := New(simClient(t, reshapeActionAnswer(sim)), Options{})
+	u0, u1 := plainUser(0), plainUser(1)
+	req := reconcile.Request{Entries: []reconcile.Entry{
+		{User: &u0, Steps: []reconcile.Step{{Kind: reconcile.StepAdd, Groups: []string{"G1"}}}},
+		{User: &u1, Steps: []reconcile.Step{{Kind: reconcile.StepAdd, Groups: []string{"No Such Group"}}}},
+	}}
+	failed, err := tg.Send(context.Background(), req, false)
+	if err != nil || len(failed) != 1 || failed[0].Index != 1 || failed[0].Code != "error.group.not_found" {
+		t.Fatalf("failures %+v, error %v; want entry 1 failed with error.group.not_found", failed, err)
+	}
+	if got, err := tg.c.GetUser(context.Background(), plainEmail(0), ""); err != nil || !slices.Equal(got.Groups, []string{"G1"}) {
+		t.Errorf("user 0 %+v, %v: want it in G1", got, err)
 	}
 }
