@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -27,6 +28,9 @@ type Client struct {
 	stats     *counters
 	log       *zap.Logger
 	orgPath   string // the orgId escaped for a path segment
+	// groupsRefused is the service's refusal of the group listing, once
+	// it answered one (see GroupsPageAt).
+	groupsRefused atomic.Pointer[APIError]
 }
 
 // Option changes how New builds a Client beyond its Config.

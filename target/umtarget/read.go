@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
@@ -245,9 +244,8 @@ func (t *Target) missingGroups(ctx context.Context, groups []string, users []rec
 // not an admin group (one is answered by a single probe, which the
 // listing cannot beat), and returns the lower-cased names it lists; nil
 // when it was not read or the service does not serve it. The listing is
-// outside the specification's endpoints: a service may refuse it with any
-// 4xx but 429, or 501, at its first page; the Target then never asks for
-// it again.
+// outside the specification's endpoints: a service may refuse it at its
+// first page (umapi.IsNotServed), and the client then does not ask again.
 func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]bool, error) {
 	listable := 0
 	for _, g := range groups {
@@ -255,7 +253,7 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 			listable++
 		}
 	}
-	if listable < 2 || t.noGroupListing {
+	if listable < 2 {
 		return nil, nil
 	}
 	names := map[string]bool{}
@@ -263,8 +261,7 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 		t.LastRead.PagesRead++
 		t.LastRead.GroupListPages++
 		p, err := t.c.GroupsPageAt(ctx, page)
-		if page == 0 && notServed(err) {
-			t.noGroupListing = true
+		if page == 0 && umapi.IsNotServed(err) {
 			return nil, nil
 		}
 		if err != nil {
@@ -277,15 +274,6 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 			return names, nil
 		}
 	}
-}
-
-// notServed reports whether err is an answer by which a service says it
-// does not serve an endpoint outside the specification: a 4xx other than
-// 429 (404, but also 400 for a path it does not understand, 401, 403 or
-// 405), or 501.
-func notServed(err error) bool {
-	s := umapi.StatusOf(err)
-	return s >= 400 && s < 500 && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
 }
 
 // memberOfAny is the set of the lower-cased groups that some user belongs

@@ -238,7 +238,7 @@ func TestTestOnlyRunOfDependentRequests(t *testing.T) {
 // listing does not name, is probed. The group listing is outside the
 // specification's endpoints: a service that does not serve it may answer
 // 404, 400 (path not understood), 403 (not permitted), 405 or 501. Each
-// gets one probe per group instead, with the same answer, and the Target
+// gets one probe per group instead, with the same answer, and the client
 // does not ask for the listing again.
 func TestMissingGroupsFromTheGroupListing(t *testing.T) {
 	targets := []string{"G1", "G2", "G3", "P1", "Gone A", "Gone B", "_admin_G1"}
@@ -257,9 +257,9 @@ func TestMissingGroupsFromTheGroupListing(t *testing.T) {
 				}
 				sim.ServeHTTP(w, r)
 			})
-			tg := New(simClient(t, h), Options{})
-			for run := range 2 {
-				missing, err := tg.MissingGroups(context.Background(), targets)
+			c := simClient(t, h)
+			for run := range 2 { // a daemon's runs share the client, each with its own Target
+				missing, err := New(c, Options{}).MissingGroups(context.Background(), targets)
 				if err != nil {
 					t.Fatalf("run %d: %v", run, err)
 				}

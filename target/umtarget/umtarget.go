@@ -51,9 +51,6 @@ type Target struct {
 	opts Options
 	// LastRead describes how the last ReadCurrent read the users.
 	LastRead ReadReport
-	// noGroupListing: the service refused the group listing (see
-	// listedGroups); it is not asked again.
-	noGroupListing bool
 }
 
 // ReadReport says how the current state was read and what it cost.
