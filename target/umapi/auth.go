@@ -87,8 +87,29 @@ type authenticator struct {
 	clock func() time.Time
 }
 
-// fetch asks the authorization server for a token.
+// fetch asks the authorization server for a token. An answer lost in the
+// middle of its body is asked for again (see Client.getJSON).
 func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error) {
+	for n := 0; ; n++ {
+		v, life, err := a.fetchOnce(ctx)
+		var lost *answerLost
+		if !errors.As(err, &lost) || n >= a.cfg.MaxRetries {
+			return v, life, err
+		}
+		if err := sleep(ctx, backoff(a.cfg.RetryWaitMin, a.cfg.RetryWaitMax, n, nil)); err != nil {
+			return "", 0, err
+		}
+	}
+}
+
+// answerLost is a 2xx answer whose body could not be read whole.
+type answerLost struct{ err error }
+
+func (e *answerLost) Error() string { return e.err.Error() }
+func (e *answerLost) Unwrap() error { return e.err }
+
+// fetchOnce sends one token request (retried by the retry policy).
+func (a *authenticator) fetchOnce(ctx context.Context) (string, time.Duration, error) {
 	form, path, err := a.form()
 	if err != nil {
 		return "", 0, err
@@ -118,7 +139,11 @@ func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error
 		ExpiresIn json.RawMessage `json:"expires_in"` // see tokenLifetime
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
-		return "", 0, fmt.Errorf("umapi: token: decoding the answer: %w", err)
+		err = fmt.Errorf("umapi: token: decoding the answer: %w", err)
+		if lostMidway(err) {
+			err = &answerLost{err}
+		}
+		return "", 0, err
 	}
 	life, ok := tokenLifetime(tr.ExpiresIn)
 	if tr.AccessToken == "" || !ok {
