@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // dropFirstAction serves sim, except that the first action request is
@@ -128,5 +129,29 @@ func TestActionAnswerShapes(t *testing.T) {
 	}
 	if got, err := tg.c.GetUser(context.Background(), plainEmail(0), ""); err != nil || !slices.Equal(got.Groups, []string{"G1"}) {
 		t.Errorf("user 0 %+v, %v: want it in G1", got, err)
+	}
+}
+
+// TestUsernameRenameRetriedAfterLostAnswer: the same for a Federated ID
+// named by its username, whose username the entry changes.
+func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
+	st := randomOrg(nil, 0)
+	st.Users = []umsim.User{{Type: umwire.TypeFederatedID, Username: "fuser", Domain: "fed.example.net",
+		Email: "fuser@example.com", FirstName: "F", LastName: "U", Country: "US", Groups: []string{"G1"}}}
+	sim := newSim(t, st, umsim.Options{})
+	tg := New(simClient(t, dropFirstAction(sim)), Options{})
+	newName := "fuser2"
+	u := reconcile.User{Type: reconcile.FederatedID, Username: "fuser", Domain: "fed.example.net", Email: "fuser@example.com"}
+	req := reconcile.Request{Entries: []reconcile.Entry{{User: &u, Steps: []reconcile.Step{
+		{Kind: reconcile.StepUpdate, Set: &reconcile.Attrs{Username: &newName}},
+		{Kind: reconcile.StepRemove, Groups: []string{"G1"}},
+	}}}}
+	failed, err := tg.Send(context.Background(), req, false)
+	if err != nil || len(failed) != 0 {
+		t.Fatalf("failures %+v, error %v; want none", failed, err)
+	}
+	got, err := tg.c.GetUser(context.Background(), newName, "fed.example.net")
+	if err != nil || len(got.Groups) != 0 {
+		t.Errorf("renamed user %+v, %v: want it found, in no group", got, err)
 	}
 }

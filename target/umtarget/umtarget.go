@@ -111,19 +111,28 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 
 // renamedBefore reports whether a failure of entry e is the trace of an
 // earlier attempt of the same request that was applied but whose answer
-// was lost: the entry's update changes the email, the retry found the old
-// one gone (error.user.nonexistent at that step), and the user now has
-// the new email and the memberships the entry's later steps add and
-// remove. The check costs one lookup, made only for such a failure.
+// was lost: the entry's update renames the user it is rooted at (its
+// email, or the username of a Federated ID named by username), the retry
+// found the old name gone (error.user.nonexistent at that step), and the
+// user now has the new name and the memberships the entry's later steps
+// add and remove. The check costs one lookup, made only for such a
+// failure.
 func (t *Target) renamedBefore(ctx context.Context, e *reconcile.Entry, f umwire.ActionError) bool {
-	if f.ErrorCode != umwire.ErrUserNonexistent || f.Step < 0 || f.Step >= len(e.Steps) {
+	if f.ErrorCode != umwire.ErrUserNonexistent || e.User == nil || f.Step < 0 || f.Step >= len(e.Steps) {
 		return false
 	}
 	s := &e.Steps[f.Step]
-	if s.Kind != reconcile.StepUpdate || s.Set == nil || s.Set.Email == nil {
+	if s.Kind != reconcile.StepUpdate || s.Set == nil {
 		return false
 	}
-	u, err := t.c.GetUser(ctx, *s.Set.Email, "")
+	name, domain := s.Set.Email, ""
+	if root := rootOf(e.User, false); root.Domain != "" {
+		name, domain = s.Set.Username, root.Domain
+	}
+	if name == nil {
+		return false
+	}
+	u, err := t.c.GetUser(ctx, *name, domain)
 	if err != nil {
 		return false
 	}
