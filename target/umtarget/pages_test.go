@@ -2,12 +2,17 @@ package umtarget
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -56,5 +61,36 @@ func TestReadWithPageCountAsLastIndex(t *testing.T) {
 	}
 	if members != 25 {
 		t.Errorf("member listing: %d users, want 25", members)
+	}
+}
+
+// TestReadWithoutEndMarks: a service whose answers carry neither lastPage
+// nor the page headers, and that answers its last page for any index
+// beyond it (as the specification says), is read to its end and no
+// further: the page that repeats the last one ends the listing.
+func TestReadWithoutEndMarks(t *testing.T) {
+	sim := newSim(t, plainOrg(25, func(int) []string { return nil }), umsim.Options{PageSize: 10})
+	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/users/") {
+			sim.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		sim.ServeHTTP(rec, r)
+		var body map[string]any
+		_ = json.Unmarshal(rec.Body.Bytes(), &body)
+		delete(body, "lastPage")
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	tg := New(simClient(t, bare), Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cur, err := tg.ReadCurrent(ctx, reconcile.ReadNeeds{AllUsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur.Users) != 25 || sim.Stats().Count(gate.EndpointUsers, 200) != 4 {
+		t.Errorf("%d users in %d pages, want 25 in 4 (the last one read twice)", len(cur.Users), sim.Stats().Count(gate.EndpointUsers, 200))
 	}
 }

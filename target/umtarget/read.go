@@ -141,19 +141,20 @@ func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, e
 	return w, nil
 }
 
+// readOrg reads the organization listing on from its first page, with the
+// client's guards against a service that never marks its last page.
 func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconcile.User, error) {
 	var users []reconcile.User
-	for p, page := first, 0; ; {
+	for p, err := range t.c.OrgUsersFrom(ctx, first, umapi.OrgUsersOptions{}) {
+		if err != nil {
+			return nil, fmt.Errorf("umtarget: organization users: %w", err)
+		}
+		if p != first {
+			t.LastRead.PagesRead++
+		}
 		users = appendUsers(users, p.Users, nil)
-		if p.IsLast() {
-			return users, nil
-		}
-		page++
-		var err error
-		if p, err = t.orgPage(ctx, page); err != nil {
-			return nil, err
-		}
 	}
+	return users, nil
 }
 
 // appendUsers converts the listed users, skipping keys in seen (when not

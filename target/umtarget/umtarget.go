@@ -23,6 +23,7 @@ import (
 // Client is what umtarget needs of *umapi.Client.
 type Client interface {
 	OrgUsersPage(ctx context.Context, page int, o umapi.OrgUsersOptions) (*umapi.UsersPage, error)
+	OrgUsersFrom(ctx context.Context, first *umapi.UsersPage, o umapi.OrgUsersOptions) iter.Seq2[*umapi.UsersPage, error]
 	GroupUsersPage(ctx context.Context, group string, page int, o umapi.GroupUsersOptions) (*umapi.UsersPage, error)
 	GetUser(ctx context.Context, email, domain string) (*umwire.User, error)
 	GroupsPageAt(ctx context.Context, page int) (*umapi.GroupsPage, error)
