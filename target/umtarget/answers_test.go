@@ -81,6 +81,18 @@ func TestRenameOfAbsentUserFails(t *testing.T) {
 	}
 }
 
+// answerOf serves r through h and returns the status and the JSON body
+// of its answer.
+func answerOf(h http.Handler, r *http.Request) (int, map[string]any) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		panic(err)
+	}
+	return rec.Code, body
+}
+
 // reshapeActionAnswer serves sim, answering action requests as another
 // reading of the specification may: status 207 for a partial result,
 // Content-Type with a charset, a gzip-encoded body (the client asked for
@@ -91,14 +103,8 @@ func reshapeActionAnswer(sim http.Handler) http.Handler {
 			sim.ServeHTTP(w, r)
 			return
 		}
-		rec := httptest.NewRecorder()
-		sim.ServeHTTP(rec, r)
-		var body map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-			panic(err)
-		}
+		status, body := answerOf(sim, r)
 		body["undocumented"] = map[string]any{"x": 1}
-		status := rec.Code
 		if body["result"] == "partial" {
 			status = http.StatusMultiStatus
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,10 +74,7 @@ func TestReadWithoutEndMarks(t *testing.T) {
 			sim.ServeHTTP(w, r)
 			return
 		}
-		rec := httptest.NewRecorder()
-		sim.ServeHTTP(rec, r)
-		var body map[string]any
-		_ = json.Unmarshal(rec.Body.Bytes(), &body)
+		_, body := answerOf(sim, r)
 		delete(body, "lastPage")
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
