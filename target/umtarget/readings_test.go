@@ -1,0 +1,90 @@
+package umtarget
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umsim"
+	"github.com/orgsync/orgsync/target/umsim/gate"
+)
+
+// refuseGroupListing serves h, answering the group listing (outside the
+// specification's endpoints) 405 as a service that does not serve it may.
+func refuseGroupListing(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/groups/") {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cutEvery serves h, but cuts every n-th API answer in the middle of its
+// body and closes the connection (the request was served all the same).
+func cutEvery(h http.Handler, n int32) http.Handler {
+	var count atomic.Int32
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/v2/") || count.Add(1)%n != 0 {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body[:len(body)/2])
+		panic(http.ErrAbortHandler)
+	})
+}
+
+// TestOneRunAgainstOtherReadings: one run, against a service that reads
+// the specification otherwise than the simulator where it may (the group
+// listing refused, X-Page-Count the last page's index, partial action
+// results answered 207 gzip-encoded) and fails as it may (5xx, dropped
+// connections, action requests applied whose answer is lost, answers cut
+// mid-body), applies the whole plan without a failure, touches nothing
+// outside the policy, and converges.
+func TestOneRunAgainstOtherReadings(t *testing.T) {
+	for seed := range 4 {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 11))
+			st := randomOrg(rng, 80)
+			want := drift(rng, st, 25)
+			sim := newSim(t, st, umsim.Options{PageSize: 7})
+			h := cutEvery(lastIndexPageCount(reshapeActionAnswer(refuseGroupListing(sim))), 7)
+			e := &env{sim: sim, target: New(simClient(t, h), Options{})}
+			pol := policy(reconcile.RemoveGroups)
+			before := sim.Snapshot()
+			sim.SetFaults(gate.Faults{Seed: int64(seed), ErrorRate: 0.1, DropRate: 0.05, AmbiguousRate: 0.2})
+			first, err := e.run(t, want, pol)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			faults := 0
+			for _, n := range sim.Stats().Faults {
+				faults += n
+			}
+			t.Logf("first plan: %s; %d faults injected", first.Counts(), faults)
+			if faults == 0 {
+				t.Fatal("no fault was injected; the test would prove little")
+			}
+			sim.SetFaults(gate.Faults{})
+			if again := e.plan(t, want, pol); !again.Empty() {
+				t.Errorf("not converged after one run:\n%s", render(again))
+			}
+			checkUntouched(t, before, sim.Snapshot(), pol)
+		})
+	}
+}
