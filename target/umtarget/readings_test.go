@@ -2,7 +2,6 @@ package umtarget
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -59,9 +58,7 @@ func cutEvery(h http.Handler, n int32) http.Handler {
 func TestOneRunAgainstOtherReadings(t *testing.T) {
 	for seed := range 4 {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(seed), 11))
-			st := randomOrg(rng, 80)
-			want := drift(rng, st, 25)
+			st, want := driftedOrg(seed, 11)
 			sim := newSim(t, st, umsim.Options{PageSize: 7})
 			h := cutEvery(lastIndexPageCount(reshapeActionAnswer(refuseGroupListing(sim))), 7)
 			e := &env{sim: sim, target: New(simClient(t, h), Options{})}
