@@ -220,6 +220,9 @@ func (t *Target) missingGroups(ctx context.Context, groups []string, users []rec
 	if err != nil {
 		return nil, err
 	}
+	if !believable(listed, users) {
+		listed = nil
+	}
 	for _, g := range unknown {
 		k := strings.ToLower(g)
 		if listed != nil && !strings.HasPrefix(g, "_") {
@@ -275,6 +278,28 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 			return names, nil
 		}
 	}
+}
+
+// believable reports whether a group listing can be believed: it names
+// no group with an empty name, and it names every user group and product
+// profile (every group not starting with "_") that a user read belongs
+// to. The listing's shape is not the specification's: read in another
+// shape it would make existing groups look missing.
+func believable(listed map[string]bool, users []reconcile.User) bool {
+	if listed == nil {
+		return true
+	}
+	if listed[""] {
+		return false
+	}
+	for i := range users {
+		for _, g := range users[i].Groups {
+			if !strings.HasPrefix(g, "_") && !listed[strings.ToLower(g)] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // memberOfAny is the set of the lower-cased groups that some user belongs

@@ -302,3 +302,34 @@ func TestOneUnknownGroupIsProbed(t *testing.T) {
 		t.Errorf("%d member listings, want 2", n)
 	}
 }
+
+// TestGroupListingInAnotherShape: a service may serve a group listing in
+// a shape other than the simulator's: each group's name under "name", or
+// only some kinds of group. A listing that names a group with no name, or
+// leaves out a group some user is in (G1), is not believed: the groups are
+// probed instead, and none is reported missing wrongly.
+func TestGroupListingInAnotherShape(t *testing.T) {
+	for name, body := range map[string]string{
+		"names under another key": `{"lastPage":true,"result":"success","groups":[{"name":"G1"},{"name":"G2"},{"name":"G3"},{"name":"Other"}]}`,
+		"product profiles only":   `{"lastPage":true,"result":"success","groups":[{"groupName":"P1","type":"PRODUCT_PROFILE"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			sim := newSim(t, plainOrg(3, func(int) []string { return []string{"G1"} }), umsim.Options{})
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.Contains(r.URL.Path, "/groups/") {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write([]byte(body))
+					return
+				}
+				sim.ServeHTTP(w, r)
+			})
+			missing, err := New(simClient(t, h), Options{}).MissingGroups(context.Background(), []string{"G1", "G2", "G3", "Gone A"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(missing, []string{"Gone A"}) {
+				t.Errorf("missing %v, want [Gone A]", missing)
+			}
+		})
+	}
+}
