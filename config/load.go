@@ -35,7 +35,7 @@ func Parse(data []byte, name string) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return fail(Problem{Message: "the file is empty"})
 		}
-		return fail(Problem{Message: err.Error()})
+		return fail(syntaxProblem(data, err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {

@@ -18,7 +18,10 @@ type Problem struct {
 // line is not known.
 func (p Problem) String() string {
 	path := p.Path
-	if path == "" {
+	switch {
+	case path == "" && p.Line > 0:
+		return fmt.Sprintf("line %d: %s", p.Line, p.Message)
+	case path == "":
 		path = "(top level)"
 	}
 	if p.Line > 0 {

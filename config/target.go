@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,9 @@ import (
 
 // ClientConfig returns the service client's configuration, with the
 // secrets loaded from where the configuration says they are. Errors name
-// the key and the variable or file, never the secret.
+// the key and the variable or file, never the secret; every secret that
+// cannot be loaded has its own (joined), and the configuration returned
+// with them holds the secrets that could.
 func (t *Target) ClientConfig() (umapi.Config, error) { return t.clientConfig("target") }
 
 // ClientConfig is Target.ClientConfig with errors under the target's path.
@@ -36,23 +39,21 @@ func (t *Target) clientConfig(path string) (umapi.Config, error) {
 		MaxRetries:         t.Retries.Max,
 		RetryWaitMin:       t.Retries.MinWait,
 		RetryWaitMax:       t.Retries.MaxWait,
-		ConfigPath:         path,
 	}
-	var err error
-	if c.ClientSecret, err = loadSecret(path+".auth.clientSecret", t.Auth.ClientSecret); err != nil {
-		return umapi.Config{}, err
+	var errs []error
+	load := func(dst *string, key string, r secret.Ref) {
+		v, err := loadSecret(path+key, r)
+		*dst = v
+		errs = append(errs, err)
 	}
+	load(&c.ClientSecret, ".auth.clientSecret", t.Auth.ClientSecret)
 	if t.Auth.Method == AuthJWT {
-		if c.PrivateKeyPEM, err = loadSecret(path+".auth.privateKey", t.Auth.PrivateKey); err != nil {
-			return umapi.Config{}, err
-		}
+		load(&c.PrivateKeyPEM, ".auth.privateKey", t.Auth.PrivateKey)
 		if t.Auth.PrivateKeyPassphrase.IsSet() {
-			if c.PrivateKeyPassphrase, err = loadSecret(path+".auth.privateKeyPassphrase", t.Auth.PrivateKeyPassphrase); err != nil {
-				return umapi.Config{}, err
-			}
+			load(&c.PrivateKeyPassphrase, ".auth.privateKeyPassphrase", t.Auth.PrivateKeyPassphrase)
 		}
 	}
-	return c, nil
+	return c, errors.Join(errs...)
 }
 
 func loadSecret(path string, r secret.Ref) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/orgsync/orgsync/internal/weburl"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,11 +134,14 @@ func (t *Target) validate(v *validation, path string) {
 		v.errorf(at("orgId"), "%q is not an organization id: expected %s", t.OrgID, umwire.OrgIDForm)
 	}
 	if t.BaseURL == "" {
-		v.errorf(at("baseURL"), "required: the service's base address, e.g. https://usermanagement.example.com")
+		v.errorf(at("baseURL"), "required: the service's base address, e.g. https://%s", PlaceholderHost)
 	}
+	t.noPlaceholders(v, at)
 	checkURL(v, at("baseURL"), t.BaseURL)
+	noAPIPath(v, at("baseURL"), t.BaseURL)
 	if t.AuthBaseURL != t.BaseURL { // else defaulted from baseURL, checked above
 		checkURL(v, at("authBaseURL"), t.AuthBaseURL)
+		noAPIPath(v, at("authBaseURL"), t.AuthBaseURL)
 	}
 	checkURL(v, at("proxy"), t.Proxy)
 	t.Auth.validate(v, at)
@@ -156,6 +160,43 @@ func (t *Target) validate(v *validation, path string) {
 	}
 	if t.TLS.InsecureSkipVerify {
 		v.warnf(at("tls.insecureSkipVerify"), "certificate verification is off: use this only for tests")
+	}
+}
+
+// The placeholder values of the starter configuration `orgsync init`
+// writes: a run with any of them cannot work.
+const (
+	PlaceholderOrgID            = "0123456789ABCDEF@VendorOrg"
+	PlaceholderHost             = "usermanagement.example.com"
+	PlaceholderTechnicalAccount = "0123456789ABCDEF@techacct.example.com"
+)
+
+// noPlaceholders refuses the placeholder values of the starter
+// configuration.
+func (t *Target) noPlaceholders(v *validation, at func(string) string) {
+	placeholder := func(key, value string) {
+		v.errorf(at(key), "%q is the placeholder orgsync init writes: put your organization's value there (the service's admin console shows it)", value)
+	}
+	if t.OrgID == PlaceholderOrgID {
+		placeholder("orgId", t.OrgID)
+	}
+	if t.Auth.TechnicalAccountID == PlaceholderTechnicalAccount {
+		placeholder("auth.technicalAccountId", t.Auth.TechnicalAccountID)
+	}
+	if u, err := url.Parse(t.BaseURL); err == nil && u.Hostname() == PlaceholderHost {
+		placeholder("baseURL", t.BaseURL)
+	}
+	if u, err := url.Parse(t.AuthBaseURL); err == nil && u.Hostname() == PlaceholderHost && t.AuthBaseURL != t.BaseURL {
+		placeholder("authBaseURL", t.AuthBaseURL)
+	}
+}
+
+// noAPIPath refuses an address that holds the service's API path: the
+// documentation says the API lives there, but orgsync adds the path to
+// the base address itself (and the token endpoints are not below it).
+func noAPIPath(v *validation, path, addr string) {
+	if i := strings.Index(addr, umwire.BasePath); i >= 0 {
+		v.errorf(path, "%q holds the API path %s, which orgsync adds itself: write %q", addr, umwire.BasePath, addr[:i])
 	}
 }
 

@@ -7,9 +7,9 @@ import "embed"
 
 // FS holds the example files: csv/, yaml/, multiorg/ and sim/
 // (organization states, demo credentials), plus the OpenLDAP, Active
-// Directory, Entra ID and Okta examples.
+// Directory, Entra ID, Okta and Google Workspace examples.
 //
-//go:embed csv yaml sim openldap activedirectory multiorg entra okta
+//go:embed csv yaml sim openldap activedirectory multiorg entra okta google
 var FS embed.FS
 
 // OpenLDAPReaderPassword is the password of orgsync's read-only account,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -104,4 +105,45 @@ func TestUnknownKindIsAnError(t *testing.T) {
 	if err := misplaced.Check(); err == nil {
 		t.Error("Check accepted invite-groups among the changes")
 	}
+}
+
+// FuzzUnknownKinds builds plans of arbitrary kinds (a plan read from a
+// file may hold anything): nothing panics, a plan holding a kind the table
+// does not know is refused before anything is sent, and any other plan is
+// counted change by change.
+func FuzzUnknownKinds(f *testing.F) {
+	f.Add("create", "remove", "G", true)
+	f.Add("suspend", "update", "", false)
+	f.Add("", "invite-groups", "_org_admin", true)
+	f.Fuzz(func(t *testing.T, k1, k2, group string, remove bool) {
+		u := User{Type: EnterpriseID, Email: "a@x.com"}
+		p := &Plan{UserGroups: []string{group}}
+		for i, k := range []string{k1, k2} {
+			c := Change{Kind: Kind(k), User: u, Group: group, Add: []string{group}}
+			if remove {
+				c.Remove = []string{group}
+			}
+			c.User.Email = fmt.Sprintf("u%d@x.com", i)
+			p.Changes = append(p.Changes, c)
+		}
+		_, known1 := kinds[Kind(k1)]
+		_, known2 := kinds[Kind(k2)]
+		valid := known1 && known2 && k1 != string(KindInviteGroups) && k2 != string(KindInviteGroups)
+		if err := p.Check(); (err == nil) != valid {
+			t.Fatalf("Check(%q, %q) = %v; want valid %v", k1, k2, err, valid)
+		}
+		c := p.Counts()
+		if n := c.CreateGroup + c.Create + c.Update + c.ResendInvite + c.InviteGroups + c.Remove + c.Delete + c.RevokeInvite; valid && n != 2 {
+			t.Errorf("counts %+v: want the 2 changes counted", c)
+		}
+		p.Batches(DefaultLimits())
+		s := &fakeSender{}
+		_, err := Apply(context.Background(), p, s, ApplyOptions{})
+		if !valid && (err == nil || len(s.requests)+len(s.invites) > 0) {
+			t.Errorf("Apply(%q, %q): %v, sent %d requests and %v; want an error and nothing sent", k1, k2, err, len(s.requests), s.invites)
+		}
+		if err := p.Render(&bytes.Buffer{}); (err == nil) != valid {
+			t.Errorf("Render(%q, %q) = %v; want valid %v", k1, k2, err, valid)
+		}
+	})
 }

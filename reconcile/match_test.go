@@ -41,7 +41,7 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 	}
 }
 
-func TestReadScopeFor(t *testing.T) {
+func TestReadNeedsFor(t *testing.T) {
 	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnmatchedInvites: true}
 	users := []User{{Type: VendorID, Email: "a@b.c"}}
 	s := p.ReadNeedsFor(users)

@@ -43,7 +43,7 @@ func TestPolicyValidate(t *testing.T) {
 	}
 }
 
-func TestReadScope(t *testing.T) {
+func TestReadNeeds(t *testing.T) {
 	p := Policy{Managed: []string{"A", "B"}, ExcludeGroups: []string{"X"}, UserGroups: []string{"A"}, CreateUserGroups: true}
 	s := p.ReadNeeds()
 	if strings.Join(s.Groups, ",") != "A,B,X" || s.AllUsers || strings.Join(s.CheckGroups, ",") != "A,B" {

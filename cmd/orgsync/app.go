@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
@@ -68,7 +70,18 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 		usage(io.err, cmds)
 		return exitError
 	}
-	return c.run(ctx, io, args[1:])
+	return guarded(io, args[0], func() int { return c.run(ctx, io, args[1:]) })
+}
+
+// guarded runs a command and returns its exit code. A panic in it (a bug)
+// is printed with its stack and exits 1, never with the 2 of Go's own
+// panic exit, which plan --detailed-exitcode gives to "changes pending".
+func guarded(io stdio, name string, cmd func() int) (code int) {
+	if e := crash.Run(func() { code = cmd() }); e != nil {
+		fmt.Fprintf(io.err, "orgsync %s: %v\n%s", name, e, e.Stack)
+		return exitError
+	}
+	return code
 }
 
 // usage lists the commands with their summaries.

@@ -63,7 +63,7 @@ func TestOpenLDAPExampleByHand(t *testing.T) {
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "openldap", s.url, "ldap://127.0.0.1:3890", url)
 	env := []string{"LDAP_BIND_PASSWORD=" + examples.OpenLDAPReaderPassword}
-	if r := runBinary(t, env, "validate", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "6 desired user(s) from 1 source(s); 0 problem(s)") {
+	if r := runBinary(t, env, "validate", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "configuration valid; 6 desired users from 1 source;") {
 		t.Fatalf("validate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if r := runBinary(t, env, "plan", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "Plan: 3 to create, 3 to update") {

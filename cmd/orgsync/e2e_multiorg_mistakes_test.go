@@ -30,7 +30,7 @@ func TestMultiOrgMistakesNameTheOrganization(t *testing.T) {
 		{"wrong secret for one organization", []string{"clientId: orgsync-demo-emea\n", "clientId: orgsync-demo-emea\n      clientSecret: {file: ../wrong-secret}\n"},
 			[]string{"organization emea: reading the organization", "the service refused the sign-in: check targets[1].orgId (5678EF01@VendorOrg) and targets[1].auth"}, true},
 		{"dead address for one organization", []string{emea, emea + "http://127.0.0.1:9\n    authBaseURL: "},
-			[]string{"organization emea: reading the organization", "cannot reach http://127.0.0.1:9", "check baseURL (targets[1].baseURL)"}, true},
+			[]string{"organization emea: reading the organization", "cannot reach the service at http://127.0.0.1:9", "check targets[1].baseURL"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

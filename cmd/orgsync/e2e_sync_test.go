@@ -226,8 +226,9 @@ func TestDemo(t *testing.T) {
 					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
 				}
 			}
-			// At debug level too, no demo secret (the fakes' included) is printed.
-			for _, secret := range []string{entrafake.DemoSecret, oktafake.DemoToken, "demo-client-secret-not-a-real-secret"} {
+			// At debug level too, no demo secret (the fakes' included, and
+			// no private key such as the Google service account's) is printed.
+			for _, secret := range []string{entrafake.DemoSecret, oktafake.DemoToken, "demo-client-secret-not-a-real-secret", "PRIVATE KEY"} {
 				if strings.Contains(r.stdout+r.stderr, secret) {
 					t.Errorf("the demo printed a secret (%.12s…)", secret)
 				}

@@ -28,6 +28,7 @@ var starterSources = map[string]string{
 	"activedirectory": "activedirectory.yaml",
 	"entra":           "entra.yaml",
 	"okta":            "okta.yaml",
+	"google":          "google.yaml",
 }
 
 // runInit writes a commented starter configuration for one kind of source.

@@ -11,10 +11,11 @@ import (
 )
 
 // TestInitWritesStarterConfigs: each starter configuration loads, its only
-// problem the private key file the administrator has to supply; with it in
-// place the configuration is valid and has the chosen kind of source.
+// problems the placeholders and the private key file the administrator
+// has to supply; with them in place the configuration is valid and has
+// the chosen kind of source.
 func TestInitWritesStarterConfigs(t *testing.T) {
-	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "entra": "entra", "okta": "okta"} {
+	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "entra": "entra", "okta": "okta", "google": "google"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "orgsync.yaml")
@@ -24,8 +25,17 @@ func TestInitWritesStarterConfigs(t *testing.T) {
 			}
 			_, err := config.Load(path)
 			var cerr *config.Error
-			if !errors.As(err, &cerr) || len(cerr.Problems) != 1 || cerr.Problems[0].Path != "target.auth.privateKey.file" {
-				t.Fatalf("want only the missing private key reported, got %v", err)
+			if !errors.As(err, &cerr) || len(cerr.Problems) != 4 || cerr.Problems[3].Path != "target.auth.privateKey.file" {
+				t.Fatalf("want the 3 placeholders and the missing private key reported, got %v", err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			filled := strings.NewReplacer(config.PlaceholderOrgID, "12AB@VendorOrg", config.PlaceholderHost, "um.example.org",
+				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org").Replace(string(data))
+			if err := os.WriteFile(path, []byte(filled), 0o600); err != nil {
+				t.Fatal(err)
 			}
 			key := filepath.Join(dir, "secrets", "private-key.pem")
 			if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {

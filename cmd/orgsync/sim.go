@@ -34,6 +34,8 @@ func addSimFlags(fs *flag.FlagSet) *simFlags {
 	fs.Float64Var(&o.Faults.AmbiguousRate, "ambiguous-rate", 0, "fraction of action requests applied but answered 500 or dropped")
 	fs.Float64Var(&o.Faults.DropRate, "drop-rate", 0, "fraction of requests whose connection is dropped")
 	fs.DurationVar(&o.Faults.Latency, "latency", 0, "latency added to every request")
+	fs.Float64Var(&o.Faults.HangRate, "hang-rate", 0, "fraction of requests accepted and never answered")
+	fs.BoolVar(&o.Faults.HangAll, "hang", false, "accept every request, the token endpoints' too, and never answer")
 	return f
 }
 

@@ -21,9 +21,20 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	if !ok {
 		return code
 	}
+	problems := 0
+	problem := func(err error) { // each problem once, on standard output
+		fmt.Fprintf(io.out, "problem: %v\n", err)
+		problems++
+	}
+	for _, err := range e.cfg.Preflight() {
+		problem(err)
+	}
 	d, err := j.ReadSources(ctx)
-	if err != nil {
-		return fail(io, fs.Name(), err)
+	if err != nil { // every source that failed, one problem each
+		for _, err := range unjoin(err) {
+			problem(err)
+		}
+		d = &run.Sources{}
 	}
 	if f := e.cfg.Scope.UsersFile; f != "" {
 		uf, err := config.ReadUsersFile(f) // readable: Load checked it
@@ -35,7 +46,8 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	for _, p := range d.Problems {
 		fmt.Fprintf(io.out, "problem: %s\n", p)
 	}
-	problems, notices := len(d.Problems), len(d.Notices)
+	problems += len(d.Problems)
+	notices := len(d.Notices)
 	for _, n := range d.Notices {
 		fmt.Fprintf(io.out, "notice: %s\n", n)
 	}
@@ -62,12 +74,32 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	if len(d.Filtered) > 0 {
 		leftOut = fmt.Sprintf(" (%d more left out by a filter or the scope)", len(d.Filtered))
 	}
-	fmt.Fprintf(io.out, "%s: configuration valid; %d desired user(s)%s from %d source(s); %d problem(s); %d notice(s)\n",
-		e.cfg.File, len(d.Users), leftOut, len(e.cfg.Sources), problems, notices)
+	verdict := "configuration valid"
+	if problems > 0 {
+		verdict = fmt.Sprintf("%s to fix", plural(problems, "problem"))
+	}
+	fmt.Fprintf(io.out, "%s: %s; %s%s from %s; %s\n", e.cfg.File, verdict, plural(len(d.Users), "desired user"), leftOut,
+		plural(len(e.cfg.Sources), "source"), plural(notices, "notice"))
 	if problems > 0 {
 		return exitError
 	}
 	return exitOK
+}
+
+// unjoin returns the errors errors.Join joined, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// plural says n things: "1 problem", "3 problems".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // reportMissing prints a line for each target group missing in

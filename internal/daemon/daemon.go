@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/crash"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
@@ -144,7 +145,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 		return
 	}
 	defer d.running.Unlock()
-	res, err := d.job.Sync(ctx, run.Real, nil)
+	res, err := d.syncGuarded(ctx)
 	end := time.Now()
 	d.metrics.observe(res, err, end)
 	st := &RunStatus{Result: "success", End: end.UTC()}
@@ -159,6 +160,21 @@ func (d *daemon) runOnce(ctx context.Context) {
 		d.log.Error("run failed", zap.Error(err))
 	}
 	d.logNextRun()
+}
+
+// syncGuarded is one run. A panic in it (a bug), raised here or turned
+// into an error below, fails the run, not the daemon: it is logged with
+// its stack, counted in the metrics, and the next run comes as scheduled.
+func (d *daemon) syncGuarded(ctx context.Context) (res []*run.Result, err error) {
+	if e := crash.Run(func() { res, err = d.job.Sync(ctx, run.Real, nil) }); e != nil {
+		err = e
+	}
+	var e *crash.Error
+	if errors.As(err, &e) {
+		d.log.Error("a panic ended the run; its stack follows", zap.ByteString("stack", e.Stack))
+		d.metrics.panics.Inc()
+	}
+	return res, err
 }
 
 // mux routes the health, readiness and metrics endpoints.

@@ -23,6 +23,9 @@ type metrics struct {
 	// exported once a run has ended, so that no alert fires before.
 	lastRun    *prometheus.GaugeVec
 	lastResult *prometheus.GaugeVec
+	// panics counts runs that ended in a panic (a bug) the daemon
+	// recovered from; each also counts as a failed run.
+	panics prometheus.Counter
 }
 
 // metricSet is one family of the daemon's metrics.
@@ -54,7 +57,10 @@ func newMetrics() *metrics {
 	m.lastResult = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "orgsync_last_run_success", Help: "1 when the last run succeeded, 0 when it failed (absent before the first run).",
 	}, nil)
-	m.reg.MustRegister(m.lastRun, m.lastResult, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.panics = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "orgsync_run_panics_total", Help: "Runs that ended in a panic (a bug in orgsync) the daemon recovered from.",
+	})
+	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

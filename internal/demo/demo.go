@@ -1,7 +1,7 @@
 // Package demo sets up what `orgsync demo` syncs: the examples copied to a
 // temporary directory, the simulator of the example organizations on a
 // loopback port with the service's own limits, and the server an example
-// reads (a throwaway OpenLDAP, the Entra ID or Okta fake), with the
+// reads (a throwaway OpenLDAP, the Entra ID, Okta or Google Workspace fake), with the
 // example's configuration pointed at them.
 package demo
 
@@ -43,6 +43,7 @@ var Examples = map[string]Example{
 	"ldap":     {Dir: "openldap", start: startSlapd},
 	"entra":    {Dir: "entra", start: startEntra},
 	"okta":     {Dir: "okta", start: startOkta},
+	"google":   {Dir: "google", start: startGoogle},
 }
 
 // Names lists the --source values of the demo.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/google/googlefake"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
@@ -65,6 +66,27 @@ func startOkta(out io.Writer, dir string) ([]string, func(), error) {
 	return []string{
 		"orgURL: https://example.okta.com", "orgURL: " + s.URL,
 		"apiToken: {env: OKTA_API_TOKEN}", "apiToken: {file: demo-secret}",
+	}, s.Close, nil
+}
+
+// startGoogle starts a fake Google Workspace domain for the google
+// example and points the example at it: a service account's key file (of
+// a key made for the run, delegated the read-only scopes) and the
+// Directory API's address.
+func startGoogle(out io.Writer, dir string) ([]string, func(), error) {
+	key, err := googlefake.NewKey("orgsync-demo@orgsync-fake.iam.gserviceaccount.com", "100000000000000000042")
+	if err != nil {
+		return nil, nil, err
+	}
+	s := googlefake.Start(googlefake.Demo(key.Account), googlefake.Options{})
+	if err := writeSecret(dir, "google", string(key.File(s.TokenURL()))); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "Fake Google Workspace domain (Admin SDK Directory API) at %s.\n", s.URL)
+	return []string{
+		"credentials: {file: /etc/orgsync/secrets/google-service-account.json}", "credentials: {file: demo-secret}",
+		"subject: admin@example.com", fmt.Sprintf("subject: %s\n      apiURL: %s", googlefake.DemoSubject, s.URL),
 	}, s.Close, nil
 }
 

@@ -42,7 +42,7 @@ func (j *Job) Apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 	log := p.prepare(j)
 	if p.Err != nil {
-		log.Error("planning failed", zap.Error(p.Err))
+		log.Error("planning failed; the error is reported at the end of the run") // once, by the caller
 		return &Result{Org: p.Org, Mode: mode, Err: p.Err, Elapsed: time.Since(p.start)}
 	}
 	res := &Result{Org: p.Org, Mode: mode, Counts: p.Plan.Counts(), ByKind: map[string]int{}}
@@ -196,7 +196,7 @@ func summary(log *zap.Logger, res *Result, err error) {
 		fields = append(fields, zap.Int("actionRequests", res.Applied.Requests), zap.Int("failures", len(res.Applied.Failures)))
 	}
 	if err != nil {
-		log.Error("summary: finished with errors", append(fields, zap.Error(err))...)
+		log.Error("summary: finished with errors, reported at the end of the run", fields...) // once, by the caller
 		return
 	}
 	log.Info("summary", fields...)

@@ -75,6 +75,7 @@ func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int
 	if err != nil {
 		return nil, err
 	}
+	j.logProblems(d)
 	scope, err := scopeOf(j.scope, d, j.log)
 	if err != nil {
 		return nil, err

@@ -266,7 +266,7 @@ func (j *Job) Client(t *config.NamedTarget) (*umapi.Client, error) {
 	}
 	c, err := umapi.New(cc, umapi.WithLogger(j.orgLog(t).Named("umapi")))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Path(), err)
+		return nil, t.Hint(err)
 	}
 	if j.clients.clients == nil {
 		j.clients.clients = map[string]cachedClient{}

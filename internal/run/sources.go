@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 
@@ -28,7 +29,8 @@ type Sources struct {
 const maxNoticesLogged = 20
 
 // ReadSources reads every source of the configuration in order and merges
-// them. A source that fails as a whole fails the read: a run must never
+// them. A source that fails as a whole fails the read (after the others
+// are read, so that every failure is reported at once): a run must never
 // treat a missing source as "nobody should have access".
 func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
 	// With several sources, a mapping rule may name a group that only one
@@ -41,10 +43,12 @@ func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
 	}
 	results := make([]source.NamedResult, 0, len(srcs))
 	d := &Sources{}
+	var failed []error
 	for _, s := range srcs {
 		r, err := s.Read(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name(), err)
+		if err != nil { // the others are read all the same, so that every failure is reported at once
+			failed = append(failed, fmt.Errorf("%s: %w", s.Name(), err))
+			continue
 		}
 		j.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)),
 			zap.Int("leftOut", len(r.Filtered)))
@@ -53,17 +57,20 @@ func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
 		d.Filtered = append(d.Filtered, r.Filtered...)
 		d.Traces = append(d.Traces, r.Traces...)
 	}
+	if len(failed) > 0 {
+		return nil, errors.Join(failed...)
+	}
 	accepted, err := source.CheckGroups(results)
 	if err != nil {
 		return nil, err
 	}
 	d.Users, d.Problems = source.Merge(results)
-	j.logProblems(d)
 	d.Held = j.holdAccepted(accepted, results, j.mapper)
 	return d, nil
 }
 
-// logProblems warns of each problem and of the first notices.
+// logProblems warns of each problem and of the first notices (validate,
+// which prints them, does not).
 func (j *Job) logProblems(d *Sources) {
 	for _, p := range d.Problems {
 		j.log.Warn("source problem: "+p.String(), zap.String("source", p.Source))

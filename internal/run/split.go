@@ -9,6 +9,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/orgsync/orgsync/internal/crash"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -116,15 +117,22 @@ func present(users, others []reconcile.User, current []reconcile.User) []reconci
 // each runs job for 0 <= i < n, all at once, and returns when all are
 // done: each organization is bound by the service's limits for it, not
 // by this process, so together they take about as long as the slowest
-// alone. A job keeps what it finds (its error too) in its own result.
+// alone. A job keeps what it finds (its error too) in its own result. A
+// job that panics stops no other; once all are done, the first panic is
+// raised again in the caller's goroutine (as a *crash.Error with the
+// job's stack), where the command or the daemon recovers it.
 func each(ctx context.Context, n int, job func(ctx context.Context, i int)) {
+	panics := make([]*crash.Error, n)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			job(ctx, i)
+			panics[i] = crash.Run(func() { job(ctx, i) })
 		}()
 	}
 	wg.Wait()
+	for _, p := range panics {
+		crash.Rethrow(p)
+	}
 }

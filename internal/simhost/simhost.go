@@ -56,7 +56,9 @@ func Listen(addr, certFile, keyFile string) (net.Listener, string, error) {
 // Serve serves h on ln until ctx ends, then shuts down gracefully,
 // letting requests in flight finish.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// Requests live in ctx, so that those the simulator holds unanswered
+	// (--hang) end when it stops instead of holding up the shutdown.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

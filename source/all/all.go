@@ -7,6 +7,7 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/entra"
+	"github.com/orgsync/orgsync/source/google"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/yamlfile"
@@ -20,5 +21,6 @@ func Kinds() source.Kinds {
 		source.KindOf[ldap.Config]("ldap"),
 		source.KindOf[entra.Config]("entra"),
 		source.KindOf[okta.Config]("okta"),
+		source.KindOf[google.Config]("google"),
 	}
 }

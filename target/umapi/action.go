@@ -34,11 +34,11 @@ type ActionOptions struct {
 // ambiguous failure its error is returned as is and IsAmbiguous reports it.
 func (c *Client) Action(ctx context.Context, entries []umwire.Entry, o ActionOptions) (*umwire.ActionResponse, error) {
 	if len(entries) == 0 || len(entries) > umwire.MaxEntriesPerRequest {
-		return nil, fmt.Errorf("umapi: action: %d entries, a request holds 1 to %d", len(entries), umwire.MaxEntriesPerRequest)
+		return nil, fmt.Errorf("action: %d entries, a request holds 1 to %d", len(entries), umwire.MaxEntriesPerRequest)
 	}
 	body, err := json.Marshal(entries)
 	if err != nil {
-		return nil, fmt.Errorf("umapi: action: encoding the entries: %w", err)
+		return nil, fmt.Errorf("action: encoding the entries: %w", err)
 	}
 	var q url.Values
 	if o.TestOnly {
@@ -174,7 +174,7 @@ func (c *Client) batchRequest(ctx context.Context, rep *BatchReport, entries []u
 		if ctx.Err() != nil || !ownFailure(err) {
 			return err
 		}
-		c.log.Warn("umapi: action request failed", zap.Int("request", reqNo), zap.Error(err))
+		c.log.Warn("action request failed", zap.Int("request", reqNo), zap.Error(err))
 		return nil
 	}
 	applyResponse(results, entries[start:end], resp, c.log)
@@ -226,7 +226,7 @@ func applyResponse(results []EntryResult, entries []umwire.Entry, resp *umwire.A
 	for _, e := range resp.Errors {
 		i, ok := entryIndex(entries, e.Index, e.RequestID)
 		if !ok {
-			log.Warn("umapi: action error for an entry not in the request", zap.Int("index", e.Index), zap.String("code", e.ErrorCode))
+			log.Warn("action error for an entry not in the request", zap.Int("index", e.Index), zap.String("code", e.ErrorCode))
 			continue
 		}
 		r := &results[i]

@@ -115,10 +115,10 @@ func (a *authenticator) fetchOnce(ctx context.Context) (string, time.Duration, e
 		return "", 0, err
 	}
 	u := a.cfg.AuthBaseURL + path
-	ctx = withCall(ctx, newCallInfo(EndpointToken, limitNone, u))
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, u, []byte(form.Encode()))
+	ci := newCallInfo(EndpointToken, limitNone, u)
+	req, err := retryablehttp.NewRequestWithContext(withCall(ctx, ci), http.MethodPost, u, []byte(form.Encode()))
 	if err != nil {
-		return "", 0, fmt.Errorf("umapi: token request: %w", err)
+		return "", 0, fmt.Errorf("sign-in: building the request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -128,26 +128,28 @@ func (a *authenticator) fetchOnce(ctx context.Context) (string, time.Duration, e
 	case errors.As(err, &ue):
 		return "", 0, err
 	case err != nil:
-		return "", 0, fmt.Errorf("umapi: token: %w", err)
+		return "", 0, fmt.Errorf("sign-in: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", 0, newAPIError(EndpointToken, resp)
+		ae := newAPIError(EndpointToken, resp)
+		if unlikeTokenEndpoint(ae) {
+			return "", 0, &UnreachableError{Endpoint: EndpointToken, URL: ci.origin, Attempts: 1, Reason: ReasonNotService, Err: ae}
+		}
+		return "", 0, ae
 	}
 	defer resp.Body.Close()
 	var tr struct {
 		umwire.TokenResponse
 		ExpiresIn json.RawMessage `json:"expires_in"` // see tokenLifetime
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
-		err = fmt.Errorf("umapi: token: decoding the answer: %w", err)
-		if lostMidway(err) {
-			err = &answerLost{err}
-		}
-		return "", 0, err
+	err = json.NewDecoder(resp.Body).Decode(&tr)
+	if err != nil && lostMidway(err) {
+		return "", 0, &answerLost{fmt.Errorf("sign-in: decoding the answer: %w", err)}
 	}
 	life, ok := tokenLifetime(tr.ExpiresIn)
-	if tr.AccessToken == "" || !ok {
-		return "", 0, errors.New("umapi: token: the answer has no access_token or no positive expires_in")
+	if err != nil || tr.AccessToken == "" || !ok {
+		return "", 0, &UnreachableError{Endpoint: EndpointToken, URL: ci.origin, Attempts: 1, Reason: ReasonNotService,
+			Err: errors.New("HTTP 200 without an access_token and a positive expires_in")}
 	}
 	return tr.AccessToken, life, nil
 }
@@ -166,6 +168,22 @@ func tokenLifetime(raw json.RawMessage) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(min(secs, maxTokenLifetime.Seconds()) * float64(time.Second)), true
+}
+
+// unlikeTokenEndpoint reports whether a refusal of a token request is not
+// one a token endpoint gives: the service's token endpoints name an error
+// (contract 1) in every refusal, a web server that is not the service
+// answers 404, 405 or 501 or a refusal without one (the service's API
+// answers 401 with an empty body, as it does to a token request sent below
+// its API path).
+func unlikeTokenEndpoint(ae *APIError) bool {
+	switch {
+	case ae.StatusCode == http.StatusNotImplemented:
+		return true
+	case ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500:
+		return false
+	}
+	return ae.Code == ""
 }
 
 // form returns the token request's fields and path for the configured method.
@@ -196,7 +214,7 @@ func (a *authenticator) signJWT() (string, error) {
 	}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodRS256, claims).SignedString(a.key)
 	if err != nil {
-		return "", fmt.Errorf("umapi: signing the JWT: %w", err)
+		return "", fmt.Errorf("signing the sign-in JWT: %w", err)
 	}
 	return s, nil
 }
@@ -210,18 +228,18 @@ func parsePrivateKey(pemText, passphrase string) (*rsa.PrivateKey, error) {
 	block, _ := pem.Decode([]byte(strings.TrimSpace(pemText)))
 	switch {
 	case block == nil:
-		return nil, errors.New("privateKey: not PEM (expected -----BEGIN RSA PRIVATE KEY-----, -----BEGIN PRIVATE KEY----- or -----BEGIN ENCRYPTED PRIVATE KEY-----)")
+		return nil, errors.New("not PEM (expected -----BEGIN RSA PRIVATE KEY-----, -----BEGIN PRIVATE KEY----- or -----BEGIN ENCRYPTED PRIVATE KEY-----)")
 	case block.Type == "ENCRYPTED PRIVATE KEY":
 		return decryptPrivateKey(block.Bytes, passphrase)
 	case block.Headers["Proc-Type"] == "4,ENCRYPTED":
-		return nil, errors.New("privateKey: encrypted in the legacy OpenSSL format, which is insecure: convert it to encrypted PKCS#8 (openssl pkcs8 -topk8 -v2 aes-256-cbc -in old.pem -out new.pem) and set privateKeyPassphrase")
+		return nil, errors.New("encrypted in the legacy OpenSSL format, which is insecure: convert it to encrypted PKCS#8 (openssl pkcs8 -topk8 -v2 aes-256-cbc -in old.pem -out new.pem) and set privateKeyPassphrase")
 	}
 	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
 		return k, nil
 	}
 	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("privateKey: PEM block %q is neither a PKCS#1 nor a PKCS#8 private key", block.Type)
+		return nil, fmt.Errorf("PEM block %q is neither a PKCS#1 nor a PKCS#8 private key", block.Type)
 	}
 	return rsaKey(k)
 }
@@ -229,11 +247,11 @@ func parsePrivateKey(pemText, passphrase string) (*rsa.PrivateKey, error) {
 // decryptPrivateKey decrypts an encrypted PKCS#8 RSA key.
 func decryptPrivateKey(der []byte, passphrase string) (*rsa.PrivateKey, error) {
 	if passphrase == "" {
-		return nil, errors.New("privateKey: the key is encrypted (ENCRYPTED PRIVATE KEY): set privateKeyPassphrase to where its passphrase is (env or file)")
+		return nil, errors.New("the key is encrypted (ENCRYPTED PRIVATE KEY): set privateKeyPassphrase to where its passphrase is (env or file)")
 	}
 	k, _, err := pkcs8.ParsePrivateKey(der, []byte(passphrase))
 	if err != nil {
-		return nil, fmt.Errorf("privateKey: cannot decrypt the encrypted PKCS#8 key with privateKeyPassphrase (a wrong passphrase, or a scheme other than PBES2 with PBKDF2 or scrypt and AES or 3DES): %w", err)
+		return nil, fmt.Errorf("cannot decrypt the encrypted PKCS#8 key with privateKeyPassphrase (a wrong passphrase, or a scheme other than PBES2 with PBKDF2 or scrypt and AES or 3DES): %w", err)
 	}
 	return rsaKey(k)
 }
@@ -242,7 +260,7 @@ func decryptPrivateKey(der []byte, passphrase string) (*rsa.PrivateKey, error) {
 func rsaKey(k any) (*rsa.PrivateKey, error) {
 	rk, ok := k.(*rsa.PrivateKey)
 	if !ok {
-		return nil, fmt.Errorf("privateKey: a %T key, RS256 needs an RSA key", k)
+		return nil, fmt.Errorf("a %T key, RS256 needs an RSA key", k)
 	}
 	return rk, nil
 }

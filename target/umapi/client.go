@@ -2,7 +2,6 @@ package umapi
 
 import (
 	"context"
-	"crypto/rsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,8 +50,8 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // claim (for tests with a simulated clock).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
 
-// New checks cfg (every problem at once, each named by its YAML field),
-// applies the defaults and returns a Client. It sends nothing: the first
+// New checks cfg (every problem at once in a *ConfigError, each named by
+// its YAML field), applies the defaults and returns a Client. It sends nothing: the first
 // request fetches the first token.
 func New(cfg Config, opts ...Option) (*Client, error) {
 	o := options{logger: zap.NewNop(), clock: time.Now}
@@ -60,31 +59,23 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		opt(&o)
 	}
 	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("umapi: config: %w", err)
-	}
-	var key *rsa.PrivateKey
-	if cfg.AuthMethod == AuthJWT {
-		k, err := parsePrivateKey(cfg.PrivateKeyPEM, cfg.PrivateKeyPassphrase)
-		if err != nil {
-			return nil, fmt.Errorf("umapi: config: %w", err)
-		}
-		key = k
-	}
-	base, err := baseTransport(cfg)
+	key, base, err := cfg.build()
 	if err != nil {
-		return nil, fmt.Errorf("umapi: config: %w", err)
+		return nil, err
 	}
 	ids, err := newRequestIDs()
 	if err != nil {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
-	c.transport = &transport{base: base, limits: newLimiters(cfg), ids: ids, stats: c.stats}
+	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
+	// The transport bounds each attempt (Config.Timeout), not the http.Client:
+	// the client's timeout would count the rate limiters' waits and the
+	// token fetch too, and hide a failed token fetch behind its own error.
 	c.http = &retryablehttp.Client{
-		HTTPClient:   &http.Client{Timeout: cfg.Timeout, Transport: c.transport},
+		HTTPClient:   &http.Client{Transport: c.transport},
 		RetryMax:     maxRetryMax, // checkRetry stops at attemptsAllowed
 		CheckRetry:   c.checkRetry,
 		Backoff:      noBackoff,
@@ -144,11 +135,11 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
 	case err == nil:
 		return resp, nil
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, ctx.Err())
+		return nil, fmt.Errorf("%s: %w", cl.endpoint, ctx.Err())
 	case errors.As(err, &ue), errors.As(err, &ae) && ae.Endpoint == EndpointToken:
 		return nil, err // they name their endpoint
 	}
-	return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, err)
+	return nil, fmt.Errorf("%s: %w", cl.endpoint, err)
 }
 
 // attempt sends the request with the retrying client.
@@ -184,13 +175,13 @@ func (c *Client) getJSON(ctx context.Context, cl call, v any) (*http.Response, e
 		if err == nil {
 			return resp, nil
 		}
-		err = fmt.Errorf("umapi: %s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
+		err = fmt.Errorf("%s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
 		if cl.unsafe || !lostMidway(err) || n >= c.cfg.MaxRetries {
 			return nil, err
 		}
-		c.log.Warn("umapi: answer lost midway; sending again", zap.String("endpoint", cl.endpoint), zap.Error(err))
+		c.log.Warn("the answer was lost midway; sending again", zap.String("endpoint", cl.endpoint), zap.Error(err))
 		if err := sleep(ctx, backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, n, nil)); err != nil {
-			return nil, fmt.Errorf("umapi: %s: %w", cl.endpoint, err)
+			return nil, fmt.Errorf("%s: %w", cl.endpoint, err)
 		}
 	}
 }

@@ -1,12 +1,14 @@
 package umapi
 
 import (
+	"crypto/rsa"
 	"errors"
 	"fmt"
-	"github.com/orgsync/orgsync/internal/weburl"
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/weburl"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -55,11 +57,6 @@ type Config struct {
 	TechAccountID string `yaml:"techAccountID,omitempty" json:"techAccountID,omitempty"`
 	// Scope is the OAuth scope (comma-separated); default DefaultScope.
 	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
-
-	// ConfigPath is where these settings are in the caller's
-	// configuration file ("target", "targets[1]"), for the errors that
-	// name a setting to check; default "target".
-	ConfigPath string `yaml:"-" json:"-"`
 
 	// ClientSecret is the integration's client secret (secret).
 	ClientSecret string `yaml:"-" json:"-"`
@@ -173,25 +170,77 @@ func setDefault[T comparable](field *T, def T) {
 	}
 }
 
-// validate reports every problem of a defaulted configuration at once, each
-// prefixed with its YAML field name.
-func (c Config) validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
+// FieldError is a problem of one field of a Config, named by the field's
+// YAML name ("baseURL", "privateKey"); the caller, which knows where the
+// field is in its own configuration, can name it there.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the problem.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// ConfigError is every problem New (or Config.Check) found in a Config.
+type ConfigError struct{ Problems []*FieldError }
+
+func (e *ConfigError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Error()
 	}
+	return strings.Join(msgs, "; ")
+}
+
+// Check reports every problem of c that New would refuse, as a
+// *ConfigError, without sending anything: required fields, addresses,
+// bounds, the private key (parsed and, when encrypted, decrypted) and the
+// CA file.
+func (c Config) Check() error {
+	_, _, err := c.withDefaults().build()
+	return err
+}
+
+// build checks a defaulted configuration and returns its private key (for
+// AuthJWT) and HTTP transport; the error is a *ConfigError.
+func (c Config) build() (*rsa.PrivateKey, *http.Transport, error) {
+	var problems []*FieldError
+	bad := func(field string, err error) { problems = append(problems, &FieldError{Field: field, Err: err}) }
+	c.validate(bad)
+	var key *rsa.PrivateKey
+	if c.AuthMethod == AuthJWT && c.PrivateKeyPEM != "" {
+		k, err := parsePrivateKey(c.PrivateKeyPEM, c.PrivateKeyPassphrase)
+		if err != nil {
+			bad("privateKey", err)
+		}
+		key = k
+	}
+	tr, err := baseTransport(c)
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		problems = append(problems, fe)
+	}
+	if len(problems) > 0 {
+		return nil, nil, &ConfigError{Problems: problems}
+	}
+	return key, tr, nil
+}
+
+// validate reports each problem of a defaulted configuration to bad.
+func (c Config) validate(bad func(field string, err error)) {
 	c.validateAccess(bad)
 	c.validateBounds(bad)
-	return errors.Join(errs...)
 }
 
 // validateAccess checks the addresses and credentials.
-func (c Config) validateAccess(bad func(field, format string, args ...any)) {
+func (c Config) validateAccess(bad func(field string, err error)) {
 	checkURL := func(field, v string) {
 		if v == "" {
-			bad(field, "required")
+			bad(field, ErrRequired)
 		} else if _, err := weburl.Parse(v); err != nil {
-			bad(field, "%v", err)
+			bad(field, err)
 		}
 	}
 	checkURL("baseURL", c.BaseURL)
@@ -200,30 +249,36 @@ func (c Config) validateAccess(bad func(field, format string, args ...any)) {
 		checkURL("proxyURL", c.ProxyURL)
 	}
 	if c.OrgID == "" {
-		bad("orgID", "required")
+		bad("orgID", ErrRequired)
 	}
 	if c.ClientID == "" {
-		bad("clientID", "required")
+		bad("clientID", ErrRequired)
 	}
 	if c.ClientSecret == "" {
-		bad("clientSecret", "required")
+		bad("clientSecret", ErrRequired)
 	}
 	switch c.AuthMethod {
 	case AuthJWT:
 		if c.TechAccountID == "" {
-			bad("techAccountID", "required for authMethod jwt")
+			bad("techAccountID", errRequiredForJWT)
 		}
 		if c.PrivateKeyPEM == "" {
-			bad("privateKey", "required for authMethod jwt")
+			bad("privateKey", errRequiredForJWT)
 		}
 	case AuthOAuth:
 	default:
-		bad("authMethod", "%q is not %q or %q", c.AuthMethod, AuthJWT, AuthOAuth)
+		bad("authMethod", fmt.Errorf("%q is not %q or %q", c.AuthMethod, AuthJWT, AuthOAuth))
 	}
 }
 
+// ErrRequired is the problem of a field that must be set.
+var ErrRequired = errors.New("required")
+
+// errRequiredForJWT is the problem of a field AuthJWT needs.
+var errRequiredForJWT = fmt.Errorf("%w for authMethod jwt", ErrRequired)
+
 // validateBounds checks the limits, timeouts and waits.
-func (c Config) validateBounds(bad func(field, format string, args ...any)) {
+func (c Config) validateBounds(bad func(field string, err error)) {
 	positive := []struct {
 		field string
 		v     int64
@@ -235,10 +290,10 @@ func (c Config) validateBounds(bad func(field, format string, args ...any)) {
 	}
 	for _, p := range positive {
 		if p.v < 0 {
-			bad(p.field, "must be positive")
+			bad(p.field, errors.New("must be positive"))
 		}
 	}
 	if c.RetryWaitMax < c.RetryWaitMin {
-		bad("retryWaitMax", "%s is below retryWaitMin %s", c.RetryWaitMax, c.RetryWaitMin)
+		bad("retryWaitMax", fmt.Errorf("%s is below retryWaitMin %s", c.RetryWaitMax, c.RetryWaitMin))
 	}
 }

@@ -20,6 +20,6 @@
 // option is not idempotent, so a request holding one is never retried after
 // an ambiguous failure (see Client.Action).
 //
-// The package imports only the wire format (target/umwire) of this project,
-// so it can be used on its own.
+// The package imports only the wire format (target/umwire) and the panic
+// carrier (internal/crash) of this project, so it can be used on its own.
 package umapi

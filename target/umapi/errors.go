@@ -30,7 +30,7 @@ type APIError struct {
 // Error describes the failure without any credential.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "umapi: %s: HTTP %d", e.Endpoint, e.StatusCode)
+	fmt.Fprintf(&b, "%s: HTTP %d", endpointLabel(e.Endpoint), e.StatusCode)
 	if e.Code != "" {
 		fmt.Fprintf(&b, " %s", e.Code)
 	}
@@ -44,6 +44,15 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " [request %s]", e.RequestID)
 	}
 	return b.String()
+}
+
+// endpointLabel names an endpoint in a message: the token endpoints as
+// the sign-in, the others by their names.
+func endpointLabel(endpoint string) string {
+	if endpoint == EndpointToken {
+		return "sign-in"
+	}
+	return endpoint
 }
 
 // StatusOf returns the HTTP status of an *APIError in err's chain, or 0.
@@ -149,44 +158,106 @@ func requestIDOf(resp *http.Response) string {
 	return ""
 }
 
+// maxRetryAfter bounds the wait a Retry-After can ask for: a longer one
+// (or one too large to count in nanoseconds) is taken as this.
+const maxRetryAfter = time.Hour
+
 // parseRetryAfter reads a Retry-After value in seconds or as an HTTP date
-// (relative to now); it returns 0 when the value is absent or unreadable.
+// (relative to now), at most maxRetryAfter; it returns 0 when the value is
+// absent or unreadable.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Duration(max(secs, 0)) * time.Second
+		return time.Duration(min(max(secs, 0), int64(maxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
+		return min(max(t.Sub(now), 0), maxRetryAfter)
 	}
 	return 0
 }
 
+// Reason says why an address that has never answered this client cannot
+// be used.
+type Reason string
+
+// The reasons of UnreachableError.
+const (
+	ReasonRefused     Reason = "refused"      // nothing listens there, or no route to it
+	ReasonUnknownHost Reason = "unknown host" // its host name does not resolve
+	ReasonNoAnswer    Reason = "no answer"    // it accepts connections and answers nothing within Config.Timeout
+	ReasonPlainHTTP   Reason = "plain HTTP"   // an https:// address whose server speaks plain HTTP
+	ReasonNotService  Reason = "not service"  // a web server that does not answer like the service (its token endpoint)
+)
+
+// attempts is how many attempts a reason gets: a refused connection or an
+// unknown host may be a service starting or a name server catching up, so
+// it is tried fastAttempts times; waiting Config.Timeout again for an
+// address that never answered, or asking again in a protocol the server
+// does not speak, only delays the error.
+func (r Reason) attempts() int {
+	if r == ReasonRefused || r == ReasonUnknownHost {
+		return fastAttempts
+	}
+	return 1
+}
+
+// reasonOf classifies a failed attempt's error: "" when it is no reason
+// to think the address is wrong.
+func reasonOf(err error) Reason {
+	var dns *net.DNSError
+	var timeout *attemptTimeout
+	switch {
+	case errors.As(err, &dns):
+		if dns.IsTimeout || dns.IsTemporary {
+			return ""
+		}
+		return ReasonUnknownHost
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return ReasonRefused
+	case errors.As(err, &timeout):
+		return ReasonNoAnswer
+	case strings.Contains(err.Error(), plainHTTPError):
+		return ReasonPlainHTTP
+	}
+	return ""
+}
+
+// plainHTTPError is the text of net/http's error for an https:// request
+// answered in plain HTTP (it has no error type of its own).
+const plainHTTPError = "server gave HTTP response to HTTPS client"
+
 // UnreachableError is a request to an address that never answered this
-// client and refused the connection (or whose host name does not
-// resolve) on every one of a few quick attempts: a wrong address or a
-// service that is down, reported in seconds rather than after the full
-// back-off.
+// client and cannot be used: it refused the connection (or its host name
+// does not resolve) on every one of a few quick attempts, it accepted the
+// connection and answered nothing within the attempt timeout, or it
+// answered plain HTTP to an https:// address. A wrong address or a service
+// that is down is reported at once rather than after the full back-off.
 type UnreachableError struct {
 	Endpoint string // endpoint name; EndpointToken for the authorization server
 	URL      string // scheme://host:port that was tried
 	Attempts int
-	Err      error  // the last attempt's error
-	Path     string // Config.ConfigPath: where the settings are in the configuration
+	Reason   Reason
+	Err      error // the last attempt's error
 }
 
-// Error names the address, the cause and the setting to check.
+// Error names the server, the address and the cause.
 func (e *UnreachableError) Error() string {
-	path := cmp.Or(e.Path, "target")
-	setting := fmt.Sprintf("baseURL (%s.baseURL)", path)
+	what := "the service"
 	if e.Endpoint == EndpointToken {
-		setting = fmt.Sprintf("authBaseURL (%s.authBaseURL, default %[1]s.baseURL)", path)
+		what = "the authorization server"
 	}
-	return fmt.Sprintf("umapi: %s: cannot reach %s after %d attempts: %s; check %s and that the service is running and reachable from this host",
-		e.Endpoint, e.URL, e.Attempts, unreachableCause(e.Err), setting)
+	switch e.Reason {
+	case ReasonNoAnswer:
+		return fmt.Sprintf("%s at %s accepts connections but gave %s", what, e.URL, e.Err)
+	case ReasonPlainHTTP:
+		return fmt.Sprintf("%s at %s answers plain HTTP, not HTTPS", what, e.URL)
+	case ReasonNotService:
+		return fmt.Sprintf("the address %s does not answer like the service's authorization server (%s)", e.URL, e.Err)
+	}
+	return fmt.Sprintf("cannot reach %s at %s after %d attempts: %s", what, e.URL, e.Attempts, unreachableCause(e.Err))
 }
 
 // Unwrap returns the last attempt's error.

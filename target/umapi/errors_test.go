@@ -56,7 +56,7 @@ func FuzzAPIError(f *testing.F) {
 	f.Add(404, "-5", `not json`)
 	f.Fuzz(func(t *testing.T, status int, retryAfter, body string) {
 		ae := newAPIError(EndpointAction, errorResponse(status, retryAfter, body))
-		if ae.RetryAfter < 0 || ae.StatusCode != status || !strings.Contains(ae.Error(), "umapi: action: HTTP") {
+		if ae.RetryAfter < 0 || ae.StatusCode != status || !strings.HasPrefix(ae.Error(), "action: HTTP") {
 			t.Fatalf("status %d retry %q body %q: %+v", status, retryAfter, body, ae)
 		}
 	})

@@ -120,7 +120,7 @@ func entryPages[T any](c *Client, read func(start int) ([]T, error), key func(T)
 			first := key(batch[0])
 			if start > 0 && first == prevFirst {
 				c.stats.pageRepeated()
-				c.log.Warn("umapi: the service answered a batch already read; listing ends here")
+				c.log.Warn("the service answered a batch already read; listing ends here")
 				return
 			}
 			if !yield(batch, nil) || len(batch) < full {

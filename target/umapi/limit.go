@@ -11,7 +11,7 @@ import (
 
 // errWaitPastDeadline: the rate limiter's wait would outlast the context's
 // deadline, so the request is not sent.
-var errWaitPastDeadline = fmt.Errorf("umapi: rate limit wait would exceed the deadline: %w", context.DeadlineExceeded)
+var errWaitPastDeadline = fmt.Errorf("the wait for the rate limit would outlast the deadline: %w", context.DeadlineExceeded)
 
 // limiters keep a client within the service's sliding-window limits with
 // two mechanisms per limit:

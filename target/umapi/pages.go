@@ -5,6 +5,8 @@ import (
 	"iter"
 
 	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // pageReader reads one page of a listing.
@@ -53,7 +55,7 @@ func (c *Client) continuePages(ctx context.Context, first *UsersPage, read pageR
 			}
 			if markOf(p).repeats(prev) {
 				c.stats.pageRepeated()
-				c.log.Warn("umapi: the service answered a page already read; listing ends here",
+				c.log.Warn("the service answered a page already read; listing ends here",
 					zap.Int("page", page), zap.Int("currentPage", p.CurrentPage),
 					zap.Int("pageCount", p.PageCount), zap.String("requestID", p.RequestID))
 				return
@@ -100,10 +102,12 @@ type readAhead struct {
 	results []chan pageResult
 }
 
-// pageResult is one page read ahead, or the error reading it.
+// pageResult is one page read ahead, or the error reading it, or the
+// panic of its reader (raised again in the goroutine that takes the page).
 type pageResult struct {
-	page *UsersPage
-	err  error
+	page   *UsersPage
+	err    error
+	panics *crash.Error
 }
 
 // startReadAhead starts reading pages from..count-1, at most depth at a
@@ -122,8 +126,9 @@ func startReadAhead(ctx context.Context, read pageReader, from, count, depth int
 				return
 			}
 			go func() {
-				p, err := read(ctx, page)
-				ra.results[page] <- pageResult{p, err}
+				var r pageResult
+				r.panics = crash.Run(func() { r.page, r.err = read(ctx, page) })
+				ra.results[page] <- r
 			}()
 		}
 	}()
@@ -139,6 +144,7 @@ func (ra *readAhead) next(page int) (*UsersPage, error) {
 	select {
 	case r := <-ra.results[page]:
 		<-ra.slots
+		crash.Rethrow(r.panics)
 		return r.page, r.err
 	case <-ra.ctx.Done():
 		return nil, ra.ctx.Err()

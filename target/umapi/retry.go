@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"syscall"
+	"net/url"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -60,9 +59,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 
 // retryable is checkRetry's decision without the wait.
 func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Response, err error) (bool, error) {
-	if c.neverReached(ci, err) {
-		if n := int(ci.attempts.Load()); n >= min(fastAttempts, c.attemptsAllowed(ci)) {
-			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: n, Err: err, Path: c.cfg.ConfigPath}
+	if reason := c.neverReached(ci, err); reason != "" {
+		if n := int(ci.attempts.Load()); n >= min(reason.attempts(), c.attemptsAllowed(ci)) {
+			return false, &UnreachableError{Endpoint: ci.endpoint, URL: ci.origin, Attempts: n, Reason: reason, Err: withoutURL(err)}
 		}
 		return true, nil
 	}
@@ -88,6 +87,16 @@ func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Respons
 	return resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented, nil
 }
 
+// withoutURL returns the cause of a *url.Error (which repeats the method
+// and the whole address), else err.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
 // attemptsAllowed is the most attempts of the call: the first, MaxRetries
 // retries, and one more for each 401 answered with a new token (so that a
 // token refresh is not lost when retries are turned off).
@@ -101,7 +110,7 @@ func (c *Client) waitBefore(ci *callInfo, resp *http.Response, err error) time.D
 	switch {
 	case resp != nil && resp.StatusCode == http.StatusUnauthorized:
 		return 0
-	case c.neverReached(ci, err):
+	case c.neverReached(ci, err) != "":
 		return backoff(min(c.cfg.RetryWaitMin, fastWaitMax), fastWaitMax, n, nil)
 	}
 	return backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, n, resp)
@@ -117,7 +126,7 @@ func (c *Client) logRetry(ci *callInfo, resp *http.Response, err error) {
 	} else if resp != nil {
 		reason = fmt.Sprintf("HTTP %d", resp.StatusCode)
 	}
-	c.log.Warn(fmt.Sprintf("umapi: %s: attempt %d of %d failed (%s); next attempt in %s",
+	c.log.Warn(fmt.Sprintf("%s: attempt %d of %d failed (%s); next attempt in %s",
 		ci.endpoint, n, most, reason, ci.wait.Round(time.Millisecond)),
 		zap.String("endpoint", ci.endpoint), zap.Int("attempt", n), zap.Int("attempts", most),
 		zap.Duration("wait", ci.wait), zap.String("reason", reason))
@@ -146,33 +155,32 @@ func prepareRetry(req *http.Request) error {
 // attempt it follows.
 func noBackoff(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 }
 
-// neverReached reports whether the attempt failed because the call's
-// address, which has never answered this client, is unreachable.
-func (c *Client) neverReached(ci *callInfo, err error) bool {
-	return err != nil && isUnreachable(err) && !c.reached(ci.host)
-}
-
-// isUnreachable reports whether err says nothing listens at the address
-// (connection refused, no route) or its host name does not resolve.
-func isUnreachable(err error) bool {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return !dns.IsTimeout && !dns.IsTemporary
+// neverReached returns why the attempt failed when the call's address,
+// which has never answered this client, cannot be used; "" when it has
+// answered before or the failure is of another kind.
+func (c *Client) neverReached(ci *callInfo, err error) Reason {
+	if err == nil || c.reached(ci.host) {
+		return ""
 	}
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
+	return reasonOf(err)
 }
 
-// backoff doubles the wait per attempt from min up to max, the upper half
-// of each interval drawn at random (jitter); after a 429 that names a
-// Retry-After it waits at least that (plus up to 10% jitter): the
-// specification asks for exponential back-off on 429s too, Retry-After
-// being the least wait.
+// backoff doubles the wait per attempt (counted from 0) from min up to
+// max, the upper half of each interval drawn at random (jitter); after a
+// 429 that names a Retry-After it waits at least that (plus up to 10%
+// jitter): the specification asks for exponential back-off on 429s too,
+// Retry-After being the least wait. It is defined for every input: a
+// negative attempt counts as 0, negative bounds as 0, a max below min as
+// min, and the doubling never overflows.
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	minWait = max(minWait, 0)
+	maxWait = max(maxWait, minWait)
+	attempt = max(attempt, 0)
 	d := maxWait
-	if attempt < 30 {
-		d = min(minWait<<attempt, maxWait)
+	if attempt < 63 && minWait <= maxWait>>attempt {
+		d = minWait << attempt
 	}
-	wait := d/2 + jitter(d/2)
+	wait := d/2 + jitter(d-d/2)
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		if ra := parseRetryAfter(resp.Header.Get(umwire.HeaderRetryAfter), time.Now()); ra > 0 {
 			wait = max(wait, ra+jitter(ra/10))

@@ -96,7 +96,7 @@ func TestTokenValidOnEveryAttempt(t *testing.T) {
 }
 
 // A port with nothing listening fails in seconds, after a few attempts,
-// naming the address and what to check; every retry is logged with its
+// naming the address and the cause; every retry is logged with its
 // attempt number and the wait before the next one.
 func TestUnreachableFailsFast(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -111,13 +111,13 @@ func TestUnreachableFailsFast(t *testing.T) {
 	_, err = c.GetUser(context.Background(), "a@b.c", "")
 	elapsed := time.Since(start)
 	var ue *UnreachableError
-	if !errors.As(err, &ue) || ue.Attempts != fastAttempts {
-		t.Fatalf("err = %v, want an UnreachableError after %d attempts", err, fastAttempts)
+	if !errors.As(err, &ue) || ue.Attempts != fastAttempts || ue.Reason != ReasonRefused || ue.Endpoint != EndpointToken {
+		t.Fatalf("err = %v, want an UnreachableError (refused, token endpoint) after %d attempts", err, fastAttempts)
 	}
 	if elapsed > 5*time.Second {
 		t.Errorf("gave up after %s, want seconds (defaults: 8 retries up to 1m apart)", elapsed)
 	}
-	for _, want := range []string{addr, "connection refused", "authBaseURL", "reachable"} {
+	for _, want := range []string{addr, "connection refused", "authorization server"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -148,8 +148,8 @@ func TestUnreachableAfterAnswer(t *testing.T) {
 	if err == nil || errors.As(err, &ue) || c.Stats().Requests[EndpointUser][StatusTransportError] != 6 {
 		t.Errorf("err = %v, requests %v; want 6 attempts and a plain transport error", err, c.Stats().Requests)
 	}
-	if !isUnreachable(&net.DNSError{Name: "nowhere.invalid", IsNotFound: true}) || isUnreachable(&net.DNSError{IsTimeout: true}) {
-		t.Error("isUnreachable misjudges DNS errors")
+	if reasonOf(&net.DNSError{Name: "nowhere.invalid", IsNotFound: true}) != ReasonUnknownHost || reasonOf(&net.DNSError{IsTimeout: true}) != "" {
+		t.Error("reasonOf misjudges DNS errors")
 	}
 }
 

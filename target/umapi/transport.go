@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -80,7 +81,7 @@ type requestIDs struct {
 func newRequestIDs() (*requestIDs, error) {
 	b := make([]byte, 6)
 	if _, err := rand.Read(b); err != nil {
-		return nil, fmt.Errorf("umapi: request id prefix: %w", err)
+		return nil, fmt.Errorf("drawing the request id prefix: %w", err)
 	}
 	return &requestIDs{prefix: "orgsync-" + hex.EncodeToString(b) + "-"}, nil
 }
@@ -95,6 +96,7 @@ func (r *requestIDs) next() string { return r.prefix + strconv.FormatUint(r.n.Ad
 // and is counted; the hosts that answered are remembered.
 type transport struct {
 	base    http.RoundTripper
+	timeout time.Duration // bounds the network part of one attempt (Config.Timeout)
 	limits  limiters
 	ids     *requestIDs
 	stats   *counters
@@ -113,7 +115,7 @@ func (e *tokenFetchError) Unwrap() error { return e.err }
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ci := callOf(req.Context())
 	if ci == nil {
-		return nil, errors.New("umapi: request without endpoint information")
+		return nil, errors.New("a request without endpoint information (a bug)")
 	}
 	done, err := t.limits.wait(req.Context(), ci.class)
 	if err != nil {
@@ -135,15 +137,48 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	out.Header.Set(umwire.HeaderRequestID, t.ids.next())
 	retry := ci.attempts.Add(1) > 1
-	resp, err := t.base.RoundTrip(out)
+	actx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	resp, err := t.base.RoundTrip(out.WithContext(actx))
 	done()
 	status := StatusTransportError
-	if err == nil {
+	switch {
+	case err != nil:
+		if errors.Is(actx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
+			err = &attemptTimeout{after: t.timeout}
+		}
+		cancel()
+	default:
 		status = resp.StatusCode
 		t.reached.Store(ci.host, true)
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	}
 	t.stats.attempt(ci.endpoint, status, retry)
 	return resp, err
+}
+
+// attemptTimeout is an attempt that got no answer within the attempt
+// timeout (Config.Timeout). The token fetch and the rate limiters' waits
+// before it do not count toward the timeout.
+type attemptTimeout struct{ after time.Duration }
+
+func (e *attemptTimeout) Error() string { return fmt.Sprintf("no answer within %s", e.after) }
+
+// Timeout marks the error as a timeout, as net.Error does.
+func (e *attemptTimeout) Timeout() bool { return true }
+
+// cancelOnClose is an answer's body that ends its attempt's timeout when
+// it is closed: the timeout covers reading the body too, as
+// http.Client.Timeout would.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+// Close closes the body and releases the attempt's timer.
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // baseTransport builds the HTTP transport: proxy, extra CAs, TLS checks.
@@ -154,7 +189,7 @@ func baseTransport(c Config) (*http.Transport, error) {
 	if c.ProxyURL != "" {
 		u, err := url.Parse(c.ProxyURL)
 		if err != nil {
-			return nil, fmt.Errorf("proxyURL: %w", err)
+			return nil, &FieldError{Field: "proxyURL", Err: err}
 		}
 		tr.Proxy = http.ProxyURL(u)
 	}
@@ -162,7 +197,7 @@ func baseTransport(c Config) (*http.Transport, error) {
 	if c.CAFile != "" {
 		pool, err := loadCAFile(c.CAFile)
 		if err != nil {
-			return nil, err
+			return nil, &FieldError{Field: "caFile", Err: err}
 		}
 		tlsConf.RootCAs = pool
 	}
@@ -174,14 +209,14 @@ func baseTransport(c Config) (*http.Transport, error) {
 func loadCAFile(path string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("caFile: %w", err)
+		return nil, err
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("caFile: %s holds no PEM certificate", path)
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
 	}
 	return pool, nil
 }

@@ -99,7 +99,7 @@ func (t *Target) orgPage(ctx context.Context, page int) (*umapi.UsersPage, error
 	t.LastRead.PagesRead++
 	p, err := t.c.OrgUsersPage(ctx, page, umapi.OrgUsersOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: organization users page %d: %w", page, err)
+		return nil, fmt.Errorf("users page %d: %w", page, err)
 	}
 	return p, nil
 }
@@ -113,7 +113,7 @@ func (t *Target) groupPage(ctx context.Context, group string, page int) (*umapi.
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: members of %q page %d: %w", group, page, err)
+		return nil, fmt.Errorf("members of %q page %d: %w", group, page, err)
 	}
 	return p, nil
 }
@@ -136,7 +136,7 @@ func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, e
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: user %s: %w", name, err)
+		return nil, fmt.Errorf("user %s: %w", name, err)
 	}
 	return w, nil
 }
@@ -147,7 +147,7 @@ func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconci
 	var users []reconcile.User
 	for p, err := range t.c.OrgUsersFrom(ctx, first, umapi.OrgUsersOptions{}) {
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: organization users: %w", err)
+			return nil, fmt.Errorf("users: %w", err)
 		}
 		if p != first {
 			t.LastRead.PagesRead++
@@ -269,7 +269,7 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: group listing page %d: %w", page, err)
+			return nil, fmt.Errorf("group listing page %d: %w", page, err)
 		}
 		for _, g := range p.Groups {
 			names[strings.ToLower(g.GroupName)] = true
@@ -327,7 +327,7 @@ func (t *Target) readInvites(ctx context.Context) ([]reconcile.Invite, error) {
 	now := t.opts.Clock()
 	for batch, err := range t.c.Invites(ctx, umapi.InviteQuery{}) {
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: pending invites: %w", err)
+			return nil, fmt.Errorf("pending invites: %w", err)
 		}
 		t.LastRead.InviteBatches++
 		for _, in := range batch {

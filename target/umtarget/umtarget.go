@@ -87,14 +87,14 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 	for i := range req.Entries {
 		w, err := WireEntry(&req.Entries[i])
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: request not sent: %w", err)
+			return nil, fmt.Errorf("request not sent: %w", err)
 		}
 		entries[i] = w
 		entries[i].RequestID = strconv.Itoa(i)
 	}
 	resp, err := t.c.Action(ctx, entries, umapi.ActionOptions{TestOnly: testOnly})
 	if err != nil {
-		return nil, fmt.Errorf("umtarget: action: %w", err)
+		return nil, fmt.Errorf("action: %w", err)
 	}
 	var out []reconcile.EntryFailure
 	for _, e := range resp.Errors {
@@ -170,7 +170,7 @@ func inviteError(op string, err error) error {
 	case err == nil:
 		return nil
 	case umapi.IsNotFound(err):
-		return fmt.Errorf("umtarget: %s invite: %w (%w)", op, reconcile.ErrNoPendingInvite, err)
+		return fmt.Errorf("%s invite: %w (%w)", op, reconcile.ErrNoPendingInvite, err)
 	}
-	return fmt.Errorf("umtarget: %s invite: %w", op, err)
+	return fmt.Errorf("%s invite: %w", op, err)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/orgsync/orgsync/internal/crash"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -79,8 +80,11 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		var err error
-		if m, err = readMemberships(ctx, dir, o); err != nil {
+		err := crash.Call(func() (err error) {
+			m, err = readMemberships(ctx, dir, o)
+			return err
+		})
+		if err != nil {
 			cancel(err)
 		}
 	}()
@@ -206,7 +210,7 @@ func forEach(ctx context.Context, n, limit int, fn func(int) error) error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := fn(i); err != nil {
+			if err := crash.Call(func() error { return fn(i) }); err != nil {
 				mu.Lock()
 				first = cmp.Or(first, err)
 				mu.Unlock()

@@ -1,9 +1,10 @@
-// Package restapi is what the cloud directory sources (Entra ID, Okta)
-// share to read a JSON REST API: an HTTP client that authorizes every
-// request with an OAuth 2.0 token or an API token (golang.org/x/oauth2),
-// with DPoP proofs (RFC 9449, dpop.go) when the token is bound to a key,
-// waits out throttling (429 and 503 with Retry-After, Okta's
-// X-Rate-Limit-* headers) and retries transient failures
+// Package restapi is what the cloud directory sources (Entra ID, Okta,
+// Google Workspace) share to read a JSON REST API: an HTTP client that
+// authorizes every request with an OAuth 2.0 token or an API token
+// (golang.org/x/oauth2), with DPoP proofs (RFC 9449, dpop.go) when the
+// token is bound to a key, waits out throttling (429 and 503 with
+// Retry-After, Okta's X-Rate-Limit-* headers, Google's 403
+// rateLimitExceeded) and retries transient failures
 // (hashicorp/go-retryablehttp) but not a host it cannot reach
 // (ConnectError), follows next-page links, and describes the API's error
 // answers, with advice on what to check (advice.go). Next-page links must stay on the API's origin, so
@@ -11,13 +12,16 @@
 package restapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/orgsync/orgsync/internal/weburl"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -26,6 +30,8 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
+
+	"github.com/orgsync/orgsync/internal/weburl"
 )
 
 // Defaults of Options.
@@ -183,7 +189,31 @@ func (c *Client) count(resp *http.Response) {
 }
 
 func throttled(resp *http.Response) bool {
-	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable || rateLimited403(resp)
+}
+
+// rateLimitReasons are the reasons of a Google API's 403 answer that
+// mean "too many requests": retried as a 429 is.
+var rateLimitReasons = []string{"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"}
+
+// rateLimited403 reports whether resp is a 403 that a Google API sends
+// when throttling. It reads the body and puts it back for the next
+// reader.
+func rateLimited403(resp *http.Response) bool {
+	if resp.StatusCode != http.StatusForbidden || resp.Body == nil {
+		return false
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}
+	var body struct{ Error json.RawMessage }
+	if json.Unmarshal(data, &body) != nil {
+		return false
+	}
+	reason, _, ok := googleError(body.Error)
+	return ok && slices.Contains(rateLimitReasons, reason)
 }
 
 // Okta's rate-limit headers: the requests left in the current window and
@@ -231,7 +261,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true, nil
 	}
-	return false, nil
+	return rateLimited403(resp), nil
 }
 
 // ConnectError is a failure to reach the API's host at all: connection

@@ -16,6 +16,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // Page decodes one page's answer and returns the URL of the next page,
@@ -49,6 +51,15 @@ func (c *Client) Walk(ctx context.Context, first string, hdr http.Header, page P
 // header (rel="next"): the next page is requested while this one is
 // decoded, so that the server and the decoding work at the same time.
 func (c *Client) WalkLinked(ctx context.Context, first string, hdr http.Header, decode func(io.Reader) error) error {
+	return c.WalkAhead(ctx, first, hdr, func(h http.Header, _ []byte) (string, error) { return NextLink(h), nil }, decode)
+}
+
+// WalkAhead is Walk that reads each page whole and asks next for the URL
+// of the page after it ("" after the last; from the headers, or from the
+// body, as a nextPageToken), then requests that page while decode reads
+// this one.
+func (c *Client) WalkAhead(ctx context.Context, first string, hdr http.Header, next func(http.Header, []byte) (string, error),
+	decode func(io.Reader) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	seen := map[string]bool{}
@@ -58,7 +69,13 @@ func (c *Client) WalkLinked(ctx context.Context, first string, hdr http.Header, 
 			return nil, err
 		}
 		ch := make(chan body, 1)
-		go func() { ch <- c.fetchBody(ctx, abs, hdr) }()
+		go func() {
+			var b body
+			if err := crash.Call(func() error { b = c.fetchBody(ctx, abs, hdr); return nil }); err != nil {
+				b = body{abs: abs, err: err}
+			}
+			ch <- b
+		}()
 		return ch, nil
 	}
 	pending, err := start(first)
@@ -68,8 +85,12 @@ func (c *Client) WalkLinked(ctx context.Context, first string, hdr http.Header, 
 			return cur.err
 		}
 		pending = nil
-		if next := NextLink(cur.header); next != "" {
-			if pending, err = start(next); err != nil {
+		u, err := next(cur.header, cur.data)
+		if err != nil {
+			return fmt.Errorf("GET %s: reading the answer: %w", pathOf(cur.abs), err)
+		}
+		if u != "" {
+			if pending, err = start(u); err != nil {
 				return err
 			}
 		}
@@ -195,7 +216,8 @@ type StatusError struct {
 	Status int
 	// Code and Message are the API's own, when its answer has them
 	// (Microsoft Graph's error.code and error.message, Okta's errorCode
-	// and errorSummary).
+	// and errorSummary, Google's error.errors[0].reason and
+	// error.message).
 	Code, Message string
 }
 
@@ -232,10 +254,37 @@ func newStatusError(resp *http.Response) *StatusError {
 	if json.Unmarshal(body.Error, &graph) == nil {
 		e.Code, e.Message = graph.Code, graph.Message
 	}
+	if reason, msg, ok := googleError(body.Error); ok {
+		e.Code, e.Message = reason, msg
+	}
 	if body.ErrorCode != "" {
 		e.Code, e.Message = body.ErrorCode, body.ErrorSummary
 	}
 	return e
+}
+
+// googleErrorBody is the error member of a Google API's error answer:
+// {"error": {"code": 403, "message": "...", "errors": [{"domain":
+// "global", "reason": "forbidden", "message": "..."}]}}.
+type googleErrorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Errors  []struct {
+		Reason string `json:"reason"`
+	} `json:"errors"`
+}
+
+// googleError reads a Google API's error member: its first reason and
+// its message.
+func googleError(raw json.RawMessage) (reason, message string, ok bool) {
+	var g googleErrorBody
+	if json.Unmarshal(raw, &g) != nil || g.Code == 0 {
+		return "", "", false
+	}
+	if len(g.Errors) > 0 {
+		reason = g.Errors[0].Reason
+	}
+	return reason, g.Message, true
 }
 
 // NextLink returns the URL of a Link header's rel="next" (RFC 8288), ""

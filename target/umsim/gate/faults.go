@@ -17,6 +17,7 @@ const (
 	FaultAmbiguous500  = "ambiguous500"  // action applied, then answered 500
 	FaultAmbiguousDrop = "ambiguousDrop" // action applied, then connection closed
 	FaultLatency       = "latency"       // latency added
+	FaultHang          = "hang"          // accepted and held unanswered until the client left
 )
 
 // faultSource draws the fault decisions from a seeded generator.
@@ -39,6 +40,7 @@ func (s *faultSource) set(f Faults) {
 	f.AmbiguousRate = clamp(f.AmbiguousRate)
 	f.DropRate = clamp(f.DropRate)
 	f.Latency = max(f.Latency, 0)
+	f.HangRate = clamp(f.HangRate)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.f = f
@@ -53,6 +55,22 @@ func (s *faultSource) latency() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.f.Latency
+}
+
+// hangsAll reports whether every request is held unanswered.
+func (s *faultSource) hangsAll() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.HangAll
+}
+
+// hangs draws whether an API request is held unanswered. It draws a
+// number only when HangRate is set, so that the other decisions of a seed
+// stay what they were without it.
+func (s *faultSource) hangs() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.HangAll || (s.f.HangRate > 0 && s.rng.Float64() < s.f.HangRate)
 }
 
 // decide draws the fault of one request ("" for none). Every call draws

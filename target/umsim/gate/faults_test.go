@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -170,5 +171,64 @@ func TestLatency(t *testing.T) {
 	}
 	if st := e.gate.Stats(); st.Faults[FaultLatency] != 2 || e.calls.Load() != 1 {
 		t.Errorf("latency faults %d, handler calls %d; want 2, 1", st.Faults[FaultLatency], e.calls.Load())
+	}
+}
+
+// sendWithin sends req with a client that gives up after d; it reports
+// whether an answer came.
+func (e *env) sendWithin(req *http.Request, d time.Duration) bool {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(req.Context(), d)
+	defer cancel()
+	_, err := e.send(req.WithContext(ctx))
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		e.t.Fatalf("%s: %v, want an answer or none", req.URL.Path, err)
+	}
+	return err == nil
+}
+
+// HangRate holds about that fraction of API requests unanswered until the
+// client gives up, and counts them; the token endpoints still answer.
+func TestHangRate(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, HangRate: 0.5} })
+	tok := e.token(e.in)
+	const n = 40
+	for range n {
+		e.sendWithin(e.apiRequest(http.MethodGet, usersPath, tok, e.in.ClientID), 100*time.Millisecond)
+	}
+	held := e.gate.Stats().Faults[FaultHang]
+	if held < n/4 || held > 3*n/4 || int(e.calls.Load())+held != n {
+		t.Errorf("%d of %d held, %d passed on; want about half held and the others passed on", held, n, e.calls.Load())
+	}
+	waitFor(t, func() bool { return e.gate.Stats().Count(EndpointUsers, StatusClientGone) == held })
+}
+
+// HangAll holds every request, the token endpoints' too, and a held
+// request ends when its client leaves.
+func TestHangAll(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Faults = Faults{HangAll: true} })
+	req, err := http.NewRequest(http.MethodPost, e.srv.URL+umwire.PathClientCredentials, strings.NewReader("client_id=x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.sendWithin(req, 200*time.Millisecond) || e.sendWithin(e.apiRequest(http.MethodGet, usersPath, "t", e.in.ClientID), 200*time.Millisecond) {
+		t.Fatal("a request was answered")
+	}
+	waitFor(t, func() bool {
+		st := e.gate.Stats()
+		return st.Faults[FaultHang] == 2 && st.Count(EndpointToken, StatusClientGone) == 1 && st.Count(EndpointUsers, StatusClientGone) == 1
+	})
+	if e.calls.Load() != 0 {
+		t.Errorf("the API handler was called %d times", e.calls.Load())
+	}
+}
+
+// waitFor waits up to 2 s for cond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 2s")
+		}
 	}
 }

@@ -20,13 +20,15 @@
 //  7. Injected faults: drop, 500/503, or (actions only) ambiguous failure.
 //  8. The API handler.
 //
-// Injected latency is waited before step 1. Requests outside the token
+// Injected latency is waited, and a request drawn to hang is held, before
+// step 1. Requests outside the token
 // endpoints and umwire.BasePath (for example the simulator's admin
 // endpoints) go to the API handler untouched and are not counted.
 package gate
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -83,6 +85,14 @@ type Faults struct {
 	DropRate float64
 	// Latency is added to every API request.
 	Latency time.Duration
+	// HangRate is the fraction of API requests that are accepted and never
+	// answered: the gate holds each until its client gives up (or the
+	// server closes). It is drawn apart from the rates above.
+	HangRate float64
+	// HangAll holds every request, at the token endpoints too, unanswered:
+	// a service that accepts connections and never answers (a hung proxy,
+	// a firewall that black-holes, an overloaded service).
+	HangAll bool
 }
 
 // Config configures a Gate.
@@ -169,6 +179,8 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(umwire.HeaderRequestID, id)
 	}
 	switch {
+	case tokenPath(r.URL.Path) != "" && g.faults.hangsAll():
+		g.hold(r, EndpointToken)
 	case tokenPath(r.URL.Path) != "":
 		rec := &statusRecorder{ResponseWriter: w}
 		g.serveToken(rec, r)
@@ -195,6 +207,10 @@ func tokenPath(path string) string {
 // serveAPI runs the checks of the package comment and records the outcome.
 func (g *Gate) serveAPI(w http.ResponseWriter, r *http.Request) {
 	ep := classify(r.URL.Path)
+	if g.faults.hangs() {
+		g.hold(r, ep.name)
+		return
+	}
 	if !g.delay(r.Context()) {
 		g.stats.record(ep.name, StatusClientGone)
 		return
@@ -231,6 +247,19 @@ func ClientID(r *http.Request) string {
 	id, _ := r.Context().Value(clientKey{}).(string)
 	return id
 }
+
+// hold keeps a request unanswered until its client gives up or the server
+// closes.
+func (g *Gate) hold(r *http.Request, endpoint string) {
+	g.stats.fault(FaultHang)
+	// The server notices the client leave only once the body is read.
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxHeldBody))
+	<-r.Context().Done()
+	g.stats.record(endpoint, StatusClientGone)
+}
+
+// maxHeldBody bounds what hold reads of a held request's body.
+const maxHeldBody = 1 << 20
 
 // delay waits the injected latency; it reports false when the client left
 // meanwhile.

@@ -11,7 +11,7 @@ const (
 	// StatusDropped counts connections the gate closed without an answer.
 	StatusDropped = 0
 	// StatusClientGone counts requests whose client left during the
-	// injected latency.
+	// injected latency or while the request was held (a hang).
 	StatusClientGone = 499
 )
 

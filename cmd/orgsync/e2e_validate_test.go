@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Plain validate (no network) reports, all at once and each once, what
+// plan would refuse: an unset secret variable, a private key file that is
+// not a key, every source that cannot be read; its last line agrees with
+// its exit code.
+func TestValidateCatchesWhatPlanRefuses(t *testing.T) {
+	dir := exampleDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "not-a-key.pem"), []byte("not a key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, dir, "csv", "http://127.0.0.1:9",
+		"clientSecret: {file: ../sim/demo-client-secret}", "clientSecret: {env: ORGSYNC_TEST_UNSET}",
+		"privateKey: {file: ../sim/demo-private-key.pem}", "privateKey: {file: ../not-a-key.pem}",
+		"      path: users.csv\n", "      path: missing-1.csv\n  - csv:\n      path: missing-2.csv\n")
+	r := runBinary(t, nil, "validate", "--config", cfg)
+	want := []string{
+		"problem: target.auth.clientSecret: environment variable ORGSYNC_TEST_UNSET is not set",
+		"problem: target.auth.privateKey: not PEM",
+		"problem: sources[0] (csv missing-1.csv)",
+		"problem: sources[1] (csv missing-2.csv)",
+		"4 problems to fix",
+	}
+	if r.code != exitError {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+	for _, w := range want {
+		if n := strings.Count(r.stdout+r.stderr, strings.TrimPrefix(w, "problem: ")); n != 1 {
+			t.Errorf("%q appears %d times, want once:\nstdout:\n%s\nstderr:\n%s", w, n, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "configuration valid") {
+		t.Errorf("validate calls a configuration with problems valid:\n%s", r.stdout)
+	}
+}
+
+// The placeholders orgsync init writes are refused by the configuration's
+// checks, each on its line, with what to put there.
+func TestInitPlaceholdersRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "orgsync.yaml")
+	if r := runBinary(t, nil, "init", "--output", cfg); r.code != exitOK {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runBinary(t, nil, "validate", "--config", cfg)
+	for _, key := range []string{"target.orgId (line", "target.baseURL (line", "target.auth.technicalAccountId (line"} {
+		if !strings.Contains(r.stderr, key) || r.code != exitError {
+			t.Errorf("exit %d; the output does not name %s:\n%s", r.code, key, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, "is the placeholder orgsync init writes") {
+		t.Errorf("the output does not say what is wrong:\n%s", r.stderr)
+	}
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/orgsync/orgsync/target/umapi"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// Hint adds to err, an error from organization t's service, the keys of
+// the configuration file to check and what to do: the service client
+// knows nothing of the file, its errors say what failed and where on the
+// network (an address, the service's own field names). Other errors are
+// returned as they are.
+func (t *NamedTarget) Hint(err error) error {
+	var ue *umapi.UnreachableError
+	var ae *umapi.APIError
+	var ce *umapi.ConfigError
+	switch {
+	case errors.As(err, &ce):
+		return errors.Join(t.configProblems(ce)...)
+	case errors.As(err, &ue):
+		return fmt.Errorf("%w; %s", err, t.unreachableHint(ue))
+	case umapi.IsAuthFailure(err) && errors.As(err, &ae):
+		return fmt.Errorf("%w; %s", err, t.refusedHint(ae))
+	}
+	return err
+}
+
+// urlKey is the key of the address an endpoint's requests go to:
+// authBaseURL for the token endpoint when it is set apart from baseURL.
+func (t *NamedTarget) urlKey(endpoint string) string {
+	if endpoint == umapi.EndpointToken && t.AuthBaseURL != t.BaseURL {
+		return t.path + ".authBaseURL"
+	}
+	return t.path + ".baseURL"
+}
+
+// unreachableHint says what to check when an address cannot be used.
+func (t *NamedTarget) unreachableHint(ue *umapi.UnreachableError) string {
+	key := t.urlKey(ue.Endpoint)
+	switch ue.Reason {
+	case umapi.ReasonPlainHTTP:
+		return fmt.Sprintf("check the scheme of %s: this server speaks plain HTTP, so its address starts with http://", key)
+	case umapi.ReasonNotService:
+		return fmt.Sprintf("check %s: it is the service's own address, as its administrator gives it, without the API path %s (orgsync adds it)", key, umwire.BasePath)
+	case umapi.ReasonNoAnswer:
+		return fmt.Sprintf("check %s, and that no proxy or firewall between this host and the service holds the connection; if the service is only slow, raise %s.timeouts.request (now %s)",
+			key, t.path, t.Timeouts.Request)
+	}
+	return fmt.Sprintf("check %s and that the service is running and reachable from this host", key)
+}
+
+// refusedHint says what to check when the service refused the sign-in or
+// the organization: the service's message names a field of its own
+// request (client_id, iss, sub), the hint the keys of the file.
+func (t *NamedTarget) refusedHint(ae *umapi.APIError) string {
+	if ae.Endpoint == umapi.EndpointToken {
+		return fmt.Sprintf("the service refused the sign-in: check %s.orgId (%s) and %[1]s.auth (clientId, clientSecret, technicalAccountId, privateKey): they must be those of that organization's integration",
+			t.path, t.OrgID)
+	}
+	return fmt.Sprintf("check %s.orgId (%s) and that the integration %[1]s.auth.clientId may manage that organization's users", t.path, t.OrgID)
+}
+
+// clientKeys are the keys, below a target, of the service client's fields
+// (umapi.FieldError.Field): the inverse of clientConfig.
+var clientKeys = map[string]string{
+	"baseURL": "baseURL", "authBaseURL": "authBaseURL", "proxyURL": "proxy", "orgID": "orgId",
+	"clientID": "auth.clientId", "clientSecret": "auth.clientSecret", "techAccountID": "auth.technicalAccountId",
+	"privateKey": "auth.privateKey", "authMethod": "auth.method", "scope": "auth.scopes",
+	"timeout": "timeouts.request", "caFile": "tls.caFile", "readLimit": "limits.reads", "appLimit": "limits.requests",
+	"limitWindow": "limits.window", "maxRetries": "retries.max", "retryWaitMin": "retries.minWait", "retryWaitMax": "retries.maxWait",
+}
+
+// key is the full key of a client field of t.
+func (t *NamedTarget) key(field string) string {
+	if k, ok := clientKeys[field]; ok {
+		return t.path + "." + k
+	}
+	return t.path + " (" + field + ")"
+}
+
+// configProblems names each problem the client found in t's settings by
+// its key in the file.
+func (t *NamedTarget) configProblems(ce *umapi.ConfigError) []error {
+	errs := make([]error, len(ce.Problems))
+	for i, p := range ce.Problems {
+		errs[i] = fmt.Errorf("%s: %w", t.key(p.Field), p.Err)
+	}
+	return errs
+}
