@@ -24,8 +24,8 @@ type groupsBody struct {
 // GroupsPageAt reads one page of the organization's user groups and
 // product profiles (GET /groups/{orgId}/{page}); it counts as a read. The
 // listing is outside the specification's endpoints: once the service has
-// refused its first page (IsNotServed), the client answers every later call with that
-// refusal without asking again.
+// refused its first page (IsNotServed), the client answers every later
+// call with that refusal without asking again.
 func (c *Client) GroupsPageAt(ctx context.Context, page int) (*GroupsPage, error) {
 	if refusal := c.groupsRefused.Load(); refusal != nil {
 		return nil, refusal
