@@ -61,3 +61,44 @@ func TestTokenAnswerShapes(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTokenLifetime: any expires_in gives either no lifetime or one in
+// (0, maxTokenLifetime], never a panic.
+func FuzzTokenLifetime(f *testing.F) {
+	for _, s := range []string{`3600`, `"3600"`, `3600.5`, `9999999999`, `-1`, `"NaN"`, `"Inf"`, `1e400`, `null`, `{}`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		life, ok := tokenLifetime([]byte(raw))
+		if ok != (life > 0) || life > maxTokenLifetime {
+			t.Fatalf("tokenLifetime(%q) = %s, %v", raw, life, ok)
+		}
+	})
+}
+
+// TestIsLastBoundsEveryListing: over the whole range of what a page can
+// say, a listing that reads on while IsLast is false ends by the page at
+// index X-Page-Count (once the service gives the header), ends at once
+// when lastPage is true, and never ends early when lastPage says more
+// follow before the page at index X-Page-Count-1.
+func TestIsLastBoundsEveryListing(t *testing.T) {
+	for _, sent := range []bool{false, true} {
+		for _, last := range []bool{false, true} {
+			for count := -1; count <= 12; count++ {
+				for page := 0; page <= 14; page++ {
+					p := PageInfo{Page: page, PageCount: count, LastPage: last && sent, lastPageSent: sent}
+					switch got := p.IsLast(); {
+					case p.LastPage && !got:
+						t.Errorf("%+v: lastPage true, not last", p)
+					case count >= 0 && page >= count && !got:
+						t.Errorf("%+v: at or past X-Page-Count, not last", p)
+					case sent && !p.LastPage && page+1 < count && got:
+						t.Errorf("%+v: lastPage false before X-Page-Count-1, last", p)
+					case count < 0 && !p.LastPage && got:
+						t.Errorf("%+v: no end mark, last", p)
+					}
+				}
+			}
+		}
+	}
+}
