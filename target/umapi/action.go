@@ -52,7 +52,25 @@ func (c *Client) Action(ctx context.Context, entries []umwire.Entry, o ActionOpt
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNamed(&out); err != nil {
+		return nil, err
+	}
 	return &out, nil
+}
+
+// checkNamed refuses an answer that says entries failed (notCompleted,
+// or a result other than success) without naming each in errors: which
+// entries were done would be unknown, and none may be taken for done.
+func checkNamed(r *umwire.ActionResponse) error {
+	named := map[int]bool{}
+	for _, e := range r.Errors {
+		named[e.Index] = true
+	}
+	if r.NotCompleted > len(named) || (len(named) == 0 && r.Result != "" && r.Result != umwire.ResultSuccess) {
+		return fmt.Errorf("%s: the answer (result %q) says %d entries were not completed and names %d: which were done is unknown",
+			EndpointAction, r.Result, r.NotCompleted, len(named))
+	}
+	return nil
 }
 
 // Idempotent reports whether sending the entries twice has the effect of

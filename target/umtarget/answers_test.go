@@ -161,3 +161,32 @@ func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
 		t.Errorf("renamed user %+v, %v: want it found, in no group", got, err)
 	}
 }
+
+// TestFailuresNotNamed: an answer that says entries failed (result
+// partial, notCompleted 1) but names none in errors cannot say which
+// entries were done: the request is reported failed as a whole, never
+// done.
+func TestFailuresNotNamed(t *testing.T) {
+	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/action/") {
+			sim.ServeHTTP(w, r)
+			return
+		}
+		status, body := answerOf(sim, r)
+		delete(body, "errors")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	tg := New(simClient(t, h), Options{})
+	u0, u1 := plainUser(0), plainUser(1)
+	req := reconcile.Request{Entries: []reconcile.Entry{
+		{User: &u0, Steps: []reconcile.Step{{Kind: reconcile.StepAdd, Groups: []string{"G1"}}}},
+		{User: &u1, Steps: []reconcile.Step{{Kind: reconcile.StepAdd, Groups: []string{"No Such Group"}}}},
+	}}
+	failed, err := tg.Send(context.Background(), req, false)
+	if err == nil || !strings.Contains(err.Error(), "names 0") {
+		t.Fatalf("failures %+v, error %v; want the request failed: 1 entry not completed, none named", failed, err)
+	}
+}
