@@ -93,6 +93,23 @@ func answerOf(h http.Handler, r *http.Request) (int, map[string]any) {
 	return rec.Code, body
 }
 
+// rewriteAnswers serves h, passing the JSON body of the answers to the
+// requests whose path holds part through change; the status is kept, the
+// headers (the page headers too) are not.
+func rewriteAnswers(h http.Handler, part string, change func(body map[string]any)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, part) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		status, body := answerOf(h, r)
+		change(body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(body)
+	})
+}
+
 // reshapeActionAnswer serves sim, answering action requests as another
 // reading of the specification may: status 207 for a partial result,
 // Content-Type with a charset, a gzip-encoded body (the client asked for
@@ -168,17 +185,7 @@ func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
 // done.
 func TestFailuresNotNamed(t *testing.T) {
 	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.Contains(r.URL.Path, "/action/") {
-			sim.ServeHTTP(w, r)
-			return
-		}
-		status, body := answerOf(sim, r)
-		delete(body, "errors")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_ = json.NewEncoder(w).Encode(body)
-	})
+	h := rewriteAnswers(sim, "/action/", func(body map[string]any) { delete(body, "errors") })
 	tg := New(simClient(t, h), Options{})
 	u0, u1 := plainUser(0), plainUser(1)
 	req := reconcile.Request{Entries: []reconcile.Entry{

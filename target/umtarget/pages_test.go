@@ -2,10 +2,8 @@ package umtarget
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -69,16 +67,7 @@ func TestReadWithPageCountAsLastIndex(t *testing.T) {
 // further: the page that repeats the last one ends the listing.
 func TestReadWithoutEndMarks(t *testing.T) {
 	sim := newSim(t, plainOrg(25, func(int) []string { return nil }), umsim.Options{PageSize: 10})
-	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.Contains(r.URL.Path, "/users/") {
-			sim.ServeHTTP(w, r)
-			return
-		}
-		_, body := answerOf(sim, r)
-		delete(body, "lastPage")
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(body)
-	})
+	bare := rewriteAnswers(sim, "/users/", func(body map[string]any) { delete(body, "lastPage") })
 	tg := New(simClient(t, bare), Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
