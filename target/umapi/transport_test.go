@@ -244,6 +244,20 @@ func TestActionRetrySafety(t *testing.T) {
 	if Idempotent(unsafe) || !Idempotent(safe) {
 		t.Error("Idempotent misjudges the create option")
 	}
+	group := func(s umwire.Step) []umwire.Entry { return []umwire.Entry{{UserGroup: "G", Do: []umwire.Step{s}}} }
+	for _, tc := range []struct {
+		entries []umwire.Entry
+		want    bool
+	}{
+		{group(umwire.Step{CreateUserGroup: &umwire.UserGroupInfo{Option: umwire.OptionIgnoreIfExists}}), true},
+		{group(umwire.Step{CreateUserGroup: &umwire.UserGroupInfo{}}), false},         // the second gets error.usergroup.already_exists
+		{group(umwire.Step{DeleteUserGroup: &umwire.DeleteUserGrp{}}), false},         // the second gets error.usergroup.not_found
+		{group(umwire.Step{Add: &umwire.Membership{Users: []string{"a@b.c"}}}), true}, // contract 3
+	} {
+		if got := Idempotent(tc.entries); got != tc.want {
+			t.Errorf("Idempotent(%+v) = %v, want %v", tc.entries[0].Do[0], got, tc.want)
+		}
+	}
 }
 
 // A request blocked on a slow server returns promptly with the context's
