@@ -164,3 +164,16 @@ func (f *File) Summary(now time.Time) string {
 
 // short is the first 12 digits of a fingerprint.
 func short(fp string) string { return fp[:min(12, len(fp))] }
+
+// WriteText renders the saved plan for people: its header as of now, then
+// each organization's plan.
+func (f *File) WriteText(w io.Writer, now time.Time) error {
+	fmt.Fprint(w, f.Summary(now))
+	for _, o := range f.Organizations {
+		fmt.Fprintf(w, "\n== organization %s (%s)\n", o.Name, o.OrgID)
+		if err := o.Plan.Render(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package main
+package state
 
 import (
 	"testing"
@@ -7,13 +7,13 @@ import (
 
 func TestParseAge(t *testing.T) {
 	for in, want := range map[string]time.Duration{"90m": 90 * time.Minute, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "0d": 0} {
-		if got, err := parseAge(in); err != nil || got != want {
-			t.Errorf("parseAge(%q) = %v, %v; want %v", in, got, err, want)
+		if got, err := ParseAge(in); err != nil || got != want {
+			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "d", "-1d", "-5h", "1w", "x7d", "9999999999999d", "106752d"} {
-		if d, err := parseAge(in); err == nil {
-			t.Errorf("parseAge(%q) = %v, want an error", in, d)
+		if d, err := ParseAge(in); err == nil {
+			t.Errorf("ParseAge(%q) = %v, want an error", in, d)
 		}
 	}
 }
@@ -25,8 +25,8 @@ func FuzzParseAge(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if d, err := parseAge(s); err == nil && d < 0 {
-			t.Fatalf("parseAge(%q) = %v", s, d)
+		if d, err := ParseAge(s); err == nil && d < 0 {
+			t.Fatalf("ParseAge(%q) = %v", s, d)
 		}
 	})
 }
