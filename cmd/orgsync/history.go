@@ -4,12 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"strings"
-	"time"
 
-	"github.com/orgsync/orgsync/internal/changecontrol"
-	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/state"
 )
 
@@ -26,24 +21,7 @@ func runHistory(_ context.Context, io stdio, args []string) int {
 	if !ok {
 		return code
 	}
-	f := state.Filter{User: strings.TrimSpace(*user), Org: *org}
-	if *since != "" {
-		d, err := state.ParseAge(*since)
-		if err != nil {
-			return fail(io, fs.Name(), fmt.Errorf("--since %q: %w", *since, err))
-		}
-		f.Since = time.Now().Add(-d)
-	}
-	if *org != "" {
-		if _, err := run.Target(e.cfg, "--org", *org); err != nil {
-			return fail(io, fs.Name(), err)
-		}
-	}
-	dir := e.control.StateDir()
-	if dir == nil {
-		return fail(io, fs.Name(), changecontrol.ErrNoStateDir)
-	}
-	entries, err := dir.History(f)
+	entries, err := e.control.History(*user, *org, *since)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
