@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 
 	"github.com/orgsync/orgsync/internal/state"
@@ -26,14 +25,12 @@ func runHistory(_ context.Context, io stdio, args []string) int {
 		return fail(io, fs.Name(), err)
 	}
 	if *output == "json" {
-		enc := json.NewEncoder(io.out)
-		for i := range entries {
-			if err := enc.Encode(&entries[i]); err != nil {
-				return fail(io, fs.Name(), err)
-			}
-		}
-		return exitOK
+		err = state.WriteJSON(io.out, entries)
+	} else {
+		state.WriteTable(io.out, entries)
 	}
-	state.WriteTable(io.out, entries)
+	if err != nil {
+		return fail(io, fs.Name(), err)
+	}
 	return exitOK
 }

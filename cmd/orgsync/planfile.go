@@ -33,9 +33,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
-	for _, o := range f.Organizations {
-		e.orgs = append(e.orgs, o.Name)
-	}
+	e.orgs = append(e.orgs, f.OrgNames()...)
 	j, err := e.job(run.Overrides{}, true)
 	if err != nil {
 		return fail(io, c.fs.Name(), err)

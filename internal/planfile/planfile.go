@@ -101,6 +101,15 @@ func Read(path string) (*File, error) {
 	return &f, nil
 }
 
+// OrgNames are the names of the organizations the file holds plans of.
+func (f *File) OrgNames() []string {
+	names := make([]string, len(f.Organizations))
+	for i, o := range f.Organizations {
+		names[i] = o.Name
+	}
+	return names
+}
+
 // Org returns the saved plan of the organization named name.
 func (f *File) Org(name string) (*Org, bool) {
 	for i := range f.Organizations {

@@ -94,6 +94,17 @@ func (f Filter) needle() []byte {
 	return []byte(`"user":"` + u + `"`)
 }
 
+// WriteJSON writes entries as JSON, one object a line.
+func WriteJSON(w io.Writer, entries []Entry) error {
+	enc := json.NewEncoder(w)
+	for i := range entries {
+		if err := enc.Encode(&entries[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteTable writes entries as aligned text, one a line.
 func WriteTable(w io.Writer, entries []Entry) {
 	if len(entries) == 0 {
