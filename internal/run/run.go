@@ -69,8 +69,8 @@ type Options struct {
 
 // Job runs one configuration with one set of overrides.
 type Job struct {
-	cfg      *config.Config // with the run's scope; never changed
-	scope    config.Scope
+	cfg      *config.Config // as loaded; never changed nor copied
+	scope    config.Scope   // the configuration's scope with the overrides over it
 	explain  string
 	opts     Options
 	log      *zap.Logger
@@ -93,9 +93,7 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	eff := *cfg // the sources read the run's scope groups from it
-	eff.Scope = scope
-	j := &Job{cfg: &eff, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log}
+	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log}
 	if j.orgs, err = selectOrgs(cfg, ov.Orgs); err != nil {
 		return nil, err
 	}
@@ -160,7 +158,8 @@ func (j *Job) runPolicy(t *config.NamedTarget, users []reconcile.User) *reconcil
 	return &p
 }
 
-// Config is the configuration the job runs, with the run's scope.
+// Config is the configuration the job runs, as loaded (the run's scope,
+// with the overrides, is the Job's own).
 func (j *Job) Config() *config.Config { return j.cfg }
 
 // Orgs are the organizations the run syncs, in the configuration's order.

@@ -79,7 +79,7 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 		}
 		d = &Sources{}
 	}
-	if f := j.cfg.Scope.UsersFile; f != "" {
+	if f := j.scope.UsersFile; f != "" {
 		uf, err := config.ReadUsersFile(f) // readable: Load checked it
 		if err != nil {
 			return v, fmt.Errorf("scope.usersFile: %w", err)
