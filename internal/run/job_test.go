@@ -208,7 +208,7 @@ func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
 	if got := j.OrgNames(); len(got) != 1 || got[0] != "emea" {
 		t.Errorf("organizations %v, want emea", got)
 	}
-	if p := j.policies["emea"]; p.MaxRemovals.Count != 3 || p.MaxRemovals.Percent != 0 {
+	if p := j.policies["emea"].Policy(); p.MaxRemovals.Count != 3 || p.MaxRemovals.Percent != 0 {
 		t.Errorf("emea's limit on removals %+v, want 3", p.MaxRemovals)
 	}
 	if cfg.Targets[1].Safety.MaxRemovals.N != 2 || cfg.Safety.MaxRemovals.N != 50 || len(cfg.Scope.Groups) != 0 {
