@@ -117,3 +117,20 @@ func (c *Control) List(w io.Writer) error {
 	}
 	return nil
 }
+
+// WriteResult writes the outcome of an organization's applied plan (see
+// run.Result.WriteText) and the approvals it holds, with what to do about
+// them.
+func (c *Control) WriteResult(w io.Writer, r *run.Result, multiOrg bool) {
+	if r == nil || r.Applied == nil {
+		return
+	}
+	r.WriteText(w, multiOrg)
+	prefix := ""
+	if multiOrg {
+		prefix = r.Org.Name + ": "
+	}
+	for _, id := range c.HeldIn(r.Org.Name).Pending {
+		fmt.Fprintf(w, "%sheld for approval: %s (review it with orgsync approve %[2]s, or discard it with orgsync reject %[2]s)\n", prefix, id)
+	}
+}
