@@ -23,7 +23,7 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	e.control.SetMode(run.Real)
 	cc := changecontrol.NewDaemon(e.control, e.cfg, j, run.Overrides{Orgs: e.orgs}, e.runOptions(false))
 	err := daemon.Run(ctx, j, e.cfg.Schedule, daemon.Options{Listen: *listen, RunAtStart: *runAtStart, Log: e.log,
-		Handler: cc.Handler(), Collectors: cc.Collectors(), Reload: cc.Reload, Ran: cc.Ran})
+		Handler: cc.Handler(), Collectors: cc.Collectors(), Reload: cc.Reload, Ran: cc.Ran, Scheduled: cc.Scheduled})
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}

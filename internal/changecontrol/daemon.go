@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
@@ -39,7 +38,7 @@ type Daemon struct {
 
 	mu      sync.Mutex
 	cfg     *config.Config
-	sched   cron.Schedule
+	next    func() time.Time // when the daemon runs next; nil until it schedules
 	runs    []state.Run
 	problem string
 	auth    atomic.Pointer[config.Status]
@@ -60,7 +59,6 @@ func NewDaemon(c *Control, cfg *config.Config, job *run.Job, ov run.Overrides, o
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_config_reloads_total",
 			Help: "Attempts to read the configuration again, by result (success, failure)."}, []string{"result"}),
 	}
-	d.sched, _ = cfg.Schedule.Parse() // checked by config.Load
 	d.print, _ = planfile.FileFingerprint(cfg.File)
 	d.auth.Store(&cfg.Status)
 	d.loaded.Set(1)
@@ -174,12 +172,20 @@ func (d *Daemon) pendingApprovals() []state.Approval {
 	return list
 }
 
+// Scheduled takes the daemon's word for when it runs next, for the status
+// page (daemon.Options.Scheduled).
+func (d *Daemon) Scheduled(next func() time.Time) {
+	d.mu.Lock()
+	d.next = next
+	d.mu.Unlock()
+}
+
 // Status is what the status page shows now.
 func (d *Daemon) Status() statuspage.Status {
 	d.mu.Lock()
 	s := statuspage.Status{Now: time.Now().UTC(), Runs: append([]state.Run(nil), d.runs...), ConfigProblem: d.problem}
-	if d.sched != nil {
-		s.NextRun = d.sched.Next(time.Now()).UTC()
+	if d.next != nil {
+		s.NextRun = d.next().UTC()
 	}
 	d.mu.Unlock()
 	s.Pending = d.pendingApprovals()

@@ -44,6 +44,9 @@ type Options struct {
 	Reload func(ctx context.Context) *run.Job
 	// Ran, when set, is called after each run.
 	Ran func()
+	// Scheduled, when set, is given once the schedule starts the function
+	// that says when the next run is due (what /healthz shows).
+	Scheduled func(next func() time.Time)
 }
 
 // daemon is the state of a running daemon.
@@ -54,6 +57,8 @@ type daemon struct {
 	cfg     config.Schedule
 	metrics *metrics
 	sched   cron.Schedule
+	cron    *cron.Cron
+	entry   cron.EntryID              // the scheduled run in cron
 	running sync.Mutex                // held during a run
 	started sync.WaitGroup            // the run at start, which the scheduler does not wait for
 	ready   atomic.Bool               // serving and scheduling
@@ -78,14 +83,17 @@ func Run(ctx context.Context, job *run.Job, sched config.Schedule, opts Options)
 	d := &daemon{opts: opts, log: opts.Log, cfg: sched, metrics: newMetrics(), sched: cs}
 	d.job.Store(job)
 	d.metrics.reg.MustRegister(opts.Collectors...)
+	d.cron = cron.New()
+	d.entry = d.cron.Schedule(cs, cron.FuncJob(func() { d.runOnce(ctx) }))
 	d.onSIGHUP(ctx)
 	srv, err := d.serve(opts.Listen)
 	if err != nil {
 		return err
 	}
-	c := cron.New()
-	c.Schedule(cs, cron.FuncJob(func() { d.runOnce(ctx) }))
-	c.Start()
+	d.cron.Start()
+	if opts.Scheduled != nil {
+		opts.Scheduled(d.nextRun)
+	}
 	if opts.RunAtStart || sched.RunAtStart {
 		d.started.Add(1)
 		go func() { defer d.started.Done(); d.runOnce(ctx) }()
@@ -96,7 +104,7 @@ func Run(ctx context.Context, job *run.Job, sched config.Schedule, opts Options)
 	<-ctx.Done()
 	d.ready.Store(false)
 	d.log.Info("stopping: a run in progress, if any, stops between requests")
-	<-c.Stop().Done()
+	<-d.cron.Stop().Done()
 	d.started.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
@@ -122,10 +130,18 @@ type Health struct {
 	NextRun time.Time  `json:"nextRun"`
 }
 
-// nextRun returns when the schedule runs next after now, in the
-// schedule's time zone.
+// nextRun returns when the scheduler runs next, in the schedule's time
+// zone. It asks the scheduler, not the schedule: "@every" counts from the
+// last time the scheduler fired (a skipped or long run included), not from
+// now; until the scheduler has placed its entry, the schedule says.
 func (d *daemon) nextRun() time.Time {
-	next := d.sched.Next(time.Now())
+	var next time.Time
+	if d.cron != nil {
+		next = d.cron.Entry(d.entry).Next
+	}
+	if next.IsZero() {
+		next = d.sched.Next(time.Now())
+	}
 	if spec, ok := d.sched.(*cron.SpecSchedule); ok {
 		next = next.In(spec.Location)
 	}
