@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -87,6 +88,17 @@ func (c *Client) retryable(ctx context.Context, ci *callInfo, resp *http.Respons
 	return resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented, nil
 }
 
+// attemptFailure says in a few words why an attempt got no answer: the
+// cause alone (the endpoint and address are said beside it), a connection
+// closed before any answer said so rather than "EOF".
+func attemptFailure(err error) string {
+	err = withoutURL(err)
+	if errors.Is(err, io.EOF) {
+		return "connection closed before an answer"
+	}
+	return err.Error()
+}
+
 // withoutURL returns the cause of a *url.Error (which repeats the method
 // and the whole address), else err.
 func withoutURL(err error) error {
@@ -122,7 +134,7 @@ func (c *Client) logRetry(ci *callInfo, resp *http.Response, err error) {
 	n, most := int(ci.attempts.Load()), c.attemptsAllowed(ci)
 	reason := "error"
 	if err != nil {
-		reason = err.Error()
+		reason = attemptFailure(err)
 	} else if resp != nil {
 		reason = fmt.Sprintf("HTTP %d", resp.StatusCode)
 	}

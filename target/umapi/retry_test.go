@@ -130,6 +130,9 @@ func TestUnreachableFailsFast(t *testing.T) {
 		if want := "attempt " + strconv.Itoa(i+1) + " of 9"; !strings.Contains(e.Message, want) || !strings.Contains(e.Message, "next attempt in") {
 			t.Errorf("log line %q does not say %q and the next wait", e.Message, want)
 		}
+		if strings.Contains(e.Message, `"http`) || !strings.Contains(e.Message, "connection refused") {
+			t.Errorf("log line %q: want the cause alone, without the Go client's method and quoted address", e.Message)
+		}
 	}
 }
 
