@@ -94,6 +94,11 @@ type Result struct {
 	// member and the entry waits on a user's creation, or it says a group
 	// is missing and the entry waits on a group's creation.
 	Unverified int `json:"unverified,omitempty"`
+	// Unsent are the targets (user keys, group names) of the entries and
+	// invite operations a stopped run did not send, or sent without an
+	// answer before it stopped: not applied as far as the run knows; the
+	// next run plans them again.
+	Unsent []string `json:"unsent,omitempty"`
 }
 
 // unverifiable reports whether a test-only failure is explained by what
@@ -148,8 +153,10 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		reqs = plan.Batches(o.Limits)
 	}
 	var stop error
+	unsentFrom := len(reqs)
 	for i, req := range reqs {
 		if stop = ctx.Err(); stop != nil {
+			unsentFrom = i
 			break
 		}
 		res.Requests++
@@ -159,7 +166,12 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 			continue
 		}
 		writeRequest(out, "sending", i+1, len(reqs), req, false)
-		for _, f := range sendOne(ctx, s, i+1, req, o.TestOnly) {
+		fs := sendOne(ctx, s, i+1, req, o.TestOnly)
+		if len(fs) > 0 && fs[0].interrupted {
+			stop, unsentFrom = ctx.Err(), i
+			break
+		}
+		for _, f := range fs {
 			if o.TestOnly && f.unverifiable {
 				res.Unverified++
 				continue
@@ -169,6 +181,8 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 	}
 	if stop == nil {
 		stop = applyInvites(ctx, plan, s, o, out, res)
+	} else {
+		res.Unsent = unsent(reqs[unsentFrom:], plan)
 	}
 	var errs []error
 	if len(res.Failures) > 0 {
@@ -186,11 +200,30 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 	return res, errors.Join(errs...)
 }
 
-// entryFailure is a Failure and whether what its entry waits for explains
-// it in a test-only run.
+// entryFailure is a Failure, whether what its entry waits for explains
+// it in a test-only run, and whether the run's stop interrupted its
+// request (no answer: the service may or may not have applied it).
 type entryFailure struct {
 	Failure
 	unverifiable bool
+	interrupted  bool
+}
+
+// unsent lists the targets of reqs' entries and of the plan's invite
+// operations: what a run stopped before reqs did not send.
+func unsent(reqs []Request, plan *Plan) []string {
+	var out []string
+	for _, req := range reqs {
+		for _, e := range req.Entries {
+			out = append(out, e.Target())
+		}
+	}
+	for _, c := range plan.Changes {
+		if send := kinds[c.Kind].send; send == asResend || send == asRevoke {
+			out = append(out, c.Key())
+		}
+	}
+	return out
 }
 
 // sendOne sends one request and turns its failures into Failures.
@@ -199,7 +232,8 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 	var out []entryFailure
 	if err != nil {
 		for _, e := range req.Entries {
-			out = append(out, entryFailure{Failure: Failure{Request: n, Target: e.Target(), Code: "request.failed", Message: err.Error()}})
+			out = append(out, entryFailure{Failure: Failure{Request: n, Target: e.Target(), Code: "request.failed", Message: err.Error()},
+				interrupted: ctx.Err() != nil})
 		}
 		return out
 	}
@@ -217,15 +251,18 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 	return out
 }
 
-// applyInvites resends and revokes invites; a test-only run sends none.
-func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) error {
+// applyInvites resends and revokes invites; a test-only run sends none, a
+// stopped run lists the rest in res.Unsent and returns why it stopped.
+func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) (stop error) {
 	for _, c := range plan.Changes {
 		send := kinds[c.Kind].send
 		if send != asResend && send != asRevoke {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			res.Unsent = append(res.Unsent, c.Key())
+			stop = err
+			continue
 		}
 		res.Invites++
 		if o.DryRun || o.TestOnly {
@@ -243,7 +280,7 @@ func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out
 			res.Failures = append(res.Failures, reinvite(ctx, s, &c, o, out)...)
 		}
 	}
-	return nil
+	return stop
 }
 
 // revoke revokes c's invite; none pending (gone meanwhile, or revoked by

@@ -119,6 +119,17 @@ func TestApplyTestOnlyAndCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || len(f.requests) != 1 || res.Requests != 1 {
 		t.Errorf("after cancel: err %v, %d requests sent; want context.Canceled after 1", err, len(f.requests))
 	}
+	if sent := len(f.requests[0].Entries); len(res.Unsent) != 25-sent+1 || res.Unsent[len(res.Unsent)-1] != "stray@x.com" {
+		t.Errorf("after cancel: unsent %v; want the %d entries not sent and the invite revoke", res.Unsent, 25-sent)
+	}
+	// A request the stop interrupts (no answer) is not sent as far as the
+	// run knows: not a failure of the service.
+	ctx, cancel = context.WithCancel(context.Background())
+	f = &fakeSender{cancel: cancel, failAll: 1}
+	res, err = Apply(ctx, manyCreates(25), f, ApplyOptions{})
+	if !errors.Is(err, context.Canceled) || len(res.Failures) != 0 || len(res.Unsent) != 26 {
+		t.Errorf("an interrupted request: err %v, failures %v, %d unsent; want context.Canceled, no failure, 26 unsent", err, res.Failures, len(res.Unsent))
+	}
 }
 
 func TestApplyReportsSafety(t *testing.T) {

@@ -295,7 +295,7 @@ func record(r *run.Result, p *run.OrgPlan, held Held, start time.Time, approvalI
 	}
 	rec.Failures = len(r.Applied.Failures)
 	a := state.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly, Approval: approvalID,
-		Unmatched: unmatchedKeys(p.Plan), Rules: rules}
+		Unmatched: unmatchedKeys(p.Plan), Rules: rules, Unsent: r.Applied.Unsent}
 	return rec, a.Entries(p.Plan.Changes, r.Applied.Failures)
 }
 

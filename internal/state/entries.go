@@ -21,15 +21,22 @@ type Applied struct {
 	// give it ("mapping[0] (directory \"eng\")"), for the reason of a
 	// membership added or removed.
 	Rules map[string]string
+	// Unsent are the targets a stopped run did not send
+	// (reconcile.Result.Unsent).
+	Unsent []string
 }
 
 // Entries turns the changes a run sent, and the failures the service
 // answered, into history entries: one a change, failed where a failure
-// names its user or group.
+// names its user or group, not-sent where the run stopped before it.
 func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failure) []Entry {
 	failed := make(map[string]reconcile.Failure, len(failures))
 	for _, f := range failures {
 		failed[strings.ToLower(f.Target)] = f
+	}
+	unsent := make(map[string]bool, len(a.Unsent))
+	for _, k := range a.Unsent {
+		unsent[strings.ToLower(k)] = true
 	}
 	out := make([]Entry, 0, len(changes))
 	for i := range changes {
@@ -41,6 +48,8 @@ func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failur
 		}
 		if f, ok := failed[strings.ToLower(c.Key())]; ok {
 			e.Result, e.Code, e.Message = ResultFailed, f.Code, f.Message
+		} else if unsent[strings.ToLower(c.Key())] {
+			e.Result = ResultNotSent
 		}
 		out = append(out, e)
 	}

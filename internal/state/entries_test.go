@@ -36,6 +36,11 @@ func TestEntriesMarkFailuresTestOnlyAndWhy(t *testing.T) {
 	if got[1].Code != "error.group.not_found" {
 		t.Errorf("failed entry code %q", got[1].Code)
 	}
+	a.Unsent = []string{"ann@example.com", "OLD@example.com"}
+	if e := a.Entries(changes, failures); e[0].Result != ResultNotSent || e[1].Result != ResultFailed || e[2].Result != ResultNotSent {
+		t.Errorf("a stopped run's entries: %s, %s, %s; want not-sent, failed, not-sent", e[0].Result, e[1].Result, e[2].Result)
+	}
+	a.Unsent = nil
 	a.TestOnly = true
 	if e := a.Entries(changes[:1], nil); e[0].Result != ResultTestOnly {
 		t.Errorf("test-only entry result %q", e[0].Result)

@@ -17,6 +17,9 @@ const (
 	ResultApplied  = "applied"   // the service applied the entry
 	ResultFailed   = "failed"    // the service refused it (Code, Message say why)
 	ResultTestOnly = "test-only" // sent with testOnly: validated, nothing changed
+	// ResultNotSent: the run stopped (SIGTERM) before sending it, or before
+	// its answer came; the next run plans it again.
+	ResultNotSent = "not-sent"
 )
 
 // Entry is one applied change of a user or group, as the history keeps it.
