@@ -78,8 +78,9 @@ func (w *walker) walk(path string, n *yaml.Node, t reflect.Type) {
 			w.fail(path, n, "must be a mapping")
 			return
 		}
+		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if w.plainKey(path, n.Content[i]) {
+			if w.plainKey(path, n.Content[i]) && !w.repeated(path, n.Content[i], seen) {
 				w.walk(join(path, n.Content[i].Value), n.Content[i+1], t.Elem())
 			}
 		}
@@ -120,9 +121,10 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		return
 	}
 	fields := yamlFields(t)
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if !w.plainKey(path, k) {
+		if !w.plainKey(path, k) || w.repeated(path, k, seen) {
 			continue
 		}
 		if k.Value == "<<" { // a merge key: its mapping(s) hold keys of this struct
@@ -152,6 +154,20 @@ func (w *walker) plainKey(path string, k *yaml.Node) bool {
 	w.complexKey = true
 	w.fail(path, k, "a key must be a plain name, not a %s", nodeKind(k))
 	return false
+}
+
+// repeated reports (as a problem) whether key k was already given in the
+// mapping at path, whose keys so far are in seen with their lines. YAML
+// would keep only one of the two values; the usual cause is a list item
+// written without its '-', which makes it part of the item above.
+func (w *walker) repeated(path string, k *yaml.Node, seen map[string]int) bool {
+	first, ok := seen[k.Value]
+	if !ok {
+		seen[k.Value] = k.Line
+		return false
+	}
+	w.fail(join(path, k.Value), k, "given twice in the same block (first on line %d): if this starts another item of a list, begin it with '- '; otherwise remove one of the two", first)
+	return true
 }
 
 // walkMerge walks the mapping (or list of mappings) of a << merge key as
