@@ -79,7 +79,7 @@ func readFile(t *testing.T, path string) string {
 func TestRepeatedKeyIsAProblem(t *testing.T) {
 	for _, c := range []struct {
 		name, doc, path string
-		line           int
+		line            int
 	}{
 		{"list item without dash", "mapping:\n  - directory: eng\n    targets: [x]\n    directory: design\n    targets: [y]\n", "mapping[0].directory", 4},
 		{"key given twice", "target:\n  orgId: 12AB@VendorOrg\n  baseURL: http://x\n  orgId: 34CD@VendorOrg\n", "target.orgId", 4},
