@@ -171,6 +171,12 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 // read parses a whole CSV stream named s.cfg.Path of about size bytes.
 func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Result, error) {
 	br := bufio.NewReaderSize(textenc.NewReader(s.cfg.Encoding, in), 1<<16)
+	if !textenc.Decodes(s.cfg.Encoding) {
+		head, _ := br.Peek(br.Size())
+		if err := textenc.UTF16Unset(head); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
+		}
+	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
