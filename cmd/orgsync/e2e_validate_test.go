@@ -9,7 +9,7 @@ import (
 
 // Plain validate (no network) reports, all at once and each once, what
 // plan would refuse: an unset secret variable, a private key file that is
-// not a key, every source that cannot be read; its last line agrees with
+// not a key (naming its file), every source that cannot be read; its last line agrees with
 // its exit code.
 func TestValidateCatchesWhatPlanRefuses(t *testing.T) {
 	dir := exampleDir(t)
@@ -23,7 +23,7 @@ func TestValidateCatchesWhatPlanRefuses(t *testing.T) {
 	r := runBinary(t, nil, "validate", "--config", cfg)
 	want := []string{
 		"problem: target.auth.clientSecret: environment variable ORGSYNC_TEST_UNSET is not set",
-		"problem: target.auth.privateKey: not PEM",
+		"not-a-key.pem): not PEM",
 		"problem: sources[0] (csv missing-1.csv)",
 		"problem: sources[1] (csv missing-2.csv)",
 		"4 problems to fix",
