@@ -421,3 +421,18 @@ func loadProblems(t *testing.T, files map[string]string) *Error {
 	}
 	return cerr
 }
+
+// A required key written with a typo is one mistake: the unknown key with
+// its suggestion, not also "required" for the key it was meant to be.
+func TestMisspeltRequiredKeyIsOneProblem(t *testing.T) {
+	for _, c := range []struct{ from, to, want string }{
+		{"  orgId: 12AB", "  orgID: 12AB", `target.orgID (line 2): unknown key (did you mean "orgId"?)`},
+		{"    clientId: cid", "    clientID: cid", `target.auth.clientID (line 5): unknown key (did you mean "clientId"?)`},
+		{"csv: {path: users.csv}", "csv: {pth: users.csv}", `sources[0].csv.pth (line 10): unknown key (did you mean "path"?)`},
+	} {
+		cerr := loadProblems(t, map[string]string{"c.yaml": strings.Replace(minimal, c.from, c.to, 1), "key.pem": "K", "users.csv": "email\n"})
+		if len(cerr.Problems) != 1 || !strings.HasPrefix(cerr.Problems[0].String(), c.want) {
+			t.Errorf("%s: %v\nwant one problem: %s", c.to, cerr, c.want)
+		}
+	}
+}

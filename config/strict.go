@@ -25,6 +25,9 @@ type walker struct {
 	// complexKey is set when a mapping key is itself a mapping or a list:
 	// such a document is not decoded at all (yaml.v3 panics merging one).
 	complexKey bool
+	// meant are the paths of the known keys that unknown keys were
+	// reported as likely misspellings of.
+	meant []string
 }
 
 var (
@@ -133,13 +136,25 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		}
 		ft, ok := fields[k.Value]
 		if !ok {
-			w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", suggest(k.Value, fields), strings.Join(keyNames(t), ", "))
+			w.unknownKey(path, k, t, fields)
 			continue
 		}
 		p := join(path, k.Value)
 		w.lines[p] = k.Line
 		w.walk(p, v, ft)
 	}
+}
+
+// unknownKey reports key k, unknown in the struct of type t at path, with
+// the known key it is likely a misspelling of. That key counts as
+// reported: "required" would be the same mistake seen a second time.
+func (w *walker) unknownKey(path string, k *yaml.Node, t reflect.Type, fields map[string]reflect.Type) {
+	hint := ""
+	if near := suggest(k.Value, fields); near != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", near)
+		w.meant = append(w.meant, join(path, near))
+	}
+	w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", hint, strings.Join(keyNames(t), ", "))
 }
 
 // plainKey reports whether mapping key k is a scalar; a mapping or list
@@ -219,9 +234,9 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 // keyNames returns the YAML keys of struct type t, sorted.
 func keyNames(t reflect.Type) []string { return slices.Sorted(maps.Keys(yamlFields(t))) }
 
-// suggest returns ` (did you mean "x"?)` for a key that differs from a known
-// one only in letter case, dashes or underscores, or by a typo (an edit
-// distance of at most one per four letters, at least one).
+// suggest returns the known key that key differs from only in letter
+// case, dashes or underscores, or by a typo (an edit distance of at most
+// one per four letters, at least one); "" when there is none.
 func suggest(key string, fields map[string]reflect.Type) string {
 	norm := func(s string) string {
 		return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
@@ -232,10 +247,7 @@ func suggest(key string, fields map[string]reflect.Type) string {
 			best, bestDist = k, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,8 +79,12 @@ func (v *validation) merged() []Problem {
 }
 
 // coveredByWalk reports whether the walker already reported path or a
-// path above it.
+// path above it, or a misspelling of path's key (a key "orgID" given for
+// orgId is one mistake, not also a missing orgId).
 func (v *validation) coveredByWalk(path string) bool {
+	if slices.Contains(v.w.meant, path) {
+		return true
+	}
 	for _, p := range v.w.problems {
 		if path == p.Path || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
 			return true
