@@ -7,7 +7,7 @@ PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
 
-.PHONY: all build test demo demo-ldap lint bench fuzz test-deps
+.PHONY: all build test demo demo-review demo-ldap lint bench fuzz test-deps
 
 all: build
 
@@ -43,6 +43,13 @@ bench:
 
 demo:
 	$(GO) run ./cmd/orgsync demo
+
+# Change control: plan --out, show, apply with the removals held for
+# approval, approve, history; the report and the status page (served on
+# loopback for SERVE) are kept in a temporary directory it names.
+SERVE ?= 0s
+demo-review:
+	$(GO) run ./cmd/orgsync demo --review --serve $(SERVE)
 
 # The OpenLDAP example: a throwaway slapd serving examples/openldap/users.ldif
 # (it needs OpenLDAP's slapd: make test-deps installs it), synced into the

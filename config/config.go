@@ -35,6 +35,9 @@ type Config struct {
 	Safety   Safety         `yaml:"safety"`
 	Schedule Schedule       `yaml:"schedule"`
 	Logging  Logging        `yaml:"logging"`
+	State    State          `yaml:"state"`
+	Notify   Notify         `yaml:"notify"`
+	Status   Status         `yaml:"status"`
 
 	// File is the path the configuration was read from.
 	File string `yaml:"-"`
@@ -174,6 +177,28 @@ type Safety struct {
 	MaxRemovals Limit `yaml:"maxRemovals"`
 	// MaxChanges limits all changes; 0 (default) means no limit.
 	MaxChanges Limit `yaml:"maxChanges"`
+	// OnLimit is what a run over a limit does: hold (default) applies the
+	// changes that take nothing away and keeps the destructive ones as a
+	// pending approval in the state directory; stop applies nothing.
+	OnLimit string `yaml:"onLimit"`
+}
+
+// What a run over a safety limit does (Safety.OnLimit).
+const (
+	OnLimitHold = "hold"
+	OnLimitStop = "stop"
+)
+
+// State configures the state directory, where orgsync keeps the history
+// of applied changes, the run records and the approvals. Without Dir a run
+// keeps none of them.
+type State struct {
+	Dir string `yaml:"dir"`
+	// MaxFileMB is the size at which a history or run-record file is
+	// rotated; default 10.
+	MaxFileMB int `yaml:"maxFileMB"`
+	// Retention is how long rotated files are kept; default 2160h (90 days).
+	Retention time.Duration `yaml:"retention"`
 }
 
 // Schedule configures the daemon.
@@ -189,7 +214,8 @@ type Schedule struct {
 	Timezone string `yaml:"timezone"`
 	// RunAtStart runs once when the daemon starts.
 	RunAtStart bool `yaml:"runAtStart"`
-	// Listen is the address of /healthz, /readyz and /metrics; default :9090.
+	// Listen is the address of /healthz, /readyz, /metrics and the status
+	// page; default 127.0.0.1:9090 (this machine only).
 	Listen string `yaml:"listen"`
 }
 

@@ -15,7 +15,7 @@ const (
 	DefaultMinWait    = time.Second
 	DefaultMaxWait    = time.Minute
 	DefaultCron       = "0 */2 * * *"
-	DefaultListen     = ":9090"
+	DefaultListen     = "127.0.0.1:9090"
 	// DefaultMaxRemovalsPercent is the default safety limit on removals
 	// per run, a percentage of the managed users.
 	DefaultMaxRemovalsPercent = 10
@@ -23,6 +23,10 @@ const (
 	// many rotated files are kept.
 	DefaultLogMaxSizeMB  = 100
 	DefaultLogMaxBackups = 5
+	// The state directory's files: rotated at DefaultStateMaxFileMB,
+	// rotated files kept for DefaultStateRetention.
+	DefaultStateMaxFileMB = 10
+	DefaultStateRetention = 90 * 24 * time.Hour
 )
 
 // presetDefaults sets, before the file is decoded, the defaults whose zero
@@ -46,6 +50,10 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Schedule.Listen, DefaultListen)
 	setDefault(&c.Logging.Level, "info")
 	setDefault(&c.Logging.Format, FormatAuto)
+	setDefault(&c.Safety.OnLimit, OnLimitHold)
+	setDefault(&c.State.MaxFileMB, DefaultStateMaxFileMB)
+	setDefault(&c.State.Retention, DefaultStateRetention)
+	c.Notify.applyDefaults()
 }
 
 // targets returns the targets as written: the single target, or each of
@@ -94,7 +102,7 @@ func (c *Config) resolvePaths(dir string) {
 
 // filePaths lists every file path of the configuration.
 func (c *Config) filePaths() []*string {
-	paths := []*string{&c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile}
+	paths := []*string{&c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile, &c.State.Dir}
 	for _, t := range c.targets() {
 		paths = append(paths, &t.Auth.ClientSecret.File, &t.Auth.PrivateKey.File, &t.Auth.PrivateKeyPassphrase.File, &t.TLS.CAFile)
 	}
@@ -106,6 +114,8 @@ func (c *Config) filePaths() []*string {
 	for i := range c.Sources {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}
+	paths = append(paths, c.Notify.filePaths()...)
+	paths = append(paths, &c.Status.Token.File, &c.Status.Password.File)
 	return paths
 }
 

@@ -118,3 +118,15 @@ func (l Limit) Reconcile() reconcile.Limit {
 	}
 	return reconcile.Limit{Count: l.N}
 }
+
+// SafetyOf returns the safety settings that apply to t: its own, or the
+// top-level ones. Its OnLimit is the top-level one when t's own leaves it
+// out.
+func (c *Config) SafetyOf(t *NamedTarget) Safety {
+	if t.Safety == nil {
+		return c.Safety
+	}
+	s := *t.Safety
+	setDefault(&s.OnLimit, c.Safety.OnLimit)
+	return s
+}

@@ -105,6 +105,27 @@ func (c *Config) validate(v *validation) {
 	c.Scope.validate(v)
 	c.Schedule.validate(v)
 	c.Logging.validate(v)
+	c.State.validate(v)
+	c.Notify.validate(v)
+	c.Status.validate(v)
+	oneOf(v, "safety.onLimit", c.Safety.OnLimit, []string{OnLimitHold, OnLimitStop})
+	for i := range c.Targets {
+		if s := c.Targets[i].Safety; s != nil && s.OnLimit != "" {
+			oneOf(v, join(c.Targets[i].path, "safety.onLimit"), s.OnLimit, []string{OnLimitHold, OnLimitStop})
+		}
+	}
+}
+
+// validate checks the state directory's settings.
+func (s *State) validate(v *validation) {
+	positive(v, "state.maxFileMB", int64(s.MaxFileMB))
+	positive(v, "state.retention", int64(s.Retention))
+	if s.Dir == "" {
+		return
+	}
+	if st, err := os.Stat(filepath.Dir(s.Dir)); err != nil || !st.IsDir() {
+		v.errorf("state.dir", "the directory above %s does not exist: create it (writable by the user orgsync runs as)", s.Dir)
+	}
 }
 
 // validatePolicies checks the top-level policy and each target's own,

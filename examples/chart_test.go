@@ -108,3 +108,86 @@ func TestOrgsChartRendersOneCronJobPerJob(t *testing.T) {
 		}
 	}
 }
+
+// TestOrgsChartMountsTheStateVolume: every CronJob mounts the state
+// directory's claim at /var/lib/orgsync, and the chart makes the claim.
+func TestOrgsChartMountsTheStateVolume(t *testing.T) {
+	var values map[string]any
+	data, err := os.ReadFile("kubernetes/orgsync-orgs/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &values); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, name := range []string{"cronjobs.yaml", "state.yaml"} {
+		tpl, err := template.New(name).Funcs(chartFuncs).ParseFiles("kubernetes/orgsync-orgs/templates/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tpl.Execute(&out, map[string]any{"Values": values, "Release": map[string]any{"Name": "orgsync"}}); err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString("\n---\n")
+	}
+	type podSpec struct {
+		Containers []struct {
+			VolumeMounts []struct {
+				Name      string
+				MountPath string `yaml:"mountPath"`
+			} `yaml:"volumeMounts"`
+		}
+		Volumes []struct {
+			Name string
+			PVC  *struct {
+				ClaimName string `yaml:"claimName"`
+			} `yaml:"persistentVolumeClaim"`
+		}
+	}
+	var jobs, claims int
+	dec := yaml.NewDecoder(&out)
+	for {
+		var doc struct {
+			Kind     string
+			Metadata struct{ Name string }
+			Spec     struct {
+				JobTemplate struct {
+					Spec struct{ Template struct{ Spec podSpec } }
+				} `yaml:"jobTemplate"`
+				Resources struct{ Requests map[string]string }
+			}
+		}
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the chart renders invalid YAML: %v", err)
+		}
+		switch doc.Kind {
+		case "CronJob":
+			jobs++
+			pod := doc.Spec.JobTemplate.Spec.Template.Spec
+			mounted := false
+			for _, m := range pod.Containers[0].VolumeMounts {
+				mounted = mounted || (m.Name == "state" && m.MountPath == "/var/lib/orgsync")
+			}
+			claimed := false
+			for _, v := range pod.Volumes {
+				claimed = claimed || (v.Name == "state" && v.PVC != nil && v.PVC.ClaimName == "orgsync-state")
+			}
+			if !mounted || !claimed {
+				t.Errorf("CronJob %s: state mounted %v, from the claim %v", doc.Metadata.Name, mounted, claimed)
+			}
+		case "PersistentVolumeClaim":
+			claims++
+			if doc.Metadata.Name != "orgsync-state" || doc.Spec.Resources.Requests["storage"] != "1Gi" {
+				t.Errorf("claim %+v", doc)
+			}
+		}
+	}
+	if jobs != 2 || claims != 1 {
+		t.Errorf("%d CronJobs and %d claims, want 2 and 1", jobs, claims)
+	}
+}

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs and the machine lacks: OpenLDAP's slapd and
-# ldap-utils from Debian's packages. In CI (CI=true) a failure to install is
-# fatal, because the LDAP integration tests must run there.
+# ldap-utils, and Chromium (the status page's browser test), from Debian's
+# packages. In CI (CI=true) a failure to install is fatal, because the LDAP
+# and browser tests must run there.
 set -euo pipefail
 need=()
 command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd)
 command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "test-deps: installing ${need[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
-if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
+apt="apt-get -o DPkg::Lock::Timeout=600"
+if ! { $sudo $apt update -qq && DEBIAN_FRONTEND=noninteractive $sudo $apt install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
   echo "test-deps: could not install ${need[*]}" >&2
   [ "${CI:-}" = "true" ] && exit 1
 fi

@@ -38,7 +38,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"plan":     {"show what a sync would change (dry run)", runPlan},
 		"sync":     {"apply the changes", runSync},
-		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics", runDaemon},
+		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon},
 		"validate": {"check the configuration and read the sources", runValidate},
 		"init":     {"write a commented starter configuration for a kind of source", runInit},
 		"sim":      {"run the service simulator", runSim},
@@ -46,6 +46,11 @@ func commands() map[string]command {
 		"invites":  {"list, resend or revoke pending invites", runInvites},
 		"products": {"list the organization's products", runProducts},
 		"users":    {"list users or look one up", runUsers},
+		"approve":  {"list the changes a safety limit held, or apply one approval", runApprove},
+		"reject":   {"discard the changes a safety limit held", runReject},
+		"apply":    {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply},
+		"show":     {"print a saved plan as text or JSON", runShow},
+		"history":  {"show the changes applied, by user, organization and time", runHistory},
 		"version":  {"print the version, commit and build date", runVersion},
 	}
 }

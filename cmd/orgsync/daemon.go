@@ -3,21 +3,27 @@ package main
 import (
 	"context"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/daemon"
+	"github.com/orgsync/orgsync/internal/run"
 )
 
 // runDaemon syncs on the configuration's schedule until SIGTERM or
-// SIGINT, never two runs at once, and serves /healthz, /readyz and
-// /metrics.
+// SIGINT, never two runs at once, reading the configuration again before
+// each run and at SIGHUP, and serves /healthz, /readyz, /metrics and the
+// status page.
 func runDaemon(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("daemon", false)
 	runAtStart := c.fs.Bool("run-at-start", false, "run once at start (also schedule.runAtStart)")
-	listen := c.fs.String("listen", "", "address of /healthz, /readyz and /metrics (default schedule.listen)")
+	listen := c.fs.String("listen", "", "address of /healthz, /readyz, /metrics and the status page (default schedule.listen)")
 	e, j, code, ok := c.start(io, args, false)
 	if !ok {
 		return code
 	}
-	err := daemon.Run(ctx, j, e.cfg.Schedule, daemon.Options{Listen: *listen, RunAtStart: *runAtStart, Log: e.log})
+	e.control.SetMode(run.Real)
+	cc := changecontrol.NewDaemon(e.control, e.cfg, j, run.Overrides{Orgs: e.orgs}, e.runOptions(false))
+	err := daemon.Run(ctx, j, e.cfg.Schedule, daemon.Options{Listen: *listen, RunAtStart: *runAtStart, Log: e.log,
+		Handler: cc.Handler(), Collectors: cc.Collectors(), Reload: cc.Reload, Ran: cc.Ran})
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}

@@ -18,8 +18,14 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync demo", flag.ContinueOnError)
 	lf := addLogFlags(fs)
 	name := fs.String("source", "multiorg", "example to sync (multiorg: a CSV file into both organizations; the others into the first): "+demo.Names())
+	review := fs.Bool("review", false, "the change-control walk-through on the csv example: plan --out, show, apply with removals held, approve, history, report, status page")
+	serve := fs.Duration("serve", 0, "with --review, serve the status page on loopback this long")
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
+	}
+	var rd *reviewDemo
+	if *review {
+		*name, rd = "csv", &reviewDemo{serve: *serve}
 	}
 	example, ok := demo.Examples[*name]
 	if !ok {
@@ -29,7 +35,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	if lf.level == "" {
 		lf.level = "warn" // the demo prints the plans; the logs would repeat them
 	}
-	if err := runExample(ctx, io, lf, example); err != nil {
+	if err := runExample(ctx, io, lf, example, rd); err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	return exitOK
@@ -37,19 +43,30 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 
 // runExample runs the simulator with the example organizations on a
 // loopback port (and what the example reads, when it needs a server) and
-// syncs the example into them.
-func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example) error {
+// syncs the example into them; with review, it walks through change
+// control instead.
+func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example, review *reviewDemo) error {
 	start := time.Now()
 	d, err := demo.Start(ctx, example, io.out)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	if review != nil {
+		if err := review.prepare(d.Config); err != nil {
+			return err
+		}
+	}
 	e, ok := (&setupFlags{config: d.Config, log: lf}).setup(io)
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
 	}
-	if err := demoSteps(ctx, io, e); err != nil {
+	if review != nil {
+		err = review.steps(ctx, io, e)
+	} else {
+		err = demoSteps(ctx, io, e)
+	}
+	if err != nil {
 		return err
 	}
 	requests, tooMany := simhost.Totals(d.Sim)
@@ -73,7 +90,7 @@ func demoSteps(ctx context.Context, io stdio, e *env) error {
 	fmt.Fprintln(io.out, "\n== 2. orgsync sync: apply it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	for _, r := range res {
-		printResult(io, r, e.cfg.MultiOrg())
+		e.printResult(io, r, e.cfg.MultiOrg())
 	}
 	if err != nil {
 		return err

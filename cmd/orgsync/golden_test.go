@@ -119,6 +119,14 @@ var (
 	// groupList is a user's groups in a plan line; a directory may return
 	// them in another order each run.
 	groupList = regexp.MustCompile(`(?m)groups: [+-].*$`)
+	// approvalID is an approval's random id, after the words that name it.
+	approvalID = regexp.MustCompile(`((?:approval|approve|reject):? )[0-9a-f]{8}\b`)
+	// timestamp is an RFC 3339 time (when a saved plan was made).
+	timestamp = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
+	// clock is a time of day (the demo's history lists when each change was applied).
+	clock = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}Z?\b`)
+	// fingerprint is a saved plan's short fingerprint (of a temporary file's content).
+	fingerprint = regexp.MustCompile(`fingerprint [0-9a-f]{12}`)
 	// resultLine starts the result lines that sync prints after the plans.
 	resultLine = regexp.MustCompile(`(?m)^(\S+: )?(applied|validated by the service)`)
 )
@@ -135,12 +143,16 @@ func goldenArgs(args []string) string {
 // ready, puts the organizations' plans in order.
 func normalizePlans(command, out string) string {
 	out = tempPath.ReplaceAllString(out, "<tmp>")
+	out = timestamp.ReplaceAllString(out, "<timestamp>")
 	out = loopback.ReplaceAllString(out, "127.0.0.1:<port>")
 	out = elapsed.ReplaceAllString(out, "<duration>")
 	out = date.ReplaceAllString(out, "<date>")
 	out = requestID.ReplaceAllString(out, "orgsync-<request>")
 	out = apiRequests.ReplaceAllString(out, "<n> API requests in all, <n> answered 429")
 	out = groupList.ReplaceAllStringFunc(out, sortGroups)
+	out = approvalID.ReplaceAllString(out, "${1}<approval>")
+	out = clock.ReplaceAllString(out, "<time>")
+	out = fingerprint.ReplaceAllString(out, "fingerprint <fingerprint>")
 	if command != "sync" || !strings.Contains(out, "== organization ") {
 		return out
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/orgsync/orgsync/internal/run"
@@ -15,9 +16,13 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	c.output = fs.String("output", "text", "plan format: text or json")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
 	c.explain = fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
-	_, j, code, ok := c.start(io, args, true)
+	out := fs.String("out", "", "also save the plan to this file, for review and orgsync apply FILE")
+	e, j, code, ok := c.start(io, args, true)
 	if !ok {
 		return code
+	}
+	if *out != "" {
+		e.control.KeepFingerprints()
 	}
 	plans, err := printPlans(ctx, j, io.out, *c.output)
 	if err != nil {
@@ -30,6 +35,12 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	j.Explain(w, plans)
 	if _, err := j.ApplyAll(ctx, plans, run.Dry); err != nil {
 		return fail(io, fs.Name(), err)
+	}
+	if *out != "" {
+		if err := e.savePlan(*out, plans); err != nil {
+			return fail(io, fs.Name(), fmt.Errorf("--out: %w", err))
+		}
+		fmt.Fprintf(io.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
 	}
 	if *detailed && !plans.InSync() {
 		return exitChanges

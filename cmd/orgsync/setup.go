@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/logs"
 	"github.com/orgsync/orgsync/internal/run"
 )
@@ -71,6 +72,8 @@ type env struct {
 	// show their progress.
 	interactive bool
 	orgs        []string // --orgs
+	// control hears the runs: approvals, history, report, notifications.
+	control *changecontrol.Control
 }
 
 // setup loads the configuration and builds the logger. Configuration
@@ -95,7 +98,7 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
-	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err)}
+	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err), control: changecontrol.New(cfg, log, run.Dry)}
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}
@@ -106,7 +109,13 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 // overrides; plansShown says that the command prints the plans.
 func (e *env) job(ov run.Overrides, plansShown bool) (*run.Job, error) {
 	ov.Orgs = e.orgs
-	return run.New(e.cfg, ov, run.Options{Log: e.log, Interactive: e.interactive, PlansShown: plansShown})
+	return run.New(e.cfg, ov, e.runOptions(plansShown))
+}
+
+// runOptions are the options of the command's jobs, heard by its change
+// control.
+func (e *env) runOptions(plansShown bool) run.Options {
+	return run.Options{Log: e.log, Interactive: e.interactive, PlansShown: plansShown, Observer: e.control}
 }
 
 // runCommand is a command that runs the job (plan, sync, validate,
@@ -117,6 +126,7 @@ type runCommand struct {
 	scope   *scopeFlags // nil when the command takes no scope flags
 	explain *string     // plan --explain
 	output  *string     // --output, checked when set
+	maxArgs int         // arguments allowed (approve ID)
 }
 
 // newRunCommand defines the flags every command that runs the job has.
@@ -134,7 +144,7 @@ func newRunCommand(name string, scoped bool) *runCommand {
 // the command prints the plans. It returns false when the command should
 // stop; code is then its exit code.
 func (c *runCommand) start(io stdio, args []string, plansShown bool) (*env, *run.Job, int, bool) {
-	e, code, ok := c.setup.start(c.fs, args, io, 0, c.output)
+	e, code, ok := c.setup.start(c.fs, args, io, c.maxArgs, c.output)
 	if !ok {
 		return nil, nil, code, false
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
@@ -11,18 +13,24 @@ import (
 func runSync(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("sync", true)
 	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
-	_, j, code, ok := c.start(io, args, true)
+	reportFile := addReportFlag(c.fs)
+	e, j, code, ok := c.start(io, args, true)
 	if !ok {
 		return code
+	}
+	if err := changecontrol.CheckReport(*reportFile); err != nil {
+		return fail(io, c.fs.Name(), err)
 	}
 	mode := run.Real
 	if *testOnly {
 		mode = run.TestOnly
 	}
+	e.control.SetMode(mode)
 	res, err := j.Sync(ctx, mode, showPlans(io, j.Config().MultiOrg()))
 	for _, r := range res {
-		printResult(io, r, j.Config().MultiOrg())
+		e.printResult(io, r, j.Config().MultiOrg())
 	}
+	err = errors.Join(err, e.reportTo(io, *reportFile))
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
@@ -42,11 +50,13 @@ func showPlans(io stdio, multiOrg bool) func(p *run.OrgPlan) error {
 }
 
 // printResult writes the outcome of an organization's applied plan, its
-// lines prefixed with the organization's name when there are several.
-func printResult(io stdio, r *run.Result, multiOrg bool) {
+// lines prefixed with the organization's name when there are several,
+// and the approvals it holds.
+func (e *env) printResult(io stdio, r *run.Result, multiOrg bool) {
 	if r == nil || r.Applied == nil {
 		return
 	}
+	defer e.printHeld(io, r, multiOrg)
 	verb := "applied"
 	if r.Mode == run.TestOnly {
 		verb = "validated by the service (test only, nothing changed)"

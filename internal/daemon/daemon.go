@@ -1,6 +1,6 @@
 // Package daemon runs a Job on the configuration's schedule until its
-// context ends, never two runs at once, and serves /healthz, /readyz and
-// /metrics.
+// context ends, never two runs at once, and serves /healthz, /readyz,
+// /metrics and what Options.Handler serves (the status page).
 package daemon
 
 import (
@@ -10,10 +10,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
@@ -25,16 +29,27 @@ import (
 // shutdownTimeout bounds the HTTP server's graceful shutdown.
 const shutdownTimeout = 10 * time.Second
 
-// Options are what the command line says over the schedule section.
+// Options are what the command line says over the schedule section, and
+// the hooks of change control.
 type Options struct {
 	Listen     string // address of the endpoints; "" takes schedule.listen
 	RunAtStart bool   // run once at start (or schedule.runAtStart)
 	Log        *zap.Logger
+	// Handler, when set, serves the paths the daemon does not (the status
+	// page); Collectors are registered with its metrics.
+	Handler    http.Handler
+	Collectors []prometheus.Collector
+	// Reload, when set, is called before each run and at SIGHUP (between
+	// runs); it returns the Job the runs use from then on.
+	Reload func(ctx context.Context) *run.Job
+	// Ran, when set, is called after each run.
+	Ran func()
 }
 
 // daemon is the state of a running daemon.
 type daemon struct {
-	job     *run.Job
+	job     atomic.Pointer[run.Job]
+	opts    Options
 	log     *zap.Logger
 	cfg     config.Schedule
 	metrics *metrics
@@ -60,7 +75,10 @@ func Run(ctx context.Context, job *run.Job, sched config.Schedule, opts Options)
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
 	}
-	d := &daemon{job: job, log: opts.Log, cfg: sched, metrics: newMetrics(), sched: cs}
+	d := &daemon{opts: opts, log: opts.Log, cfg: sched, metrics: newMetrics(), sched: cs}
+	d.job.Store(job)
+	d.metrics.reg.MustRegister(opts.Collectors...)
+	d.onSIGHUP(ctx)
 	srv, err := d.serve(opts.Listen)
 	if err != nil {
 		return err
@@ -141,11 +159,15 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 	if !d.running.TryLock() {
 		d.log.Warn("skipping a scheduled run: the previous run is still going")
-		d.metrics.skipped(d.job.OrgNames())
+		d.metrics.skipped(d.job.Load().OrgNames())
 		return
 	}
 	defer d.running.Unlock()
+	d.reload(ctx)
 	res, err := d.syncGuarded(ctx)
+	if d.opts.Ran != nil {
+		d.opts.Ran()
+	}
 	end := time.Now()
 	d.metrics.observe(res, err, end)
 	st := &RunStatus{Result: "success", End: end.UTC()}
@@ -166,7 +188,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 // into an error below, fails the run, not the daemon: it is logged with
 // its stack, counted in the metrics, and the next run comes as scheduled.
 func (d *daemon) syncGuarded(ctx context.Context) (res []*run.Result, err error) {
-	if e := crash.Run(func() { res, err = d.job.Sync(ctx, run.Real, nil) }); e != nil {
+	if e := crash.Run(func() { res, err = d.job.Load().Sync(ctx, run.Real, nil) }); e != nil {
 		err = e
 	}
 	var e *crash.Error
@@ -192,5 +214,38 @@ func (d *daemon) mux() *http.ServeMux {
 		fmt.Fprintln(w, "ready")
 	})
 	mux.Handle("/metrics", d.metrics.handler())
+	if d.opts.Handler != nil {
+		mux.Handle("/", d.opts.Handler)
+	}
 	return mux
+}
+
+// reload takes the Job of Options.Reload; the caller holds d.running.
+func (d *daemon) reload(ctx context.Context) {
+	if d.opts.Reload != nil {
+		d.job.Store(d.opts.Reload(ctx))
+	}
+}
+
+// onSIGHUP reloads at each SIGHUP, between runs, until ctx ends.
+func (d *daemon) onSIGHUP(ctx context.Context) {
+	if d.opts.Reload == nil {
+		return
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				d.running.Lock()
+				d.log.Info("SIGHUP: reading the configuration again")
+				d.reload(ctx)
+				d.running.Unlock()
+			}
+		}
+	}()
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
@@ -64,6 +65,6 @@ func (s *Source) auth() (restapi.Auth, error) {
 			tokenURL = u
 		}
 	}
-	return restapi.JWTBearer{TokenURL: tokenURL, Email: k.ClientEmail, KeyID: k.PrivateKeyID, PrivateKey: []byte(k.PrivateKey),
+	return restapi.JWTBearer{TokenURL: tokenURL, Email: k.ClientEmail, KeyID: k.PrivateKeyID, PrivateKey: secret.Value(k.PrivateKey),
 		Subject: s.cfg.Subject, Scopes: Scopes}, nil
 }

@@ -36,7 +36,7 @@ func (s *Source) signInAdvice(err error) string {
 	code, desc := restapi.OAuthError(err)
 	switch {
 	case code == "unauthorized_client":
-		return "domain-wide delegation of the directory scopes is missing: " + s.delegation() + " (it can take some minutes to apply)"
+		return "domain-wide delegation of the directory scopes is missing: " + s.delegation() + " (it can take a while to apply)"
 	case strings.Contains(desc, "Invalid email or User ID"):
 		return "check subject (" + s.cfg.Subject + "): the administrator the service account acts for must be a user of the account"
 	case strings.Contains(desc, "short-lived"):

@@ -1,10 +1,12 @@
 package restapi
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +51,16 @@ func TestGoogleErrors(t *testing.T) {
 		}
 		resp.Body.Close()
 		srv.Close()
+	}
+}
+
+// TestJWTBearerHidesItsKey: printing the sign-in shows no key.
+func TestJWTBearerHidesItsKey(t *testing.T) {
+	j := JWTBearer{TokenURL: "https://oauth2.googleapis.com/token", Email: "sa@p.iam.gserviceaccount.com",
+		PrivateKey: "-----BEGIN PRIVATE KEY-----\nsecret-bytes\n-----END PRIVATE KEY-----\n", Subject: "admin@example.com"}
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(f, j); strings.Contains(out, "secret-bytes") {
+			t.Errorf("%s shows the key: %s", f, out)
+		}
 	}
 }

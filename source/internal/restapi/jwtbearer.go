@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/jwt"
+
+	"github.com/orgsync/orgsync/secret"
 )
 
 // JWTBearer is the JWT bearer grant (RFC 7523 section 2.1): a signed JWT
@@ -20,7 +22,7 @@ type JWTBearer struct {
 	// Email is the issuer (the service account's address); KeyID the
 	// key's id (kid); PrivateKey its PEM (PKCS#1 or PKCS#8).
 	Email, KeyID string
-	PrivateKey   []byte
+	PrivateKey   secret.Value
 	Subject      string
 	Scopes       []string
 }
@@ -38,7 +40,7 @@ type bearerSource struct {
 }
 
 func (b *bearerSource) Token() (*oauth2.Token, error) {
-	cfg := &jwt.Config{Email: b.j.Email, PrivateKey: b.j.PrivateKey, PrivateKeyID: b.j.KeyID, Subject: b.j.Subject,
+	cfg := &jwt.Config{Email: b.j.Email, PrivateKey: []byte(b.j.PrivateKey.Reveal()), PrivateKeyID: b.j.KeyID, Subject: b.j.Subject,
 		Scopes: b.j.Scopes, TokenURL: b.j.TokenURL, PrivateClaims: map[string]any{"jti": newJTI()}}
 	t, err := cfg.TokenSource(b.ctx).Token()
 	return t, withOAuthCode(err)

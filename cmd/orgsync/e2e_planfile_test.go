@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// TestSavedPlanReviewThenApply: plan --out saves the plan with its
+// fingerprints; show renders it as text and JSON; apply applies it when a
+// fresh plan is the same, and refuses, listing the differences, when the
+// sources changed, when the configuration changed, or when it is too old.
+func TestSavedPlanReviewThenApply(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	saved := filepath.Join(dir, "reviewed.json")
+	r := runBinary(t, nil, "plan", "--config", cfg, "--out", saved)
+	if r.code != exitOK || !strings.Contains(r.stderr, "plan saved to "+saved) {
+		t.Fatalf("plan --out: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runBinary(t, nil, "show", saved)
+	if r.code != exitOK || !strings.Contains(r.stdout, "saved plan (format 1)") || !strings.Contains(r.stdout, "+ create dave@example.com") {
+		t.Errorf("show: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBinary(t, nil, "show", saved, "--output", "json")
+	var f planfile.File
+	if err := json.Unmarshal([]byte(r.stdout), &f); err != nil || len(f.Organizations) != 1 || f.Config == "" || f.Sources == "" ||
+		f.Organizations[0].Current == "" || f.Created.IsZero() || f.ToolVersion == "" {
+		t.Fatalf("show --output json: %v\n%s", err, r.stdout)
+	}
+
+	// The sources change after the review: apply refuses, naming the change.
+	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Zed,Zero,zed@example.com,US,eng\n")
+	r = runBinary(t, nil, "apply", saved, "--config", cfg)
+	if r.code != exitError || !strings.Contains(r.stderr, "refused") || !strings.Contains(r.stderr, "only in a fresh plan:  + create zed@example.com") {
+		t.Fatalf("apply after a source changed: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, found := groupsOf(s, "dave@example.com"); found {
+		t.Fatal("a refused apply changed the organization")
+	}
+	rewrite(t, filepath.Join(dir, "csv", "users.csv"), "Zed,Zero,zed@example.com,US,eng\n", "")
+
+	if r = runBinary(t, nil, "apply", saved, "--config", cfg, "--max-age", "1ms"); r.code != exitError || !strings.Contains(r.stderr, "more than --max-age") {
+		t.Errorf("apply of an old plan: exit %d\n%s", r.code, r.stderr)
+	}
+	rewrite(t, cfg, "unmatchedUsers: remove-groups", "unmatchedUsers: preserve")
+	r = runBinary(t, nil, "apply", saved, "--config", cfg)
+	if r.code != exitError || !strings.Contains(r.stderr, "configuration") || !strings.Contains(r.stderr, "only in the saved plan:") {
+		t.Errorf("apply after the configuration changed: exit %d\n%s", r.code, r.stderr)
+	}
+	rewrite(t, cfg, "unmatchedUsers: preserve", "unmatchedUsers: remove-groups")
+
+	r = runBinary(t, nil, "apply", saved, "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, "applying it") {
+		t.Fatalf("apply of the reviewed plan: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if g, found := groupsOf(s, "dave@example.com"); !found || !hasFold(g, "Engineering") {
+		t.Errorf("dave after apply: %v (found %v)", g, found)
+	}
+	if r = runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
+		t.Errorf("plan after apply: exit %d\n%s", r.code, r.stdout)
+	}
+	if r = runBinary(t, nil, "apply", saved, "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, "only in the saved plan: + create dave@example.com") {
+		t.Errorf("applying the plan a second time: exit %d, want a refusal\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/changecontrol"
+	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/run"
+)
+
+// runApply applies a saved plan, and only it: it plans afresh and refuses,
+// listing the differences, unless the fresh plans are the saved ones.
+func runApply(ctx context.Context, io stdio, args []string) int {
+	c := newRunCommand("apply", false)
+	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this")
+	reportFile := addReportFlag(c.fs)
+	c.maxArgs = 1
+	e, code, ok := c.setup.start(c.fs, args, io, 1, nil)
+	if !ok {
+		return code
+	}
+	if c.fs.NArg() != 1 {
+		return fail(io, c.fs.Name(), errors.New("name the saved plan to apply (orgsync plan --out FILE writes one)"))
+	}
+	if err := changecontrol.CheckReport(*reportFile); err != nil {
+		return fail(io, c.fs.Name(), err)
+	}
+	f, err := planfile.Read(c.fs.Arg(0))
+	if err != nil {
+		return fail(io, c.fs.Name(), err)
+	}
+	for _, o := range f.Organizations {
+		e.orgs = append(e.orgs, o.Name)
+	}
+	j, err := e.job(run.Overrides{}, true)
+	if err != nil {
+		return fail(io, c.fs.Name(), err)
+	}
+	plans, err := e.control.CheckSaved(ctx, j, f, *maxAge)
+	if err != nil {
+		return fail(io, c.fs.Name(), err)
+	}
+	fmt.Fprintln(io.out, "a fresh plan is the saved plan: applying it")
+	res, err := j.ApplyAll(ctx, plans, run.Real)
+	for _, r := range res {
+		e.printResult(io, r, j.Config().MultiOrg())
+	}
+	if err = errors.Join(err, e.reportTo(io, *reportFile)); err != nil {
+		return fail(io, c.fs.Name(), err)
+	}
+	return exitOK
+}
+
+// savePlan writes plan --out's file.
+func (e *env) savePlan(path string, plans *run.Plans) error {
+	return e.control.SavePlan(path, version, plans)
+}
+
+// runShow prints a saved plan as text or JSON.
+func runShow(_ context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("orgsync show", flag.ContinueOnError)
+	output := fs.String("output", "text", "text or json")
+	if ok, code := parseFlags(fs, args, io, 1); !ok {
+		return code
+	}
+	if !validOutput(io, fs.Name(), *output) {
+		return exitError
+	}
+	if fs.NArg() != 1 {
+		return fail(io, fs.Name(), errors.New("name the saved plan to show (orgsync plan --out FILE writes one)"))
+	}
+	f, err := planfile.Read(fs.Arg(0))
+	if err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	if *output == "json" {
+		err = f.Encode(io.out)
+	} else {
+		err = showText(io, f)
+	}
+	if err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	return exitOK
+}
+
+// showText renders a saved plan for people: its header, then each
+// organization's plan.
+func showText(io stdio, f *planfile.File) error {
+	fmt.Fprint(io.out, f.Summary(time.Now()))
+	for _, o := range f.Organizations {
+		fmt.Fprintf(io.out, "\n== organization %s (%s)\n", o.Name, o.OrgID)
+		if err := o.Plan.Render(io.out); err != nil {
+			return err
+		}
+	}
+	return nil
+}

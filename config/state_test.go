@@ -1,0 +1,35 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStateAndOnLimitDefaults(t *testing.T) {
+	cfg := loadText(t, minimal+"state: {dir: state}\n")
+	if cfg.Safety.OnLimit != OnLimitHold || cfg.State.MaxFileMB != DefaultStateMaxFileMB || cfg.State.Retention != DefaultStateRetention {
+		t.Errorf("defaults: safety %+v, state %+v", cfg.Safety, cfg.State)
+	}
+	if want := filepath.Join(filepath.Dir(cfg.File), "state"); cfg.State.Dir != want {
+		t.Errorf("state.dir %q, want %q (relative to the configuration's directory)", cfg.State.Dir, want)
+	}
+	cfg = loadText(t, minimal+"safety: {onLimit: stop}\nstate: {dir: s, maxFileMB: 1, retention: 24h}\n")
+	if cfg.SafetyOf(cfg.Primary()).OnLimit != OnLimitStop || cfg.State.Retention != 24*time.Hour {
+		t.Errorf("set: safety %+v, state %+v", cfg.Safety, cfg.State)
+	}
+}
+
+func TestStateAndOnLimitProblems(t *testing.T) {
+	err := loadError(t, minimal+"safety: {onLimit: pause}\nstate: {dir: no/such/dir/state, maxFileMB: -1}\n")
+	for _, want := range []string{
+		`safety.onLimit (line 14): "pause"`,
+		"state.dir (line 15): the directory above",
+		"state.maxFileMB (line 15): must be greater than zero",
+	} {
+		if !strings.Contains(err, want) {
+			t.Errorf("want %q in:\n%s", want, err)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package changecontrol
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/demo"
+	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/target/umsim"
+)
+
+// csvExample starts the demo of the CSV example (the simulator of the
+// example organizations over loopback HTTP, until the test ends), with a
+// removal limit of 1 and the extra text appended to its configuration,
+// and returns the configuration's path and the simulator.
+func csvExample(t *testing.T, extra string) (string, *umsim.Multi) {
+	t.Helper()
+	d, err := demo.Start(context.Background(), demo.Examples["csv"], io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	rewrite(t, d.Config, "maxRemovals: 50%", "maxRemovals: 1")
+	f, err := os.OpenFile(d.Config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString(extra)
+	f.Close()
+	return d.Config, d.Sim
+}
+
+func load(t *testing.T, path string) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// syncOnce runs cfg once in mode with c as the observer.
+func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*run.Result {
+	t.Helper()
+	c.SetMode(mode)
+	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := j.Sync(context.Background(), mode, nil)
+	return res
+}
+
+func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
+	path, _ := csvExample(t, "state:\n  dir: state\n")
+	cfg := load(t, path)
+	c := New(cfg, zap.NewNop(), run.Dry)
+	res := syncOnce(t, c, cfg, run.Real)
+	if res[0].Err != nil || res[0].ByKind["create"] == 0 {
+		t.Fatalf("held run: err %v, applied %v; want the creates applied and no error", res[0].Err, res[0].ByKind)
+	}
+	held := c.HeldIn("default")
+	if held.Created == nil || len(held.Created.Changes) != 2 || len(held.Pending) != 1 {
+		t.Fatalf("held %+v, want one approval of the two removals", held)
+	}
+	// The next run holds nothing new, and records both runs and the history.
+	c2 := New(cfg, zap.NewNop(), run.Dry)
+	syncOnce(t, c2, cfg, run.Real)
+	if h := c2.HeldIn("default"); h.Created != nil || len(h.Pending) != 1 || h.Pending[0] != held.Created.ID {
+		t.Errorf("second run: %+v, want the first approval pending and nothing new", h)
+	}
+	dir := c2.StateDir()
+	runs, _ := dir.Runs(0)
+	entries, _ := dir.History(state.Filter{User: "dave@example.com"})
+	if len(runs) != 2 || runs[0].Result != state.RunHeld || len(entries) != 1 || entries[0].Result != state.ResultApplied {
+		t.Errorf("runs %+v, dave's history %+v", runs, entries)
+	}
+}
+
+func TestStopAppliesNothing(t *testing.T) {
+	path, sim := csvExample(t, "")
+	rewrite(t, path, "maxRemovals: 1", "maxRemovals: 1\n  onLimit: stop")
+	cfg := load(t, path)
+	res := syncOnce(t, New(cfg, zap.NewNop(), run.Dry), cfg, run.Real)
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "safety.onLimit is stop: nothing applied") {
+		t.Errorf("stopped run: %v", res[0].Err)
+	}
+	for _, u := range sim.Org(cfg.Primary().OrgID).Snapshot().Users {
+		if u.Email == "dave@example.com" {
+			t.Error("a stopped run created dave")
+		}
+	}
+}
+
+func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
+	path, _ := csvExample(t, "")
+	cfg := load(t, path)
+	c := New(cfg, zap.NewNop(), run.Real)
+	opts := run.Options{Observer: c}
+	j, err := run.New(cfg, run.Overrides{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDaemon(c, cfg, j, run.Overrides{}, opts)
+	if got := d.Reload(context.Background()); got != j {
+		t.Error("an unchanged file made a new Job (and new clients)")
+	}
+	rewrite(t, path, "unmatchedUsers: remove-groups", "unmatchedUsers: sometimes")
+	if got := d.Reload(context.Background()); got != j || !strings.Contains(d.Status().ConfigProblem, "policy.unmatchedUsers") {
+		t.Errorf("a broken file: job kept %v, problem %q", got == j, d.Status().ConfigProblem)
+	}
+	rewrite(t, path, "unmatchedUsers: sometimes", "unmatchedUsers: preserve")
+	got := d.Reload(context.Background())
+	if got == j || d.Status().ConfigProblem != "" || got.Config().Policy.UnmatchedUsers != "preserve" {
+		t.Errorf("the fixed file: new job %v, problem %q", got != j, d.Status().ConfigProblem)
+	}
+}
+
+func rewrite(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s lacks %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,198 @@
+package changecontrol
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/statuspage"
+)
+
+// maxRunsKept is how many run records the daemon keeps for its status
+// page.
+const maxRunsKept = 200
+
+// Daemon is change control for a daemon: its status page, its metrics of
+// approvals and configuration, and the configuration read again before
+// each run (Reload). A configuration that no longer loads leaves the last
+// good one in use; the problem shows on the page, in the metrics and in
+// one notification per new problem.
+type Daemon struct {
+	*Control
+	file string
+	ov   run.Overrides
+	opts run.Options
+	job  *run.Job // the last good configuration's
+	// print is the fingerprint of the file the job was made from: while
+	// it is the same, the runs keep the job (and its clients' tokens).
+	print string
+
+	mu      sync.Mutex
+	cfg     *config.Config
+	sched   cron.Schedule
+	runs    []state.Run
+	problem string
+	auth    atomic.Pointer[config.Status]
+
+	pending *prometheus.GaugeVec
+	loaded  prometheus.Gauge
+	reloads *prometheus.CounterVec
+}
+
+// NewDaemon is the change control of a daemon running job, made from cfg
+// (loaded from its file) with ov and opts (whose Observer is c).
+func NewDaemon(c *Control, cfg *config.Config, job *run.Job, ov run.Overrides, opts run.Options) *Daemon {
+	d := &Daemon{Control: c, file: cfg.File, ov: ov, opts: opts, job: job, cfg: cfg,
+		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_pending_approvals",
+			Help: "Approvals waiting for orgsync approve or reject, by organization."}, []string{"org"}),
+		loaded: prometheus.NewGauge(prometheus.GaugeOpts{Name: "orgsync_config_loaded",
+			Help: "1 when the configuration file loaded at the last attempt, 0 while the last good one is used instead."}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_config_reloads_total",
+			Help: "Attempts to read the configuration again, by result (success, failure)."}, []string{"result"}),
+	}
+	d.sched, _ = cfg.Schedule.Parse() // checked by config.Load
+	d.print, _ = planfile.FileFingerprint(cfg.File)
+	d.auth.Store(&cfg.Status)
+	d.loaded.Set(1)
+	if dir := c.StateDir(); dir != nil {
+		runs, err := dir.Runs(maxRunsKept)
+		if err != nil {
+			c.log.Warn("the run records could not be read", zap.Error(err))
+		}
+		d.runs = runs
+	}
+	d.countPending()
+	return d
+}
+
+// Collectors are the daemon's metrics of change control.
+func (d *Daemon) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{d.pending, d.loaded, d.reloads}
+}
+
+// Reload reads the configuration file again, before a run or at SIGHUP,
+// and returns the Job of the last configuration that loaded.
+func (d *Daemon) Reload(ctx context.Context) *run.Job {
+	fp, err := planfile.FileFingerprint(d.file)
+	d.mu.Lock()
+	same := err == nil && fp == d.print && d.problem == ""
+	d.mu.Unlock()
+	if same {
+		d.BeginRun(d.job.Config())
+		return d.job
+	}
+	cfg, err := config.Load(d.file)
+	var job *run.Job
+	if err == nil {
+		job, err = run.New(cfg, d.ov, d.opts)
+	}
+	if err != nil {
+		d.failed(ctx, err)
+		d.BeginRun(d.job.Config())
+		return d.job
+	}
+	d.loaded.Set(1)
+	d.reloads.WithLabelValues("success").Inc()
+	d.mu.Lock()
+	if cfg.Schedule != d.cfg.Schedule || cfg.State != d.cfg.State || cfg.Logging != d.cfg.Logging {
+		d.log.Warn("schedule, state and logging changes take effect at the next restart")
+	}
+	old := d.problem
+	d.cfg, d.problem, d.job, d.print = cfg, "", job, fp
+	d.mu.Unlock()
+	d.auth.Store(&cfg.Status)
+	if old != "" {
+		d.log.Info("the configuration loads again")
+	}
+	d.BeginRun(cfg)
+	return job
+}
+
+// failed shows that the configuration does not load, and notifies a new
+// problem.
+func (d *Daemon) failed(ctx context.Context, err error) {
+	d.loaded.Set(0)
+	d.reloads.WithLabelValues("failure").Inc()
+	d.log.Error("the configuration does not load: the last good one is used", zap.String("file", d.file), zap.Error(err))
+	d.mu.Lock()
+	old := d.problem
+	d.problem = err.Error()
+	d.mu.Unlock()
+	if old != err.Error() {
+		d.NotifyConfigError(ctx, d.file, d.job.OrgNames(), err)
+	}
+}
+
+// Ran keeps the records of the run that ended for the status page, and
+// counts the pending approvals again.
+func (d *Daemon) Ran() {
+	done := d.TakeRuns()
+	d.mu.Lock()
+	d.runs = append(d.runs, done...)
+	if n := len(d.runs); n > maxRunsKept {
+		d.runs = append([]state.Run(nil), d.runs[n-maxRunsKept:]...)
+	}
+	d.mu.Unlock()
+	d.countPending()
+}
+
+// countPending sets the pending-approvals gauge of every organization.
+func (d *Daemon) countPending() {
+	pending := d.pendingApprovals()
+	for _, name := range d.job.OrgNames() {
+		n := 0
+		for i := range pending {
+			if pending[i].Org == name {
+				n++
+			}
+		}
+		d.pending.WithLabelValues(name).Set(float64(n))
+	}
+}
+
+// pendingApprovals lists the pending approvals (none without a state
+// directory).
+func (d *Daemon) pendingApprovals() []state.Approval {
+	dir := d.StateDir()
+	if dir == nil {
+		return nil
+	}
+	list, err := dir.Approvals("", state.Pending)
+	if err != nil {
+		d.log.Warn("the pending approvals could not be read", zap.Error(err))
+	}
+	return list
+}
+
+// Status is what the status page shows now.
+func (d *Daemon) Status() statuspage.Status {
+	d.mu.Lock()
+	s := statuspage.Status{Now: time.Now().UTC(), Runs: append([]state.Run(nil), d.runs...), ConfigProblem: d.problem}
+	if d.sched != nil {
+		s.NextRun = d.sched.Next(time.Now()).UTC()
+	}
+	d.mu.Unlock()
+	s.Pending = d.pendingApprovals()
+	if d.StateDir() == nil {
+		s.StateNote = "state.dir is not set: the runs shown are this process's only; no history, run records or approvals are kept"
+	}
+	return s
+}
+
+// Handler serves the status page, protected by status.token or
+// status.username and password when they are set (read at each request).
+func (d *Daemon) Handler() http.Handler {
+	return statuspage.Protect(statuspage.Handler(d.Status), func() (string, string, string, error) {
+		return d.auth.Load().Secrets()
+	})
+}

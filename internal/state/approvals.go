@@ -1,0 +1,160 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/atomicfile"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// Approval states.
+const (
+	Pending  = "pending"
+	Approved = "approved" // applied by orgsync approve
+	Rejected = "rejected" // discarded by orgsync reject
+	Dropped  = "dropped"  // a later run no longer wanted any of its changes
+)
+
+// Approval is the set of changes a tripped safety limit held back from
+// one organization's run, waiting for orgsync approve or reject.
+type Approval struct {
+	ID      string    `json:"id"`
+	Org     string    `json:"org"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Run is the run that held the changes (the last one that updated it).
+	Run string `json:"run"`
+	// Reason is the safety limit's message.
+	Reason  string             `json:"reason"`
+	Status  string             `json:"status"`
+	Changes []reconcile.Change `json:"changes"`
+	// Closed is when it was approved, rejected or dropped.
+	Closed time.Time `json:"closed,omitzero"`
+}
+
+// ErrNoApproval is returned for an id that names no approval, or none
+// still pending where one must be.
+var ErrNoApproval = errors.New("no such pending approval")
+
+// idPattern is the shape of an approval id (NewID).
+var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// NewID returns a fresh approval id: 8 hexadecimal digits.
+func NewID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // never fails (Go 1.24)
+	return hex.EncodeToString(b[:])
+}
+
+// file is where approval id is kept; claimed is set for the name it has
+// while orgsync approve applies it.
+func (d *Dir) file(id string, claimed bool) string {
+	name := id + ".json"
+	if claimed {
+		name = id + ".applying.json"
+	}
+	return filepath.Join(d.path, approvalsDir, name)
+}
+
+// SaveApproval writes a, replacing the file of its id atomically.
+func (d *Dir) SaveApproval(a *Approval) error {
+	if !idPattern.MatchString(a.ID) {
+		return fmt.Errorf("approval id %q: want 8 hexadecimal digits", a.ID)
+	}
+	return atomicfile.Write(d.file(a.ID, false), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(a)
+	})
+}
+
+// Approval reads approval id, whatever its status.
+func (d *Dir) Approval(id string) (*Approval, error) {
+	if !idPattern.MatchString(id) {
+		return nil, fmt.Errorf("%q is not an approval id (8 hexadecimal digits, as orgsync approve lists them)", id)
+	}
+	a, err := readApproval(d.file(id, false))
+	if os.IsNotExist(err) {
+		a, err = readApproval(d.file(id, true))
+	}
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("approval %s: %w", id, ErrNoApproval)
+	}
+	return a, err
+}
+
+func readApproval(path string) (*Approval, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var a Approval
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return &a, nil
+}
+
+// Approvals returns the approvals of organization org (every
+// organization's when org is empty) with status (any when empty), oldest
+// first.
+func (d *Dir) Approvals(org, status string) ([]Approval, error) {
+	paths, err := filepath.Glob(filepath.Join(d.path, approvalsDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Approval
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".applying.json") {
+			continue // being applied: neither pending nor closed yet
+		}
+		a, err := readApproval(p)
+		if err != nil {
+			return nil, err
+		}
+		if (org == "" || a.Org == org) && (status == "" || a.Status == status) {
+			out = append(out, *a)
+		}
+	}
+	slices.SortFunc(out, func(a, b Approval) int { return a.Created.Compare(b.Created) })
+	return out, nil
+}
+
+// Claim takes pending approval id for applying it: one caller only gets
+// it (the file is renamed), however many try at once. Close releases it.
+func (d *Dir) Claim(id string) (*Approval, error) {
+	a, err := d.Approval(id)
+	if err != nil {
+		return nil, err
+	}
+	if a.Status != Pending {
+		return nil, fmt.Errorf("approval %s is %s already: %w", id, a.Status, ErrNoApproval)
+	}
+	if err := os.Rename(d.file(id, false), d.file(id, true)); err != nil {
+		return nil, fmt.Errorf("approval %s is being applied by another orgsync: %w", id, ErrNoApproval)
+	}
+	return a, nil
+}
+
+// Close records a claimed or pending approval's end with status.
+func (d *Dir) Close(a *Approval, status string) error {
+	a.Status, a.Closed = status, time.Now().UTC()
+	if err := d.SaveApproval(a); err != nil {
+		return err
+	}
+	if err := os.Remove(d.file(a.ID, true)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
