@@ -195,6 +195,7 @@ const (
 	PlaceholderOrgID            = "0123456789ABCDEF@VendorOrg"
 	PlaceholderHost             = "usermanagement.example.com"
 	PlaceholderTechnicalAccount = "0123456789ABCDEF@techacct.example.com"
+	PlaceholderClientID         = "0123456789abcdef0123456789abcdef"
 )
 
 // noPlaceholders refuses the placeholder values of the starter
@@ -205,6 +206,9 @@ func (t *Target) noPlaceholders(v *validation, at func(string) string) {
 	}
 	if t.OrgID == PlaceholderOrgID {
 		placeholder("orgId", t.OrgID)
+	}
+	if t.Auth.ClientID == PlaceholderClientID {
+		placeholder("auth.clientId", t.Auth.ClientID)
 	}
 	if t.Auth.TechnicalAccountID == PlaceholderTechnicalAccount {
 		placeholder("auth.technicalAccountId", t.Auth.TechnicalAccountID)

@@ -50,7 +50,7 @@ func TestInitPlaceholdersRefused(t *testing.T) {
 		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
 	r := runBinary(t, nil, "validate", "--config", cfg)
-	for _, key := range []string{"target.orgId (line", "target.baseURL (line", "target.auth.technicalAccountId (line"} {
+	for _, key := range []string{"target.orgId (line", "target.baseURL (line", "target.auth.clientId (line", "target.auth.technicalAccountId (line"} {
 		if !strings.Contains(r.stderr, key) || r.code != exitError {
 			t.Errorf("exit %d; the output does not name %s:\n%s", r.code, key, r.stderr)
 		}

@@ -25,15 +25,15 @@ func TestInitWritesStarterConfigs(t *testing.T) {
 			}
 			_, err := config.Load(path)
 			var cerr *config.Error
-			if !errors.As(err, &cerr) || len(cerr.Problems) != 4 || cerr.Problems[3].Path != "target.auth.privateKey.file" {
-				t.Fatalf("want the 3 placeholders and the missing private key reported, got %v", err)
+			if !errors.As(err, &cerr) || len(cerr.Problems) != 5 || cerr.Problems[4].Path != "target.auth.privateKey.file" {
+				t.Fatalf("want the 4 placeholders and the missing private key reported, got %v", err)
 			}
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			filled := strings.NewReplacer(config.PlaceholderOrgID, "12AB@VendorOrg", config.PlaceholderHost, "um.example.org",
-				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org").Replace(string(data))
+				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org", config.PlaceholderClientID, "c1ad").Replace(string(data))
 			if err := os.WriteFile(path, []byte(filled), 0o600); err != nil {
 				t.Fatal(err)
 			}
