@@ -84,3 +84,14 @@ func TestConfigFlagDefaultShownOnce(t *testing.T) {
 		t.Errorf("-config help ignores ORGSYNC_CONFIG:\n%s", out)
 	}
 }
+
+// A configuration file that is not there (orgsync run where there is no
+// orgsync.yaml) says how to name one or make one, in one line.
+func TestMissingConfigurationSaysWhatToDo(t *testing.T) {
+	missing := t.TempDir() + "/orgsync.yaml"
+	code, out, errOut := runInProcess("plan", "--config", missing)
+	want := "orgsync: there is no configuration file " + missing + ": name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init"
+	if code != exitError || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || out != "" {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant: %s", code, out, errOut, want)
+	}
+}
