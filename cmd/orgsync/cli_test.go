@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -93,5 +95,30 @@ func TestMissingConfigurationSaysWhatToDo(t *testing.T) {
 	want := "orgsync: there is no configuration file " + missing + ": name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init"
 	if code != exitError || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || out != "" {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant: %s", code, out, errOut, want)
+	}
+}
+
+// orgsync sim's start-up mistakes (a state file that is not there, an
+// address in use) say what to do, without an internal package's name or
+// Go's "listen tcp" text.
+func TestSimStartMistakes(t *testing.T) {
+	dir := exampleDir(t)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--state", filepath.Join(dir, "nope.yaml")}, "orgsync sim: cannot read the state file: open "},
+		{[]string{"sim", "--state", filepath.Join(dir, "sim", "org.yaml"), "--listen", busy.Addr().String()},
+			"orgsync sim: cannot serve the simulator on " + busy.Addr().String() + ": another program"},
+	} {
+		code, _, errOut := runInProcess(c.args...)
+		if code != exitError || !strings.HasPrefix(errOut, c.want) || strings.Contains(errOut, "umsim") || strings.Contains(errOut, "listen tcp") {
+			t.Errorf("%v: exit %d\n%s\nwant it to start %q", c.args, code, errOut, c.want)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/listenaddr"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
@@ -143,39 +144,13 @@ func (d *daemon) logNextRun() {
 func (d *daemon) serve(listen string) (*http.Server, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, listenError(listen, err)
+		return nil, listenaddr.Explain("/healthz, /readyz and /metrics", listen, "schedule.listen (or --listen)", err)
 	}
 	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	d.log.Info("daemon started", zap.String("schedule", d.cfg.Cron), zap.String("timezone", d.cfg.Timezone),
 		zap.String("listen", ln.Addr().String()))
 	return srv, nil
-}
-
-// listenError says why the daemon cannot listen on addr and what to do,
-// naming the key that sets it (the --listen flag overrides it).
-func listenError(addr string, err error) error {
-	const key = "schedule.listen (or --listen)"
-	var dns *net.DNSError
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
-		return fmt.Errorf("cannot serve /healthz, /readyz and /metrics on %s: another program (perhaps another orgsync daemon) uses that address; stop it, or set %s to a free address", addr, key)
-	case errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("cannot serve /healthz, /readyz and /metrics on %s: this user may not listen on that port (ports below 1024 need privileges); set %s to a port above 1023", addr, key)
-	case errors.As(err, &dns), errors.Is(err, syscall.EADDRNOTAVAIL):
-		return fmt.Errorf("cannot serve /healthz, /readyz and /metrics on %s: no network interface of this host has that address; set %s to host:port of this host (\":9090\" for every interface)", addr, key)
-	}
-	return fmt.Errorf("cannot serve /healthz, /readyz and /metrics on %s: %w; check %s (host:port, e.g. \"127.0.0.1:9090\")", addr, withoutOp(err), key)
-}
-
-// withoutOp returns the cause of a *net.OpError, which repeats the
-// operation and the address.
-func withoutOp(err error) error {
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return oe.Err
-	}
-	return err
 }
 
 // runOnce syncs unless a run is already going on.
