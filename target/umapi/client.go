@@ -131,6 +131,10 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
 			return nil, ns
 		}
 		return nil, ae
+	case err == nil && webPage(resp):
+		drain(resp)
+		return nil, &UnreachableError{Endpoint: cl.endpoint, URL: ci.origin, Attempts: 1, Reason: ReasonNotService,
+			Err: fmt.Errorf("HTTP %d with a web page, not JSON", resp.StatusCode)}
 	case err == nil:
 		return resp, nil
 	case ctx.Err() != nil:
@@ -168,10 +172,6 @@ func (c *Client) getJSON(ctx context.Context, cl call, v any) (*http.Response, e
 	}
 	defer drain(resp)
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		if webPage(resp) {
-			return nil, &UnreachableError{Endpoint: cl.endpoint, URL: originOf(resp), Attempts: 1, Reason: ReasonNotService,
-				Err: fmt.Errorf("HTTP %d with a web page, not JSON", resp.StatusCode)}
-		}
 		return nil, fmt.Errorf("%s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
 	}
 	return resp, nil
@@ -190,12 +190,4 @@ func resultError(endpoint string, resp *http.Response, result, message string) e
 		return nil
 	}
 	return &APIError{Endpoint: endpoint, StatusCode: resp.StatusCode, Code: result, Message: message, RequestID: requestIDOf(resp)}
-}
-
-// originOf returns scheme://host of the address that gave resp.
-func originOf(resp *http.Response) string {
-	if resp.Request == nil || resp.Request.URL == nil {
-		return ""
-	}
-	return resp.Request.URL.Scheme + "://" + resp.Request.URL.Host
 }
