@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/suggest"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/all"
 )
@@ -124,6 +125,7 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		return
 	}
 	fields := yamlFields(t)
+	w.noteMisspellings(path, n, fields)
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -136,7 +138,7 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		}
 		ft, ok := fields[k.Value]
 		if !ok {
-			w.unknownKey(path, k, t, fields)
+			w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", didYouMean(k.Value, fields), strings.Join(keyNames(t), ", "))
 			continue
 		}
 		p := join(path, k.Value)
@@ -145,30 +147,18 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 	}
 }
 
-// unknownKey reports key k, unknown in the struct of type t at path, with
-// the known key it is likely a misspelling of. That key counts as
-// reported: "required" would be the same mistake seen a second time.
-func (w *walker) unknownKey(path string, k *yaml.Node, t reflect.Type, fields map[string]reflect.Type) {
-	hint := ""
-	if near := suggest(k.Value, fields); near != "" {
-		hint = fmt.Sprintf(" (did you mean %q?)", near)
-		w.meant = append(w.meant, join(path, near))
+// noteMisspellings records, for each unknown key of the mapping n at
+// path, the known key it is likely a misspelling of: that key counts as
+// reported ("required" for it would be the same mistake a second time).
+func (w *walker) noteMisspellings(path string, n *yaml.Node, fields map[string]reflect.Type) {
+	known := slices.Sorted(maps.Keys(fields))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value != "<<" && fields[k.Value] == nil {
+			if near := suggest.Nearest(k.Value, known); near != "" {
+				w.meant = append(w.meant, join(path, near))
+			}
+		}
 	}
-	w.fail(join(path, k.Value), k, "unknown key%s; known keys here: %s", hint, strings.Join(keyNames(t), ", "))
-}
-
-// plainKey reports whether mapping key k is a scalar; a mapping or list
-// used as a key is a problem (and stops the document from being decoded).
-func (w *walker) plainKey(path string, k *yaml.Node) bool {
-	if k.Kind == yaml.AliasNode && k.Alias != nil {
-		k = k.Alias
-	}
-	if k.Kind == yaml.ScalarNode {
-		return true
-	}
-	w.complexKey = true
-	w.fail(path, k, "a key must be a plain name, not a %s", nodeKind(k))
-	return false
 }
 
 // repeated reports (as a problem) whether key k was already given in the
@@ -183,6 +173,20 @@ func (w *walker) repeated(path string, k *yaml.Node, seen map[string]int) bool {
 	}
 	w.fail(join(path, k.Value), k, "given twice in the same block (first on line %d): if this starts another item of a list, begin it with '- '; otherwise remove one of the two", first)
 	return true
+}
+
+// plainKey reports whether mapping key k is a scalar; a mapping or list
+// used as a key is a problem (and stops the document from being decoded).
+func (w *walker) plainKey(path string, k *yaml.Node) bool {
+	if k.Kind == yaml.AliasNode && k.Alias != nil {
+		k = k.Alias
+	}
+	if k.Kind == yaml.ScalarNode {
+		return true
+	}
+	w.complexKey = true
+	w.fail(path, k, "a key must be a plain name, not a %s", nodeKind(k))
+	return false
 }
 
 // walkMerge walks the mapping (or list of mappings) of a << merge key as
@@ -234,41 +238,14 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 // keyNames returns the YAML keys of struct type t, sorted.
 func keyNames(t reflect.Type) []string { return slices.Sorted(maps.Keys(yamlFields(t))) }
 
-// suggest returns the known key that key differs from only in letter
-// case, dashes or underscores, or by a typo (an edit distance of at most
-// one per four letters, at least one); "" when there is none.
-func suggest(key string, fields map[string]reflect.Type) string {
-	norm := func(s string) string {
-		return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+// didYouMean returns ` (did you mean "x"?)` for a key near a known one
+// (suggest.Nearest).
+func didYouMean(key string, fields map[string]reflect.Type) string {
+	best := suggest.Nearest(key, slices.Sorted(maps.Keys(fields)))
+	if best == "" {
+		return ""
 	}
-	best, bestDist := "", max(1, len(key)/4)+1
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if d := editDistance(norm(k), norm(key)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
 // kindName describes the values a Go type accepts, for error messages.
