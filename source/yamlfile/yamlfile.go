@@ -8,6 +8,7 @@ package yamlfile
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -190,10 +191,16 @@ func (f *fileReader) readUsers(users *yaml.Node) {
 func (f *fileReader) record(n *yaml.Node) userrec.Record {
 	r := userrec.Record{Line: n.Line}
 	names := userrec.DefaultNames()
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], resolve(n.Content[i+1])
 		fl := fieldOf(key.Value, names)
+		first, twice := seen[key.Value]
+		seen[key.Value] = cmp.Or(first, key.Line)
 		switch {
+		case twice:
+			r.Extra = append(r.Extra, userrec.Issue{Line: key.Line, Field: key.Value, Reason: fmt.Sprintf(
+				"given twice for this user (first on line %d): if this starts another user, begin it with '- '; otherwise remove one of the two", first)})
 		case fl < 0 && f.attributes && val.Kind == yaml.ScalarNode:
 			if r.Attributes == nil {
 				r.Attributes = map[string]string{}
