@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orgsync/orgsync/internal/yamlsyntax"
 )
 
 // The YAML mistakes people make are reported on the line where they are,
@@ -57,7 +59,7 @@ func TestSyntaxScannerAcceptsTheExamples(t *testing.T) {
 	}
 	more, _ := filepath.Glob(filepath.Join("..", "cmd", "orgsync", "starter", "*.yaml"))
 	for _, p := range append(paths, more...) {
-		if n, what := findIndentMistake(strings.Split(readFile(t, p), "\n")); n > 0 {
+		if n, what := yamlsyntax.FindIndentMistake(strings.Split(readFile(t, p), "\n")); n > 0 {
 			t.Errorf("%s:%d: %s", p, n, what)
 		}
 	}

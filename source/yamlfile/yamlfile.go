@@ -18,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/yamlsyntax"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
@@ -107,7 +108,8 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
+		line, msg := yamlsyntax.Explain(data, err)
+		return nil, fmt.Errorf("%s:%d: %s", s.cfg.Path, line, msg)
 	}
 	users, groups, err := s.sections(&doc)
 	if err != nil {

@@ -145,7 +145,10 @@ groups:
 func TestWholeFileErrors(t *testing.T) {
 	tests := []struct{ name, doc, frag string }{
 		{"empty", "", "the file is empty"},
-		{"syntax", "users:\n  - email: a\n   bad: [\n", "yaml: line"},
+		{"syntax", "users:\n  - email: a\n   bad: [\n", ":3: indented"},
+		// the parser blames line 1; the second item is indented too far
+		{"item indented too far", "users:\n  - {email: a@example.com}\n   - {email: c@example.com}\n", ":3: indented 3 spaces, which lines up with no key above it"},
+		{"tab", "users:\n  - firstname: A\n\tlastname: B\n", ":3: a tab in the indentation"},
 		{"not a mapping", "- a\n- b\n", ":1: want a mapping"},
 		{"unknown top key", "users: []\npeople: []\n", `:2: unknown key "people"`},
 		{"users not a list", "users: ann\n", ":1: users must be a list"},
