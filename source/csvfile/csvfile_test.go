@@ -198,7 +198,8 @@ func TestWholeFileErrors(t *testing.T) {
 	}{
 		{"empty file", "", Config{}, "the file is empty"},
 		{"header only", header, Config{}, "no user records"},
-		{"missing email column", "firstname,lastname,mail\nA,B,a@example.com\n", Config{}, `:1: the header has no "email" column (it has "firstname", "lastname", "mail")`},
+		{"missing email column", "firstname,lastname,login\nA,B,a@example.com\n", Config{}, `:1: the header has no "email" column (it has "firstname", "lastname", "login")`},
+		{"misspelt email column", "firstname,lastname,mail\nA,B,a@example.com\n", Config{}, `:1: the header has a column "mail" and no "email" column`},
 		{"username without domain column", "username\njdoe\n", Config{}, `no "email" column`},
 		{"renamed column missing", "email\na@example.com\n", Config{Columns: Columns{Email: "Mail"}}, `no "Mail" column`},
 		{"no valid user", header + "A,B,bad,,,,,\nC,D,worse,,,,,\n", Config{}, "none of its 2 user records is valid"},
@@ -331,5 +332,27 @@ func TestDuplicateFillsDefaults(t *testing.T) {
 	want := reconcile.User{Type: reconcile.EnterpriseID, Email: "ann@example.com", Domain: "example.com", Country: "DE"}
 	if len(res.Users) != 1 || !reflect.DeepEqual(res.Users[0], want) || res.DefaultedAt(0) != 0 {
 		t.Errorf("users %+v (defaulted %v), want %+v with nothing defaulted", res.Users, res.Defaulted, want)
+	}
+}
+
+// A column whose header misspells a field's ("group" for groups, "e-mail"
+// for email) fails the source with one message naming both and the fix:
+// read as it is, every user would lose every managed group, or the file
+// would have "no email column".
+func TestMisspeltColumnFailsTheSource(t *testing.T) {
+	for _, c := range []struct{ head, col, want string }{
+		{"firstname,lastname,email,country,group", "group", "groups"},
+		{"firstname,lastname,e-mail,country,groups", "e-mail", "email"},
+		{"first_name,lastname,email,country,groups", "first_name", "firstname"},
+	} {
+		_, path, err := readCSV(t, c.head+"\nAnn,Lee,ann@example.com,US,eng\n", Config{}, nil)
+		want := path + `:1: the header has a column "` + c.col + `" and no "` + c.want + `" column: rename the column to ` + c.want
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: err = %v\nwant %s", c.head, err, want)
+		}
+	}
+	// A column that is near no field's is any other column: ignored.
+	if _, _, err := readCSV(t, "firstname,lastname,email,country,groups,department\nAnn,Lee,ann@example.com,US,eng,R&D\n", Config{}, nil); err != nil {
+		t.Errorf("an extra column: %v", err)
 	}
 }
