@@ -122,3 +122,24 @@ func TestSimStartMistakes(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt command, init --source or demo --source gets the one it was
+// likely meant to be.
+func TestMisspeltChoicesSuggested(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pln"}, `orgsync: unknown command "pln" (did you mean "plan"?)`},
+		{[]string{"init", "--source", "cvs", "--output", "-"}, `--source "cvs": use one of ` + starterKinds() + ` (did you mean "csv"?)`},
+		{[]string{"demo", "--source", "ldpa"}, `(did you mean "ldap"?)`},
+	} {
+		code, _, errOut := runInProcess(c.args...)
+		if code != exitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d\n%s\nwant %s", c.args, code, errOut, c.want)
+		}
+	}
+	if _, _, errOut := runInProcess("init", "--source", "oracle", "--output", "-"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("a stranger gets a suggestion: %s", errOut)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/demo"
@@ -29,7 +31,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	}
 	example, ok := demo.Examples[*name]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s\n", *name, demo.Names())
+		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), didYouMean(*name, slices.Sorted(maps.Keys(demo.Examples))))
 		return exitError
 	}
 	if lf.level == "" {

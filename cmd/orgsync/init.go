@@ -65,7 +65,7 @@ func starterKinds() string {
 func starterConfig(source, file string) (string, error) {
 	part, ok := starterSources[source]
 	if !ok {
-		return "", fmt.Errorf("--source %q: use one of %s", source, starterKinds())
+		return "", fmt.Errorf("--source %q: use one of %s%s", source, starterKinds(), didYouMean(source, slices.Sorted(maps.Keys(starterSources))))
 	}
 	var b strings.Builder
 	for _, name := range []string{"target.yaml", part, "policy.yaml"} {
