@@ -1,13 +1,14 @@
 # orgsync: see README.md. `make test` runs every test (it installs what the
 # tests need first); `make demo` runs the main job on the embedded simulator,
-# `make demo-ldap` the same from a throwaway OpenLDAP server.
+# `make demo-ldap` the same from a throwaway OpenLDAP server, `make demo-ad`
+# from a throwaway Samba Active Directory domain.
 GO      ?= go
 BIN     ?= bin/orgsync
 PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
 
-.PHONY: all build test demo demo-review demo-ldap lint bench fuzz test-deps
+.PHONY: all build test demo demo-review demo-ldap demo-ad lint bench bench-ad fuzz test-deps
 
 all: build
 
@@ -22,7 +23,8 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# Everything the tests need (OpenLDAP's slapd and ldap-utils) is installed
+# Everything the tests need (OpenLDAP's slapd and ldap-utils, Samba's
+# domain controller, krb5-user) is installed
 # by scripts/test-deps.sh when missing and the machine allows it.
 test-deps:
 	bash scripts/test-deps.sh
@@ -41,6 +43,12 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
 
+# A 10,000-user Active Directory read (Samba, LDAPS) against ldapsearch over
+# the same connection (docs/performance.md); it provisions the domain the
+# first time (minutes) and needs root. Not part of make test or make bench.
+bench-ad:
+	ORGSYNC_AD_BENCH=1 $(GO) test -run '^$$' -bench ReadAD10k -benchtime 5x -timeout 60m ./source/ldap/
+
 demo:
 	$(GO) run ./cmd/orgsync demo
 
@@ -56,3 +64,10 @@ demo-review:
 # simulator.
 demo-ldap:
 	$(GO) run ./cmd/orgsync demo --source ldap
+
+# The Active Directory example: a throwaway Samba domain controller for
+# CORP.EXAMPLE.COM on 127.0.0.1 serving
+# examples/activedirectory/demo/directory.ldif, read with a Kerberos bind
+# and synced into the simulator. Samba needs root (and make test-deps).
+demo-ad:
+	$(GO) run ./cmd/orgsync demo --source activedirectory

@@ -105,7 +105,7 @@ logging: {format: xml}
 		"target.orgId (line 2): ",
 		"target.baseURL (line 3): ",
 		"target.auth.clientSecret (line 6): secrets are never written in the file",
-		"target.auth.privateKey (line 8): set either env or file",
+		"target.auth.privateKey (line 8): set one of env, file and exec, not several",
 		"target.limits.reads (line 10): must be a whole number",
 		"target.timeout (line 11): unknown key",
 		"sources[0].csv.delimiter (line 13): ",
@@ -259,6 +259,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("sources: [{csv: {path: [1]}}]\nsafety: {maxRemovals: '5%'}\n"))
 	f.Add([]byte("a: &x {b: 1}\nc: *x\ntarget: {<<: *x}\n"))
 	f.Add([]byte("target: {? {a: 1} : 2, <<: {orgId: x}}\n"))
+	f.Add([]byte("x: &s {csv: {path: a.csv}, filter: 'true'}\nsources: [{<<: *s, ldap: ~}, {<<: [*s, {yaml: *s}]}, {okta: {users: [1]}, entra: 3}, {csv: {? [a] : 1}}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data, "fuzz.yaml")
 		if (cfg == nil) == (err == nil) {

@@ -41,7 +41,11 @@ type Error struct {
 // line of its own.
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d problem(s) in the configuration:", e.File, len(e.Problems))
+	what := "problems"
+	if len(e.Problems) == 1 {
+		what = "problem"
+	}
+	fmt.Fprintf(&b, "%s: %d %s in the configuration:", e.File, len(e.Problems), what)
 	for _, p := range e.Problems {
 		b.WriteString("\n  ")
 		b.WriteString(p.String())

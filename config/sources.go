@@ -89,8 +89,8 @@ func isNull(n *yaml.Node) bool {
 // Kind returns the key of the kind that is set ("" when none is).
 func (s *Source) Kind() string { return s.kind }
 
-// kindKeys lists the keys of the source kinds for messages: "csv, yaml,
-// ldap, entra or okta".
+// kindKeys lists the keys of the source kinds for messages, in the
+// registry's order: "csv, yaml, ldap, entra, okta or google".
 func kindKeys() string {
 	keys := all.Kinds().Keys()
 	if len(keys) < 2 {

@@ -286,7 +286,7 @@ func reinvite(ctx context.Context, s Sender, c *Change, o ApplyOptions, out io.W
 // writeRequest writes one line for the request and, when entries is set,
 // one line per entry.
 func writeRequest(w io.Writer, verb string, n, total int, req Request, entries bool) {
-	fmt.Fprintf(w, "%s request %d/%d (%d entries)\n", verb, n, total, len(req.Entries))
+	fmt.Fprintf(w, "%s request %d/%d (%d %s)\n", verb, n, total, len(req.Entries), plural(len(req.Entries), "entry", "entries"))
 	if !entries {
 		return
 	}

@@ -103,7 +103,11 @@ func (g MissingGroup) Hint() string {
 }
 
 func (g MissingGroup) String() string {
-	return fmt.Sprintf("target group %q does not exist in the organization (%d source users would be added to it; none is): %s", g.Name, g.Users, g.Hint())
+	users := fmt.Sprintf("%d source users would be added to it", g.Users)
+	if g.Users == 1 {
+		users = "1 source user would be added to it"
+	}
+	return fmt.Sprintf("target group %q does not exist in the organization (%s; none is): %s", g.Name, users, g.Hint())
 }
 
 // MissingGroupsError reports the plan's missing targets after the rest of
@@ -374,7 +378,30 @@ func (d *differ) createChange(u *User, plan *Plan) {
 	}
 	nu := *u
 	nu.Groups = nil
-	plan.Changes = append(plan.Changes, Change{Kind: KindCreate, User: nu, Add: d.addGroups(u, nil, plan)})
+	add := d.addGroups(u, nil, plan)
+	if len(add) == 0 && d.onlyMissingGroups(u) {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is not created: the groups it is mapped to here (%s) do not exist in the organization (see above)",
+			u.Key(), strings.Join(u.Groups, ", ")))
+		return
+	}
+	plan.Changes = append(plan.Changes, Change{Kind: KindCreate, User: nu, Add: add})
+}
+
+// onlyMissingGroups reports whether u has managed groups and every one of
+// them is missing from the organization: nothing there maps u, so u is not
+// created in it (with no groups) until a group exists.
+func (d *differ) onlyMissingGroups(u *User) bool {
+	seen := false
+	for _, g := range u.Groups {
+		if _, ok := d.managed[d.lower(g)]; !ok {
+			continue
+		}
+		if _, missing := d.missing[d.lower(g)]; !missing {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }
 
 // invitedChange plans for a desired independent ID with an invite: an

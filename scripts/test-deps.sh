@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Installs what `make test` needs and the machine lacks: OpenLDAP's slapd and
-# ldap-utils, and Chromium (the status page's browser test), from Debian's
-# packages. In CI (CI=true) a failure to install is fatal, because the LDAP
-# and browser tests must run there.
+# Installs what `make test` needs and the machine lacks, from Debian's
+# packages: OpenLDAP's slapd and ldap-utils (the LDAP tests), Samba's
+# Active Directory domain controller and MIT Kerberos' kinit (the Active
+# Directory and Kerberos tests), and Chromium (the status page's browser
+# test). In CI (CI=true) a failure to install is fatal, because those
+# integration tests must run there.
 set -euo pipefail
 need=()
 command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd)
 command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
+command -v samba >/dev/null 2>&1 || [ -x /usr/sbin/samba ] || need+=(samba)
+[ -d /usr/share/samba/setup/ad-schema ] || need+=(samba-ad-dc samba-ad-provision)
+command -v kinit >/dev/null 2>&1 || need+=(krb5-user)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "test-deps: installing ${need[*]}"
@@ -17,9 +22,19 @@ if ! { $sudo $apt update -qq && DEBIAN_FRONTEND=noninteractive $sudo $apt instal
   echo "test-deps: could not install ${need[*]}" >&2
   [ "${CI:-}" = "true" ] && exit 1
 fi
-# Debian's package may start a system slapd on port 389; the tests start
-# their own on free ports. Stop only that system daemon (by its pid file),
-# never the test servers of a run in progress.
-if command -v systemctl >/dev/null 2>&1; then $sudo systemctl stop slapd >/dev/null 2>&1 || true; fi
-if [ -f /var/run/slapd/slapd.pid ]; then $sudo kill "$(cat /var/run/slapd/slapd.pid)" >/dev/null 2>&1 || true; fi
+# Debian's packages may start system daemons: slapd on port 389, Samba's
+# smbd, nmbd and domain controller. The tests start their own (slapd on free
+# ports, one Samba domain controller on 389, 636 and 88 of 127.0.0.1). Stop
+# only those system daemons (by their services and pid files), never the
+# test servers of a run in progress.
+if command -v systemctl >/dev/null 2>&1; then
+  for unit in slapd samba-ad-dc smbd nmbd winbind; do $sudo systemctl stop "$unit" >/dev/null 2>&1 || true; done
+fi
+for pidfile in /var/run/slapd/slapd.pid /run/samba/samba.pid; do
+  [ -f "$pidfile" ] || continue
+  pid=$(cat "$pidfile")
+  case "$(readlink "/proc/$pid/exe" 2>/dev/null)" in
+  */slapd | */samba) $sudo kill "$pid" >/dev/null 2>&1 || true ;;
+  esac
+done
 exit 0

@@ -1,6 +1,7 @@
 // Package secret reads secrets (passwords, client secrets, private keys) from
-// where the configuration says they are: an environment variable or a file
-// (a Kubernetes secret volume, for example). A loaded secret is a Value whose
+// where the configuration says they are: an environment variable, a file
+// (a Kubernetes secret volume, for example) or the output of a command (a
+// secret manager's command-line client). A loaded secret is a Value whose
 // every printed form is redacted, so it cannot leak into logs, plans or
 // errors by accident.
 package secret
@@ -10,34 +11,68 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
-// Ref says where a secret is: in the environment variable Env or in File.
-// Exactly one of them is set.
+// Ref says where a secret is: in the environment variable Env, in File, or
+// on the standard output of the command Exec (its program and arguments,
+// run without a shell; Timeout bounds it, default DefaultTimeout).
+// Exactly one of Env, File and Exec is set. A secret is read again each
+// time it is loaded, so a rotated secret is picked up without a restart.
 type Ref struct {
-	Env  string `yaml:"env,omitempty" json:"env,omitempty"`
-	File string `yaml:"file,omitempty" json:"file,omitempty"`
+	Env     string        `yaml:"env,omitempty" json:"env,omitempty"`
+	File    string        `yaml:"file,omitempty" json:"file,omitempty"`
+	Exec    []string      `yaml:"exec,omitempty" json:"exec,omitempty"`
+	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 }
 
 // IsSet reports whether the reference names a place.
-func (r Ref) IsSet() bool { return r.Env != "" || r.File != "" }
+func (r Ref) IsSet() bool { return r.Env != "" || r.File != "" || len(r.Exec) > 0 }
 
 // Check returns an error when the reference is empty or names two places.
 func (r Ref) Check() error {
+	places := 0
+	for _, set := range []bool{r.Env != "", r.File != "", len(r.Exec) > 0} {
+		if set {
+			places++
+		}
+	}
 	switch {
-	case r.Env != "" && r.File != "":
-		return errors.New("set either env or file, not both")
-	case !r.IsSet():
-		return errors.New("required: set env (an environment variable) or file (a path)")
+	case places > 1:
+		return errors.New("set one of env, file and exec, not several")
+	case places == 0:
+		return errors.New("required: set env (an environment variable), file (a path) or exec (a command and its arguments)")
+	case len(r.Exec) > 0 && r.Exec[0] == "":
+		return errors.New("exec: the first element must be the program to run")
+	case r.Timeout < 0:
+		return errors.New("timeout must not be negative")
+	case r.Timeout > 0 && len(r.Exec) == 0:
+		return errors.New("timeout applies to exec only")
 	}
 	return nil
 }
 
-// Load reads the secret. A file's trailing newline is dropped. The error
-// names the variable or file, never the value.
+// String says where the secret is, for messages: never its value.
+func (r Ref) String() string {
+	switch {
+	case r.Env != "":
+		return "environment variable " + r.Env
+	case r.File != "":
+		return "file " + r.File
+	case len(r.Exec) > 0:
+		return "the output of " + r.Exec[0]
+	}
+	return "no secret"
+}
+
+// Load reads the secret. A trailing newline is dropped. The error names
+// the variable, file or command, never the value.
 func (r Ref) Load() (Value, error) {
 	if err := r.Check(); err != nil {
 		return "", err
+	}
+	if len(r.Exec) > 0 {
+		return r.run()
 	}
 	if r.Env != "" {
 		v, ok := os.LookupEnv(r.Env)

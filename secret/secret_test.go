@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadFromEnvAndFile(t *testing.T) {
@@ -45,6 +46,58 @@ func TestValueIsRedactedEverywhere(t *testing.T) {
 	for _, s := range []string{fmt.Sprint(v), fmt.Sprintf("%v %s %#v %+v", v, v, v, v), string(j)} {
 		if strings.Contains(s, "hunter2") {
 			t.Errorf("secret leaked in %q", s)
+		}
+	}
+}
+
+// An exec secret is the command's standard output, read anew on every
+// Load (a rotated secret is picked up), run without a shell.
+func TestLoadFromExec(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "current")
+	if err := os.WriteFile(path, []byte("first-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ref := Ref{Exec: []string{"cat", path}}
+	if v, err := ref.Load(); err != nil || v.Reveal() != "first-secret" {
+		t.Fatalf("exec: got %q, %v", v.Reveal(), err)
+	}
+	if err := os.WriteFile(path, []byte("rotated-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := ref.Load(); err != nil || v.Reveal() != "rotated-secret" {
+		t.Fatalf("exec after rotation: got %q, %v", v.Reveal(), err)
+	}
+	// No shell: a ; is an argument, not a second command.
+	if v, err := (Ref{Exec: []string{"echo", "a;", "echo", "b"}}).Load(); err != nil || v.Reveal() != "a; echo b" {
+		t.Fatalf("exec without a shell: got %q, %v", v.Reveal(), err)
+	}
+}
+
+func TestExecErrorsSayWhatWentWrongWithoutTheSecret(t *testing.T) {
+	for name, tc := range map[string]struct {
+		ref  Ref
+		want string
+	}{
+		"not found":   {Ref{Exec: []string{"orgsync-no-such-command"}}, "not found"},
+		"fails":       {Ref{Exec: []string{"sh", "-c", "echo the-printed-secret; echo permission denied >&2; exit 3"}}, "failed: exit status 3: permission denied"},
+		"prints none": {Ref{Exec: []string{"true"}}, "printed nothing"},
+		"too slow":    {Ref{Exec: []string{"sleep", "5"}, Timeout: 100 * time.Millisecond}, "did not finish within 100ms"},
+	} {
+		_, err := tc.ref.Load()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "the-printed-secret") {
+			t.Errorf("%s: the error holds the command's output: %v", name, err)
+		}
+	}
+	for name, ref := range map[string]Ref{
+		"two places":       {Env: "X", Exec: []string{"true"}},
+		"no program":       {Exec: []string{""}},
+		"timeout, no exec": {Env: "X", Timeout: time.Second},
+	} {
+		if err := ref.Check(); err == nil {
+			t.Errorf("%s: Check() = nil, want an error", name)
 		}
 	}
 }

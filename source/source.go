@@ -1,5 +1,5 @@
 // Package source defines what every source kind (CSV, YAML, LDAP, Entra
-// ID, Okta) gives the run: desired users with their target groups, plus
+// ID, Okta, Google Workspace) gives the run: desired users with their target groups, plus
 // the problems found in the input, each with its location. Each kind is a
 // subpackage whose configuration type implements Config (it validates
 // itself, names its files and secrets, and opens the source from one

@@ -129,7 +129,7 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 		if err != nil {
 			return a.fail(io, err)
 		}
-		return a.printUsers(io, []umwire.User{*u})
+		return a.print(io, u, usersHeader, func(tw *tabwriter.Writer) { fmt.Fprintln(tw, userRow(*u)) }) // one user: an object, not a list
 	}
 	c, code, ok := a.start(io, args[1:], 0)
 	if !ok {
@@ -149,11 +149,17 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 	return a.printUsers(io, users)
 }
 
+// usersHeader heads the table of users.
+const usersHeader = "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS"
+
 // printUsers writes users as a table or JSON.
 func (a *adminCommand) printUsers(io stdio, users []umwire.User) int {
-	return printList(a, io, users, "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS", func(u umwire.User) string {
-		return strings.Join([]string{u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", ")}, "\t")
-	})
+	return printList(a, io, users, usersHeader, userRow)
+}
+
+// userRow is a user's row of the table.
+func userRow(u umwire.User) string {
+	return strings.Join([]string{u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", ")}, "\t")
 }
 
 // runInvites: `invites list`, `invites resend EMAIL`, `invites revoke EMAIL`.

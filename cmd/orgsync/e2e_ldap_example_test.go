@@ -68,6 +68,8 @@ func TestOpenLDAPExampleByHand(t *testing.T) {
 	}
 	if r := runBinary(t, env, "plan", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "Plan: 3 to create, 3 to update") {
 		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	} else if n := strings.Count(r.stderr, "source read"); n != 1 {
+		t.Errorf("the read of the one source is logged %d times, want once:\n%s", n, r.stderr)
 	}
 	if r := runBinary(t, env, "sync", "--config", cfg); r.code != exitOK {
 		t.Fatalf("sync: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)

@@ -59,3 +59,15 @@ func TestInitPlaceholdersRefused(t *testing.T) {
 		t.Errorf("the output does not say what is wrong:\n%s", r.stderr)
 	}
 }
+
+// A directory group misspelt in the mapping gets a "did you mean", as
+// keys do: the file's group that no rule maps names the rule it is close
+// to.
+func TestMisspeltDirectoryGroupDidYouMean(t *testing.T) {
+	dir := exampleDir(t)
+	cfg := configFor(t, dir, "csv", "http://127.0.0.1:9", "directory: design", "directory: desgin")
+	r := runBinary(t, nil, "validate", "--config", cfg)
+	if want := `group "design" matches no mapping rule, so its members get nothing from it; did you mean the rule's directory group "desgin"?`; !strings.Contains(r.stdout, want) {
+		t.Errorf("validate does not say %q:\n%s\n%s", want, r.stdout, r.stderr)
+	}
+}

@@ -36,6 +36,7 @@ func addSimFlags(fs *flag.FlagSet) *simFlags {
 	fs.DurationVar(&o.Faults.Latency, "latency", 0, "latency added to every request")
 	fs.Float64Var(&o.Faults.HangRate, "hang-rate", 0, "fraction of requests accepted and never answered")
 	fs.BoolVar(&o.Faults.HangAll, "hang", false, "accept every request, the token endpoints' too, and never answer")
+	fs.Float64Var(&o.Faults.CutRate, "cut-rate", 0, "fraction of requests served whose answer is cut in the middle of its body")
 	return f
 }
 

@@ -64,11 +64,12 @@ func (e *env) printResult(io stdio, r *run.Result, multiOrg bool) {
 	if multiOrg {
 		verb = r.Org.Name + ": " + verb
 	}
-	fmt.Fprintf(io.out, "%s: %d requests, %d entries, %d invite operations, %d failures; %d API requests in all, %d answered 429, in %s\n",
-		verb, r.Applied.Requests, r.Applied.Entries, r.Applied.Invites, len(r.Applied.Failures),
-		r.Stats.Total(), r.Stats.TooManyRequests, r.Elapsed.Round(1e6))
+	fmt.Fprintf(io.out, "%s: %s, %s, %s, %s; %s in all, %d answered 429, in %s\n",
+		verb, plural(r.Applied.Requests, "request", "requests"), plural(r.Applied.Entries, "entry", "entries"),
+		plural(r.Applied.Invites, "invite operation", "invite operations"), plural(len(r.Applied.Failures), "failure", "failures"),
+		plural(r.Stats.Total(), "API request", "API requests"), r.Stats.TooManyRequests, r.Elapsed.Round(1e6))
 	if n := r.Applied.Unverified; n > 0 {
-		fmt.Fprintf(io.out, "  %d entries unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", n)
+		fmt.Fprintf(io.out, "  %s unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", plural(n, "entry", "entries"))
 	}
 	for _, f := range r.Applied.Failures {
 		fmt.Fprintf(io.out, "  failed: %s\n", f)

@@ -76,10 +76,10 @@ func runValidate(ctx context.Context, io stdio, args []string) int {
 	}
 	verdict := "configuration valid"
 	if problems > 0 {
-		verdict = fmt.Sprintf("%s to fix", plural(problems, "problem"))
+		verdict = plural(problems, "problem", "problems") + " to fix"
 	}
-	fmt.Fprintf(io.out, "%s: %s; %s%s from %s; %s\n", e.cfg.File, verdict, plural(len(d.Users), "desired user"), leftOut,
-		plural(len(e.cfg.Sources), "source"), plural(notices, "notice"))
+	fmt.Fprintf(io.out, "%s: %s; %s%s from %s; %s\n", e.cfg.File, verdict, plural(len(d.Users), "desired user", "desired users"), leftOut,
+		plural(len(e.cfg.Sources), "source", "sources"), plural(notices, "notice", "notices"))
 	if problems > 0 {
 		return exitError
 	}
@@ -94,12 +94,12 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// plural says n things: "1 problem", "3 problems".
-func plural(n int, thing string) string {
+// plural says n things: "1 entry", "3 entries".
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + thing
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d %ss", n, thing)
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // reportMissing prints a line for each target group missing in

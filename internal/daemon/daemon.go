@@ -148,9 +148,23 @@ func (d *daemon) serve(listen string) (*http.Server, error) {
 	}
 	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	d.log.Info("daemon started", zap.String("schedule", d.cfg.Cron), zap.String("timezone", d.cfg.Timezone),
+	d.log.Info("daemon started", zap.String("schedule", d.cfg.Cron), zap.String("timezone", d.zone()),
 		zap.String("listen", ln.Addr().String()))
 	return srv, nil
+}
+
+// zone names the time zone the schedule runs in: schedule.timezone, the
+// schedule's CRON_TZ, or the machine's local time, with its abbreviation.
+func (d *daemon) zone() string {
+	loc := time.Local
+	if spec, ok := d.sched.(*cron.SpecSchedule); ok {
+		loc = spec.Location
+	}
+	abbr, _ := time.Now().In(loc).Zone()
+	if loc == time.Local {
+		return fmt.Sprintf("local time of this machine (%s)", abbr)
+	}
+	return fmt.Sprintf("%s (%s)", loc, abbr)
 }
 
 // runOnce syncs unless a run is already going on.
@@ -164,7 +178,6 @@ func (d *daemon) runOnce(ctx context.Context) {
 		return
 	}
 	defer d.running.Unlock()
-	d.reload(ctx)
 	res, err := d.syncGuarded(ctx)
 	if d.opts.Ran != nil {
 		d.opts.Ran()
@@ -185,11 +198,15 @@ func (d *daemon) runOnce(ctx context.Context) {
 	d.logNextRun()
 }
 
-// syncGuarded is one run. A panic in it (a bug), raised here or turned
-// into an error below, fails the run, not the daemon: it is logged with
-// its stack, counted in the metrics, and the next run comes as scheduled.
+// syncGuarded is one run, after reading the configuration again. A panic
+// in it (a bug), raised here or turned into an error below, fails the run,
+// not the daemon: it is logged with its stack, counted in the metrics, and
+// the next run comes as scheduled.
 func (d *daemon) syncGuarded(ctx context.Context) (res []*run.Result, err error) {
-	if e := crash.Run(func() { res, err = d.job.Load().Sync(ctx, run.Real, nil) }); e != nil {
+	if e := crash.Run(func() {
+		d.reload(ctx)
+		res, err = d.job.Load().Sync(ctx, run.Real, nil)
+	}); e != nil {
 		err = e
 	}
 	var e *crash.Error

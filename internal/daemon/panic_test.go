@@ -38,3 +38,20 @@ func TestDaemonRecoversPanickingRun(t *testing.T) {
 		}
 	}
 }
+
+// The start line names the zone the schedule runs in, never "": the
+// machine's local time when the configuration names none.
+func TestZoneNamed(t *testing.T) {
+	for spec, want := range map[string]string{
+		"0 2 * * *":                       "local time of this machine (",
+		"CRON_TZ=Europe/Berlin 0 2 * * *": "Europe/Berlin (",
+	} {
+		sched, err := cron.ParseStandard(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (&daemon{sched: sched}).zone(); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: zone %q, want %q…", spec, got, want)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package demo sets up what `orgsync demo` syncs: the examples copied to a
 // temporary directory, the simulator of the example organizations on a
 // loopback port with the service's own limits, and the server an example
-// reads (a throwaway OpenLDAP, the Entra ID, Okta or Google Workspace fake), with the
+// reads (a throwaway OpenLDAP or Samba Active Directory domain controller,
+// the Entra ID, Okta or Google Workspace fake), with the
 // example's configuration pointed at them.
 package demo
 
@@ -37,13 +38,14 @@ type Example struct {
 
 // Examples are the examples the demo can sync, by --source name.
 var Examples = map[string]Example{
-	"multiorg": {Dir: "multiorg"},
-	"csv":      {Dir: "csv"},
-	"yaml":     {Dir: "yaml"},
-	"ldap":     {Dir: "openldap", start: startSlapd},
-	"entra":    {Dir: "entra", start: startEntra},
-	"okta":     {Dir: "okta", start: startOkta},
-	"google":   {Dir: "google", start: startGoogle},
+	"multiorg":        {Dir: "multiorg"},
+	"csv":             {Dir: "csv"},
+	"yaml":            {Dir: "yaml"},
+	"ldap":            {Dir: "openldap", start: startSlapd},
+	"activedirectory": {Dir: "activedirectory/demo", start: startSamba},
+	"entra":           {Dir: "entra", start: startEntra},
+	"okta":            {Dir: "okta", start: startOkta},
+	"google":          {Dir: "google", start: startGoogle},
 }
 
 // Names lists the --source values of the demo.

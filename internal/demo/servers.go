@@ -9,9 +9,38 @@ import (
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/google/googlefake"
+	"github.com/orgsync/orgsync/source/ldap/samba"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
+
+// startSamba serves the Active Directory example's directory
+// (activedirectory/demo/directory.ldif under dir) from a throwaway Samba
+// domain controller on 127.0.0.1 (it needs root), and exports the service
+// account's keytab beside the example's configuration.
+func startSamba(out io.Writer, dir string) ([]string, func(), error) {
+	example := filepath.Join(dir, "activedirectory", "demo")
+	ldif, err := os.ReadFile(filepath.Join(example, "directory.ldif"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sdir := filepath.Join(dir, "samba")
+	if err := os.Mkdir(sdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintln(out, "Starting a Samba domain controller for CORP.EXAMPLE.COM (the first time, provisioning the domain takes a minute).")
+	srv, err := samba.Start(samba.Options{Dir: sdir, LDIF: string(ldif), CacheDir: filepath.Join(os.TempDir(), "orgsync-samba-cache"),
+		Passwords: map[string]string{"svc-orgsync": examples.ActiveDirectoryServicePassword}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting Samba for the example: %w", err)
+	}
+	if err := srv.ExportKeytab("svc-orgsync@"+samba.Realm, filepath.Join(example, "svc-orgsync.keytab")); err != nil {
+		srv.Stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "Samba domain controller at %s (KDC %s) serving examples/activedirectory/demo/directory.ldif.\n", srv.URL, srv.KDC)
+	return nil, srv.Stop, nil
+}
 
 // startSlapd serves the OpenLDAP example's directory
 // (openldap/users.ldif under dir) from a throwaway slapd on a free

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/internal/crash"
 )
 
 // Kind is what an event reports.
@@ -102,7 +104,7 @@ func (d *Dispatcher) Send(ctx context.Context, e *Event) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := d.sendOne(ctx, n, e); err != nil {
+			if err := crash.Call(func() error { return d.sendOne(ctx, n, e) }); err != nil { // a panic (a bug) in a notifier costs its notification, not the daemon
 				d.Log.Error("notification not sent", zap.String("notifier", n.Name()), zap.String("event", string(e.Kind)),
 					zap.String("org", e.Org), zap.Error(err))
 			}

@@ -195,11 +195,15 @@ func summary(log *zap.Logger, res *Result, err error) {
 	if res.Applied != nil {
 		fields = append(fields, zap.Int("actionRequests", res.Applied.Requests), zap.Int("failures", len(res.Applied.Failures)))
 	}
+	msg := "summary"
+	if res.Mode == TestOnly {
+		msg = "summary (test only: the service validated the requests and changed nothing)"
+	}
 	if err != nil {
-		log.Error("summary: finished with errors, reported at the end of the run", fields...) // once, by the caller
+		log.Error(msg+": finished with errors, reported at the end of the run", fields...) // once, by the caller
 		return
 	}
-	log.Info("summary", fields...)
+	log.Info(msg, fields...)
 }
 
 // logWriter turns the lines Apply writes into log lines at level.

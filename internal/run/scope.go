@@ -47,7 +47,10 @@ func scopeOf(sc config.Scope, d *Sources, log *zap.Logger) (reconcile.Scope, err
 		}
 		s.Only, d.Problems = uf.Users, append(d.Problems, uf.Problems...)
 	}
-	if s.Limited() {
+	switch {
+	case s.Limited() && len(sc.Groups) == 0 && sc.UsersFile == "" && !sc.ExcludeUnmappedUsers:
+		log.Info("users a source's filter left out are left alone", zap.Int("leftOut", len(s.Out)))
+	case s.Limited():
 		log.Info("scoped run: users outside the scope are left alone", zap.Int("leftOut", len(s.Out)),
 			zap.Strings("groups", sc.Groups), zap.Int("listed", len(s.Only)), zap.Bool("excludeUnmappedUsers", sc.ExcludeUnmappedUsers))
 	}

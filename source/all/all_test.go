@@ -14,9 +14,9 @@ import (
 
 // TestKindsKeepTheContract checks every registered kind against what the
 // configuration loader relies on: a fresh block each time, an empty block
-// refused by Validate and by Open with every problem, and the files,
-// secrets and extra attributes it names being fields of its own block,
-// under the YAML keys it gives.
+// refused by Validate and by Open with every problem, the files, secrets
+// and extra attributes it names being fields of its own block, under the
+// YAML keys it gives, and every secret of the block named.
 func TestKindsKeepTheContract(t *testing.T) {
 	kinds := all.Kinds()
 	if len(kinds) == 0 {
@@ -61,6 +61,11 @@ func checkKind(t *testing.T, k source.Kind) {
 			t.Errorf("Uses.Secrets names %q at %q (found: %v), want the key path of a secret.Ref of the block", key, path, ok)
 		}
 	}
+	for _, key := range refKeys(cfg) {
+		if _, ok := uses.Secrets[key]; !ok {
+			t.Errorf("Uses.Secrets leaves out %s: its file would be neither resolved nor checked", key)
+		}
+	}
 	if key := uses.ExtraAttributesKey; key != "" {
 		if ft, ok := typeAt(reflect.TypeOf(cfg).Elem(), key); !ok || ft != reflect.TypeOf([]string(nil)) {
 			t.Errorf("ExtraAttributesKey names %q, which is no list of strings of the block", key)
@@ -70,16 +75,34 @@ func checkKind(t *testing.T, k source.Kind) {
 
 // fieldAt returns the YAML key path of the field of type want that p
 // points to inside the block cfg points to.
-func fieldAt(cfg, p any, want reflect.Type) (string, bool) {
-	return find(reflect.ValueOf(cfg).Elem(), "", reflect.ValueOf(p).Pointer(), want)
+func fieldAt(cfg, p any, want reflect.Type) (found string, ok bool) {
+	addr := reflect.ValueOf(p).Pointer()
+	visit(reflect.ValueOf(cfg).Elem(), "", func(path string, v reflect.Value) {
+		if v.Type() == want && v.Addr().Pointer() == addr {
+			found, ok = path, true
+		}
+	})
+	return found, ok
 }
 
-func find(v reflect.Value, path string, addr uintptr, want reflect.Type) (string, bool) {
-	if v.Type() == want && v.Addr().Pointer() == addr {
-		return path, true
-	}
+// refKeys returns the key paths of every secret.Ref of the block cfg
+// points to.
+func refKeys(cfg any) []string {
+	var keys []string
+	visit(reflect.ValueOf(cfg).Elem(), "", func(path string, v reflect.Value) {
+		if v.Type() == reflect.TypeOf(secret.Ref{}) {
+			keys = append(keys, path)
+		}
+	})
+	return keys
+}
+
+// visit calls fn with v, at YAML key path path, and with every exported
+// field inside it, at theirs.
+func visit(v reflect.Value, path string, fn func(path string, v reflect.Value)) {
+	fn(path, v)
 	if v.Kind() != reflect.Struct {
-		return "", false
+		return
 	}
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Type().Field(i)
@@ -91,11 +114,8 @@ func find(v reflect.Value, path string, addr uintptr, want reflect.Type) (string
 		if !inline {
 			sub = strings.TrimPrefix(path+"."+name, ".")
 		}
-		if got, ok := find(v.Field(i), sub, addr, want); ok {
-			return got, true
-		}
+		visit(v.Field(i), sub, fn)
 	}
-	return "", false
 }
 
 // typeAt returns the type of the field at YAML key path key of struct t.

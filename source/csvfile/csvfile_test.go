@@ -165,7 +165,7 @@ func TestBadRecords(t *testing.T) {
 		{10, "", "has 4 fields but the header has 8"},
 		{11, "username", "differs from the email"},
 		{12, "country", `"XX" is not`},
-		{14, "email", "email is empty"},
+		{14, "email", "has none: the record is skipped"},
 		{15, "domain", `"bad domain" is not a domain`},
 	})
 	if len(res.Users) != 2 || res.Users[0].LastName != "Lee" || res.Users[1].Country != "US" {
@@ -333,4 +333,14 @@ func TestDuplicateFillsDefaults(t *testing.T) {
 	if len(res.Users) != 1 || !reflect.DeepEqual(res.Users[0], want) || res.DefaultedAt(0) != 0 {
 		t.Errorf("users %+v (defaulted %v), want %+v with nothing defaulted", res.Users, res.Defaulted, want)
 	}
+}
+
+// A record without an email is reported with the person's name, and says
+// that it is skipped.
+func TestMissingEmailNamesThePerson(t *testing.T) {
+	res, path, err := readCSV(t, header+"Ann,Lee,ann@example.com,US,,,,\nZed,Zero,,US,,,,\n", Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProblems(t, path, res.Problems, []wantProblem{{3, "email", "the record of Zed Zero has none: the record is skipped"}})
 }

@@ -2,6 +2,8 @@ package ldap_test
 
 import (
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +88,9 @@ func adConfig(t *testing.T, url string) ldap.Config {
 	}
 }
 
+// TestActiveDirectory checks the searches the source sends to Active
+// Directory (the default filter, in-chain searches, escaping), which the
+// fake records; reading a real domain is TestActiveDirectoryOnSamba.
 func TestActiveDirectory(t *testing.T) {
 	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries(), SizeLimit: 3})
 	res, err := read(t, adConfig(t, srv.URL), newMapper(t, adRules()), nil)
@@ -141,16 +146,44 @@ func TestRepeatedPagingCookieFailsTheSearch(t *testing.T) {
 	}
 }
 
-func TestActiveDirectoryMissingGroupAndBind(t *testing.T) {
-	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries()})
-	rules := append(adRules(), mapping.Rule{Directory: "cn=Gone,ou=groups,dc=corp,dc=example", Targets: []string{"Gone"}})
-	if _, err := read(t, adConfig(t, srv.URL), newMapper(t, rules), nil); err == nil || !strings.Contains(err.Error(), "cn=Gone") {
-		t.Fatalf("err = %v, want the missing group named", err)
+// Windows returns the member values of a group beyond its MaxValRange
+// (1,500) in parts, member;range=0-1499 and so on, which Samba does not
+// do: the source reads every part.
+func TestRangedMemberValues(t *testing.T) {
+	const n = 3200
+	entries := []adtest.Entry{{DN: adBindDN, Attrs: map[string][]string{"objectClass": {"user"}}}}
+	var members []string
+	for i := range n {
+		u := adUser(fmt.Sprintf("user%04d", i), "512", "513")
+		entries = append(entries, u)
+		members = append(members, u.DN)
 	}
+	entries = append(entries, adGroup("Huge", 1200, adGroups, members...))
+	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: entries, MaxValRange: 1500})
 	cfg := adConfig(t, srv.URL)
-	t.Setenv("ORGSYNC_TEST_AD_PW", "not-it")
-	if _, err := read(t, cfg, newMapper(t, adRules()), nil); err == nil || !strings.Contains(err.Error(), "invalid credentials") {
-		t.Fatalf("err = %v, want invalid credentials", err)
+	cfg.Flavor, cfg.PageSize = ldap.FlavorOpenLDAP, 1000 // member lists instead of the in-chain rule
+	cfg.Users.Filter, cfg.Groups.Filter, cfg.Groups.Membership = ldap.ADUserFilter, ldap.ADGroupFilter, []string{ldap.MemberDN}
+	res, err := read(t, cfg, newMapper(t, []mapping.Rule{{Directory: "Huge", Targets: []string{"Huge"}}}), nil)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	inGroup := 0
+	for _, u := range res.Users {
+		if slices.Equal(u.Groups, []string{"Huge"}) {
+			inGroup++
+		}
+	}
+	if len(res.Users) != n || inGroup != n {
+		t.Fatalf("read %d users, %d of them in Huge; want %d in it", len(res.Users), inGroup, n)
+	}
+	ranges := 0
+	for _, f := range srv.Filters() {
+		if f == "(objectClass=*)" {
+			ranges++
+		}
+	}
+	if ranges != 2 { // 0-1499 came with the group; 1500-2999 and 3000-* asked for
+		t.Errorf("%d range searches, want 2", ranges)
 	}
 }
 

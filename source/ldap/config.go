@@ -20,6 +20,13 @@ const (
 	FlavorActiveDirectory = "activedirectory"
 )
 
+// Binds: how the source authenticates.
+const (
+	BindSimple   = "simple"
+	BindKerberos = "kerberos"
+	BindNTLM     = "ntlm"
+)
+
 // Membership modes: where the source learns that a user is in a group.
 const (
 	MemberDN     = "member"       // group's member attribute holds user DNs
@@ -56,10 +63,20 @@ type Config struct {
 	// StartTLS upgrades an ldap:// connection to TLS before binding.
 	StartTLS bool `yaml:"startTLS,omitempty"`
 	TLS      TLS  `yaml:"tls,omitempty"`
-	// BindDN is the account to bind as; empty binds anonymously.
+	// Bind is how to authenticate: simple (default; anonymous without
+	// bindDN), kerberos or ntlm.
+	Bind string `yaml:"bind,omitempty"`
+	// BindDN is the account to bind as: a DN, or for Active Directory a
+	// user principal name or DOMAIN\user; empty binds anonymously.
 	BindDN string `yaml:"bindDN,omitempty"`
-	// Password is where BindDN's password is (env or file), never inline.
-	Password       secret.Ref    `yaml:"password,omitempty"`
+	// Password is where BindDN's password is (a secret reference), never
+	// inline.
+	Password secret.Ref `yaml:"password,omitempty"`
+	// NTHash is where the NT hash of BindDN's password is, for bind: ntlm
+	// instead of Password.
+	NTHash secret.Ref `yaml:"ntHash,omitempty"`
+	// Kerberos configures bind: kerberos.
+	Kerberos       Kerberos      `yaml:"kerberos,omitempty"`
 	ConnectTimeout time.Duration `yaml:"connectTimeout,omitempty"`
 	SearchTimeout  time.Duration `yaml:"searchTimeout,omitempty"`
 	// PageSize is the Simple Paged Results page size (default 1000).
@@ -158,16 +175,7 @@ func (c *Config) validateServer(add addFunc) {
 			add("tls.caFile", "cannot read the CA file: %v", err)
 		}
 	}
-	if c.BindDN != "" {
-		if _, err := ldap3.ParseDN(c.BindDN); err != nil {
-			add("bindDN", "not a DN: %v", err)
-		}
-		if err := c.Password.Check(); err != nil {
-			add("password", "%v", err)
-		}
-	} else if c.Password.IsSet() {
-		add("bindDN", "required when password is set (leave both out to bind anonymously)")
-	}
+	c.validateBind(add)
 	if c.ConnectTimeout < 0 {
 		add("connectTimeout", "must not be negative")
 	}
@@ -176,6 +184,59 @@ func (c *Config) validateServer(add addFunc) {
 	}
 	if c.PageSize < 0 || c.PageSize > 1<<31-1 {
 		add("pageSize", "must be between 1 and 2147483647 (leave it out for %d)", DefaultPageSize)
+	}
+}
+
+// validateBind checks the bind method, the bind name and the secrets the
+// method needs.
+func (c *Config) validateBind(add addFunc) {
+	var name bindName
+	if c.BindDN != "" {
+		var err error
+		if name, err = parseBindName(c.BindDN); err != nil {
+			add("bindDN", "%q: %v", c.BindDN, err)
+		} else if !name.dn && c.Flavor == FlavorOpenLDAP {
+			add("bindDN", "%q: OpenLDAP binds with a DN; user principal names and DOMAIN\\user are Active Directory's", c.BindDN)
+		}
+	}
+	switch c.Bind {
+	case "", BindSimple:
+		if c.Kerberos.isSet() {
+			add("bind", "kerberos settings are given: set bind: kerberos (or remove them)")
+		}
+		if c.BindDN != "" {
+			if err := c.Password.Check(); err != nil {
+				add("password", "%v", err)
+			}
+		} else if c.Password.IsSet() {
+			add("bindDN", "required when password is set (leave both out to bind anonymously)")
+		}
+	case BindNTLM:
+		if c.BindDN == "" || name.dn {
+			add("bindDN", `an NTLM bind names DOMAIN\\user (CORP\\svc-orgsync) or a user principal name`)
+		}
+		if c.Password.IsSet() == c.NTHash.IsSet() {
+			add("password", "an NTLM bind needs exactly one of password and ntHash")
+		}
+		for field, ref := range map[string]secret.Ref{"password": c.Password, "ntHash": c.NTHash} {
+			if ref.IsSet() {
+				if err := ref.Check(); err != nil {
+					add(field, "%v", err)
+				}
+			}
+		}
+	case BindKerberos:
+		if c.Password.IsSet() {
+			if err := c.Password.Check(); err != nil {
+				add("password", "%v", err)
+			}
+		}
+		c.Kerberos.validate(add, name, c.BindDN, c.Password)
+	default:
+		add("bind", "%q is not a bind: use simple (the default), kerberos or ntlm", c.Bind)
+	}
+	if c.NTHash.IsSet() && c.Bind != BindNTLM {
+		add("ntHash", "an NT hash is for bind: ntlm")
 	}
 }
 

@@ -33,6 +33,17 @@ func TestConfigValidate(t *testing.T) {
 		{"startTLS on ldaps", func(c *ldap.Config) { c.StartTLS = true }, []string{"url"}},
 		{"password without bindDN", func(c *ldap.Config) { c.BindDN = "" }, []string{"bindDN"}},
 		{"bindDN without password", func(c *ldap.Config) { c.Password = secret.Ref{} }, []string{"password"}},
+		{"user principal name", func(c *ldap.Config) { c.BindDN = "svc-orgsync@corp.example.com" }, nil},
+		{"down-level logon name", func(c *ldap.Config) { c.BindDN = `CORP\svc-orgsync` }, nil},
+		{"principal name for OpenLDAP", func(c *ldap.Config) { c.Flavor, c.BindDN = "openldap", "svc@example.com" }, []string{"bindDN"}},
+		{"kerberos with a keytab", func(c *ldap.Config) {
+			c.Bind, c.BindDN, c.Password, c.Kerberos = "kerberos", "svc@CORP.EXAMPLE.COM", secret.Ref{}, ldap.Kerberos{Keytab: "config_test.go", KDC: []string{"dc1"}}
+		}, nil},
+		{"kerberos with a DN and two key sources", func(c *ldap.Config) {
+			c.Bind, c.Kerberos = "kerberos", ldap.Kerberos{Keytab: "config_test.go", SPN: "dc1"}
+		}, []string{"kerberos", "bindDN", "kerberos.spn"}},
+		{"kerberos settings without bind kerberos", func(c *ldap.Config) { c.Kerberos.Realm = "CORP" }, []string{"bind"}},
+		{"unknown bind", func(c *ldap.Config) { c.Bind = "digest" }, []string{"bind"}},
 		{"bad flavor and limits", func(c *ldap.Config) { c.Flavor, c.PageSize, c.SearchTimeout = "novell", -1, -1 }, []string{"flavor", "searchTimeout", "pageSize"}},
 		{"missing CA file", func(c *ldap.Config) { c.TLS.CAFile = "/nonexistent/ca.pem" }, []string{"tls.caFile"}},
 		{"bad users", func(c *ldap.Config) {
@@ -53,6 +64,23 @@ func TestConfigValidate(t *testing.T) {
 				t.Fatalf("problems in %v, want %v: %v", got, tc.want, c.Validate())
 			}
 		})
+	}
+}
+
+// A malformed bind name is refused with the forms that are accepted.
+func TestMalformedBindNameListsTheAcceptedForms(t *testing.T) {
+	for _, name := range []string{"svc orgsync", "cn=svc,,dc=x", `CORP\`, "@corp.example.com", `a\b\c`, "svc@"} {
+		c := ldap.Config{URL: "ldaps://dc1", BindDN: name, Password: secret.Ref{Env: "PW"}, Users: ldap.Users{BaseDN: "dc=x"}}
+		errs := c.Validate()
+		if len(errs) != 1 || errs[0].Field != "bindDN" {
+			t.Errorf("%q: problems %v, want one in bindDN", name, errs)
+			continue
+		}
+		for _, form := range []string{"a DN", "a user principal name", `DOMAIN\user`} {
+			if !strings.Contains(errs[0].Reason, form) {
+				t.Errorf("%q: %q does not name %s", name, errs[0].Reason, form)
+			}
+		}
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
@@ -35,11 +37,11 @@ func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 		}
 		conn, err := dialWire(u, tc, s.cfg.ConnectTimeout)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: connect: %w", u, err))
+			errs = append(errs, fmt.Errorf("%s: connect: %w", u, explainTLS(err)))
 			continue
 		}
 		conn.timeout = s.cfg.ConnectTimeout
-		if err := s.secureAndBind(conn, tc, password); err != nil {
+		if err := s.secureAndBind(conn, tc, password, u); err != nil {
 			conn.Close()
 			return nil, "", fmt.Errorf("%s: %w", u, err)
 		}
@@ -50,7 +52,7 @@ func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 }
 
 func (s *Source) loadPassword() (secret.Value, error) {
-	if s.cfg.BindDN == "" {
+	if !s.cfg.Password.IsSet() {
 		return "", nil
 	}
 	pw, err := s.cfg.Password.Load()
@@ -61,32 +63,105 @@ func (s *Source) loadPassword() (secret.Value, error) {
 }
 
 // secureAndBind runs StartTLS when configured, then binds.
-func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.Value) error {
+func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.Value, url string) error {
 	if s.cfg.StartTLS {
 		if err := conn.startTLS(tc); err != nil {
-			return fmt.Errorf("StartTLS: %w", err)
+			return fmt.Errorf("StartTLS: %w", explainTLS(err))
 		}
 	}
-	if s.cfg.BindDN == "" {
+	switch {
+	case s.cfg.Bind == BindKerberos:
+		cl, err := s.kerberosClient(password)
+		if err != nil {
+			return err
+		}
+		if err := conn.kerberosBind(cl, s.spn(url), conn.isTLS()); err != nil {
+			return fmt.Errorf("Kerberos bind as %q to %s: %w", s.cfg.BindDN, s.spn(url), saslOverTLS(conn, err))
+		}
+		return nil
+	case s.cfg.Bind == BindNTLM:
+		return s.ntlmBind(conn, password)
+	case s.cfg.BindDN == "":
 		if err := conn.bind("", ""); err != nil {
 			return fmt.Errorf("anonymous bind: %w", err)
 		}
 		return nil
 	}
-	if err := conn.bind(s.cfg.BindDN, password.Reveal()); err != nil {
-		if ldap3.IsErrorWithCode(err, ldap3.LDAPResultInvalidCredentials) {
-			return fmt.Errorf("bind as %q: invalid credentials: check bindDN and the password in %s", s.cfg.BindDN, describeRef(s.cfg.Password))
-		}
-		return fmt.Errorf("bind as %q: %w", s.cfg.BindDN, err)
+	err := conn.bind(s.cfg.BindDN, password.Reveal())
+	switch {
+	case err == nil:
+		return nil
+	case ldap3.IsErrorWithCode(err, ldap3.LDAPResultInvalidCredentials):
+		return fmt.Errorf("bind as %q: invalid credentials: check bindDN and the password in %s", s.cfg.BindDN, s.cfg.Password)
+	case ldap3.IsErrorWithCode(err, ldap3.LDAPResultStrongAuthRequired):
+		return fmt.Errorf("bind as %q: the server refuses a simple bind over a connection without TLS: use ldaps:// or startTLS, or a Kerberos bind (bind: kerberos) (%w)", s.cfg.BindDN, err)
 	}
-	return nil
+	return fmt.Errorf("bind as %q: %w", s.cfg.BindDN, err)
 }
 
-func describeRef(r secret.Ref) string {
-	if r.Env != "" {
-		return "environment variable " + r.Env
+// ntlmBind binds with NTLM as bindDN, with the password or its NT hash.
+func (s *Source) ntlmBind(conn *wireConn, password secret.Value) error {
+	var hash secret.Value
+	if s.cfg.NTHash.IsSet() {
+		var err error
+		if hash, err = s.cfg.NTHash.Load(); err != nil {
+			return fmt.Errorf("ntHash: %w", err)
+		}
 	}
-	return "file " + r.File
+	cred, err := newNTLMCredentials(s.cfg.BindDN, password.Reveal(), hash.Reveal())
+	if err != nil {
+		return err
+	}
+	err = conn.ntlmBind(cred)
+	switch {
+	case err == nil:
+		return nil
+	case ldap3.IsErrorWithCode(err, ldap3.LDAPResultInvalidCredentials):
+		return fmt.Errorf("NTLM bind as %q: invalid credentials: check bindDN and the secret in %s", s.cfg.BindDN, firstSet(s.cfg.Password, s.cfg.NTHash))
+	}
+	return fmt.Errorf("NTLM bind as %q: %w", s.cfg.BindDN, saslOverTLS(conn, err))
+}
+
+func firstSet(refs ...secret.Ref) secret.Ref {
+	for _, r := range refs {
+		if r.IsSet() {
+			return r
+		}
+	}
+	return secret.Ref{}
+}
+
+// saslOverTLS explains a SASL bind (Kerberos, NTLM) refused over TLS for
+// want of signing, which such servers refuse over TLS too.
+func saslOverTLS(conn *wireConn, err error) error {
+	if conn.isTLS() && ldap3.IsErrorWithCode(err, ldap3.LDAPResultStrongAuthRequired) {
+		return fmt.Errorf("%w: over TLS the server takes this bind only unsigned, and refuses that (Samba's default, ldap server require strong auth = yes): bind over ldap:// without startTLS, where the bind signs every message, or allow it on the server (ldap server require strong auth = allow_sasl_over_tls)", err)
+	}
+	return err
+}
+
+// explainTLS adds what to do to a certificate verification error.
+func explainTLS(err error) error {
+	var host x509.HostnameError
+	var authority x509.UnknownAuthorityError
+	switch {
+	case errors.As(err, &host) && len(host.Certificate.DNSNames) == 0 && len(host.Certificate.IPAddresses) == 0:
+		return fmt.Errorf("%w: the server's certificate names it only in its common name (%q), with no subject alternative name, which is not accepted: give the server a certificate with its host name as a subject alternative name", err, host.Certificate.Subject.CommonName)
+	case errors.As(err, &host):
+		return fmt.Errorf("%w: connect with a name the certificate holds (%s), or set tls.serverName to one", err, strings.Join(certNames(host.Certificate), ", "))
+	case errors.As(err, &authority):
+		return fmt.Errorf("%w: the server's certificate is not signed by an authority this machine trusts: set tls.caFile to the PEM file of the authority that signed it", err)
+	}
+	return err
+}
+
+// certNames lists the names a certificate is valid for.
+func certNames(c *x509.Certificate) []string {
+	names := slices.Clone(c.DNSNames)
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	return names
 }
 
 // tlsConfig is the TLS configuration for one server: verification on

@@ -79,13 +79,22 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 // (as mapGroup gives them).
 func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan, mapGroup func(name, dn string) []string) (map[string]*group, error) {
 	groups := map[string]*group{}
+	ranged := map[string]int{} // groups with more member values to read
+	var rangeErr error
 	err := sr.search(ctx, p.groups, func(e *ldap3.Entry) {
 		g := &group{dn: normDN(e.DN), rawDN: e.DN, name: e.GetEqualFoldAttributeValue(p.nameAttr)}
 		if parsed, err := ldap3.ParseDN(e.DN); err == nil && len(parsed.RDNs) > 0 {
 			g.rdn = normDN((&ldap3.DN{RDNs: parsed.RDNs[:1]}).String())
 		}
 		g.targets = mapGroup(g.name, e.DN)
-		for _, dn := range append(e.GetEqualFoldAttributeValues("member"), e.GetEqualFoldAttributeValues("uniqueMember")...) {
+		members, next, err := memberValues(e)
+		if err != nil && rangeErr == nil {
+			rangeErr = err
+		}
+		if next >= 0 {
+			ranged[g.dn] = next
+		}
+		for _, dn := range members {
 			g.members = append(g.members, normDN(stripUID(dn)))
 		}
 		for _, uid := range e.GetEqualFoldAttributeValues("memberUid") {
@@ -94,6 +103,12 @@ func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan, mapGroup
 		g.rid = sidRID([]byte(e.GetEqualFoldAttributeValue("objectSid")))
 		groups[g.dn] = g
 	})
+	if err == nil {
+		err = rangeErr
+	}
+	if err == nil {
+		err = s.readRanges(ctx, sr, groups, ranged)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("groups: %w", err)
 	}

@@ -12,10 +12,10 @@ import (
 // Label returns the server's URL (source.Config).
 func (c *Config) Label() string { return c.URL }
 
-// Uses returns the CA bundle, the bind password and
+// Uses returns the CA bundle, the Kerberos files, the bind password and
 // users.extraAttributes (source.Config).
 func (c *Config) Uses() source.Uses {
-	return source.Uses{Files: []*string{&c.TLS.CAFile}, Secrets: map[string]*secret.Ref{"password": &c.Password},
+	return source.Uses{Files: []*string{&c.TLS.CAFile, &c.Kerberos.Keytab, &c.Kerberos.CCache, &c.Kerberos.Config}, Secrets: map[string]*secret.Ref{"password": &c.Password, "ntHash": &c.NTHash},
 		ExtraAttributesKey: "users.extraAttributes", ExtraAttributes: c.Users.ExtraAttributes}
 }
 

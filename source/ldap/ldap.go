@@ -2,8 +2,9 @@
 // their group memberships from a directory server with go-ldap and turns
 // them into desired users whose groups are already mapped to target groups.
 //
-// The source connects over ldap://, ldaps:// or StartTLS, binds (simple or
-// anonymous), reads groups and users with paged searches, resolves
+// The source connects over ldap://, ldaps:// or StartTLS, binds (simple,
+// anonymous, Kerberos or NTLM; the last two sign the messages after the
+// bind over ldap://), reads groups and users with paged searches, resolves
 // membership (member, uniqueMember, memberUid, memberOf, nested groups,
 // Active Directory primary groups) and builds each user's fields from
 // attribute templates. Any LDAP error fails the whole read; a bad entry is
@@ -116,7 +117,8 @@ func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, star
 		return nil, err
 	}
 	res.FoundGroups, res.MissingGroups = memb.found, memb.missing
-	s.log.Info("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
+	// The run logs "source read" at info; this adds the server and flavor.
+	s.log.Debug("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
 		zap.Int("users", len(res.Users)), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
 	return res, nil
 }

@@ -325,6 +325,24 @@ func TestOpenLDAPTLS(t *testing.T) {
 	}
 }
 
+// A certificate that names the server only in its common name (as Samba's
+// and many domain controllers' own do) is refused, and the error says
+// what certificate the server needs.
+func TestCertificateWithOnlyACommonName(t *testing.T) {
+	files, err := slapdtest.WriteTLS(t.TempDir(), slapdtest.ServerNames{CommonName: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), CertFile: files.CertFile, KeyFile: files.KeyFile})
+	cfg := readerConfig(t, srv.LDAPSURL)
+	cfg.TLS.CAFile = files.CAFile
+	_, err = read(t, cfg, newMapper(t, testRules()), nil)
+	if err == nil || !strings.Contains(err.Error(), `only in its common name ("127.0.0.1"), with no subject alternative name`) ||
+		!strings.Contains(err.Error(), "host name as a subject alternative name") {
+		t.Fatalf("err = %v, want the missing subject alternative name explained", err)
+	}
+}
+
 func TestDebugLogIsLdapsearchWithoutPassword(t *testing.T) {
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	core, logs := observer.New(zapcore.DebugLevel)

@@ -48,22 +48,32 @@ type searcher struct {
 func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry)) error {
 	s.logQuery(q)
 	paging := ldap3.NewControlPaging(uint32(s.pageSize))
-	var sent []byte // the cookie of the page just asked for
+	var sent []byte      // the cookie of the page just asked for
+	var lastFirst string // the DN of the first entry of the page before
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		cookie, err := s.conn.search(q, s.timeLimit, paging, each)
+		first, n := "", 0
+		cookie, err := s.conn.search(q, s.timeLimit, paging, func(e *ldap3.Entry) {
+			if n == 0 {
+				first = e.DN
+			}
+			n++
+			each(e)
+		})
 		if err != nil {
 			return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
 		}
 		if len(cookie) == 0 {
 			return nil
 		}
-		if sent != nil && bytes.Equal(cookie, sent) {
-			return fmt.Errorf("search %s under %q: the server answered the paging cookie it was sent, so the next page would be this one again: the server's paged results are broken; the search is stopped rather than read for ever", q.filter, q.base)
+		// A server may answer the cookie it was sent (Samba keeps one per
+		// search); only the same page again means it would never end.
+		if sent != nil && bytes.Equal(cookie, sent) && (n == 0 || first == lastFirst) {
+			return fmt.Errorf("search %s under %q: the server answered the paging cookie it was sent with the same page again, so it would be read for ever: the server's paged results are broken; the search is stopped", q.filter, q.base)
 		}
-		sent = bytes.Clone(cookie) // cookie points into the connection's read buffer
+		sent, lastFirst = bytes.Clone(cookie), first // cookie points into the connection's read buffer
 		paging.SetCookie(sent)
 	}
 }

@@ -42,6 +42,7 @@ const (
 	opSearchReference  = 0x73
 	opExtendedResponse = 0x78
 	tagControls        = 0xa0
+	tagServerSaslCreds = 0x87
 	tagSequence        = 0x30
 	tagOctetString     = 0x04
 	tagInteger         = 0x02
@@ -83,6 +84,12 @@ func (c *wireConn) Close() error {
 	return c.conn.Close()
 }
 
+// isTLS reports whether the connection is encrypted (ldaps:// or StartTLS).
+func (c *wireConn) isTLS() bool {
+	_, ok := c.conn.(*tls.Conn)
+	return ok
+}
+
 // startTLS upgrades the connection (RFC 4511 section 4.14).
 func (c *wireConn) startTLS(tc *tls.Config) error {
 	op := ber.Encode(ber.ClassApplication, ber.TypeConstructed, tagExtendedRequest, nil, "Extended Request")
@@ -105,6 +112,55 @@ func (c *wireConn) bind(dn, password string) error {
 	op.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, dn, "User Name"))
 	op.AppendChild(ber.NewString(ber.ClassContext, ber.TypePrimitive, 0, password, "Password"))
 	return c.roundTrip(op, opBindResponse)
+}
+
+// saslBind sends one step of a SASL bind (RFC 4513 section 5.2.1.2) and
+// returns the server's credentials of its answer; done is false while the
+// server says the bind is in progress (saslBindInProgress).
+func (c *wireConn) saslBind(mechanism string, credentials []byte) (serverCreds []byte, done bool, err error) {
+	op := ber.Encode(ber.ClassApplication, ber.TypeConstructed, tagBindRequest, nil, "Bind Request")
+	op.AppendChild(ber.NewInteger(ber.ClassUniversal, ber.TypePrimitive, ber.TagInteger, 3, "Version"))
+	op.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, "", "User Name"))
+	auth := ber.Encode(ber.ClassContext, ber.TypeConstructed, 3, nil, "SASL")
+	auth.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, mechanism, "Mechanism"))
+	if credentials != nil {
+		auth.AppendChild(ber.NewString(ber.ClassUniversal, ber.TypePrimitive, ber.TagOctetString, string(credentials), "Credentials"))
+	}
+	op.AppendChild(auth)
+	id, err := c.send(op, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	m, err := c.read(id)
+	if err != nil {
+		return nil, false, err
+	}
+	if m.op != opBindResponse {
+		return nil, false, fmt.Errorf("unexpected response 0x%02x", m.op)
+	}
+	serverCreds = saslCredentials(m.body)
+	err = resultError(m.body)
+	if ldap3.IsErrorWithCode(err, ldap3.LDAPResultSaslBindInProgress) {
+		return serverCreds, false, nil
+	}
+	return serverCreds, err == nil, err
+}
+
+// saslCredentials returns the serverSaslCreds ([7]) of a bind response,
+// nil when it has none.
+func saslCredentials(body []byte) []byte {
+	rest := body
+	for len(rest) > 0 {
+		tag, content, next, err := tlv(rest)
+		if err != nil {
+			return nil
+		}
+		if tag == tagServerSaslCreds {
+			return content
+		}
+		rest = next
+	}
+	return nil
 }
 
 // roundTrip sends op and reads its one response, which must have tag want.

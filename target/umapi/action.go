@@ -28,10 +28,11 @@ type ActionOptions struct {
 //
 // The request is retried after 429, 5xx, timeouts and dropped connections
 // only when every entry is idempotent (contract 3): adds and removes are,
-// removeFromOrg is, and a create step is only when it carries an option. A
-// request holding a create step without option is sent once more only
-// after a 429 (which the service answers before doing anything); after an
-// ambiguous failure its error is returned as is and IsAmbiguous reports it.
+// removeFromOrg is, and a create step (of a user or a user group) is only
+// when it carries an option; deleteUserGroup is not (see Idempotent). A
+// request holding a step that is not is sent once more only after a 429
+// (which the service answers before doing anything); after an ambiguous
+// failure its error is returned as is and IsAmbiguous reports it.
 func (c *Client) Action(ctx context.Context, entries []umwire.Entry, o ActionOptions) (*umwire.ActionResponse, error) {
 	if len(entries) == 0 || len(entries) > umwire.MaxEntriesPerRequest {
 		return nil, fmt.Errorf("action: %d entries, a request holds 1 to %d", len(entries), umwire.MaxEntriesPerRequest)
@@ -52,15 +53,34 @@ func (c *Client) Action(ctx context.Context, entries []umwire.Entry, o ActionOpt
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNamed(&out); err != nil {
+		return nil, err
+	}
 	return &out, nil
 }
 
+// checkNamed refuses an answer that says entries failed (notCompleted,
+// or a result other than success) without naming each in errors: which
+// entries were done would be unknown, and none may be taken for done.
+func checkNamed(r *umwire.ActionResponse) error {
+	named := map[int]bool{}
+	for _, e := range r.Errors {
+		named[e.Index] = true
+	}
+	if r.NotCompleted > len(named) || (len(named) == 0 && r.Result != "" && r.Result != umwire.ResultSuccess) {
+		return fmt.Errorf("%s: the answer (result %q) says %d entries were not completed and names %d: which were done is unknown",
+			EndpointAction, r.Result, r.NotCompleted, len(named))
+	}
+	return nil
+}
+
 // Idempotent reports whether sending the entries twice has the effect of
-// sending them once (contract 3): false when a create step has no option.
+// sending them once (contract 3): false when a create step (of a user or a
+// user group) has no option, or a user group is deleted.
 func Idempotent(entries []umwire.Entry) bool {
 	for _, e := range entries {
 		for _, s := range e.Do {
-			if createOption(s) == "" && s.IsCreate() {
+			if !repeatable(s) {
 				return false
 			}
 		}
@@ -68,14 +88,20 @@ func Idempotent(entries []umwire.Entry) bool {
 	return true
 }
 
-// createOption returns the option of a create step ("" for other steps).
-func createOption(s umwire.Step) string {
+// repeatable reports whether a step succeeds again once it has run.
+func repeatable(s umwire.Step) bool {
+	switch {
+	case s.CreateUserGroup != nil:
+		return s.CreateUserGroup.Option != ""
+	case s.DeleteUserGroup != nil:
+		return false
+	}
 	for _, cu := range []*umwire.CreateUser{s.AddVendorID, s.CreateEnterpriseID, s.CreateFederatedID} {
 		if cu != nil {
-			return cu.Option
+			return cu.Option != ""
 		}
 	}
-	return ""
+	return true
 }
 
 // IsAmbiguous reports whether a failed request may nevertheless have been

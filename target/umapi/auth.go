@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,8 +87,29 @@ type authenticator struct {
 	clock func() time.Time
 }
 
-// fetch asks the authorization server for a token.
+// fetch asks the authorization server for a token. An answer lost in the
+// middle of its body is asked for again (see Client.getJSON).
 func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error) {
+	for n := 0; ; n++ {
+		v, life, err := a.fetchOnce(ctx)
+		var lost *answerLost
+		if !errors.As(err, &lost) || n >= a.cfg.MaxRetries {
+			return v, life, err
+		}
+		if err := sleep(ctx, backoff(a.cfg.RetryWaitMin, a.cfg.RetryWaitMax, n, nil)); err != nil {
+			return "", 0, err
+		}
+	}
+}
+
+// answerLost is a 2xx answer whose body could not be read whole.
+type answerLost struct{ err error }
+
+func (e *answerLost) Error() string { return e.err.Error() }
+func (e *answerLost) Unwrap() error { return e.err }
+
+// fetchOnce sends one token request (retried by the retry policy).
+func (a *authenticator) fetchOnce(ctx context.Context) (string, time.Duration, error) {
 	form, path, err := a.form()
 	if err != nil {
 		return "", 0, err
@@ -116,12 +138,36 @@ func (a *authenticator) fetch(ctx context.Context) (string, time.Duration, error
 		return "", 0, ae
 	}
 	defer resp.Body.Close()
-	var tr umwire.TokenResponse
-	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil || tr.AccessToken == "" || tr.ExpiresIn <= 0 {
-		return "", 0, &UnreachableError{Endpoint: EndpointToken, URL: ci.origin, Attempts: 1, Reason: ReasonNotService,
-			Err: errors.New("HTTP 200 without an access_token and its expires_in")}
+	var tr struct {
+		umwire.TokenResponse
+		ExpiresIn json.RawMessage `json:"expires_in"` // see tokenLifetime
 	}
-	return tr.AccessToken, time.Duration(tr.ExpiresIn) * time.Second, nil
+	err = json.NewDecoder(resp.Body).Decode(&tr)
+	if err != nil && lostMidway(err) {
+		return "", 0, &answerLost{fmt.Errorf("sign-in: decoding the answer: %w", err)}
+	}
+	life, ok := tokenLifetime(tr.ExpiresIn)
+	if err != nil || tr.AccessToken == "" || !ok {
+		return "", 0, &UnreachableError{Endpoint: EndpointToken, URL: ci.origin, Attempts: 1, Reason: ReasonNotService,
+			Err: errors.New("HTTP 200 without an access_token and a positive expires_in")}
+	}
+	return tr.AccessToken, life, nil
+}
+
+// maxTokenLifetime bounds the lifetime a token answer may claim, so that
+// it fits a time.Duration; a token that lives longer is fetched again
+// after a year, or after a 401.
+const maxTokenLifetime = 365 * 24 * time.Hour
+
+// tokenLifetime reads expires_in (seconds): a JSON number, possibly with a
+// fraction, or a string holding one, as authorization servers send it.
+func tokenLifetime(raw json.RawMessage) (time.Duration, bool) {
+	v := strings.Trim(strings.TrimSpace(string(raw)), `"`)
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(secs > 0) {
+		return 0, false
+	}
+	return time.Duration(min(secs, maxTokenLifetime.Seconds()) * float64(time.Second)), true
 }
 
 // unlikeTokenEndpoint reports whether a refusal of a token request is not

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -26,6 +28,9 @@ type Client struct {
 	stats     *counters
 	log       *zap.Logger
 	orgPath   string // the orgId escaped for a path segment
+	// groupsRefused is the service's refusal of the group listing, once
+	// it answered one (see GroupsPageAt).
+	groupsRefused atomic.Pointer[APIError]
 }
 
 // Option changes how New builds a Client beyond its Config.
@@ -63,7 +68,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
-	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats}
+	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats,
+		waits: &waitNotice{log: o.logger, what: fmt.Sprintf("%d reads and %d requests per %s", cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow)}}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
 	// The transport bounds each attempt (Config.Timeout), not the http.Client:
@@ -164,17 +170,58 @@ func (c *Client) attempt(ctx context.Context, cl call, u string) (*http.Response
 	return c.http.Do(req)
 }
 
-// getJSON sends cl and decodes the 2xx body into v.
+// getJSON sends cl and decodes the 2xx body into v. An answer lost in
+// the middle of its body (the connection dropped or stalled after the
+// status line) is a dropped connection: a call that is safe to repeat is
+// sent again, up to MaxRetries times, after the back-off.
 func (c *Client) getJSON(ctx context.Context, cl call, v any) (*http.Response, error) {
-	resp, err := c.send(ctx, cl)
-	if err != nil {
-		return nil, err
+	for n := 0; ; n++ {
+		resp, err := c.send(ctx, cl)
+		if err != nil {
+			return nil, err
+		}
+		err = decodeInto(resp, v)
+		if err == nil {
+			return resp, nil
+		}
+		err = fmt.Errorf("%s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
+		if cl.unsafe || !lostMidway(err) || n >= c.cfg.MaxRetries {
+			return nil, err
+		}
+		c.log.Warn("the answer was lost midway; sending again", zap.String("endpoint", cl.endpoint), zap.Error(err))
+		if err := sleep(ctx, backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, n, nil)); err != nil {
+			return nil, fmt.Errorf("%s: %w", cl.endpoint, err)
+		}
 	}
+}
+
+// sleep waits d, or until ctx is done (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// decodeInto decodes resp's body into v, which it zeroes first, and
+// closes the body.
+func decodeInto(resp *http.Response, v any) error {
 	defer drain(resp)
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return nil, fmt.Errorf("%s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
-	}
-	return resp, nil
+	reflect.ValueOf(v).Elem().SetZero()
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// lostMidway reports whether a decoding error comes from the body's
+// reading (a dropped or stalled connection, a truncated body) rather than
+// from JSON that was read whole and is not what was expected.
+func lostMidway(err error) bool {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return !errors.As(err, &syntax) && !errors.As(err, &typ)
 }
 
 // drain reads what is left of a body (so the connection can be reused) and

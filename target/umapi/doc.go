@@ -4,7 +4,8 @@
 //
 // It covers every endpoint: the paged organization and group member
 // listings (streamed page by page as iterators), the group listing (user
-// groups and product profiles), user lookup, the action endpoint
+// groups and product profiles; outside the specification's endpoints, so a
+// service may refuse it, see IsNotServed), user lookup, the action endpoint
 // (with a batcher that sends at most ten entries a request and reports each
 // entry's outcome), the deprecated invite, product and all-users endpoints,
 // and both ways of getting an access token (JWT exchange and OAuth client

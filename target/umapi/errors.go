@@ -102,13 +102,31 @@ func IsAuthFailure(err error) bool {
 // (status, statusMessage), 429 (error_code, message) and the token
 // endpoints (error, error_description).
 type errorBody struct {
-	Result           string `json:"result"`
-	Message          string `json:"message"`
-	Status           string `json:"status"`
-	StatusMessage    string `json:"statusMessage"`
-	ErrorCode        string `json:"error_code"`
-	Error            string `json:"error"`
-	ErrorDescription string `json:"error_description"`
+	Result           text `json:"result"`
+	Message          text `json:"message"`
+	Status           text `json:"status"`
+	StatusMessage    text `json:"statusMessage"`
+	ErrorCode        text `json:"error_code"`
+	Error            text `json:"error"`
+	ErrorDescription text `json:"error_description"`
+}
+
+// text is an error body's field: a JSON string, or a number or boolean
+// kept as written (the specification names the fields of error bodies,
+// not always their types); other values are left empty.
+type text string
+
+// UnmarshalJSON reads a string, number or boolean; it never fails, so
+// that one field of an unexpected type does not lose the others.
+func (t *text) UnmarshalJSON(b []byte) error {
+	var s string
+	switch {
+	case json.Unmarshal(b, &s) == nil:
+		*t = text(s)
+	case len(b) > 0 && b[0] != '{' && b[0] != '[' && string(b) != "null":
+		*t = text(b)
+	}
+	return nil
 }
 
 // maxErrorBody bounds how much of an error body is read.
@@ -127,8 +145,8 @@ func newAPIError(endpoint string, resp *http.Response) *APIError {
 	ae.page = webPage(resp) || len(bytes.TrimSpace(raw)) > 0 && !json.Valid(raw)
 	var body errorBody
 	if json.Unmarshal(raw, &body) == nil {
-		ae.Code = cmp.Or(body.Result, body.Status, body.ErrorCode, body.Error)
-		ae.Message = cmp.Or(body.Message, body.StatusMessage, body.ErrorDescription)
+		ae.Code = string(cmp.Or(body.Result, body.Status, body.ErrorCode, body.Error))
+		ae.Message = string(cmp.Or(body.Message, body.StatusMessage, body.ErrorDescription))
 	}
 	return ae
 }

@@ -31,6 +31,10 @@ func TestAPIErrorBodies(t *testing.T) {
 		{429, `{"error_code":"429050","message":"Too many requests"}`, umwire.RateLimitCode, "Too many requests", 3 * time.Second, false, true},
 		{400, `{"error":"invalid_client","error_description":"bad secret"}`, "invalid_client", "bad secret", 0, false, false},
 		{401, ``, "", "", 0, false, false},
+		// The specification names the fields, not always their types: a
+		// code sent as a number still gives the code and the message.
+		{429, `{"error_code":429050,"message":"Too many requests"}`, umwire.RateLimitCode, "Too many requests", 3 * time.Second, false, true},
+		{500, `{"status":500,"statusMessage":"resend failed"}`, "500", "resend failed", 0, false, false},
 	} {
 		retryAfter := ""
 		if tc.retry > 0 {

@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -211,5 +214,22 @@ func TestTokenEndpointUnlikeTheService(t *testing.T) {
 		if c.notService && !strings.Contains(err.Error(), "does not answer like the service") {
 			t.Errorf("HTTP %d: error %q does not say so", c.status, err)
 		}
+	}
+}
+
+// A request the rate limits hold for more than a second and a half says
+// what it waits for, at info, instead of waiting in silence.
+func TestLongLimiterWaitIsLogged(t *testing.T) {
+	f := newFake(t, okUser)
+	core, logs := observer.New(zap.InfoLevel)
+	c := f.client(t, func(cfg *Config) { cfg.ReadLimit, cfg.LimitWindow = 1, 2*time.Second })
+	c.transport.waits.log = zap.New(core)
+	for range 2 {
+		if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := logs.FilterMessageSnippet("waiting for the service's rate limits (1 reads and").Len(); n != 1 {
+		t.Errorf("%d wait notices, want 1: %v", n, logs.All())
 	}
 }

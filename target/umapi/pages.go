@@ -31,7 +31,7 @@ func (c *Client) pagesFrom(ctx context.Context, first *UsersPage, read pageReade
 
 // continuePages hands over first and the following pages in order (read
 // ahead when first gave X-Page-Count and ReadAhead > 0). It stops after the
-// page that says lastPage, after page X-Page-Count-1, and, without handing
+// last page (see PageInfo.IsLast) and, without handing
 // it over, at a page the service already answered: one whose
 // X-Current-Page is below the index asked for or equal to the previous
 // page's, or (without that header) whose first user is the previous page's
@@ -61,7 +61,7 @@ func (c *Client) continuePages(ctx context.Context, first *UsersPage, read pageR
 				return
 			}
 		}
-		if !yield(p, nil) || p.LastPage || (p.PageCount >= 0 && page+1 >= p.PageCount) {
+		if !yield(p, nil) || p.IsLast() {
 			return
 		}
 		prev = markOf(p)

@@ -304,12 +304,13 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// With 10% 5xx and 10% dropped connections a read and a sync finish and
-// give the same results as without faults.
+// With 10% 5xx, 10% dropped connections and 20% of the other answers cut
+// mid-body, a read and a sync finish and give the same results as without
+// faults.
 func TestSimFaults(t *testing.T) {
 	clean := newSimEnv(t, testState(40), umsim.Options{PageSize: 5})
 	faulty := newSimEnv(t, testState(40), umsim.Options{PageSize: 5,
-		Faults: gate.Faults{Seed: 7, ErrorRate: 0.1, DropRate: 0.1}})
+		Faults: gate.Faults{Seed: 7, ErrorRate: 0.1, DropRate: 0.1, CutRate: 0.2}})
 	ctx := context.Background()
 	var reads [2][]string
 	for i, e := range []*simEnv{clean, faulty} {

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -98,6 +100,7 @@ type transport struct {
 	base    http.RoundTripper
 	timeout time.Duration // bounds the network part of one attempt (Config.Timeout)
 	limits  limiters
+	waits   *waitNotice
 	ids     *requestIDs
 	stats   *counters
 	tokens  *tokenSource // set by New once the authenticator exists
@@ -117,7 +120,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ci == nil {
 		return nil, errors.New("a request without endpoint information (a bug)")
 	}
+	stop := t.waits.start(ci.endpoint)
 	done, err := t.limits.wait(req.Context(), ci.class)
+	stop()
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
@@ -154,6 +159,41 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	t.stats.attempt(ci.endpoint, status, retry)
 	return resp, err
+}
+
+// waitNotice says, at info, what a request waits for when the rate
+// limiters hold it longer than waitNoticeAfter (a first plan that reads
+// a few groups at 25 reads a minute would otherwise wait in silence), at
+// most once every waitNoticeEvery; the other long waits go to debug.
+type waitNotice struct {
+	log  *zap.Logger
+	what string // the limits, for the message
+	mu   sync.Mutex
+	last time.Time
+}
+
+// How long a wait goes unmentioned, and how often it is mentioned at info.
+const (
+	waitNoticeAfter = 1500 * time.Millisecond
+	waitNoticeEvery = time.Minute
+)
+
+// start starts timing a wait of a request to endpoint; stop ends it.
+func (n *waitNotice) start(endpoint string) (stop func()) {
+	t := time.AfterFunc(waitNoticeAfter, func() { n.say(endpoint) })
+	return func() { t.Stop() }
+}
+
+// say logs the wait.
+func (n *waitNotice) say(endpoint string) {
+	n.mu.Lock()
+	level := zap.DebugLevel
+	if time.Since(n.last) >= waitNoticeEvery {
+		level, n.last = zap.InfoLevel, time.Now()
+	}
+	n.mu.Unlock()
+	n.log.Log(level, fmt.Sprintf("waiting for the service's rate limits (%s) before the next %s request", n.what, endpoint),
+		zap.String("endpoint", endpoint))
 }
 
 // attemptTimeout is an attempt that got no answer within the attempt

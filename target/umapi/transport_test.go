@@ -3,6 +3,7 @@ package umapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -82,15 +83,47 @@ func TestPagesStopOnSameCurrentPageTwice(t *testing.T) {
 	}
 }
 
-// X-Page-Count ends a listing even when lastPage stays false, without a
+// X-Page-Count ends a listing whose answers carry no lastPage, without a
 // request for a page beyond it.
 func TestPagesStopAtPageCount(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		p := pathPage(r)
-		pageOf(w, p, 3, false, user("u"+strconv.Itoa(p)))
+		w.Header().Set(umwire.HeaderCurrentPage, strconv.Itoa(p))
+		w.Header().Set(umwire.HeaderPageCount, "3")
+		writeJSONBody(w, http.StatusOK, map[string]any{"result": "success", "users": []umwire.User{user("u" + strconv.Itoa(p))}})
 	})
 	if got := readAll(t, f.client(t)); len(got) != 3 || f.count() != 3 {
 		t.Errorf("users = %v after %d calls, want 3 after 3", got, f.count())
+	}
+}
+
+// X-Page-Count is "max pages for the criteria": a service may send the
+// last page's index there. lastPage, which the answers carry, then says
+// that more follow, and the listing reads on to the page that says
+// lastPage; with or without read-ahead. A service that keeps lastPage
+// false for ever is read at most to the index X-Page-Count.
+func TestPageCountAsLastIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		endsAt    int // the page that says lastPage; -1: none does
+		wantUsers string
+		wantCalls int
+	}{
+		{"lastPage on the page after X-Page-Count-1", 2, "u0,u1,u2", 3},
+		{"lastPage never true", -1, "u0,u1,u2", 3},
+	} {
+		for _, readAhead := range []int{-1, 4} {
+			t.Run(fmt.Sprintf("%s, read-ahead %d", tc.name, readAhead), func(t *testing.T) {
+				f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+					p := pathPage(r)
+					pageOf(w, p, 2, p == tc.endsAt, user("u"+strconv.Itoa(p)))
+				})
+				got := readAll(t, f.client(t, func(c *Config) { c.ReadAhead = readAhead }))
+				if strings.Join(got, ",") != tc.wantUsers || f.count() != tc.wantCalls {
+					t.Errorf("users %v after %d calls, want %s after %d", got, f.count(), tc.wantUsers, tc.wantCalls)
+				}
+			})
+		}
 	}
 }
 
@@ -210,6 +243,20 @@ func TestActionRetrySafety(t *testing.T) {
 	}
 	if Idempotent(unsafe) || !Idempotent(safe) {
 		t.Error("Idempotent misjudges the create option")
+	}
+	group := func(s umwire.Step) []umwire.Entry { return []umwire.Entry{{UserGroup: "G", Do: []umwire.Step{s}}} }
+	for _, tc := range []struct {
+		entries []umwire.Entry
+		want    bool
+	}{
+		{group(umwire.Step{CreateUserGroup: &umwire.UserGroupInfo{Option: umwire.OptionIgnoreIfExists}}), true},
+		{group(umwire.Step{CreateUserGroup: &umwire.UserGroupInfo{}}), false},         // the second gets error.usergroup.already_exists
+		{group(umwire.Step{DeleteUserGroup: &umwire.DeleteUserGrp{}}), false},         // the second gets error.usergroup.not_found
+		{group(umwire.Step{Add: &umwire.Membership{Users: []string{"a@b.c"}}}), true}, // contract 3
+	} {
+		if got := Idempotent(tc.entries); got != tc.want {
+			t.Errorf("Idempotent(%+v) = %v, want %v", tc.entries[0].Do[0], got, tc.want)
+		}
 	}
 }
 

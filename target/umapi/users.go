@@ -20,6 +20,33 @@ type PageInfo struct {
 	PageSize    int    // X-Page-Size: entries in this page
 	LastPage    bool   // the body's lastPage
 	RequestID   string // X-Request-Id of the answer
+	// lastPageSent: the body carried lastPage (true or false).
+	lastPageSent bool
+}
+
+// IsLast reports whether no page follows this one: the body's lastPage
+// says so; or, when the body has no lastPage, X-Page-Count says that this
+// page is the last. The specification calls X-Page-Count "max pages for
+// the criteria", which a service may count as the last page's index: when
+// lastPage says more follow, the page at index X-Page-Count is read too,
+// and the listing ends there whatever it says.
+func (p PageInfo) IsLast() bool {
+	switch {
+	case p.LastPage:
+		return true
+	case p.PageCount < 0:
+		return false
+	case !p.lastPageSent:
+		return p.Page+1 >= p.PageCount
+	}
+	return p.Page >= p.PageCount
+}
+
+// usersBody is the body of a users page with lastPage told apart from
+// its absence (the outer field hides the embedded one).
+type usersBody struct {
+	umwire.UsersPage
+	LastPage *bool `json:"lastPage"`
 }
 
 // UsersPage is one decoded page of endpoint 1, 2 or 7.
@@ -143,7 +170,7 @@ func (c *Client) AllUsers(ctx context.Context) iter.Seq2[*UsersPage, error] {
 
 // usersPage sends a listing request and decodes the page as it streams in.
 func (c *Client) usersPage(ctx context.Context, page int, cl call) (*UsersPage, error) {
-	var body umwire.UsersPage
+	var body usersBody
 	resp, err := c.getJSON(ctx, cl, &body)
 	if err != nil {
 		return nil, err
@@ -155,16 +182,17 @@ func (c *Client) usersPage(ctx context.Context, page int, cl call) (*UsersPage, 
 }
 
 // pageInfo reads the page headers of a listing's answer.
-func pageInfo(resp *http.Response, page int, lastPage bool) PageInfo {
+func pageInfo(resp *http.Response, page int, lastPage *bool) PageInfo {
 	h := resp.Header
 	return PageInfo{
-		Page:        page,
-		CurrentPage: headerInt(h, umwire.HeaderCurrentPage),
-		TotalCount:  headerInt(h, umwire.HeaderTotalCount),
-		PageCount:   headerInt(h, umwire.HeaderPageCount),
-		PageSize:    headerInt(h, umwire.HeaderPageSize),
-		LastPage:    lastPage,
-		RequestID:   requestIDOf(resp),
+		lastPageSent: lastPage != nil,
+		Page:         page,
+		CurrentPage:  headerInt(h, umwire.HeaderCurrentPage),
+		TotalCount:   headerInt(h, umwire.HeaderTotalCount),
+		PageCount:    headerInt(h, umwire.HeaderPageCount),
+		PageSize:     headerInt(h, umwire.HeaderPageSize),
+		LastPage:     lastPage != nil && *lastPage,
+		RequestID:    requestIDOf(resp),
 	}
 }
 

@@ -103,7 +103,7 @@ func (g *groupRead) probed(name string, p *umapi.UsersPage) {
 		return
 	}
 	g.t.LastRead.GroupPages += pageCount(p.PageInfo)
-	if more(p, 0) {
+	if !p.IsLast() {
 		g.pagesLeft += pageCount(p.PageInfo) - 1
 	}
 	switch {
@@ -115,9 +115,6 @@ func (g *groupRead) probed(name string, p *umapi.UsersPage) {
 	}
 	g.list(p)
 }
-
-// more reports whether a listing has pages after page.
-func more(p *umapi.UsersPage, page int) bool { return !p.LastPage && page+1 < pageCount(p.PageInfo) }
 
 // list adds a page's users.
 func (g *groupRead) list(p *umapi.UsersPage) {
@@ -137,11 +134,11 @@ func (g *groupRead) list(p *umapi.UsersPage) {
 // group can still cost less than orgRest.
 func (g *groupRead) readGroup(ctx context.Context, name string, orgRest int) (bool, error) {
 	p := g.probes[strings.ToLower(name)]
-	if p == nil || !more(p, 0) {
+	if p == nil || p.IsLast() {
 		return true, nil
 	}
 	left := pageCount(p.PageInfo) - 1 // this group's share of pagesLeft
-	for page := 1; p != nil && more(p, page-1); page++ {
+	for page := 1; p != nil && !p.IsLast(); page++ {
 		if g.leastCost(0) >= orgRest {
 			return false, nil
 		}

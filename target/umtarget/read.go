@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -142,19 +141,20 @@ func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, e
 	return w, nil
 }
 
+// readOrg reads the organization listing on from its first page, with the
+// client's guards against a service that never marks its last page.
 func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconcile.User, error) {
 	var users []reconcile.User
-	for p, page := first, 0; ; {
+	for p, err := range t.c.OrgUsersFrom(ctx, first, umapi.OrgUsersOptions{}) {
+		if err != nil {
+			return nil, fmt.Errorf("users: %w", err)
+		}
+		if p != first {
+			t.LastRead.PagesRead++
+		}
 		users = appendUsers(users, p.Users, nil)
-		if p.LastPage || page+1 >= pageCount(p.PageInfo) {
-			return users, nil
-		}
-		page++
-		var err error
-		if p, err = t.orgPage(ctx, page); err != nil {
-			return nil, err
-		}
 	}
+	return users, nil
 }
 
 // appendUsers converts the listed users, skipping keys in seen (when not
@@ -220,6 +220,9 @@ func (t *Target) missingGroups(ctx context.Context, groups []string, users []rec
 	if err != nil {
 		return nil, err
 	}
+	if !believable(listed, users) {
+		listed = nil
+	}
 	for _, g := range unknown {
 		k := strings.ToLower(g)
 		if listed != nil && !strings.HasPrefix(g, "_") {
@@ -241,11 +244,20 @@ func (t *Target) missingGroups(ctx context.Context, groups []string, users []rec
 	return missing, nil
 }
 
-// listedGroups reads the group listing when some of groups is not an
-// admin group, and returns the lower-cased names it lists; nil when it was
-// not read or the service does not have it (404).
+// listedGroups reads the group listing when more than one of groups is
+// not an admin group (one is answered by a single probe, which the
+// listing cannot beat), and returns the lower-cased names it lists; nil
+// when it was not read or the service does not serve it. The listing is
+// outside the specification's endpoints: a service may refuse it at its
+// first page (umapi.IsNotServed), and the client then does not ask again.
 func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]bool, error) {
-	if !slices.ContainsFunc(groups, func(g string) bool { return !strings.HasPrefix(g, "_") }) {
+	listable := 0
+	for _, g := range groups {
+		if !strings.HasPrefix(g, "_") {
+			listable++
+		}
+	}
+	if listable < 2 {
 		return nil, nil
 	}
 	names := map[string]bool{}
@@ -253,19 +265,41 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 		t.LastRead.PagesRead++
 		t.LastRead.GroupListPages++
 		p, err := t.c.GroupsPageAt(ctx, page)
-		if page == 0 && umapi.IsNotFound(err) {
+		if page == 0 && umapi.IsNotServed(err) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("umtarget: group listing page %d: %w", page, err)
+			return nil, fmt.Errorf("group listing page %d: %w", page, err)
 		}
 		for _, g := range p.Groups {
 			names[strings.ToLower(g.GroupName)] = true
 		}
-		if p.LastPage || page+1 >= pageCount(p.PageInfo) {
+		if p.IsLast() {
 			return names, nil
 		}
 	}
+}
+
+// believable reports whether a group listing can be believed: it names
+// no group with an empty name, and it names every user group and product
+// profile (every group not starting with "_") that a user read belongs
+// to. The listing's shape is not the specification's: read in another
+// shape it would make existing groups look missing.
+func believable(listed map[string]bool, users []reconcile.User) bool {
+	if listed == nil {
+		return true
+	}
+	if listed[""] {
+		return false
+	}
+	for i := range users {
+		for _, g := range users[i].Groups {
+			if !strings.HasPrefix(g, "_") && !listed[strings.ToLower(g)] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // memberOfAny is the set of the lower-cased groups that some user belongs

@@ -123,11 +123,12 @@ func TestRequestCounts(t *testing.T) {
 		},
 		{
 			// as above; G1, G2 and G3 have members, so only New is
-			// looked up in the group listing (absent); its
-			// createUserGroup entry joins the same request.
+			// probed through its member listing (absent: one request,
+			// as the group listing would cost); its createUserGroup
+			// entry joins the same request.
 			name: "small drift, a group to create", state: big(), pageSize: 100, policy: &create,
 			want:     drift(),
-			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 20, gate.EndpointGroups: 1, gate.EndpointAction: 1},
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 20, gate.EndpointGroupUsers: 1, gate.EndpointAction: 1},
 		},
 		{
 			// token; the first organization page (20 pages: reading the

@@ -119,6 +119,14 @@ func simUser(rng *rand.Rand, name string) umsim.User {
 	return u
 }
 
+// driftedOrg is a random organization of 80 users and a desired state 25
+// users away from it, drawn from seed and stream.
+func driftedOrg(seed int, stream uint64) (*umsim.State, []reconcile.User) {
+	rng := rand.New(rand.NewPCG(uint64(seed), stream))
+	st := randomOrg(rng, 80)
+	return st, drift(rng, st, 25)
+}
+
 // drift derives a desired state from the organization: some users dropped,
 // some renamed, managed memberships reshuffled, new users added.
 func drift(rng *rand.Rand, st *umsim.State, newUsers int) []reconcile.User {
@@ -263,9 +271,7 @@ func TestConvergence(t *testing.T) {
 	for seed := range 8 {
 		unmatched := []reconcile.Unmatched{reconcile.Preserve, reconcile.RemoveGroups, reconcile.RemoveUsers, reconcile.DeleteUsers}[seed%4]
 		t.Run(fmt.Sprintf("seed %d %s", seed, unmatched), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(seed), 99))
-			st := randomOrg(rng, 80)
-			want := drift(rng, st, 25)
+			st, want := driftedOrg(seed, 99)
 			e := newEnv(t, st, umsim.Options{PageSize: 7})
 			pol := policy(unmatched)
 			before := e.sim.Snapshot()
@@ -293,9 +299,7 @@ func TestConvergence(t *testing.T) {
 func TestConvergenceWithFaults(t *testing.T) {
 	for seed := range 4 {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(seed), 7))
-			st := randomOrg(rng, 80)
-			want := drift(rng, st, 25)
+			st, want := driftedOrg(seed, 7)
 			e := newEnv(t, st, umsim.Options{PageSize: 7})
 			pol := policy(reconcile.RemoveGroups)
 			before := e.sim.Snapshot()

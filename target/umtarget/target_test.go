@@ -235,40 +235,100 @@ func TestTestOnlyRunOfDependentRequests(t *testing.T) {
 // TestMissingGroupsFromTheGroupListing: which of the empty targets exist
 // is learnt from the group listing (here 4 pages of 2 groups), read once,
 // not from one member listing per group; an admin group, which the
-// listing does not name, is probed. A service without the group listing
-// (404: it is outside the specification's endpoints) gets one probe per
-// group instead, with the same answer.
+// listing does not name, is probed. The group listing is outside the
+// specification's endpoints: a service that does not serve it may answer
+// 404, 400 (path not understood), 403 (not permitted), 405 or 501. Each
+// gets one probe per group instead, with the same answer, and the client
+// does not ask for the listing again.
 func TestMissingGroupsFromTheGroupListing(t *testing.T) {
 	targets := []string{"G1", "G2", "G3", "P1", "Gone A", "Gone B", "_admin_G1"}
-	for _, listing := range []bool{true, false} {
-		t.Run(fmt.Sprintf("group listing %v", listing), func(t *testing.T) {
+	for _, status := range []int{http.StatusOK, http.StatusNotFound, http.StatusBadRequest, http.StatusForbidden,
+		http.StatusMethodNotAllowed, http.StatusNotImplemented} {
+		t.Run(fmt.Sprintf("group listing answers %d", status), func(t *testing.T) {
 			sim := newSim(t, randomOrg(nil, 0), umsim.Options{PageSize: 2})
-			var h http.Handler = sim
-			if !listing {
-				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if strings.Contains(r.URL.Path, "/groups/") {
-						http.NotFound(w, r)
+			listingAsked := 0
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.Contains(r.URL.Path, "/groups/") {
+					listingAsked++
+					if status != http.StatusOK {
+						w.WriteHeader(status)
 						return
 					}
-					sim.ServeHTTP(w, r)
-				})
-			}
-			tg := New(simClient(t, h), Options{})
-			missing, err := tg.MissingGroups(context.Background(), targets)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(missing, []string{"Gone A", "Gone B"}) {
-				t.Errorf("missing %v, want [Gone A Gone B]", missing)
+				}
+				sim.ServeHTTP(w, r)
+			})
+			c := simClient(t, h)
+			for run := range 2 { // a daemon's runs share the client, each with its own Target
+				missing, err := New(c, Options{}).MissingGroups(context.Background(), targets)
+				if err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+				if !slices.Equal(missing, []string{"Gone A", "Gone B"}) {
+					t.Errorf("run %d: missing %v, want [Gone A Gone B]", run, missing)
+				}
 			}
 			st := sim.Stats()
 			probes, pages := st.Count(gate.EndpointGroupUsers, 200)+st.Count(gate.EndpointGroupUsers, 404), st.Count(gate.EndpointGroups, 200)
-			wantProbes, wantPages := 1, 4 // _admin_G1; 7 groups (G1-G4, Other, P1, P2), 2 a page
-			if !listing {
-				wantProbes, wantPages = len(targets), 0
+			wantProbes, wantPages, wantAsked := 2, 8, 8 // per run: _admin_G1; 7 groups (G1-G4, Other, P1, P2), 2 a page
+			if status != http.StatusOK {
+				wantProbes, wantPages, wantAsked = 2*len(targets), 0, 1
 			}
-			if probes != wantProbes || pages != wantPages {
-				t.Errorf("%d member listings and %d group listing pages, want %d and %d", probes, pages, wantProbes, wantPages)
+			if probes != wantProbes || pages != wantPages || listingAsked != wantAsked {
+				t.Errorf("%d member listings, %d group listing pages, listing asked %d times; want %d, %d, %d",
+					probes, pages, listingAsked, wantProbes, wantPages, wantAsked)
+			}
+		})
+	}
+}
+
+// TestOneUnknownGroupIsProbed: when a single group's existence is unknown,
+// its member listing (one request, an endpoint of the specification)
+// answers it; the group listing could not cost less.
+func TestOneUnknownGroupIsProbed(t *testing.T) {
+	sim := newSim(t, randomOrg(nil, 0), umsim.Options{PageSize: 2})
+	tg := New(simClient(t, sim), Options{})
+	missing, err := tg.MissingGroups(context.Background(), []string{"Gone A", "_admin_G1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(missing, []string{"Gone A"}) {
+		t.Errorf("missing %v, want [Gone A]", missing)
+	}
+	st := sim.Stats()
+	if n := st.Count(gate.EndpointGroups, 200); n != 0 {
+		t.Errorf("%d group listing pages read, want none", n)
+	}
+	if n := st.Count(gate.EndpointGroupUsers, 200) + st.Count(gate.EndpointGroupUsers, 404); n != 2 {
+		t.Errorf("%d member listings, want 2", n)
+	}
+}
+
+// TestGroupListingInAnotherShape: a service may serve a group listing in
+// a shape other than the simulator's: each group's name under "name", or
+// only some kinds of group. A listing that names a group with no name, or
+// leaves out a group some user is in (G1), is not believed: the groups are
+// probed instead, and none is reported missing wrongly.
+func TestGroupListingInAnotherShape(t *testing.T) {
+	for name, body := range map[string]string{
+		"names under another key": `{"lastPage":true,"result":"success","groups":[{"name":"G1"},{"name":"G2"},{"name":"G3"},{"name":"Other"}]}`,
+		"product profiles only":   `{"lastPage":true,"result":"success","groups":[{"groupName":"P1","type":"PRODUCT_PROFILE"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			sim := newSim(t, plainOrg(3, func(int) []string { return []string{"G1"} }), umsim.Options{})
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.Contains(r.URL.Path, "/groups/") {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write([]byte(body))
+					return
+				}
+				sim.ServeHTTP(w, r)
+			})
+			missing, err := New(simClient(t, h), Options{}).MissingGroups(context.Background(), []string{"G1", "G2", "G3", "Gone A"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(missing, []string{"Gone A"}) {
+				t.Errorf("missing %v, want [Gone A]", missing)
 			}
 		})
 	}

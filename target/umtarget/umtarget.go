@@ -10,7 +10,9 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -21,6 +23,7 @@ import (
 // Client is what umtarget needs of *umapi.Client.
 type Client interface {
 	OrgUsersPage(ctx context.Context, page int, o umapi.OrgUsersOptions) (*umapi.UsersPage, error)
+	OrgUsersFrom(ctx context.Context, first *umapi.UsersPage, o umapi.OrgUsersOptions) iter.Seq2[*umapi.UsersPage, error]
 	GroupUsersPage(ctx context.Context, group string, page int, o umapi.GroupUsersOptions) (*umapi.UsersPage, error)
 	GetUser(ctx context.Context, email, domain string) (*umwire.User, error)
 	GroupsPageAt(ctx context.Context, page int) (*umapi.GroupsPage, error)
@@ -99,9 +102,53 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 		if n, err := strconv.Atoi(e.RequestID); err == nil {
 			idx = n
 		}
+		if idx >= 0 && idx < len(req.Entries) && t.renamedBefore(ctx, &req.Entries[idx], e) {
+			continue
+		}
 		out = append(out, reconcile.EntryFailure{Index: idx, Step: e.Step, Code: e.ErrorCode, Message: e.Message})
 	}
 	return out, nil
+}
+
+// renamedBefore reports whether a failure of entry e is the trace of an
+// earlier attempt of the same request that was applied but whose answer
+// was lost: the entry's update renames the user it is rooted at (its
+// email, or the username of a Federated ID named by username), the retry
+// found the old name gone (error.user.nonexistent at that step), and the
+// user now has the new name and the memberships the entry's later steps
+// add and remove. The check costs one lookup, made only for such a
+// failure.
+func (t *Target) renamedBefore(ctx context.Context, e *reconcile.Entry, f umwire.ActionError) bool {
+	if f.ErrorCode != umwire.ErrUserNonexistent || e.User == nil || f.Step < 0 || f.Step >= len(e.Steps) {
+		return false
+	}
+	s := &e.Steps[f.Step]
+	if s.Kind != reconcile.StepUpdate || s.Set == nil {
+		return false
+	}
+	name, domain := s.Set.Email, ""
+	if root := rootOf(e.User, false); root.Domain != "" {
+		name, domain = s.Set.Username, root.Domain
+	}
+	if name == nil {
+		return false
+	}
+	u, err := t.c.GetUser(ctx, *name, domain)
+	if err != nil {
+		return false
+	}
+	for _, later := range e.Steps[f.Step+1:] {
+		if later.Kind != reconcile.StepAdd && later.Kind != reconcile.StepRemove {
+			return false
+		}
+		for _, g := range later.Groups {
+			has := slices.ContainsFunc(u.Groups, func(h string) bool { return strings.EqualFold(g, h) })
+			if has != (later.Kind == reconcile.StepAdd) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ResendInvite resends the pending invite of email; the service's 404 (no

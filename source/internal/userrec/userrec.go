@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orgsync/orgsync/internal/suggest"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
@@ -156,10 +157,10 @@ func (b *Builder) Add(r *Record) {
 		return
 	}
 	before := len(b.problems)
-	u, d, ok := b.user(r, &out)
-	if b.explain != "" {
-		b.trace(r, &out, b.problemsSince(before))
+	if b.explain != "" { // once the record is judged: a duplicate that disagrees is skipped too
+		defer func() { b.trace(r, &out, b.problemsSince(before)) }()
 	}
+	u, d, ok := b.user(r, &out)
 	if !ok {
 		return
 	}
@@ -353,6 +354,10 @@ func (c *recordCheck) identity(u *reconcile.User, domain string) {
 	if u.Email == "" && strings.Contains(u.Username, "@") {
 		u.Email = u.Username
 	}
+	if u.Email == "" {
+		c.problem(Email, "required, but the record%s has none: the record is skipped; fill in the email in the source", c.namedBy())
+		return
+	}
 	if err := checkEmail(u.Email); err != nil {
 		c.problem(Email, "%v", err)
 		return
@@ -361,6 +366,16 @@ func (c *recordCheck) identity(u *reconcile.User, domain string) {
 		c.problem(Username, "%q differs from the email: a %s's username is its email, leave it empty", u.Username, u.Type)
 	}
 	u.Domain = c.domain(domain, emailDomain(u.Email))
+}
+
+// namedBy is " of First Last" for a record with a name, else "": the
+// person a record without an email stands for.
+func (c *recordCheck) namedBy() string {
+	v := &c.r.Values
+	if name := strings.TrimSpace(strings.TrimSpace(v[FirstName]) + " " + strings.TrimSpace(v[LastName])); name != "" {
+		return " of " + name
+	}
+	return ""
 }
 
 // usernameIdentity checks a Federated ID known by a username that is not an email.
@@ -430,6 +445,17 @@ func (b *Builder) mapGroups(groups []string, line int) []string {
 	return out
 }
 
+// unmappedReason says that no rule maps directory group g: with the rule
+// whose directory group is spelt nearly as g, when there is one (a typo
+// in the mapping or the file), else what rule to add.
+func (b *Builder) unmappedReason(g string) string {
+	if near := suggest.Nearest(g, b.mapper.ExactGroups()); near != "" {
+		return fmt.Sprintf("group %q matches no mapping rule, so its members get nothing from it; did you mean the rule's directory group %q? fix the spelling in the mapping or in the file", g, near)
+	}
+	return fmt.Sprintf("group %q matches no mapping rule, so its members get nothing from it (it is not synced); "+
+		"add a rule for it, or the rule {pattern: \"(.*)\", targets: [\"$1\"]} to use the file's group names as target group names", g)
+}
+
 // targetsOf returns the target groups of directory group g, mapped once
 // per file. A group that no rule maps gets a notice, with line, the first
 // time it is seen.
@@ -444,10 +470,7 @@ func (b *Builder) targetsOf(g string, line int) []string {
 	b.mapped[g] = targets
 	if len(targets) == 0 {
 		b.unmapped = append(b.unmapped, source.Problem{
-			Source: b.source, File: b.file, Line: line, Field: b.names[Groups],
-			Reason: fmt.Sprintf("group %q matches no mapping rule, so its members get nothing from it (it is not synced); "+
-				"add a rule for it, or the rule {pattern: \"(.*)\", targets: [\"$1\"]} to use the file's group names as target group names", g),
-		})
+			Source: b.source, File: b.file, Line: line, Field: b.names[Groups], Reason: b.unmappedReason(g)})
 	}
 	return targets
 }

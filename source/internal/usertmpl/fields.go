@@ -227,7 +227,11 @@ func invalidGroups(groups []string) []Problem {
 func (f *Fields) check(u *reconcile.User) []Problem {
 	var probs []Problem
 	if u.Email == "" {
-		probs = append(probs, Problem{"email", fmt.Sprintf("required, but the record has no value for %s", f.email)})
+		who := "the record"
+		if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
+			who += " of " + name
+		}
+		probs = append(probs, Problem{"email", fmt.Sprintf("required, but %s has no value for %s: the record is skipped; fill in the email in the source", who, f.email)})
 	} else if err := umwire.CheckEmail(u.Email); err != nil {
 		probs = append(probs, Problem{"email", err.Error()})
 	}

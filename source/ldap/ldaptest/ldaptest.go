@@ -1,11 +1,13 @@
 // Package ldaptest lets tests outside source/ldap (the end-to-end tests of
 // cmd/orgsync) start the real OpenLDAP slapd of source/ldap's own tests
-// (internal/slapdtest), instead of writing a second helper.
+// (internal/slapdtest), and check that Samba's domain controller can run
+// (internal/sambatest), instead of writing second helpers.
 package ldaptest
 
 import (
 	"testing"
 
+	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 )
 
@@ -24,4 +26,11 @@ func StartSlapd(t testing.TB, ldif string) string {
 func RequireSlapd(t testing.TB) {
 	t.Helper()
 	slapdtest.Require(t)
+}
+
+// RequireSamba skips t when Samba's domain controller cannot run here (not
+// installed, or not root), or fails it in CI (CI=true).
+func RequireSamba(t testing.TB) {
+	t.Helper()
+	sambatest.Require(t)
 }

@@ -93,7 +93,7 @@ func (f Faults) Validate() error {
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"ErrorRate", f.ErrorRate}, {"AmbiguousRate", f.AmbiguousRate}, {"DropRate", f.DropRate}, {"HangRate", f.HangRate}} {
+	}{{"ErrorRate", f.ErrorRate}, {"AmbiguousRate", f.AmbiguousRate}, {"DropRate", f.DropRate}, {"HangRate", f.HangRate}, {"CutRate", f.CutRate}} {
 		if r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Errorf("%s %v: must lie in [0, 1]", r.name, r.v))
 		}

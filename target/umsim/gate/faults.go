@@ -1,8 +1,11 @@
 package gate
 
 import (
+	"bytes"
+	"cmp"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -18,6 +21,7 @@ const (
 	FaultAmbiguousDrop = "ambiguousDrop" // action applied, then connection closed
 	FaultLatency       = "latency"       // latency added
 	FaultHang          = "hang"          // accepted and held unanswered until the client left
+	FaultCut           = "cut"           // served, its answer cut in the middle of the body
 )
 
 // faultSource draws the fault decisions from a seeded generator.
@@ -41,6 +45,7 @@ func (s *faultSource) set(f Faults) {
 	f.DropRate = clamp(f.DropRate)
 	f.Latency = max(f.Latency, 0)
 	f.HangRate = clamp(f.HangRate)
+	f.CutRate = clamp(f.CutRate)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.f = f
@@ -71,6 +76,14 @@ func (s *faultSource) hangs() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.f.HangAll || (s.f.HangRate > 0 && s.rng.Float64() < s.f.HangRate)
+}
+
+// cuts draws whether an API request's answer is cut mid-body; like
+// hangs, it draws a number only when CutRate is set.
+func (s *faultSource) cuts() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f.CutRate > 0 && s.rng.Float64() < s.f.CutRate
 }
 
 // decide draws the fault of one request ("" for none). Every call draws
@@ -113,15 +126,57 @@ func (g *Gate) serveWithFaults(w http.ResponseWriter, r *http.Request, ep endpoi
 	case FaultError503:
 		serverError(w, r, ep, http.StatusServiceUnavailable)
 	case FaultAmbiguous500, FaultAmbiguousDrop:
-		g.next.ServeHTTP(&discardWriter{header: http.Header{}}, r)
+		g.next.ServeHTTP(&bufferWriter{header: http.Header{}}, r) // the answer is thrown away
 		if kind == FaultAmbiguousDrop {
 			return true
 		}
 		serverError(w, r, ep, http.StatusInternalServerError)
-	default:
-		g.next.ServeHTTP(w, r)
+	case "":
+		if !g.faults.cuts() {
+			g.next.ServeHTTP(w, r)
+			return false
+		}
+		g.stats.fault(FaultCut)
+		cutAnswer(w, r, g.next)
+		return true
 	}
 	return false
+}
+
+// cutAnswer serves r with next in full and sends the status line, the
+// headers (with the whole body's Content-Length) and the first half of
+// the body; the caller then closes the connection.
+func cutAnswer(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	buf := &bufferWriter{header: http.Header{}}
+	next.ServeHTTP(buf, r)
+	for k, v := range buf.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(buf.body.Len()))
+	w.WriteHeader(cmp.Or(buf.status, http.StatusOK))
+	_, _ = w.Write(buf.body.Bytes()[:buf.body.Len()/2])
+	_ = http.NewResponseController(w).Flush() // the half must leave before the connection closes
+}
+
+// bufferWriter is a ResponseWriter that keeps the answer (for a cut
+// answer), or whose answer is thrown away (an ambiguous failure).
+type bufferWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+// Header returns the answer's headers.
+func (b *bufferWriter) Header() http.Header { return b.header }
+
+// Write keeps p.
+func (b *bufferWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
+
+// WriteHeader keeps the first status.
+func (b *bufferWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
 }
 
 // serverError writes an injected server error.
@@ -138,18 +193,3 @@ func dropConnection(w http.ResponseWriter) {
 	}
 	_ = conn.Close() // the point is to close it; an error changes nothing
 }
-
-// discardWriter is the ResponseWriter of an ambiguous failure: the API
-// handler applies the request and its answer is thrown away.
-type discardWriter struct {
-	header http.Header
-}
-
-// Header returns headers that are never sent.
-func (d *discardWriter) Header() http.Header { return d.header }
-
-// Write discards b.
-func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-
-// WriteHeader discards the status.
-func (d *discardWriter) WriteHeader(int) {}

@@ -232,3 +232,35 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// CutRate serves the request (the handler runs) and cuts its answer in
+// the middle of the body: the status and the first half arrive, then the
+// connection closes.
+func TestCutRate(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, CutRate: 1} })
+	resp, err := e.send(e.apiRequest(http.MethodGet, usersPath, e.token(e.in), e.in.ClientID))
+	if !errors.Is(err, io.ErrUnexpectedEOF) || resp.status != 200 || resp.body != `{"ok"` {
+		t.Fatalf("status %d body %q error %v: want 200, half the body, then unexpected EOF", resp.status, resp.body, err)
+	}
+	if e.calls.Load() != 1 || e.gate.Stats().Faults[FaultCut] != 1 || e.gate.Stats().Count(EndpointUsers, StatusDropped) != 1 {
+		t.Errorf("handler calls %d, stats %+v: want 1 call, 1 cut, 1 dropped", e.calls.Load(), e.gate.Stats())
+	}
+	e = newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, CutRate: 0.5} })
+	const n = 40
+	out := e.outcomes(n, actionPath)
+	cut := e.gate.Stats().Faults[FaultCut]
+	if cut < n/4 || cut > 3*n/4 || e.calls.Load() != n || cut+countOf(out, 200) != n {
+		t.Errorf("%d of %d cut, %d handler calls, outcomes %v: want about half cut, every request served", cut, n, e.calls.Load(), out)
+	}
+}
+
+// countOf counts v in xs.
+func countOf(xs []int, v int) int {
+	n := 0
+	for _, x := range xs {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}

@@ -89,6 +89,12 @@ type Faults struct {
 	// answered: the gate holds each until its client gives up (or the
 	// server closes). It is drawn apart from the rates above.
 	HangRate float64
+	// CutRate is the fraction of API requests that are served in full (an
+	// action is applied) and whose answer is cut in the middle of its
+	// body: the status line, the headers and half the body are sent, then
+	// the connection is closed. It is drawn apart from the rates above,
+	// for the requests those leave alone.
+	CutRate float64
 	// HangAll holds every request, at the token endpoints too, unanswered:
 	// a service that accepts connections and never answers (a hung proxy,
 	// a firewall that black-holes, an overloaded service).

@@ -1,5 +1,10 @@
 // Package adtest is an LDAP server for tests that answers like Active
-// Directory, built on github.com/jimlambrt/gldap. It holds a small
+// Directory, built on github.com/jimlambrt/gldap. The Active Directory
+// tests run against a real domain controller (Samba, internal/sambatest);
+// this fake stays for what Samba does not show: faults (a server that
+// repeats a page for ever), values that are not UTF-8, the filters a
+// client sends, and Windows' ranged values of attributes with more than
+// MaxValRange values. It holds a small
 // directory in memory and really evaluates the filters it receives,
 // including AD's matching rules: LDAP_MATCHING_RULE_BIT_AND
 // (1.2.840.113556.1.4.803), LDAP_MATCHING_RULE_BIT_OR (…804) and
@@ -11,6 +16,7 @@
 package adtest
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -35,6 +41,11 @@ type Options struct {
 	// SizeLimit caps searches without the paging control (AD's
 	// MaxPageSize, 1000 by default; 0 here means 1000).
 	SizeLimit int
+	// MaxValRange is how many values of a multi-valued attribute the
+	// server returns at once (Windows' MaxValRange, 1500; 0 here means no
+	// limit): beyond it the attribute comes back as member;range=0-1499,
+	// and the client asks for member;range=1500-* and so on.
+	MaxValRange int
 	// RepeatCookie makes the server misbehave: every page after the first
 	// answers the cookie it was sent, so a client that trusts cookies
 	// would read the same page for ever.
@@ -176,7 +187,7 @@ func (s *Server) page(w *gldap.ResponseWriter, r *gldap.Request, m *gldap.Search
 func (s *Server) writeEntries(w *gldap.ResponseWriter, r *gldap.Request, m *gldap.SearchMessage, entries []Entry, paging *gldap.ControlPaging) {
 	for _, e := range entries {
 		resp := r.NewSearchResponseEntry(e.DN)
-		for name, values := range selectAttrs(e, m.Attributes) {
+		for name, values := range selectAttrs(e, m.Attributes, s.opt.MaxValRange) {
 			resp.AddAttribute(name, values)
 		}
 		_ = w.Write(resp)
@@ -193,12 +204,34 @@ func (s *Server) writeEntries(w *gldap.ResponseWriter, r *gldap.Request, m *glda
 }
 
 // selectAttrs returns the attributes of e a search asked for: all for none
-// or "*", none for "1.1".
-func selectAttrs(e Entry, want []string) map[string][]string {
+// or "*", none for "1.1"; an attribute asked for as name;range=low-* gives
+// its values from low on. Beyond maxRange values (0: no limit) an attribute
+// is returned as name;range=low-high, as Windows does, and the last part
+// as name;range=low-*.
+func selectAttrs(e Entry, want []string, maxRange int) map[string][]string {
 	out := map[string][]string{}
 	for name, values := range e.Attrs {
-		if len(want) == 0 || containsFold(want, "*") || containsFold(want, name) {
+		low, asked := 0, len(want) == 0 || containsFold(want, "*") || containsFold(want, name)
+		for _, w := range want {
+			if base, rng, ok := strings.Cut(w, ";"); ok && strings.EqualFold(base, name) {
+				if _, err := fmt.Sscanf(strings.ToLower(rng), "range=%d-*", &low); err == nil {
+					asked = true
+				}
+			}
+		}
+		if !asked {
+			continue
+		}
+		if maxRange == 0 || (low == 0 && len(values) <= maxRange) {
 			out[name] = values
+			continue
+		}
+		low = min(low, len(values))
+		high := min(low+maxRange, len(values))
+		if high == len(values) {
+			out[fmt.Sprintf("%s;range=%d-*", name, low)] = values[low:]
+		} else {
+			out[fmt.Sprintf("%s;range=%d-%d", name, low, high-1)] = values[low:high]
 		}
 	}
 	return out
