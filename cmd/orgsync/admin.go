@@ -126,6 +126,9 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 			return code
 		}
 		u, err := c.GetUser(ctx, email, *domain)
+		if umapi.IsNotFound(err) {
+			err = fmt.Errorf("no user %s in the organization %s (a Federated ID known by a username: give the username and --domain)", email, a.target.OrgID)
+		}
 		if err != nil {
 			return a.fail(io, err)
 		}
@@ -141,6 +144,9 @@ func runUsers(ctx context.Context, io stdio, args []string) int {
 	}
 	var users []umwire.User
 	for p, err := range pages {
+		if *group != "" && umapi.IsNotFound(err) {
+			err = fmt.Errorf("no group %q in the organization %s: give a user group, product profile or admin group as the organization names it (orgsync users list shows each user's groups)", *group, a.target.OrgID)
+		}
 		if err != nil {
 			return a.fail(io, err)
 		}

@@ -143,3 +143,24 @@ func TestMisspeltChoicesSuggested(t *testing.T) {
 		t.Errorf("a stranger gets a suggestion: %s", errOut)
 	}
 }
+
+// users get of a user the organization does not have, and users list of
+// a group it does not have, say so in words, without the service's codes
+// or the client's endpoint names.
+func TestAdminNotFoundSaysSo(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"users", "get", "nobody@example.com", "--config", cfg}, "orgsync users get: no user nobody@example.com in the organization 1234ABCD@VendorOrg"},
+		{[]string{"users", "list", "--group", "Nope", "--config", cfg}, `orgsync users list: no group "Nope" in the organization 1234ABCD@VendorOrg: give a user group`},
+	} {
+		code, _, errOut := runInProcess(c.args...)
+		if code != exitError || !strings.HasPrefix(errOut, c.want) || strings.Contains(errOut, "HTTP 404") || strings.Contains(errOut, "not_found") {
+			t.Errorf("%v: exit %d\n%s\nwant %s", c.args, code, errOut, c.want)
+		}
+	}
+}
