@@ -26,6 +26,11 @@ type validation struct {
 	w        *walker
 	errs     []Problem
 	warnings []Problem
+	// unset are the secrets whose environment variable is not set. Load
+	// leaves them to the run (which reads the secrets afresh each time)
+	// unless the file has other problems: then they are reported with
+	// those, so that every problem is known at once.
+	unset []Problem
 }
 
 // errorf records a problem at path.
@@ -69,6 +74,9 @@ func (v *validation) fieldErrors(prefix string, err error) {
 // reported is dropped: it is the same mistake seen twice.
 func (v *validation) merged() []Problem {
 	all := append([]Problem(nil), v.w.problems...)
+	if len(all) > 0 || len(v.errs) > 0 {
+		all = append(all, v.unset...)
+	}
 	for _, p := range v.errs {
 		if !v.coveredByWalk(p.Path) {
 			all = append(all, p)
@@ -254,6 +262,17 @@ func (a *Auth) validate(v *validation, at func(string) string) {
 	}
 }
 
+// envSet notes a secret of path whose environment variable is not set
+// (see validation.unset).
+func (v *validation) envSet(path string, r secret.Ref) {
+	if r.Env == "" {
+		return
+	}
+	if _, err := r.Load(); err != nil {
+		v.unset = append(v.unset, Problem{Path: path, Line: v.w.lineOf(path), Message: err.Error()})
+	}
+}
+
 // secretRef checks a secret reference and warns when its file is readable
 // by every user of the machine (see secretReadable).
 func secretRef(v *validation, path string, r secret.Ref) {
@@ -261,6 +280,7 @@ func secretRef(v *validation, path string, r secret.Ref) {
 		v.errorf(path, "%v", err)
 		return
 	}
+	v.envSet(path, r)
 	if r.File == "" {
 		return
 	}
