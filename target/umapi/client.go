@@ -69,7 +69,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
 	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats,
-		waits: &waitNotice{log: o.logger, what: fmt.Sprintf("%d reads and %d requests per %s", cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow)}}
+		waits: limitsNotice(o.logger, cfg), answers: answerNotice(o.logger, cfg)}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
 	// The transport bounds each attempt (Config.Timeout), not the http.Client:
