@@ -16,6 +16,7 @@ package config
 import (
 	"time"
 
+	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -47,6 +48,9 @@ type Config struct {
 
 	// multi is set when the file has targets: (see MultiOrg).
 	multi bool
+	// valid are the targets' policies, in their order, as Load checked
+	// them (see ValidPolicy).
+	valid []*reconcile.ValidPolicy
 }
 
 // Target says which organization to manage and how to reach the service.

@@ -20,8 +20,8 @@ func (c *Config) ReconcilePolicy(m *mapping.Mapper) (*reconcile.Policy, error) {
 // belong to t plus the policy's managedGroups; the group names of the
 // top-level policy belong to the primary unless qualified (org::Group),
 // except exclude.groups, whose unqualified names apply to every
-// organization. The configuration was validated by Load, so an error here
-// is a bug or a Config built by hand.
+// organization. It is not checked: Load checks it once and keeps it (see
+// ValidPolicy).
 func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Policy, error) {
 	p, s := &c.Policy, &c.Safety
 	own := func(names []string) []string { return c.groupsOf(t, names, false) }
@@ -49,10 +49,18 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 	if err := p.fill(rp); err != nil {
 		return nil, err
 	}
-	if err := rp.Validate(); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
 	return rp, nil
+}
+
+// ValidPolicy returns organization t's policy (TargetPolicy) as Load
+// checked it; a Config that Load did not make has none.
+func (c *Config) ValidPolicy(t *NamedTarget) (*reconcile.ValidPolicy, error) {
+	for i := range c.Targets {
+		if c.Targets[i].Name == t.Name && i < len(c.valid) && c.valid[i] != nil {
+			return c.valid[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no checked policy: the configuration was not loaded", t.Path())
 }
 
 // PolicyOf returns the configuration's policy that applies to t: its own,

@@ -184,11 +184,11 @@ func (c *Config) Mapper() (*mapping.Mapper, error) {
 }
 
 // OpenSources opens every source in order with o, each with its own
-// expressions, scoped to the run's scope groups.
+// expressions, scoped to o.ScopeGroups (the run's scope groups).
 func (c *Config) OpenSources(o source.Options) ([]source.Source, error) {
 	out := make([]source.Source, 0, len(c.Sources))
 	for i := range c.Sources {
-		src, err := c.Sources[i].open(i, o, c.Scope.Groups)
+		src, err := c.Sources[i].open(i, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", index("sources", i), err)
 		}
@@ -199,10 +199,10 @@ func (c *Config) OpenSources(o source.Options) ([]source.Source, error) {
 
 // open opens source i of the configuration with its expressions (compiled
 // by Load).
-func (s *Source) open(i int, o source.Options, scopeGroups []string) (source.Source, error) {
+func (s *Source) open(i int, o source.Options) (source.Source, error) {
 	if s.settings == nil {
 		return nil, fmt.Errorf("set exactly one of %s", kindKeys())
 	}
-	o.Expressions = s.prog.WithScope(scopeGroups)
+	o.Expressions = s.prog.WithScope(o.ScopeGroups)
 	return s.settings.Open(s.label(i), o)
 }

@@ -57,7 +57,7 @@ func TestSyntaxScannerAcceptsTheExamples(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}
-	more, _ := filepath.Glob(filepath.Join("..", "cmd", "orgsync", "starter", "*.yaml"))
+	more, _ := filepath.Glob(filepath.Join("..", "internal", "starter", "parts", "*.yaml"))
 	for _, p := range append(paths, more...) {
 		if n, what := yamlsyntax.FindIndentMistake(strings.Split(readFile(t, p), "\n")); n > 0 {
 			t.Errorf("%s:%d: %s", p, n, what)

@@ -138,8 +138,10 @@ func (s *State) validate(v *validation) {
 
 // validatePolicies checks the top-level policy and each target's own,
 // then, where they are well-formed, the reconciler's own checks (such as
-// no admin group among userGroups) of each organization's policy.
+// no admin group among userGroups) of each organization's policy, which
+// it keeps, checked, for the runs (ValidPolicy).
 func (c *Config) validatePolicies(v *validation, m *mapping.Mapper) {
+	c.valid = make([]*reconcile.ValidPolicy, len(c.Targets))
 	topBad := c.Policy.validateAt(v, "policy")
 	for i := range c.Targets {
 		t := &c.Targets[i]
@@ -151,8 +153,12 @@ func (c *Config) validatePolicies(v *validation, m *mapping.Mapper) {
 		if bad || m == nil {
 			continue
 		}
-		if _, err := c.TargetPolicy(t, m); err != nil {
-			v.errorf(path, "%s", strings.TrimPrefix(err.Error(), "policy: "))
+		p, err := c.TargetPolicy(t, m)
+		if err == nil {
+			c.valid[i], err = p.Valid()
+		}
+		if err != nil {
+			v.errorf(path, "%s", err)
 		}
 	}
 }

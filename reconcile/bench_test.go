@@ -93,7 +93,7 @@ func BenchmarkDiffAndBatches1M(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if plan, err = Diff(des, cur, pol); err != nil {
+		if plan, err = Diff(des, cur, validPolicy(b, pol)); err != nil {
 			b.Fatal(err)
 		}
 		reqs = plan.Batches(DefaultLimits())

@@ -41,7 +41,7 @@ func TestDiffCreateUpdateMemberships(t *testing.T) {
 		{Type: VendorID, Email: "ind@x.com", FirstName: "New", Groups: []string{"Dev"}},
 		ent("keep@x.com", "Keep"),
 	}}
-	p, err := Diff(des, cur, basePolicy())
+	p, err := Diff(des, cur, validPolicy(t, basePolicy()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestDiffUnmatchedPolicies(t *testing.T) {
 	}{{Preserve, "", ""}, {RemoveGroups, KindUpdate, KindUpdate}, {RemoveUsers, KindRemove, KindRemove}, {DeleteUsers, KindDelete, KindRemove}} {
 		pol := basePolicy()
 		pol.Unmatched = tc.mode
-		p, err := Diff(des, cur, pol)
+		p, err := Diff(des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestDiffExclusions(t *testing.T) {
 		ent("a@x.com", "A", "Dev"),
 	}}
 	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev"), ent("admin@x.com", "Changed"), ent("svc-new@x.com", "S")}}
-	p, err := Diff(des, cur, pol)
+	p, err := Diff(des, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestDiffInvites(t *testing.T) {
 		{Type: VendorID, Email: "pending@x.com", Groups: []string{"Dev"}},
 		{Type: VendorID, Email: "old@x.com"},
 	}}
-	p, err := Diff(des, cur, pol)
+	p, err := Diff(des, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestDiffInvites(t *testing.T) {
 	// Under RefreshInviteGroups its groups are sent again (they cannot be
 	// seen); they are no change.
 	pol.RefreshInviteGroups = true
-	if p, err = Diff(des, cur, pol); err != nil {
+	if p, err = Diff(des, cur, validPolicy(t, pol)); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -178,7 +178,7 @@ func TestDiffInvites(t *testing.T) {
 		t.Errorf("invite groups %+v; plan:\n%s", p.InviteGroups, b.String())
 	}
 	pol.ResendExpiredInvites = false // an expired invite is then only noted: the user is not invited
-	if p, err = Diff(des, cur, pol); err != nil {
+	if p, err = Diff(des, cur, validPolicy(t, pol)); err != nil {
 		t.Fatal(err)
 	}
 	if findChange(p, KindResendInvite, "old@x.com") != nil || !slices.ContainsFunc(p.Notes, func(n string) bool {
@@ -199,7 +199,7 @@ func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
 	expired := Invite{Email: "Again@x.com", LastSent: now.Add(-40 * 24 * time.Hour), Expired: true}
 	des := Desired{Complete: true, Users: []User{{Type: VendorID, Email: "again@x.com", Groups: []string{"Dev"}}}}
 	for _, invites := range [][]Invite{{pending, expired}, {expired, pending}} {
-		p, err := Diff(des, &Current{Invites: invites}, pol)
+		p, err := Diff(des, &Current{Invites: invites}, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
 func TestDiffCreateGroups(t *testing.T) {
 	pol := basePolicy()
 	pol.CreateUserGroups = true
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Missing: []string{"Dev"}}, pol)
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Missing: []string{"Dev"}}, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestSafety(t *testing.T) {
 		if tc.limit != nil {
 			tc.limit(pol)
 		}
-		p, err := Diff(tc.des, cur, pol)
+		p, err := Diff(tc.des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func TestSafety(t *testing.T) {
 	pol := basePolicy()
 	pol.Unmatched = RemoveUsers
 	pol.MaxRemovals.Count = 2
-	p, _ := Diff(full, cur, pol)
+	p, _ := Diff(full, cur, validPolicy(t, pol))
 	if p.Safety != nil || len(p.Withheld) != 0 {
 		t.Errorf("within limits: safety %v, withheld %v", p.Safety, p.Withheld)
 	}
@@ -273,7 +273,7 @@ func TestRender(t *testing.T) {
 	pol := basePolicy()
 	pol.Unmatched = RemoveUsers
 	cur := &Current{Users: []User{ent("bob@x.com", "Bob", "Design"), ent("gone@x.com", "G")}}
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("new@x.com", "N", "Dev"), ent("bob@x.com", "Rob", "Dev")}}, cur, pol)
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("new@x.com", "N", "Dev"), ent("bob@x.com", "Rob", "Dev")}}, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
 		{Type: VendorID, Email: "ind@gmail.com"},
 		ent("ok@x.com", "Ok", "Dev"),
 	}}
-	p, err := Diff(des, &Current{}, basePolicy())
+	p, err := Diff(des, &Current{}, validPolicy(t, basePolicy()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 	}}
 	pol := basePolicy()
 	pol.Unmatched = RemoveGroups
-	p, err := Diff(des, cur, pol)
+	p, err := Diff(des, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
 		pol := basePolicy()
 		pol.Unmatched = RemoveUsers
 		pol.Update.Username = allow
-		p, err := Diff(des, cur, pol)
+		p, err := Diff(des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,7 +425,7 @@ func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
 	} {
 		pol := basePolicy()
 		pol.Update = tc.allow
-		p, err := Diff(des, cur, pol)
+		p, err := Diff(des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -460,7 +460,7 @@ func TestDiffHeldGroupsAreNotRemoved(t *testing.T) {
 	}}
 	des := Desired{Complete: true, Users: []User{ent("ann@x.com", "Ann"), ent("bob@x.com", "Bob")},
 		Held: map[string][]string{"ann@x.com": {"design"}}}
-	p, err := Diff(des, cur, basePolicy())
+	p, err := Diff(des, cur, validPolicy(t, basePolicy()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestMissingTargets(t *testing.T) {
 		pol := basePolicy()
 		pol.Managed = append(pol.Managed, "_admin_X")
 		pol.CreateUserGroups = create
-		p, err := Diff(des, cur, pol)
+		p, err := Diff(des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}

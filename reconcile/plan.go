@@ -150,11 +150,10 @@ var protectedAdd = map[string]bool{"_org_admin": true, "_compartment_admin": tru
 
 const protectedRemove = "_org_admin"
 
-// Diff computes the plan that makes current equal to desired under policy.
-func Diff(desired Desired, current *Current, policy *Policy) (*Plan, error) {
-	if err := policy.Validate(); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
+// Diff computes the plan that makes current equal to desired under the
+// policy (checked when it was made: see Policy.Valid).
+func Diff(desired Desired, current *Current, valid *ValidPolicy) (*Plan, error) {
+	policy := &valid.p
 	if current.ByGroup && policy.ReadNeeds().AllUsers {
 		return nil, fmt.Errorf("current state: read by group, but policy %q needs every user of the organization", policy.Unmatched)
 	}

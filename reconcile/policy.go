@@ -137,12 +137,67 @@ func (p *Policy) Validate() error {
 		}
 	}
 	for _, l := range []Limit{p.MaxRemovals, p.MaxChanges} {
-		if l.Count < 0 || l.Percent < 0 || l.Percent > 100 {
-			return fmt.Errorf("limits: count must be >= 0 and percent within 0..100, have %+v", l)
+		if err := checkLimit(l); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// checkLimit reports a limit out of range.
+func checkLimit(l Limit) error {
+	if l.Count < 0 || l.Percent < 0 || l.Percent > 100 {
+		return fmt.Errorf("limits: count must be >= 0 and percent within 0..100, have %+v", l)
+	}
+	return nil
+}
+
+// ValidPolicy is a Policy that Validate accepted. Valid is the only way to
+// make one and it keeps a copy of its own, so that what takes one (Diff)
+// trusts it without checking it again.
+type ValidPolicy struct{ p Policy }
+
+// Valid checks p and returns a copy of it as a ValidPolicy.
+func (p *Policy) Valid() (*ValidPolicy, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &ValidPolicy{p: p.clone()}, nil
+}
+
+// clone is a copy of p that shares no list with it.
+func (p *Policy) clone() Policy {
+	c := *p
+	c.Managed, c.UserGroups = slices.Clone(p.Managed), slices.Clone(p.UserGroups)
+	c.ExcludeTypes, c.ExcludeGroups = slices.Clone(p.ExcludeTypes), slices.Clone(p.ExcludeGroups)
+	c.ExcludeUsernames = slices.Clone(p.ExcludeUsernames)
+	return c
+}
+
+// Policy returns a copy of the policy, to read.
+func (v *ValidPolicy) Policy() Policy { return v.p.clone() }
+
+// WithMaxRemovals returns v with l as its limit on removals, checked as
+// Validate checks it.
+func (v *ValidPolicy) WithMaxRemovals(l Limit) (*ValidPolicy, error) {
+	if err := checkLimit(l); err != nil {
+		return nil, err
+	}
+	out := &ValidPolicy{p: v.p.clone()}
+	out.p.MaxRemovals = l
+	return out, nil
+}
+
+// ManagingGroupsOf returns v with every group of the users managed too
+// (Policy.ManageGroupsOf); the managed groups do not bear on validity.
+func (v *ValidPolicy) ManagingGroupsOf(users []User) *ValidPolicy {
+	out := &ValidPolicy{p: v.p.clone()}
+	out.p.ManageGroupsOf(users)
+	return out
+}
+
+// ReadNeedsFor is Policy.ReadNeedsFor of the policy.
+func (v *ValidPolicy) ReadNeedsFor(desired []User) ReadNeeds { return v.p.ReadNeedsFor(desired) }
 
 // ReadNeeds tells a Reader what the policy needs to see of the
 // organization: which groups' member listings may stand for the whole

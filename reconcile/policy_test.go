@@ -55,7 +55,7 @@ func TestReadNeeds(t *testing.T) {
 			t.Errorf("%s: a read by group would miss users to remove", u)
 		}
 	}
-	if _, err := Diff(Desired{}, &Current{ByGroup: true}, &p); err == nil {
+	if _, err := Diff(Desired{}, &Current{ByGroup: true}, validPolicy(t, &p)); err == nil {
 		t.Error("Diff accepted a state read by group under a policy removing unmatched users")
 	}
 }
@@ -83,7 +83,7 @@ func TestDiffManagesDeclaredUserGroups(t *testing.T) {
 		{Type: EnterpriseID, Email: "a@x.com", FirstName: "A", LastName: "A"},
 		{Type: EnterpriseID, Email: "b@x.com", FirstName: "B", LastName: "B", Groups: []string{"writers"}},
 	}}
-	plan, err := Diff(desired, cur, pol)
+	plan, err := Diff(desired, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}

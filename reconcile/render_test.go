@@ -16,7 +16,7 @@ func TestRenderListsUnmatchedAndExcluded(t *testing.T) {
 	for i := range MaxUnmatchedShown + 5 {
 		cur.Users = append(cur.Users, ent(fmt.Sprintf("old%02d@x.com", i), "O"))
 	}
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("keep@x.com", "K")}}, cur, pol)
+	p, err := Diff(Desired{Complete: true, Users: []User{ent("keep@x.com", "K")}}, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}

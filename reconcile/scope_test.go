@@ -40,7 +40,7 @@ func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
 			p := basePolicy()
 			p.Unmatched = DeleteUsers
 			p.RevokeUnmatchedInvites = true
-			plan, err := Diff(Desired{Users: desired(), Complete: true, Scope: tt.scope}, cur, p)
+			plan, err := Diff(Desired{Users: desired(), Complete: true, Scope: tt.scope}, cur, validPolicy(t, p))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestScopeOnlySkipsUnnamedDesiredUsers(t *testing.T) {
 	cur := &Current{Users: []User{ent("a@x.com", "Old", "Dev")}}
 	des := Desired{Complete: true, Users: []User{ent("a@x.com", "New", "Design"), ent("b@x.com", "B", "Dev")},
 		Scope: Scope{Only: map[string]bool{"b@x.com": true}}}
-	plan, err := Diff(des, cur, basePolicy())
+	plan, err := Diff(des, cur, validPolicy(t, basePolicy()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,10 @@ type Options struct {
 	// sources too, then fails the run unless one of them has those groups
 	// (CheckGroups).
 	CallerChecksGroups bool
+	// ScopeGroups are the run's scope groups (scope.groups, or
+	// --scope-groups): the source leaves out the records in none of them
+	// (expr.Program.WithScope); none: every record takes part.
+	ScopeGroups []string
 }
 
 // Logger returns o.Log, or a logger that logs nothing when it is nil.

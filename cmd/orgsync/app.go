@@ -73,20 +73,11 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync: unknown command %q%s\n", args[0], didYouMean(args[0], slices.Sorted(maps.Keys(cmds))))
+		fmt.Fprintf(io.err, "orgsync: unknown command %q%s\n", args[0], suggest.DidYouMean(args[0], slices.Sorted(maps.Keys(cmds))))
 		usage(io.err, cmds)
 		return exitError
 	}
 	return guarded(io, args[0], func() int { return c.run(ctx, io, args[1:]) })
-}
-
-// didYouMean returns ` (did you mean "x"?)` when value is a misspelling
-// of one of choices, else "".
-func didYouMean(value string, choices []string) string {
-	if near := suggest.Nearest(value, choices); near != "" {
-		return fmt.Sprintf(" (did you mean %q?)", near)
-	}
-	return ""
 }
 
 // guarded runs a command and returns its exit code. A panic in it (a bug)

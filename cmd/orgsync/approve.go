@@ -28,9 +28,7 @@ func runApprove(ctx context.Context, io stdio, args []string) int {
 		return fail(io, c.fs.Name(), err)
 	}
 	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), io.out)
-	if r != nil {
-		e.printResult(io, r, j.Config().MultiOrg())
-	}
+	e.control.WriteResult(io.out, r, j.Config().MultiOrg())
 	if err = errors.Join(err, e.reportTo(io, *reportFile)); err != nil {
 		return fail(io, c.fs.Name(), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/starter"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -131,7 +132,7 @@ func TestMisspeltChoicesSuggested(t *testing.T) {
 		want string
 	}{
 		{[]string{"pln"}, `orgsync: unknown command "pln" (did you mean "plan"?)`},
-		{[]string{"init", "--source", "cvs", "--output", "-"}, `--source "cvs": use one of ` + starterKinds() + ` (did you mean "csv"?)`},
+		{[]string{"init", "--source", "cvs", "--output", "-"}, `--source "cvs": use one of ` + starter.Kinds() + ` (did you mean "csv"?)`},
 		{[]string{"demo", "--source", "ldpa"}, `(did you mean "ldap"?)`},
 	} {
 		code, _, errOut := runInProcess(c.args...)

@@ -3,21 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-
-	"github.com/orgsync/orgsync/internal/run"
 )
-
-// printHeld writes the organization's pending approvals after a run, with
-// what to do about them.
-func (e *env) printHeld(io stdio, r *run.Result, multiOrg bool) {
-	prefix := ""
-	if multiOrg {
-		prefix = r.Org.Name + ": "
-	}
-	for _, id := range e.control.HeldIn(r.Org.Name).Pending {
-		fmt.Fprintf(io.out, "%sheld for approval: %s (review it with orgsync approve %[2]s, or discard it with orgsync reject %[2]s)\n", prefix, id)
-	}
-}
 
 // addReportFlag defines --report.
 func addReportFlag(fs *flag.FlagSet) *string {

@@ -11,6 +11,8 @@ import (
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/suggest"
+	"github.com/orgsync/orgsync/internal/walkthrough"
 )
 
 // runDemo starts the simulator in-process with the two example
@@ -25,13 +27,13 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
-	var rd *reviewDemo
+	var rd *walkthrough.Review
 	if *review {
-		*name, rd = "csv", &reviewDemo{serve: *serve}
+		*name, rd = "csv", &walkthrough.Review{Serve: *serve, Version: version}
 	}
 	example, ok := demo.Examples[*name]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), didYouMean(*name, slices.Sorted(maps.Keys(demo.Examples))))
+		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples))))
 		return exitError
 	}
 	if lf.level == "" {
@@ -47,7 +49,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 // loopback port (and what the example reads, when it needs a server) and
 // syncs the example into them; with review, it walks through change
 // control instead.
-func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example, review *reviewDemo) error {
+func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example, review *walkthrough.Review) error {
 	start := time.Now()
 	d, err := demo.Start(ctx, example, io.out)
 	if err != nil {
@@ -55,7 +57,7 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 	}
 	defer d.Close()
 	if review != nil {
-		if err := review.prepare(d.Config); err != nil {
+		if err := review.Prepare(d.Config); err != nil {
 			return err
 		}
 	}
@@ -63,10 +65,14 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
 	}
+	j, err := e.job(run.Overrides{}, true)
+	if err != nil {
+		return err
+	}
 	if review != nil {
-		err = review.steps(ctx, io, e)
+		err = review.Steps(ctx, io.out, j, e.control)
 	} else {
-		err = demoSteps(ctx, io, e)
+		err = walkthrough.Walk(ctx, io.out, j, e.control)
 	}
 	if err != nil {
 		return err
@@ -74,41 +80,5 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 	requests, tooMany := simhost.Totals(d.Sim)
 	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
 		requests, tooMany, time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-// demoSteps plans, syncs and plans again, failing when the second plan is
-// not empty.
-func demoSteps(ctx context.Context, io stdio, e *env) error {
-	j, err := e.job(run.Overrides{}, true)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(io.out, "\n== 1. orgsync plan: what a sync would change")
-	plans, err := printPlans(ctx, j, io.out, "text")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(io.out, "\n== 2. orgsync sync: apply it")
-	res, err := j.ApplyAll(ctx, plans, run.Real)
-	for _, r := range res {
-		e.printResult(io, r, e.cfg.MultiOrg())
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(io.out, "\n== 3. orgsync plan again: nothing left to do")
-	again, err := printPlans(ctx, j, io.out, "text")
-	if err != nil {
-		return err
-	}
-	for _, p := range again.Orgs {
-		if p.Err != nil {
-			return p.Err
-		}
-		if !p.Plan.Empty() {
-			return fmt.Errorf("the second plan of %s is not empty: the sync did not converge", p.Org.Name)
-		}
-	}
 	return nil
 }

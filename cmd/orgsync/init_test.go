@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/starter"
 )
 
 // TestInitWritesStarterConfigs: each starter configuration loads, its only
@@ -89,7 +90,7 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 		t.Errorf("init --output -: exit %d\n%s", code, out)
 	}
 	code, _, errOut = runInProcess("init", "--source", "oracle", "--output", "-")
-	if code != exitError || !strings.Contains(errOut, `--source "oracle": use one of `+starterKinds()) {
+	if code != exitError || !strings.Contains(errOut, `--source "oracle": use one of `+starter.Kinds()) {
 		t.Errorf("unknown source: exit %d\n%s", code, errOut)
 	}
 }

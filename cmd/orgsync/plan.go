@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/orgsync/orgsync/internal/run"
 )
@@ -24,7 +23,7 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	if *out != "" {
 		e.control.KeepFingerprints()
 	}
-	plans, err := printPlans(ctx, j, io.out, *c.output)
+	plans, err := j.WritePlans(ctx, io.out, *c.output)
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
@@ -37,7 +36,7 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 		return fail(io, fs.Name(), err)
 	}
 	if *out != "" {
-		if err := e.savePlan(*out, plans); err != nil {
+		if err := e.control.SavePlan(*out, version, plans); err != nil {
 			return fail(io, fs.Name(), fmt.Errorf("--out: %w", err))
 		}
 		fmt.Fprintf(io.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
@@ -46,29 +45,4 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 		return exitChanges
 	}
 	return exitOK
-}
-
-// printPlans computes the plans and writes them to w as text or json: the
-// plan itself for a single target, else grouped by organization in the
-// configuration's order. An organization that failed to plan is shown
-// with its error (and fails the run later, in ApplyAll); with a single
-// target its error is returned.
-func printPlans(ctx context.Context, j *run.Job, w io.Writer, format string) (*run.Plans, error) {
-	plans, err := j.Plan(ctx)
-	if err != nil {
-		return nil, err
-	}
-	multi := j.Config().MultiOrg()
-	if p := plans.Orgs[0]; !multi && p.Err != nil {
-		return nil, p.Err
-	}
-	if format == "json" {
-		err = plans.WriteJSON(w, multi)
-	} else {
-		err = plans.WriteText(w, multi)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return plans, nil
 }

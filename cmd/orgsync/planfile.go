@@ -33,9 +33,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
-	for _, o := range f.Organizations {
-		e.orgs = append(e.orgs, o.Name)
-	}
+	e.orgs = append(e.orgs, f.OrgNames()...)
 	j, err := e.job(run.Overrides{}, true)
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
@@ -47,17 +45,12 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	fmt.Fprintln(io.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	for _, r := range res {
-		e.printResult(io, r, j.Config().MultiOrg())
+		e.control.WriteResult(io.out, r, j.Config().MultiOrg())
 	}
 	if err = errors.Join(err, e.reportTo(io, *reportFile)); err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
 	return exitOK
-}
-
-// savePlan writes plan --out's file.
-func (e *env) savePlan(path string, plans *run.Plans) error {
-	return e.control.SavePlan(path, version, plans)
 }
 
 // runShow prints a saved plan as text or JSON.
@@ -80,23 +73,10 @@ func runShow(_ context.Context, io stdio, args []string) int {
 	if *output == "json" {
 		err = f.Encode(io.out)
 	} else {
-		err = showText(io, f)
+		err = f.WriteText(io.out, time.Now())
 	}
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
 	return exitOK
-}
-
-// showText renders a saved plan for people: its header, then each
-// organization's plan.
-func showText(io stdio, f *planfile.File) error {
-	fmt.Fprint(io.out, f.Summary(time.Now()))
-	for _, o := range f.Organizations {
-		fmt.Fprintf(io.out, "\n== organization %s (%s)\n", o.Name, o.OrgID)
-		if err := o.Plan.Render(io.out); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/internal/simhost"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -46,11 +43,12 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync sim", flag.ContinueOnError)
 	sf := addSimFlags(fs)
 	lf := addLogFlags(fs)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
-	statePath := fs.String("state", "", "state file (YAML or JSON) of one organization (org:) or several (orgs:), required")
-	save := fs.Bool("save", false, "save the state back to --state on shutdown")
-	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key), for clients that insist on https")
-	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
+	h := simhost.Host{}
+	fs.StringVar(&h.Listen, "listen", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&h.State, "state", "", "state file (YAML or JSON) of one organization (org:) or several (orgs:), required")
+	fs.BoolVar(&h.Save, "save", false, "save the state back to --state on shutdown")
+	fs.StringVar(&h.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key), for clients that insist on https")
+	fs.StringVar(&h.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
@@ -58,36 +56,9 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}
-	if *statePath == "" {
-		fmt.Fprintln(io.err, "orgsync sim: --state is required (try examples/sim/org.yaml)")
-		return exitError
-	}
-	if (*tlsCert == "") != (*tlsKey == "") {
-		fmt.Fprintln(io.err, "orgsync sim: --tls-cert and --tls-key go together")
-		return exitError
-	}
-	srv, err := simhost.Load(*statePath, sf.opts)
-	if err != nil {
+	h.Options, h.Log = sf.opts, log
+	if err := h.Run(ctx); err != nil {
 		return fail(io, fs.Name(), err)
-	}
-	ln, scheme, err := simhost.Listen(*listen, *tlsCert, *tlsKey)
-	if err != nil {
-		return fail(io, fs.Name(), err)
-	}
-	log.Info("simulator listening", zap.String("url", scheme+"://"+ln.Addr().String()), zap.String("state", *statePath),
-		zap.Int("organizations", len(srv.Servers())))
-	if err := simhost.Serve(ctx, ln, srv); err != nil {
-		return fail(io, fs.Name(), err)
-	}
-	for _, s := range srv.Servers() {
-		st := s.Stats()
-		log.Info("simulator stopped", zap.String("org", s.OrgID()), zap.Int("requests", st.Total()), zap.Int("429s", st.TooManyRequests))
-	}
-	if *save {
-		if err := srv.SaveState(*statePath); err != nil {
-			return fail(io, fs.Name(), err)
-		}
-		log.Info("state saved", zap.String("state", *statePath))
 	}
 	return exitOK
 }

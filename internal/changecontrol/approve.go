@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/approval"
@@ -62,10 +63,22 @@ func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Write
 	c.approval, c.plans[p.Org.Name], c.start = a.ID, op, time.Now()
 	c.mu.Unlock()
 	res := j.Apply(ctx, op, run.Real)
+	c.settled(p.Org.Name, a.ID)
 	if err := dir.Close(a, state.Approved); err != nil {
 		return res, errors.Join(res.Err, err)
 	}
 	return res, res.Err
+}
+
+// settled takes approval id, which the fresh plan found pending before it
+// was claimed, out of what organization org holds, so that the result of
+// approving it does not say it is held still.
+func (c *Control) settled(org, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.held[org]
+	h.Pending = slices.DeleteFunc(slices.Clone(h.Pending), func(p string) bool { return p == id })
+	c.held[org] = h
 }
 
 // orgPlan is the plan of the organization named org.
@@ -116,4 +129,21 @@ func (c *Control) List(w io.Writer) error {
 		fmt.Fprintf(w, "%s  %s  organization %s: %d changes held: %s\n", a.ID, a.Created.Format(time.RFC3339), a.Org, len(a.Changes), a.Reason)
 	}
 	return nil
+}
+
+// WriteResult writes the outcome of an organization's applied plan (see
+// run.Result.WriteText) and the approvals it holds, with what to do about
+// them.
+func (c *Control) WriteResult(w io.Writer, r *run.Result, multiOrg bool) {
+	if r == nil || r.Applied == nil {
+		return
+	}
+	r.WriteText(w, multiOrg)
+	prefix := ""
+	if multiOrg {
+		prefix = r.Org.Name + ": "
+	}
+	for _, id := range c.HeldIn(r.Org.Name).Pending {
+		fmt.Fprintf(w, "%sheld for approval: %s (review it with orgsync approve %[2]s, or discard it with orgsync reject %[2]s)\n", prefix, id)
+	}
 }

@@ -101,6 +101,15 @@ func Read(path string) (*File, error) {
 	return &f, nil
 }
 
+// OrgNames are the names of the organizations the file holds plans of.
+func (f *File) OrgNames() []string {
+	names := make([]string, len(f.Organizations))
+	for i, o := range f.Organizations {
+		names[i] = o.Name
+	}
+	return names
+}
+
 // Org returns the saved plan of the organization named name.
 func (f *File) Org(name string) (*Org, bool) {
 	for i := range f.Organizations {
@@ -164,3 +173,16 @@ func (f *File) Summary(now time.Time) string {
 
 // short is the first 12 digits of a fingerprint.
 func short(fp string) string { return fp[:min(12, len(fp))] }
+
+// WriteText renders the saved plan for people: its header as of now, then
+// each organization's plan.
+func (f *File) WriteText(w io.Writer, now time.Time) error {
+	fmt.Fprint(w, f.Summary(now))
+	for _, o := range f.Organizations {
+		fmt.Fprintf(w, "\n== organization %s (%s)\n", o.Name, o.OrgID)
+		if err := o.Plan.Render(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -77,3 +77,24 @@ func TestUsersFingerprintIgnoresOrder(t *testing.T) {
 		t.Error("UsersFingerprint reordered its argument")
 	}
 }
+
+// TestWriteTextShowsEveryOrganization: the header, then each
+// organization's plan under its name and id; OrgNames lists them in order.
+func TestWriteTextShowsEveryOrganization(t *testing.T) {
+	f := &File{Created: time.Now(), Config: "c0ffee", Sources: "5ca1ab1e", Organizations: []Org{
+		{Name: "main", OrgID: "1234ABCD@VendorOrg", Plan: &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")}}},
+		{Name: "emea", OrgID: "5678EF01@VendorOrg", Plan: &reconcile.Plan{}},
+	}}
+	var b strings.Builder
+	if err := f.WriteText(&b, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	m, e := strings.Index(text, "== organization main (1234ABCD@VendorOrg)"), strings.Index(text, "== organization emea (5678EF01@VendorOrg)")
+	if !strings.HasPrefix(text, f.Summary(time.Now())[:20]) || m < 0 || e < m || !strings.Contains(text[m:e], "a@example.com") {
+		t.Errorf("saved plan as text:\n%s", text)
+	}
+	if got := strings.Join(f.OrgNames(), ","); got != "main,emea" {
+		t.Errorf("OrgNames = %s", got)
+	}
+}

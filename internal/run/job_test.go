@@ -208,14 +208,14 @@ func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
 	if got := j.OrgNames(); len(got) != 1 || got[0] != "emea" {
 		t.Errorf("organizations %v, want emea", got)
 	}
-	if p := j.policies["emea"]; p.MaxRemovals.Count != 3 || p.MaxRemovals.Percent != 0 {
+	if p := j.policies["emea"].Policy(); p.MaxRemovals.Count != 3 || p.MaxRemovals.Percent != 0 {
 		t.Errorf("emea's limit on removals %+v, want 3", p.MaxRemovals)
 	}
 	if cfg.Targets[1].Safety.MaxRemovals.N != 2 || cfg.Safety.MaxRemovals.N != 50 || len(cfg.Scope.Groups) != 0 {
 		t.Errorf("the configuration changed: %+v, %+v, %v", cfg.Targets[1].Safety, cfg.Safety, cfg.Scope.Groups)
 	}
-	if j.Config().Scope.Groups[0] != "eng" {
-		t.Errorf("the run's scope %+v", j.Config().Scope)
+	if j.scope.Groups[0] != "eng" || j.Config() != cfg {
+		t.Errorf("the run's scope %+v, or a copy of the configuration", j.scope)
 	}
 	if _, err := New(cfg, Overrides{Orgs: []string{"emea", "apac"}}, Options{}); err == nil ||
 		!strings.Contains(err.Error(), `--orgs: no organization "apac"`) || !strings.Contains(err.Error(), "main, emea") {
@@ -274,5 +274,29 @@ func TestApplyAPlanMadeElsewhere(t *testing.T) {
 	}
 	if _, again := planJob(t, cfg, Overrides{}, Options{}); !again.InSync() {
 		t.Error("the organization has changes left after the saved plan was applied")
+	}
+}
+
+// TestScopeGroupsReachTheSources: the run's scope groups (here from the
+// command line) reach the sources through their options: only the
+// members of "design" are read, the others are left out, and the loaded
+// configuration still has no scope groups.
+func TestScopeGroupsReachTheSources(t *testing.T) {
+	cfg := exampleConfig(t, "csv")
+	j, err := New(cfg, Overrides{ScopeGroups: []string{"design"}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := j.ReadSources(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []string
+	for _, u := range d.Users {
+		read = append(read, u.Email)
+	}
+	slices.Sort(read)
+	if strings.Join(read, ",") != "carol@example.com,dave@example.com" || len(d.Filtered) == 0 || len(cfg.Scope.Groups) != 0 {
+		t.Errorf("read %v, left out %d, configuration's scope groups %v", read, len(d.Filtered), cfg.Scope.Groups)
 	}
 }

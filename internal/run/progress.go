@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/crash"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
@@ -31,25 +32,30 @@ func (j *Job) reportProgress(ctx context.Context, log *zap.Logger, fields func()
 }
 
 // logProgress logs a progress line with fields() every interval until the
-// returned stop is called.
+// returned stop is called. A panic in the loop (in fields, say) ends it and
+// is raised again by stop, in the caller's goroutine, where the run's
+// recover reports it.
 func logProgress(ctx context.Context, log *zap.Logger, every time.Duration, fields func() []zap.Field) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
+	var panicked *crash.Error
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-quit:
-				return
-			case <-tick.C:
-				log.Info("progress", fields()...)
+		panicked = crash.Run(func() {
+			tick := time.NewTicker(every)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-quit:
+					return
+				case <-tick.C:
+					log.Info("progress", fields()...)
+				}
 			}
-		}
+		})
 	}()
-	return func() { close(quit); <-done }
+	return func() { close(quit); <-done; crash.Rethrow(panicked) }
 }
 
 // readProgress reports the listing pages and single-user lookups read

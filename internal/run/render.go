@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -80,4 +81,55 @@ func (ps *Plans) WriteJSON(w io.Writer, multiOrg bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// WritePlans computes the plans and writes them to w as text or json: the
+// plan itself for a single target, else grouped by organization in the
+// configuration's order. An organization that failed to plan is shown
+// with its error (and fails the run later, in ApplyAll); with a single
+// target its error is returned.
+func (j *Job) WritePlans(ctx context.Context, w io.Writer, format string) (*Plans, error) {
+	plans, err := j.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	multi := j.cfg.MultiOrg()
+	if p := plans.Orgs[0]; !multi && p.Err != nil {
+		return nil, p.Err
+	}
+	if format == "json" {
+		err = plans.WriteJSON(w, multi)
+	} else {
+		err = plans.WriteText(w, multi)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return plans, nil
+}
+
+// WriteText writes the outcome of an organization's applied plan (nothing
+// when it has none), its lines prefixed with the organization's name when
+// there are several.
+func (r *Result) WriteText(w io.Writer, multiOrg bool) {
+	if r == nil || r.Applied == nil {
+		return
+	}
+	verb := "applied"
+	if r.Mode == TestOnly {
+		verb = "validated by the service (test only, nothing changed)"
+	}
+	if multiOrg {
+		verb = r.Org.Name + ": " + verb
+	}
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s; %s in all, %d answered 429, in %s\n",
+		verb, plural(r.Applied.Requests, "request", "requests"), plural(r.Applied.Entries, "entry", "entries"),
+		plural(r.Applied.Invites, "invite operation", "invite operations"), plural(len(r.Applied.Failures), "failure", "failures"),
+		plural(r.Stats.Total(), "API request", "API requests"), r.Stats.TooManyRequests, r.Elapsed.Round(1e6))
+	if n := r.Applied.Unverified; n > 0 {
+		fmt.Fprintf(w, "  %s unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", plural(n, "entry", "entries"))
+	}
+	for _, f := range r.Applied.Failures {
+		fmt.Fprintf(w, "  failed: %s\n", f)
+	}
 }

@@ -69,14 +69,14 @@ type Options struct {
 
 // Job runs one configuration with one set of overrides.
 type Job struct {
-	cfg      *config.Config // with the run's scope; never changed
-	scope    config.Scope
+	cfg      *config.Config // as loaded; never changed nor copied
+	scope    config.Scope   // the configuration's scope with the overrides over it
 	explain  string
 	opts     Options
 	log      *zap.Logger
 	mapper   *mapping.Mapper
-	orgs     []*config.NamedTarget        // the organizations the run syncs
-	policies map[string]*reconcile.Policy // each organization's, by name, before the run's groups
+	orgs     []*config.NamedTarget             // the organizations the run syncs
+	policies map[string]*reconcile.ValidPolicy // each organization's, by name, before the run's groups
 	clients  clientCache
 }
 
@@ -93,18 +93,16 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	eff := *cfg // the sources read the run's scope groups from it
-	eff.Scope = scope
-	j := &Job{cfg: &eff, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log}
+	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log}
 	if j.orgs, err = selectOrgs(cfg, ov.Orgs); err != nil {
 		return nil, err
 	}
 	if j.mapper, err = cfg.Mapper(); err != nil {
 		return nil, err
 	}
-	j.policies = make(map[string]*reconcile.Policy, len(j.orgs))
+	j.policies = make(map[string]*reconcile.ValidPolicy, len(j.orgs))
 	for _, t := range j.orgs {
-		if j.policies[t.Name], err = basePolicy(cfg, t, j.mapper, ov.MaxRemovals); err != nil {
+		if j.policies[t.Name], err = basePolicy(cfg, t, ov.MaxRemovals); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Path(), err)
 		}
 	}
@@ -137,30 +135,25 @@ func runScopeConfig(sc config.Scope, ov Overrides) (config.Scope, error) {
 	return sc, nil
 }
 
-// basePolicy is organization t's policy, with the run's limit on removals
-// when it sets one.
-func basePolicy(cfg *config.Config, t *config.NamedTarget, m *mapping.Mapper, maxRemovals *config.Limit) (*reconcile.Policy, error) {
-	p, err := cfg.TargetPolicy(t, m)
-	if err != nil {
-		return nil, err
+// basePolicy is organization t's policy as Load checked it, with the run's
+// limit on removals when it sets one.
+func basePolicy(cfg *config.Config, t *config.NamedTarget, maxRemovals *config.Limit) (*reconcile.ValidPolicy, error) {
+	p, err := cfg.ValidPolicy(t)
+	if err != nil || maxRemovals == nil {
+		return p, err
 	}
-	if maxRemovals != nil {
-		p.MaxRemovals = maxRemovals.Reconcile() // parsed and checked by config.ParseLimit
-	}
-	return p, nil
+	return p.WithMaxRemovals(maxRemovals.Reconcile())
 }
 
 // runPolicy is the policy of one organization's run: its base policy, and
 // every group of the desired users managed (they all come from mapping
 // rules, and pattern rules' targets cannot be listed in advance).
-func (j *Job) runPolicy(t *config.NamedTarget, users []reconcile.User) *reconcile.Policy {
-	p := *j.policies[t.Name]
-	p.Managed = slices.Clone(p.Managed)
-	p.ManageGroupsOf(users)
-	return &p
+func (j *Job) runPolicy(t *config.NamedTarget, users []reconcile.User) *reconcile.ValidPolicy {
+	return j.policies[t.Name].ManagingGroupsOf(users)
 }
 
-// Config is the configuration the job runs, with the run's scope.
+// Config is the configuration the job runs, as loaded (the run's scope,
+// with the overrides, is the Job's own).
 func (j *Job) Config() *config.Config { return j.cfg }
 
 // Orgs are the organizations the run syncs, in the configuration's order.

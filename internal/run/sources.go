@@ -37,7 +37,7 @@ func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
 	// of them has: the sources report the groups they miss, and the run
 	// checks across all of them (source.CheckGroups).
 	srcs, err := j.cfg.OpenSources(source.Options{Mapper: j.mapper, Log: j.log.Named("source"), Explain: j.explain,
-		CallerChecksGroups: len(j.cfg.Sources) > 1})
+		CallerChecksGroups: len(j.cfg.Sources) > 1, ScopeGroups: j.scope.Groups})
 	if err != nil {
 		return nil, err
 	}

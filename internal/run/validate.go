@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
@@ -34,4 +35,128 @@ func (j *Job) MissingGroups(ctx context.Context, t *config.NamedTarget, users []
 		out[i] = MissingGroup{Name: g, Created: create && !strings.HasPrefix(g, "_")}
 	}
 	return out, nil
+}
+
+// Validation is what `orgsync validate` found, as the lines to show in
+// order ("problem: ...", "notice: ...", and what was checked), with the
+// counts of its summary.
+type Validation struct {
+	Lines    []string
+	Problems int
+	Notices  int
+	file     string
+	users    int // desired users
+	leftOut  int // left out by a filter or the scope
+	sources  int
+}
+
+// problem adds a problem line.
+func (v *Validation) problem(format string, args ...any) {
+	v.Lines = append(v.Lines, "problem: "+fmt.Sprintf(format, args...))
+	v.Problems++
+}
+
+// notice adds a notice line.
+func (v *Validation) notice(format string, args ...any) {
+	v.Lines = append(v.Lines, "notice: "+fmt.Sprintf(format, args...))
+	v.Notices++
+}
+
+// Validate checks the configuration and reads the sources, collecting
+// every problem; with checkTarget it also signs in to each organization,
+// reads one page of users and checks that the target groups the sources'
+// users are mapped to exist. The error is what stopped the check; the
+// lines found until then are kept.
+func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, error) {
+	v := &Validation{file: j.cfg.File, sources: len(j.cfg.Sources)}
+	for _, err := range j.cfg.Preflight() {
+		v.problem("%v", err)
+	}
+	d, err := j.ReadSources(ctx)
+	if err != nil { // every source that failed, one problem each
+		for _, err := range unjoin(err) {
+			v.problem("%v", err)
+		}
+		d = &Sources{}
+	}
+	if f := j.scope.UsersFile; f != "" {
+		uf, err := config.ReadUsersFile(f) // readable: Load checked it
+		if err != nil {
+			return v, fmt.Errorf("scope.usersFile: %w", err)
+		}
+		d.Problems = append(d.Problems, uf.Problems...)
+	}
+	for _, p := range d.Problems {
+		v.problem("%s", p)
+	}
+	for _, n := range d.Notices {
+		v.notice("%s", n)
+	}
+	v.users, v.leftOut = len(d.Users), len(d.Filtered)
+	parts := j.Split(d)
+	if j.cfg.MultiOrg() {
+		for _, t := range j.orgs {
+			v.Lines = append(v.Lines, fmt.Sprintf("organization %s (%s): %d desired user(s)", t.Name, t.OrgID, len(parts[t.Name].Users)))
+		}
+	}
+	if checkTarget {
+		for _, t := range j.orgs {
+			j.checkTarget(ctx, v, t, parts[t.Name].Users)
+		}
+	}
+	return v, nil
+}
+
+// checkTarget signs in to organization t and adds a line for each target
+// group the users are to be in that t does not have: a notice for one
+// that sync creates, otherwise a problem saying what to do. A failure is a
+// problem too; the other organizations are checked all the same.
+func (j *Job) checkTarget(ctx context.Context, v *Validation, t *config.NamedTarget, users []reconcile.User) {
+	missing, err := j.MissingGroups(ctx, t, users)
+	if err != nil {
+		v.problem("%s: %v", t.Path(), err)
+		return
+	}
+	v.Lines = append(v.Lines, t.Path()+": signed in and read the first page of users")
+	where := "the organization"
+	if j.cfg.MultiOrg() {
+		where = "organization " + t.Name
+	}
+	for _, g := range missing {
+		if g.Created {
+			v.notice("target group %q does not exist in %s yet: sync creates it as a user group (policy.createUserGroups)", g.Name, where)
+		} else {
+			v.problem("target group %q does not exist in %s: %s", g.Name, where, reconcile.MissingGroup{Name: g.Name}.Hint())
+		}
+	}
+}
+
+// Summary is the validation's last line: the verdict and what was read.
+func (v *Validation) Summary() string {
+	leftOut := ""
+	if v.leftOut > 0 {
+		leftOut = fmt.Sprintf(" (%d more left out by a filter or the scope)", v.leftOut)
+	}
+	verdict := "configuration valid"
+	if v.Problems > 0 {
+		verdict = plural(v.Problems, "problem", "problems") + " to fix"
+	}
+	return fmt.Sprintf("%s: %s; %s%s from %s; %s", v.file, verdict, plural(v.users, "desired user", "desired users"), leftOut,
+		plural(v.sources, "source", "sources"), plural(v.Notices, "notice", "notices"))
+}
+
+// unjoin returns the errors errors.Join joined, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// plural says n things: "1 entry", "3 entries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/orgsync/orgsync/internal/listenaddr"
 	"github.com/orgsync/orgsync/target/umsim"
 )
@@ -81,5 +83,52 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// Host is what `orgsync sim` serves: a state file's organizations on an
+// address, with or without TLS.
+type Host struct {
+	State           string // the state file, required
+	Listen          string // the address to listen on
+	TLSCert, TLSKey string // with both set, HTTPS with this certificate and key
+	Save            bool   // save the state back to State when serving ends
+	Options         umsim.Options
+	Log             *zap.Logger
+}
+
+// Run serves h until ctx ends, logs each organization's requests, and
+// saves the state when asked.
+func (h *Host) Run(ctx context.Context) error {
+	if h.State == "" {
+		return errors.New("--state is required (try examples/sim/org.yaml)")
+	}
+	if (h.TLSCert == "") != (h.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	srv, err := Load(h.State, h.Options)
+	if err != nil {
+		return err
+	}
+	ln, scheme, err := Listen(h.Listen, h.TLSCert, h.TLSKey)
+	if err != nil {
+		return err
+	}
+	h.Log.Info("simulator listening", zap.String("url", scheme+"://"+ln.Addr().String()), zap.String("state", h.State),
+		zap.Int("organizations", len(srv.Servers())))
+	if err := Serve(ctx, ln, srv); err != nil {
+		return err
+	}
+	for _, s := range srv.Servers() {
+		st := s.Stats()
+		h.Log.Info("simulator stopped", zap.String("org", s.OrgID()), zap.Int("requests", st.Total()), zap.Int("429s", st.TooManyRequests))
+	}
+	if !h.Save {
+		return nil
+	}
+	if err := srv.SaveState(h.State); err != nil {
+		return err
+	}
+	h.Log.Info("state saved", zap.String("state", h.State))
 	return nil
 }

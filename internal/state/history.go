@@ -3,7 +3,12 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -87,4 +92,58 @@ func (f Filter) needle() []byte {
 		return nil
 	}
 	return []byte(`"user":"` + u + `"`)
+}
+
+// WriteJSON writes entries as JSON, one object a line.
+func WriteJSON(w io.Writer, entries []Entry) error {
+	enc := json.NewEncoder(w)
+	for i := range entries {
+		if err := enc.Encode(&entries[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteTable writes entries as aligned text, one a line.
+func WriteTable(w io.Writer, entries []Entry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no changes recorded (for this filter)")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tORG\tUSER\tKIND\tSTEPS\tRESULT\tWHY")
+	for _, e := range entries {
+		result := e.Result
+		if e.Code != "" {
+			result += " " + e.Code
+		}
+		why := e.Reason
+		if e.Approval != "" {
+			why += " (approval " + e.Approval + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
+			strings.Join(e.Steps, "; "), result, why)
+	}
+	tw.Flush()
+}
+
+// maxDays is the most days a time.Duration holds.
+const maxDays = int(math.MaxInt64 / int64(24*time.Hour))
+
+// ParseAge reads how far back a history filter goes: a duration, also in
+// days ("7d").
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > maxDays {
+			return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
+	}
+	return d, nil
 }

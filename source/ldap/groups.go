@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func (s *Source) readMemberships(ctx context.Context, sr *searcher, p *plan) (*m
 		return nil, source.MissingGroupsError(m.missing, false)
 	}
 	effective := effectiveTargets(groups, p.nested && !p.inChain())
-	for _, g := range groups {
+	for _, g := range sortedGroups(groups) { // the same spelling wins each run
 		m.addGroup(g, effective[g.dn])
 	}
 	if p.inChain() {
@@ -146,7 +147,7 @@ func groupExists(groups map[string]*group, want string) bool {
 func effectiveTargets(groups map[string]*group, nested bool) map[string][]string {
 	parents := map[string][]string{}
 	if nested {
-		for _, g := range groups {
+		for _, g := range sortedGroups(groups) {
 			for _, m := range g.members {
 				if _, isGroup := groups[m]; isGroup {
 					parents[m] = append(parents[m], g.dn)
@@ -247,7 +248,8 @@ func sortedGroups(groups map[string]*group) []*group {
 	return out
 }
 
-// targets returns the target groups of user entry e.
+// targets returns the target groups of user entry e, sorted: the same
+// every run, whatever order the directory returns the groups in.
 func (m *memberships) targets(e *ldap3.Entry, p *plan) []string {
 	if m.mapGroup == nil {
 		return nil
@@ -270,6 +272,7 @@ func (m *memberships) targets(e *ldap3.Entry, p *plan) []string {
 			out = dedupeFold(out, m.byRID[uint32(rid)]...)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -428,7 +428,7 @@ func TestOpenLDAPMemberOf(t *testing.T) {
 	}
 	users := byEmail(res.Users)
 	for i, want := range map[int][]string{1: {"Engineering"}, 2: {"Engineering", "beta Users"}, 3: nil} {
-		if got := users[fmt.Sprintf("user%03d@example.com", i)].Groups; !sameSet(got, want) {
+		if got := users[fmt.Sprintf("user%03d@example.com", i)].Groups; !slices.Equal(got, want) {
 			t.Errorf("user%03d groups = %q, want %q", i, got, want)
 		}
 	}

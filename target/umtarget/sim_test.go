@@ -74,6 +74,16 @@ var (
 	excludeExpr = regexp.MustCompile(`^svc-`)
 )
 
+// validPolicy is pol made a reconcile.ValidPolicy, as a run makes it.
+func validPolicy(t *testing.T, pol *reconcile.Policy) *reconcile.ValidPolicy {
+	t.Helper()
+	v, err := pol.Valid()
+	if err != nil {
+		t.Fatalf("policy: %v", err)
+	}
+	return v
+}
+
 func policy(unmatched reconcile.Unmatched) *reconcile.Policy {
 	return &reconcile.Policy{Managed: managed, UserGroups: userGroups, Unmatched: unmatched,
 		Update: reconcile.Attributes{FirstName: true, LastName: true, Email: true}, ExcludeGroups: []string{"G4"},
@@ -185,7 +195,7 @@ func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, pol)
+	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatalf("diff: %v", err)
 	}
@@ -199,7 +209,7 @@ func (e *env) plan(t *testing.T, want []reconcile.User, pol *reconcile.Policy) *
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, pol)
+	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatalf("diff: %v", err)
 	}

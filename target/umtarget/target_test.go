@@ -89,7 +89,7 @@ func TestSafetyOnTheService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := reconcile.Diff(des, cur, pol)
+		plan, err := reconcile.Diff(des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
 		}

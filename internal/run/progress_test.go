@@ -1,0 +1,37 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/internal/crash"
+)
+
+// A panic in the progress loop does not take the program down from its own
+// goroutine: stop raises it in the caller's, where the run's recover is.
+func TestProgressPanicReachesTheCaller(t *testing.T) {
+	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field { panic("boom") })
+	time.Sleep(20 * time.Millisecond)
+	err := crash.Call(func() error { stop(); return nil })
+	var ce *crash.Error
+	if !errors.As(err, &ce) || ce.Value != "boom" {
+		t.Fatalf("stop after a panic in the loop: %v, want the panic as a *crash.Error", err)
+	}
+}
+
+// Without a panic, stop ends the loop and returns.
+func TestProgressStops(t *testing.T) {
+	calls := 0
+	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field { calls++; return nil })
+	time.Sleep(10 * time.Millisecond)
+	if err := crash.Call(func() error { stop(); return nil }); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if calls == 0 {
+		t.Fatal("the loop never reported progress")
+	}
+}

@@ -1,0 +1,69 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseAge(t *testing.T) {
+	for in, want := range map[string]time.Duration{"90m": 90 * time.Minute, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "0d": 0} {
+		if got, err := ParseAge(in); err != nil || got != want {
+			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "-1d", "-5h", "1w", "x7d", "9999999999999d", "106752d"} {
+		if d, err := ParseAge(in); err == nil {
+			t.Errorf("ParseAge(%q) = %v, want an error", in, d)
+		}
+	}
+}
+
+// FuzzParseAge: any text gives an error or a duration that is not
+// negative.
+func FuzzParseAge(f *testing.F) {
+	for _, s := range []string{"7d", "24h", "106751d", "-1d", "1e9h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, err := ParseAge(s); err == nil && d < 0 {
+			t.Fatalf("ParseAge(%q) = %v", s, d)
+		}
+	})
+}
+
+// TestWriteEntries: the JSON lines read back as the entries; the table has
+// a line per entry with its failure code and its approval.
+func TestWriteEntries(t *testing.T) {
+	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	entries := []Entry{
+		{Run: "r1", Time: at, Org: "main", User: "dave@example.com", Kind: "create", Steps: []string{"add Design"}, Result: ResultApplied, Approval: "a1"},
+		{Run: "r1", Time: at, Org: "main", User: "eve@example.com", Kind: "update", Steps: []string{"add X", "remove Y"}, Result: ResultFailed, Code: "error.group.not_found"},
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, entries); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(&b)
+	for i := range entries {
+		var e Entry
+		if err := dec.Decode(&e); err != nil || e.User != entries[i].User || !e.Time.Equal(at) || len(e.Steps) != len(entries[i].Steps) {
+			t.Errorf("line %d: %+v, %v", i, e, err)
+		}
+	}
+	b.Reset()
+	WriteTable(&b, entries)
+	text := b.String()
+	for _, want := range []string{"TIME", "(approval a1)", "failed error.group.not_found", "add X; remove Y"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table lacks %q:\n%s", want, text)
+		}
+	}
+	b.Reset()
+	WriteTable(&b, nil)
+	if !strings.Contains(b.String(), "no changes recorded") {
+		t.Errorf("empty table: %q", b.String())
+	}
+}
