@@ -327,6 +327,9 @@ func TestMaxRemovalsDefaultAndExplicitZero(t *testing.T) {
 // reads an attribute users.extraAttributes does not list is a problem at
 // load, with the expression's line, not a bad record per user at run time.
 func TestUnlistedExtraAttribute(t *testing.T) {
+	for _, v := range []string{"S", "K", "T"} {
+		t.Setenv(v, "set")
+	}
 	const cfg = `target:
   orgId: 12AB@VendorOrg
   baseURL: https://um.example.com
@@ -421,4 +424,37 @@ func loadProblems(t *testing.T, files map[string]string) *Error {
 		t.Fatalf("err = %v, want *Error", err)
 	}
 	return cerr
+}
+
+// A required key written with a typo is one mistake: the unknown key with
+// its suggestion, not also "required" for the key it was meant to be.
+func TestMisspeltRequiredKeyIsOneProblem(t *testing.T) {
+	t.Setenv("TEST_SECRET", "set")
+	for _, c := range []struct{ from, to, want string }{
+		{"  orgId: 12AB", "  orgID: 12AB", `target.orgID (line 2): unknown key (did you mean "orgId"?)`},
+		{"    clientId: cid", "    clientID: cid", `target.auth.clientID (line 5): unknown key (did you mean "clientId"?)`},
+		{"csv: {path: users.csv}", "csv: {pth: users.csv}", `sources[0].csv.pth (line 10): unknown key (did you mean "path"?)`},
+	} {
+		cerr := loadProblems(t, map[string]string{"c.yaml": strings.Replace(minimal, c.from, c.to, 1), "key.pem": "K", "users.csv": "email\n"})
+		if len(cerr.Problems) != 1 || !strings.HasPrefix(cerr.Problems[0].String(), c.want) {
+			t.Errorf("%s: %v\nwant one problem: %s", c.to, cerr, c.want)
+		}
+	}
+}
+
+// A file with problems to fix reports its unset secret variables with
+// them (validate then lists everything at once); one without other
+// problems loads, leaving the variables to the run, which reads the
+// secrets afresh each time.
+func TestUnsetVariablesReportedWithTheOtherProblems(t *testing.T) {
+	files := map[string]string{"c.yaml": strings.Replace(minimal, "12AB@VendorOrg", "not-an-org", 1), "key.pem": "K", "users.csv": "email\n"}
+	cerr := loadProblems(t, files)
+	got := wantProblems(t, cerr, []string{"target.orgId (line 2): ", "target.auth.clientSecret (line 6): environment variable TEST_SECRET is not set"})
+	if len(got) != 2 {
+		t.Errorf("got %d problems, want 2:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	dir := write(t, map[string]string{"c.yaml": minimal, "key.pem": "K", "users.csv": "email\n"}, 0o600)
+	if _, err := Load(filepath.Join(dir, "c.yaml")); err != nil {
+		t.Errorf("a file without other problems: %v", err)
+	}
 }

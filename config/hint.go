@@ -82,11 +82,16 @@ func (t *NamedTarget) key(field string) string {
 }
 
 // configProblems names each problem the client found in t's settings by
-// its key in the file.
+// its key in the file (and the private key's by its file, which is what
+// to open and fix).
 func (t *NamedTarget) configProblems(ce *umapi.ConfigError) []error {
 	errs := make([]error, len(ce.Problems))
 	for i, p := range ce.Problems {
-		errs[i] = fmt.Errorf("%s: %w", t.key(p.Field), p.Err)
+		where := t.key(p.Field)
+		if p.Field == "privateKey" && t.Auth.PrivateKey.File != "" {
+			where += " (the file " + t.Auth.PrivateKey.File + ")"
+		}
+		errs[i] = fmt.Errorf("%s: %w", where, p.Err)
 	}
 	return errs
 }

@@ -10,6 +10,8 @@ import (
 	"reflect"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/orgsync/orgsync/internal/yamlsyntax"
 )
 
 // Load reads, defaults and validates the configuration file at path.
@@ -35,7 +37,8 @@ func Parse(data []byte, name string) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return fail(Problem{Message: "the file is empty"})
 		}
-		return fail(syntaxProblem(data, err))
+		line, msg := yamlsyntax.Explain(data, err)
+		return fail(Problem{Line: line, Message: msg})
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {

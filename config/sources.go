@@ -168,6 +168,8 @@ func secretFiles(v *validation, prefix string, refs map[string]*secret.Ref) {
 	for _, key := range slices.Sorted(maps.Keys(refs)) {
 		if r := refs[key]; r.File != "" && r.Env == "" {
 			secretRef(v, join(prefix, key), *r)
+		} else {
+			v.envSet(join(prefix, key), *r)
 		}
 	}
 }

@@ -26,6 +26,9 @@ type walker struct {
 	// complexKey is set when a mapping key is itself a mapping or a list:
 	// such a document is not decoded at all (yaml.v3 panics merging one).
 	complexKey bool
+	// meant are the paths of the known keys that unknown keys were
+	// reported as likely misspellings of.
+	meant []string
 }
 
 var (
@@ -79,8 +82,9 @@ func (w *walker) walk(path string, n *yaml.Node, t reflect.Type) {
 			w.fail(path, n, "must be a mapping")
 			return
 		}
+		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if w.plainKey(path, n.Content[i]) {
+			if w.plainKey(path, n.Content[i]) && !w.repeated(path, n.Content[i], seen) {
 				w.walk(join(path, n.Content[i].Value), n.Content[i+1], t.Elem())
 			}
 		}
@@ -121,9 +125,11 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		return
 	}
 	fields := yamlFields(t)
+	w.noteMisspellings(path, n, fields)
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if !w.plainKey(path, k) {
+		if !w.plainKey(path, k) || w.repeated(path, k, seen) {
 			continue
 		}
 		if k.Value == "<<" { // a merge key: its mapping(s) hold keys of this struct
@@ -139,6 +145,34 @@ func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 		w.lines[p] = k.Line
 		w.walk(p, v, ft)
 	}
+}
+
+// noteMisspellings records, for each unknown key of the mapping n at
+// path, the known key it is likely a misspelling of: that key counts as
+// reported ("required" for it would be the same mistake a second time).
+func (w *walker) noteMisspellings(path string, n *yaml.Node, fields map[string]reflect.Type) {
+	known := slices.Sorted(maps.Keys(fields))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value != "<<" && fields[k.Value] == nil {
+			if near := suggest.Nearest(k.Value, known); near != "" {
+				w.meant = append(w.meant, join(path, near))
+			}
+		}
+	}
+}
+
+// repeated reports (as a problem) whether key k was already given in the
+// mapping at path, whose keys so far are in seen with their lines. YAML
+// would keep only one of the two values; the usual cause is a list item
+// written without its '-', which makes it part of the item above.
+func (w *walker) repeated(path string, k *yaml.Node, seen map[string]int) bool {
+	first, ok := seen[k.Value]
+	if !ok {
+		seen[k.Value] = k.Line
+		return false
+	}
+	w.fail(join(path, k.Value), k, "given twice in the same block (first on line %d): if this starts another item of a list, begin it with '- '; otherwise remove one of the two", first)
+	return true
 }
 
 // plainKey reports whether mapping key k is a scalar; a mapping or list

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orgsync/orgsync/internal/yamlsyntax"
 )
 
 // The YAML mistakes people make are reported on the line where they are,
@@ -57,7 +59,7 @@ func TestSyntaxScannerAcceptsTheExamples(t *testing.T) {
 	}
 	more, _ := filepath.Glob(filepath.Join("..", "internal", "starter", "parts", "*.yaml"))
 	for _, p := range append(paths, more...) {
-		if n, what := findIndentMistake(strings.Split(readFile(t, p), "\n")); n > 0 {
+		if n, what := yamlsyntax.FindIndentMistake(strings.Split(readFile(t, p), "\n")); n > 0 {
 			t.Errorf("%s:%d: %s", p, n, what)
 		}
 	}
@@ -70,4 +72,34 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A list item written without its '-' but lined up with the keys of the
+// item above is valid YAML that repeats that item's keys: YAML would keep
+// one value and drop the other rule without a word. It is a problem on the
+// repeated key's line, naming the first one and the missing '-'.
+func TestRepeatedKeyIsAProblem(t *testing.T) {
+	for _, c := range []struct {
+		name, doc, path string
+		line            int
+	}{
+		{"list item without dash", "mapping:\n  - directory: eng\n    targets: [x]\n    directory: design\n    targets: [y]\n", "mapping[0].directory", 4},
+		{"key given twice", "target:\n  orgId: 12AB@VendorOrg\n  baseURL: http://x\n  orgId: 34CD@VendorOrg\n", "target.orgId", 4},
+		{"set field given twice", "sources:\n  - csv:\n      path: u.csv\n    set:\n      country: '\"US\"'\n      country: '\"FR\"'\n", "sources[0].set.country", 6},
+	} {
+		_, err := Parse([]byte(c.doc), filepath.Join(t.TempDir(), "c.yaml"))
+		var cerr *Error
+		if !errors.As(err, &cerr) {
+			t.Fatalf("%s: err = %v, want problems", c.name, err)
+		}
+		found := false
+		for _, p := range cerr.Problems {
+			if p.Path == c.path && p.Line == c.line && strings.Contains(p.Message, "given twice") && strings.Contains(p.Message, "'- '") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: %v\nwant %s (line %d) given twice", c.name, err, c.path, c.line)
+		}
+	}
 }

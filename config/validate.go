@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,6 +26,11 @@ type validation struct {
 	w        *walker
 	errs     []Problem
 	warnings []Problem
+	// unset are the secrets whose environment variable is not set. Load
+	// leaves them to the run (which reads the secrets afresh each time)
+	// unless the file has other problems: then they are reported with
+	// those, so that every problem is known at once.
+	unset []Problem
 }
 
 // errorf records a problem at path.
@@ -68,6 +74,9 @@ func (v *validation) fieldErrors(prefix string, err error) {
 // reported is dropped: it is the same mistake seen twice.
 func (v *validation) merged() []Problem {
 	all := append([]Problem(nil), v.w.problems...)
+	if len(all) > 0 || len(v.errs) > 0 {
+		all = append(all, v.unset...)
+	}
 	for _, p := range v.errs {
 		if !v.coveredByWalk(p.Path) {
 			all = append(all, p)
@@ -78,8 +87,12 @@ func (v *validation) merged() []Problem {
 }
 
 // coveredByWalk reports whether the walker already reported path or a
-// path above it.
+// path above it, or a misspelling of path's key (a key "orgID" given for
+// orgId is one mistake, not also a missing orgId).
 func (v *validation) coveredByWalk(path string) bool {
+	if slices.Contains(v.w.meant, path) {
+		return true
+	}
 	for _, p := range v.w.problems {
 		if path == p.Path || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
 			return true
@@ -196,6 +209,7 @@ const (
 	PlaceholderOrgID            = "0123456789ABCDEF@VendorOrg"
 	PlaceholderHost             = "usermanagement.example.com"
 	PlaceholderTechnicalAccount = "0123456789ABCDEF@techacct.example.com"
+	PlaceholderClientID         = "0123456789abcdef0123456789abcdef"
 )
 
 // noPlaceholders refuses the placeholder values of the starter
@@ -206,6 +220,9 @@ func (t *Target) noPlaceholders(v *validation, at func(string) string) {
 	}
 	if t.OrgID == PlaceholderOrgID {
 		placeholder("orgId", t.OrgID)
+	}
+	if t.Auth.ClientID == PlaceholderClientID {
+		placeholder("auth.clientId", t.Auth.ClientID)
 	}
 	if t.Auth.TechnicalAccountID == PlaceholderTechnicalAccount {
 		placeholder("auth.technicalAccountId", t.Auth.TechnicalAccountID)
@@ -251,6 +268,17 @@ func (a *Auth) validate(v *validation, at func(string) string) {
 	}
 }
 
+// envSet notes a secret of path whose environment variable is not set
+// (see validation.unset).
+func (v *validation) envSet(path string, r secret.Ref) {
+	if r.Env == "" {
+		return
+	}
+	if _, err := r.Load(); err != nil {
+		v.unset = append(v.unset, Problem{Path: path, Line: v.w.lineOf(path), Message: err.Error()})
+	}
+}
+
 // secretRef checks a secret reference and warns when its file is readable
 // by every user of the machine (see secretReadable).
 func secretRef(v *validation, path string, r secret.Ref) {
@@ -258,6 +286,7 @@ func secretRef(v *validation, path string, r secret.Ref) {
 		v.errorf(path, "%v", err)
 		return
 	}
+	v.envSet(path, r)
 	if r.File == "" {
 		return
 	}

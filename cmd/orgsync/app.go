@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 
 	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/suggest"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
@@ -71,7 +73,7 @@ func dispatch(ctx context.Context, args []string, io stdio) int {
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync: unknown command %q\n", args[0])
+		fmt.Fprintf(io.err, "orgsync: unknown command %q%s\n", args[0], suggest.DidYouMean(args[0], slices.Sorted(maps.Keys(cmds))))
 		usage(io.err, cmds)
 		return exitError
 	}

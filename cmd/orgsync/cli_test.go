@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/starter"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -82,5 +85,83 @@ func TestConfigFlagDefaultShownOnce(t *testing.T) {
 	_, out, _ = runInProcess("sync", "-h")
 	if !strings.Contains(out, `(default "/etc/orgsync/prod.yaml")`) {
 		t.Errorf("-config help ignores ORGSYNC_CONFIG:\n%s", out)
+	}
+}
+
+// A configuration file that is not there (orgsync run where there is no
+// orgsync.yaml) says how to name one or make one, in one line.
+func TestMissingConfigurationSaysWhatToDo(t *testing.T) {
+	missing := t.TempDir() + "/orgsync.yaml"
+	code, out, errOut := runInProcess("plan", "--config", missing)
+	want := "orgsync: there is no configuration file " + missing + ": name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init"
+	if code != exitError || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || out != "" {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant: %s", code, out, errOut, want)
+	}
+}
+
+// orgsync sim's start-up mistakes (a state file that is not there, an
+// address in use) say what to do, without an internal package's name or
+// Go's "listen tcp" text.
+func TestSimStartMistakes(t *testing.T) {
+	dir := exampleDir(t)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--state", filepath.Join(dir, "nope.yaml")}, "orgsync sim: cannot read the state file: open "},
+		{[]string{"sim", "--state", filepath.Join(dir, "sim", "org.yaml"), "--listen", busy.Addr().String()},
+			"orgsync sim: cannot serve the simulator on " + busy.Addr().String() + ": another program"},
+	} {
+		code, _, errOut := runInProcess(c.args...)
+		if code != exitError || !strings.HasPrefix(errOut, c.want) || strings.Contains(errOut, "umsim") || strings.Contains(errOut, "listen tcp") {
+			t.Errorf("%v: exit %d\n%s\nwant it to start %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// A misspelt command, init --source or demo --source gets the one it was
+// likely meant to be.
+func TestMisspeltChoicesSuggested(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pln"}, `orgsync: unknown command "pln" (did you mean "plan"?)`},
+		{[]string{"init", "--source", "cvs", "--output", "-"}, `--source "cvs": use one of ` + starter.Kinds() + ` (did you mean "csv"?)`},
+		{[]string{"demo", "--source", "ldpa"}, `(did you mean "ldap"?)`},
+	} {
+		code, _, errOut := runInProcess(c.args...)
+		if code != exitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d\n%s\nwant %s", c.args, code, errOut, c.want)
+		}
+	}
+	if _, _, errOut := runInProcess("init", "--source", "oracle", "--output", "-"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("a stranger gets a suggestion: %s", errOut)
+	}
+}
+
+// users get of a user the organization does not have, and users list of
+// a group it does not have, say so in words, without the service's codes
+// or the client's endpoint names.
+func TestAdminNotFoundSaysSo(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := configFor(t, dir, "csv", s.url)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"users", "get", "nobody@example.com", "--config", cfg}, "orgsync users get: no user nobody@example.com in the organization 1234ABCD@VendorOrg"},
+		{[]string{"users", "list", "--group", "Nope", "--config", cfg}, `orgsync users list: no group "Nope" in the organization 1234ABCD@VendorOrg: give a user group`},
+	} {
+		code, _, errOut := runInProcess(c.args...)
+		if code != exitError || !strings.HasPrefix(errOut, c.want) || strings.Contains(errOut, "HTTP 404") || strings.Contains(errOut, "not_found") {
+			t.Errorf("%v: exit %d\n%s\nwant %s", c.args, code, errOut, c.want)
+		}
 	}
 }

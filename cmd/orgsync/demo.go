@@ -4,11 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/suggest"
 	"github.com/orgsync/orgsync/internal/walkthrough"
 )
 
@@ -30,7 +33,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	}
 	example, ok := demo.Examples[*name]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s\n", *name, demo.Names())
+		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples))))
 		return exitError
 	}
 	if lf.level == "" {

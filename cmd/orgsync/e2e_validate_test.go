@@ -9,7 +9,7 @@ import (
 
 // Plain validate (no network) reports, all at once and each once, what
 // plan would refuse: an unset secret variable, a private key file that is
-// not a key, every source that cannot be read; its last line agrees with
+// not a key (naming its file), every source that cannot be read; its last line agrees with
 // its exit code.
 func TestValidateCatchesWhatPlanRefuses(t *testing.T) {
 	dir := exampleDir(t)
@@ -23,7 +23,7 @@ func TestValidateCatchesWhatPlanRefuses(t *testing.T) {
 	r := runBinary(t, nil, "validate", "--config", cfg)
 	want := []string{
 		"problem: target.auth.clientSecret: environment variable ORGSYNC_TEST_UNSET is not set",
-		"problem: target.auth.privateKey: not PEM",
+		"not-a-key.pem): not PEM",
 		"problem: sources[0] (csv missing-1.csv)",
 		"problem: sources[1] (csv missing-2.csv)",
 		"4 problems to fix",
@@ -42,15 +42,17 @@ func TestValidateCatchesWhatPlanRefuses(t *testing.T) {
 }
 
 // The placeholders orgsync init writes are refused by the configuration's
-// checks, each on its line, with what to put there.
+// checks, each on its line, with what to put there, and the unset secret
+// variable with them (not on the next try).
 func TestInitPlaceholdersRefused(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "orgsync.yaml")
 	if r := runBinary(t, nil, "init", "--output", cfg); r.code != exitOK {
 		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
-	r := runBinary(t, nil, "validate", "--config", cfg)
-	for _, key := range []string{"target.orgId (line", "target.baseURL (line", "target.auth.technicalAccountId (line"} {
+	r := runBinary(t, []string{"ORGSYNC_CLIENT_SECRET="}, "validate", "--config", cfg)
+	for _, key := range []string{"target.orgId (line", "target.baseURL (line", "target.auth.clientId (line", "target.auth.technicalAccountId (line",
+		"target.auth.clientSecret (line 20): environment variable ORGSYNC_CLIENT_SECRET is not set"} {
 		if !strings.Contains(r.stderr, key) || r.code != exitError {
 			t.Errorf("exit %d; the output does not name %s:\n%s", r.code, key, r.stderr)
 		}

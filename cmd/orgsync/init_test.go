@@ -26,15 +26,27 @@ func TestInitWritesStarterConfigs(t *testing.T) {
 			}
 			_, err := config.Load(path)
 			var cerr *config.Error
-			if !errors.As(err, &cerr) || len(cerr.Problems) != 4 || cerr.Problems[3].Path != "target.auth.privateKey.file" {
-				t.Fatalf("want the 3 placeholders and the missing private key reported, got %v", err)
+			if !errors.As(err, &cerr) {
+				t.Fatalf("want the starter's problems, got %v", err)
+			}
+			// The 4 placeholders, the missing private key, and with them the
+			// unset secret variables: every problem at once.
+			paths := map[string]bool{}
+			for _, p := range cerr.Problems {
+				paths[p.Path] = true
+			}
+			for _, want := range []string{"target.orgId", "target.baseURL", "target.auth.clientId", "target.auth.technicalAccountId",
+				"target.auth.privateKey.file", "target.auth.clientSecret"} {
+				if !paths[want] {
+					t.Errorf("%s is not reported: %v", want, err)
+				}
 			}
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			filled := strings.NewReplacer(config.PlaceholderOrgID, "12AB@VendorOrg", config.PlaceholderHost, "um.example.org",
-				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org").Replace(string(data))
+				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org", config.PlaceholderClientID, "c1ad").Replace(string(data))
 			if err := os.WriteFile(path, []byte(filled), 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -83,9 +84,12 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	cfg, err := config.Load(f.config)
 	if err != nil {
 		var cerr *config.Error
-		if errors.As(err, &cerr) {
+		switch {
+		case errors.As(err, &cerr):
 			fmt.Fprintln(io.err, cerr.Error())
-		} else {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(io.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
+		default:
 			fmt.Fprintf(io.err, "orgsync: %v\n", err)
 		}
 		return nil, false

@@ -52,6 +52,9 @@ func (o *Org) hint(err error) error {
 // User looks up one user (domain: the user's domain, for independent IDs).
 func (o *Org) User(ctx context.Context, email, domain string) (*umwire.User, error) {
 	u, err := o.c.GetUser(ctx, email, domain)
+	if umapi.IsNotFound(err) {
+		return nil, fmt.Errorf("no user %s in the organization %s (a Federated ID known by a username: give the username and --domain)", email, o.t.OrgID)
+	}
 	return u, o.hint(err)
 }
 
@@ -62,7 +65,11 @@ func (o *Org) Users(ctx context.Context, group string) ([]umwire.User, error) {
 	if group != "" {
 		pages = o.c.GroupUsers(ctx, group, umapi.GroupUsersOptions{})
 	}
-	return collect(pages, func(p *umapi.UsersPage) []umwire.User { return p.Users }, o.hint)
+	users, err := collect(pages, func(p *umapi.UsersPage) []umwire.User { return p.Users }, o.hint)
+	if group != "" && umapi.IsNotFound(err) {
+		return nil, fmt.Errorf("no group %q in the organization %s: give a user group, product profile or admin group as the organization names it (orgsync users list shows each user's groups)", group, o.t.OrgID)
+	}
+	return users, err
 }
 
 // Invites lists the pending invites, without the expired ones when

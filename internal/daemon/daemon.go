@@ -23,6 +23,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/listenaddr"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
@@ -159,7 +160,7 @@ func (d *daemon) logNextRun() {
 func (d *daemon) serve(listen string) (*http.Server, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, err
+		return nil, listenaddr.Explain("/healthz, /readyz and /metrics", listen, "schedule.listen (or --listen)", err)
 	}
 	srv := &http.Server{Handler: d.mux(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()

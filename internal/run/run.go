@@ -257,7 +257,7 @@ func (j *Job) Client(t *config.NamedTarget) (*umapi.Client, error) {
 	if last, ok := j.clients.clients[t.Name]; ok && last.cfg == cc {
 		return last.client, nil
 	}
-	c, err := umapi.New(cc, umapi.WithLogger(j.orgLog(t).Named("umapi")))
+	c, err := umapi.New(cc, umapi.WithLogger(j.orgLog(t).Named("service")))
 	if err != nil {
 		return nil, t.Hint(err)
 	}

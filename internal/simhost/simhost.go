@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/listenaddr"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -45,14 +46,20 @@ func Totals(m *umsim.Multi) (requests, tooMany int) {
 func Listen(addr, certFile, keyFile string) (net.Listener, string, error) {
 	if certFile == "" {
 		ln, err := net.Listen("tcp", addr)
-		return ln, "http", err
+		if err != nil {
+			return nil, "", listenaddr.Explain("the simulator", addr, "--listen", err)
+		}
+		return ln, "http", nil
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, "", fmt.Errorf("--tls-cert/--tls-key: %w", err)
 	}
 	ln, err := tls.Listen("tcp", addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-	return ln, "https", err
+	if err != nil {
+		return nil, "", listenaddr.Explain("the simulator", addr, "--listen", err)
+	}
+	return ln, "https", nil
 }
 
 // Serve serves h on ln until ctx ends, then shuts down gracefully,

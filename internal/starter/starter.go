@@ -13,6 +13,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/orgsync/orgsync/internal/suggest"
 )
 
 // parts holds the parts of the starter configurations: target.yaml, one
@@ -43,7 +45,7 @@ func Kinds() string {
 func Config(source, file string) (string, error) {
 	part, ok := sources[source]
 	if !ok {
-		return "", fmt.Errorf("--source %q: use one of %s", source, Kinds())
+		return "", fmt.Errorf("--source %q: use one of %s%s", source, Kinds(), suggest.DidYouMean(source, slices.Sorted(maps.Keys(sources))))
 	}
 	var b strings.Builder
 	for _, name := range []string{"target.yaml", part, "policy.yaml"} {

@@ -3,7 +3,10 @@
 // directory groups.
 package suggest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Nearest returns the candidate that differs from name only in letter
 // case, dashes or underscores, or by a typo (an edit distance of at most
@@ -50,4 +53,13 @@ func distance(a, b string) int {
 		rows = [3][]int{prev, cur, before}
 	}
 	return rows[1][len(b)]
+}
+
+// DidYouMean returns ` (did you mean "x"?)` when name is a misspelling of
+// candidate x (Nearest), else "": the tail of an error message.
+func DidYouMean(name string, candidates []string) string {
+	if near := Nearest(name, candidates); near != "" {
+		return fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return ""
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orgsync/orgsync/internal/suggest"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
@@ -171,6 +172,12 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 // read parses a whole CSV stream named s.cfg.Path of about size bytes.
 func (s *Source) read(ctx context.Context, in io.Reader, size int64) (*source.Result, error) {
 	br := bufio.NewReaderSize(textenc.NewReader(s.cfg.Encoding, in), 1<<16)
+	if !textenc.Decodes(s.cfg.Encoding) {
+		head, _ := br.Peek(br.Size())
+		if err := textenc.UTF16Unset(head); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
+		}
+	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
 	}
@@ -229,6 +236,9 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 			}
 		}
 	}
+	if err := s.misspeltColumn(head, cols.pos, names); err != nil {
+		return columns{}, err
+	}
 	if p := s.opts.Expressions; p != nil {
 		cols.other = otherColumns(head, cols.pos)
 		if err := p.CheckAttributes(cols.otherNames()); err != nil {
@@ -241,6 +251,42 @@ func (s *Source) header(r *csv.Reader) (columns, error) {
 			s.cfg.Path, names[userrec.Email], strings.Join(quoteAll(head), ", "))
 	}
 	return cols, nil
+}
+
+// misspeltColumn returns an error for a column of no field whose header
+// is a misspelling of the header of a field the file lacks ("group" for
+// groups, "e-mail" for email): read as it is, the field would be empty for
+// every user (a missing groups column takes every managed group away).
+// With expressions, such columns are extra attributes, and not checked.
+func (s *Source) misspeltColumn(head []string, pos [userrec.NumFields]int, names [userrec.NumFields]string) error {
+	if s.opts.Expressions != nil {
+		return nil
+	}
+	var missing []string
+	for f, n := range names {
+		if pos[f] < 0 {
+			missing = append(missing, n)
+		}
+	}
+	for _, c := range otherColumns(head, pos) {
+		if near := suggest.Nearest(c.name, missing); near != "" {
+			return fmt.Errorf("%s:1: the header has a column %q and no %q column: rename the column to %s (or name it with columns.%s): as it is, the column is ignored",
+				s.cfg.Path, c.name, near, near, fieldKey(names, near))
+		}
+	}
+	return nil
+}
+
+// fieldKey returns the columns key (firstname, groups, ...) of the field
+// whose column is named name.
+func fieldKey(names [userrec.NumFields]string, name string) string {
+	defaults := userrec.DefaultNames()
+	for f, n := range names {
+		if n == name {
+			return defaults[f]
+		}
+	}
+	return name
 }
 
 // otherNames returns the names of the columns of no field.

@@ -198,7 +198,8 @@ func TestWholeFileErrors(t *testing.T) {
 	}{
 		{"empty file", "", Config{}, "the file is empty"},
 		{"header only", header, Config{}, "no user records"},
-		{"missing email column", "firstname,lastname,mail\nA,B,a@example.com\n", Config{}, `:1: the header has no "email" column (it has "firstname", "lastname", "mail")`},
+		{"missing email column", "firstname,lastname,login\nA,B,a@example.com\n", Config{}, `:1: the header has no "email" column (it has "firstname", "lastname", "login")`},
+		{"misspelt email column", "firstname,lastname,mail\nA,B,a@example.com\n", Config{}, `:1: the header has a column "mail" and no "email" column`},
 		{"username without domain column", "username\njdoe\n", Config{}, `no "email" column`},
 		{"renamed column missing", "email\na@example.com\n", Config{Columns: Columns{Email: "Mail"}}, `no "Mail" column`},
 		{"no valid user", header + "A,B,bad,,,,,\nC,D,worse,,,,,\n", Config{}, "none of its 2 user records is valid"},

@@ -33,21 +33,6 @@ func TestInvalidUTF8IsABadRecord(t *testing.T) {
 // The encoding key decodes Latin-1, Windows-1252 and UTF-16 (either byte
 // order, told by the byte order mark).
 func TestEncodings(t *testing.T) {
-	utf16le := func(s string, bom bool, bigEndian bool) string {
-		units := utf16.Encode([]rune(s))
-		if bom {
-			units = append([]uint16{0xfeff}, units...)
-		}
-		b := make([]byte, 0, 2*len(units))
-		for _, u := range units {
-			if bigEndian {
-				b = append(b, byte(u>>8), byte(u))
-			} else {
-				b = append(b, byte(u), byte(u>>8))
-			}
-		}
-		return string(b)
-	}
 	text := header + "Jürgen,Müller,juergen@example.com,DE,,,,\n"
 	tests := []struct {
 		name, encoding, csv, first string
@@ -55,9 +40,9 @@ func TestEncodings(t *testing.T) {
 		{"latin1", "latin1", header + "J\xfcrgen,M\xfcller,juergen@example.com,DE,,,,\n", "Jürgen"},
 		{"iso-8859-1 alias", "ISO-8859-1", header + "J\xfcrgen,M\xfcller,juergen@example.com,DE,,,,\n", "Jürgen"},
 		{"windows-1252", "windows-1252", header + "\x8aimon,M\xfcller,juergen@example.com,DE,,,,\n", "Šimon"},
-		{"utf-16 little-endian BOM", "utf-16", utf16le(text, true, false), "Jürgen"},
-		{"utf-16 big-endian BOM", "utf-16", utf16le(text, true, true), "Jürgen"},
-		{"utf-16be without BOM", "utf-16be", utf16le(text, false, true), "Jürgen"},
+		{"utf-16 little-endian BOM", "utf-16", utf16Bytes(text, true, false), "Jürgen"},
+		{"utf-16 big-endian BOM", "utf-16", utf16Bytes(text, true, true), "Jürgen"},
+		{"utf-16be without BOM", "utf-16be", utf16Bytes(text, false, true), "Jürgen"},
 		{"utf-8 with BOM", "utf-8", "\xef\xbb\xbf" + text, "Jürgen"},
 	}
 	for _, tc := range tests {
@@ -94,4 +79,38 @@ func TestSyntaxErrorNamesTheRecordsFirstLine(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("err = %v\nwant prefix %s", err, want)
 	}
+}
+
+// A UTF-16 file read as UTF-8 (no encoding key) fails the source with one
+// message that says so and what to set, instead of a header of NUL bytes
+// that has "no email column".
+func TestUTF16WithoutEncodingSaysSo(t *testing.T) {
+	text := header + "Ann,Lee,ann@example.com,US,,,,\n"
+	for name, data := range map[string]string{
+		"little-endian BOM": utf16Bytes(text, true, false),
+		"big-endian BOM":    utf16Bytes(text, true, true),
+		"no BOM":            utf16Bytes(text, false, false),
+	} {
+		_, path, err := readCSV(t, data, Config{}, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), path+": the file is UTF-16") || !strings.Contains(err.Error(), "encoding: utf-16") || strings.Contains(err.Error(), `\x00`) {
+			t.Errorf("%s: err = %v, want one message: the file is UTF-16, set encoding: utf-16", name, err)
+		}
+	}
+}
+
+// utf16Bytes encodes s in UTF-16, with or without a byte order mark.
+func utf16Bytes(s string, bom bool, bigEndian bool) string {
+	units := utf16.Encode([]rune(s))
+	if bom {
+		units = append([]uint16{0xfeff}, units...)
+	}
+	b := make([]byte, 0, 2*len(units))
+	for _, u := range units {
+		if bigEndian {
+			b = append(b, byte(u>>8), byte(u))
+		} else {
+			b = append(b, byte(u), byte(u>>8))
+		}
+	}
+	return string(b)
 }

@@ -8,6 +8,7 @@ package yamlfile
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/yamlsyntax"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"
@@ -106,7 +108,8 @@ func (s *Source) parse(data []byte) (*source.Result, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.cfg.Path, err)
+		line, msg := yamlsyntax.Explain(data, err)
+		return nil, fmt.Errorf("%s:%d: %s", s.cfg.Path, line, msg)
 	}
 	users, groups, err := s.sections(&doc)
 	if err != nil {
@@ -190,10 +193,16 @@ func (f *fileReader) readUsers(users *yaml.Node) {
 func (f *fileReader) record(n *yaml.Node) userrec.Record {
 	r := userrec.Record{Line: n.Line}
 	names := userrec.DefaultNames()
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], resolve(n.Content[i+1])
 		fl := fieldOf(key.Value, names)
+		first, twice := seen[key.Value]
+		seen[key.Value] = cmp.Or(first, key.Line)
 		switch {
+		case twice:
+			r.Extra = append(r.Extra, userrec.Issue{Line: key.Line, Field: key.Value, Reason: fmt.Sprintf(
+				"given twice for this user (first on line %d): if this starts another user, begin it with '- '; otherwise remove one of the two", first)})
 		case fl < 0 && f.attributes && val.Kind == yaml.ScalarNode:
 			if r.Attributes == nil {
 				r.Attributes = map[string]string{}

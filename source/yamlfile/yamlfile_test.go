@@ -86,6 +86,9 @@ func TestBadRecords(t *testing.T) {
     firstname: ` + strings.Repeat("x", 251) + `
   - email: fay@example.com
     groups: {a: b}
+  - email: gus@example.com
+    firstname: Gus
+    email: hal@example.com
 groups:
   - name: eng
     members: [ann@example.com, ghost@example.com, [x]]
@@ -114,11 +117,13 @@ groups:
 		{15, "domain", "needs a domain"},
 		{17, "firstname", "at most 250"},
 		{19, "groups", "must be a list of group names, not a mapping"},
-		{22, "groups[0].members[1]", `no user with the email or username "ghost@example.com"`},
-		{22, "groups[0].members[2]", "must be an email or username, not a list"},
-		{23, "groups[1]", "name is required"},
-		{24, "groups[2]", "members must be a list"},
-		{27, "groups[3]", "a group must be a mapping"},
+		// a second user written without its '-': one user with two emails
+		{22, "email", "given twice for this user (first on line 20): if this starts another user, begin it with '- '"},
+		{25, "groups[0].members[1]", `no user with the email or username "ghost@example.com"`},
+		{25, "groups[0].members[2]", "must be an email or username, not a list"},
+		{26, "groups[1]", "name is required"},
+		{27, "groups[2]", "members must be a list"},
+		{30, "groups[3]", "a group must be a mapping"},
 	}
 	if len(res.Problems) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%v", len(res.Problems), len(want), res.Problems)
@@ -129,8 +134,8 @@ groups:
 			t.Errorf("problem %d = %s, want line %d field %q reason containing %q", i, p, w.line, w.field, w.frag)
 		}
 	}
-	if !strings.Contains(res.Problems[13].Reason, `unknown key "extra"`) {
-		t.Errorf("group problem %q does not name the unknown key", res.Problems[13].Reason)
+	if !strings.Contains(res.Problems[14].Reason, `unknown key "extra"`) {
+		t.Errorf("group problem %q does not name the unknown key", res.Problems[14].Reason)
 	}
 	if len(res.Users) != 1 || res.Users[0].Email != "ann@example.com" || res.Users[0].LastName != "Lee" {
 		t.Fatalf("users = %+v, want only ann with lastname Lee", res.Users)
@@ -140,7 +145,10 @@ groups:
 func TestWholeFileErrors(t *testing.T) {
 	tests := []struct{ name, doc, frag string }{
 		{"empty", "", "the file is empty"},
-		{"syntax", "users:\n  - email: a\n   bad: [\n", "yaml: line"},
+		{"syntax", "users:\n  - email: a\n   bad: [\n", ":3: indented"},
+		// the parser blames line 1; the second item is indented too far
+		{"item indented too far", "users:\n  - {email: a@example.com}\n   - {email: c@example.com}\n", ":3: indented 3 spaces, which lines up with no key above it"},
+		{"tab", "users:\n  - firstname: A\n\tlastname: B\n", ":3: a tab in the indentation"},
 		{"not a mapping", "- a\n- b\n", ":1: want a mapping"},
 		{"unknown top key", "users: []\npeople: []\n", `:2: unknown key "people"`},
 		{"users not a list", "users: ann\n", ":1: users must be a list"},

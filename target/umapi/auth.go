@@ -229,6 +229,8 @@ func parsePrivateKey(pemText, passphrase string) (*rsa.PrivateKey, error) {
 	switch {
 	case block == nil:
 		return nil, errors.New("not PEM (expected -----BEGIN RSA PRIVATE KEY-----, -----BEGIN PRIVATE KEY----- or -----BEGIN ENCRYPTED PRIVATE KEY-----)")
+	case block.Type == "CERTIFICATE":
+		return nil, errors.New("this is a certificate (the public half, which the service's integration holds), not a private key: give the private key that goes with it (-----BEGIN PRIVATE KEY----- or -----BEGIN RSA PRIVATE KEY-----)")
 	case block.Type == "ENCRYPTED PRIVATE KEY":
 		return decryptPrivateKey(block.Bytes, passphrase)
 	case block.Headers["Proc-Type"] == "4,ENCRYPTED":

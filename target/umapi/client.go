@@ -69,7 +69,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
 	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats,
-		waits: &waitNotice{log: o.logger, what: fmt.Sprintf("%d reads and %d requests per %s", cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow)}}
+		waits: limitsNotice(o.logger, cfg), answers: answerNotice(o.logger, cfg)}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
 	// The transport bounds each attempt (Config.Timeout), not the http.Client:
@@ -132,7 +132,15 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
 	var ue *UnreachableError
 	switch {
 	case err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299):
-		return nil, newAPIError(cl.endpoint, resp)
+		ae := newAPIError(cl.endpoint, resp)
+		if ns := ae.notService(ci.origin); ns != nil {
+			return nil, ns
+		}
+		return nil, ae
+	case err == nil && webPage(resp):
+		drain(resp)
+		return nil, &UnreachableError{Endpoint: cl.endpoint, URL: ci.origin, Attempts: 1, Reason: ReasonNotService,
+			Err: fmt.Errorf("HTTP %d with a web page, not JSON", resp.StatusCode)}
 	case err == nil:
 		return resp, nil
 	case ctx.Err() != nil:

@@ -62,3 +62,13 @@ func TestParsePrivateKey(t *testing.T) {
 		t.Error("want an error for non-PEM input")
 	}
 }
+
+// The integration's certificate given where its private key belongs (the
+// two files come as a pair) is named as such, with what to give instead.
+func TestParsePrivateKeyGivenACertificate(t *testing.T) {
+	cert := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte{0x30, 0x03, 0x02, 0x01, 0x01}}))
+	_, err := parsePrivateKey(cert, "")
+	if err == nil || !strings.Contains(err.Error(), "a certificate") || !strings.Contains(err.Error(), "the private key that goes with it") {
+		t.Errorf("err = %v, want it to say this is a certificate and to give the private key", err)
+	}
+}

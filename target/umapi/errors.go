@@ -1,6 +1,7 @@
 package umapi
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,9 @@ type APIError struct {
 	Message    string        // the service's message, when it gave one
 	RetryAfter time.Duration // Retry-After of the answer, when present
 	RequestID  string        // X-Request-Id of the failing attempt
+	// page is set when the body is a web page, or text that is no JSON:
+	// the service's answers never are.
+	page bool
 }
 
 // Error describes the failure without any credential.
@@ -138,12 +142,32 @@ func newAPIError(endpoint string, resp *http.Response) *APIError {
 		RequestID:  requestIDOf(resp),
 	}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	ae.page = webPage(resp) || len(bytes.TrimSpace(raw)) > 0 && !json.Valid(raw)
 	var body errorBody
 	if json.Unmarshal(raw, &body) == nil {
 		ae.Code = string(cmp.Or(body.Result, body.Status, body.ErrorCode, body.Error))
 		ae.Message = string(cmp.Or(body.Message, body.StatusMessage, body.ErrorDescription))
 	}
 	return ae
+}
+
+// webPage reports whether an answer says it is a web page (HTML), which
+// the service, whose every body is JSON, never sends.
+func webPage(resp *http.Response) bool {
+	return strings.Contains(strings.ToLower(resp.Header.Get("Content-Type")), "html")
+}
+
+// notService returns, for a refusal of an API request, the error to give
+// when it is no refusal of the service but a web server's page: the
+// service's refusals are JSON with an error code (but its 401, which may
+// be empty, and the 429s and 5xx a proxy in front of it may send). nil
+// otherwise.
+func (e *APIError) notService(origin string) error {
+	s := e.StatusCode
+	if e.Code != "" || !e.page || s == http.StatusUnauthorized || s == http.StatusTooManyRequests || s >= 500 && s != http.StatusNotImplemented {
+		return nil
+	}
+	return &UnreachableError{Endpoint: e.Endpoint, URL: origin, Attempts: 1, Reason: ReasonNotService, Err: e}
 }
 
 // requestIDOf returns the answer's X-Request-Id, else the one the attempt
@@ -255,7 +279,10 @@ func (e *UnreachableError) Error() string {
 	case ReasonPlainHTTP:
 		return fmt.Sprintf("%s at %s answers plain HTTP, not HTTPS", what, e.URL)
 	case ReasonNotService:
-		return fmt.Sprintf("the address %s does not answer like the service's authorization server (%s)", e.URL, e.Err)
+		if e.Endpoint == EndpointToken {
+			what = "the service's authorization server"
+		}
+		return fmt.Sprintf("the address %s does not answer like %s (%s)", e.URL, what, e.Err)
 	}
 	return fmt.Sprintf("cannot reach %s at %s after %d attempts: %s", what, e.URL, e.Attempts, unreachableCause(e.Err))
 }

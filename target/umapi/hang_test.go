@@ -233,3 +233,26 @@ func TestLongLimiterWaitIsLogged(t *testing.T) {
 		t.Errorf("%d wait notices, want 1: %v", n, logs.All())
 	}
 }
+
+// A request the service does not answer says so, at info, after a quarter
+// of the request timeout (at most 5s), with how long it will still wait:
+// with the default timeout a hanging service was two minutes of silence.
+func TestLongAnswerWaitIsLogged(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // held until the client gives up (or the test ends)
+		case <-r.Context().Done():
+		case <-time.After(2 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	core, logs := observer.New(zap.InfoLevel)
+	c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+		Timeout: 400 * time.Millisecond, MaxRetries: 0}, WithLogger(zap.New(core)))
+	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err == nil {
+		t.Fatal("a service that never answers answered")
+	}
+	want := "the token request has had no answer for 100ms; waiting up to 400ms (the request timeout) before giving up"
+	if n := logs.FilterMessage(want).Len(); n != 1 {
+		t.Errorf("%d notices %q, want 1: %v", n, want, logs.All())
+	}
+}

@@ -129,9 +129,12 @@ func (c *Client) waitBefore(ci *callInfo, resp *http.Response, err error) time.D
 }
 
 // logRetry logs a failed attempt that will be retried: which attempt of
-// how many, why, and the wait before the next one.
+// how many (an address that never answered gets fewer, see retryable), why, and the wait before the next one.
 func (c *Client) logRetry(ci *callInfo, resp *http.Response, err error) {
 	n, most := int(ci.attempts.Load()), c.attemptsAllowed(ci)
+	if never := c.neverReached(ci, err); never != "" {
+		most = min(most, never.attempts())
+	}
 	reason := "error"
 	if err != nil {
 		reason = attemptFailure(err)

@@ -97,7 +97,8 @@ func TestTokenValidOnEveryAttempt(t *testing.T) {
 
 // A port with nothing listening fails in seconds, after a few attempts,
 // naming the address and the cause; every retry is logged with its
-// attempt number and the wait before the next one.
+// attempt number, out of the attempts such an address gets (not the
+// configured retries, which it does not get), and the wait before the next.
 func TestUnreachableFailsFast(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -127,7 +128,7 @@ func TestUnreachableFailsFast(t *testing.T) {
 		t.Fatalf("%d retry log lines, want %d: %v", len(entries), fastAttempts-1, entries)
 	}
 	for i, e := range entries {
-		if want := "attempt " + strconv.Itoa(i+1) + " of 9"; !strings.Contains(e.Message, want) || !strings.Contains(e.Message, "next attempt in") {
+		if want := "attempt " + strconv.Itoa(i+1) + " of " + strconv.Itoa(fastAttempts) + " failed"; !strings.Contains(e.Message, want) || !strings.Contains(e.Message, "next attempt in") {
 			t.Errorf("log line %q does not say %q and the next wait", e.Message, want)
 		}
 		if strings.Contains(e.Message, `"http`) || !strings.Contains(e.Message, "connection refused") {

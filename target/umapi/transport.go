@@ -100,7 +100,8 @@ type transport struct {
 	base    http.RoundTripper
 	timeout time.Duration // bounds the network part of one attempt (Config.Timeout)
 	limits  limiters
-	waits   *waitNotice
+	waits   *waitNotice // for the rate limiters
+	answers *waitNotice // for an answer
 	ids     *requestIDs
 	stats   *counters
 	tokens  *tokenSource // set by New once the authenticator exists
@@ -143,7 +144,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Header.Set(umwire.HeaderRequestID, t.ids.next())
 	retry := ci.attempts.Add(1) > 1
 	actx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	quiet := t.answers.start(ci.endpoint)
 	resp, err := t.base.RoundTrip(out.WithContext(actx))
+	quiet()
 	done()
 	status := StatusTransportError
 	switch {
@@ -161,26 +164,49 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// waitNotice says, at info, what a request waits for when the rate
-// limiters hold it longer than waitNoticeAfter (a first plan that reads
-// a few groups at 25 reads a minute would otherwise wait in silence), at
-// most once every waitNoticeEvery; the other long waits go to debug.
+// waitNotice says, at info, what a request waits for when it waits longer
+// than after: the rate limiters holding it (a first plan that reads a few
+// groups at 25 reads a minute would otherwise wait in silence), or a
+// service that does not answer (with the default timeout, two minutes
+// without a word); at most once every waitNoticeEvery, the other long
+// waits at debug.
 type waitNotice struct {
-	log  *zap.Logger
-	what string // the limits, for the message
-	mu   sync.Mutex
-	last time.Time
+	log    *zap.Logger
+	after  time.Duration
+	format string // the message, %s the request's endpoint
+	mu     sync.Mutex
+	last   time.Time
 }
 
-// How long a wait goes unmentioned, and how often it is mentioned at info.
+// How long a wait for the limits, or for an answer (at most a quarter of
+// the request timeout), goes unmentioned, and how often one is mentioned
+// at info.
 const (
-	waitNoticeAfter = 1500 * time.Millisecond
-	waitNoticeEvery = time.Minute
+	waitNoticeAfter   = 1500 * time.Millisecond
+	answerNoticeAfter = 5 * time.Second
+	waitNoticeEvery   = time.Minute
 )
+
+// limitsNotice is the notice of the waits for the rate limits of cfg.
+func limitsNotice(log *zap.Logger, cfg Config) *waitNotice {
+	return &waitNotice{log: log, after: waitNoticeAfter, format: fmt.Sprintf(
+		"waiting for the service's rate limits (%d reads and %d requests per %s) before the next %%s request", cfg.ReadLimit, cfg.AppLimit, cfg.LimitWindow)}
+}
+
+// answerNotice is the notice of the waits for an answer, within the
+// request timeout of cfg.
+func answerNotice(log *zap.Logger, cfg Config) *waitNotice {
+	after := min(answerNoticeAfter, cfg.Timeout/4)
+	if after <= 0 {
+		after = answerNoticeAfter
+	}
+	return &waitNotice{log: log, after: after, format: fmt.Sprintf(
+		"the %%s request has had no answer for %s; waiting up to %s (the request timeout) before giving up", after, cfg.Timeout)}
+}
 
 // start starts timing a wait of a request to endpoint; stop ends it.
 func (n *waitNotice) start(endpoint string) (stop func()) {
-	t := time.AfterFunc(waitNoticeAfter, func() { n.say(endpoint) })
+	t := time.AfterFunc(n.after, func() { n.say(endpoint) })
 	return func() { t.Stop() }
 }
 
@@ -192,8 +218,7 @@ func (n *waitNotice) say(endpoint string) {
 		level, n.last = zap.InfoLevel, time.Now()
 	}
 	n.mu.Unlock()
-	n.log.Log(level, fmt.Sprintf("waiting for the service's rate limits (%s) before the next %s request", n.what, endpoint),
-		zap.String("endpoint", endpoint))
+	n.log.Log(level, fmt.Sprintf(n.format, endpoint), zap.String("endpoint", endpoint))
 }
 
 // attemptTimeout is an attempt that got no answer within the attempt

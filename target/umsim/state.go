@@ -175,7 +175,7 @@ func LoadState(path string) (*State, error) {
 func readSeed(path string) (data []byte, root *yaml.Node, err error) {
 	data, err = os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("umsim: %w", err)
+		return nil, nil, fmt.Errorf("cannot read the state file: %w", err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -7,6 +7,7 @@
 package textenc
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -107,4 +108,19 @@ func FirstInvalid(s string) int {
 		}
 	}
 	return 0
+}
+
+// UTF16Unset returns, for the first bytes of a file to be read as UTF-8,
+// the error to give when they are UTF-16 (a UTF-16 byte order mark, or a
+// NUL byte in the first line, which no text in UTF-8 has): read as UTF-8,
+// such a file has no column or key anyone can recognize. nil otherwise.
+func UTF16Unset(head []byte) error {
+	line := head
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		line = head[:i]
+	}
+	if !bytes.HasPrefix(head, []byte{0xff, 0xfe}) && !bytes.HasPrefix(head, []byte{0xfe, 0xff}) && bytes.IndexByte(line, 0) < 0 {
+		return nil
+	}
+	return fmt.Errorf("the file is UTF-16 (as Excel's \"Unicode Text\" saves it), read as UTF-8: set encoding: %s on this source, or save the file as UTF-8", UTF16)
 }

@@ -1,4 +1,10 @@
-package config
+// Package yamlsyntax says where a YAML document a person wrote is broken
+// and how, for the configuration file and the YAML source alike: the
+// parser often names the line where the enclosing block starts, not the
+// line that breaks it, in its own words; this package finds the line
+// (a tab, a key indented too far or too little, a list item without "-")
+// and shows it.
+package yamlsyntax
 
 import (
 	"fmt"
@@ -7,27 +13,24 @@ import (
 	"strings"
 )
 
-// syntaxProblem turns the YAML parser's error for data into a problem on
-// the line that is likely wrong, saying what is likely wrong there (a tab,
-// a key indented too far or too little, a list item without "-"), with
-// the line shown. The parser often names the line where the enclosing
-// block starts, not the line that breaks it; when no line looks wrong,
-// its own message is kept.
-func syntaxProblem(data []byte, err error) Problem {
+// Explain turns the YAML parser's error for data into the line that is
+// likely wrong and a message saying what is likely wrong there, with the
+// line shown; when no line looks wrong, the parser's own message on its
+// line (0 when it names none).
+func Explain(data []byte, err error) (line int, message string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
 	if m := parserLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimPrefix(msg, m[0])
 	}
 	lines := strings.Split(string(data), "\n")
-	if n, what := findIndentMistake(lines); n > 0 {
-		return Problem{Line: n, Message: fmt.Sprintf("%s\n      %d | %s\n    (the YAML parser says: %s)", what, n, lines[n-1], msg)}
+	if n, what := FindIndentMistake(lines); n > 0 {
+		return n, fmt.Sprintf("%s\n      %d | %s\n    (the YAML parser says: %s)", what, n, lines[n-1], msg)
 	}
 	if line > 0 && line <= len(lines) {
-		return Problem{Line: line, Message: fmt.Sprintf("%s\n      %d | %s", msg, line, lines[line-1])}
+		return line, fmt.Sprintf("%s\n      %d | %s", msg, line, lines[line-1])
 	}
-	return Problem{Line: line, Message: msg}
+	return line, msg
 }
 
 // parserLine is the "line N: " of the parser's messages.
@@ -54,10 +57,10 @@ type indentScan struct {
 	flow      int  // the depth of an unclosed [ or { spanning lines
 }
 
-// findIndentMistake returns the 1-based number of the first line that
+// FindIndentMistake returns the 1-based number of the first line that
 // does not fit the document's indentation, and what is wrong with it; 0
 // when every line fits.
-func findIndentMistake(lines []string) (int, string) {
+func FindIndentMistake(lines []string) (int, string) {
 	s := &indentScan{scalarKey: -1}
 	for i, raw := range lines {
 		if what := s.line(raw); what != "" {
