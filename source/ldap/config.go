@@ -162,12 +162,8 @@ func (c *Config) validateServer(add addFunc) {
 		add("url", "required: set url (e.g. ldaps://ldap.example.com) or urls")
 	}
 	for i, u := range c.urls() {
-		field := "url"
-		if c.URL == "" || i > 0 {
-			field = fmt.Sprintf("urls[%d]", i-boolInt(c.URL != ""))
-		}
 		if reason := checkURL(u, c.StartTLS); reason != "" {
-			add(field, "%s", reason)
+			add(c.urlKey(i), "%s", reason)
 		}
 	}
 	if c.TLS.CAFile != "" {
@@ -245,6 +241,14 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// urlKey is the key of the i-th of urls(): url, or urls[n].
+func (c *Config) urlKey(i int) string {
+	if c.URL != "" && i == 0 {
+		return "url"
+	}
+	return fmt.Sprintf("urls[%d]", i-boolInt(c.URL != ""))
 }
 
 // urls returns every server URL, URL first.

@@ -132,7 +132,8 @@ groups: {membership: [member, primaryGroup], nested: false}
 }
 
 // TestTimeouts uses a server that accepts connections and never answers:
-// the bind must give up after connectTimeout.
+// the bind gives up after connectTimeout and says so in one line, with
+// the URL's key and the timeout's, and nothing of the network library.
 func TestTimeouts(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -148,14 +149,59 @@ func TestTimeouts(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	cfg := ldap.Config{URL: "ldap://" + l.Addr().String(), ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}}
-	src, err := cfg.Open("s", source.Options{})
+	url := "ldap://" + l.Addr().String()
+	start := time.Now()
+	err = readError(t, ldap.Config{URL: "ldap://127.0.0.1:1", URLs: []string{url}, ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}})
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("Read took %v; want a timeout after about 200ms", time.Since(start))
+	}
+	wantMessage(t, err, "the server at "+url+" accepted the connection but did not answer within 200ms", "check sources[0].ldap.urls[0]", "raise sources[0].ldap.connectTimeout")
+}
+
+// TestRefusedAndUnknownHost: a port nothing listens on and a host name
+// that does not resolve are each said so, with the key to check.
+func TestRefusedAndUnknownHost(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	refused := "ldap://" + l.Addr().String()
+	l.Close()
+	err = readError(t, ldap.Config{URL: refused, Users: ldap.Users{BaseDN: "dc=x"}})
+	wantMessage(t, err, "the server at "+refused+" refused the connection", "check sources[0].ldap.url")
+
+	err = readError(t, ldap.Config{URL: "ldap://nohost.invalid", ConnectTimeout: 5 * time.Second, Users: ldap.Users{BaseDN: "dc=x"}})
+	wantMessage(t, err, "the host name nohost.invalid in ldap://nohost.invalid does not resolve", "check sources[0].ldap.url")
+}
+
+// readError opens cfg as the first source of a file and returns Read's
+// error.
+func readError(t *testing.T, cfg ldap.Config) error {
+	t.Helper()
+	src, err := cfg.Open("s", source.Options{Key: "sources[0].ldap"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = src.Read(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "timeout") || time.Since(start) > 5*time.Second {
-		t.Fatalf("Read = %v after %v; want a timeout after about 200ms", err, time.Since(start))
+	if err == nil {
+		t.Fatal("Read succeeded")
+	}
+	return err
+}
+
+// wantMessage checks that err is one line holding each of want and none
+// of the network library's words.
+func wantMessage(t *testing.T, err error, want ...string) {
+	t.Helper()
+	msg := err.Error()
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+	for _, internal := range []string{"\n", "LDAP Result Code", "i/o timeout", "dial tcp", "lookup ", "read tcp", "connect:"} {
+		if strings.Contains(msg, internal) {
+			t.Errorf("error %q holds %q", msg, internal)
+		}
 	}
 }
