@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -49,6 +51,11 @@ const (
 	ADGroupFilter       = "(objectClass=group)"
 	OpenLDAPGroupFilter = "(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=posixGroup))"
 )
+
+// PlaceholderHosts are the server host names of the starter
+// configurations `orgsync init --source ldap|activedirectory` writes: a
+// run with any of them cannot work.
+var PlaceholderHosts = []string{"ldap.example.com", "dc1.corp.example.com", "dc2.corp.example.com"}
 
 // Config is one LDAP or Active Directory source, as written under
 // sources[i].ldap in the configuration file.
@@ -273,6 +280,8 @@ func checkURL(raw string, startTLS bool) string {
 		return fmt.Sprintf("%q has no host", raw)
 	case u.Scheme == "ldaps" && startTLS:
 		return fmt.Sprintf("%q is ldaps:// (already TLS); startTLS needs ldap://", raw)
+	case slices.Contains(PlaceholderHosts, strings.ToLower(u.Hostname())):
+		return fmt.Sprintf("%q is the placeholder orgsync init writes: put your directory server's address there", raw)
 	}
 	return ""
 }

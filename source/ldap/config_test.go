@@ -18,7 +18,7 @@ import (
 
 func TestConfigValidate(t *testing.T) {
 	valid := func() ldap.Config {
-		return ldap.Config{URL: "ldaps://ldap.example.com", BindDN: "cn=svc,dc=example,dc=com",
+		return ldap.Config{URL: "ldaps://ldap.example.org", BindDN: "cn=svc,dc=example,dc=com",
 			Password: secret.Ref{Env: "LDAP_PW"}, Users: ldap.Users{BaseDN: "dc=example,dc=com"}}
 	}
 	for _, tc := range []struct {
@@ -30,6 +30,9 @@ func TestConfigValidate(t *testing.T) {
 		{"anonymous", func(c *ldap.Config) { c.BindDN, c.Password = "", secret.Ref{} }, nil},
 		{"nothing", func(c *ldap.Config) { *c = ldap.Config{} }, []string{"url", "users.baseDN"}},
 		{"bad urls", func(c *ldap.Config) { c.URLs = []string{"http://x", "ldap://"} }, []string{"urls[0]", "urls[1]"}},
+		{"init's placeholders", func(c *ldap.Config) {
+			c.URL, c.URLs = "ldaps://ldap.example.com:636", []string{"ldaps://dc1.corp.example.org", "ldaps://DC2.corp.example.com"}
+		}, []string{"url", "urls[1]"}},
 		{"startTLS on ldaps", func(c *ldap.Config) { c.StartTLS = true }, []string{"url"}},
 		{"password without bindDN", func(c *ldap.Config) { c.BindDN = "" }, []string{"bindDN"}},
 		{"bindDN without password", func(c *ldap.Config) { c.Password = secret.Ref{} }, []string{"password"}},
