@@ -159,6 +159,11 @@ func TestTimeouts(t *testing.T) {
 		t.Fatalf("Read took %v; want a timeout after about 200ms", time.Since(start))
 	}
 	wantMessage(t, err, "the server at "+url+" accepted the connection but did not answer within 200ms", "check sources[0].ldap.urls[0]", "raise sources[0].ldap.connectTimeout")
+
+	// over TLS the handshake is what gets no answer
+	tlsURL := "ldaps://" + l.Addr().String()
+	err = readError(t, ldap.Config{URL: tlsURL, ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}})
+	wantMessage(t, err, "the server at "+tlsURL+" accepted the connection but did not answer within 200ms", "check sources[0].ldap.url (", "raise sources[0].ldap.connectTimeout")
 }
 
 // TestRefusedAndUnknownHost: a port nothing listens on and a host name
