@@ -336,7 +336,7 @@ func TestUnlistedExtraAttribute(t *testing.T) {
   auth: {clientId: cid, clientSecret: {env: S}, technicalAccountId: t@techacct.example.com, privateKey: {env: K}}
 sources:
   - ldap:
-      url: ldap://ldap.example.com
+      url: ldap://ldap.example.org
       users: {baseDN: "ou=people,dc=example,dc=com", extraAttributes: [department]}
     filter: user.attributes.department != "Sales"
     groups: 'user.attributes.departement == "Design" ? ["Design"] : []'

@@ -204,5 +204,6 @@ func (s *Source) open(i int, o source.Options) (source.Source, error) {
 		return nil, fmt.Errorf("set exactly one of %s", kindKeys())
 	}
 	o.Expressions = s.prog.WithScope(o.ScopeGroups)
+	o.Key = index("sources", i) + "." + s.kind
 	return s.settings.Open(s.label(i), o)
 }

@@ -58,6 +58,10 @@ type Options struct {
 	// Expressions run over every record (see the package comment); nil:
 	// none.
 	Expressions *expr.Program
+	// Key is the key path of the source's block in the configuration
+	// file ("sources[0].ldap"), for messages that name a key to check;
+	// "": not known.
+	Key string
 	// Explain names, by email or username, the user whose records Read
 	// traces in Result.Traces (`orgsync plan --explain`); "": none.
 	Explain string

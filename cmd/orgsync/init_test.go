@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/source/ldap"
 )
 
 // TestInitWritesStarterConfigs: each starter configuration loads, its only
@@ -45,8 +46,17 @@ func TestInitWritesStarterConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			filled := strings.NewReplacer(config.PlaceholderOrgID, "12AB@VendorOrg", config.PlaceholderHost, "um.example.org",
-				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org", config.PlaceholderClientID, "c1ad").Replace(string(data))
+			for _, want := range map[string][]string{"ldap": {"sources[0].ldap.url"}, "activedirectory": {"sources[0].ldap.urls[0]", "sources[0].ldap.urls[1]"}}[kind] {
+				if !paths[want] {
+					t.Errorf("the placeholder server %s is not reported: %v", want, err)
+				}
+			}
+			replace := []string{config.PlaceholderOrgID, "12AB@VendorOrg", config.PlaceholderHost, "um.example.org",
+				config.PlaceholderTechnicalAccount, "12AB@techacct.example.org", config.PlaceholderClientID, "c1ad"}
+			for _, host := range ldap.PlaceholderHosts {
+				replace = append(replace, host, strings.Replace(host, ".example.com", ".example.org", 1))
+			}
+			filled := strings.NewReplacer(replace...).Replace(string(data))
 			if err := os.WriteFile(path, []byte(filled), 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -49,6 +51,11 @@ const (
 	ADGroupFilter       = "(objectClass=group)"
 	OpenLDAPGroupFilter = "(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=posixGroup))"
 )
+
+// PlaceholderHosts are the server host names of the starter
+// configurations `orgsync init --source ldap|activedirectory` writes: a
+// run with any of them cannot work.
+var PlaceholderHosts = []string{"ldap.example.com", "dc1.corp.example.com", "dc2.corp.example.com"}
 
 // Config is one LDAP or Active Directory source, as written under
 // sources[i].ldap in the configuration file.
@@ -162,12 +169,8 @@ func (c *Config) validateServer(add addFunc) {
 		add("url", "required: set url (e.g. ldaps://ldap.example.com) or urls")
 	}
 	for i, u := range c.urls() {
-		field := "url"
-		if c.URL == "" || i > 0 {
-			field = fmt.Sprintf("urls[%d]", i-boolInt(c.URL != ""))
-		}
 		if reason := checkURL(u, c.StartTLS); reason != "" {
-			add(field, "%s", reason)
+			add(c.urlKey(i), "%s", reason)
 		}
 	}
 	if c.TLS.CAFile != "" {
@@ -247,6 +250,14 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// urlKey is the key of the i-th of urls(): url, or urls[n].
+func (c *Config) urlKey(i int) string {
+	if c.URL != "" && i == 0 {
+		return "url"
+	}
+	return fmt.Sprintf("urls[%d]", i-boolInt(c.URL != ""))
+}
+
 // urls returns every server URL, URL first.
 func (c *Config) urls() []string {
 	var out []string
@@ -269,6 +280,8 @@ func checkURL(raw string, startTLS bool) string {
 		return fmt.Sprintf("%q has no host", raw)
 	case u.Scheme == "ldaps" && startTLS:
 		return fmt.Sprintf("%q is ldaps:// (already TLS); startTLS needs ldap://", raw)
+	case slices.Contains(PlaceholderHosts, strings.ToLower(u.Hostname())):
+		return fmt.Sprintf("%q is the placeholder orgsync init writes: put your directory server's address there", raw)
 	}
 	return ""
 }

@@ -18,7 +18,7 @@ import (
 
 func TestConfigValidate(t *testing.T) {
 	valid := func() ldap.Config {
-		return ldap.Config{URL: "ldaps://ldap.example.com", BindDN: "cn=svc,dc=example,dc=com",
+		return ldap.Config{URL: "ldaps://ldap.example.org", BindDN: "cn=svc,dc=example,dc=com",
 			Password: secret.Ref{Env: "LDAP_PW"}, Users: ldap.Users{BaseDN: "dc=example,dc=com"}}
 	}
 	for _, tc := range []struct {
@@ -30,6 +30,9 @@ func TestConfigValidate(t *testing.T) {
 		{"anonymous", func(c *ldap.Config) { c.BindDN, c.Password = "", secret.Ref{} }, nil},
 		{"nothing", func(c *ldap.Config) { *c = ldap.Config{} }, []string{"url", "users.baseDN"}},
 		{"bad urls", func(c *ldap.Config) { c.URLs = []string{"http://x", "ldap://"} }, []string{"urls[0]", "urls[1]"}},
+		{"init's placeholders", func(c *ldap.Config) {
+			c.URL, c.URLs = "ldaps://ldap.example.com:636", []string{"ldaps://dc1.corp.example.org", "ldaps://DC2.corp.example.com"}
+		}, []string{"url", "urls[1]"}},
 		{"startTLS on ldaps", func(c *ldap.Config) { c.StartTLS = true }, []string{"url"}},
 		{"password without bindDN", func(c *ldap.Config) { c.BindDN = "" }, []string{"bindDN"}},
 		{"bindDN without password", func(c *ldap.Config) { c.Password = secret.Ref{} }, []string{"password"}},
@@ -132,7 +135,8 @@ groups: {membership: [member, primaryGroup], nested: false}
 }
 
 // TestTimeouts uses a server that accepts connections and never answers:
-// the bind must give up after connectTimeout.
+// the bind gives up after connectTimeout and says so in one line, with
+// the URL's key and the timeout's, and nothing of the network library.
 func TestTimeouts(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -148,14 +152,64 @@ func TestTimeouts(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	cfg := ldap.Config{URL: "ldap://" + l.Addr().String(), ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}}
-	src, err := cfg.Open("s", source.Options{})
+	url := "ldap://" + l.Addr().String()
+	start := time.Now()
+	err = readError(t, ldap.Config{URL: "ldap://127.0.0.1:1", URLs: []string{url}, ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}})
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("Read took %v; want a timeout after about 200ms", time.Since(start))
+	}
+	wantMessage(t, err, "the server at "+url+" accepted the connection but did not answer within 200ms", "check sources[0].ldap.urls[0]", "raise sources[0].ldap.connectTimeout")
+
+	// over TLS the handshake is what gets no answer
+	tlsURL := "ldaps://" + l.Addr().String()
+	err = readError(t, ldap.Config{URL: tlsURL, ConnectTimeout: 200 * time.Millisecond, Users: ldap.Users{BaseDN: "dc=x"}})
+	wantMessage(t, err, "the server at "+tlsURL+" accepted the connection but did not answer within 200ms", "check sources[0].ldap.url (", "raise sources[0].ldap.connectTimeout")
+}
+
+// TestRefusedAndUnknownHost: a port nothing listens on and a host name
+// that does not resolve are each said so, with the key to check.
+func TestRefusedAndUnknownHost(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	refused := "ldap://" + l.Addr().String()
+	l.Close()
+	err = readError(t, ldap.Config{URL: refused, Users: ldap.Users{BaseDN: "dc=x"}})
+	wantMessage(t, err, "the server at "+refused+" refused the connection", "check sources[0].ldap.url")
+
+	err = readError(t, ldap.Config{URL: "ldap://nohost.invalid", ConnectTimeout: 5 * time.Second, Users: ldap.Users{BaseDN: "dc=x"}})
+	wantMessage(t, err, "the host name nohost.invalid in ldap://nohost.invalid does not resolve", "check sources[0].ldap.url")
+}
+
+// readError opens cfg as the first source of a file and returns Read's
+// error.
+func readError(t *testing.T, cfg ldap.Config) error {
+	t.Helper()
+	src, err := cfg.Open("s", source.Options{Key: "sources[0].ldap"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = src.Read(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "timeout") || time.Since(start) > 5*time.Second {
-		t.Fatalf("Read = %v after %v; want a timeout after about 200ms", err, time.Since(start))
+	if err == nil {
+		t.Fatal("Read succeeded")
+	}
+	return err
+}
+
+// wantMessage checks that err is one line holding each of want and none
+// of the network library's words.
+func wantMessage(t *testing.T, err error, want ...string) {
+	t.Helper()
+	msg := err.Error()
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+	for _, internal := range []string{"\n", "LDAP Result Code", "i/o timeout", "dial tcp", "lookup ", "read tcp", "connect:"} {
+		if strings.Contains(msg, internal) {
+			t.Errorf("error %q holds %q", msg, internal)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package ldap
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -27,7 +28,7 @@ func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 		return nil, "", err
 	}
 	var errs []error
-	for _, u := range s.cfg.urls() {
+	for i, u := range s.cfg.urls() {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
@@ -35,20 +36,55 @@ func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		r := s.reach(i, u)
 		conn, err := dialWire(u, tc, s.cfg.ConnectTimeout)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: connect: %w", u, explainTLS(err)))
+			errs = append(errs, cmp.Or(r.classify(err, false), fmt.Errorf("%s: connect: %w", u, explainTLS(err))))
 			continue
 		}
 		conn.timeout = s.cfg.ConnectTimeout
 		if err := s.secureAndBind(conn, tc, password, u); err != nil {
 			conn.Close()
+			if ue := r.classify(err, true); ue != nil {
+				errs = append(errs, ue)
+				continue
+			}
 			return nil, "", fmt.Errorf("%s: %w", u, err)
 		}
 		conn.timeout = s.cfg.SearchTimeout
 		return conn, u, nil
 	}
-	return nil, "", fmt.Errorf("no LDAP server answered: %w", errors.Join(errs...))
+	if len(errs) == 1 {
+		return nil, "", errs[0]
+	}
+	return nil, "", fmt.Errorf("no LDAP server answered: %w", oneLine(errs))
+}
+
+// oneLine is several servers' errors, told in one line.
+type oneLine []error
+
+func (e oneLine) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (e oneLine) Unwrap() []error { return e }
+
+// reach is what to check for the i-th server URL, u.
+func (s *Source) reach(i int, u string) reach {
+	return reach{url: u, key: s.key(s.cfg.urlKey(i)), timeoutKey: s.key("connectTimeout"), timeout: s.cfg.ConnectTimeout}
+}
+
+// key is the full key path of a key of the source's block
+// (sources[0].ldap.url), or the key alone when the path is not known.
+func (s *Source) key(k string) string {
+	if s.blockKey == "" {
+		return k
+	}
+	return s.blockKey + "." + k
 }
 
 func (s *Source) loadPassword() (secret.Value, error) {

@@ -33,5 +33,5 @@ func (c *Config) Open(name string, o source.Options) (source.Source, error) {
 		return nil, err
 	}
 	return &Source{name: name, cfg: cfg, fields: f, mapper: o.Mapper, log: o.Logger().With(zap.String("source", name)),
-		callerChecksGroups: o.CallerChecksGroups, prog: o.Expressions, explain: o.Explain}, nil
+		callerChecksGroups: o.CallerChecksGroups, prog: o.Expressions, explain: o.Explain, blockKey: o.Key}, nil
 }

@@ -44,6 +44,8 @@ type Source struct {
 	// splitNames) as its directory groups.
 	prog    *expr.Program
 	explain string // the user to trace (source.Options.Explain)
+	// blockKey is the key path of the block in the file (source.Options.Key).
+	blockKey string
 }
 
 // applyDefaults fills in the defaults that do not depend on the flavor.
