@@ -275,7 +275,10 @@ func (d *daemon) onSIGHUP(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-hup:
-				d.running.Lock()
+				if !d.running.TryLock() {
+					d.log.Info("SIGHUP: a run is in progress; the configuration is read again when it ends")
+					d.running.Lock()
+				}
 				d.log.Info("SIGHUP: reading the configuration again")
 				d.reload(ctx)
 				d.running.Unlock()
