@@ -54,6 +54,7 @@ func commands() map[string]command {
 		"show":     {"print a saved plan as text or JSON", runShow},
 		"history":  {"show the changes applied, by user, organization and time", runHistory},
 		"version":  {"print the version, commit and build date", runVersion},
+		"schema":   {"print the JSON Schema of the configuration file, for editors and CI", runSchema},
 	}
 }
 
