@@ -359,8 +359,8 @@ func (p *Policy) validateAt(v *validation, path string) bool {
 
 // validate checks the log level and format.
 func (l *Logging) validate(v *validation) {
-	oneOf(v, "logging.level", l.Level, logLevels)
-	oneOf(v, "logging.format", l.Format, logFormats)
+	oneOf(v, "logging.level", l.Level, LogLevels)
+	oneOf(v, "logging.format", l.Format, LogFormats)
 	positive(v, "logging.maxSizeMB", int64(l.MaxSizeMB))
 	if l.MaxBackups < 0 {
 		v.errorf("logging.maxBackups", "must not be negative (0 keeps every rotated file)")

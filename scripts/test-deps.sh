@@ -13,6 +13,10 @@ command -v samba >/dev/null 2>&1 || [ -x /usr/sbin/samba ] || need+=(samba)
 [ -d /usr/share/samba/setup/ad-schema ] || need+=(samba-ad-dc samba-ad-provision)
 command -v kinit >/dev/null 2>&1 || need+=(krb5-user)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+# Shell completion (zsh, fish) and the packages of make dist (lintian,
+# rpm, systemd-analyze).
+for tool in zsh fish lintian rpm; do command -v "$tool" >/dev/null 2>&1 || need+=("$tool"); done
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "test-deps: installing ${need[*]}"
 sudo=""
