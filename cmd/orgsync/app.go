@@ -65,6 +65,7 @@ func commands() map[string]command {
 		"history":    {"show the changes applied, by user, organization and time", runHistory},
 		"version":    {"print the version, commit and build date", runVersion},
 		"schema":     {"print the JSON Schema of the configuration file, for editors and CI", runSchema},
+		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest},
 		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion},
 	}
 }
