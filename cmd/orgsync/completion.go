@@ -12,56 +12,17 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/completion"
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/starter"
 	"github.com/orgsync/orgsync/internal/state"
 )
 
-// completionScripts are the shell scripts orgsync completion prints, by
-// shell. Each asks `orgsync completion candidates -- WORDS...` for the
-// candidates of the word being completed (the last), so that commands,
-// flags and values are always those of the orgsync on PATH; when it
-// prints none, the shell completes a file name.
-var completionScripts = map[string]string{
-	"bash": `# bash completion for orgsync: source <(orgsync completion bash)
-_orgsync() {
-    local IFS=$'\n'
-    COMPREPLY=($(command orgsync completion candidates -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
-}
-complete -o default -F _orgsync orgsync
-`,
-	"zsh": `#compdef orgsync
-# zsh completion for orgsync: source <(orgsync completion zsh), after compinit
-_orgsync() {
-  local -a candidates
-  candidates=("${(@f)$(command orgsync completion candidates -- "${(@)words[2,CURRENT]}" 2>/dev/null)}")
-  if [[ -n "${candidates[1]}" ]]; then
-    compadd -- "${candidates[@]}"
-  else
-    _files
-  fi
-}
-compdef _orgsync orgsync
-`,
-	"fish": `# fish completion for orgsync: orgsync completion fish | source
-function __orgsync_candidates
-    set -l words (commandline -opc) (commandline -ct)
-    set -l found (command orgsync completion candidates -- $words[2..-1] 2>/dev/null)
-    if test (count $found) -gt 0
-        printf '%s\n' $found
-    else
-        __fish_complete_path (commandline -ct)
-    end
-end
-complete -c orgsync -f -a '(__orgsync_candidates)'
-`,
-}
-
 // runCompletion prints the completion script of a shell, or (for the
 // scripts) the candidates of the last of the words after --.
 func runCompletion(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync completion", flag.ContinueOnError)
-	shells := slices.Sorted(maps.Keys(completionScripts))
+	shells := slices.Sorted(maps.Keys(completion.Scripts))
 	if ok, code := parseFlags(fs, args, io, math.MaxInt); !ok {
 		return code
 	}
@@ -71,8 +32,8 @@ func runCompletion(ctx context.Context, io stdio, args []string) int {
 			fmt.Fprintln(io.out, c)
 		}
 		return exitOK
-	case completionScripts[name] != "" && fs.NArg() == 1:
-		fmt.Fprint(io.out, completionScripts[name])
+	case completion.Scripts[name] != "" && fs.NArg() == 1:
+		fmt.Fprint(io.out, completion.Scripts[name])
 		return exitOK
 	}
 	fmt.Fprintf(io.err, "orgsync completion: name the shell: %s (orgsync completion bash, then source its output)\n", strings.Join(shells, ", "))
