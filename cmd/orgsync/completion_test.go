@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/starter"
 	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/source/all"
 )
 
 // TestHelpAgreesWithDashH: for every command, and each subcommand,
@@ -109,6 +110,11 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"approve", ""}, []string{"a1b2c3d4"}},
 		{[]string{"reject", "--config", cfg, "a1"}, []string{"a1b2c3d4"}},
 		{[]string{"validate", "--config", ""}, nil}, // a file: the shell's own completion
+	}
+	for _, k := range all.Kinds() { // every kind of the registry has a starter
+		if !slices.Contains(starter.Names(), k.Key) {
+			t.Errorf("init --source does not complete the source kind %s", k.Key)
+		}
 	}
 	for _, tt := range tests {
 		registered, got := bashComplete(t, script, env, tt.words...)
