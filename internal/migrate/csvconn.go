@@ -70,6 +70,7 @@ func (m *migration) csvConnector(src *source, f merged) {
 	if s := f.get("logger_name"); s != nil {
 		m.rep.add(NoEquivalent, nil, "orgsync names the source in its logs by its position and kind (sources[0] (csv …))", s)
 	}
+	src.item.set("set.type", adobeIDType, "the incumbent's CSV files write adobeID, orgsync's vendorID")
 	m.rep.Differences = append(m.rep.Differences,
 		"CSV rows: the incumbent skips a row without an email and merges two rows of one email (the later values win); orgsync reads a Federated ID known by username and domain without an email, and reports a second row that disagrees as a bad record (nobody loses access in that run)")
 }

@@ -116,6 +116,9 @@ func (m *migration) translateConnector(files merged) *source {
 	m.dirKind = kind
 	if kind == "adobe_console" {
 		m.consoleConnector(files)
+		for _, k := range []string{"user_identity_type", "default_country_code"} {
+			m.rep.add(NoEquivalent, nil, "no orgsync source to apply it to (see the adobe_console connector)", m.main.get("directory_users."+k))
+		}
 		return nil
 	}
 	item := m.root.child("sources").item()

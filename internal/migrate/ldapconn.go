@@ -17,6 +17,10 @@ const (
 	inChainRule = "1.2.840.113556.1.4.1941"
 )
 
+// adobeIDType is the expression that reads the incumbent's identity type
+// adobeID as orgsync's vendorID.
+const adobeIDType = `user.type.lowerAscii() == "adobeid" ? "vendorID" : user.type`
+
 // templates are the incumbent's attribute formats with the orgsync keys
 // they become under users: (the LDAP and Okta connectors share them).
 var templates = []struct{ key, to string }{
@@ -163,7 +167,7 @@ func (m *migration) templates(src *source, f merged) {
 			m.rep.add(NotUsed, nil, "the users are not Federated IDs: their username is their email (the incumbent's documentation says not to set it for them)", s)
 			continue
 		case t.to == "type":
-			src.item.set("set.type", `user.type.lowerAscii() == "adobeid" ? "vendorID" : user.type`, "the incumbent's adobeID is orgsync's vendorID")
+			src.item.set("set.type", adobeIDType, "the incumbent's adobeID is orgsync's vendorID")
 			m.rep.add(Differs, []string{src.at + "." + key, "sources[0].set.type"}, "an entry whose type is not an identity type is a bad record for orgsync (reported; nobody loses access in that run), where the incumbent skips it", s)
 		case t.to == "country":
 			m.rep.add(Differs, []string{src.at + "." + key}, "orgsync checks the country code (ISO 3166-1 alpha-2): a bad one makes the entry a bad record (reported; nobody loses access in that run), where the incumbent sends it and the service refuses that user", s)
