@@ -47,7 +47,8 @@ func (m *migration) translateDirectory() {
 	}
 	if s := m.main.get("directory_users.group_sync_options.auto_create"); s != nil {
 		if v, _ := s.boolean(); v {
-			m.root.set("policy.createUserGroups", true, "from "+s.origin())
+			n := m.root.set("policy.createUserGroups", true, "from "+s.origin())
+			n.proposal = m.groupsOff()
 		}
 		m.rep.add(Translated, []string{"policy.createUserGroups"}, "creates the missing target groups as user groups, as the incumbent does (a misspelt product profile becomes a user group in both: review the plan)", s)
 	}
@@ -231,13 +232,18 @@ func (m *migration) mappingRule(from *setting) *node {
 	mp := m.root.child("mapping")
 	if mp.comment == "" {
 		mp.comment = "from " + from.file.name + ": directory_users.groups, additional_groups"
-		if !m.inv.opt("process_groups").on() {
+		if m.groupsOff() {
 			mp.proposal = true
 			mp.comment = "commented out: the incumbent does not process groups (process_groups off, " + m.inv.opt("process_groups").from() + ")"
 		}
 	}
 	return mp.item()
 }
+
+// groupsOff reports whether the incumbent runs without processing groups:
+// then orgsync must manage none, and what would manage some is written
+// commented out.
+func (m *migration) groupsOff() bool { return !m.inv.opt("process_groups").on() }
 
 // ruleIndex is the index of the last rule of mapping:.
 func (m *migration) ruleIndex() int { return len(m.root.child("mapping").kids) - 1 }

@@ -39,7 +39,8 @@ func (m *migration) translateExtension(src *source) {
 		groups := m.qualified(g.strings())
 		m.known = append(m.known, groups...)
 		if len(groups) > 0 {
-			m.root.set("policy.managedGroups", groups, "from "+g.origin())
+			n := m.root.set("policy.managedGroups", groups, "from "+g.origin())
+			n.proposal = m.groupsOff()
 		}
 		m.rep.add(Translated, []string{"policy.managedGroups"}, "groups the hook may add are managed like the mapping's, as with the incumbent", g)
 	}
@@ -198,7 +199,10 @@ func (m *migration) hookOutput(src *source, h *setting, rep *HookReport, e *hook
 		rep.Proposals = append(rep.Proposals, "groups: "+expr)
 		keys = append(keys, "groups")
 		n := src.item.set("groups", expr, from)
-		n.proposal = len(e.left) > 0
+		n.proposal = len(e.left) > 0 || m.groupsOff()
+		if m.groupsOff() {
+			n.comment = "commented out: the incumbent does not process groups; " + from
+		}
 	}
 	for _, f := range []string{"email", "username", "domain", "firstname", "lastname", "country"} {
 		c, ok := e.fields[f]

@@ -42,9 +42,9 @@ type desiredState map[string]map[string]wantUser
 // dirUser is a user as the incumbent's directory connectors make it.
 type dirUser struct {
 	typ, email, username, domain, first, last, country string
-	groups       []string // the mapped directory groups the user is in
-	memberGroups []string // the groups additional_groups rules see
-	attrs        map[string]string
+	groups                                             []string // the mapped directory groups the user is in
+	memberGroups                                       []string // the groups additional_groups rules see
+	attrs                                              map[string]string
 }
 
 // incumbent is one configuration of the incumbent, read.
@@ -126,9 +126,13 @@ func (in *incumbent) options(flags []string) {
 	in.opts = map[string][]string{"adobe_only_user_action": {"preserve"}, "connector": {"ldap"}, "users": {"all"},
 		"process_groups": {"false"}, "exclude_unmapped_users": {"false"}, "user_filter": nil}
 	for k, v := range sub(in.main, "invocation_defaults") {
-		if b, ok := v.(bool); ok {
-			in.opts[k] = []string{fmt.Sprint(b)}
-		} else if s := asStrings(v); len(s) > 0 && s[0] != "" {
+		s := asStrings(v)
+		switch {
+		case len(s) == 0 || s[0] == "":
+		case k == "process_groups" || k == "exclude_unmapped_users" || k == "update_user_info" || k == "test_mode":
+			// YAML 1.1, as the incumbent reads it: Yes and No are booleans
+			in.opts[k] = []string{fmt.Sprint(slices.Contains([]string{"true", "yes", "on", "y"}, strings.ToLower(s[0])))}
+		default:
 			in.opts[k] = s
 		}
 	}
