@@ -507,6 +507,22 @@ func (in *incumbent) ldapUser(e *ldap3.Entry) *dirUser {
 	return u
 }
 
+// companyHook is the Python semantics of the published hook, over the
+// attributes named bc and subco.
+func companyHook(bc, subco string) func(u *dirUser, groups map[string]bool) {
+	return func(u *dirUser, groups map[string]bool) {
+		if v := u.attrs[bc]; v != "" {
+			u.country = v[:min(2, len(v))]
+		}
+		switch u.attrs[subco] {
+		case "Company 1":
+			groups["Company 1 Users"] = true
+		case "Company 2":
+			groups["Company 2 Users"] = true
+		}
+	}
+}
+
 // hookModels are the Python semantics of the hooks the tests use, written
 // by hand from their code.
 var hookModels = map[string]func(u *dirUser, groups map[string]bool){
@@ -518,17 +534,16 @@ if bc is not None:
 if subco == 'Company 1':
   target_groups.add('Company 1 Users')
 elif subco == 'Company 2':
-  target_groups.add('Company 2 Users')`: func(u *dirUser, groups map[string]bool) {
-		if bc := u.attrs["bc"]; bc != "" {
-			u.country = bc[:min(2, len(bc))]
-		}
-		switch u.attrs["subco"] {
-		case "Company 1":
-			groups["Company 1 Users"] = true
-		case "Company 2":
-			groups["Company 2 Users"] = true
-		}
-	},
+  target_groups.add('Company 2 Users')`: companyHook("bc", "subco"),
+	// The same over LDAP attributes (TestEquivalenceLDAPRealistic).
+	`dept = source_attributes.get('departmentNumber')
+company = source_attributes.get('o')
+if dept is not None:
+  target_attributes['country'] = dept[0:2]
+if company == 'Company 1':
+  target_groups.add('Company 1 Users')
+elif company == 'Company 2':
+  target_groups.add('Company 2 Users')`: companyHook("departmentNumber", "o"),
 }
 
 // Helpers reading the incumbent's YAML as plain values.
