@@ -142,7 +142,7 @@ func TestEquivalenceCSVPublished(t *testing.T) {
 
 // equivalent migrates the configuration in dir and compares the two
 // tools' desired states.
-func equivalent(t *testing.T, dir string, flags []string, ldap *ldapDirectory) {
+func equivalent(t *testing.T, dir string, flags []string, ldap *ldapDirectory) desiredState {
 	t.Helper()
 	in := readIncumbent(t, filepath.Join(dir, "user-sync-config.yml"), flags)
 	res, path := migrateIn(t, dir, flags...)
@@ -163,6 +163,7 @@ func equivalent(t *testing.T, dir string, flags []string, ldap *ldapDirectory) {
 	if len(want[""]) == 0 {
 		t.Errorf("the incumbent wants nobody: the test proves nothing")
 	}
+	return want
 }
 
 func readFixture(t *testing.T, name string) string {

@@ -341,6 +341,9 @@ func (e *hookEffects) statement(st hookStmt, pc string) {
 			return
 		}
 		v, err := e.sc.translate(g[3])
+		if err == nil && v.typ != "string" {
+			err = fmt.Errorf("sets a field to a %s, not a text", v.typ)
+		}
 		if err != nil {
 			e.leave(st, err)
 			return
@@ -351,6 +354,9 @@ func (e *hookEffects) statement(st hookStmt, pc string) {
 	}
 	if g := addStmt.FindStringSubmatch(st.text); g != nil {
 		v, err := e.sc.translate(g[2])
+		if want := map[string]string{"add": "string", "update": "list"}[g[1]]; err == nil && v.typ != want {
+			err = fmt.Errorf("adds a %s, not a group name", v.typ)
+		}
 		if err != nil {
 			e.leave(st, err)
 			return

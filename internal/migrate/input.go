@@ -21,6 +21,9 @@ type file struct {
 	// in the order they appear.
 	settings map[string]*setting
 	order    []*setting
+	// twice are the keys given twice: the incumbent's YAML reader keeps
+	// the later value.
+	twice []*setting
 }
 
 // setting is one key of an incumbent file with its value.
@@ -104,6 +107,13 @@ func (f *file) walk(m *yaml.Node, path, canon string) {
 // list of mappings, the settings inside it.
 func (f *file) add(path, canon string, line int, v *yaml.Node) {
 	s := &setting{file: f, path: path, canon: canon, line: line, node: v}
+	if earlier, ok := f.settings[canon]; ok {
+		f.twice = append(f.twice, earlier)
+		for _, in := range f.under(canon) {
+			in.done = true
+		}
+		earlier.done = true
+	}
 	f.settings[canon] = s
 	f.order = append(f.order, s)
 	switch {

@@ -124,6 +124,9 @@ func (m *migration) readNamed(s *setting, name string) (*file, error) {
 // accounted for (a block's keys each on their own).
 func (m *migration) reportUnknown() {
 	for _, f := range m.files {
+		for _, s := range f.twice {
+			m.rep.Entries = append(m.rep.Entries, Entry{Where: s.where(), Value: display(s), Outcome: NotUsed, Note: "the key is given again later in the file: the incumbent uses the later value"})
+		}
 		for _, s := range f.order {
 			if !s.done && s.leaf {
 				m.rep.add(Unknown, nil, "not a setting migrate knows (a misspelt key, or one of a newer version of the incumbent): not translated; check whether the incumbent uses it", s)

@@ -131,8 +131,25 @@ func (sc *scope) translate(expr string) (cel, error) {
 	return c, nil
 }
 
-func (p *parser) peek() token { return p.toks[p.pos] }
-func (p *parser) next() token { t := p.toks[p.pos]; p.pos++; return t }
+// peek returns the token at the current position (the end token past
+// the end); ahead the one after it.
+func (p *parser) peek() token { return p.ahead(0) }
+
+func (p *parser) ahead(n int) token {
+	if p.pos+n >= len(p.toks) {
+		return token{kind: "end"}
+	}
+	return p.toks[p.pos+n]
+}
+
+// next returns the current token and moves past it (never past the end).
+func (p *parser) next() token {
+	t := p.peek()
+	if p.pos < len(p.toks) {
+		p.pos++
+	}
+	return t
+}
 
 func (p *parser) isWord(w string) bool {
 	t := p.peek()
@@ -209,6 +226,9 @@ func (p *parser) comparison() (cel, error) {
 	case p.isOp("==") || p.isOp("!="):
 		op := p.next().text
 		r, err := p.sum()
+		if err == nil && r.typ != l.typ {
+			err = fmt.Errorf("compares a %s with a %s", l.typ, r.typ)
+		}
 		return cel{"(" + l.text + " " + op + " " + r.text + ")", "bool"}, err
 	case p.isWord("is"):
 		p.pos++
@@ -224,12 +244,15 @@ func (p *parser) comparison() (cel, error) {
 			return cel{"(" + l.text + ` != "")`, "bool"}, nil
 		}
 		return cel{"(" + l.text + ` == "")`, "bool"}, nil
-	case p.isWord("in") || p.isWord("not") && p.toks[p.pos+1].text == "in":
+	case p.isWord("in") || p.isWord("not") && p.ahead(1).text == "in":
 		neg := p.isWord("not")
 		p.pos += 1 + boolInt(neg)
 		r, err := p.sum()
 		if err != nil {
 			return r, err
+		}
+		if l.typ != "string" || r.typ != "string" && r.typ != "list" {
+			return r, fmt.Errorf("in tests a text in a text or a list only here")
 		}
 		text := "(" + l.text + " in " + r.text + ")"
 		if r.typ == "string" {
@@ -256,6 +279,9 @@ func (p *parser) sum() (cel, error) {
 		p.pos++
 		var r cel
 		if r, err = p.postfix(); err == nil {
+			if r.typ != c.typ || c.typ == "bool" {
+				return c, fmt.Errorf("adds a %s and a %s", c.typ, r.typ)
+			}
 			c = cel{"(" + c.text + " + " + r.text + ")", c.typ}
 		}
 	}
@@ -269,7 +295,11 @@ func (p *parser) postfix() (cel, error) {
 		switch {
 		case p.isOp("."):
 			p.pos++
-			c, err = p.method(c, p.next().text)
+			name := p.next()
+			if name.kind != "name" {
+				return c, fmt.Errorf("a method name is missing")
+			}
+			c, err = p.method(c, name.text)
 		case p.isOp("["):
 			p.pos++
 			c, err = p.subscript(c)
@@ -298,7 +328,13 @@ func (p *parser) method(c cel, name string) (cel, error) {
 	}
 	texts := make([]string, len(args))
 	for i, a := range args {
+		if a.typ != "string" {
+			return c, fmt.Errorf("the method %s with something else than a text", name)
+		}
 		texts[i] = a.text
+	}
+	if want := map[string]int{"lower": 0, "upper": 0, "strip": 0, "startswith": 1, "endswith": 1, "replace": 2}[name]; len(args) != want {
+		return c, fmt.Errorf("the method %s with %d arguments", name, len(args))
 	}
 	typ := "string"
 	if name == "startswith" || name == "endswith" {
@@ -414,6 +450,9 @@ func (p *parser) group(open string) (cel, error) {
 	}
 	texts := make([]string, len(items))
 	for i, it := range items {
+		if it.typ != "string" {
+			return cel{}, fmt.Errorf("a list of something else than texts")
+		}
 		texts[i] = it.text
 	}
 	return cel{"[" + strings.Join(texts, ", ") + "]", "list"}, nil
@@ -435,14 +474,17 @@ func (p *parser) attribute(dict string) (cel, error) {
 		if err := p.expect("]"); err != nil {
 			return cel{}, err
 		}
-	case p.isOp(".") && p.toks[p.pos+1].text == "get":
+	case p.isOp(".") && p.ahead(1).text == "get":
 		p.pos += 2
 		args, err := p.args()
 		if err != nil || len(args) == 0 || !strings.HasPrefix(args[0].text, `"`) {
 			return cel{}, fmt.Errorf("%s.get with something else than a name", dict)
 		}
 		name, _ = strconv.Unquote(args[0].text)
-		if len(args) > 1 {
+		if len(args) > 2 || len(args) == 2 && args[1].typ != "string" {
+			return cel{}, fmt.Errorf("%s.get with a default that is not a text", dict)
+		}
+		if len(args) == 2 {
 			def = &args[1]
 		}
 	default:
