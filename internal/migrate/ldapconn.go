@@ -100,7 +100,7 @@ func (m *migration) ldapServer(src *source, f merged) {
 		}
 		m.rep.add(Translated, []string{at + ".startTLS"}, "the certificate is verified, as with require_tls_cert", tls)
 	} else {
-		m.rep.add(Differs, nil, "", tls)
+		m.rep.add(Differs, nil, "orgsync verifies the directory server's certificate whether or not this is set", tls)
 		if strings.HasPrefix(url, "ldaps://") {
 			m.rep.Differences = append(m.rep.Differences, "LDAPS certificates: without require_tls_cert the incumbent does not verify the directory server's certificate; orgsync always does: if it is not signed by a certificate authority this machine trusts, set "+at+".tls.caFile to that authority's PEM file (or, for a test only, tls.insecureSkipVerify)")
 		}

@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -81,7 +82,11 @@ func (r *Report) add(o Outcome, to []string, note string, ss ...*setting) {
 	for _, s := range ss {
 		s.done = true
 	}
-	r.Entries = append(r.Entries, Entry{Where: ss[0].where(), Value: display(ss[0]), Outcome: o, To: to, Note: note})
+	value := display(ss[0])
+	if o == Unknown && ss[0].leaf && !ss[0].isNull() {
+		value = "(not shown: a key migrate does not know may hold a secret)"
+	}
+	r.Entries = append(r.Entries, Entry{Where: ss[0].where(), Value: value, Outcome: o, To: to, Note: note})
 }
 
 // addFlag appends an entry for an invocation option given on the
@@ -90,10 +95,14 @@ func (r *Report) addFlag(flag string, o Outcome, to []string, note string) {
 	r.Entries = append(r.Entries, Entry{Where: "command line: " + flag, Outcome: o, To: to, Note: note})
 }
 
-// secretKeys are the incumbent's keys whose values are secrets: the
-// report never shows them.
-var secretKeys = map[string]bool{
-	"client_secret": true, "password": true, "api_token": true, "priv_key_data": true, "priv_key_pass": true,
+// secretKey matches the keys whose values may be secrets (the
+// incumbent's client_secret, password, api_token, priv_key_data,
+// priv_key_pass, and any misspelling of them): the report never shows
+// them. The keyring keys (secure_…_key) name an entry, not a secret.
+var secretKey = regexp.MustCompile(`(?i)secret|passw|token|priv_key|hash|credential`)
+
+func isSecretKey(key string) bool {
+	return secretKey.MatchString(key) && !strings.HasPrefix(key, "secure_")
 }
 
 // display is how the report shows a setting's value: secrets never, a
@@ -101,7 +110,7 @@ var secretKeys = map[string]bool{
 func display(s *setting) string {
 	last := s.canon[strings.LastIndex(s.canon, ".")+1:]
 	switch {
-	case secretKeys[last] && !s.isNull():
+	case isSecretKey(last) && !s.isNull():
 		return "(a secret: not shown)"
 	case s.isNull():
 		return "(empty)"

@@ -175,12 +175,15 @@ invocation_defaults:
 // is reported, never dropped in silence, wherever it is.
 func TestUnknownSettingsReported(t *testing.T) {
 	main := mainWith("colour: blue\n") + "invocation_defaults:\n  users: all\n"
-	conn := baseFiles["connector-umapi.yml"] + "  frobnicate: true\n"
+	conn := baseFiles["connector-umapi.yml"] + "  frobnicate: true\n  client_secert: typo-not-a-real-secret\n"
 	res, _ := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "connector-umapi.yml": conn}, "--connector", "csv", "users.csv")
-	for _, where := range []string{"colour", "enterprise.frobnicate"} {
+	for _, where := range []string{"colour", "enterprise.frobnicate", "enterprise.client_secert"} {
 		if e := entry(t, res.Report, where); e.Outcome != Unknown {
 			t.Errorf("%s: outcome %q, want unknown", where, e.Outcome)
 		}
+	}
+	if strings.Contains(reportText(res.Report), "typo-not-a-real-secret") {
+		t.Errorf("the report shows the value of a misspelt secret key")
 	}
 }
 
