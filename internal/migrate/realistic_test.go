@@ -103,7 +103,7 @@ func TestEquivalenceMultiOrg(t *testing.T) {
 		{"primary orgId", main.OrgID, "1234ABCD5678EF90@VendorOrg"},
 		{"primary method", main.Auth.Method, "jwt"},
 		{"primary key file", main.Auth.PrivateKey.File, filepath.Join(dir, "private.key")},
-		{"primary secret", strings.Join(main.Auth.ClientSecret.Exec, " "), "keyring get ust_client_secret 1234ABCD5678EF90@VendorOrg"},
+		{"primary secret", strings.Join(main.Auth.ClientSecret.Exec, " "), "keyring get ust_client_secret 1234ABCD5678EF90@AdobeOrg"},
 		{"primary technical account", main.Auth.TechnicalAccountID, "abcdef0123456789@techacct.adobe.com"},
 		{"org2 base URL", org2.BaseURL, "https://umapi.proxy.example.com/eu"},
 		{"org2 auth URL", org2.AuthBaseURL, "https://ims.proxy.example.com"},

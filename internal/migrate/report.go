@@ -102,7 +102,7 @@ func (r *Report) addFlag(flag string, o Outcome, to []string, note string) {
 var secretKey = regexp.MustCompile(`(?i)secret|passw|token|priv_key|hash|credential`)
 
 func isSecretKey(key string) bool {
-	return secretKey.MatchString(key) && !strings.HasPrefix(key, "secure_")
+	return secretKey.MatchString(key) && !strings.HasPrefix(key, "secure_") && !strings.HasSuffix(key, "_path")
 }
 
 // display is how the report shows a setting's value: secrets never, a
@@ -134,7 +134,7 @@ func display(s *setting) string {
 func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Migration report for %s\n", r.Main)
 	section(w, "How the incumbent runs (the invocation options in force)", r.Assumed)
-	fmt.Fprintf(w, "\n== Every setting, and what became of it (%d)\n", len(r.Entries))
+	fmt.Fprintf(w, "\n== Every setting, and what became of it (%s)\n", r.counts())
 	for _, e := range r.Entries {
 		fmt.Fprintf(w, "%s: %s\n", e.Where, e.Value)
 		to := ""
@@ -153,6 +153,21 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.Check != nil {
 		r.Check.writeText(w)
 	}
+}
+
+// counts summarizes the entries by outcome: "42 settings: 30 translated, …".
+func (r *Report) counts() string {
+	n := map[Outcome]int{}
+	for _, e := range r.Entries {
+		n[e.Outcome]++
+	}
+	parts := []string{fmt.Sprintf("%d settings", len(r.Entries))}
+	for _, o := range []Outcome{Translated, Differs, NoEquivalent, NotUsed, Unknown} {
+		if n[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // section writes a titled list (nothing when it is empty).

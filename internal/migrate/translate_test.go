@@ -203,7 +203,7 @@ secure_password_key: ust_ldap
 	if cfg == nil {
 		t.Fatal("does not load")
 	}
-	if got := strings.Join(cfg.Primary().Auth.ClientSecret.Exec, " "); got != "keyring get ust_secret 1234ABCD5678EF90@VendorOrg" {
+	if got := strings.Join(cfg.Primary().Auth.ClientSecret.Exec, " "); got != "keyring get ust_secret 1234ABCD5678EF90@AdobeOrg" {
 		t.Errorf("client secret %q", got)
 	}
 	if !strings.Contains(string(res.Config), "password: {exec: [keyring, get, ust_ldap, svc-ust@corp.example.org]}") {

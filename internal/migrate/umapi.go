@@ -39,6 +39,9 @@ func (m *migration) translateTargets() {
 		return
 	}
 	m.multi = len(targets) > 1
+	if m.multi {
+		m.rep.Differences = append(m.rep.Differences, "several organizations: orgsync treats the users of each organization that are in no source as unmatched there, under the same policy (a target's own policy can differ); the incumbent leaves alone the users of a secondary organization who are not members of the primary. If a secondary organization has users of its own directory, give it a policy of its own (targets[i].policy, unmatchedUsers: preserve) or exclude them")
+	}
 	m.rep.add(Translated, []string{m.targetsKey()}, "each connector file is one organization", append([]*setting{s}, m.main.under(s.canon)...)...)
 	if s := m.main.get("adobe_users.connectors"); s != nil {
 		s.done = true
@@ -275,8 +278,11 @@ func (m *migration) translateCredentials(n *node, at string, t serviceTarget, me
 	if s := t.get(block); s != nil {
 		s.done = true
 	}
-	m.clientID(n, at, t, get, orgID)
-	m.secretSetting(n, at+".auth.clientSecret", "auth.clientSecret", get("client_secret"), get("secure_client_secret_key"), orgID, envName(t.name, "CLIENT_SECRET"), "the client secret")
+	// The incumbent's keyring entries are under the organization id as
+	// its file writes it.
+	keyringUser := org.str()
+	m.clientID(n, at, t, get, keyringUser)
+	m.secretSetting(n, at+".auth.clientSecret", "auth.clientSecret", get("client_secret"), get("secure_client_secret_key"), keyringUser, envName(t.name, "CLIENT_SECRET"), "the client secret")
 	if method != "jwt" {
 		for _, k := range []string{"tech_acct_id", "tech_acct", "priv_key_path", "priv_key_data", "priv_key_pass", "secure_priv_key_data_key", "secure_priv_key_data", "secure_priv_key_pass_key"} {
 			if s := get(k); s != nil {
@@ -285,7 +291,7 @@ func (m *migration) translateCredentials(n *node, at string, t serviceTarget, me
 		}
 		return
 	}
-	m.jwtCredentials(n, at, t, get, orgID)
+	m.jwtCredentials(n, at, t, get, keyringUser)
 }
 
 // clientID translates the client id (client_id, its older name api_key,
