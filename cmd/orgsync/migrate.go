@@ -57,7 +57,7 @@ func runMigrate(ctx context.Context, io stdio, args []string) int {
 	if *out != "" {
 		fmt.Fprintf(report, "\nwrote %s\n", filepath.Clean(*out))
 	}
-	if !res.Report.Check.OK() {
+	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 {
 		return exitError
 	}
 	return exitOK

@@ -35,6 +35,9 @@ type setting struct {
 	node  *yaml.Node // the value (aliases resolved)
 	leaf  bool       // a scalar, a list of scalars or an empty value
 	done  bool       // the report accounts for it
+	// overridden is the same key of a later file of the same connector,
+	// which wins over it.
+	overridden *setting
 }
 
 // keyAliases are the vendor-neutral spellings of the incumbent's keys that
@@ -271,7 +274,7 @@ func (fs merged) get(canon string) *setting {
 	for _, f := range fs {
 		if s := f.get(canon); s != nil {
 			if found != nil {
-				found.done = true
+				found.overridden = s
 			}
 			found = s
 		}

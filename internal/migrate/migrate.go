@@ -128,6 +128,10 @@ func (m *migration) reportUnknown() {
 			m.rep.Entries = append(m.rep.Entries, Entry{Where: s.where(), Value: display(s), Outcome: NotUsed, Note: "the key is given again later in the file: the incumbent uses the later value"})
 		}
 		for _, s := range f.order {
+			if !s.done && s.overridden != nil {
+				m.rep.add(NotUsed, nil, "the connector's later file "+s.overridden.file.name+" sets it too, and wins", s)
+				continue
+			}
 			if !s.done && s.leaf {
 				m.rep.add(Unknown, nil, "not a setting migrate knows (a misspelt key, or one of a newer version of the incumbent): not translated; check whether the incumbent uses it", s)
 			}

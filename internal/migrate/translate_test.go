@@ -341,3 +341,29 @@ func TestCountryUD(t *testing.T) {
 		t.Errorf("%+v", e)
 	}
 }
+
+// TestConnectorFileLists checks a connector given as a list of files,
+// merged in order as the incumbent merges them (a later key wins, the
+// overridden one reported), and the older extensions: form of the
+// extension file.
+func TestConnectorFileLists(t *testing.T) {
+	main := strings.Replace(mainWith("invocation_defaults:\n  process_groups: Yes\n"), "umapi: connector-umapi.yml", "umapi: [connector-umapi.yml, connector-umapi-override.yml]", 1)
+	main = strings.Replace(main, "  groups:", "  extension: extension-old.yml\n  groups:", 1)
+	override := "enterprise:\n  client_id: override-client\n"
+	ext := "extensions:\n  - context: per_user\n    extended_adobe_groups: [All Apps]\n    after_mapping_hook: |\n      if source_attributes.get('subco') == 'Company 1':\n        target_groups.add('All Apps')\n"
+	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "connector-umapi-override.yml": override, "extension-old.yml": ext},
+		"--connector", "csv", "users.csv")
+	if cfg == nil {
+		t.Fatal("does not load")
+	}
+	checkReport(t, res)
+	if cfg.Primary().Auth.ClientID != "override-client" || cfg.Primary().OrgID != "1234ABCD5678EF90@VendorOrg" {
+		t.Errorf("merged target %+v", cfg.Primary())
+	}
+	if e := entry(t, res.Report, "connector-umapi.yml:5 enterprise.client_id"); e.Outcome != NotUsed || !strings.Contains(reportText(res.Report), "connector-umapi-override.yml:2 enterprise.client_id") {
+		t.Errorf("%+v\n%s", e, reportText(res.Report))
+	}
+	if !res.Report.Hook.Applied || cfg.Sources[0].Groups == "" {
+		t.Errorf("the older extension form was not read: %+v", res.Report.Hook)
+	}
+}
