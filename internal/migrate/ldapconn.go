@@ -89,7 +89,7 @@ func (m *migration) ldapServer(src *source, f merged) {
 		url = "ldap://" + url
 	}
 	b.set("url", firstNonEmpty(url, "FILL IN"), originOr(host, "no host"))
-	m.rep.add(Translated, []string{at + ".url"}, "", host)
+	m.rep.add(Translated, []string{at + ".url"}, placeholderNote(host), host)
 	if host == nil {
 		m.rep.FillIn = append(m.rep.FillIn, at+".url: the connector file has no host")
 	}
@@ -131,7 +131,7 @@ func (m *migration) ldapBind(src *source, f merged) {
 		}
 		b.set("bindDN", user.str(), "from "+user.origin())
 		m.rep.add(Translated, []string{at + ".bind"}, "", method)
-		m.rep.add(Translated, []string{at + ".bindDN"}, "orgsync accepts a DN and, for Active Directory, a user principal name or DOMAIN\\user", user)
+		m.rep.add(Translated, []string{at + ".bindDN"}, joinNotes("orgsync accepts a DN and, for Active Directory, a user principal name or DOMAIN\\user", placeholderNote(user)), user)
 		m.secretSetting(b, at+".password", "password", pw, pwKey, user.str(), "ORGSYNC_LDAP_PASSWORD", "the LDAP password")
 		if kind == "ntlm" {
 			m.rep.Secrets = append(m.rep.Secrets, at+".password: the incumbent's NTLM password may be the password's hash: if so, write it under ntHash (32 hexadecimal digits, the NT part) instead of password")

@@ -25,7 +25,7 @@ func (m *migration) oktaConnector(src *source, f merged) {
 		url = "https://" + url
 	}
 	b.set("orgURL", firstNonEmpty(url, "FILL IN"), originOr(host, "no host"))
-	m.rep.add(Translated, []string{at + ".orgURL"}, "", host)
+	m.rep.add(Translated, []string{at + ".orgURL"}, placeholderNote(host), host)
 	m.secretSetting(b, at+".apiToken", "apiToken", f.get("api_token"), f.get("secure_api_token_key"), host.str(), "ORGSYNC_OKTA_API_TOKEN", "the Okta API token")
 	m.oktaUsersFilter(src, f)
 	if s := f.get("group_filter_format"); s != nil {

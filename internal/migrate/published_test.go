@@ -100,3 +100,28 @@ func checkReport(t *testing.T, res *Result) {
 func bareKey(l string) bool {
 	return strings.HasSuffix(l, ":") && !strings.Contains(strings.TrimSuffix(l, ":"), " ")
 }
+
+// TestPublishedVerbatim migrates the published example as it is, with
+// its placeholders ("Org ID goes here"): the configuration does not load,
+// and its only problems are those placeholders, each of which the report
+// names as the example's.
+func TestPublishedVerbatim(t *testing.T) {
+	dir := fixtureDir(t, false)
+	res, _ := migrateIn(t, dir)
+	checkReport(t, res)
+	c := res.Report.Check
+	if c.Loads || len(c.Problems) != 3 {
+		t.Fatalf("problems %q", c.Problems)
+	}
+	for i, want := range []string{`target.orgId (line 6): "Org ID goes here" is not an organization id`, `sources[0].ldap.url (line 15): "ldaps://ldap.example.com" is the placeholder`,
+		`sources[0].ldap.bindDN (line 16): "LDAP or Credential Manager username goes here"`} {
+		if !strings.HasPrefix(c.Problems[i], want) {
+			t.Errorf("problem %d: %q, want %q…", i, c.Problems[i], want)
+		}
+	}
+	for _, where := range []string{"enterprise.org_id", "enterprise.client_id", "connector-ldap.yml:17 host", "connector-ldap.yml:15 username"} {
+		if e := entry(t, res.Report, where); !strings.Contains(e.Note, "placeholder of the incumbent's example") {
+			t.Errorf("%s: %q", where, e.Note)
+		}
+	}
+}

@@ -394,7 +394,8 @@ func vendorOrg(id string) string {
 // placeholderNote notes a value that is one of the incumbent's example
 // placeholders ("Org ID goes here").
 func placeholderNote(s *setting) string {
-	if strings.Contains(strings.ToLower(s.str()), "goes here") {
+	v := strings.ToLower(s.str())
+	if strings.Contains(v, "goes here") || strings.Contains(v, "ldap.example.com") || strings.Contains(v, "sample-817042") {
 		return fmt.Sprintf("%q is the placeholder of the incumbent's example file: fill in the real value", s.str())
 	}
 	return ""
