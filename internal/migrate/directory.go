@@ -114,7 +114,6 @@ func orgsyncKind(connector string) string {
 // runs with, from its files.
 func (m *migration) translateConnector(files merged) *source {
 	kind := m.inv.connector
-	m.dirKind = kind
 	if kind == "adobe_console" {
 		m.consoleConnector(files)
 		for _, k := range []string{"user_identity_type", "default_country_code"} {

@@ -53,7 +53,6 @@ type migration struct {
 	// orgsync names (where they differ).
 	targetNames map[string]string
 	multi       bool // several organizations (targets:)
-	dirKind     string
 	// mapped are the directory groups the mapping names (for --users
 	// mapped) and known the target groups the incumbent knows (its
 	// mapping's, the extension's and the excluded ones), for the hook.

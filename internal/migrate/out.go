@@ -61,15 +61,6 @@ func (n *node) set(path string, v any, comment string) *node {
 	return k
 }
 
-// note sets the comment of the block at path (added when missing).
-func (n *node) note(path, comment string) *node {
-	k := n.at(path)
-	if k.comment == "" {
-		k.comment = comment
-	}
-	return k
-}
-
 // write renders n's keys (or items) at indent; proposal comments them
 // out.
 func (n *node) write(b *strings.Builder, indent int, proposal bool) {
