@@ -67,6 +67,7 @@ func commands() map[string]command {
 		"schema":     {"print the JSON Schema of the configuration file, for editors and CI", runSchema},
 		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest},
 		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion},
+		"migrate":    {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate},
 	}
 }
 
