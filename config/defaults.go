@@ -27,6 +27,8 @@ const (
 	// rotated files kept for DefaultStateRetention.
 	DefaultStateMaxFileMB = 10
 	DefaultStateRetention = 90 * 24 * time.Hour
+	// DefaultNotifyTimeout bounds each notification, its retries included.
+	DefaultNotifyTimeout = 10 * time.Second
 )
 
 // presetDefaults sets, before the file is decoded, the defaults whose zero

@@ -16,6 +16,10 @@ type Notify struct {
 	// Retries bound how a failed notification is tried again; default 3
 	// retries, waiting 1s growing to 30s.
 	Retries Retries `yaml:"retries"`
+	// Timeout bounds each notification, its retries included (default
+	// 10s): a webhook or mail server that does not answer never holds a
+	// run or the daemon longer.
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Webhook formats (Webhook.Format).
@@ -62,6 +66,7 @@ func (n *Notify) applyDefaults() {
 	setDefault(&n.Retries.Max, 3)
 	setDefault(&n.Retries.MinWait, time.Second)
 	setDefault(&n.Retries.MaxWait, 30*time.Second)
+	setDefault(&n.Timeout, DefaultNotifyTimeout)
 	for i := range n.Webhooks {
 		setDefault(&n.Webhooks[i].Format, WebhookJSON)
 	}
@@ -88,6 +93,7 @@ func (n *Notify) filePaths() []*string {
 
 // validate checks the notify section.
 func (n *Notify) validate(v *validation) {
+	positive(v, "notify.timeout", int64(n.Timeout))
 	for i := range n.Webhooks {
 		path := index("notify.webhooks", i)
 		secretRef(v, join(path, "url"), n.Webhooks[i].URL)

@@ -49,7 +49,6 @@ func load(t *testing.T, path string) *config.Config {
 // syncOnce runs cfg once in mode with c as the observer.
 func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*run.Result {
 	t.Helper()
-	c.SetMode(mode)
 	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
 	if err != nil {
 		t.Fatal(err)
@@ -61,19 +60,19 @@ func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*ru
 func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 	path, _ := csvExample(t, "state:\n  dir: state\n")
 	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Dry)
+	c := New(cfg, zap.NewNop())
 	res := syncOnce(t, c, cfg, run.Real)
 	if res[0].Err != nil || res[0].ByKind["create"] == 0 {
 		t.Fatalf("held run: err %v, applied %v; want the creates applied and no error", res[0].Err, res[0].ByKind)
 	}
-	held := c.HeldIn("default")
+	held := res[0].Decision
 	if held.Created == nil || len(held.Created.Changes) != 2 || len(held.Pending) != 1 {
 		t.Fatalf("held %+v, want one approval of the two removals", held)
 	}
 	// The next run holds nothing new, and records both runs and the history.
-	c2 := New(cfg, zap.NewNop(), run.Dry)
-	syncOnce(t, c2, cfg, run.Real)
-	if h := c2.HeldIn("default"); h.Created != nil || len(h.Pending) != 1 || h.Pending[0] != held.Created.ID {
+	c2 := New(cfg, zap.NewNop())
+	h := syncOnce(t, c2, cfg, run.Real)[0].Decision
+	if h.Created != nil || len(h.Pending) != 1 || h.Pending[0].ID != held.Created.ID {
 		t.Errorf("second run: %+v, want the first approval pending and nothing new", h)
 	}
 	dir := c2.StateDir()
@@ -88,8 +87,8 @@ func TestStopAppliesNothing(t *testing.T) {
 	path, sim := csvExample(t, "")
 	rewrite(t, path, "maxRemovals: 1", "maxRemovals: 1\n  onLimit: stop")
 	cfg := load(t, path)
-	res := syncOnce(t, New(cfg, zap.NewNop(), run.Dry), cfg, run.Real)
-	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "safety.onLimit is stop: nothing applied") {
+	res := syncOnce(t, New(cfg, zap.NewNop()), cfg, run.Real)
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "(safety.onLimit: stop): nothing sent, every change withheld") {
 		t.Errorf("stopped run: %v", res[0].Err)
 	}
 	for _, u := range sim.Org(cfg.Primary().OrgID).Snapshot().Users {
@@ -102,7 +101,7 @@ func TestStopAppliesNothing(t *testing.T) {
 func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
 	path, _ := csvExample(t, "")
 	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Real)
+	c := New(cfg, zap.NewNop())
 	opts := run.Options{Observer: c}
 	j, err := run.New(cfg, run.Overrides{}, opts)
 	if err != nil {

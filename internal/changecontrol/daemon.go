@@ -91,20 +91,25 @@ func (d *Daemon) Reload(ctx context.Context) *run.Job {
 	}
 	cfg, err := config.Load(d.file)
 	var job *run.Job
+	restart := false
 	if err == nil {
+		d.mu.Lock()
+		restart = cfg.Schedule != d.cfg.Schedule || cfg.State != d.cfg.State || cfg.Logging != d.cfg.Logging
+		cfg.State = d.cfg.State // takes effect at the next restart: the runs keep one state directory
+		d.mu.Unlock()
 		job, err = run.New(cfg, d.ov, d.opts)
 	}
 	if err != nil {
-		d.failed(ctx, err)
+		d.failed(err)
 		d.BeginRun(d.job.Config())
 		return d.job
 	}
 	d.loaded.Set(1)
 	d.reloads.WithLabelValues("success").Inc()
-	d.mu.Lock()
-	if cfg.Schedule != d.cfg.Schedule || cfg.State != d.cfg.State || cfg.Logging != d.cfg.Logging {
+	if restart {
 		d.log.Warn("schedule, state and logging changes take effect at the next restart")
 	}
+	d.mu.Lock()
 	old := d.problem
 	d.cfg, d.problem, d.job, d.print = cfg, "", job, fp
 	d.mu.Unlock()
@@ -118,7 +123,7 @@ func (d *Daemon) Reload(ctx context.Context) *run.Job {
 
 // failed shows that the configuration does not load, and notifies a new
 // problem.
-func (d *Daemon) failed(ctx context.Context, err error) {
+func (d *Daemon) failed(err error) {
 	d.loaded.Set(0)
 	d.reloads.WithLabelValues("failure").Inc()
 	d.log.Error("the configuration does not load: the last good one is used", zap.String("file", d.file), zap.Error(err))
@@ -127,7 +132,7 @@ func (d *Daemon) failed(ctx context.Context, err error) {
 	d.problem = err.Error()
 	d.mu.Unlock()
 	if old != err.Error() {
-		d.NotifyConfigError(ctx, d.file, d.job.OrgNames(), err)
+		d.NotifyConfigError(d.file, d.job.OrgNames(), err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -139,10 +140,10 @@ func (v *Validation) Summary() string {
 	}
 	verdict := "configuration valid"
 	if v.Problems > 0 {
-		verdict = plural(v.Problems, "problem", "problems") + " to fix"
+		verdict = plural.Of(v.Problems, "problem", "problems") + " to fix"
 	}
-	return fmt.Sprintf("%s: %s; %s%s from %s; %s", v.file, verdict, plural(v.users, "desired user", "desired users"), leftOut,
-		plural(v.sources, "source", "sources"), plural(v.Notices, "notice", "notices"))
+	return fmt.Sprintf("%s: %s; %s%s from %s; %s", v.file, verdict, plural.Of(v.users, "desired user", "desired users"), leftOut,
+		plural.Of(v.sources, "source", "sources"), plural.Of(v.Notices, "notice", "notices"))
 }
 
 // unjoin returns the errors errors.Join joined, or err alone.
@@ -151,12 +152,4 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// plural says n things: "1 entry", "3 entries".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

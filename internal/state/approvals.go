@@ -39,8 +39,38 @@ type Approval struct {
 	Reason  string             `json:"reason"`
 	Status  string             `json:"status"`
 	Changes []reconcile.Change `json:"changes"`
-	// Closed is when it was approved, rejected or dropped.
-	Closed time.Time `json:"closed,omitzero"`
+	// Closed is when it was approved, rejected or dropped; Decided says
+	// who decided it, and how.
+	Closed  time.Time `json:"closed,omitzero"`
+	Decided *Decider  `json:"decided,omitempty"`
+	// Narrowed lists each run that took changes out of it because the
+	// sources no longer asked for them.
+	Narrowed []Narrowing `json:"narrowed,omitempty"`
+}
+
+// Decider is who closed an approval and how: the OS user or --by of
+// orgsync approve or reject, the status page's authenticated user, or a
+// run that no longer wanted any of its changes.
+type Decider struct {
+	By  string `json:"by"`  // "alice", "ops", "run 20261126T101500.000Z"
+	Via string `json:"via"` // "orgsync approve", "status page (basic authentication)", "sync"
+}
+
+// String is "alice (orgsync approve)".
+func (d *Decider) String() string {
+	if d == nil {
+		return ""
+	}
+	return d.By + " (" + d.Via + ")"
+}
+
+// Narrowing is one run's narrowing of an approval: the changes it took out
+// and how many were left.
+type Narrowing struct {
+	Time    time.Time          `json:"time"`
+	Run     string             `json:"run"`
+	Dropped []reconcile.Change `json:"dropped"`
+	Left    int                `json:"left"`
 }
 
 // ErrNoApproval is returned for an id that names no approval, or none
@@ -131,6 +161,28 @@ func (d *Dir) Approvals(org, status string) ([]Approval, error) {
 	return out, nil
 }
 
+// Resolved returns the approvals closed (approved, rejected, dropped) or
+// narrowed at or after since, the latest first.
+func (d *Dir) Resolved(since time.Time) ([]Approval, error) {
+	all, err := d.Approvals("", "")
+	if err != nil {
+		return nil, err
+	}
+	out := slices.DeleteFunc(all, func(a Approval) bool { return a.lastDecided().Before(since) })
+	slices.SortFunc(out, func(a, b Approval) int { return b.lastDecided().Compare(a.lastDecided()) })
+	return out, nil
+}
+
+// lastDecided is when the approval was closed, or last narrowed (zero when
+// neither).
+func (a *Approval) lastDecided() time.Time {
+	t := a.Closed
+	if n := len(a.Narrowed); n > 0 && a.Narrowed[n-1].Time.After(t) {
+		t = a.Narrowed[n-1].Time
+	}
+	return t
+}
+
 // Claim takes pending approval id for applying it: one caller only gets
 // it (the file is renamed), however many try at once. Close releases it.
 func (d *Dir) Claim(id string) (*Approval, error) {
@@ -147,9 +199,19 @@ func (d *Dir) Claim(id string) (*Approval, error) {
 	return a, nil
 }
 
-// Close records a claimed or pending approval's end with status.
-func (d *Dir) Close(a *Approval, status string) error {
-	a.Status, a.Closed = status, time.Now().UTC()
+// Unclaim puts back a claimed approval that was not applied (nothing could
+// be sent): it is pending again.
+func (d *Dir) Unclaim(a *Approval) error {
+	if err := os.Rename(d.file(a.ID, true), d.file(a.ID, false)); err != nil {
+		return fmt.Errorf("approval %s: putting it back as pending: %w", a.ID, err)
+	}
+	return nil
+}
+
+// Close records a claimed or pending approval's end with status, decided
+// by who.
+func (d *Dir) Close(a *Approval, status string, who Decider) error {
+	a.Status, a.Closed, a.Decided = status, time.Now().UTC(), &who
 	if err := d.SaveApproval(a); err != nil {
 		return err
 	}

@@ -20,6 +20,9 @@ const (
 	// ResultNotSent: the run stopped (SIGTERM) before sending it, or before
 	// its answer came; the next run plans it again.
 	ResultNotSent = "not-sent"
+	// ResultDropped: a held change a later run took out of its approval,
+	// the sources no longer asking for it; nothing was sent.
+	ResultDropped = "dropped"
 )
 
 // Entry is one applied change of a user or group, as the history keeps it.
@@ -40,8 +43,11 @@ type Entry struct {
 	// Reason says what asked for the change: the source and rule where
 	// known, else the policy.
 	Reason string `json:"reason,omitempty"`
-	// Approval is the approval that released a held change.
-	Approval string `json:"approval,omitempty"`
+	// Approval is the approval that released a held change, or that a
+	// dropped change was taken out of; DecidedBy who approved it, and how
+	// ("alice (orgsync approve)").
+	Approval  string `json:"approval,omitempty"`
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // AppendHistory adds entries to the history.
@@ -123,7 +129,11 @@ func WriteTable(w io.Writer, entries []Entry) {
 		}
 		why := e.Reason
 		if e.Approval != "" {
-			why += " (approval " + e.Approval + ")"
+			why += " (approval " + e.Approval
+			if e.DecidedBy != "" {
+				why += ", approved by " + e.DecidedBy
+			}
+			why += ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
 			strings.Join(e.Steps, "; "), result, why)
