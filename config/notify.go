@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
@@ -119,4 +120,22 @@ func (n *Notify) validate(v *validation) {
 	if m.Username != "" {
 		secretRef(v, "notify.email.password", m.Password)
 	}
+}
+
+// preflight reads every secret of the notify section, so that one that
+// cannot be read (an unset variable) is found before the first
+// notification is lost.
+func (n *Notify) preflight() []error {
+	var out []error
+	for i := range n.Webhooks {
+		if _, err := n.Webhooks[i].URL.Load(); err != nil {
+			out = append(out, fmt.Errorf("%s: %w", join(index("notify.webhooks", i), "url"), err))
+		}
+	}
+	if m := n.Email; m != nil && m.Username != "" {
+		if _, err := m.Password.Load(); err != nil {
+			out = append(out, fmt.Errorf("notify.email.password: %w", err))
+		}
+	}
+	return out
 }

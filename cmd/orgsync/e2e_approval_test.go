@@ -281,6 +281,14 @@ func TestDemoReview(t *testing.T) {
 			t.Errorf("%s: %v", f[1], err)
 		}
 	}
+	st, err := state.Open(files[2][2], state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := st.Runs(0)
+	if n := len(runs); n == 0 || runs[n-1].Mode != "approve" || runs[n-1].Result != state.RunSuccess {
+		t.Errorf("the approve step's run record: %+v, want approve, success", runs)
+	}
 	page, _ := os.ReadFile(files[1][2])
 	if !strings.Contains(string(page), `class="bar"`) || !strings.Contains(string(page), "Pending approvals (0)") {
 		t.Errorf("status page snapshot lacks the chart or says approvals are pending:\n%s", page)

@@ -195,10 +195,10 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 	defer d.running.Unlock()
 	res, err := d.syncGuarded(ctx)
+	end := time.Now() // the sync's end: what follows (records, notifications) is not the run's
 	if d.opts.Ran != nil {
 		d.opts.Ran()
 	}
-	end := time.Now()
 	d.metrics.observe(res, err, end)
 	st := &RunStatus{Result: "success", End: end.UTC()}
 	if err != nil {

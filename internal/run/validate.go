@@ -7,6 +7,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/plural"
+	"github.com/orgsync/orgsync/internal/state"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -72,6 +73,11 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 	v := &Validation{file: j.cfg.File, sources: len(j.cfg.Sources)}
 	for _, err := range j.cfg.Preflight() {
 		v.problem("%v", err)
+	}
+	if dir := j.cfg.State.Dir; dir != "" {
+		if err := state.Check(dir); err != nil {
+			v.problem("state.dir %s: %v: no run could be recorded, nor changes held for approval", dir, err)
+		}
 	}
 	d, err := j.ReadSources(ctx)
 	if err != nil { // every source that failed, one problem each
