@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/creack/pty"
 
 	"github.com/orgsync/orgsync/internal/state"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -292,5 +297,46 @@ func TestDemoReview(t *testing.T) {
 	page, _ := os.ReadFile(files[1][2])
 	if !strings.Contains(string(page), `class="bar"`) || !strings.Contains(string(page), "Pending approvals (0)") {
 		t.Errorf("status page snapshot lacks the chart or says approvals are pending:\n%s", page)
+	}
+}
+
+// TestApproveAsksOnATerminal: on a terminal, approve shows the changes it
+// will apply and asks; "n" applies nothing and leaves the approval
+// pending, "y" applies it.
+func TestApproveAsksOnATerminal(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := heldConfig(t, dir, s.url, "")
+	id := syncHeld(t, cfg)
+	answer := func(a string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(binary, "approve", id, "--config", cfg, "--log-level", "warn")
+		tty, err := pty.Start(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tty.Close()
+		var out syncBuffer
+		done := make(chan struct{})
+		go func() { _, _ = io.Copy(&out, tty); close(done) }()
+		waitFor(t, "the question", 30*time.Second, func() bool { return strings.Contains(out.String(), "[y/N]") })
+		_, _ = tty.Write([]byte(a + "\n"))
+		_ = cmd.Wait()
+		<-done
+		return out.String(), cmd.ProcessState.ExitCode()
+	}
+	text, code := answer("n")
+	if code != exitError || !strings.Contains(text, "approving applies 2 changes:") || !strings.Contains(text, "apply these changes? [y/N]") ||
+		!strings.Contains(text, "not approved: the approval stays pending") {
+		t.Fatalf("answering n: exit %d\n%s", code, text)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Fatalf("answering n applied the removal: mallory has %v", g)
+	}
+	if text, code = answer("y"); code != exitOK || !strings.Contains(text, "applied:") {
+		t.Fatalf("answering y: exit %d\n%s", code, text)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+		t.Errorf("answering y did not apply the removal: mallory has %v", g)
 	}
 }

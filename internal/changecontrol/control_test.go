@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/demo"
@@ -133,5 +134,42 @@ func rewrite(t *testing.T, path, old, new string) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPageWarnsWhenOpenBeyondThisMachine: a status page listening beyond
+// loopback without authentication is warned of, in the log and on the
+// page; on loopback, or with a token, it is not.
+func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
+	path, _ := csvExample(t, "")
+	for _, tc := range []struct {
+		listen, status string
+		warned         bool
+	}{
+		{":9090", "", true},
+		{"0.0.0.0:9090", "", true},
+		{"127.0.0.1:9090", "", false},
+		{"[::1]:9090", "", false},
+		{"localhost:9090", "", false},
+		{":9090", "status:\n  token: {env: HOME}\n", false},
+	} {
+		data, _ := os.ReadFile(path)
+		cfgPath := path + ".page.yaml"
+		if err := os.WriteFile(cfgPath, append(data, tc.status...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := load(t, cfgPath)
+		core, logs := observer.New(zap.WarnLevel)
+		c := New(cfg, zap.New(core))
+		j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDaemon(c, cfg, j, run.Overrides{}, run.Options{Observer: c})
+		d.Serve(tc.listen, nil)
+		logged := logs.FilterMessageSnippet("without authentication").Len() == 1
+		if shown := strings.Contains(d.Status().Warning, "beyond this machine, without authentication"); shown != tc.warned || logged != tc.warned {
+			t.Errorf("%s %q: shown %v, logged %v; want %v", tc.listen, tc.status, shown, logged, tc.warned)
+		}
 	}
 }

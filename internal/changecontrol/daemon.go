@@ -2,7 +2,6 @@ package changecontrol
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/orgsync/orgsync/internal/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/state"
-	"github.com/orgsync/orgsync/internal/statuspage"
 )
 
 // maxRunsKept is how many run records the daemon keeps for its status
@@ -42,6 +40,9 @@ type Daemon struct {
 	runs    []state.Run
 	problem string
 	auth    atomic.Pointer[config.Status]
+	// page is how the status page is served: where, in which time zone,
+	// and how its decisions run (see page.go).
+	page pageSetup
 
 	pending *prometheus.GaugeVec
 	loaded  prometheus.Gauge
@@ -60,6 +61,7 @@ func NewDaemon(c *Control, cfg *config.Config, job *run.Job, ov run.Overrides, o
 			Help: "Attempts to read the configuration again, by result (success, failure)."}, []string{"result"}),
 	}
 	d.print, _ = planfile.FileFingerprint(cfg.File)
+	d.page.zone = scheduleZone(cfg.Schedule)
 	d.auth.Store(&cfg.Status)
 	d.loaded.Set(1)
 	if dir := c.StateDir(); dir != nil {
@@ -183,27 +185,4 @@ func (d *Daemon) Scheduled(next func() time.Time) {
 	d.mu.Lock()
 	d.next = next
 	d.mu.Unlock()
-}
-
-// Status is what the status page shows now.
-func (d *Daemon) Status() statuspage.Status {
-	d.mu.Lock()
-	s := statuspage.Status{Now: time.Now().UTC(), Runs: append([]state.Run(nil), d.runs...), ConfigProblem: d.problem}
-	if d.next != nil {
-		s.NextRun = d.next().UTC()
-	}
-	d.mu.Unlock()
-	s.Pending = d.pendingApprovals()
-	if d.StateDir() == nil {
-		s.StateNote = "state.dir is not set: the runs shown are this process's only; no history, run records or approvals are kept"
-	}
-	return s
-}
-
-// Handler serves the status page, protected by status.token or
-// status.username and password when they are set (read at each request).
-func (d *Daemon) Handler() http.Handler {
-	return statuspage.Protect(statuspage.Handler(d.Status), func() (string, string, string, error) {
-		return d.auth.Load().Secrets()
-	})
 }

@@ -164,7 +164,7 @@ func (r *Review) outputs(ctx context.Context, w io.Writer, c *changecontrol.Cont
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: statuspage.Handler(status), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: statuspage.Handler(status, nil), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Fprintf(w, "Status page: http://%s/ for %s (Ctrl-C stops)\n", ln.Addr(), r.Serve)
 	select {
