@@ -81,7 +81,11 @@ func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, 
 			diffs = append(diffs, fmt.Sprintf("organization %s: %s", p.Org.Name, d))
 		}
 	}
-	if len(diffs) > 0 {
+	switch {
+	case len(diffs) > 0 && plans.InSync():
+		return nil, fmt.Errorf("refused: a fresh plan has nothing left to do: the saved plan was applied already, or the sources no longer ask for its changes:\n  %s",
+			strings.Join(append(problems, diffs...), "\n  "))
+	case len(diffs) > 0:
 		return nil, fmt.Errorf("refused: the saved plan is not what a fresh plan does:\n  %s", strings.Join(append(problems, diffs...), "\n  "))
 	}
 	if len(problems) > 0 {
