@@ -82,12 +82,20 @@ func (n *Notify) applyDefaults() {
 
 // filePaths lists the notify section's file paths.
 func (n *Notify) filePaths() []*string {
-	var out []*string
+	if m := n.Email; m != nil {
+		return []*string{&m.CAFile}
+	}
+	return nil
+}
+
+// secretRefs lists the notify section's secret references.
+func (n *Notify) secretRefs() []*secret.Ref {
+	var out []*secret.Ref
 	for i := range n.Webhooks {
-		out = append(out, &n.Webhooks[i].URL.File)
+		out = append(out, &n.Webhooks[i].URL)
 	}
 	if m := n.Email; m != nil {
-		out = append(out, &m.Password.File, &m.CAFile)
+		out = append(out, &m.Password)
 	}
 	return out
 }

@@ -64,6 +64,9 @@ func commands() map[string]command {
 // code.
 func dispatch(ctx context.Context, args []string, io stdio) int {
 	cmds := commands()
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // orgsync help approve: the command's own help
+	}
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(io.out, cmds)
 		if len(args) == 0 {

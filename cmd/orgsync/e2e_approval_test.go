@@ -75,6 +75,9 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "mallory@example.com") || !strings.Contains(r.stdout, "applied:") {
 		t.Fatalf("approve %s: exit %d\n%s\n%s", id, r.code, r.stdout, r.stderr)
 	}
+	if strings.Contains(r.stderr, "nothing destructive applied") {
+		t.Errorf("approve says nothing destructive is applied, and applies removals:\n%s", r.stderr)
+	}
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("approved removal not applied: mallory has %v", g)
 	}
@@ -254,6 +257,13 @@ func TestSyncReportAndTestOnlyHistory(t *testing.T) {
 		case "report.html":
 			if strings.Contains(text, "<script") || strings.Contains(text, "src=") || !strings.Contains(text, `<td class="held">held</td>`) {
 				t.Errorf("%s is not self-contained or lacks the held run:\n%s", name, text)
+			}
+			host, _ := os.Hostname()
+			for _, want := range []string{"Generated ", " on " + host + ", configuration " + cfg, `<table id="counts">`,
+				"Held for approval (1)", "<td>~ update mallory@example.com (federatedID) groups: -Marketing -All Apps</td>"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s lacks %q:\n%s", name, want, text)
+				}
 			}
 		}
 		if name == "report.csv" && !strings.Contains(text, "dave@example.com") {

@@ -57,7 +57,7 @@ func TestUnreadableSourceIsRecordedShownAndNotified(t *testing.T) {
 		t.Errorf("the run in /api/runs: %+v, want a failure in the sources naming users.csv", run)
 	}
 	_, page := get(base + "/")
-	for _, want := range []string{`class="failure"`, "users.csv", "sources"} {
+	for _, want := range []string{`class="failure"`, "users.csv", "sources", "default: failing since", "(no successful run recorded)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the status page lacks %q", want)
 		}

@@ -114,6 +114,11 @@ func TestStatusPageInChromium(t *testing.T) {
 	must("the chart", err)
 	approvalRows, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("#approval-"+id+" td")))
 	must("the approval", err)
+	held, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#runs td.held-count")))
+	must("the held count", err)
+	if held != "2" {
+		t.Errorf("the runs table shows %q changes held, want 2", held)
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	must("the screenshot", err)
 	for _, want := range []string{"orgsync status", "orgsync approve " + id, "mallory@example.com", `class="held">held`, "Next run:"} {

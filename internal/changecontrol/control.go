@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,7 +77,7 @@ func (c *Control) StateDir() *state.Dir {
 				"and changes a safety limit holds cannot wait for approval (the run fails instead)")
 			return
 		}
-		dir, err := state.Open(s.Dir, state.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: s.Retention})
+		dir, err := state.Open(s.Dir, state.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
 		if err != nil {
 			c.log.Error("state directory unusable: no history, run records or approvals are kept", zap.Error(err))
 			return
@@ -244,9 +245,36 @@ func (c *Control) WriteReport(path string) error {
 	if err != nil {
 		return err
 	}
+	held := c.heldNow()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.done.Generated, c.done.Config, c.done.Host, c.done.Held = time.Now().UTC(), c.cfg.File, host(), held
 	return atomicfile.Write(path, func(w io.Writer) error { return c.done.Write(w, format) })
+}
+
+// pendingApprovals lists the pending approvals (none without a state
+// directory, or when they cannot be read: that is logged).
+func (c *Control) pendingApprovals() []state.Approval {
+	dir := c.StateDir()
+	if dir == nil {
+		return nil
+	}
+	list, err := dir.Approvals("", state.Pending)
+	if err != nil {
+		c.log.Warn("the pending approvals could not be read", zap.Error(err))
+	}
+	return list
+}
+
+// heldNow lists the approvals pending now of the organizations of the
+// runs heard.
+func (c *Control) heldNow() []state.Approval {
+	pending := c.pendingApprovals()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.DeleteFunc(pending, func(a state.Approval) bool {
+		return !slices.ContainsFunc(c.done.Runs, func(r state.Run) bool { return r.Org == a.Org })
+	})
 }
 
 // TakeRuns returns the run records heard since the last call.

@@ -3,6 +3,8 @@ package changecontrol
 import (
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -171,5 +173,24 @@ func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
 		if shown := strings.Contains(d.Status().Warning, "beyond this machine, without authentication"); shown != tc.warned || logged != tc.warned {
 			t.Errorf("%s %q: shown %v, logged %v; want %v", tc.listen, tc.status, shown, logged, tc.warned)
 		}
+	}
+}
+
+// TestUnreadablePageSecretIsLogged: a status.token that cannot be read
+// answers 500 and says why in the log, not only to the browser.
+func TestUnreadablePageSecretIsLogged(t *testing.T) {
+	path, _ := csvExample(t, "status:\n  token: {env: ORGSYNC_TEST_UNSET_PAGE_TOKEN}\n")
+	cfg := load(t, path)
+	core, logs := observer.New(zap.ErrorLevel)
+	c := New(cfg, zap.New(core))
+	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	NewDaemon(c, cfg, j, run.Overrides{}, run.Options{Observer: c}).Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	entries := logs.FilterMessageSnippet("the status page's secret cannot be read").All()
+	if rec.Code != http.StatusInternalServerError || len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["error"].(string), "ORGSYNC_TEST_UNSET_PAGE_TOKEN") {
+		t.Errorf("page %d, logged %v", rec.Code, entries)
 	}
 }

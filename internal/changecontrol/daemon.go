@@ -165,20 +165,6 @@ func (d *Daemon) countPending() {
 	}
 }
 
-// pendingApprovals lists the pending approvals (none without a state
-// directory).
-func (d *Daemon) pendingApprovals() []state.Approval {
-	dir := d.StateDir()
-	if dir == nil {
-		return nil
-	}
-	list, err := dir.Approvals("", state.Pending)
-	if err != nil {
-		d.log.Warn("the pending approvals could not be read", zap.Error(err))
-	}
-	return list
-}
-
 // Scheduled takes the daemon's word for when it runs next, for the status
 // page (daemon.Options.Scheduled).
 func (d *Daemon) Scheduled(next func() time.Time) {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -139,24 +137,4 @@ func WriteTable(w io.Writer, entries []Entry) {
 			strings.Join(e.Steps, "; "), result, why)
 	}
 	tw.Flush()
-}
-
-// maxDays is the most days a time.Duration holds.
-const maxDays = int(math.MaxInt64 / int64(24*time.Hour))
-
-// ParseAge reads how far back a history filter goes: a duration, also in
-// days ("7d").
-func ParseAge(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 || n > maxDays {
-			return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
-	}
-	return d, nil
 }

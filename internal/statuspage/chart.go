@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/plural"
 	"github.com/orgsync/orgsync/internal/state"
 )
 
@@ -64,15 +65,15 @@ func Chart(runs []state.Run, loc *time.Location) template.HTML {
 		r := &runs[i]
 		h := plotH * float64(r.Total()) / float64(maxChanges)
 		x := float64(chartMargin) + slot*float64(i)
-		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %d changes, %s, %s</title></rect>`,
+		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s, %s, %s</title></rect>`,
 			x+slot*0.15, bottom-h, slot*0.7, h, barColor(r.Result), html.EscapeString(clock(r.End, loc)), html.EscapeString(r.Org),
-			r.Total(), html.EscapeString(r.Result), r.Duration().Round(time.Millisecond))
+			plural.Of(r.Total(), "change", "changes"), html.EscapeString(r.Result), r.Duration().Round(time.Millisecond))
 		y := bottom - plotH*r.Duration().Seconds()/maxSecs
 		line = append(line, fmt.Sprintf("%.1f,%.1f", x+slot/2, y))
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#222"/>`, x+slot/2, y)
 	}
 	fmt.Fprintf(&b, `<polyline id="runtime" points="%s" fill="none" stroke="#222" stroke-width="2"/>`, strings.Join(line, " "))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">%d changes applied</text>`, 4, chartMargin-8, maxChanges)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">%s applied</text>`, 4, chartMargin-8, plural.Of(maxChanges, "change", "changes"))
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s run time (line)</text>`, chartWidth-4, chartMargin-8,
 		html.EscapeString(time.Duration(maxSecs*float64(time.Second)).Round(time.Millisecond).String()))
 	timeAxis(&b, runs, slot, loc)
