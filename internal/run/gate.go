@@ -116,7 +116,7 @@ func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
 	}
 	g.plan.Plan = clonePlan(p.Plan)
 	log := p.logger(j)
-	pending, err := j.quarantine.pending(p.Org.Name, mode == Real)
+	pending, applying, err := j.quarantine.pending(p.Org.Name, mode == Real)
 	if err == nil {
 		pending, err = j.narrow(g, pending, log)
 	}
@@ -124,7 +124,7 @@ func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
 		return g
 	}
-	j.quarantineHeld(g, pending)
+	j.quarantineHeld(g, append(slices.Clip(pending), applying...))
 	if err := j.onLimit(g, pending, log); err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
 		return g
@@ -144,10 +144,11 @@ func (d *Decision) createdList() []state.Approval {
 // when none does: what an action outside a run (invites revoke) must not
 // send while an approval holds it.
 func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*state.Approval, error) {
-	pending, err := j.quarantine.pending(t.Name, false)
+	pending, applying, err := j.quarantine.pending(t.Name, false)
 	if err != nil {
 		return nil, err
 	}
+	pending = append(pending, applying...)
 	for i := range pending {
 		if _, held := approval.Quarantine([]reconcile.Change{c}, pending[i].Changes); len(held) > 0 {
 			return &pending[i], nil
@@ -310,17 +311,21 @@ func (q *quarantine) open(create bool) (*state.Dir, error) {
 	return dir, nil
 }
 
-// pending returns organization org's pending approvals.
-func (q *quarantine) pending(org string, create bool) ([]state.Approval, error) {
+// pending returns organization org's pending approvals, and those being
+// applied (orgsync approve has claimed them): held until they are closed.
+func (q *quarantine) pending(org string, create bool) (pending, applying []state.Approval, err error) {
 	dir, err := q.open(create)
 	if err != nil || dir == nil {
-		return nil, err
+		return nil, nil, err
 	}
-	list, err := dir.Approvals(org, state.Pending)
+	pending, err = dir.Approvals(org, state.Pending)
+	if err == nil {
+		applying, err = dir.Claimed(org)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the pending approvals (nothing is sent while they cannot be read): %w", err)
+		return nil, nil, fmt.Errorf("reading the pending approvals (nothing is sent while they cannot be read): %w", err)
 	}
-	return list, nil
+	return pending, applying, nil
 }
 
 // narrowed records a narrowed approval when write is set: saved, or

@@ -184,3 +184,49 @@ func TestDryGateWritesNothing(t *testing.T) {
 		t.Errorf("plan: %v, %d destructive", plans.Orgs[0].Err, tr.changes.Destructive())
 	}
 }
+
+// TestFailedRunsSayTheirPhase: a run that fails before it can apply says
+// where: a secret that cannot be read, credentials the service refuses,
+// a service that does not answer, a source that cannot be read.
+func TestFailedRunsSayTheirPhase(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new, phase string
+	}{
+		{"secret", "clientSecret: {file: ../sim/demo-client-secret}", "clientSecret: {env: ORGSYNC_TEST_UNSET_SECRET}", PhaseSecret},
+		{"sign-in", "clientId: orgsync-demo", "clientId: someone-else", PhaseSignIn},
+		{"service", "", "", PhaseRead},
+		{"source", "path: users.csv", "path: missing.csv", PhaseSources},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTripped(t, "")
+			if tc.old != "" {
+				tr.edit(t, tr.path, tc.old, tc.new)
+			} else {
+				data, _ := os.ReadFile(tr.path)
+				url := strings.SplitN(strings.SplitN(string(data), "baseURL: ", 2)[1], "\n", 2)[0]
+				tr.edit(t, tr.path, url, "http://127.0.0.1:1")
+				tr.edit(t, tr.path, "target:\n", "target:\n  retries: {max: 0}\n")
+			}
+			if r := tr.sync(t, Real); r.Err == nil || r.Phase != tc.phase {
+				t.Errorf("phase %q (%v), want %q", r.Phase, r.Err, tc.phase)
+			}
+		})
+	}
+}
+
+// TestApprovalBeingAppliedStaysHeld: while orgsync approve applies an
+// approval (claimed), a run beside it, under the limit, does not send its
+// changes itself.
+func TestApprovalBeingAppliedStaysHeld(t *testing.T) {
+	tr := newTripped(t, "\nstate:\n  dir: state")
+	a := tr.sync(t, Real).Decision.Created
+	cfg, _ := config.Load(tr.path)
+	dir, _ := state.Open(cfg.State.Dir, state.Options{})
+	if _, err := dir.Claim(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	tr.edit(t, tr.csv, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`) // mallory's removal alone: within the limit
+	if r := tr.sync(t, Real); r.Err != nil || tr.changes.Destructive() != 0 || len(r.Decision.Quarantined) != 1 {
+		t.Errorf("a run beside an approval being applied: %v, %d destructive, quarantined %v", r.Err, tr.changes.Destructive(), r.Decision.Quarantined)
+	}
+}

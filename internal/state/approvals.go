@@ -138,16 +138,28 @@ func readApproval(path string) (*Approval, error) {
 
 // Approvals returns the approvals of organization org (every
 // organization's when org is empty) with status (any when empty), oldest
-// first.
+// first; not those being applied (Claimed).
 func (d *Dir) Approvals(org, status string) ([]Approval, error) {
-	paths, err := filepath.Glob(filepath.Join(d.path, approvalsDir, "*.json"))
+	return d.approvals(org, status, "*.json", func(p string) bool { return strings.HasSuffix(p, ".applying.json") })
+}
+
+// Claimed returns organization org's approvals being applied (claimed,
+// not closed yet): still held until they are.
+func (d *Dir) Claimed(org string) ([]Approval, error) {
+	return d.approvals(org, "", "*.applying.json", func(string) bool { return false })
+}
+
+// approvals reads the approvals whose files match glob and skip does not
+// leave out, of org and with status (empty: any).
+func (d *Dir) approvals(org, status, glob string, skip func(path string) bool) ([]Approval, error) {
+	paths, err := filepath.Glob(filepath.Join(d.path, approvalsDir, glob))
 	if err != nil {
 		return nil, err
 	}
 	var out []Approval
 	for _, p := range paths {
-		if strings.HasSuffix(p, ".applying.json") {
-			continue // being applied: neither pending nor closed yet
+		if skip(p) {
+			continue
 		}
 		a, err := readApproval(p)
 		if err != nil {
