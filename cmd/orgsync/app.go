@@ -57,6 +57,7 @@ func commands() map[string]command {
 		"show":     {"print a saved plan as text or JSON", runShow},
 		"history":  {"show the changes applied, by user, organization and time", runHistory},
 		"version":  {"print the version, commit and build date", runVersion},
+		"migrate":  {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate},
 	}
 }
 
