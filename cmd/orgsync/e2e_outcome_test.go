@@ -190,3 +190,18 @@ func TestNotificationNeverHoldsTheRun(t *testing.T) {
 		t.Errorf("daemon exit %d\n%s", code, stderr.String())
 	}
 }
+
+// TestCommandLineThatDoesNotFitIsRecorded: a run whose command line does
+// not fit the configuration (a users file that cannot be read) fails
+// before it plans, and is recorded with the phase configuration.
+func TestCommandLineThatDoesNotFitIsRecorded(t *testing.T) {
+	dir := exampleDir(t)
+	cfg := configFor(t, dir, "csv", "http://127.0.0.1:9", "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
+	r := runBinary(t, nil, "sync", "--config", cfg, "--users-file", filepath.Join(dir, "no-such-list.txt"))
+	if r.code != exitError || !strings.Contains(r.stderr, "--users-file") {
+		t.Fatalf("sync --users-file of a missing file: exit %d\n%s", r.code, r.stderr)
+	}
+	if runs := runsOf(t, cfg); len(runs) != 1 || runs[0].Phase != "configuration" || !strings.Contains(runs[0].Error, "--users-file") {
+		t.Errorf("run records %+v, want the failure with the phase configuration", runs)
+	}
+}
