@@ -20,7 +20,10 @@ import (
 // SchemaDraft is the JSON Schema dialect Schema writes.
 const SchemaDraft = "https://json-schema.org/draft/2020-12/schema"
 
-var limitType = reflect.TypeOf(Limit{})
+var (
+	limitType = reflect.TypeOf(Limit{})
+	ageType   = reflect.TypeOf(Age(0))
+)
 
 // Schema returns the JSON Schema (draft 2020-12) of the configuration
 // file, for editors and CI. It is made from what Load uses: the keys and
@@ -44,7 +47,7 @@ func schema() (map[string]any, []string) {
 	root["title"] = "orgsync configuration (orgsync.yaml)"
 	root["description"] = "Written by orgsync schema; see docs/configuration.md. Exactly one of target and targets."
 	root["oneOf"] = []any{map[string]any{"required": []string{"target"}}, map[string]any{"required": []string{"targets"}}}
-	root["$defs"] = map[string]any{"secret": g.secret(), "duration": durationSchema(), "limit": limitSchema()}
+	root["$defs"] = map[string]any{"secret": g.secret(), "duration": durationSchema(), "age": ageSchema(), "limit": limitSchema()}
 	sort.Strings(g.undocumented)
 	return root, g.undocumented
 }
@@ -207,7 +210,7 @@ func isSection(t reflect.Type) bool {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 	}
-	return t.Kind() == reflect.Struct && t != durationType && t != limitType && t != secretRefType && t != sourceType
+	return t.Kind() == reflect.Struct && t != limitType && t != secretRefType && t != sourceType
 }
 
 // describe returns the manual's row for the key f at path: its own, or
@@ -262,8 +265,14 @@ func (g *schemaGen) value(ctx docCtx, path string, t reflect.Type) map[string]an
 		return map[string]any{"$ref": "#/$defs/duration"}
 	case t == limitType:
 		return map[string]any{"$ref": "#/$defs/limit"}
+	case t == ageType:
+		return map[string]any{"$ref": "#/$defs/age"}
 	case t == sourceType:
 		return g.source(path)
+	case reflect.PointerTo(t).Implements(unmarshalerType):
+		// A type that reads itself needs its own schema here.
+		g.undocumented = append(g.undocumented, fmt.Sprintf("%s (its type %s has no schema)", path, t))
+		return map[string]any{}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -339,6 +348,15 @@ func durationSchema() map[string]any {
 	}
 }
 
+// ageSchema is an Age: a duration, or days (90d).
+func ageSchema() map[string]any {
+	return map[string]any{
+		"type":        "string",
+		"pattern":     `^([0-9]+d|(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`,
+		"description": "a duration (90m, 24h, 2160h) or days (90d)",
+	}
+}
+
 // limitSchema is a Limit: a count or a percentage from 1% to 100%.
 func limitSchema() map[string]any {
 	return map[string]any{
@@ -403,7 +421,7 @@ func homes(t reflect.Type) map[reflect.Type]string {
 			}
 			it.t = it.t.Elem()
 		}
-		if it.t.Kind() != reflect.Struct || it.t == durationType || it.t == limitType || it.t == secretRefType {
+		if it.t.Kind() != reflect.Struct || it.t == limitType || it.t == secretRefType {
 			continue
 		}
 		if _, seen := out[it.t]; seen {
@@ -431,7 +449,7 @@ func homes(t reflect.Type) map[reflect.Type]string {
 func collectDefaults(out map[string]reflect.Value, path string, v reflect.Value) {
 	t := v.Type()
 	switch {
-	case t == durationType || t == limitType || t == secretRefType:
+	case t == limitType || t == secretRefType:
 	case t.Kind() == reflect.Pointer:
 		if !v.IsNil() {
 			collectDefaults(out, path, v.Elem())
@@ -480,6 +498,11 @@ func fieldValue(v reflect.Value, key string) reflect.Value {
 func jsonDefault(v reflect.Value) (any, bool) {
 	switch v.Type() {
 	case durationType:
+		return shortDuration(time.Duration(v.Int())), true
+	case ageType:
+		if d := time.Duration(v.Int()); d%(24*time.Hour) == 0 {
+			return fmt.Sprintf("%dd", d/(24*time.Hour)), true
+		}
 		return shortDuration(time.Duration(v.Int())), true
 	case limitType:
 		return v.Interface().(Limit).String(), true

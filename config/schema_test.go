@@ -204,7 +204,7 @@ func schemaKeys(s map[string]any, path string, defs map[string]any, out map[stri
 // loaderKeys returns the key paths the loader's walk accepts, from the
 // types it checks a file against (yamlFields, the source kinds included).
 func loaderKeys(t reflect.Type, path string, out map[string]bool) {
-	if t == durationType || t == limitType {
+	if t == durationType || t == limitType || t == ageType {
 		return
 	}
 	switch t.Kind() {

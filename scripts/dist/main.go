@@ -163,13 +163,13 @@ func starterConfig() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	const commented = "# state:\n#   dir: " + stateDir + "\n"
-	if !strings.Contains(text, commented) {
-		return "", errors.New("the starter configuration no longer has the commented state section to enable")
+	const relative = "\nstate:\n  dir: state\n"
+	if !strings.Contains(text, relative) {
+		return "", errors.New("the starter configuration no longer has the state section to point at " + stateDir)
 	}
 	header := "# Installed by the orgsync package: never replaced by an upgrade. Another\n" +
 		"# kind of source: orgsync init --source KIND --output " + configPath + " --force\n"
-	return header + strings.Replace(text, commented, "state:\n  dir: "+stateDir+"\n", 1), nil
+	return header + strings.Replace(text, relative, "\nstate:\n  dir: "+stateDir+"\n", 1), nil
 }
 
 // fsCopy writes the files under dir of fsys into out.
