@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/statuspage"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 

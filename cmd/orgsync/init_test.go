@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/source/ldap"
 )
 

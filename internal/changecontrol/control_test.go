@@ -15,7 +15,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -80,8 +80,8 @@ func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 	}
 	dir := c2.StateDir()
 	runs, _ := dir.Runs(0)
-	entries, _ := dir.History(state.Filter{User: "dave@example.com"})
-	if len(runs) != 2 || runs[0].Result != state.RunHeld || len(entries) != 1 || entries[0].Result != state.ResultApplied {
+	entries, _ := dir.History(store.Filter{User: "dave@example.com"})
+	if len(runs) != 2 || runs[0].Result != store.RunHeld || len(entries) != 1 || entries[0].Result != store.ResultApplied {
 		t.Errorf("runs %+v, dave's history %+v", runs, entries)
 	}
 }

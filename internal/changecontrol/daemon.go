@@ -10,9 +10,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 )
 
 // maxRunsKept is how many run records the daemon keeps for its status
@@ -37,7 +37,7 @@ type Daemon struct {
 	mu      sync.Mutex
 	cfg     *config.Config
 	next    func() time.Time // when the daemon runs next; nil until it schedules
-	runs    []state.Run
+	runs    []store.Run
 	problem string
 	auth    atomic.Pointer[config.Status]
 	// page is how the status page is served: where, in which time zone,
@@ -145,7 +145,7 @@ func (d *Daemon) Ran() {
 	d.mu.Lock()
 	d.runs = append(d.runs, done...)
 	if n := len(d.runs); n > maxRunsKept {
-		d.runs = append([]state.Run(nil), d.runs[n-maxRunsKept:]...)
+		d.runs = append([]store.Run(nil), d.runs[n-maxRunsKept:]...)
 	}
 	d.mu.Unlock()
 	d.countPending()

@@ -13,10 +13,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/plural"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
-	"github.com/orgsync/orgsync/internal/statuspage"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
 // resolvedShown bound the approvals the page lists as decided lately.
@@ -88,7 +88,7 @@ func loopback(listen string) bool {
 // Status is what the status page shows now.
 func (d *Daemon) Status() statuspage.Status {
 	d.mu.Lock()
-	s := statuspage.Status{Now: time.Now().UTC(), Runs: append([]state.Run(nil), d.runs...), ConfigProblem: d.problem, Location: d.page.zone}
+	s := statuspage.Status{Now: time.Now().UTC(), Runs: append([]store.Run(nil), d.runs...), ConfigProblem: d.problem, Location: d.page.zone}
 	if d.next != nil {
 		s.NextRun = d.next().UTC()
 	}
@@ -120,7 +120,7 @@ var errNotRunning = errors.New("the daemon is not running its schedule yet: try 
 // decide approves or rejects approval id on the status page for who:
 // approving plans afresh and applies as orgsync approve does, as a run of
 // the daemon's (never beside a scheduled one).
-func (d *Daemon) decide(ctx context.Context, id, action string, who state.Decider) (string, error) {
+func (d *Daemon) decide(ctx context.Context, id, action string, who store.Decider) (string, error) {
 	if action == statuspage.ActionReject {
 		a, err := d.Reject(id, who)
 		if err != nil {

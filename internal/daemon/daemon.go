@@ -22,9 +22,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/crash"
-	"github.com/orgsync/orgsync/internal/listenaddr"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/listenaddr"
 )
 
 // shutdownTimeout bounds the HTTP server's graceful shutdown.

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/examples"
-	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
@@ -60,7 +60,7 @@ type Setup struct {
 	Sim    *umsim.Multi
 	URL    string
 	// Changes counts what the simulator was asked to change.
-	Changes *simhost.Changes
+	Changes *simserver.Changes
 	stops   []func() // in the order to call them
 }
 
@@ -100,7 +100,7 @@ func Start(ctx context.Context, example Example, out io.Writer) (_ *Setup, err e
 // serveSim serves the example organizations on a loopback port with the
 // service's own limits until Close.
 func (s *Setup) serveSim(ctx context.Context, dir string) error {
-	sim, err := simhost.Load(filepath.Join(dir, "sim", "orgs.yaml"),
+	sim, err := simserver.Load(filepath.Join(dir, "sim", "orgs.yaml"),
 		umsim.Options{Limits: gate.Limits{Read: 25, App: 100, Window: time.Minute}})
 	if err != nil {
 		return err
@@ -111,8 +111,8 @@ func (s *Setup) serveSim(ctx context.Context, dir string) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	h, changes := simhost.Count(sim)
-	go func() { served <- simhost.Serve(sctx, ln, h) }()
+	h, changes := simserver.Count(sim)
+	go func() { served <- simserver.Serve(sctx, ln, h) }()
 	s.stops = append([]func(){func() { stop(); <-served }}, s.stops...)
 	s.Sim, s.URL, s.Changes = sim, "http://"+ln.Addr().String(), changes
 	return nil
