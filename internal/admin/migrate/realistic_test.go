@@ -86,7 +86,7 @@ func TestEquivalenceMultiOrg(t *testing.T) {
 	for name, text := range multiOrg {
 		writeFile(t, filepath.Join(dir, name), text)
 	}
-	copyFile(t, "../../examples/sim/demo-private-key.pem", filepath.Join(dir, "private.key"), false)
+	copyFile(t, "../../../examples/sim/demo-private-key.pem", filepath.Join(dir, "private.key"), false)
 	want := equivalent(t, dir, nil, nil)
 	if got := want["org2"]["hana@example.com|hana@example.com"].Groups; strings.Join(got, ",") != "all apps,design team" {
 		t.Errorf("the incumbent wants hana in org2 with %q: the fixture no longer tests the secondary organization", got)

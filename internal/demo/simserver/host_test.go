@@ -21,7 +21,7 @@ func TestHostRunServesLogsAndSaves(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "examples", "sim"))); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "examples", "sim"))); err != nil {
 		t.Fatal(err)
 	}
 	state := filepath.Join(dir, "orgs.yaml")

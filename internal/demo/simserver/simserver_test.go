@@ -16,7 +16,7 @@ import (
 // TestServeUntilCancelled: the simulator of a state file answers over
 // loopback HTTP until the context ends, then Serve returns nil.
 func TestServeUntilCancelled(t *testing.T) {
-	sim, err := Load(filepath.Join("..", "..", "examples", "sim", "orgs.yaml"), umsim.Options{})
+	sim, err := Load(filepath.Join("..", "..", "..", "examples", "sim", "orgs.yaml"), umsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
