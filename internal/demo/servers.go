@@ -16,8 +16,10 @@ import (
 
 // startSamba serves the Active Directory example's directory
 // (activedirectory/demo/directory.ldif under dir) from a throwaway Samba
-// domain controller on 127.0.0.1 (it needs root), and exports the service
-// account's keytab beside the example's configuration.
+// domain controller in a network namespace of its own, its ports
+// forwarded from free ports of 127.0.0.1 (it needs root), points the
+// example at them, and exports the service account's keytab beside the
+// example's configuration.
 func startSamba(out io.Writer, dir string) ([]string, func(), error) {
 	example := filepath.Join(dir, "activedirectory", "demo")
 	ldif, err := os.ReadFile(filepath.Join(example, "directory.ldif"))
@@ -39,7 +41,7 @@ func startSamba(out io.Writer, dir string) ([]string, func(), error) {
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "Samba domain controller at %s (KDC %s) serving examples/activedirectory/demo/directory.ldif.\n", srv.URL, srv.KDC)
-	return nil, srv.Stop, nil
+	return []string{"url: ldap://127.0.0.1\n", "url: " + srv.URL + "\n", "kdc: [127.0.0.1]", "kdc: [" + srv.KDC + "]"}, srv.Stop, nil
 }
 
 // startSlapd serves the OpenLDAP example's directory
