@@ -19,6 +19,8 @@ const (
 	// Legacy is a branch outside cn=accounts with groups of its own.
 	Legacy      = "cn=legacy," + Suffix
 	SysAccounts = "cn=sysaccounts,cn=etc," + Suffix
+	// People is where BulkUsers puts its users.
+	People = "ou=people," + Suffix
 	// Reader is orgsync's system account as documented: read rights on
 	// everything but passwords, and no size or look-through limit.
 	Reader = "uid=orgsync," + SysAccounts
@@ -173,3 +175,24 @@ objectClass: nsContainer
 cn: sysaccounts
 
 `
+
+// BulkUsers is a directory of n users under ou=people (uid u000001 …,
+// cn "User 1" …, with mail, given name and surname) and the system
+// accounts Reader (no limits) and Limited (the server's), for benchmarks.
+func BulkUsers(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "dn: %s\nobjectClass: top\nobjectClass: domain\ndc: example\naci: (targetattr != \"userPassword\")(version 3.0; acl \"Authenticated accounts read all but passwords\"; allow (read, search, compare) userdn = \"ldap:///all\";)\n\n", Suffix)
+	for _, c := range []string{"cn=etc", "cn=sysaccounts,cn=etc"} {
+		fmt.Fprintf(&b, "dn: %s,%s\nobjectClass: top\nobjectClass: nsContainer\ncn: %s\n\n", c, Suffix, strings.TrimPrefix(strings.Split(c, ",")[0], "cn="))
+	}
+	for _, a := range []struct{ uid, limits string }{{"orgsync", "nsSizeLimit: -1\nnsLookThroughLimit: -1\n"}, {"limited", ""}} {
+		fmt.Fprintf(&b, "dn: uid=%s,%s\nobjectClass: account\nobjectClass: simpleSecurityObject\nuid: %s\nuserPassword: %s\n%s\n",
+			a.uid, SysAccounts, a.uid, AccountPassword, a.limits)
+	}
+	fmt.Fprintf(&b, "dn: %s\nobjectClass: top\nobjectClass: organizationalUnit\nou: people\n\n", People)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "dn: uid=u%06d,%s\nobjectClass: inetOrgPerson\nuid: u%06d\ncn: User %d\ngivenName: Given%d\nsn: Family%d\nmail: u%06d@%s\n\n",
+			i, People, i, i, i, i, i, MailDomain)
+	}
+	return b.String()
+}
