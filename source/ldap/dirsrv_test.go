@@ -179,6 +179,8 @@ func TestFreeIPARefusals(t *testing.T) {
 		}, nil, []string{"did not answer within 1s", "ldaps:// for its TLS port"}},
 		{"groups the account may not read", func(c *ldap.Config) { c.BindDN = dirsrvtest.NoGroups }, ipaRules(),
 			[]string{`"engineering"`, "as read by the bind account \"" + dirsrvtest.NoGroups + "\"", "sees no group there at all", "may read them"}},
+		{"nsAccountLock the account may not read", func(c *ldap.Config) { c.BindDN = dirsrvtest.NoLock }, nil,
+			[]string{"no entry matches", dirsrvtest.NoLock, "nsAccountLock included", "users.includeLocked"}},
 		{"anonymous bind", func(c *ldap.Config) { c.BindDN, c.Password, c.Users.Filter = "", secret.Ref{}, "(uid=alice)" }, nil,
 			[]string{"no entry matches", "an anonymous bind may read the entries there"}},
 		{"anonymous bind with mapped groups", func(c *ldap.Config) { c.BindDN, c.Password = "", secret.Ref{} }, ipaRules(),

@@ -2,19 +2,23 @@ package ldap
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
 // plan is what one read does once the flavor is known: the queries and
 // the membership modes, with every default applied.
 type plan struct {
-	flavor   flavor
-	users    query
-	groups   query
-	nameAttr string
-	uidAttr  string
-	modes    modes
-	nested   bool
+	flavor flavor
+	// lockFilter is the filter that leaves locked accounts out, when the
+	// users' filter has it ("" otherwise).
+	lockFilter string
+	users      query
+	groups     query
+	nameAttr   string
+	uidAttr    string
+	modes      modes
+	nested     bool
 }
 
 // modes are the membership modes in use.
@@ -43,7 +47,8 @@ func (s *Source) plan(d rootDSE) (*plan, error) {
 	groupScope, _ := scopeOf(g.Scope)
 	p.users = query{base: userBase, scope: userScope, filter: pick(s.cfg.Users.Filter, fl.userFilter)}
 	if fl.locked != "" && !s.cfg.Users.IncludeLocked {
-		p.users.filter = "(&" + p.users.filter + "(!" + fl.locked + "))"
+		p.lockFilter = "(!" + fl.locked + ")"
+		p.users.filter = "(&" + p.users.filter + p.lockFilter + ")"
 	}
 	p.groups = query{base: groupBase, scope: groupScope, filter: pick(g.Filter, fl.groupFilter)}
 	p.users.attrs = p.userAttributes(uniqueFold(append(s.fields.Attributes(), s.cfg.Users.ExtraAttributes...)))
@@ -69,6 +74,15 @@ func (s *Source) bases(fl flavor, suffix string) (users, groups string, err erro
 		groups = ipaGroups + "," + suffix
 	}
 	return users, groups, nil
+}
+
+// lockRights is what an empty user search adds about the attribute that
+// marks locked accounts: an account that may not read it matches no user.
+func (p *plan) lockRights() string {
+	if p.lockFilter == "" {
+		return ""
+	}
+	return fmt.Sprintf(", nsAccountLock included: the filter %s needs it (users.includeLocked: true drops it)", p.lockFilter)
 }
 
 // provisioned reports whether dn is a FreeIPA staged or preserved user:

@@ -59,8 +59,8 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 		// An empty answer is far likelier a wrong base DN or filter, or an
 		// account that may not read the users, than a company without
 		// staff; treating it as "nobody" would remove every user.
-		return nil, fmt.Errorf("users: no entry matches %s under %q: check users.baseDN and users.filter, and that %s may read the entries there (the server shows an account nothing it may not read, without an error)",
-			p.users.filter, p.users.base, bindAccount(s.cfg.BindDN))
+		return nil, fmt.Errorf("users: no entry matches %s under %q: check users.baseDN and users.filter, and that %s may read the entries there%s (the server shows an account nothing it may not read, without an error)",
+			p.users.filter, p.users.base, bindAccount(s.cfg.BindDN), p.lockRights())
 	}
 	res := c.Result()
 	if len(res.Users) == 0 && c.LeftByFilter() > 0 {

@@ -27,7 +27,9 @@ const (
 	// Limited is a system account with the server's limits.
 	Limited = "uid=limited," + SysAccounts
 	// NoGroups is a system account that may not read cn=groups.
-	NoGroups        = "uid=nogroups," + SysAccounts
+	NoGroups = "uid=nogroups," + SysAccounts
+	// NoLock is a system account that may not read nsAccountLock.
+	NoLock          = "uid=nolock," + SysAccounts
 	AccountPassword = "Orgsync-Reader-1"
 	MailDomain      = "example.com"
 	// BigGroupSize is the members of the group big: more than SizeLimit.
@@ -54,7 +56,7 @@ const (
 //     plugin tracks member only)
 //   - under cn=provisioning: stan (staged) and percy (preserved), both
 //     with mail and in no group
-//   - under cn=sysaccounts,cn=etc: Reader, Limited and NoGroups
+//   - under cn=sysaccounts,cn=etc: Reader, Limited, NoGroups and NoLock
 //
 // Authenticated accounts may read everything but passwords; anonymous
 // binds see nothing but the root DSE.
@@ -93,6 +95,7 @@ func Fixture() string {
 	group(&b, "legacy-audit", Legacy, "groupOfUniqueNames", "uniqueMember", userDN("gina"))
 	for _, a := range []struct{ uid, limits string }{
 		{"orgsync", "nsSizeLimit: -1\nnsLookThroughLimit: -1\n"}, {"limited", ""}, {"nogroups", "nsSizeLimit: -1\nnsLookThroughLimit: -1\n"},
+		{"nolock", "nsSizeLimit: -1\nnsLookThroughLimit: -1\n"},
 	} {
 		fmt.Fprintf(&b, "dn: uid=%s,%s\nobjectClass: account\nobjectClass: simpleSecurityObject\nuid: %s\nuserPassword: %s\n%s\n",
 			a.uid, SysAccounts, a.uid, AccountPassword, a.limits)
@@ -132,6 +135,7 @@ dn: ` + Users + `
 objectClass: top
 objectClass: nsContainer
 cn: users
+aci: (targetattr = "nsAccountLock")(version 3.0; acl "nolock may not read nsAccountLock"; deny (all) userdn = "ldap:///` + NoLock + `";)
 
 dn: ` + Groups + `
 objectClass: top
