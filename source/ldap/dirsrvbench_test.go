@@ -41,6 +41,13 @@ func BenchmarkRead389DS100k(b *testing.B) {
 		Password: secret.Ref{Env: "ORGSYNC_389DS_BENCH_PW"}, PageSize: 1000,
 		Users: ldap.Users{BaseDN: dirsrvtest.People},
 	}
+	pw := filepath.Join(b.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte(dirsrvtest.AccountPassword), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"-LLL", "-x", "-H", srv.URL, "-D", dirsrvtest.Reader, "-y", pw, "-b", dirsrvtest.People,
+		"-E", "pr=1000/noprompt", "(&" + ldap.OpenLDAPUserFilter + "(!" + ldap.LockedFilter + "))", "mail", "givenName", "sn", "c", "uid", "memberOf"}
+	ldapsearch(b, args) // the server's caches warm, as for every run after it
 	b.Run("orgsync", func(b *testing.B) {
 		src, err := cfg.Open("bench", source.Options{})
 		if err != nil {
@@ -52,22 +59,8 @@ func BenchmarkRead389DS100k(b *testing.B) {
 		b.ReportMetric(dirsrvBenchUsers*float64(b.N)/b.Elapsed().Seconds(), "users/s")
 	})
 	b.Run("ldapsearch", func(b *testing.B) {
-		pw := filepath.Join(b.TempDir(), "pw")
-		if err := os.WriteFile(pw, []byte(dirsrvtest.AccountPassword), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		args := []string{"-LLL", "-x", "-H", srv.URL, "-D", dirsrvtest.Reader, "-y", pw, "-b", dirsrvtest.People,
-			"-E", "pr=1000/noprompt", "(&" + ldap.OpenLDAPUserFilter + "(!" + ldap.LockedFilter + "))", "mail", "givenName", "sn", "c", "uid", "memberOf"}
 		for b.Loop() {
-			var out bytes.Buffer
-			cmd := exec.Command("ldapsearch", args...)
-			cmd.Stdout = &out
-			if err := cmd.Run(); err != nil {
-				b.Fatalf("ldapsearch: %v", err)
-			}
-			if n := strings.Count(out.String(), "\ndn: ") + 1; n != dirsrvBenchUsers {
-				b.Fatalf("ldapsearch read %d entries, want %d", n, dirsrvBenchUsers)
-			}
+			ldapsearch(b, args)
 		}
 		b.ReportMetric(dirsrvBenchUsers*float64(b.N)/b.Elapsed().Seconds(), "users/s")
 	})
@@ -107,6 +100,19 @@ func cnPrefixes() []string {
 		out = append(out, fmt.Sprint(i))
 	}
 	return out
+}
+
+// ldapsearch runs ldapsearch with args and checks that it read every user.
+func ldapsearch(b *testing.B, args []string) {
+	var out bytes.Buffer
+	cmd := exec.Command("ldapsearch", args...)
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("ldapsearch: %v", err)
+	}
+	if n := strings.Count(out.String(), "\ndn: ") + 1; n != dirsrvBenchUsers {
+		b.Fatalf("ldapsearch read %d entries, want %d", n, dirsrvBenchUsers)
+	}
 }
 
 func readOnce(cfg ldap.Config) (*source.Result, error) {

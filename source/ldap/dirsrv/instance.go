@@ -21,10 +21,6 @@ import (
 // that cached instances of an older way are not used.
 const templateVersion = "1"
 
-// templateMaxIdle is how long a cached instance may go unused before a
-// new one being cached removes it.
-const templateMaxIdle = 24 * time.Hour
-
 // placeInstance puts the instance of opt at root: a copy of the cached one
 // when there is one, else a new one (cached when opt.CacheDir is set).
 func placeInstance(in installation, opt Options, root string) error {
@@ -35,14 +31,15 @@ func placeInstance(in installation, opt Options, root string) error {
 	if err != nil {
 		return err
 	}
-	template := filepath.Join(opt.CacheDir, "dirsrv-"+key)
-	if _, err := os.Stat(template); err != nil {
-		if err := cache(in, opt, template); err != nil {
+	template, err := serverproc.Cached(opt.CacheDir, "dirsrv-"+key, func(made, final string) error {
+		if err := makeInstance(in, opt, made); err != nil {
 			return err
 		}
+		return relocate(made, made, final)
+	})
+	if err != nil {
+		return err
 	}
-	now := time.Now()
-	_ = os.Chtimes(template, now, now)
 	if err := copyTree(template, root); err != nil {
 		return fmt.Errorf("copying the cached 389 Directory Server instance: %w", err)
 	}
@@ -59,44 +56,6 @@ func templateKey(in installation, opt Options) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%t %d %d\n%s", templateVersion, defaults, opt.MemberOf, opt.SizeLimit, opt.LookThroughLimit, opt.LDIF)
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-// cache makes the instance in a new directory beside template and renames
-// it into place, then removes cached instances long unused.
-func cache(in installation, opt Options, template string) error {
-	if err := os.MkdirAll(opt.CacheDir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(opt.CacheDir, "new-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	made := filepath.Join(tmp, "instance")
-	if err := makeInstance(in, opt, made); err != nil {
-		return err
-	}
-	if err := relocate(made, made, template); err != nil { // its paths as they will be
-		return err
-	}
-	if err := os.Rename(made, template); err != nil {
-		if _, statErr := os.Stat(template); statErr != nil { // not made meanwhile by another run
-			return err
-		}
-	}
-	pruneCache(opt.CacheDir, template)
-	return nil
-}
-
-// pruneCache removes the cached instances but keep unused for
-// templateMaxIdle.
-func pruneCache(dir, keep string) {
-	old, _ := filepath.Glob(filepath.Join(dir, "dirsrv-*"))
-	for _, d := range old {
-		if st, err := os.Stat(d); err == nil && d != keep && time.Since(st.ModTime()) > templateMaxIdle {
-			_ = os.RemoveAll(d)
-		}
-	}
 }
 
 // makeInstance makes a new instance at root: dscreate, the configuration

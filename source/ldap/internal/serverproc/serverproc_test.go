@@ -3,7 +3,9 @@ package serverproc
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -59,5 +61,37 @@ func TestProcess(t *testing.T) {
 	ports, err := FreePorts(3)
 	if err != nil || len(slices.Compact(slices.Sorted(slices.Values(ports)))) != 3 {
 		t.Errorf("FreePorts(3) = %q, %v", ports, err)
+	}
+}
+
+// Cached makes a directory once, where it is told, and later calls use it;
+// a failed make leaves nothing behind.
+func TestCached(t *testing.T) {
+	cache := t.TempDir()
+	makes := 0
+	build := func(dir, final string) error {
+		makes++
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "conf"), []byte("path "+final), 0o600)
+	}
+	for range 2 {
+		got, err := Cached(cache, "domain-abc", build)
+		if err != nil || got != filepath.Join(cache, "domain-abc") {
+			t.Fatalf("Cached = %q, %v", got, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(got, "conf")); string(b) != "path "+got {
+			t.Errorf("conf = %q, want the final path in it", b)
+		}
+	}
+	if makes != 1 {
+		t.Errorf("made %d times, want once", makes)
+	}
+	if _, err := Cached(cache, "domain-bad", func(string, string) error { return errors.New("provisioning failed") }); err == nil {
+		t.Error("a failed make is not reported")
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*")); len(left) != 1 {
+		t.Errorf("left in the cache: %q, want the one made", left)
 	}
 }
