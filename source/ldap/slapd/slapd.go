@@ -53,8 +53,12 @@ type Options struct {
 	// LDIF is the whole directory, the suffix entry (Suffix) first.
 	LDIF string
 	// SizeLimit is the server's size limit for non-paged searches (0:
-	// slapd's default, 500). Paged searches may read past it.
+	// slapd's default, 500). Paged searches may read past it, unless
+	// LimitPaged.
 	SizeLimit int
+	// LimitPaged leaves the total of a paged search to slapd's default,
+	// the hard size limit (size.prtotal).
+	LimitPaged bool
 	// CertFile and KeyFile (PEM) enable StartTLS and an ldaps:// listener.
 	CertFile, KeyFile string
 	// MemberOf loads the memberof overlay: groupOfNames added over LDAP
@@ -214,7 +218,9 @@ func (s *Server) config(in installation, opt Options) string {
 		}
 	}
 	fmt.Fprintf(&b, "pidfile %s/slapd.pid\nargsfile %s/slapd.args\n", s.dir, s.dir)
-	if opt.SizeLimit > 0 {
+	if opt.SizeLimit > 0 && opt.LimitPaged {
+		fmt.Fprintf(&b, "sizelimit size.soft=%d size.hard=%d\n", opt.SizeLimit, opt.SizeLimit)
+	} else if opt.SizeLimit > 0 {
 		fmt.Fprintf(&b, "sizelimit size.soft=%d size.hard=%d size.prtotal=unlimited\n", opt.SizeLimit, opt.SizeLimit)
 	}
 	if opt.CertFile != "" {
