@@ -157,29 +157,13 @@ func Start(opt Options) (*Server, error) {
 
 // start runs ns-slapd in the foreground and waits until it answers.
 func (s *Server) start(in installation) error {
-	proc, err := serverproc.Start(exec.Command(in.nsSlapd, "-D", configDir(s.root), "-i", filepath.Join(s.root, "run", "ns-slapd.pid"), "-d", "0"))
-	if err != nil {
-		return err
-	}
-	if err := proc.WaitUp(startDeadline, s.answers); err != nil {
-		proc.Kill()
-		if proc.PortTaken() {
-			return fmt.Errorf("%w: %s", serverproc.ErrPortTaken, proc.Logs())
-		}
-		return fmt.Errorf("389 Directory Server did not start: %w\n%s%s", err, proc.Logs(), errorLog(s.root))
+	cmd := exec.Command(in.nsSlapd, "-D", configDir(s.root), "-i", filepath.Join(s.root, "run", "ns-slapd.pid"), "-d", "0")
+	proc, err := serverproc.Run(cmd, startDeadline, serverproc.Binds(s.URL, RootDN, RootPassword))
+	if err != nil && !errors.Is(err, serverproc.ErrPortTaken) {
+		err = fmt.Errorf("389 Directory Server: %w%s", err, errorLog(s.root))
 	}
 	s.proc = proc
-	return nil
-}
-
-// answers binds as the directory manager.
-func (s *Server) answers() error {
-	conn, err := ldap3.DialURL(s.URL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Bind(RootDN, RootPassword)
+	return err
 }
 
 // Admin binds to the server as the directory manager.

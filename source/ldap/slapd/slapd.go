@@ -18,8 +18,6 @@ import (
 	"strings"
 	"time"
 
-	ldap3 "github.com/go-ldap/ldap/v3"
-
 	"github.com/orgsync/orgsync/source/ldap/internal/serverproc"
 )
 
@@ -158,16 +156,9 @@ func (s *Server) start(slapd, conf string, withTLS bool) error {
 			s.LDAPSURL = "ldaps://" + net.JoinHostPort(serverproc.Host, ports[1])
 			listen += " " + s.LDAPSURL + "/"
 		}
-		proc, err := serverproc.Start(exec.Command(slapd, "-f", conf, "-h", listen, "-d", "0"))
+		proc, err := serverproc.Run(exec.Command(slapd, "-f", conf, "-h", listen, "-d", "0"), startDeadline, serverproc.Binds(s.URL, RootDN, RootPassword))
 		if err != nil {
 			return err
-		}
-		if err := proc.WaitUp(startDeadline, s.answers); err != nil {
-			proc.Kill()
-			if proc.PortTaken() {
-				return fmt.Errorf("%w: %s", serverproc.ErrPortTaken, proc.Logs())
-			}
-			return fmt.Errorf("slapd did not start: %w\n%s", err, proc.Logs())
 		}
 		s.proc = proc
 		return nil
@@ -193,16 +184,6 @@ func privateCopy(path, dir string) (slapd, slapadd string, err error) {
 // Stop stops the server and waits for it to exit; stopping twice is fine.
 func (s *Server) Stop() {
 	s.proc.Kill()
-}
-
-// answers binds as the root account.
-func (s *Server) answers() error {
-	conn, err := ldap3.DialURL(s.URL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Bind(RootDN, RootPassword)
 }
 
 // config returns the server's slapd.conf.

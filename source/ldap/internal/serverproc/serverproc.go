@@ -11,10 +11,13 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	ldap3 "github.com/go-ldap/ldap/v3"
 )
 
 // Host is the loopback address the servers listen on.
@@ -83,6 +86,38 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	}
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	return p, nil
+}
+
+// Run starts cmd (see Start) and waits until answers succeeds (see
+// WaitUp). A server that does not come up is killed, and the error, which
+// says what it wrote, wraps ErrPortTaken when it could not listen on a
+// port given to it.
+func Run(cmd *exec.Cmd, timeout time.Duration, answers func() error) (*Process, error) {
+	p, err := Start(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.WaitUp(timeout, answers); err != nil {
+		p.Kill()
+		if p.PortTaken() {
+			return nil, fmt.Errorf("%w: %s", ErrPortTaken, p.Logs())
+		}
+		return nil, fmt.Errorf("%s did not start: %w\n%s", filepath.Base(cmd.Path), err, p.Logs())
+	}
+	return p, nil
+}
+
+// Binds returns a check for WaitUp: a bind as dn with password to the
+// server at url.
+func Binds(url, dn, password string) func() error {
+	return func() error {
+		conn, err := ldap3.DialURL(url)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		return conn.Bind(dn, password)
+	}
 }
 
 // WaitUp calls answers until it succeeds, the process exits or timeout

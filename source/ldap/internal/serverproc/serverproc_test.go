@@ -95,3 +95,27 @@ func TestCached(t *testing.T) {
 		t.Errorf("left in the cache: %q, want the one made", left)
 	}
 }
+
+// Run tells a port taken meanwhile (to start again elsewhere) from any
+// other failure, which it reports with the server's words.
+func TestRun(t *testing.T) {
+	notYet := func() error { return errors.New("not yet") }
+	_, err := Run(exec.Command("sh", "-c", "echo 'PR_Bind() failed: Local Network address is in use.'; exit 1"), 10*time.Second, notYet)
+	if !errors.Is(err, ErrPortTaken) {
+		t.Errorf("port in use: %v, want ErrPortTaken", err)
+	}
+	_, err = Run(exec.Command("sh", "-c", "echo 'no such schema file'; exit 1"), 10*time.Second, notYet)
+	if err == nil || errors.Is(err, ErrPortTaken) || !strings.Contains(err.Error(), "sh did not start") || !strings.Contains(err.Error(), "no such schema file") {
+		t.Errorf("other failure: %v", err)
+	}
+	p, err := Run(exec.Command("sleep", "60"), 10*time.Second, func() error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stop(time.Second)
+	select {
+	case <-p.Done():
+	default:
+		t.Error("Stop returned before the server exited")
+	}
+}
