@@ -217,7 +217,7 @@ func (s *Server) start(in installation) error {
 	}
 	cmd := exec.Command(in.samba, "-i", "-M", "single", "-s", s.conf, "--debuglevel=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var err error
+	err := errors.New("the network namespace is closed")
 	s.ns.Do(func() { s.proc, err = serverproc.Start(cmd) })
 	if err != nil {
 		return fmt.Errorf("starting samba: %w", err)

@@ -13,6 +13,7 @@
 package netns
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -28,7 +29,8 @@ const Host = "127.0.0.1"
 // Namespace is one network namespace.
 type Namespace struct {
 	do   chan func()
-	done chan struct{}
+	quit chan struct{} // closed by Close
+	done chan struct{} // closed when the namespace's thread ends
 	mu   sync.Mutex
 	// closers are the forwarding listeners and connections, closed with
 	// the namespace.
@@ -37,7 +39,7 @@ type Namespace struct {
 
 // New makes a network namespace with its loopback interface up.
 func New() (*Namespace, error) {
-	n := &Namespace{do: make(chan func()), done: make(chan struct{}), closers: map[io.Closer]bool{}}
+	n := &Namespace{do: make(chan func()), quit: make(chan struct{}), done: make(chan struct{}), closers: map[io.Closer]bool{}}
 	ready := make(chan error)
 	go n.hold(ready)
 	if err := <-ready; err != nil {
@@ -61,8 +63,13 @@ func (n *Namespace) hold(ready chan<- error) {
 		return
 	}
 	ready <- nil
-	for f := range n.do {
-		f()
+	for {
+		select {
+		case f := <-n.do:
+			f()
+		case <-n.quit:
+			return
+		}
 	}
 }
 
@@ -85,17 +92,26 @@ func loopbackUp() error {
 }
 
 // Do runs f in the namespace and waits for it: the processes f starts run
-// there, and the sockets it opens belong to it.
-func (n *Namespace) Do(f func()) {
+// there, and the sockets it opens belong to it. After Close it runs
+// nothing and returns false.
+func (n *Namespace) Do(f func()) bool {
 	finished := make(chan struct{})
-	n.do <- func() { defer close(finished); f() }
-	<-finished
+	select {
+	case n.do <- func() { defer close(finished); f() }:
+		<-finished
+		return true
+	case <-n.done:
+		return false
+	}
 }
+
+// errClosed is the error of Dial after Close.
+var errClosed = errors.New("the network namespace is closed")
 
 // Dial connects to port of the namespace's loopback.
 func (n *Namespace) Dial(port string) (net.Conn, error) {
 	var conn net.Conn
-	var err error
+	err := errClosed
 	n.Do(func() { conn, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", port)) })
 	return conn, err
 }
@@ -174,6 +190,6 @@ func (n *Namespace) Close() {
 	}
 	n.closers = nil
 	n.mu.Unlock()
-	close(n.do)
+	close(n.quit)
 	<-n.done
 }

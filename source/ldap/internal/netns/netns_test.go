@@ -39,6 +39,12 @@ func TestForwardIntoTheNamespace(t *testing.T) {
 		c.Close()
 		t.Error("the forwarded port still accepts connections after Close")
 	}
+	if n.Do(func() { t.Error("Do ran after Close") }) {
+		t.Error("Do reported running after Close")
+	}
+	if _, err := n.Dial(port); err == nil {
+		t.Error("Dial succeeded after Close")
+	}
 }
 
 // serve listens on addr (in n when it is not nil) and greets each
