@@ -62,7 +62,7 @@ func startDirsrv(out io.Writer, dir string) ([]string, func(), error) {
 		return nil, nil, err
 	}
 	fmt.Fprintln(out, "Starting 389 Directory Server with FreeIPA's tree (the first time, making the instance takes a minute).")
-	srv, err := dirsrv.Start(dirsrv.Options{Dir: sdir, LDIF: string(ldif), MemberOf: true, CacheDir: filepath.Join(os.TempDir(), "orgsync-dirsrv-cache")})
+	srv, err := dirsrv.Start(dirsrv.Options{Dir: sdir, LDIF: string(ldif), MemberOf: true, CacheDir: dirsrv.CacheDir()})
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting 389 Directory Server for the example: %w", err)
 	}

@@ -79,6 +79,12 @@ type Options struct {
 	CacheDir string
 }
 
+// CacheDir is where the tests and the demo keep made instances: one
+// directory per user of the machine (the instances run as their user).
+func CacheDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("orgsync-dirsrv-cache-%d", os.Getuid()))
+}
+
 // Server is one running instance.
 type Server struct {
 	URL      string // ldap://127.0.0.1:port

@@ -87,14 +87,19 @@ func listenOn(root, port, securePort string) error {
 	return d.write()
 }
 
-// relocate rewrites the paths of the instance in dir from from to to
-// (dse.ldif and the certificate databases' module lists name them).
-func relocate(dir, from, to string) error {
+// relocate rewrites the paths of the instance in dir, wherever it was made
+// or copied from (its dse.ldif says), to root (dse.ldif and the
+// certificate databases' module lists name them).
+func relocate(dir, root string) error {
 	d, err := readDSE(dir)
 	if err != nil {
 		return err
 	}
-	d.replaceAll(from, to)
+	from, err := d.root()
+	if err != nil {
+		return err
+	}
+	d.replaceAll(from, root)
 	if err := d.write(); err != nil {
 		return err
 	}
@@ -107,9 +112,21 @@ func relocate(dir, from, to string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), from, to)), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), from, root)), 0o600); err != nil {
 			return fmt.Errorf("relocating %s: %w", path, err)
 		}
 	}
 	return nil
+}
+
+// root returns the directory the instance's paths are under, from its
+// schema directory, root/etc/dirsrv/slapd-<instance>/schema.
+func (d *dse) root() (string, error) {
+	suffix := "/" + filepath.Join("etc", "dirsrv", "slapd-"+instance, "schema")
+	for _, line := range d.lines {
+		if dir, ok := strings.CutPrefix(line, "nsslapd-schemadir: "); ok && strings.HasSuffix(dir, suffix) {
+			return strings.TrimSuffix(dir, suffix), nil
+		}
+	}
+	return "", fmt.Errorf("%s names no schema directory ending in %s", d.path, suffix)
 }

@@ -35,7 +35,7 @@ func placeInstance(in installation, opt Options, root string) error {
 		if err := makeInstance(in, opt, made); err != nil {
 			return err
 		}
-		return relocate(made, made, final)
+		return relocate(made, final)
 	})
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func placeInstance(in installation, opt Options, root string) error {
 	if err := copyTree(template, root); err != nil {
 		return fmt.Errorf("copying the cached 389 Directory Server instance: %w", err)
 	}
-	return relocate(root, template, root)
+	return relocate(root, root)
 }
 
 // templateKey names an instance by what is in it and by the installed

@@ -10,15 +10,10 @@ package dirsrvtest
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/orgsync/orgsync/source/ldap/dirsrv"
 )
-
-// CacheDir is where made instances are kept between test runs (and the
-// demo's: `orgsync demo --source freeipa` uses the same place).
-var CacheDir = filepath.Join(os.TempDir(), "orgsync-dirsrv-cache")
 
 // Start starts a server for t holding Fixture, with FreeIPA's memberOf
 // plugin on and the fixture's limits (SizeLimit, LookThroughLimit), and
@@ -33,7 +28,7 @@ func Start(t testing.TB) *dirsrv.Server {
 func StartWith(t testing.TB, opt dirsrv.Options) *dirsrv.Server {
 	t.Helper()
 	Require(t)
-	opt.Dir, opt.CacheDir = t.TempDir(), CacheDir
+	opt.Dir, opt.CacheDir = t.TempDir(), dirsrv.CacheDir()
 	s, err := dirsrv.Start(opt)
 	if err != nil {
 		t.Fatal(err)
