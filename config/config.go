@@ -201,8 +201,8 @@ type State struct {
 	// MaxFileMB is the size at which a history or run-record file is
 	// rotated; default 10.
 	MaxFileMB int `yaml:"maxFileMB"`
-	// Retention is how long rotated files are kept; default 2160h (90 days).
-	Retention time.Duration `yaml:"retention"`
+	// Retention is how long rotated files are kept; default 90d.
+	Retention Age `yaml:"retention"`
 }
 
 // Schedule configures the daemon.

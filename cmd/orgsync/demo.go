@@ -61,6 +61,18 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 			return err
 		}
 	}
+	if err := demoSteps(ctx, io, lf, d, review); err != nil {
+		return err
+	}
+	requests, tooMany := simhost.Totals(d.Sim)
+	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
+		requests, tooMany, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// demoSteps runs the demo's steps on the running demo d: plan, sync and
+// plan again, or with review the change-control walk-through.
+func demoSteps(ctx context.Context, io stdio, lf *logFlags, d *demo.Setup, review *walkthrough.Review) error {
 	e, ok := (&setupFlags{config: d.Config, log: lf}).setup(io)
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
@@ -69,16 +81,9 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 	if err != nil {
 		return err
 	}
+	defer e.control.Wait()
 	if review != nil {
-		err = review.Steps(ctx, io.out, j, e.control)
-	} else {
-		err = walkthrough.Walk(ctx, io.out, j, e.control)
+		return review.Steps(ctx, io.out, j, e.control)
 	}
-	if err != nil {
-		return err
-	}
-	requests, tooMany := simhost.Totals(d.Sim)
-	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
-		requests, tooMany, time.Since(start).Round(time.Millisecond))
-	return nil
+	return walkthrough.Walk(ctx, io.out, j, e.control)
 }

@@ -1,7 +1,8 @@
 // Package approval decides what a tripped safety limit holds for
 // approval, and what a held change still is against a fresh plan: a
-// later run drops from a pending approval what it no longer wants, and
-// orgsync approve applies only what a fresh plan still wants.
+// pending approval is a quarantine (no run sends what it holds), a later
+// run drops from it what it no longer wants, and orgsync approve applies
+// only what a fresh plan still wants.
 package approval
 
 import (
@@ -110,6 +111,39 @@ func minus(c, k reconcile.Change) (reconcile.Change, bool) {
 	}
 	c.Remove = rest
 	return c, len(rest) > 0
+}
+
+// Quarantine splits changes into what may be sent and what the pending
+// approvals hold: the held part of a change (a removal, or the held groups
+// of a membership removal) is quarantined, the rest of it may be sent.
+func Quarantine(changes []reconcile.Change, pending ...[]reconcile.Change) (send, quarantined []reconcile.Change) {
+	w := wanted{}
+	for _, held := range pending {
+		w.add(held)
+	}
+	for _, c := range changes {
+		k, ok := w.keep(c)
+		if !c.Destructive() || !ok {
+			send = append(send, c)
+			continue
+		}
+		quarantined = append(quarantined, k)
+		if rest, left := minus(c, k); left || (c.Kind == reconcile.KindUpdate && (c.Set != nil || len(c.Add) > 0)) {
+			send = append(send, rest)
+		}
+	}
+	return send, quarantined
+}
+
+// Count is the number of destructive changes of changes.
+func Count(changes []reconcile.Change) int {
+	n := 0
+	for i := range changes {
+		if changes[i].Destructive() {
+			n++
+		}
+	}
+	return n
 }
 
 // Uncovered returns the changes of withheld that none of the pending

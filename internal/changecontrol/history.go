@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/state"
 )
@@ -16,7 +17,7 @@ import (
 func (c *Control) History(user, org, since string) ([]state.Entry, error) {
 	f := state.Filter{User: strings.TrimSpace(user), Org: org}
 	if since != "" {
-		d, err := state.ParseAge(since)
+		d, err := config.ParseAge(since)
 		if err != nil {
 			return nil, fmt.Errorf("--since %q: %w", since, err)
 		}

@@ -61,7 +61,9 @@ type Setup struct {
 	Config string
 	Sim    *umsim.Multi
 	URL    string
-	stops  []func() // in the order to call them
+	// Changes counts what the simulator was asked to change.
+	Changes *simhost.Changes
+	stops   []func() // in the order to call them
 }
 
 // Start sets up the demo of example, printing what it starts to out.
@@ -111,9 +113,10 @@ func (s *Setup) serveSim(ctx context.Context, dir string) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- simhost.Serve(sctx, ln, sim) }()
+	h, changes := simhost.Count(sim)
+	go func() { served <- simhost.Serve(sctx, ln, h) }()
 	s.stops = append([]func(){func() { stop(); <-served }}, s.stops...)
-	s.Sim, s.URL = sim, "http://"+ln.Addr().String()
+	s.Sim, s.URL, s.Changes = sim, "http://"+ln.Addr().String(), changes
 	return nil
 }
 

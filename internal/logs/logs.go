@@ -50,9 +50,9 @@ func rotatingFile(cfg *config.Logging) io.Writer {
 	}
 }
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// IsTerminal reports whether stream (a writer or a reader) is a terminal.
+func IsTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 

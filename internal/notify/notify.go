@@ -7,6 +7,7 @@ package notify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -26,15 +27,20 @@ const (
 	Failure     Kind = "failure"      // the run failed
 	Held        Kind = "held"         // a safety limit held changes for approval
 	Changes     Kind = "changes"      // the run applied changes (notify.onChanges)
+	Narrowed    Kind = "narrowed"     // a run took changes the sources no longer ask for out of a pending approval
 	ConfigError Kind = "config-error" // the configuration no longer loads; the last good one is used
 )
 
 // Event is one thing to tell about one organization's run.
 type Event struct {
-	Kind Kind      `json:"event"`
-	Org  string    `json:"org"`
+	Kind Kind   `json:"event"`
+	Org  string `json:"org"`
+	// Host is the machine (or pod) orgsync runs on.
+	Host string    `json:"host,omitempty"`
 	Run  string    `json:"run,omitempty"`
 	Time time.Time `json:"time"`
+	// Phase is where a failed run stopped (sources, sign-in, read, ...).
+	Phase string `json:"phase,omitempty"`
 	// Summary is one line saying what happened.
 	Summary string         `json:"summary"`
 	Counts  map[string]int `json:"counts,omitempty"`
@@ -45,15 +51,45 @@ type Event struct {
 	Approval string   `json:"approval,omitempty"`
 }
 
+// Commands are the commands that decide the event's approval: approve
+// and reject (none without an approval).
+type Commands struct {
+	Approve string `json:"approve"`
+	Reject  string `json:"reject"`
+}
+
+// Commands returns the commands that decide e's approval, nil when it
+// has none.
+func (e *Event) Commands() *Commands {
+	if e.Approval == "" {
+		return nil
+	}
+	return &Commands{Approve: "orgsync approve " + e.Approval, Reject: "orgsync reject " + e.Approval}
+}
+
+// MarshalJSON is the event as the generic webhook posts it: its fields
+// and the commands that decide its approval.
+func (e *Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	return json.Marshal(struct {
+		*plain
+		Commands *Commands `json:"commands,omitempty"`
+	}{(*plain)(e), e.Commands()})
+}
+
 // Title is the event's headline, e.g. "orgsync: changes held for approval
 // in emea".
 func (e *Event) Title() string {
 	what := map[Kind]string{Failure: "run failed", Held: "changes held for approval", Changes: "changes applied",
-		ConfigError: "configuration does not load"}[e.Kind]
+		ConfigError: "configuration does not load", Narrowed: "approval narrowed"}[e.Kind]
 	if what == "" {
 		what = string(e.Kind)
 	}
-	return oneLine(fmt.Sprintf("orgsync: %s in %s", what, e.Org))
+	title := fmt.Sprintf("orgsync: %s in %s", what, e.Org)
+	if e.Host != "" {
+		title += " (" + e.Host + ")"
+	}
+	return oneLine(title)
 }
 
 // Text is the event as plain text: the summary, the error, the approval
@@ -64,8 +100,8 @@ func (e *Event) Text() string {
 	if e.Error != "" {
 		b.WriteString("error: " + e.Error + "\n")
 	}
-	if e.Approval != "" {
-		fmt.Fprintf(&b, "approval %s: review it with `orgsync approve %[1]s`, or discard it with `orgsync reject %[1]s`\n", e.Approval)
+	if c := e.Commands(); c != nil {
+		fmt.Fprintf(&b, "approval %s: review it with `%s`, or discard it with `%s`\n", e.Approval, c.Approve, c.Reject)
 	}
 	for _, c := range e.Changes {
 		b.WriteString(c + "\n")

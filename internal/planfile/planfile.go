@@ -35,8 +35,36 @@ type File struct {
 	ConfigFile string `json:"configFile"`
 	Config     string `json:"configFingerprint"`
 	// Sources is the fingerprint of the desired users the sources gave.
-	Sources       string `json:"sourcesFingerprint"`
-	Organizations []Org  `json:"organizations"`
+	Sources string `json:"sourcesFingerprint"`
+	// Flags are the one-off flags the plan was made with; apply makes its
+	// fresh plan with them.
+	Flags         Flags `json:"flags,omitzero"`
+	Organizations []Org `json:"organizations"`
+}
+
+// Flags are the one-off flags of plan --out that shape a plan, as given
+// (UsersFile made absolute).
+type Flags struct {
+	Orgs                 string `json:"orgs,omitempty"`
+	MaxRemovals          string `json:"maxRemovals,omitempty"`
+	ScopeGroups          string `json:"scopeGroups,omitempty"`
+	UsersFile            string `json:"usersFile,omitempty"`
+	ExcludeUnmappedUsers bool   `json:"excludeUnmappedUsers,omitempty"`
+}
+
+// String is the flags as a command line, empty when none is set.
+func (f Flags) String() string {
+	var out []string
+	for _, fl := range []struct{ name, v string }{{"--orgs", f.Orgs}, {"--max-removals", f.MaxRemovals},
+		{"--scope-groups", f.ScopeGroups}, {"--users-file", f.UsersFile}} {
+		if fl.v != "" {
+			out = append(out, fl.name+" "+fl.v)
+		}
+	}
+	if f.ExcludeUnmappedUsers {
+		out = append(out, "--exclude-unmapped-users")
+	}
+	return strings.Join(out, " ")
 }
 
 // Org is one organization's saved plan.
@@ -121,41 +149,69 @@ func (f *File) Org(name string) (*Org, bool) {
 }
 
 // Diff lists how fresh differs from saved, one line a change that only
-// one of them has (applied or withheld); none when they plan the same.
-func Diff(saved, fresh *reconcile.Plan) []string {
+// one of them has (applied or withheld); none when they plan the same. A
+// change only in the saved plan that applied says was applied since
+// (applied(key) returns when) is said to be so, not merely missing;
+// applied may be nil.
+func Diff(saved, fresh *reconcile.Plan, applied func(key string) (time.Time, bool)) []string {
 	a, b := lines(saved), lines(fresh)
-	return append(missing(a, b, "only in the saved plan: "), missing(b, a, "only in a fresh plan:  ")...)
+	var out []string
+	for _, l := range missing(a, b) {
+		if at, ok := appliedAt(applied, l); ok {
+			out = append(out, fmt.Sprintf("already applied (%s): %s", at.UTC().Format(time.RFC3339), l.text))
+			continue
+		}
+		out = append(out, "only in the saved plan: "+l.text)
+	}
+	for _, l := range missing(b, a) {
+		out = append(out, "only in a fresh plan:  "+l.text)
+	}
+	return out
 }
 
-// missing lists, each after prefix, the lines of a that b lacks.
-func missing(a, b []string, prefix string) []string {
+// appliedAt is when applied says l's change was applied.
+func appliedAt(applied func(key string) (time.Time, bool), l line) (time.Time, bool) {
+	if applied == nil || l.key == "" {
+		return time.Time{}, false
+	}
+	return applied(l.key)
+}
+
+// line is a plan's change rendered, with the key of a change to send.
+type line struct {
+	text string
+	key  string // empty for a withheld change or a missing group
+}
+
+// missing lists the lines of a that b lacks.
+func missing(a, b []line) []line {
 	in := make(map[string]bool, len(b))
 	for _, l := range b {
-		in[l] = true
+		in[l.text] = true
 	}
-	var out []string
+	var out []line
 	for _, l := range a {
-		if !in[l] {
-			out = append(out, prefix+l)
+		if !in[l.text] {
+			out = append(out, l)
 		}
 	}
 	return out
 }
 
 // lines renders a plan's changes and withheld changes, sorted.
-func lines(p *reconcile.Plan) []string {
-	var out []string
+func lines(p *reconcile.Plan) []line {
+	var out []line
 	for i := range p.Changes {
-		out = append(out, p.Changes[i].String())
+		out = append(out, line{text: p.Changes[i].String(), key: p.Changes[i].Key()})
 	}
 	for i := range p.Withheld {
-		out = append(out, "withheld "+p.Withheld[i].String())
+		out = append(out, line{text: "withheld " + p.Withheld[i].String()})
 	}
 	for _, g := range p.MissingGroups {
-		out = append(out, "missing group "+g.Name)
+		out = append(out, line{text: "missing group " + g.Name})
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.SortFunc(out, func(x, y line) int { return strings.Compare(x.text, y.text) })
+	return slices.CompactFunc(out, func(x, y line) bool { return x.text == y.text })
 }
 
 // Age is how old the saved plan is at now.
@@ -168,6 +224,9 @@ func (f *File) Summary(now time.Time) string {
 	fmt.Fprintf(&b, "saved plan (format %d), made %s (%s ago) by orgsync %s\n", f.FormatVersion,
 		f.Created.Format(time.RFC3339), f.Age(now).Round(time.Second), f.ToolVersion)
 	fmt.Fprintf(&b, "configuration %s (fingerprint %s)\nsources fingerprint %s\n", f.ConfigFile, short(f.Config), short(f.Sources))
+	if fl := f.Flags.String(); fl != "" {
+		fmt.Fprintf(&b, "made with %s (orgsync apply uses them too)\n", fl)
+	}
 	return b.String()
 }
 

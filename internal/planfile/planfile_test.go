@@ -26,7 +26,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, ok := got.Org("default")
-	if !ok || len(o.Plan.Changes) != 1 || !got.Created.Equal(f.Created) || len(Diff(f.Organizations[0].Plan, o.Plan)) != 0 {
+	if !ok || len(o.Plan.Changes) != 1 || !got.Created.Equal(f.Created) || len(Diff(f.Organizations[0].Plan, o.Plan, nil)) != 0 {
 		t.Errorf("read back %+v", got)
 	}
 	if _, ok := got.Org("emea"); ok {
@@ -52,14 +52,22 @@ func TestDiff(t *testing.T) {
 	saved := &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com"), change(reconcile.KindUpdate, "b@example.com", "Design")}}
 	fresh := &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")},
 		Withheld: []reconcile.Change{change(reconcile.KindUpdate, "b@example.com", "Design")}}
-	got := strings.Join(Diff(saved, fresh), "\n")
+	got := strings.Join(Diff(saved, fresh, nil), "\n")
 	want := "only in the saved plan: ~ update b@example.com (federatedID) groups: -Design\n" +
 		"only in a fresh plan:  withheld ~ update b@example.com (federatedID) groups: -Design"
 	if got != want {
 		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
 	}
-	if d := Diff(saved, saved); len(d) != 0 {
+	if d := Diff(saved, saved, nil); len(d) != 0 {
 		t.Errorf("a plan differs from itself: %v", d)
+	}
+	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	applied := func(key string) (time.Time, bool) { return at, key == "a@example.com" }
+	got = strings.Join(Diff(saved, &reconcile.Plan{}, applied), "\n")
+	want = "already applied (2026-11-26T10:00:00Z): - remove a@example.com (federatedID)\n" +
+		"only in the saved plan: ~ update b@example.com (federatedID) groups: -Design"
+	if got != want {
+		t.Errorf("diff after a's removal was applied:\n%s\nwant:\n%s", got, want)
 	}
 }
 

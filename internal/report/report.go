@@ -1,6 +1,8 @@
-// Package report writes the report of one run: a summary line for each
-// organization and every change sent, as CSV or as one self-contained
-// HTML file (styles inline, no script, no external asset).
+// Package report writes the report of one run: where and when it was
+// made, a summary line for each organization (its counts, a table in the
+// HTML), every change sent and the changes held for approval, as CSV or
+// as one self-contained HTML file (styles inline, no script, no external
+// asset).
 package report
 
 import (
@@ -16,13 +18,33 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/plural"
 	"github.com/orgsync/orgsync/internal/state"
 )
 
 // Report is what one run did.
 type Report struct {
-	Runs    []state.Run
-	Entries []state.Entry
+	// Generated is when the report was written, Config the configuration
+	// the run used, Host the machine it ran on.
+	Generated time.Time
+	Config    string
+	Host      string
+	Runs      []state.Run
+	Entries   []state.Entry
+	// Held are the approvals pending after the run, with what they hold.
+	Held []state.Approval
+}
+
+// Kinds are the kinds of the changes the runs applied, sorted: the
+// columns of the counts.
+func (r *Report) Kinds() []string {
+	kinds := map[string]bool{}
+	for _, run := range r.Runs {
+		for k := range run.Changes {
+			kinds[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(kinds))
 }
 
 // Format is a report's file format, from its extension.
@@ -50,8 +72,8 @@ func (r *Report) Write(w io.Writer, format string) error {
 
 var csvHeader = []string{"row", "run", "org", "time", "user", "kind", "steps", "result", "code", "message", "reason", "approval", "details"}
 
-// writeCSV writes a summary row for each run, then a change row for each
-// entry.
+// writeCSV writes a summary row for each run, a change row for each
+// entry, then a held row for each change held for approval.
 func (r *Report) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(csvHeader)
@@ -62,6 +84,13 @@ func (r *Report) writeCSV(w io.Writer) error {
 	for _, e := range r.Entries {
 		_ = cw.Write([]string{"change", e.Run, e.Org, e.Time.Format(time.RFC3339), e.User, e.Kind, strings.Join(e.Steps, "; "),
 			e.Result, e.Code, e.Message, e.Reason, e.Approval, ""})
+	}
+	for _, a := range r.Held {
+		for i := range a.Changes {
+			c := &a.Changes[i]
+			_ = cw.Write([]string{"held", a.Run, a.Org, a.Created.Format(time.RFC3339), c.Key(), string(c.Kind), "", state.Pending,
+				"", "", a.Reason, a.ID, c.String()})
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -77,8 +106,8 @@ func Details(run *state.Run) string {
 	if len(parts) == 0 {
 		parts = append(parts, "no changes")
 	}
-	return fmt.Sprintf("%s; %d failures; %d requests, %d answered 429; %s", strings.Join(parts, " "), run.Failures,
-		run.Requests, run.Status429, run.Duration().Round(time.Millisecond))
+	return fmt.Sprintf("%s; %s; %s, %d answered 429; %s", strings.Join(parts, " "), plural.Of(run.Failures, "failure", "failures"),
+		plural.Of(run.Requests, "request", "requests"), run.Status429, run.Duration().Round(time.Millisecond))
 }
 
 //go:embed report.html
@@ -88,4 +117,6 @@ var page = template.Must(template.New("report.html").Funcs(template.FuncMap{
 	"details": Details,
 	"join":    strings.Join,
 	"time":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"count":   func(run state.Run, kind string) int { return run.Changes[kind] },
+	"elapsed": func(run state.Run) time.Duration { return run.Duration().Round(time.Millisecond) },
 }).ParseFS(files, "report.html"))

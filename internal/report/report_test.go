@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/reconcile"
 )
 
 func sample() *Report {
 	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	return &Report{
+		Generated: t0.Add(time.Minute), Config: "/etc/orgsync/orgsync.yaml", Host: "sync-host",
+		Held: []state.Approval{{ID: "0123abcd", Org: "emea", Created: t0, Reason: "3 removals exceed maxRemovals 1", Status: state.Pending,
+			Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.FederatedID, Email: "mallory@example.com"}}}}},
 		Runs: []state.Run{{ID: "r1", Org: "emea", Start: t0, End: t0.Add(1500 * time.Millisecond), Mode: "sync", Result: state.RunHeld,
 			Changes: map[string]int{"update": 1, "create": 2}, Requests: 4, Status429: 1, Approval: "0123abcd"}},
 		Entries: []state.Entry{
@@ -31,7 +35,8 @@ func TestCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 4 || rows[1][0] != "summary" || rows[2][0] != "change" || rows[3][8] != "error.group.not_found" {
+	if len(rows) != 5 || rows[1][0] != "summary" || rows[2][0] != "change" || rows[3][8] != "error.group.not_found" ||
+		rows[4][0] != "held" || rows[4][11] != "0123abcd" || rows[4][12] != "- remove mallory@example.com (federatedID)" {
 		t.Fatalf("rows %q", rows)
 	}
 	if want := "create=2 update=1; 0 failures; 4 requests, 1 answered 429; 1.5s"; rows[1][12] != want {
@@ -48,7 +53,10 @@ func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{"ann@example.com", "&lt;bob&gt;@example.com", "error.group.not_found", "<td>0123abcd</td>", `class="held"`, "Changes (2)"} {
+	for _, want := range []string{"ann@example.com", "&lt;bob&gt;@example.com", "error.group.not_found", "<td>0123abcd</td>", `class="held"`, "Changes (2)",
+		"Generated 2026-11-25 10:01:00Z on sync-host, configuration /etc/orgsync/orgsync.yaml",
+		"<th>create</th><th>update</th>", `<td class="n">2</td><td class="n">1</td>`,
+		"Held for approval (1)", "<td>- remove mallory@example.com (federatedID)</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}

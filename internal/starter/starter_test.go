@@ -44,3 +44,15 @@ func TestWriteNewKeepsAnExistingFile(t *testing.T) {
 		t.Errorf("file %q mode %04o, want three and 0600", data, st.Mode().Perm())
 	}
 }
+
+// TestConfigKeepsStateAndShowsNotify: every starter keeps a state
+// directory (held removals need one) and shows a commented notify
+// section.
+func TestConfigKeepsStateAndShowsNotify(t *testing.T) {
+	for kind := range sources {
+		text, _ := Config(kind, "my.yaml")
+		if !strings.Contains(text, "\nstate:\n  dir: state\n") || !strings.Contains(text, "\n# notify:\n") || !strings.Contains(text, "#     - url: {env: SLACK_WEBHOOK_URL}") {
+			t.Errorf("%s: no state.dir or no commented notify:\n%s", kind, text)
+		}
+	}
+}

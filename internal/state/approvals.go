@@ -39,8 +39,38 @@ type Approval struct {
 	Reason  string             `json:"reason"`
 	Status  string             `json:"status"`
 	Changes []reconcile.Change `json:"changes"`
-	// Closed is when it was approved, rejected or dropped.
-	Closed time.Time `json:"closed,omitzero"`
+	// Closed is when it was approved, rejected or dropped; Decided says
+	// who decided it, and how.
+	Closed  time.Time `json:"closed,omitzero"`
+	Decided *Decider  `json:"decided,omitempty"`
+	// Narrowed lists each run that took changes out of it because the
+	// sources no longer asked for them.
+	Narrowed []Narrowing `json:"narrowed,omitempty"`
+}
+
+// Decider is who closed an approval and how: the OS user or --by of
+// orgsync approve or reject, the status page's authenticated user, or a
+// run that no longer wanted any of its changes.
+type Decider struct {
+	By  string `json:"by"`  // "alice", "ops", "run 20261126T101500.000Z"
+	Via string `json:"via"` // "orgsync approve", "status page (basic authentication)", "sync"
+}
+
+// String is "alice (orgsync approve)".
+func (d *Decider) String() string {
+	if d == nil {
+		return ""
+	}
+	return d.By + " (" + d.Via + ")"
+}
+
+// Narrowing is one run's narrowing of an approval: the changes it took out
+// and how many were left.
+type Narrowing struct {
+	Time    time.Time          `json:"time"`
+	Run     string             `json:"run"`
+	Dropped []reconcile.Change `json:"dropped"`
+	Left    int                `json:"left"`
 }
 
 // ErrNoApproval is returned for an id that names no approval, or none
@@ -108,16 +138,28 @@ func readApproval(path string) (*Approval, error) {
 
 // Approvals returns the approvals of organization org (every
 // organization's when org is empty) with status (any when empty), oldest
-// first.
+// first; not those being applied (Claimed).
 func (d *Dir) Approvals(org, status string) ([]Approval, error) {
-	paths, err := filepath.Glob(filepath.Join(d.path, approvalsDir, "*.json"))
+	return d.approvals(org, status, "*.json", func(p string) bool { return strings.HasSuffix(p, ".applying.json") })
+}
+
+// Claimed returns organization org's approvals being applied (claimed,
+// not closed yet): still held until they are.
+func (d *Dir) Claimed(org string) ([]Approval, error) {
+	return d.approvals(org, "", "*.applying.json", func(string) bool { return false })
+}
+
+// approvals reads the approvals whose files match glob and skip does not
+// leave out, of org and with status (empty: any).
+func (d *Dir) approvals(org, status, glob string, skip func(path string) bool) ([]Approval, error) {
+	paths, err := filepath.Glob(filepath.Join(d.path, approvalsDir, glob))
 	if err != nil {
 		return nil, err
 	}
 	var out []Approval
 	for _, p := range paths {
-		if strings.HasSuffix(p, ".applying.json") {
-			continue // being applied: neither pending nor closed yet
+		if skip(p) {
+			continue
 		}
 		a, err := readApproval(p)
 		if err != nil {
@@ -129,6 +171,28 @@ func (d *Dir) Approvals(org, status string) ([]Approval, error) {
 	}
 	slices.SortFunc(out, func(a, b Approval) int { return a.Created.Compare(b.Created) })
 	return out, nil
+}
+
+// Resolved returns the approvals closed (approved, rejected, dropped) or
+// narrowed at or after since, the latest first.
+func (d *Dir) Resolved(since time.Time) ([]Approval, error) {
+	all, err := d.Approvals("", "")
+	if err != nil {
+		return nil, err
+	}
+	out := slices.DeleteFunc(all, func(a Approval) bool { return a.lastDecided().Before(since) })
+	slices.SortFunc(out, func(a, b Approval) int { return b.lastDecided().Compare(a.lastDecided()) })
+	return out, nil
+}
+
+// lastDecided is when the approval was closed, or last narrowed (zero when
+// neither).
+func (a *Approval) lastDecided() time.Time {
+	t := a.Closed
+	if n := len(a.Narrowed); n > 0 && a.Narrowed[n-1].Time.After(t) {
+		t = a.Narrowed[n-1].Time
+	}
+	return t
 }
 
 // Claim takes pending approval id for applying it: one caller only gets
@@ -147,9 +211,19 @@ func (d *Dir) Claim(id string) (*Approval, error) {
 	return a, nil
 }
 
-// Close records a claimed or pending approval's end with status.
-func (d *Dir) Close(a *Approval, status string) error {
-	a.Status, a.Closed = status, time.Now().UTC()
+// Unclaim puts back a claimed approval that was not applied (nothing could
+// be sent): it is pending again.
+func (d *Dir) Unclaim(a *Approval) error {
+	if err := os.Rename(d.file(a.ID, true), d.file(a.ID, false)); err != nil {
+		return fmt.Errorf("approval %s: putting it back as pending: %w", a.ID, err)
+	}
+	return nil
+}
+
+// Close records a claimed or pending approval's end with status, decided
+// by who.
+func (d *Dir) Close(a *Approval, status string, who Decider) error {
+	a.Status, a.Closed, a.Decided = status, time.Now().UTC(), &who
 	if err := d.SaveApproval(a); err != nil {
 		return err
 	}

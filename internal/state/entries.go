@@ -13,8 +13,9 @@ type Applied struct {
 	Time     time.Time
 	// TestOnly is set when the changes were sent with testOnly.
 	TestOnly bool
-	// Approval is the approval the changes were held in, if any.
-	Approval string
+	// Approval is the approval the changes were held in, if any, and
+	// DecidedBy who approved it ("alice (orgsync approve)").
+	Approval, DecidedBy string
 	// Unmatched are the keys of the users in no source (Plan.Unmatched).
 	Unmatched map[string]bool
 	// Rules names, by target group (lower case), the mapping rules that
@@ -42,7 +43,7 @@ func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failur
 	for i := range changes {
 		c := &changes[i]
 		e := Entry{Run: a.Run, Time: a.Time, Org: a.Org, User: c.Key(), Kind: string(c.Kind), Steps: steps(c),
-			Result: ResultApplied, Reason: a.reason(c), Approval: a.Approval}
+			Result: ResultApplied, Reason: a.reason(c), Approval: a.Approval, DecidedBy: a.DecidedBy}
 		if a.TestOnly {
 			e.Result = ResultTestOnly
 		}
@@ -52,6 +53,18 @@ func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failur
 			e.Result = ResultNotSent
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// Dropped turns the changes a run took out of approval id (the sources no
+// longer ask for them) into history entries: nothing was sent.
+func (a Applied) Dropped(id string, changes []reconcile.Change) []Entry {
+	out := make([]Entry, 0, len(changes))
+	for i := range changes {
+		c := &changes[i]
+		out = append(out, Entry{Run: a.Run, Time: a.Time, Org: a.Org, User: c.Key(), Kind: string(c.Kind), Steps: steps(c),
+			Result: ResultDropped, Reason: "held for approval; the sources no longer ask for it", Approval: id})
 	}
 	return out
 }

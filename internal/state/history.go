@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,6 +18,9 @@ const (
 	// ResultNotSent: the run stopped (SIGTERM) before sending it, or before
 	// its answer came; the next run plans it again.
 	ResultNotSent = "not-sent"
+	// ResultDropped: a held change a later run took out of its approval,
+	// the sources no longer asking for it; nothing was sent.
+	ResultDropped = "dropped"
 )
 
 // Entry is one applied change of a user or group, as the history keeps it.
@@ -40,8 +41,11 @@ type Entry struct {
 	// Reason says what asked for the change: the source and rule where
 	// known, else the policy.
 	Reason string `json:"reason,omitempty"`
-	// Approval is the approval that released a held change.
-	Approval string `json:"approval,omitempty"`
+	// Approval is the approval that released a held change, or that a
+	// dropped change was taken out of; DecidedBy who approved it, and how
+	// ("alice (orgsync approve)").
+	Approval  string `json:"approval,omitempty"`
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // AppendHistory adds entries to the history.
@@ -123,30 +127,14 @@ func WriteTable(w io.Writer, entries []Entry) {
 		}
 		why := e.Reason
 		if e.Approval != "" {
-			why += " (approval " + e.Approval + ")"
+			why += " (approval " + e.Approval
+			if e.DecidedBy != "" {
+				why += ", approved by " + e.DecidedBy
+			}
+			why += ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
 			strings.Join(e.Steps, "; "), result, why)
 	}
 	tw.Flush()
-}
-
-// maxDays is the most days a time.Duration holds.
-const maxDays = int(math.MaxInt64 / int64(24*time.Hour))
-
-// ParseAge reads how far back a history filter goes: a duration, also in
-// days ("7d").
-func ParseAge(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 || n > maxDays {
-			return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("want a duration such as 90m, 24h or 7d")
-	}
-	return d, nil
 }

@@ -22,6 +22,9 @@ type Run struct {
 	Mode   string `json:"mode"`
 	Result string `json:"result"`
 	Error  string `json:"error,omitempty"`
+	// Phase is where a failed run stopped: configuration, sources,
+	// sign-in, read, plan, gate, apply or record.
+	Phase string `json:"phase,omitempty"`
 	// Changes counts the changes applied, by kind; Failures the entries
 	// that failed.
 	Changes   map[string]int `json:"changes,omitempty"`
@@ -30,6 +33,9 @@ type Run struct {
 	Status429 int            `json:"status429"`
 	// Approval is the approval the run created or updated, or applied.
 	Approval string `json:"approval,omitempty"`
+	// Held counts the changes the organization's pending approvals hold
+	// after the run.
+	Held int `json:"held,omitempty"`
 }
 
 // Duration is how long the run took.

@@ -65,3 +65,55 @@ func Open(path string, o Options) (*Dir, error) {
 
 // Path is the directory's path.
 func (d *Dir) Path() string { return d.path }
+
+// Check reports whether the state directory at path can be written,
+// changing nothing that is there: it (or, while it does not exist, the
+// nearest folder above it) takes a new file, and its history, run
+// records and approvals folder, where they exist, can be written to.
+func Check(path string) error {
+	dir := path
+	for {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	if err := writable(dir); err != nil {
+		return err
+	}
+	if dir != path {
+		return nil // made at the first run
+	}
+	for _, name := range []string{historyFile, runsFile} {
+		f, err := os.OpenFile(filepath.Join(path, name), os.O_APPEND|os.O_WRONLY, 0)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s cannot be appended to: %w", name, err)
+		}
+		f.Close()
+	}
+	if _, err := os.Stat(filepath.Join(path, approvalsDir)); err == nil {
+		return writable(filepath.Join(path, approvalsDir))
+	}
+	return nil
+}
+
+// writable reports whether dir is a folder a file can be made in (a
+// probe file, removed at once).
+func writable(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	f, err := os.CreateTemp(dir, ".orgsync-check-*")
+	if err != nil {
+		return fmt.Errorf("no file can be written in %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -148,12 +148,18 @@ func TestApprovalLifecycle(t *testing.T) {
 	if p, _ := d.Approvals("", Pending); len(p) != 0 {
 		t.Errorf("a claimed approval is still listed as pending: %+v", p)
 	}
-	if err := d.Close(a, Approved); err != nil {
+	if err := d.Close(a, Approved, Decider{By: "alice", Via: "orgsync approve"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := d.Approval(a.ID)
-	if err != nil || got.Status != Approved || got.Closed.IsZero() {
+	if err != nil || got.Status != Approved || got.Closed.IsZero() || got.Decided.String() != "alice (orgsync approve)" {
 		t.Fatalf("after close: %+v, %v", got, err)
+	}
+	if resolved, err := d.Resolved(got.Closed.Add(-time.Minute)); err != nil || len(resolved) != 1 || resolved[0].ID != a.ID {
+		t.Errorf("resolved since a minute before: %+v, %v", resolved, err)
+	}
+	if resolved, _ := d.Resolved(got.Closed.Add(time.Minute)); len(resolved) != 0 {
+		t.Errorf("resolved since a minute after: %+v", resolved)
 	}
 	if _, err := d.Claim(a.ID); err == nil {
 		t.Error("an approved approval was claimed again")

@@ -3,36 +3,12 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestParseAge(t *testing.T) {
-	for in, want := range map[string]time.Duration{"90m": 90 * time.Minute, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "0d": 0} {
-		if got, err := ParseAge(in); err != nil || got != want {
-			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "d", "-1d", "-5h", "1w", "x7d", "9999999999999d", "106752d"} {
-		if d, err := ParseAge(in); err == nil {
-			t.Errorf("ParseAge(%q) = %v, want an error", in, d)
-		}
-	}
-}
-
-// FuzzParseAge: any text gives an error or a duration that is not
-// negative.
-func FuzzParseAge(f *testing.F) {
-	for _, s := range []string{"7d", "24h", "106751d", "-1d", "1e9h"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if d, err := ParseAge(s); err == nil && d < 0 {
-			t.Fatalf("ParseAge(%q) = %v", s, d)
-		}
-	})
-}
 
 // TestWriteEntries: the JSON lines read back as the entries; the table has
 // a line per entry with its failure code and its approval.
@@ -65,5 +41,39 @@ func TestWriteEntries(t *testing.T) {
 	WriteTable(&b, nil)
 	if !strings.Contains(b.String(), "no changes recorded") {
 		t.Errorf("empty table: %q", b.String())
+	}
+}
+
+// TestCheck: a state directory that cannot be written is found before a
+// run: a path under a file, a history that is not a file; one that does
+// not exist yet, under a folder that does, is fine.
+func TestCheck(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(filepath.Join(base, "new", "state")); err != nil {
+		t.Errorf("a state directory to be made: %v", err)
+	}
+	if err := Check(file); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+		t.Errorf("a file as the state directory: %v", err)
+	}
+	dir := filepath.Join(base, "state")
+	if _, err := Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(dir); err != nil {
+		t.Errorf("a fresh state directory: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, historyFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(dir); err == nil || !strings.Contains(err.Error(), "history.jsonl cannot be appended to") {
+		t.Errorf("a history that is a folder: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the check left files behind: %v", entries)
 	}
 }

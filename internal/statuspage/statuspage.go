@@ -1,19 +1,20 @@
 // Package statuspage is the daemon's status page: "/" is one HTML page
 // (html/template, styles inline, the chart drawn here as SVG; no script,
-// no external asset) with the last runs, the next run, the pending
-// approvals and their changes, and a problem with the configuration;
-// "/api/runs" is the same as JSON. Protect wraps them with a bearer token
-// or a basic-auth password.
+// no external asset) with a banner (the last success; since when and why
+// it fails), the last runs, the next run, the pending approvals and their
+// changes, the approvals decided lately, and a problem with the
+// configuration; "/api/runs" is the same as JSON. Protect wraps them with
+// a bearer token or a basic-auth password; behind it, the page's forms
+// approve and reject (POST /approvals/{id}/approve or /reject), guarded
+// against forgery.
 package statuspage
 
 import (
-	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"html/template"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/report"
@@ -26,21 +27,43 @@ type Status struct {
 	NextRun time.Time        `json:"nextRun"`
 	Runs    []state.Run      `json:"runs"` // oldest first
 	Pending []state.Approval `json:"pendingApprovals"`
+	// Resolved are the approvals decided (approved, rejected, dropped)
+	// or narrowed lately, the latest first.
+	Resolved []state.Approval `json:"resolvedApprovals"`
 	// ConfigProblem says why the configuration in use is not the file's
 	// current content (it no longer loads); empty when it is.
 	ConfigProblem string `json:"configProblem,omitempty"`
 	// StateNote says what is not kept (no state directory).
 	StateNote string `json:"stateNote,omitempty"`
+	// Warning says what is unsafe about how the page is served (beyond
+	// this machine without authentication).
+	Warning string `json:"warning,omitempty"`
+	// Location is the time zone the page shows times in
+	// (schedule.timezone); nil: UTC. The JSON is in UTC.
+	Location *time.Location `json:"-"`
+}
+
+// csp is the pages' Content-Security-Policy: nothing loaded, no script,
+// forms posted to the page itself only.
+const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'"
+
+// server serves the page.
+type server struct {
+	status func() Status
+	decide Decide // nil: nothing is decided on the page
+	forms  *forms
 }
 
 // Handler serves "/" and "/api/runs" from what status returns at each
-// request.
-func Handler(status func() Status) http.Handler {
+// request, and, when decide is set, the forms that approve and reject
+// (for requests Protect authenticated).
+func Handler(status func() Status, decide Decide) http.Handler {
+	s := &server{status: status, decide: decide, forms: newForms()}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-		_ = Write(w, status())
+		w.Header().Set("Content-Security-Policy", csp)
+		_ = s.write(w, r)
 	})
 	mux.HandleFunc("GET /api/runs", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -48,12 +71,24 @@ func Handler(status func() Status) http.Handler {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(status())
 	})
+	mux.Handle("POST /approvals/{id}/{action}", http.NewCrossOriginProtection().Handler(http.HandlerFunc(s.decision)))
 	return mux
 }
 
-// Write writes the page of s: what "/" serves, or a snapshot to keep.
+// write writes the page for request r: with the forms that decide
+// approvals when r is authenticated and the page decides.
+func (s *server) write(w io.Writer, r *http.Request) error {
+	v := newView(s.status())
+	if who, ok := Who(r); ok && s.decide != nil {
+		v.Forms = func(id, action string) string { return s.forms.token(who, id, action) }
+		v.Who = who.String()
+	}
+	return page.Execute(w, v)
+}
+
+// Write writes the page of s, without forms: a snapshot to keep.
 func Write(w io.Writer, s Status) error {
-	return page.Execute(w, view{Status: s, Chart: Chart(s.Runs), Recent: newestFirst(s.Runs, maxRunsListed)})
+	return page.Execute(w, newView(s))
 }
 
 // maxRunsListed is how many runs the page's table lists.
@@ -64,6 +99,18 @@ type view struct {
 	Status
 	Chart  template.HTML
 	Recent []state.Run
+	Banner []BannerLine
+	// Forms, when set, gives the anti-forgery token of a form (approval
+	// id, action); Who is who the page is shown to.
+	Forms func(id, action string) string
+	Who   string
+}
+
+func newView(s Status) view {
+	if s.Location == nil {
+		s.Location = time.UTC
+	}
+	return view{Status: s, Chart: Chart(s.Runs, s.Location), Recent: newestFirst(s.Runs, maxRunsListed), Banner: Banner(s.Runs)}
 }
 
 // newestFirst returns the last n runs, the newest first.
@@ -75,62 +122,16 @@ func newestFirst(runs []state.Run, n int) []state.Run {
 	return out
 }
 
-// Protect requires a bearer token (token) or HTTP basic authentication
-// (user, password) of h's requests; with neither set it is h. The secrets
-// are read by load at each request, so that rotated ones apply at once.
-func Protect(h http.Handler, load func() (token, user, password string, err error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, user, password, err := load()
-		if err != nil {
-			http.Error(w, "the status page's secret cannot be read", http.StatusInternalServerError)
-			return
-		}
-		if token == "" && user == "" {
-			h.ServeHTTP(w, r)
-			return
-		}
-		if allowed(r, token, user, password) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		if user != "" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="orgsync", charset="UTF-8"`)
-		} else {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="orgsync"`)
-		}
-		http.Error(w, "unauthorized", http.StatusUnauthorized)
-	})
-}
-
-// allowed reports whether r carries the token or the user and password.
-func allowed(r *http.Request, token, user, password string) bool {
-	if token != "" {
-		got, ok := bearer(r.Header.Get("Authorization"))
-		if ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1 {
-			return true
-		}
-	}
-	if user != "" {
-		u, p, ok := r.BasicAuth()
-		return ok && subtle.ConstantTimeCompare([]byte(u), []byte(user))&subtle.ConstantTimeCompare([]byte(p), []byte(password)) == 1
-	}
-	return false
-}
-
-// bearer is the token of an "Authorization: Bearer <token>" header.
-func bearer(h string) (string, bool) {
-	const prefix = "bearer "
-	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return "", false
-	}
-	return h[len(prefix):], true
-}
-
 //go:embed page.html
 var files embed.FS
 
 var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"details": report.Details,
-	"time":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
 	"isZero":  func(t time.Time) bool { return t.IsZero() },
+	"clock":   clock,
 }).ParseFS(files, "page.html"))
+
+// clock is t in loc, to the second, with the zone's abbreviation.
+func clock(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format("2006-01-02 15:04:05 MST")
+}

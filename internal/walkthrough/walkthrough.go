@@ -96,7 +96,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	if err := c.SavePlan(planPath, r.Version, plans); err != nil {
+	if err := c.SavePlan(planPath, r.Version, plans, planfile.Flags{}); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n== 2. orgsync show plan.json: what the reviewer reads")
@@ -118,12 +118,12 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	created := c.HeldIn(res[0].Org.Name).Created
+	created := res[0].Decision.Created
 	if created == nil {
 		return errors.New("the demo's removals were not held for approval")
 	}
-	fmt.Fprintf(w, "\n== 4. orgsync approve %s: re-checked against the organization, applied once\n", created.ID)
-	rs, err := c.Approve(ctx, j, created.ID, w)
+	fmt.Fprintf(w, "\n== 4. orgsync approve %s --yes: re-checked against the organization, applied once\n", created.ID)
+	rs, err := c.Approve(ctx, j, created.ID, w, changecontrol.ApproveOptions{By: changecontrol.Approver("demo", "orgsync demo --review")})
 	c.WriteResult(w, rs, false)
 	if err != nil {
 		return err
@@ -164,7 +164,7 @@ func (r *Review) outputs(ctx context.Context, w io.Writer, c *changecontrol.Cont
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: statuspage.Handler(status), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: statuspage.Handler(status, nil), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Fprintf(w, "Status page: http://%s/ for %s (Ctrl-C stops)\n", ln.Addr(), r.Serve)
 	select {

@@ -37,7 +37,7 @@ func start(t *testing.T, example string, prepare func(string) error) (*run.Job, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := changecontrol.New(cfg, zap.NewNop(), run.Dry)
+	c := changecontrol.New(cfg, zap.NewNop())
 	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c, PlansShown: true})
 	if err != nil {
 		t.Fatal(err)
