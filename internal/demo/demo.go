@@ -1,8 +1,9 @@
 // Package demo sets up what `orgsync demo` syncs: the examples copied to a
 // temporary directory, the simulator of the example organizations on a
 // loopback port with the service's own limits, and the server an example
-// reads (a throwaway OpenLDAP or Samba Active Directory domain controller,
-// the Entra ID, Okta or Google Workspace fake), with the
+// reads (a throwaway OpenLDAP, Samba Active Directory domain controller or
+// 389 Directory Server with FreeIPA's tree, the Entra ID, Okta or Google
+// Workspace fake), with the
 // example's configuration pointed at them.
 package demo
 
@@ -43,6 +44,7 @@ var Examples = map[string]Example{
 	"yaml":            {Dir: "yaml"},
 	"ldap":            {Dir: "openldap", start: startSlapd},
 	"activedirectory": {Dir: "activedirectory/demo", start: startSamba},
+	"freeipa":         {Dir: "freeipa/demo", start: startDirsrv},
 	"entra":           {Dir: "entra", start: startEntra},
 	"okta":            {Dir: "okta", start: startOkta},
 	"google":          {Dir: "google", start: startGoogle},

@@ -30,6 +30,7 @@ var sources = map[string]string{
 	"yaml":            "yaml.yaml",
 	"ldap":            "ldap.yaml",
 	"activedirectory": "activedirectory.yaml",
+	"freeipa":         "freeipa.yaml",
 	"entra":           "entra.yaml",
 	"okta":            "okta.yaml",
 	"google":          "google.yaml",
