@@ -30,13 +30,14 @@ lint:
 test-deps:
 	bash scripts/test-deps.sh
 
-# Packages are tested one at a time (-p 1): the client's pacing tests measure
-# wall-clock time against the rate limits and must not share the cores.
+# Packages are tested in parallel: every throwaway directory server binds its
+# own loopback ports (Samba its own network namespace), so no two tests
+# share an address.
 # Every fuzz target's seed corpus (including each crasher found so far,
 # added as a seed) runs here as ordinary tests; exploring new inputs is
 # `make fuzz`, which is not deterministic and so is kept out of CI.
 test: test-deps lint build
-	$(GO) test -count=1 -p 1 -timeout 45m $(PKGS)
+	$(GO) test -count=1 -timeout 45m $(PKGS)
 
 fuzz:
 	bash scripts/fuzz.sh $(FUZZTIME)
