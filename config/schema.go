@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/docs"
-	"github.com/orgsync/orgsync/internal/keydoc"
+	"github.com/orgsync/orgsync/internal/util/keydoc"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/all"
 )

@@ -19,7 +19,7 @@ import (
 	"github.com/rhysd/actionlint"
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -47,7 +47,7 @@ type ciRepo struct {
 // newCIRepo serves the example organization and writes the repository.
 func newCIRepo(t *testing.T) *ciRepo {
 	t.Helper()
-	sim, err := simhost.Load(filepath.Join("sim", "org.yaml"), umsim.Options{})
+	sim, err := simserver.Load(filepath.Join("sim", "org.yaml"), umsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func newCIRepo(t *testing.T) *ciRepo {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- simhost.Serve(ctx, ln, sim) }()
+	go func() { done <- simserver.Serve(ctx, ln, sim) }()
 	t.Cleanup(func() { stop(); <-done })
 
 	dir := t.TempDir()

@@ -9,8 +9,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/orgsync/orgsync/internal/crash"
-	"github.com/orgsync/orgsync/internal/suggest"
+	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/suggest"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan

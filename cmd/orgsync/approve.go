@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
-	"github.com/orgsync/orgsync/internal/logs"
-	"github.com/orgsync/orgsync/internal/plural"
+	"github.com/orgsync/orgsync/internal/util/logs"
+	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
 // decisionFlags are the flags of approve and reject: who decides.

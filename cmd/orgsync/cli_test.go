@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 

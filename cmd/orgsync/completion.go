@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/completion"
 	"github.com/orgsync/orgsync/internal/demo"
-	"github.com/orgsync/orgsync/internal/starter"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/demo/starter"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/completion"
 )
 
 // runCompletion prints the completion script of a shell, or (for the
@@ -145,11 +145,11 @@ func approvalIDs(words []string) []string {
 	if _, err := os.Stat(cfg.State.Dir); err != nil {
 		return nil // never create it here
 	}
-	dir, err := state.Open(cfg.State.Dir, state.Options{})
+	dir, err := store.Open(cfg.State.Dir, store.Options{})
 	if err != nil {
 		return nil
 	}
-	list, err := dir.Approvals("", state.Pending)
+	list, err := dir.Approvals("", store.Pending)
 	if err != nil {
 		return nil
 	}

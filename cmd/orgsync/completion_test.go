@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/starter"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/demo/starter"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/source/all"
 )
 
@@ -86,11 +86,11 @@ func TestBashCompletion(t *testing.T) {
 	examples := exampleDir(t)
 	stateDir := filepath.Join(dir, "state")
 	cfg := configFor(t, examples, "multiorg", "http://127.0.0.1:1", "mapping:", "state: {dir: "+stateDir+"}\nmapping:")
-	sd, err := state.Open(stateDir, state.Options{})
+	sd, err := store.Open(stateDir, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sd.SaveApproval(&state.Approval{ID: "a1b2c3d4", Org: "main", Created: time.Now(), Status: state.Pending, Reason: "test"}); err != nil {
+	if err := sd.SaveApproval(&store.Approval{ID: "a1b2c3d4", Org: "main", Created: time.Now(), Status: store.Pending, Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"ORGSYNC_CONFIG=" + cfg}

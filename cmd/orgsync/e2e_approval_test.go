@@ -13,7 +13,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -89,15 +89,15 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 	}
 
 	r = runBinary(t, nil, "history", "--config", cfg, "--user", "MALLORY@example.com", "--output", "json", "--since", "1h")
-	var entries []state.Entry
+	var entries []store.Entry
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var e state.Entry
+		var e store.Entry
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("history line %q: %v\n%s", line, err, r.stderr)
 		}
 		entries = append(entries, e)
 	}
-	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != state.ResultApplied || entries[0].DecidedBy != "carol.ops (orgsync approve)" ||
+	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != store.ResultApplied || entries[0].DecidedBy != "carol.ops (orgsync approve)" ||
 		!strings.Contains(strings.Join(entries[0].Steps, ","), "remove Marketing") || entries[0].Reason == "" {
 		t.Errorf("mallory's history: %+v, want the one removal of Marketing carol.ops approved, with why", entries)
 	}
@@ -122,11 +122,11 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 	cfg := heldConfig(t, dir, s.url, "")
 	csv := filepath.Join(dir, "csv", "users.csv")
 	id := syncHeld(t, cfg)
-	st, err := state.Open(filepath.Join(dir, "csv", "state"), state.Options{})
+	st, err := store.Open(filepath.Join(dir, "csv", "state"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := func(id string) *state.Approval {
+	held := func(id string) *store.Approval {
 		a, err := st.Approval(id)
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 	if again := syncHeld(t, cfg); again != id {
 		t.Errorf("the run under the limit lists approval %s, want %s still pending", again, id)
 	}
-	if a := held(id); a.Status != state.Pending || len(a.Changes) != 1 || a.Changes[0].Key() != "mallory@example.com" ||
+	if a := held(id); a.Status != store.Pending || len(a.Changes) != 1 || a.Changes[0].Key() != "mallory@example.com" ||
 		len(a.Narrowed) != 1 || len(a.Narrowed[0].Dropped) != 1 || a.Narrowed[0].Left != 1 {
 		t.Errorf("approval %s after the narrowing: %+v, want mallory's removal pending and bob's recorded as dropped", id, a)
 	}
@@ -152,7 +152,7 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 	if g, _ := groupsOf(s, "bob@example.com"); !hasFold(g, "Design") {
 		t.Errorf("bob lost Design, which the sources give again: %v", g)
 	}
-	if h, _ := st.History(state.Filter{User: "bob@example.com"}); len(h) == 0 || h[len(h)-1].Result != state.ResultDropped || h[len(h)-1].Approval != id {
+	if h, _ := st.History(store.Filter{User: "bob@example.com"}); len(h) == 0 || h[len(h)-1].Result != store.ResultDropped || h[len(h)-1].Approval != id {
 		t.Errorf("bob's history %+v, want his held removal dropped from %s", h, id)
 	}
 	if r := runBinary(t, nil, "approve", "--config", cfg); !strings.Contains(r.stdout, ": 1 change held, 1 change no longer asked for dropped since") {
@@ -176,7 +176,7 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "rejected by dana") {
 		t.Fatalf("reject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if a := held(carol); a.Status != state.Rejected || a.Decided.String() != "dana (orgsync reject)" {
+	if a := held(carol); a.Status != store.Rejected || a.Decided.String() != "dana (orgsync reject)" {
 		t.Errorf("rejected approval: %+v", a)
 	}
 	if r = runBinary(t, nil, "approve", carol, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "rejected already") {
@@ -296,12 +296,12 @@ func TestDemoReview(t *testing.T) {
 			t.Errorf("%s: %v", f[1], err)
 		}
 	}
-	st, err := state.Open(files[2][2], state.Options{})
+	st, err := store.Open(files[2][2], store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := st.Runs(0)
-	if n := len(runs); n == 0 || runs[n-1].Mode != "approve" || runs[n-1].Result != state.RunSuccess {
+	if n := len(runs); n == 0 || runs[n-1].Mode != "approve" || runs[n-1].Result != store.RunSuccess {
 		t.Errorf("the approve step's run record: %+v, want approve, success", runs)
 	}
 	page, _ := os.ReadFile(files[1][2])

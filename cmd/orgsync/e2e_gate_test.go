@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/demo"
-	"github.com/orgsync/orgsync/internal/simhost"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
 // countingSim serves the example organization (dir/sim/org.yaml) over
 // loopback HTTP, counting what it is asked to change.
-func countingSim(t *testing.T, dir string) (*sim, *simhost.Changes) {
+func countingSim(t *testing.T, dir string) (*sim, *simserver.Changes) {
 	t.Helper()
 	st, err := umsim.LoadState(filepath.Join(dir, "sim", "org.yaml"))
 	if err != nil {
@@ -30,7 +30,7 @@ func countingSim(t *testing.T, dir string) (*sim, *simhost.Changes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, changes := simhost.Count(srv)
+	h, changes := simserver.Count(srv)
 	return &sim{Server: srv, url: serve(t, h)}, changes
 }
 
@@ -39,7 +39,7 @@ func countingSim(t *testing.T, dir string) (*sim, *simhost.Changes) {
 // who is in no source: its plan has 3 destructive changes (bob's Design,
 // mallory's groups, gone's invite). It returns the configuration, the
 // counts of the simulator and the simulator.
-func trippedConfig(t *testing.T, onLimit string) (string, *simhost.Changes, *sim) {
+func trippedConfig(t *testing.T, onLimit string) (string, *simserver.Changes, *sim) {
 	t.Helper()
 	dir := exampleDir(t)
 	appendFile(t, filepath.Join(dir, "sim", "org.yaml"), fmt.Sprintf("invites:\n  - {email: gone@gmail.com, lastSentDTS: %d, groups: [Design]}\n",
@@ -112,9 +112,9 @@ func TestNoWriterPassesATrippedLimit(t *testing.T) {
 }
 
 // approvalOf reads approval id of the configuration's state directory.
-func approvalOf(t *testing.T, cfg, id string) *state.Approval {
+func approvalOf(t *testing.T, cfg, id string) *store.Approval {
 	t.Helper()
-	st, err := state.Open(filepath.Join(filepath.Dir(cfg), "state"), state.Options{})
+	st, err := store.Open(filepath.Join(filepath.Dir(cfg), "state"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/notify"
-	"github.com/orgsync/orgsync/internal/notify/smtptest"
+	"github.com/orgsync/orgsync/internal/changecontrol/notify"
+	"github.com/orgsync/orgsync/internal/changecontrol/notify/smtptest"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 

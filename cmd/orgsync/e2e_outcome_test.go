@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/state"
-	"github.com/orgsync/orgsync/internal/statuspage"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
 // runsOf reads the run records of the state directory beside cfg.
-func runsOf(t *testing.T, cfg string) []state.Run {
+func runsOf(t *testing.T, cfg string) []store.Run {
 	t.Helper()
-	st, err := state.Open(filepath.Join(filepath.Dir(cfg), "state"), state.Options{})
+	st, err := store.Open(filepath.Join(filepath.Dir(cfg), "state"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestUnreadableSourceIsRecordedShownAndNotified(t *testing.T) {
 		return json.Unmarshal([]byte(body), &st) == nil && len(st.Runs) == 1
 	})
 	run := st.Runs[0]
-	if run.Result != state.RunFailure || run.Phase != "sources" || !strings.Contains(run.Error, "users.csv") {
+	if run.Result != store.RunFailure || run.Phase != "sources" || !strings.Contains(run.Error, "users.csv") {
 		t.Errorf("the run in /api/runs: %+v, want a failure in the sources naming users.csv", run)
 	}
 	_, page := get(base + "/")
@@ -89,7 +89,7 @@ func TestUnreadableSourceIsRecordedShownAndNotified(t *testing.T) {
 	if html := string(data); !strings.Contains(html, `<td class="failure">failure</td>`) || !strings.Contains(html, "users.csv") {
 		t.Errorf("the report does not say the run failed and why:\n%s", html)
 	}
-	if runs := runsOf(t, cfg); len(runs) != 2 || runs[1].Result != state.RunFailure {
+	if runs := runsOf(t, cfg); len(runs) != 2 || runs[1].Result != store.RunFailure {
 		t.Errorf("runs.jsonl after the sync: %+v", runs)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
-	"github.com/orgsync/orgsync/internal/logs"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/logs"
 )
 
 // defaultConfigPath is used when neither --config nor ORGSYNC_CONFIG is set.

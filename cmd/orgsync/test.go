@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/orgsync/orgsync/internal/mappingtest"
+	"github.com/orgsync/orgsync/internal/admin/mappingtest"
 )
 
 // runTest runs mapping tests: each file's expectations of what its

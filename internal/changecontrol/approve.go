@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/plural"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -24,7 +24,7 @@ var ErrNotConfirmed = errors.New("not approved: the approval stays pending")
 
 // ApproveOptions are how an approval is decided.
 type ApproveOptions struct {
-	By state.Decider // who approves, and how
+	By store.Decider // who approves, and how
 	// DryRun shows what would be applied, and applies nothing.
 	DryRun bool
 	// Confirm, when set, is asked once the changes are shown; no (false)
@@ -47,7 +47,7 @@ func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Write
 	if err != nil {
 		return nil, err
 	}
-	if a.Status != state.Pending {
+	if a.Status != store.Pending {
 		return nil, fmt.Errorf("approval %s is %s already%s", a.ID, a.Status, decidedBy(a))
 	}
 	fmt.Fprintf(w, "approval %s, organization %s, held %s: %s\n", a.ID, a.Org, a.Created.Format(time.RFC3339), a.Reason)
@@ -111,11 +111,11 @@ func showRelease(w io.Writer, g *run.Gated) bool {
 
 // Approver is who decides an approval: by when set (approve --by), else
 // the OS user running orgsync; via says how.
-func Approver(by, via string) state.Decider {
+func Approver(by, via string) store.Decider {
 	if by = strings.TrimSpace(by); by == "" {
 		by = osUser()
 	}
-	return state.Decider{By: by, Via: via}
+	return store.Decider{By: by, Via: via}
 }
 
 // osUser names the OS user running orgsync.
@@ -131,7 +131,7 @@ func osUser() string {
 
 // decidedBy says who closed an approval and when, after a comma; empty
 // when that is not recorded.
-func decidedBy(a *state.Approval) string {
+func decidedBy(a *store.Approval) string {
 	if a.Decided == nil {
 		return ""
 	}
@@ -149,7 +149,7 @@ func orgPlan(plans *run.Plans, org string) *run.OrgPlan {
 }
 
 // Reject discards pending approval id, decided by by.
-func (c *Control) Reject(id string, by state.Decider) (*state.Approval, error) {
+func (c *Control) Reject(id string, by store.Decider) (*store.Approval, error) {
 	dir := c.StateDir()
 	if dir == nil {
 		return nil, ErrNoStateDir
@@ -158,11 +158,11 @@ func (c *Control) Reject(id string, by state.Decider) (*state.Approval, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a, dir.Close(a, state.Rejected, by)
+	return a, dir.Close(a, store.Rejected, by)
 }
 
 // Show writes an approval and its changes.
-func Show(w io.Writer, a *state.Approval) {
+func Show(w io.Writer, a *store.Approval) {
 	fmt.Fprintf(w, "approval %s, organization %s, held %s: %s\n", a.ID, a.Org, a.Created.Format(time.RFC3339), a.Reason)
 	writeChanges(w, a.Changes)
 }
@@ -181,7 +181,7 @@ func (c *Control) List(w io.Writer) error {
 	if dir == nil {
 		return ErrNoStateDir
 	}
-	list, err := dir.Approvals("", state.Pending)
+	list, err := dir.Approvals("", store.Pending)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func (c *Control) List(w io.Writer) error {
 
 // narrowings says how many changes later runs took out of a, after a
 // comma; empty when none.
-func narrowings(a *state.Approval) string {
+func narrowings(a *store.Approval) string {
 	n := 0
 	for _, x := range a.Narrowed {
 		n += len(x.Dropped)

@@ -2,10 +2,10 @@
 // unattended. As a run.Observer it hears the results of a Job's runs
 // (what the safety gate of internal/run sent, held or stopped, and the
 // runs that failed) and records the history and the run record in the
-// state directory (internal/state), collects the report and sends the
+// state directory (internal/store), collects the report and sends the
 // notifications. It also lists, shows, approves (through the gate's
 // Release) and rejects approvals, and saves and checks saved plans
-// (internal/planfile).
+// (internal/changecontrol/planfile).
 package changecontrol
 
 import (
@@ -20,11 +20,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/atomicfile"
-	"github.com/orgsync/orgsync/internal/planfile"
-	"github.com/orgsync/orgsync/internal/report"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/runreport"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -35,14 +35,14 @@ type Control struct {
 	log *zap.Logger
 
 	once sync.Once
-	dir  *state.Dir
+	dir  *store.Dir
 
 	sending sync.WaitGroup // notifications under way
 
 	mu      sync.Mutex
 	cfg     *config.Config
 	current map[string]string // the fingerprint of each organization's users as read
-	done    report.Report
+	done    runreport.Report
 	// prints asks for the fingerprints of the organizations' users (a
 	// saved plan's).
 	prints bool
@@ -64,12 +64,12 @@ func New(cfg *config.Config, log *zap.Logger) *Control {
 func (c *Control) BeginRun(cfg *config.Config) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cfg, c.done = cfg, report.Report{}
+	c.cfg, c.done = cfg, runreport.Report{}
 }
 
 // StateDir returns the open state directory, or nil when state.dir is not
 // set or cannot be opened; either is logged once, with what is not kept.
-func (c *Control) StateDir() *state.Dir {
+func (c *Control) StateDir() *store.Dir {
 	c.once.Do(func() {
 		s := c.config().State
 		if s.Dir == "" {
@@ -77,7 +77,7 @@ func (c *Control) StateDir() *state.Dir {
 				"and changes a safety limit holds cannot wait for approval (the run fails instead)")
 			return
 		}
-		dir, err := state.Open(s.Dir, state.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
+		dir, err := store.Open(s.Dir, store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
 		if err != nil {
 			c.log.Error("state directory unusable: no history, run records or approvals are kept", zap.Error(err))
 			return
@@ -128,7 +128,7 @@ func (c *Control) Applied(r *run.Result) {
 
 // store appends the history entries and the run record to the state
 // directory, when state.dir is set.
-func (c *Control) store(rec *state.Run, entries []state.Entry) error {
+func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 	dir := c.StateDir()
 	if dir == nil && c.config().State.Dir == "" {
 		return nil
@@ -153,23 +153,23 @@ func (c *Control) Unrecorded() bool {
 }
 
 // record is the run record of r and its history entries.
-func record(r *run.Result, rules map[string]string) (*state.Run, []state.Entry) {
+func record(r *run.Result, rules map[string]string) (*store.Run, []store.Entry) {
 	end := time.Now().UTC()
 	d := &r.Decision
-	rec := &state.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
-		Result: state.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
+	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
+		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
 		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held()}
 	if d.Released != nil {
 		rec.Approval = d.Released.ID
 	}
 	if len(d.Pending) > 0 {
-		rec.Result = state.RunHeld
+		rec.Result = store.RunHeld
 	}
 	if r.Err != nil {
-		rec.Result, rec.Error, rec.Phase = state.RunFailure, r.Err.Error(), r.Phase
+		rec.Result, rec.Error, rec.Phase = store.RunFailure, r.Err.Error(), r.Phase
 	}
-	a := state.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly}
-	var entries []state.Entry
+	a := store.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly}
+	var entries []store.Entry
 	for _, n := range d.Narrowed {
 		entries = append(entries, a.Dropped(n.Approval.ID, n.Dropped)...)
 	}
@@ -234,14 +234,14 @@ func CheckReport(path string) error {
 	if path == "" {
 		return nil
 	}
-	_, err := report.Format(path)
+	_, err := runreport.Format(path)
 	return err
 }
 
 // WriteReport writes what the runs heard did to path, as CSV or HTML by
 // its extension.
 func (c *Control) WriteReport(path string) error {
-	format, err := report.Format(path)
+	format, err := runreport.Format(path)
 	if err != nil {
 		return err
 	}
@@ -252,14 +252,14 @@ func (c *Control) WriteReport(path string) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return c.done.Write(w, format) })
 }
 
-// pendingApprovals lists the pending approvals (none without a state
+// PendingApprovals lists the pending approvals (none without a state
 // directory, or when they cannot be read: that is logged).
-func (c *Control) pendingApprovals() []state.Approval {
+func (c *Control) PendingApprovals() []store.Approval {
 	dir := c.StateDir()
 	if dir == nil {
 		return nil
 	}
-	list, err := dir.Approvals("", state.Pending)
+	list, err := dir.Approvals("", store.Pending)
 	if err != nil {
 		c.log.Warn("the pending approvals could not be read", zap.Error(err))
 	}
@@ -268,20 +268,20 @@ func (c *Control) pendingApprovals() []state.Approval {
 
 // heldNow lists the approvals pending now of the organizations of the
 // runs heard.
-func (c *Control) heldNow() []state.Approval {
-	pending := c.pendingApprovals()
+func (c *Control) heldNow() []store.Approval {
+	pending := c.PendingApprovals()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.DeleteFunc(pending, func(a state.Approval) bool {
-		return !slices.ContainsFunc(c.done.Runs, func(r state.Run) bool { return r.Org == a.Org })
+	return slices.DeleteFunc(pending, func(a store.Approval) bool {
+		return !slices.ContainsFunc(c.done.Runs, func(r store.Run) bool { return r.Org == a.Org })
 	})
 }
 
 // TakeRuns returns the run records heard since the last call.
-func (c *Control) TakeRuns() []state.Run {
+func (c *Control) TakeRuns() []store.Run {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	runs := c.done.Runs
-	c.done = report.Report{}
+	c.done = runreport.Report{}
 	return runs
 }

@@ -13,10 +13,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/notify"
-	"github.com/orgsync/orgsync/internal/plural"
+	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -132,7 +132,7 @@ func (c *Control) notifyRun(r *run.Result) {
 		ev.Kind, ev.Approval = notify.Narrowed, n.Approval.ID
 		ev.Summary = fmt.Sprintf("approval %s: %s no longer asked for by the sources, %s still held", n.Approval.ID,
 			plural.Of(len(n.Dropped), "change", "changes"), plural.Of(len(n.Approval.Changes), "change", "changes"))
-		if n.Approval.Status == state.Dropped {
+		if n.Approval.Status == store.Dropped {
 			ev.Approval = "" // nothing left to approve or reject
 			ev.Summary += ": the approval is dropped"
 		}

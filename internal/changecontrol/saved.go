@@ -8,9 +8,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 )
 
 // KeepFingerprints asks the runs heard from now on for the fingerprints
@@ -102,13 +102,13 @@ func (c *Control) appliedSince(org string, since time.Time) func(key string) (ti
 	if dir == nil {
 		return nil
 	}
-	entries, err := dir.History(state.Filter{Org: org, Since: since})
+	entries, err := dir.History(store.Filter{Org: org, Since: since})
 	if err != nil {
 		return nil
 	}
 	at := map[string]time.Time{}
 	for _, e := range entries {
-		if e.Result == state.ResultApplied {
+		if e.Result == store.ResultApplied {
 			at[strings.ToLower(e.User)] = e.Time
 		}
 	}

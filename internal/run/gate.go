@@ -11,9 +11,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/approval"
-	"github.com/orgsync/orgsync/internal/plural"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/run/approval"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -26,8 +26,8 @@ type Gated struct {
 	plan     OrgPlan // a copy of the organization's plan, its Plan the gate's own
 	mode     Mode
 	decision Decision
-	release  *state.Approval // the approval a release applies (claimed in a real run)
-	by       state.Decider   // who released it
+	release  *store.Approval // the approval a release applies (claimed in a real run)
+	by       store.Decider   // who released it
 }
 
 // Decision is what the safety gate decided about an organization's plan.
@@ -48,18 +48,18 @@ type Decision struct {
 	Narrowed []Narrowed
 	// Created is the approval the run made of what it withheld and no
 	// pending approval held yet (onLimit hold, a real run).
-	Created *state.Approval
+	Created *store.Approval
 	// Pending are the organization's pending approvals after the gate.
-	Pending []state.Approval
+	Pending []store.Approval
 	// Released is the approval the plan applies (orgsync approve), and
 	// Dropped what of it the sources no longer ask for (not sent).
-	Released *state.Approval
+	Released *store.Approval
 	Dropped  []reconcile.Change
 }
 
 // Narrowed is one pending approval a run narrowed.
 type Narrowed struct {
-	Approval *state.Approval    // as it is after the run (Status dropped when nothing is left)
+	Approval *store.Approval    // as it is after the run (Status dropped when nothing is left)
 	Dropped  []reconcile.Change // taken out of it
 }
 
@@ -133,17 +133,17 @@ func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
 	return g
 }
 
-func (d *Decision) createdList() []state.Approval {
+func (d *Decision) createdList() []store.Approval {
 	if d.Created == nil {
 		return nil
 	}
-	return []state.Approval{*d.Created}
+	return []store.Approval{*d.Created}
 }
 
 // Holding returns the pending approval of organization t that holds c, nil
 // when none does: what an action outside a run (invites revoke) must not
 // send while an approval holds it.
-func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*state.Approval, error) {
+func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approval, error) {
 	pending, applying, err := j.quarantine.pending(t.Name, false)
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func clonePlan(p *reconcile.Plan) *reconcile.Plan {
 // and returns the approvals still pending. Sources that were incomplete
 // narrow nothing: a change they no longer plan may be one a broken record
 // hid.
-func (j *Job) narrow(g *Gated, pending []state.Approval, log *zap.Logger) ([]state.Approval, error) {
+func (j *Job) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
 	plan := g.plan.Plan
 	if approval.SourcesIncomplete(plan) {
 		return pending, nil
@@ -196,7 +196,7 @@ func (j *Job) narrow(g *Gated, pending []state.Approval, log *zap.Logger) ([]sta
 			continue
 		}
 		a.Changes = kept
-		a.Narrowed = append(a.Narrowed, state.Narrowing{Time: time.Now().UTC(), Run: g.plan.Run, Dropped: dropped, Left: len(kept)})
+		a.Narrowed = append(a.Narrowed, store.Narrowing{Time: time.Now().UTC(), Run: g.plan.Run, Dropped: dropped, Left: len(kept)})
 		if err := j.quarantine.narrowed(&a, g.mode == Real, g.plan.Run); err != nil {
 			return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
 		}
@@ -216,7 +216,7 @@ func (j *Job) narrow(g *Gated, pending []state.Approval, log *zap.Logger) ([]sta
 
 // quarantineHeld holds back what the pending approvals hold: not sent,
 // listed with the withheld changes.
-func (j *Job) quarantineHeld(g *Gated, pending []state.Approval) {
+func (j *Job) quarantineHeld(g *Gated, pending []store.Approval) {
 	plan := g.plan.Plan
 	for _, a := range pending {
 		var held []reconcile.Change
@@ -232,7 +232,7 @@ func (j *Job) quarantineHeld(g *Gated, pending []state.Approval) {
 }
 
 // onLimit applies safety.onLimit when a safety limit tripped.
-func (j *Job) onLimit(g *Gated, pending []state.Approval, log *zap.Logger) error {
+func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error {
 	plan, t := g.plan.Plan, g.plan.Org
 	if !approval.LimitTripped(plan) {
 		if plan.Safety != nil && g.mode != Dry {
@@ -262,7 +262,7 @@ func (j *Job) onLimit(g *Gated, pending []state.Approval, log *zap.Logger) error
 
 // hold keeps what the plan withholds and no pending approval holds yet as
 // a new pending approval; the rest of the plan goes through.
-func (j *Job) hold(g *Gated, pending []state.Approval, log *zap.Logger) error {
+func (j *Job) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
 	plan := g.plan.Plan
 	held := make([][]reconcile.Change, len(pending))
 	for i := range pending {
@@ -270,8 +270,8 @@ func (j *Job) hold(g *Gated, pending []state.Approval, log *zap.Logger) error {
 	}
 	if fresh := approval.Uncovered(plan.Withheld, held...); len(fresh) > 0 {
 		now := time.Now().UTC()
-		a := &state.Approval{ID: state.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run,
-			Reason: plan.Safety.Reason, Status: state.Pending, Changes: fresh}
+		a := &store.Approval{ID: store.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run,
+			Reason: plan.Safety.Reason, Status: store.Pending, Changes: fresh}
 		if err := j.quarantine.save(a); err != nil {
 			return fmt.Errorf("holding the withheld changes for approval (nothing destructive sent): %w", err)
 		}
@@ -289,12 +289,12 @@ func (j *Job) hold(g *Gated, pending []state.Approval, log *zap.Logger) error {
 type quarantine struct {
 	path string
 	mu   sync.Mutex
-	dir  *state.Dir
+	dir  *store.Dir
 }
 
 // open returns the state directory, created when create is set; nil
 // when there is none (no state.dir, or a directory not made yet).
-func (q *quarantine) open(create bool) (*state.Dir, error) {
+func (q *quarantine) open(create bool) (*store.Dir, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.dir != nil || q.path == "" {
@@ -303,7 +303,7 @@ func (q *quarantine) open(create bool) (*state.Dir, error) {
 	if _, err := os.Stat(q.path); !create && os.IsNotExist(err) {
 		return nil, nil
 	}
-	dir, err := state.Open(q.path, state.Options{})
+	dir, err := store.Open(q.path, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -313,12 +313,12 @@ func (q *quarantine) open(create bool) (*state.Dir, error) {
 
 // pending returns organization org's pending approvals, and those being
 // applied (orgsync approve has claimed them): held until they are closed.
-func (q *quarantine) pending(org string, create bool) (pending, applying []state.Approval, err error) {
+func (q *quarantine) pending(org string, create bool) (pending, applying []store.Approval, err error) {
 	dir, err := q.open(create)
 	if err != nil || dir == nil {
 		return nil, nil, err
 	}
-	pending, err = dir.Approvals(org, state.Pending)
+	pending, err = dir.Approvals(org, store.Pending)
 	if err == nil {
 		applying, err = dir.Claimed(org)
 	}
@@ -330,9 +330,9 @@ func (q *quarantine) pending(org string, create bool) (pending, applying []state
 
 // narrowed records a narrowed approval when write is set: saved, or
 // closed as dropped by run when nothing is left of it.
-func (q *quarantine) narrowed(a *state.Approval, write bool, run string) error {
+func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
 	if len(a.Changes) == 0 {
-		a.Status, a.Closed, a.Decided = state.Dropped, time.Now().UTC(), &state.Decider{By: "run " + run, Via: "sync"}
+		a.Status, a.Closed, a.Decided = store.Dropped, time.Now().UTC(), &store.Decider{By: "run " + run, Via: "sync"}
 	}
 	if !write {
 		return nil
@@ -342,14 +342,14 @@ func (q *quarantine) narrowed(a *state.Approval, write bool, run string) error {
 		return err
 	}
 	a.Updated = time.Now().UTC()
-	if a.Status == state.Dropped {
-		return dir.Close(a, state.Dropped, *a.Decided)
+	if a.Status == store.Dropped {
+		return dir.Close(a, store.Dropped, *a.Decided)
 	}
 	return dir.SaveApproval(a)
 }
 
 // save writes a new approval.
-func (q *quarantine) save(a *state.Approval) error {
+func (q *quarantine) save(a *store.Approval) error {
 	dir, err := q.open(true)
 	if err != nil {
 		return err

@@ -10,8 +10,8 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/examples"
-	"github.com/orgsync/orgsync/internal/simhost"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -22,7 +22,7 @@ import (
 type tripped struct {
 	path    string // the configuration
 	csv     string // its users file
-	changes *simhost.Changes
+	changes *simserver.Changes
 }
 
 func newTripped(t *testing.T, extra string) *tripped {
@@ -31,11 +31,11 @@ func newTripped(t *testing.T, extra string) *tripped {
 	if err := os.CopyFS(dir, examples.FS); err != nil {
 		t.Fatal(err)
 	}
-	sim, err := simhost.Load(filepath.Join(dir, "sim", "orgs.yaml"), umsim.Options{})
+	sim, err := simserver.Load(filepath.Join(dir, "sim", "orgs.yaml"), umsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, changes := simhost.Count(sim)
+	h, changes := simserver.Count(sim)
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	tr := &tripped{path: filepath.Join(dir, "csv", "orgsync.yaml"), csv: filepath.Join(dir, "csv", "users.csv"), changes: changes}
@@ -119,12 +119,12 @@ func TestGateQuarantine(t *testing.T) {
 		t.Errorf("narrowed %+v, held %d; want bob's change dropped and 1 still held", r.Decision.Narrowed, r.Decision.Held())
 	}
 	cfg, _ := config.Load(tr.path)
-	dir, err := state.Open(cfg.State.Dir, state.Options{})
+	dir, err := store.Open(cfg.State.Dir, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := dir.Approval(first)
-	if err != nil || a.Status != state.Pending || len(a.Changes) != 1 || len(a.Narrowed) != 1 || a.Narrowed[0].Left != 1 {
+	if err != nil || a.Status != store.Pending || len(a.Changes) != 1 || len(a.Narrowed) != 1 || a.Narrowed[0].Left != 1 {
 		t.Fatalf("approval after the narrowing: %+v, %v", a, err)
 	}
 
@@ -144,7 +144,7 @@ func TestGateQuarantine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := state.Decider{By: "alice", Via: "test"}
+	by := store.Decider{By: "alice", Via: "test"}
 	if _, err := j.Release(plans.Orgs[0], r.Decision.Created.ID+"0", by, Real); err == nil {
 		t.Error("releasing an id that names no approval did not fail")
 	}
@@ -159,7 +159,7 @@ func TestGateQuarantine(t *testing.T) {
 	if res.Err != nil || tr.changes.Destructive() != 1 || len(res.Plan.Changes) != 1 || res.Plan.Changes[0].Key() != "mallory@example.com" {
 		t.Errorf("release: %v, %d destructive steps sent; want mallory's removal from her 2 groups (one step) only", res.Err, tr.changes.Destructive())
 	}
-	if a, _ = dir.Approval(first); a.Status != state.Approved || a.Decided.String() != "alice (test)" || a.Closed.IsZero() {
+	if a, _ = dir.Approval(first); a.Status != store.Approved || a.Decided.String() != "alice (test)" || a.Closed.IsZero() {
 		t.Errorf("released approval: %+v", a)
 	}
 }
@@ -176,7 +176,7 @@ func TestDryGateWritesNothing(t *testing.T) {
 	if len(d.Narrowed) != 1 || len(d.Quarantined) != 1 || !strings.Contains(strings.Join(plans.Gated[0].OrgPlan().Plan.Notes, "\n"), "approval "+first.ID+" holds 1 change") {
 		t.Errorf("dry gate: %+v, notes %q", d, plans.Gated[0].OrgPlan().Plan.Notes)
 	}
-	dir, _ := state.Open(cfg.State.Dir, state.Options{})
+	dir, _ := store.Open(cfg.State.Dir, store.Options{})
 	if a, err := dir.Approval(first.ID); err != nil || len(a.Changes) != 2 || len(a.Narrowed) != 0 {
 		t.Errorf("a dry gate changed the approval: %+v, %v", a, err)
 	}
@@ -221,7 +221,7 @@ func TestApprovalBeingAppliedStaysHeld(t *testing.T) {
 	tr := newTripped(t, "\nstate:\n  dir: state")
 	a := tr.sync(t, Real).Decision.Created
 	cfg, _ := config.Load(tr.path)
-	dir, _ := state.Open(cfg.State.Dir, state.Options{})
+	dir, _ := store.Open(cfg.State.Dir, store.Options{})
 	if _, err := dir.Claim(a.ID); err != nil {
 		t.Fatal(err)
 	}

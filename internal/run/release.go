@@ -6,8 +6,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/internal/approval"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/run/approval"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -22,7 +22,7 @@ var ErrNoStateDir = errors.New("approvals and the history are kept in the state 
 // and closes it as approved (dropped when nothing was left), or puts it
 // back as pending when nothing could be sent. A dry release shows what a
 // real one would send.
-func (j *Job) Release(p *OrgPlan, id string, by state.Decider, mode Mode) (*Gated, error) {
+func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gated, error) {
 	dir, err := j.quarantine.open(false)
 	switch {
 	case err != nil:
@@ -30,14 +30,14 @@ func (j *Job) Release(p *OrgPlan, id string, by state.Decider, mode Mode) (*Gate
 	case dir == nil && j.quarantine.path == "":
 		return nil, ErrNoStateDir
 	case dir == nil:
-		return nil, fmt.Errorf("approval %s: %w", id, state.ErrNoApproval)
+		return nil, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
 	}
 	a, err := dir.Approval(id)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case a.Status != state.Pending:
+	case a.Status != store.Pending:
 		return nil, fmt.Errorf("approval %s is %s already", a.ID, a.Status)
 	case a.Org != p.Org.Name:
 		return nil, fmt.Errorf("approval %s is of organization %s, not %s", a.ID, a.Org, p.Org.Name)
@@ -71,11 +71,11 @@ func (j *Job) settle(g *Gated, res *Result) {
 	if err == nil {
 		switch {
 		case len(g.plan.Plan.Changes) == 0:
-			err = dir.Close(a, state.Dropped, g.by)
+			err = dir.Close(a, store.Dropped, g.by)
 		case res.Applied == nil || res.Applied.Requests+res.Applied.Invites == 0:
 			err = dir.Unclaim(a)
 		default:
-			err = dir.Close(a, state.Approved, g.by)
+			err = dir.Close(a, store.Approved, g.by)
 		}
 	}
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/orgsync/orgsync/internal/plural"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/plural"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -75,7 +75,7 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 		v.problem("%v", err)
 	}
 	if dir := j.cfg.State.Dir; dir != "" {
-		if err := state.Check(dir); err != nil {
+		if err := store.Check(dir); err != nil {
 			v.problem("state.dir %s: %v: no run could be recorded, nor changes held for approval", dir, err)
 		}
 	}

@@ -37,8 +37,8 @@ import (
 	"github.com/goreleaser/nfpm/v2/files"
 	_ "github.com/goreleaser/nfpm/v2/rpm" // registers the rpm packager
 
-	"github.com/orgsync/orgsync/internal/completion"
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/demo/starter"
+	"github.com/orgsync/orgsync/internal/util/completion"
 )
 
 // pkgFiles are the maintainer scripts and the files the packages hold

@@ -1,6 +1,11 @@
 package ldap
 
-import "github.com/orgsync/orgsync/source"
+import (
+	"maps"
+	"slices"
+
+	"github.com/orgsync/orgsync/source"
+)
 
 // scopes are the search scopes scopeOf reads.
 var scopes = []string{"sub", "one", "base"}
@@ -9,7 +14,7 @@ var scopes = []string{"sub", "one", "base"}
 // (source.Chooser).
 func (c *Config) Choices() map[string]source.Choice {
 	return map[string]source.Choice{
-		"flavor":            {Words: []string{FlavorOpenLDAP, FlavorActiveDirectory}},
+		"flavor":            {Words: slices.Sorted(maps.Keys(flavors))},
 		"bind":              {Words: []string{BindSimple, BindKerberos, BindNTLM}},
 		"users.scope":       {Words: scopes},
 		"groups.scope":      {Words: scopes},
