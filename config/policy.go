@@ -45,6 +45,7 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 		RefreshInviteGroups:    p.Invites.RefreshGroups,
 		MaxRemovals:            s.MaxRemovals.Reconcile(),
 		MaxChanges:             s.MaxChanges.Reconcile(),
+		Names:                  t.PolicyKey,
 	}
 	if err := p.fill(rp); err != nil {
 		return nil, err
