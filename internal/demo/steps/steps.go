@@ -144,7 +144,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	store.WriteTable(w, entries)
+	view.History(w, entries)
 	return r.outputs(ctx, w, c, sd)
 }
 
