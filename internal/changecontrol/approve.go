@@ -149,7 +149,3 @@ func (c *Control) Pending() ([]store.Approval, error) {
 	}
 	return dir.Approvals("", store.Pending)
 }
-
-// WriteResult writes the outcome of an organization's applied plan and
-// the approvals it holds (view.Result), for the daemon's status page.
-func (c *Control) WriteResult(w io.Writer, r *run.Result, multiOrg bool) { view.Result(w, r, multiOrg) }
