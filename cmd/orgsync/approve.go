@@ -54,7 +54,7 @@ func runApprove(ctx context.Context, io stdio, args []string) int {
 		}
 		o.Confirm = func() (bool, error) { return confirm(io, "apply these changes?") }
 	}
-	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), io.out, o)
+	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), view.Approving{W: io.out}, o)
 	view.Result(io.out, r, j.Config().MultiOrg())
 	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
 }

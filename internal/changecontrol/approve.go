@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/user"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/view"
 )
 
 // ErrNoStateDir says that approvals need a state directory.
@@ -31,13 +29,23 @@ type ApproveOptions struct {
 	Confirm func() (bool, error)
 }
 
-// Approve shows approval id on w, plans its organization afresh with j
+// ApprovalView shows an approval being decided (internal/view's Approving
+// is one): the approval, then what releasing it against a fresh plan
+// applies, reporting whether that is anything, and that a dry run applied
+// nothing.
+type ApprovalView interface {
+	Approval(a *store.Approval)
+	Release(g *run.Gated) bool
+	NotApplied()
+}
+
+// Approve shows approval id on v, plans its organization afresh with j
 // (made with c as its observer), shows the held changes the fresh plan
 // still wants, and, unless a dry run or the approver says no, has the
 // safety gate release them: they are applied, once, and the approval is
 // closed with who approved it. It returns the result of applying them
 // (nil when nothing was applied).
-func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Writer, o ApproveOptions) (*run.Result, error) {
+func (c *Control) Approve(ctx context.Context, j *run.Job, id string, v ApprovalView, o ApproveOptions) (*run.Result, error) {
 	dir := c.StateDir()
 	if dir == nil {
 		return nil, ErrNoStateDir
@@ -49,7 +57,7 @@ func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Write
 	if a.Status != store.Pending {
 		return nil, fmt.Errorf("approval %s is %s already%s", a.ID, a.Status, decidedBy(a))
 	}
-	view.Approval(w, a)
+	v.Approval(a)
 	plans, err := j.Plan(ctx)
 	if err != nil {
 		return nil, err
@@ -62,9 +70,9 @@ func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Write
 	if err != nil {
 		return nil, err
 	}
-	applies := view.Release(w, g)
+	applies := v.Release(g)
 	if o.DryRun {
-		view.ReleaseNotApplied(w)
+		v.NotApplied()
 		return nil, nil
 	}
 	if applies && o.Confirm != nil {

@@ -98,7 +98,7 @@ func (d *daemon) decide(ctx context.Context, id, action string, who store.Decide
 	var out bytes.Buffer
 	err := d.exclusive(func() ([]*run.Result, error) {
 		job := d.begin(d.job.Load())
-		res, err := d.control.Approve(ctx, job, id, &out, changecontrol.ApproveOptions{By: who})
+		res, err := d.control.Approve(ctx, job, id, view.Approving{W: &out}, changecontrol.ApproveOptions{By: who})
 		view.Result(&out, res, job.Config().MultiOrg())
 		if res == nil {
 			return nil, err

@@ -10,12 +10,6 @@ import (
 	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
-// Approval writes the heading of approval a: its organization, when it
-// was held and why.
-func Approval(w io.Writer, a *store.Approval) {
-	fmt.Fprintf(w, "approval %s, organization %s, held %s: %s\n", a.ID, a.Org, a.Created.Format(time.RFC3339), a.Reason)
-}
-
 // Approvals writes the pending approvals, one a line, each with the
 // number of changes it holds now (a later run may have narrowed it) and
 // the limit's reason when it was held.
@@ -42,29 +36,39 @@ func narrowings(a *store.Approval) string {
 	return fmt.Sprintf(", %s no longer asked for dropped since", plural.Of(n, "change", "changes"))
 }
 
-// Release writes what releasing an approval (g, from run.Job.Release)
+// Approving shows on W an approval being decided
+// (changecontrol.Control.Approve's view).
+type Approving struct{ W io.Writer }
+
+// Approval writes the heading of approval a: its organization, when it
+// was held and why.
+func (v Approving) Approval(a *store.Approval) {
+	fmt.Fprintf(v.W, "approval %s, organization %s, held %s: %s\n", a.ID, a.Org, a.Created.Format(time.RFC3339), a.Reason)
+}
+
+// Release writes what releasing the approval (g, from run.Job.Release)
 // applies and what it leaves out, and reports whether it applies
 // anything.
-func Release(w io.Writer, g *run.Gated) bool {
+func (v Approving) Release(g *run.Gated) bool {
 	d := g.Decision()
 	for i := range d.Dropped {
-		fmt.Fprintf(w, "no longer asked for by the sources, left out: %s\n", d.Dropped[i].String())
+		fmt.Fprintf(v.W, "no longer asked for by the sources, left out: %s\n", d.Dropped[i].String())
 	}
 	changes := g.OrgPlan().Plan.Changes
 	if len(changes) == 0 {
-		fmt.Fprintln(w, "nothing left to apply: approving drops the approval")
+		fmt.Fprintln(v.W, "nothing left to apply: approving drops the approval")
 		return false
 	}
-	fmt.Fprintf(w, "approving applies %s:\n", plural.Of(len(changes), "change", "changes"))
+	fmt.Fprintf(v.W, "approving applies %s:\n", plural.Of(len(changes), "change", "changes"))
 	for i := range changes {
-		fmt.Fprintf(w, "  %s\n", changes[i].String())
+		fmt.Fprintf(v.W, "  %s\n", changes[i].String())
 	}
 	return true
 }
 
-// ReleaseNotApplied writes that a dry run of an approval applied nothing.
-func ReleaseNotApplied(w io.Writer) {
-	fmt.Fprintln(w, "dry run: nothing applied; the approval stays pending")
+// NotApplied writes that a dry run of the approval applied nothing.
+func (v Approving) NotApplied() {
+	fmt.Fprintln(v.W, "dry run: nothing applied; the approval stays pending")
 }
 
 // Rejected writes that approval a was rejected, by whom, and what becomes

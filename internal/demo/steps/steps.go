@@ -133,7 +133,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 		return errors.New("the demo's removals were not held for approval")
 	}
 	fmt.Fprintf(w, "\n== 4. orgsync approve %s --yes: re-checked against the organization, applied once\n", created.ID)
-	rs, err := c.Approve(ctx, j, created.ID, w, changecontrol.ApproveOptions{By: changecontrol.Approver("demo", "orgsync demo --review")})
+	rs, err := c.Approve(ctx, j, created.ID, view.Approving{W: w}, changecontrol.ApproveOptions{By: changecontrol.Approver("demo", "orgsync demo --review")})
 	view.Result(w, rs, false)
 	if err != nil {
 		return err
