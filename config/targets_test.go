@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // twoOrgs has a primary and a secondary organization, a mapping into both
@@ -44,7 +46,7 @@ func TestTargetsListAndQualifiedGroups(t *testing.T) {
 		t.Fatalf("targets = %+v", cfg.Targets)
 	}
 	emea := &cfg.Targets[1]
-	if emea.Limits.Reads != 10 || emea.Limits.Requests != DefaultRequests || emea.Members != MembersMapped || cfg.Primary().Members != MembersAll {
+	if emea.Limits.Reads != 10 || emea.Limits.Requests != umapi.DefaultAppLimit || emea.Members != MembersMapped || cfg.Primary().Members != MembersAll {
 		t.Errorf("emea defaults: %+v members %q", emea.Limits, emea.Members)
 	}
 	if len(cfg.Warnings) != 1 || cfg.Warnings[0].Path != "targets[1].auth.clientId" || !strings.Contains(cfg.Warnings[0].Message, "the same integration as targets[0]") {
