@@ -14,6 +14,17 @@ func (c *Config) ReconcilePolicy(m *mapping.Mapper) (*reconcile.Policy, error) {
 	return c.TargetPolicy(c.Primary(), m)
 }
 
+// PolicyKey returns the key path of the policy's key (unmatchedUsers,
+// invites.revokeUnmatched) that applies to organization t: under its own
+// policy when it has one (targets[1].policy.unmatchedUsers), else under
+// the top-level policy (policy.unmatchedUsers).
+func (t *NamedTarget) PolicyKey(key string) string {
+	if t.Policy != nil {
+		return join(join(t.path, "policy"), key)
+	}
+	return join("policy", key)
+}
+
 // TargetPolicy returns the reconciler's policy for organization t: its own
 // policy and safety limits when it has them, else the top-level ones. The
 // managed groups are the literal targets of the mapping rules (m) that

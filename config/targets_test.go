@@ -165,6 +165,12 @@ func TestTargetOwnPolicy(t *testing.T) {
 	if p, _ := cfg.TargetPolicy(cfg.Primary(), m); p.Unmatched != "preserve" {
 		t.Errorf("main took emea's policy: %+v", p)
 	}
+	if got := cfg.Targets[1].PolicyKey("unmatchedUsers"); got != "targets[1].policy.unmatchedUsers" {
+		t.Errorf("emea's key = %q, want its own policy's", got)
+	}
+	if got := cfg.Primary().PolicyKey("invites.revokeUnmatched"); got != "policy.invites.revokeUnmatched" {
+		t.Errorf("main's key = %q, want the top-level policy's", got)
+	}
 	bad := strings.NewReplacer("unmatchedUsers: remove,", "unmatchedUsers: purge,", "emea::Too", "main::Too").Replace(own)
 	_, err = Parse([]byte(bad), filepath.Join(dir, "bad.yaml"))
 	for _, want := range []string{
