@@ -42,7 +42,7 @@ const (
 // files themselves, the private key and the CA bundle (see Check). The
 // secrets (ClientSecret, PrivateKeyPEM, PrivateKeyPassphrase) are set by
 // the caller, which loads them; every printed form of a Config redacts
-// them.
+// them, and its JSON leaves them out.
 type Config struct {
 	// BaseURL is the service's base address, e.g. https://um.example.com;
 	// the endpoints are under {BaseURL}/v2/usermanagement.
