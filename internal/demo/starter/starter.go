@@ -31,6 +31,9 @@ var (
 // Kinds lists the variants of source there is a starter for.
 func Kinds() string { return kindsOf(all.Kinds()) }
 
+// Names are the variants of source there is a starter for, sorted.
+func Names() []string { return names(all.Kinds()) }
+
 // Config returns the starter configuration for the variant named source,
 // naming file in its instructions.
 func Config(source, file string) (string, error) { return configOf(all.Kinds(), source, file) }
