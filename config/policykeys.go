@@ -4,10 +4,14 @@ import "github.com/orgsync/orgsync/reconcile"
 
 // Settings of an organization's policy and safety limits that messages
 // name besides the reconciler's (reconcile.Settings): the unmatched-users
-// report, and what a run over a limit does.
+// report, what a run over a limit does, the revocation of unmatched users'
+// invites and the groups managed besides the mapped ones (the history's
+// reasons).
 const (
-	SettingReportFile reconcile.Setting = "reportFile"
-	SettingOnLimit    reconcile.Setting = "onLimit"
+	SettingReportFile      reconcile.Setting = "reportFile"
+	SettingOnLimit         reconcile.Setting = "onLimit"
+	SettingRevokeUnmatched reconcile.Setting = "revokeUnmatchedInvites"
+	SettingManagedGroups   reconcile.Setting = "managedGroups"
 )
 
 // policyKeys are the keys of the settings that messages name, under the
@@ -22,6 +26,8 @@ var policyKeys = []struct {
 	{reconcile.SettingCreateUserGroups, false, "createUserGroups"},
 	{reconcile.SettingResendExpiredInvites, false, "invites.resendExpired"},
 	{SettingReportFile, false, "reportFile"},
+	{SettingRevokeUnmatched, false, "invites.revokeUnmatched"},
+	{SettingManagedGroups, false, "managedGroups"},
 	{reconcile.SettingMaxRemovals, true, "maxRemovals"},
 	{reconcile.SettingMaxChanges, true, "maxChanges"},
 	{SettingOnLimit, true, "onLimit"},
