@@ -14,7 +14,7 @@ const (
 	KindCreateGroup  Kind = "create-group"  // create a missing user group
 	KindCreate       Kind = "create"        // create a user, with memberships
 	KindUpdate       Kind = "update"        // attributes and/or memberships of an existing user
-	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired
+	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired (addVendorID, batched)
 	KindInviteGroups Kind = "invite-groups" // send a pending invite's desired groups again (Plan.InviteGroups)
 	KindRemove       Kind = "remove"        // removeFromOrg
 	KindDelete       Kind = "delete"        // removeFromOrg with deleteAccount
@@ -27,7 +27,6 @@ type sendAs int
 const (
 	asGroupEntry sendAs = iota + 1 // a user-group entry: createUserGroup
 	asUserEntry                    // user entries: the steps of kindRow.steps, plus the change's memberships
-	asResend                       // the invite endpoint's resend, then addVendorID with the groups
 	asRevoke                       // the invite endpoint's revoke
 )
 
@@ -64,7 +63,7 @@ var kindTable = []kindRow{
 	{kind: KindCreateGroup, sign: "+", count: func(c *Counts) *int { return &c.CreateGroup }, send: asGroupEntry},
 	{kind: KindCreate, sign: "+", count: func(c *Counts) *int { return &c.Create }, send: asUserEntry, steps: userSteps{create: true}},
 	{kind: KindUpdate, sign: "~", count: func(c *Counts) *int { return &c.Update }, send: asUserEntry},
-	{kind: KindResendInvite, sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asResend},
+	{kind: KindResendInvite, sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asUserEntry, steps: userSteps{create: true}},
 	{kind: KindInviteGroups, sign: "=", count: func(c *Counts) *int { return &c.InviteGroups }, send: asUserEntry, steps: userSteps{create: true}},
 	{kind: KindRemove, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Remove }, send: asUserEntry, steps: userSteps{removeFromOrg: true}},
 	{kind: KindDelete, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Delete }, send: asUserEntry, steps: userSteps{removeFromOrg: true, deleteAccount: true}},

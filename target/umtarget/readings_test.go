@@ -36,7 +36,7 @@ func TestOneRunAgainstOtherReadings(t *testing.T) {
 			st, want := driftedOrg(seed, 11)
 			sim := newSim(t, st, umsim.Options{PageSize: 7})
 			h := lastIndexPageCount(reshapeActionAnswer(refuseGroupListing(sim)))
-			e := &env{sim: sim, target: New(simClient(t, h), Options{})}
+			e := &env{sim: sim, target: New(simClient(t, h))}
 			pol := policy(reconcile.RemoveGroups)
 			before := sim.Snapshot()
 			sim.SetFaults(gate.Faults{Seed: int64(seed), ErrorRate: 0.1, DropRate: 0.05, AmbiguousRate: 0.2, CutRate: 0.15})
