@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/statuspage"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -16,8 +16,9 @@ import (
 // again at SIGHUP and before each run; a configuration that no longer
 // loads keeps the last good one running, and shows on the status page, in
 // the metrics and in a notification, once; fixed (with the removal limit
-// raised), the next scheduled run takes it without a signal and applies
-// the removals it held, dropping the approval.
+// raised), the next scheduled run takes it without a signal, and the
+// removals held for approval stay held: raising the limit approves
+// nothing.
 func TestDaemonReloadsConfiguration(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
@@ -38,11 +39,14 @@ func TestDaemonReloadsConfiguration(t *testing.T) {
 
 	// Broken: the last good configuration stays; the problem is shown and notified once.
 	rewrite(t, cfg, "unmatchedUsers: remove-groups", "unmatchedUsers: sometimes")
-	for range 2 {
+	for i := range 2 {
 		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		waitFor(t, fmt.Sprintf("reload %d to fail", i+1), 10*time.Second, func() bool {
+			_, m := get(base + "/metrics")
+			return metricValue(m, `orgsync_config_reloads_total{result="failure"}`) >= float64(i+1)
+		})
 	}
 	waitFor(t, "the problem on the status page", 10*time.Second, func() bool {
 		return strings.Contains(status().ConfigProblem, "policy.unmatchedUsers")
@@ -52,11 +56,32 @@ func TestDaemonReloadsConfiguration(t *testing.T) {
 		t.Errorf("the status page does not show the problem:\n%s", page)
 	}
 	_, m := get(base + "/metrics")
-	if metricValue(m, "orgsync_config_loaded") != 0 || metricValue(m, `orgsync_config_reloads_total{result="failure"}`) != 2 {
+	if metricValue(m, "orgsync_config_loaded") != 0 || metricValue(m, `orgsync_config_reloads_total{result="failure"}`) < 2 {
 		t.Errorf("reload metrics:\n%s", grepLines(m, "orgsync_config"))
 	}
 	waitFor(t, "the config-error notification", 10*time.Second, func() bool { return len(h.events()) > 0 })
-	time.Sleep(300 * time.Millisecond)
+
+	// Fixed, with the removal limit raised: the next scheduled run reads it.
+	rewrite(t, cfg, "unmatchedUsers: sometimes", "unmatchedUsers: remove-groups")
+	rewrite(t, cfg, "maxRemovals: 1", "maxRemovals: 0")
+	runs := len(status().Runs)
+	waitFor(t, "a run with the fixed configuration", 20*time.Second, func() bool {
+		st := status()
+		return st.ConfigProblem == "" && len(st.Runs) > runs
+	})
+	if st := status(); len(st.Pending) != 1 {
+		t.Errorf("after the fixed run: pending %+v; want the approval still pending", st.Pending)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("raising the limit applied a held removal: mallory has %v", g)
+	}
+	if !strings.Contains(stderr.String(), "the configuration loads again") {
+		t.Errorf("no line saying the configuration loads again:\n%s", stderr.String())
+	}
+	if stopBinary(t, cmd) != 0 {
+		t.Errorf("daemon exit:\n%s", stderr.String())
+	}
+	// The daemon has delivered its notifications before it exits: count them.
 	n := 0
 	for _, ev := range h.events() {
 		if ev["event"] == "config-error" {
@@ -64,24 +89,7 @@ func TestDaemonReloadsConfiguration(t *testing.T) {
 		}
 	}
 	if n != 1 {
-		t.Errorf("%d config-error notifications for the same problem twice, want 1", n)
-	}
-
-	// Fixed, with the removal limit raised: the next scheduled run reads it.
-	rewrite(t, cfg, "unmatchedUsers: sometimes", "unmatchedUsers: remove-groups")
-	rewrite(t, cfg, "maxRemovals: 1", "maxRemovals: 0")
-	waitFor(t, "a run with the fixed configuration, applying the removals it held", 20*time.Second, func() bool {
-		g, _ := groupsOf(s, "mallory@example.com")
-		return !hasFold(g, "Marketing")
-	})
-	if st := status(); st.ConfigProblem != "" || len(st.Pending) != 0 {
-		t.Errorf("after the fixed run: problem %q, pending %+v; want none", st.ConfigProblem, st.Pending)
-	}
-	if !strings.Contains(stderr.String(), "the configuration loads again") {
-		t.Errorf("no line saying the configuration loads again:\n%s", stderr.String())
-	}
-	if stopBinary(t, cmd) != 0 {
-		t.Errorf("daemon exit:\n%s", stderr.String())
+		t.Errorf("%d config-error notifications for the same problem, want 1", n)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -49,7 +49,6 @@ func load(t *testing.T, path string) *config.Config {
 // syncOnce runs cfg once in mode with c as the observer.
 func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*run.Result {
 	t.Helper()
-	c.SetMode(mode)
 	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
 	if err != nil {
 		t.Fatal(err)
@@ -61,25 +60,25 @@ func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*ru
 func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 	path, _ := csvExample(t, "state:\n  dir: state\n")
 	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Dry)
+	c := New(cfg, zap.NewNop())
 	res := syncOnce(t, c, cfg, run.Real)
 	if res[0].Err != nil || res[0].ByKind["create"] == 0 {
 		t.Fatalf("held run: err %v, applied %v; want the creates applied and no error", res[0].Err, res[0].ByKind)
 	}
-	held := c.HeldIn("default")
+	held := res[0].Decision
 	if held.Created == nil || len(held.Created.Changes) != 2 || len(held.Pending) != 1 {
 		t.Fatalf("held %+v, want one approval of the two removals", held)
 	}
 	// The next run holds nothing new, and records both runs and the history.
-	c2 := New(cfg, zap.NewNop(), run.Dry)
-	syncOnce(t, c2, cfg, run.Real)
-	if h := c2.HeldIn("default"); h.Created != nil || len(h.Pending) != 1 || h.Pending[0] != held.Created.ID {
+	c2 := New(cfg, zap.NewNop())
+	h := syncOnce(t, c2, cfg, run.Real)[0].Decision
+	if h.Created != nil || len(h.Pending) != 1 || h.Pending[0].ID != held.Created.ID {
 		t.Errorf("second run: %+v, want the first approval pending and nothing new", h)
 	}
 	dir := c2.StateDir()
 	runs, _ := dir.Runs(0)
-	entries, _ := dir.History(state.Filter{User: "dave@example.com"})
-	if len(runs) != 2 || runs[0].Result != state.RunHeld || len(entries) != 1 || entries[0].Result != state.ResultApplied {
+	entries, _ := dir.History(store.Filter{User: "dave@example.com"})
+	if len(runs) != 2 || runs[0].Result != store.RunHeld || len(entries) != 1 || entries[0].Result != store.ResultApplied {
 		t.Errorf("runs %+v, dave's history %+v", runs, entries)
 	}
 }
@@ -88,38 +87,14 @@ func TestStopAppliesNothing(t *testing.T) {
 	path, sim := csvExample(t, "")
 	rewrite(t, path, "maxRemovals: 1", "maxRemovals: 1\n  onLimit: stop")
 	cfg := load(t, path)
-	res := syncOnce(t, New(cfg, zap.NewNop(), run.Dry), cfg, run.Real)
-	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "safety.onLimit is stop: nothing applied") {
+	res := syncOnce(t, New(cfg, zap.NewNop()), cfg, run.Real)
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "(safety.onLimit: stop): nothing sent, every change withheld") {
 		t.Errorf("stopped run: %v", res[0].Err)
 	}
 	for _, u := range sim.Org(cfg.Primary().OrgID).Snapshot().Users {
 		if u.Email == "dave@example.com" {
 			t.Error("a stopped run created dave")
 		}
-	}
-}
-
-func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
-	path, _ := csvExample(t, "")
-	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Real)
-	opts := run.Options{Observer: c}
-	j, err := run.New(cfg, run.Overrides{}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := NewDaemon(c, cfg, j, run.Overrides{}, opts)
-	if got := d.Reload(context.Background()); got != j {
-		t.Error("an unchanged file made a new Job (and new clients)")
-	}
-	rewrite(t, path, "unmatchedUsers: remove-groups", "unmatchedUsers: sometimes")
-	if got := d.Reload(context.Background()); got != j || !strings.Contains(d.Status().ConfigProblem, "policy.unmatchedUsers") {
-		t.Errorf("a broken file: job kept %v, problem %q", got == j, d.Status().ConfigProblem)
-	}
-	rewrite(t, path, "unmatchedUsers: sometimes", "unmatchedUsers: preserve")
-	got := d.Reload(context.Background())
-	if got == j || d.Status().ConfigProblem != "" || got.Config().Policy.UnmatchedUsers != "preserve" {
-		t.Errorf("the fixed file: new job %v, problem %q", got != j, d.Status().ConfigProblem)
 	}
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/orgsync/orgsync/internal/admin/migrate"
+	"github.com/orgsync/orgsync/internal/demo/starter"
+)
+
+// runMigrate turns the incumbent tool's configuration (its main file and
+// the files it names) into an orgsync configuration, prints the migration
+// report and checks the result as validate does without the network.
+func runMigrate(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("orgsync migrate", flag.ContinueOnError)
+	out := fs.String("out", "", `the orgsync configuration to write (default: standard output, the report then on standard error)`)
+	flags := fs.String("flags", "", `the incumbent's command-line options as it is run, e.g. "--process-groups --users mapped"`)
+	reportFile := fs.String("report", "", "also write the migration report to this file")
+	force := fs.Bool("force", false, "overwrite --out when it exists")
+	if ok, code := parseFlags(fs, args, io, 1); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(io.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE]")
+		return exitError
+	}
+	words, err := splitWords(*flags)
+	if err != nil {
+		return fail(io, fs.Name(), fmt.Errorf("--flags: %w", err))
+	}
+	res, err := migrate.Migrate(fs.Arg(0), migrate.Options{Flags: words, Out: *out})
+	if err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	name := *out
+	if name == "" {
+		name = defaultConfigPath
+	}
+	res.Report.Check = migrate.CheckConfig(ctx, res.Config, name)
+	report := io.out
+	if *out == "" {
+		fmt.Fprint(io.out, string(res.Config))
+		report = io.err
+	} else if err := starter.WriteNew(*out, res.Config, *force); err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	res.Report.WriteText(report)
+	if *reportFile != "" {
+		if err := writeReport(*reportFile, res.Report); err != nil {
+			return fail(io, fs.Name(), err)
+		}
+	}
+	if *out != "" {
+		fmt.Fprintf(report, "\nwrote %s\n", filepath.Clean(*out))
+	}
+	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+// writeReport writes the report to path.
+func writeReport(path string, r *migrate.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	r.WriteText(f)
+	return f.Close()
+}
+
+// splitWords splits a command line into words as a shell would for plain
+// words and quoted ones ("..." or '...'), without expanding anything.
+func splitWords(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("an unterminated %c quote", quote)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
