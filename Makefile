@@ -9,7 +9,7 @@ PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
 
-.PHONY: all build dist test demo demo-review demo-ldap demo-ad demo-freeipa lint bench bench-ad fuzz test-deps
+.PHONY: all build dist test demo demo-review demo-ldap demo-ad demo-freeipa lint bench bench-ad bench-compare fuzz test-deps
 
 all: build
 
@@ -61,6 +61,13 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+# The main benchmarks of commit REF and of the working tree, run
+# interleaved COUNT times each on this machine and compared with benchstat
+# (docs/performance.md says when and how); BENCH picks some of them.
+bench-compare:
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [COUNT=6] [BENCH='csv expr merge plan listing']"; exit 2; }
+	GO=$(GO) COUNT=$(or $(COUNT),6) BENCH="$(BENCH)" bash scripts/bench-compare.sh $(REF)
 
 # A 10,000-user Active Directory read (Samba, LDAPS) against ldapsearch over
 # the same connection (docs/performance.md); it provisions the domain the

@@ -8,21 +8,20 @@ import (
 	"strings"
 )
 
-// Sender sends action requests and invite operations to the service.
+// Sender sends action requests and invite revokes to the service.
 type Sender interface {
 	// Send sends one request, with ?testOnly=true when testOnly is set,
 	// and returns the entries that failed. An error means the request
 	// as a whole failed or may not have been applied.
 	Send(ctx context.Context, req Request, testOnly bool) ([]EntryFailure, error)
-	// ResendInvite and RevokeInvite act on a pending invite; an error
-	// wrapping ErrNoPendingInvite says the service has none for email.
-	ResendInvite(ctx context.Context, email string) error
+	// RevokeInvite revokes a pending invite; an error wrapping
+	// ErrNoPendingInvite says the service has none for email.
 	RevokeInvite(ctx context.Context, email string) error
 }
 
-// ErrNoPendingInvite is what a Sender's invite operations wrap when the
-// service has no pending invite for the email (an expired invite may be
-// one: the specification defines resend and revoke on pending invites).
+// ErrNoPendingInvite is what a Sender's RevokeInvite wraps when the
+// service has no pending invite for the email (the specification defines
+// revoke on pending invites).
 var ErrNoPendingInvite = errors.New("no pending invite")
 
 // EntryFailure is one failed entry of a request, as a Sender reports it.
@@ -33,11 +32,10 @@ type EntryFailure struct {
 	Message string
 }
 
-// Failure is one failed entry or invite operation of a run.
+// Failure is one failed entry or invite revoke of a run.
 type Failure struct {
-	Request int `json:"request"` // 1-based request number, 0 for invite operations
-	// Invite is the invite operation (resend-invite, revoke-invite) that
-	// failed, or whose new invite (an action entry) failed.
+	Request int `json:"request"` // 1-based request number, 0 for invite revokes
+	// Invite is the invite operation (revoke-invite) that failed.
 	Invite  Kind     `json:"invite,omitempty"`
 	Target  string   `json:"target"` // the user's key or the group's name
 	Step    StepKind `json:"step"`   // the failing step, "" when unknown
@@ -70,14 +68,14 @@ type ApplyOptions struct {
 	// DryRun writes what would be sent and sends nothing.
 	DryRun bool
 	// TestOnly sends the requests with ?testOnly=true: the service
-	// validates them and changes nothing. Invite operations, which have no
+	// validates them and changes nothing. Invite revokes, which have no
 	// test mode, are not sent.
 	TestOnly bool
 	Limits   Limits
 	// Requests are the plan's batches when the caller has packed them
 	// already (plan.Batches(Limits)); nil packs them in Apply.
 	Requests []Request
-	// Out receives one line per request or invite operation ("would
+	// Out receives one line per request or invite revoke ("would
 	// send ..." in a dry run); nil discards them.
 	Out io.Writer
 }
@@ -86,7 +84,7 @@ type ApplyOptions struct {
 type Result struct {
 	Requests int       `json:"requests"` // requests sent (in a dry run: that would be sent)
 	Entries  int       `json:"entries"`
-	Invites  int       `json:"invites"`
+	Invites  int       `json:"invites"` // invite revokes
 	Failures []Failure `json:"failures,omitempty"`
 	// Unverified counts, in a test-only run, the entries that failed only
 	// because the user or group an earlier request creates does not exist
@@ -95,7 +93,7 @@ type Result struct {
 	// is missing and the entry waits on a group's creation.
 	Unverified int `json:"unverified,omitempty"`
 	// Unsent are the targets (user keys, group names) of the entries and
-	// invite operations a stopped run did not send, or sent without an
+	// invite revokes a stopped run did not send, or sent without an
 	// answer before it stopped: not applied as far as the run knows; the
 	// next run plans them again.
 	Unsent []string `json:"unsent,omitempty"`
@@ -118,7 +116,7 @@ type ApplyError struct{ Failures []Failure }
 
 func (e *ApplyError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apply: %d entries or invite operations failed", len(e.Failures))
+	fmt.Fprintf(&b, "apply: %d entries or invite revokes failed", len(e.Failures))
 	for i, f := range e.Failures {
 		if i == 5 {
 			fmt.Fprintf(&b, "; and %d more", len(e.Failures)-5)
@@ -129,7 +127,7 @@ func (e *ApplyError) Error() string {
 	return b.String()
 }
 
-// Apply sends the plan's batches in order and then its invite operations,
+// Apply sends the plan's batches in order and then its invite revokes,
 // through one code path for dry, test-only and real runs. Failed entries
 // are collected and the remaining requests still run; cancellation stops
 // between requests. A plan that fails Check is not applied at all: nothing
@@ -180,7 +178,7 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		}
 	}
 	if stop == nil {
-		stop = applyInvites(ctx, plan, s, o, out, res)
+		stop = applyRevokes(ctx, plan, s, o, out, res)
 	} else {
 		res.Unsent = unsent(reqs[unsentFrom:], plan)
 	}
@@ -210,7 +208,7 @@ type entryFailure struct {
 }
 
 // unsent lists the targets of reqs' entries and of the plan's invite
-// operations: what a run stopped before reqs did not send.
+// revokes: what a run stopped before reqs did not send.
 func unsent(reqs []Request, plan *Plan) []string {
 	var out []string
 	for _, req := range reqs {
@@ -219,7 +217,7 @@ func unsent(reqs []Request, plan *Plan) []string {
 		}
 	}
 	for _, c := range plan.Changes {
-		if send := kinds[c.Kind].send; send == asResend || send == asRevoke {
+		if kinds[c.Kind].send == asRevoke {
 			out = append(out, c.Key())
 		}
 	}
@@ -251,12 +249,11 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 	return out
 }
 
-// applyInvites resends and revokes invites; a test-only run sends none, a
-// stopped run lists the rest in res.Unsent and returns why it stopped.
-func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) (stop error) {
+// applyRevokes revokes invites; a test-only run sends none, a stopped run
+// lists the rest in res.Unsent and returns why it stopped.
+func applyRevokes(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) (stop error) {
 	for _, c := range plan.Changes {
-		send := kinds[c.Kind].send
-		if send != asResend && send != asRevoke {
+		if kinds[c.Kind].send != asRevoke {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -266,19 +263,11 @@ func applyInvites(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out
 		}
 		res.Invites++
 		if o.DryRun || o.TestOnly {
-			then := ""
-			if send == asResend {
-				then = fmt.Sprintf(", then send addVendorID with groups %v (a new invite if none is pending)", c.Add)
-			}
-			fmt.Fprintf(out, "would %s %s%s (invite endpoints have no test mode)\n", c.Kind, c.User.Email, then)
+			fmt.Fprintf(out, "would %s %s (invite endpoints have no test mode)\n", c.Kind, c.User.Email)
 			continue
 		}
 		fmt.Fprintf(out, "%s %s\n", c.Kind, c.User.Email)
-		if send == asRevoke {
-			res.Failures = append(res.Failures, revoke(ctx, s, &c)...)
-		} else {
-			res.Failures = append(res.Failures, reinvite(ctx, s, &c, o, out)...)
-		}
+		res.Failures = append(res.Failures, revoke(ctx, s, &c)...)
 	}
 	return stop
 }
@@ -291,33 +280,6 @@ func revoke(ctx context.Context, s Sender, c *Change) []Failure {
 		return nil
 	}
 	return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error()}}
-}
-
-// reinvite invites again a desired user whose invite expired: it resends
-// the invite and then sends addVendorID with the desired groups, which
-// makes a new invite when the service had no pending invite to resend, and
-// otherwise puts the groups with the resent one (changing nothing that is
-// there already).
-func reinvite(ctx context.Context, s Sender, c *Change, o ApplyOptions, out io.Writer) []Failure {
-	err := s.ResendInvite(ctx, c.User.Email)
-	if err != nil && !errors.Is(err, ErrNoPendingInvite) {
-		return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error()}}
-	}
-	if err == nil && len(c.Add) == 0 {
-		return nil
-	}
-	invite := &Plan{InviteGroups: []Change{{Kind: KindInviteGroups, User: c.User, Add: c.Add}}}
-	if err != nil {
-		fmt.Fprintf(out, "  %s has no pending invite to resend: inviting anew\n", c.User.Email)
-	}
-	var fails []Failure
-	for _, req := range invite.Batches(o.Limits) {
-		for _, f := range sendOne(ctx, s, 0, req, false) {
-			f.Invite = c.Kind
-			fails = append(fails, f.Failure)
-		}
-	}
-	return fails
 }
 
 // writeRequest writes one line for the request and, when entries is set,

@@ -17,7 +17,7 @@ type fakeSender struct {
 	failAll  int // 1-based request number that fails as a whole
 	cancel   func()
 	invites  []string
-	// inviteErr, when set, is what the invite operations answer.
+	// inviteErr, when set, is what the invite revokes answer.
 	inviteErr error
 }
 
@@ -37,11 +37,6 @@ func (f *fakeSender) Send(_ context.Context, req Request, testOnly bool) ([]Entr
 		}
 	}
 	return out, nil
-}
-
-func (f *fakeSender) ResendInvite(_ context.Context, email string) error {
-	f.invites = append(f.invites, "resend "+email)
-	return f.inviteErr
 }
 
 func (f *fakeSender) RevokeInvite(_ context.Context, email string) error {
@@ -163,44 +158,40 @@ func TestUnverifiableOnlyWhatTheEntryWaitsFor(t *testing.T) {
 	}
 }
 
-// An expired invite is resent and its desired groups sent with addVendorID
-// (a new invite when the service has none pending to resend); a revoke
-// that finds no pending invite is no failure; failed invite operations
-// are labelled by their operation, not as a request.
-func TestApplyReinvite(t *testing.T) {
-	u := User{Type: VendorID, Email: "old@x.com"}
-	plan := &Plan{Changes: []Change{{Kind: KindResendInvite, User: u, Add: []string{"G"}}, {Kind: KindRevokeInvite, User: User{Type: VendorID, Email: "gone@x.com"}}}}
-	for _, tc := range []struct {
-		name      string
-		err       error
-		requests  int
-		failures  int
-		wantLabel string
-	}{
-		{"resent", nil, 1, 0, ""},
-		{"nothing pending: invited anew", fmt.Errorf("404: %w", ErrNoPendingInvite), 1, 0, ""},
-		{"resend failed", errors.New("500 server error"), 0, 2, "resend-invite: old@x.com: invite.failed"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &fakeSender{inviteErr: tc.err, failUser: "nobody"}
-			res, err := Apply(context.Background(), plan, s, ApplyOptions{})
-			if len(s.requests) != tc.requests || len(res.Failures) != tc.failures || (err != nil) != (tc.failures > 0) {
-				t.Fatalf("requests %d, failures %v, err %v; want %d requests, %d failures", len(s.requests), res.Failures, err, tc.requests, tc.failures)
-			}
-			if tc.requests > 0 {
-				e := s.requests[0].Entries[0]
-				if e.User.Email != "old@x.com" || e.Steps[0].Kind != StepCreate || e.Steps[1].Kind != StepAdd {
-					t.Errorf("entry %s, want old@x.com: create; add [G]", e.String())
-				}
-			}
-			if tc.wantLabel != "" && !strings.HasPrefix(res.Failures[0].String(), tc.wantLabel) {
-				t.Errorf("failure %q does not start with %q", res.Failures[0], tc.wantLabel)
-			}
-		})
+// Re-invites of expired invites are action entries packed with the other
+// changes: 46 creates and 5 re-invites, one entry each, take the 6
+// requests 51 entries need (not 5 plus one a re-invite); each re-invite is
+// addVendorID with its groups, and a failed one is the failure of its
+// request's entry. A revoke that finds no pending invite is no failure.
+func TestApplyReinviteInTheBatches(t *testing.T) {
+	plan := manyCreates(46)
+	for i := range 5 {
+		plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: User{Type: VendorID, Email: fmt.Sprintf("old%d@x.com", i)}, Add: []string{"G"}})
 	}
-	s := &fakeSender{failUser: "old@x.com", inviteErr: ErrNoPendingInvite}
-	res, _ := Apply(context.Background(), &Plan{Changes: plan.Changes[:1]}, s, ApplyOptions{})
-	if len(res.Failures) != 1 || !strings.HasPrefix(res.Failures[0].String(), "resend-invite: old@x.com: add: error.group.not_found") {
-		t.Errorf("failures %v: want the new invite's failed entry labelled resend-invite", res.Failures)
+	s := &fakeSender{failUser: "old3@x.com", inviteErr: fmt.Errorf("404: %w", ErrNoPendingInvite)}
+	res, err := Apply(context.Background(), plan, s, ApplyOptions{})
+	if res.Requests != 6 || len(s.requests) != 6 || res.Entries != 51 {
+		t.Errorf("%d requests sent (result: %d requests, %d entries), want 6 requests of 51 entries", len(s.requests), res.Requests, res.Entries)
+	}
+	reinvited := map[string]bool{}
+	for _, req := range s.requests {
+		for _, e := range req.Entries {
+			if e.User.Type != VendorID {
+				continue
+			}
+			if len(e.Steps) != 2 || e.Steps[0].Kind != StepCreate || e.Steps[0].Create.Type != VendorID || e.Steps[1].Kind != StepAdd {
+				t.Errorf("entry %s, want create (addVendorID); add [G]", e.String())
+			}
+			reinvited[e.User.Email] = true
+		}
+	}
+	if len(reinvited) != 5 {
+		t.Errorf("re-invited %v, want the 5 expired", reinvited)
+	}
+	if len(s.invites) != 1 || s.invites[0] != "revoke stray@x.com" {
+		t.Errorf("invite operations %v, want only the revoke", s.invites)
+	}
+	if len(res.Failures) != 1 || !strings.HasPrefix(res.Failures[0].String(), "request ") || res.Failures[0].Target != "old3@x.com" || err == nil {
+		t.Errorf("failures %v (err %v): want old3@x.com's entry failed in its request", res.Failures, err)
 	}
 }

@@ -76,8 +76,8 @@ type Request struct {
 
 // Batches packs the plan's user and group changes, and its InviteGroups,
 // into the fewest action requests the limits allow (docs/design.md, "The
-// reconciler", describes how). Resends and revokes of invites are not
-// action entries and are not in the result.
+// reconciler", describes how). Revokes of invites are not action entries
+// and are not in the result; re-invites (KindResendInvite) are, like creates.
 func (p *Plan) Batches(l Limits) []Request {
 	var best []Request
 	variants := []variant{{}}
@@ -191,7 +191,7 @@ func (b *batcher) add(c *Change) {
 		b.group(c.Group).created = true
 	case asUserEntry:
 		b.users = append(b.users, newWork(c, r.steps))
-	case asResend, asRevoke:
+	case asRevoke:
 	}
 }
 

@@ -14,7 +14,7 @@ const (
 	KindCreateGroup  Kind = "create-group"  // create a missing user group
 	KindCreate       Kind = "create"        // create a user, with memberships
 	KindUpdate       Kind = "update"        // attributes and/or memberships of an existing user
-	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired
+	KindResendInvite Kind = "resend-invite" // invite again a desired user whose invite expired (addVendorID, batched)
 	KindInviteGroups Kind = "invite-groups" // send a pending invite's desired groups again (Plan.InviteGroups)
 	KindRemove       Kind = "remove"        // removeFromOrg
 	KindDelete       Kind = "delete"        // removeFromOrg with deleteAccount
@@ -27,7 +27,6 @@ type sendAs int
 const (
 	asGroupEntry sendAs = iota + 1 // a user-group entry: createUserGroup
 	asUserEntry                    // user entries: the steps of kindRow.steps, plus the change's memberships
-	asResend                       // the invite endpoint's resend, then addVendorID with the groups
 	asRevoke                       // the invite endpoint's revoke
 )
 
@@ -64,7 +63,7 @@ var kindTable = []kindRow{
 	{kind: KindCreateGroup, sign: "+", count: func(c *Counts) *int { return &c.CreateGroup }, send: asGroupEntry},
 	{kind: KindCreate, sign: "+", count: func(c *Counts) *int { return &c.Create }, send: asUserEntry, steps: userSteps{create: true}},
 	{kind: KindUpdate, sign: "~", count: func(c *Counts) *int { return &c.Update }, send: asUserEntry},
-	{kind: KindResendInvite, sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asResend},
+	{kind: KindResendInvite, sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asUserEntry, steps: userSteps{create: true}},
 	{kind: KindInviteGroups, sign: "=", count: func(c *Counts) *int { return &c.InviteGroups }, send: asUserEntry, steps: userSteps{create: true}},
 	{kind: KindRemove, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Remove }, send: asUserEntry, steps: userSteps{removeFromOrg: true}},
 	{kind: KindDelete, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Delete }, send: asUserEntry, steps: userSteps{removeFromOrg: true, deleteAccount: true}},
@@ -128,8 +127,8 @@ func Kinds() []Kind {
 // Steps returns what change c asks of the service, as the kinds table
 // says, for the consumers that describe a change outside this package
 // (the state store's history). A change sent through the invite
-// endpoints (invite: the call is named by its kind, resend-invite or
-// revoke-invite) sends its memberships after the call (StepAdd). Any other
+// endpoint (invite: the call is named by its kind, revoke-invite) sends
+// its memberships after the call (StepAdd). Any other
 // change's steps are those of its action entry, whole (Batches may split
 // its memberships over entries and requests), in the order an entry holds
 // them: a user group's StepCreateUserGroup (the group is c.Group), or a
@@ -160,5 +159,5 @@ func (c *Change) Steps() (steps []Step, invite bool) {
 	if r.steps.removeFromOrg {
 		steps = append(steps, Step{Kind: StepRemoveFromOrg, DeleteAccount: r.steps.deleteAccount})
 	}
-	return steps, r.send == asResend || r.send == asRevoke
+	return steps, r.send == asRevoke
 }

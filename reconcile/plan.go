@@ -463,10 +463,11 @@ func (d *differ) onlyMissingGroups(u *User) bool {
 	return seen
 }
 
-// invitedChange plans for a desired independent ID with an invite: an
-// expired one is sent again (KindResendInvite, carrying what a new invite
-// needs: Apply sends addVendorID when the service cannot resend it), unless
-// the policy says not to. A pending one is left alone: its groups went
+// invitedChange plans for a desired independent ID with an invite: after
+// an expired one the user is invited again (KindResendInvite: addVendorID
+// with the desired groups, packed in the batches like a create; with no
+// pending invite the service sends a new one), unless the policy says not
+// to. A pending one is left alone: its groups went
 // with it when it was sent, and the service does not list them; under
 // Policy.RefreshInviteGroups they are sent again (Plan.InviteGroups).
 func (d *differ) invitedChange(u *User, inv Invite, plan *Plan) {

@@ -31,17 +31,20 @@ type Current struct {
 	Users []User
 	// ByGroup is set when only the members of ReadNeeds.Groups were read.
 	ByGroup bool
-	// Invites are the pending invites (expired ones included).
+	// Invites are the pending invites and, where they can change the
+	// plan, the expired ones (Invite.Expired).
 	Invites []Invite
 	// Missing are the groups of ReadNeeds.CheckGroups that do not exist.
 	Missing []string
 }
 
-// Invite is one pending invite of an independent ID.
+// Invite is one invite of an independent ID.
 type Invite struct {
 	Email    string    `json:"email"`
 	LastSent time.Time `json:"lastSent"`
-	Expired  bool      `json:"expired,omitempty"`
+	// Expired is set for an invite the service no longer holds pending
+	// (the user can no longer accept it), as its listing says.
+	Expired bool `json:"expired,omitempty"`
 }
 
 // Reader reads the current state of the organization.

@@ -7,7 +7,7 @@ import (
 )
 
 // newTarget is the organization behind c as the reconciler sees it.
-func newTarget(c *umapi.Client) *umtarget.Target { return umtarget.New(c, umtarget.Options{}) }
+func newTarget(c *umapi.Client) *umtarget.Target { return umtarget.New(c) }
 
 // WithSettingHint adds to err, an error from organization t's service,
 // the keys of the configuration to check (see config.NamedTarget.Hint).

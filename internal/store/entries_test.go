@@ -65,7 +65,7 @@ func TestEveryKindRecordedWithItsSteps(t *testing.T) {
 		reconcile.KindCreateGroup:  "createUserGroup Design",
 		reconcile.KindCreate:       "create federatedID; update firstname; add Design; remove Sales",
 		reconcile.KindUpdate:       "update firstname; add Design; remove Sales",
-		reconcile.KindResendInvite: "resend-invite; update firstname; add Design; remove Sales",
+		reconcile.KindResendInvite: "create federatedID; update firstname; add Design; remove Sales",
 		reconcile.KindInviteGroups: "create federatedID; update firstname; add Design; remove Sales",
 		reconcile.KindRemove:       "update firstname; add Design; remove Sales; removeFromOrg",
 		reconcile.KindDelete:       "update firstname; add Design; remove Sales; removeFromOrg deleteAccount",

@@ -43,7 +43,7 @@ func (discard) WriteHeader(int)             {}
 // email and the entry's groups.
 func TestRenameRetriedAfterLostAnswer(t *testing.T) {
 	sim := newSim(t, plainOrg(2, func(int) []string { return []string{"G1"} }), umsim.Options{})
-	tg := New(simClient(t, dropFirstAction(sim)), Options{})
+	tg := New(simClient(t, dropFirstAction(sim)))
 	newEmail := "renamed@example.com"
 	old := plainUser(0, "G1")
 	req := reconcile.Request{Entries: []reconcile.Entry{
@@ -70,7 +70,7 @@ func TestRenameRetriedAfterLostAnswer(t *testing.T) {
 // reported.
 func TestRenameOfAbsentUserFails(t *testing.T) {
 	sim := newSim(t, plainOrg(1, func(int) []string { return nil }), umsim.Options{})
-	tg := New(simClient(t, sim), Options{})
+	tg := New(simClient(t, sim))
 	newEmail := "nobody-new@example.com"
 	ghost := plainUser(7)
 	req := reconcile.Request{Entries: []reconcile.Entry{{User: &ghost, Steps: []reconcile.Step{
@@ -140,7 +140,7 @@ func reshapeActionAnswer(sim http.Handler) http.Handler {
 // other is done.
 func TestActionAnswerShapes(t *testing.T) {
 	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
-	tg := New(simClient(t, reshapeActionAnswer(sim)), Options{})
+	tg := New(simClient(t, reshapeActionAnswer(sim)))
 	u0, u1 := plainUser(0), plainUser(1)
 	req := reconcile.Request{Entries: []reconcile.Entry{
 		{User: &u0, Steps: []reconcile.Step{{Kind: reconcile.StepAdd, Groups: []string{"G1"}}}},
@@ -162,7 +162,7 @@ func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
 	st.Users = []umsim.User{{Type: umwire.TypeFederatedID, Username: "fuser", Domain: "fed.example.net",
 		Email: "fuser@example.com", FirstName: "F", LastName: "U", Country: "US", Groups: []string{"G1"}}}
 	sim := newSim(t, st, umsim.Options{})
-	tg := New(simClient(t, dropFirstAction(sim)), Options{})
+	tg := New(simClient(t, dropFirstAction(sim)))
 	newName := "fuser2"
 	u := reconcile.User{Type: reconcile.FederatedID, Username: "fuser", Domain: "fed.example.net", Email: "fuser@example.com"}
 	req := reconcile.Request{Entries: []reconcile.Entry{{User: &u, Steps: []reconcile.Step{
@@ -186,7 +186,7 @@ func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
 func TestFailuresNotNamed(t *testing.T) {
 	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
 	h := rewriteAnswers(sim, "/action/", func(body map[string]any) { delete(body, "errors") })
-	tg := New(simClient(t, h), Options{})
+	tg := New(simClient(t, h))
 	u0, u1 := plainUser(0), plainUser(1)
 	req := reconcile.Request{Entries: []reconcile.Entry{
 		{User: &u0, Steps: []reconcile.Step{{Kind: reconcile.StepAdd, Groups: []string{"G1"}}}},

@@ -48,7 +48,7 @@ func TestEmailCaseOnTheWire(t *testing.T) {
 		{Type: umwire.TypeEnterpriseID, Email: "Other.Person@Example.com", FirstName: "O", LastName: "P", Country: "US", Groups: []string{"G2"}},
 	}
 	rec := &actionRecorder{h: newSim(t, st, umsim.Options{})}
-	e := &env{target: New(simClient(t, rec), Options{})}
+	e := &env{target: New(simClient(t, rec))}
 	pol := &reconcile.Policy{Managed: []string{"G1", "G2"}, UserGroups: []string{"G1", "G2"},
 		Update: reconcile.Attributes{FirstName: true, LastName: true, Email: true}}
 	want := []reconcile.User{

@@ -44,8 +44,8 @@ type groupRead struct {
 	// pagesLeft counts the unread pages of the probed groups; unmatched
 	// the members they have not listed yet (-1: unknown).
 	pagesLeft, unmatched int
-	// invites are the pending invites, read before the lookups when a
-	// desired independent ID is still unseen (invitesRead).
+	// invites are the invites, read before the lookups when a desired
+	// independent ID is still unseen (invitesRead).
 	invites     []reconcile.Invite
 	invitesRead bool
 }
@@ -194,10 +194,11 @@ func (g *groupRead) add(u reconcile.User) {
 }
 
 // lookUp reads, one by one, the desired users no listing showed; those
-// that exist are added. An independent ID with a pending invite is not a
-// member (contract 7) and is not looked up: when an unseen desired user is
-// an independent ID, the invite listing (which the plan then needs anyway,
-// unless every such user is a member) is read first.
+// that exist are added. An independent ID with an invite, pending or
+// expired, is not a member (contract 7) and is not looked up: when an
+// unseen desired user is an independent ID, the invite listings (which the
+// plan then needs anyway, unless every such user is a member) are read
+// first.
 func (g *groupRead) lookUp(ctx context.Context) error {
 	if g.want == nil {
 		return nil
@@ -223,18 +224,16 @@ func (g *groupRead) lookUp(ctx context.Context) error {
 	return err
 }
 
-// readInvites reads the pending invites when an unseen desired user is an
-// independent ID, and returns their lower-case emails.
+// readInvites reads the invites when an unseen desired user is an
+// independent ID, and returns their lower-case emails, those of expired
+// invites included (such a user is not a member either).
 func (g *groupRead) readInvites(ctx context.Context) (map[string]bool, error) {
-	unseenVendor := false
-	g.want.Distinct(func(i int) {
-		unseenVendor = unseenVendor || (!g.found[i] && g.want.User(i).Type == reconcile.VendorID)
-	})
-	if !unseenVendor {
+	unseen := unseenVendors(g.want, g.users)
+	if len(unseen) == 0 {
 		return nil, nil
 	}
 	var err error
-	if g.invites, err = g.t.readInvites(ctx); err != nil {
+	if g.invites, err = g.t.readInvites(ctx, false, unseen); err != nil {
 		return nil, err
 	}
 	g.invitesRead = true

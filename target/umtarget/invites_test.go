@@ -82,8 +82,8 @@ func TestInviteWithMoreMembershipsThanAnEntryHolds(t *testing.T) {
 }
 
 // A desired independent ID whose invite expired ends up with a pending
-// invite after one sync, whether the service resends expired invites or
-// answers 404 (then a new invite is sent); a pending invite is left alone
+// invite after one sync (addVendorID, a new invite), whether or not the
+// service would also resend an expired invite; a pending invite is left alone
 // (its groups went with it when sent), so the next plan is in sync and
 // sends nothing, and a group the source added meanwhile reaches the user
 // in the first run after acceptance.
@@ -136,6 +136,68 @@ func TestExpiredInviteInvitedAgain(t *testing.T) {
 						t.Errorf("%s accepted with groups %v, want %v", u.Email, su.Groups, u.Groups)
 					}
 				}
+			}
+		})
+	}
+}
+
+// The service's invite listings say which invites are pending, whatever
+// its expiry period (the specification does not give it; contract 7 says
+// 30 days): an invite sent 15 days ago is re-invited by a service whose
+// invites expire after 10, and one sent 40 days ago is left alone by a
+// service whose invites last 60. The listings are paged at 200 invites a
+// call: 250 pending and 200 expired invites are 2 calls of the pending
+// listing and 3 of the one with the expired; once the expired invite is
+// sent again, the pending listing alone (2 calls) shows every desired
+// user invited, and the next plan is in sync.
+func TestInviteListingsSayWhatIsPending(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name     string
+		expiry   time.Duration
+		sentAgo  time.Duration
+		reinvite bool
+		calls    int // invite listing calls of the first read
+	}{
+		{"invites expire after 10 days; sent 15 days ago", 10 * 24 * time.Hour, 15 * 24 * time.Hour, true, 2 + 3},
+		{"invites last 60 days; sent 40 days ago", 60 * 24 * time.Hour, 40 * 24 * time.Hour, false, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := randomOrg(nil, 0)
+			for i := range 250 {
+				st.Invites = append(st.Invites, umsim.Invite{Email: fmt.Sprintf("pending%03d@gmail.com", i), LastSentDTS: now.Add(-time.Hour).UnixMilli()})
+			}
+			for i := range 199 {
+				st.Invites = append(st.Invites, umsim.Invite{Email: fmt.Sprintf("lapsed%03d@gmail.com", i), LastSentDTS: now.Add(-tc.expiry - time.Hour).UnixMilli()})
+			}
+			st.Invites = append(st.Invites, umsim.Invite{Email: "asked@gmail.com", LastSentDTS: now.Add(-tc.sentAgo).UnixMilli()})
+			e := newEnv(t, st, umsim.Options{InviteExpiry: tc.expiry})
+			want := []reconcile.User{
+				{Type: reconcile.VendorID, Email: "pending007@gmail.com", Groups: []string{"G1"}},
+				{Type: reconcile.VendorID, Email: "pending249@gmail.com", Groups: []string{"G1"}},
+				{Type: reconcile.VendorID, Email: "asked@gmail.com", Groups: []string{"G2"}},
+			}
+			pol := policy(reconcile.Preserve)
+			pol.ResendExpiredInvites = true
+			plan, err := e.run(t, want, pol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := plan.Counts(); (c.ResendInvite == 1) != tc.reinvite || c.Create+c.Update+c.InviteGroups != 0 {
+				t.Errorf("plan: %+v; want asked@gmail.com invited again: %v, nothing else", c, tc.reinvite)
+			}
+			if got := e.target.LastRead.InviteBatches; got != tc.calls {
+				t.Errorf("%d invite listing calls, want %d", got, tc.calls)
+			}
+			if n := byEndpoint(e.sim.Stats())[gate.EndpointInvites]; n != tc.calls {
+				t.Errorf("%d requests to the invite endpoints, want the %d listing calls and no resend", n, tc.calls)
+			}
+			again := e.plan(t, want, pol)
+			if !again.Empty() {
+				t.Errorf("plan after the sync is not empty:\n%s", render(again))
+			}
+			if got := e.target.LastRead.InviteBatches; got != 2 {
+				t.Errorf("the plan after the sync made %d invite listing calls, want the 2 of the pending listing", got)
 			}
 		})
 	}

@@ -37,7 +37,7 @@ func (w *pageCountWriter) WriteHeader(code int) {
 // user is seen.
 func TestReadWithPageCountAsLastIndex(t *testing.T) {
 	sim := newSim(t, plainOrg(25, func(i int) []string { return []string{"G1"} }), umsim.Options{PageSize: 10})
-	tg := New(simClient(t, lastIndexPageCount(sim)), Options{})
+	tg := New(simClient(t, lastIndexPageCount(sim)))
 	cur, err := tg.ReadCurrent(context.Background(), reconcile.ReadNeeds{AllUsers: true})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestReadWithPageCountAsLastIndex(t *testing.T) {
 func TestReadWithoutEndMarks(t *testing.T) {
 	sim := newSim(t, plainOrg(25, func(int) []string { return nil }), umsim.Options{PageSize: 10})
 	bare := rewriteAnswers(sim, "/users/", func(body map[string]any) { delete(body, "lastPage") })
-	tg := New(simClient(t, bare), Options{})
+	tg := New(simClient(t, bare))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cur, err := tg.ReadCurrent(ctx, reconcile.ReadNeeds{AllUsers: true})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,37 +51,44 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 	if cur.Missing, err = t.missingGroups(ctx, need.CheckGroups, cur.Users, probes); err != nil {
 		return nil, err
 	}
-	if !invitesRead && needInvites(need, want, cur.Users) {
-		if cur.Invites, err = t.readInvites(ctx); err != nil {
+	if invitesRead {
+		return cur, nil
+	}
+	// The invites can change the plan when the policy revokes them, when
+	// the desired users are unknown, or when a desired independent ID is
+	// not among the users read (an invited user is not a member, and must
+	// not be invited again).
+	if unseen := unseenVendors(want, cur.Users); need.RevokeInvites || want == nil || len(unseen) > 0 {
+		if cur.Invites, err = t.readInvites(ctx, want == nil, unseen); err != nil {
 			return nil, err
 		}
 	}
 	return cur, nil
 }
 
-// needInvites reports whether the pending invites can change the plan:
-// when the policy revokes invites, when the desired users are unknown, or
-// when a desired independent ID is not among the users read (an invited
-// user is not a member, and must not be invited again).
-func needInvites(need reconcile.ReadNeeds, want *reconcile.Wanted, users []reconcile.User) bool {
-	if need.RevokeInvites || want == nil {
-		return true
+// unseenVendors returns the lower-case emails of the desired independent
+// IDs that no user of users stands for (none when want is nil): each has
+// a pending invite, an expired one, or none.
+func unseenVendors(want *reconcile.Wanted, users []reconcile.User) []string {
+	if want == nil {
+		return nil
 	}
-	vendors := 0
+	vendors := map[int]bool{}
 	want.Distinct(func(i int) {
 		if want.User(i).Type == reconcile.VendorID {
-			vendors++
+			vendors[i] = true
 		}
 	})
-	if vendors == 0 {
-		return false
-	}
-	for i := range users {
-		if j, ok := want.Match(&users[i]); ok && want.User(j).Type == reconcile.VendorID {
-			vendors--
+	for i := 0; i < len(users) && len(vendors) > 0; i++ {
+		if j, ok := want.Match(&users[i]); ok {
+			delete(vendors, j)
 		}
 	}
-	return vendors > 0
+	out := make([]string, 0, len(vendors))
+	for i := range vendors {
+		out = append(out, strings.ToLower(want.User(i).Email))
+	}
+	return out
 }
 
 // pageCount is the listing's X-Page-Count, 1 for a last page without it,
@@ -322,18 +330,50 @@ func memberOfAny(groups []string, users []reconcile.User) map[string]bool {
 	return want
 }
 
-func (t *Target) readInvites(ctx context.Context) ([]reconcile.Invite, error) {
+// readInvites reads the pending invites (the listing with
+// includeExpired=false) and, when all is set or an email of unseen (desired
+// independent IDs that are not members) has no pending invite, the listing
+// with the expired invites too: those of its invites that are not pending
+// are Expired. The service's listing says which invites are pending; their
+// lastSentDTS could not, since the specification does not give the expiry
+// period.
+func (t *Target) readInvites(ctx context.Context, all bool, unseen []string) ([]reconcile.Invite, error) {
 	var out []reconcile.Invite
-	now := t.opts.Clock()
-	for batch, err := range t.c.Invites(ctx, umapi.InviteQuery{}) {
+	pending := map[string]bool{}
+	err := t.eachInvite(ctx, umapi.InviteQuery{ExcludeExpired: true}, func(in *umwire.Invite) {
+		pending[strings.ToLower(in.Email)] = true
+		out = append(out, modelInvite(in, false))
+	})
+	if err != nil || !(all || slices.ContainsFunc(unseen, func(e string) bool { return !pending[e] })) {
+		return out, err
+	}
+	err = t.eachInvite(ctx, umapi.InviteQuery{}, func(in *umwire.Invite) {
+		if !pending[strings.ToLower(in.Email)] {
+			out = append(out, modelInvite(in, true))
+		}
+	})
+	return out, err
+}
+
+// eachInvite calls f with each invite of the listing q asks for, one call
+// of the listing at a time.
+func (t *Target) eachInvite(ctx context.Context, q umapi.InviteQuery, f func(*umwire.Invite)) error {
+	for batch, err := range t.c.Invites(ctx, q) {
 		if err != nil {
-			return nil, fmt.Errorf("pending invites: %w", err)
+			if q.ExcludeExpired {
+				return fmt.Errorf("pending invites: %w", err)
+			}
+			return fmt.Errorf("invites, expired ones included: %w", err)
 		}
 		t.LastRead.InviteBatches++
-		for _, in := range batch {
-			sent := time.UnixMilli(in.LastSentDTS)
-			out = append(out, reconcile.Invite{Email: in.Email, LastSent: sent, Expired: now.Sub(sent) > t.opts.InviteExpiry})
+		for i := range batch {
+			f(&batch[i])
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// modelInvite is the reconciler's view of an invite of the listing.
+func modelInvite(in *umwire.Invite, expired bool) reconcile.Invite {
+	return reconcile.Invite{Email: in.Email, LastSent: time.UnixMilli(in.LastSentDTS), Expired: expired}
 }

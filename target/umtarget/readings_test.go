@@ -3,8 +3,10 @@ package umtarget
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -36,7 +38,7 @@ func TestOneRunAgainstOtherReadings(t *testing.T) {
 			st, want := driftedOrg(seed, 11)
 			sim := newSim(t, st, umsim.Options{PageSize: 7})
 			h := lastIndexPageCount(reshapeActionAnswer(refuseGroupListing(sim)))
-			e := &env{sim: sim, target: New(simClient(t, h), Options{})}
+			e := &env{sim: sim, target: New(simClient(t, h))}
 			pol := policy(reconcile.RemoveGroups)
 			before := sim.Snapshot()
 			sim.SetFaults(gate.Faults{Seed: int64(seed), ErrorRate: 0.1, DropRate: 0.05, AmbiguousRate: 0.2, CutRate: 0.15})
@@ -58,5 +60,53 @@ func TestOneRunAgainstOtherReadings(t *testing.T) {
 			}
 			checkUntouched(t, before, sim.Snapshot(), pol)
 		})
+	}
+}
+
+// noneListedWithoutPending serves h, answering the invite listing 404
+// whenever no invite is pending, expired ones asked for or not: the
+// specification's "404 when the organization has no pending invites" read
+// for both listings.
+func noneListedWithoutPending(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/invites/") && r.URL.Query().Get("includeExpired") != "false" {
+			pending := r.Clone(r.Context())
+			pending.URL.RawQuery = "includeExpired=false"
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, pending)
+			if rec.Code == http.StatusNotFound {
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write(rec.Body.Bytes())
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestExpiredInvitesUnlisted: against a service that answers 404 for the
+// listing with the expired invites when none is pending, the expired
+// invite cannot be seen, so its user is invited as a new one: the same
+// addVendorID, in one request, and the next plan is in sync.
+func TestExpiredInvitesUnlisted(t *testing.T) {
+	st := randomOrg(nil, 0)
+	st.Invites = []umsim.Invite{{Email: "lapsed@gmail.com", LastSentDTS: time.Now().Add(-40 * 24 * time.Hour).UnixMilli()}}
+	sim := newSim(t, st, umsim.Options{})
+	e := &env{sim: sim, target: New(simClient(t, noneListedWithoutPending(sim)))}
+	want := []reconcile.User{{Type: reconcile.VendorID, Email: "lapsed@gmail.com", Groups: []string{"G1"}}}
+	pol := policy(reconcile.Preserve)
+	pol.ResendExpiredInvites = true
+	plan, err := e.run(t, want, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := plan.Counts(); c.Create != 1 || c.ResendInvite != 0 {
+		t.Errorf("plan: %+v; want lapsed@gmail.com invited as a new user", c)
+	}
+	if n := sim.Stats().Requests[gate.EndpointAction][http.StatusOK]; n != 1 {
+		t.Errorf("%d action requests, want 1", n)
+	}
+	if again := e.plan(t, want, pol); !again.Empty() {
+		t.Errorf("plan after the sync is not empty:\n%s", render(again))
 	}
 }

@@ -84,8 +84,17 @@ func TestRequestCounts(t *testing.T) {
 		}
 		return us
 	}
+	lapsed := func() *umsim.State { // empty, with the expired invites of v0100..v0104
+		st := plainOrg(0, nil)
+		for i := range 5 {
+			st.Invites = append(st.Invites, umsim.Invite{Email: fmt.Sprintf("v%04d@gmail.com", 100+i), LastSentDTS: time.Now().Add(-40 * 24 * time.Hour).UnixMilli()})
+		}
+		return st
+	}
 	remove, preserve := *threePolicy, *threePolicy
 	remove.Unmatched, preserve.Unmatched = reconcile.RemoveUsers, reconcile.Preserve
+	reinvite := *threePolicy
+	reinvite.ResendExpiredInvites = true // as the configuration's default
 	create := remove
 	create.Managed = []string{"G1", "G2", "G3", "New"}
 	create.UserGroups, create.CreateUserGroups = create.Managed, true
@@ -108,11 +117,26 @@ func TestRequestCounts(t *testing.T) {
 			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroups: 1, gate.EndpointAction: 4},
 		},
 		{
-			// as above, plus one invite listing: an invited independent
-			// ID must not be invited again.
+			// as above, plus two invite listings: an invited independent
+			// ID must not be invited again (the pending invites: none),
+			// and one whose invite expired is invited again, which the
+			// plan shows (the listing with the expired ones: none). The
+			// fewest is 8, for a reader that guessed there is no invite
+			// at all and asked the second listing alone.
 			name: "first load of 35 users, 5 independent IDs", state: plainOrg(0, nil), policy: threePolicy,
 			want:     newUsers(0, 35, 5),
-			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroups: 1, gate.EndpointInvites: 1, gate.EndpointAction: 4},
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroups: 1, gate.EndpointInvites: 2, gate.EndpointAction: 4},
+		},
+		{
+			// token; the only organization page; one page of the group
+			// listing; the two invite listings: none pending, 5 expired;
+			// the 46 creates and the 5 re-invites (addVendorID with their
+			// groups) are 51 entries: 6 requests, the fewest, and no
+			// resend (an expired invite is not pending: resend is
+			// defined on pending invites).
+			name: "46 new users and 5 expired invites", state: lapsed(), policy: &reinvite,
+			want:     newUsers(100, 51, 5),
+			requests: map[string]int{gate.EndpointToken: 1, gate.EndpointUsers: 1, gate.EndpointGroups: 1, gate.EndpointInvites: 2, gate.EndpointAction: 6},
 		},
 		{
 			// token; all 20 pages (unmatched users are removed); 2
@@ -160,8 +184,9 @@ func TestRequestCounts(t *testing.T) {
 		},
 		{
 			// token; the first organization page (20 pages); one page per
-			// group; the invite listing (3 desired independent IDs are in
-			// no group) shows them invited, so they are not looked up
+			// group; the listing of pending invites (3 desired independent
+			// IDs are in no group) shows them invited, so they are not
+			// looked up, and the listing with the expired ones is not read
 			// (an invited user is not a member); a pending invite is left
 			// alone (its groups went with it): no action request.
 			name: "3 invited independent IDs and 3 groups of a big organization", state: invited(), pageSize: 100, policy: threePolicy,

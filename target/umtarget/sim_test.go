@@ -35,7 +35,7 @@ type env struct {
 func newEnv(t *testing.T, st *umsim.State, opts umsim.Options) *env {
 	t.Helper()
 	sim := newSim(t, st, opts)
-	return &env{sim: sim, target: New(simClient(t, sim), Options{})}
+	return &env{sim: sim, target: New(simClient(t, sim))}
 }
 
 // newSim is the simulator of st, which the test integration may use.

@@ -259,7 +259,7 @@ func TestMissingGroupsFromTheGroupListing(t *testing.T) {
 			})
 			c := simClient(t, h)
 			for run := range 2 { // a daemon's runs share the client, each with its own Target
-				missing, err := New(c, Options{}).MissingGroups(context.Background(), targets)
+				missing, err := New(c).MissingGroups(context.Background(), targets)
 				if err != nil {
 					t.Fatalf("run %d: %v", run, err)
 				}
@@ -286,7 +286,7 @@ func TestMissingGroupsFromTheGroupListing(t *testing.T) {
 // answers it; the group listing could not cost less.
 func TestOneUnknownGroupIsProbed(t *testing.T) {
 	sim := newSim(t, randomOrg(nil, 0), umsim.Options{PageSize: 2})
-	tg := New(simClient(t, sim), Options{})
+	tg := New(simClient(t, sim))
 	missing, err := tg.MissingGroups(context.Background(), []string{"Gone A", "_admin_G1"})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func TestGroupListingInAnotherShape(t *testing.T) {
 				}
 				sim.ServeHTTP(w, r)
 			})
-			missing, err := New(simClient(t, h), Options{}).MissingGroups(context.Background(), []string{"G1", "G2", "G3", "Gone A"})
+			missing, err := New(simClient(t, h)).MissingGroups(context.Background(), []string{"G1", "G2", "G3", "Gone A"})
 			if err != nil {
 				t.Fatal(err)
 			}

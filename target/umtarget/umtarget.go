@@ -3,7 +3,7 @@
 // organization listing or through the member listings of the policy's
 // groups plus lookups of the desired users they do not show, whichever
 // costs fewer requests) and reconcile.Sender (action requests and invite
-// operations) on top of a umapi client.
+// revokes) on top of a umapi client.
 package umtarget
 
 import (
@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
@@ -29,27 +28,12 @@ type Client interface {
 	GroupsPageAt(ctx context.Context, page int) (*umapi.GroupsPage, error)
 	Invites(ctx context.Context, q umapi.InviteQuery) iter.Seq2[[]umwire.Invite, error]
 	Action(ctx context.Context, entries []umwire.Entry, o umapi.ActionOptions) (*umwire.ActionResponse, error)
-	ResendInvite(ctx context.Context, email string) error
 	RevokeInvite(ctx context.Context, email string) error
-}
-
-// DefaultInviteExpiry is the invites' lifetime after they were last sent
-// (contract section 7).
-const DefaultInviteExpiry = 30 * 24 * time.Hour
-
-// Options tune a Target.
-type Options struct {
-	// InviteExpiry is how long after lastSentDTS an invite expires;
-	// default DefaultInviteExpiry.
-	InviteExpiry time.Duration
-	// Clock tells the time; default time.Now.
-	Clock func() time.Time
 }
 
 // Target reads and changes one organization through a Client.
 type Target struct {
-	c    Client
-	opts Options
+	c Client
 	// LastRead describes how the last ReadCurrent read the users.
 	LastRead ReadReport
 }
@@ -64,19 +48,11 @@ type ReadReport struct {
 	// which groups exist.
 	GroupListPages int
 	Lookups        int // desired users read one by one (endpoint 3) in a read by group
-	InviteBatches  int // invite listing calls; 0 when the invites could not change the plan
+	InviteBatches  int // invite listing calls (pending, then with the expired when needed); 0 when the invites could not change the plan
 }
 
 // New returns a Target over c.
-func New(c Client, opts Options) *Target {
-	if opts.InviteExpiry <= 0 {
-		opts.InviteExpiry = DefaultInviteExpiry
-	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
-	}
-	return &Target{c: c, opts: opts}
-}
+func New(c Client) *Target { return &Target{c: c} }
 
 // Send sends one request; testOnly adds ?testOnly=true. The failures are
 // the entries the service reports failed; an error means the request as a
@@ -151,26 +127,15 @@ func (t *Target) renamedBefore(ctx context.Context, e *reconcile.Entry, f umwire
 	return true
 }
 
-// ResendInvite resends the pending invite of email; the service's 404 (no
-// pending invite, which an expired one may be) wraps
-// reconcile.ErrNoPendingInvite.
-func (t *Target) ResendInvite(ctx context.Context, email string) error {
-	return inviteError("resend", t.c.ResendInvite(ctx, email))
-}
-
-// RevokeInvite revokes the pending invite of email; a 404 wraps
-// reconcile.ErrNoPendingInvite.
+// RevokeInvite revokes the pending invite of email; the service's 404
+// (no pending invite) wraps reconcile.ErrNoPendingInvite.
 func (t *Target) RevokeInvite(ctx context.Context, email string) error {
-	return inviteError("revoke", t.c.RevokeInvite(ctx, email))
-}
-
-// inviteError wraps the error of an invite operation.
-func inviteError(op string, err error) error {
-	switch {
+	switch err := t.c.RevokeInvite(ctx, email); {
 	case err == nil:
 		return nil
 	case umapi.IsNotFound(err):
-		return fmt.Errorf("%s invite: %w (%w)", op, reconcile.ErrNoPendingInvite, err)
+		return fmt.Errorf("revoke invite: %w (%w)", reconcile.ErrNoPendingInvite, err)
+	default:
+		return fmt.Errorf("revoke invite: %w", err)
 	}
-	return fmt.Errorf("%s invite: %w", op, err)
 }
