@@ -20,8 +20,8 @@ import (
 //	fingerprint, org, fullRead and saved (varint Unix nanoseconds), doubt,
 //	flags (byGroup 1, invitesKnown 2), readGroups (count, names),
 //	groups (count, names: the group table), users (count, memberships in
-//	all, then each user), invites (count, then email and lastSent as
-//	varint Unix milliseconds)
+//	all, then each user), invites (count, then email, lastSent as varint
+//	Unix milliseconds and expired, a byte)
 //
 // and each user is its identity type (a byte), flags (1: the username is
 // the email), email, username (unless flag 1), domain, first name, last
@@ -54,6 +54,13 @@ func typeCode(t reconcile.IdentityType) byte {
 		if c == t {
 			return byte(i)
 		}
+	}
+	return 0
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
 	}
 	return 0
 }
@@ -91,6 +98,7 @@ func Encode(w io.Writer, s *Snapshot) error {
 	for _, in := range s.Invites {
 		e.str(in.Email)
 		e.buf = binary.AppendVarint(e.buf, in.LastSent.UnixMilli())
+		e.buf = append(e.buf, boolByte(in.Expired))
 	}
 	e.flush()
 	if e.err != nil {
@@ -360,7 +368,7 @@ func (d *decoder) snapshot() *Snapshot {
 	s.Users = d.users(s.Groups)
 	s.Invites = make([]reconcile.Invite, d.count())
 	for i := range s.Invites {
-		s.Invites[i] = reconcile.Invite{Email: d.str(), LastSent: time.UnixMilli(d.int()).UTC()}
+		s.Invites[i] = reconcile.Invite{Email: d.str(), LastSent: time.UnixMilli(d.int()).UTC(), Expired: d.byte() == 1}
 	}
 	return s
 }

@@ -48,8 +48,8 @@ type Snapshot struct {
 	InvitesKnown bool
 	// Users are the organization's users, each with all its groups.
 	Users []reconcile.User
-	// Invites are the pending invites (expired ones included): only the
-	// email and when each was last sent are kept.
+	// Invites are the invites as the last read listed them (the expired
+	// ones where it did) and as the run sent them since.
 	Invites []reconcile.Invite
 	// Groups are the groups known to exist: those some user belongs to
 	// (Encode adds them), and those a read or a change showed to exist

@@ -30,8 +30,9 @@ func sample() *Snapshot {
 			{Type: reconcile.VendorID, Email: "cy@gmail.example", Username: "cy@gmail.example"},
 			{Type: reconcile.UnknownID, Email: "dee@example.com"},
 		},
-		Invites: []reconcile.Invite{{Email: "eve@gmail.example", LastSent: time.UnixMilli(1764000000123).UTC()}},
-		Groups:  []string{"Empty Group", "Engineering", "Design", "design"},
+		Invites: []reconcile.Invite{{Email: "eve@gmail.example", LastSent: time.UnixMilli(1764000000123).UTC()},
+			{Email: "fay@gmail.example", LastSent: time.UnixMilli(1760000000000).UTC(), Expired: true}},
+		Groups: []string{"Empty Group", "Engineering", "Design", "design"},
 	}
 }
 

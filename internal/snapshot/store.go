@@ -129,3 +129,18 @@ func (s *Store) Lock(org, note string) (*Lock, error) {
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() error { return l.f.Close() }
+
+// Stamp identifies organization org's snapshot file as it is now (its
+// modification time and size; "" when there is none): a run that planned
+// from one snapshot compares it before recording, so that it never
+// replaces a snapshot another run wrote meanwhile.
+func (s *Store) Stamp(org string) (string, error) {
+	fi, err := os.Stat(s.path(org, ".snapshot"))
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size()), nil
+}
