@@ -1,14 +1,15 @@
 # orgsync: see README.md. `make test` runs every test (it installs what the
 # tests need first); `make demo` runs the main job on the embedded simulator,
 # `make demo-ldap` the same from a throwaway OpenLDAP server, `make demo-ad`
-# from a throwaway Samba Active Directory domain.
+# from a throwaway Samba Active Directory domain, `make demo-freeipa` from a
+# throwaway 389 Directory Server with FreeIPA's tree.
 GO      ?= go
 BIN     ?= bin/orgsync
 PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
 
-.PHONY: all build test demo demo-review demo-ldap demo-ad lint bench bench-ad fuzz test-deps
+.PHONY: all build test demo demo-review demo-ldap demo-ad demo-freeipa lint bench bench-ad fuzz test-deps
 
 all: build
 
@@ -24,7 +25,7 @@ lint:
 	$(GO) vet $(PKGS)
 
 # Everything the tests need (OpenLDAP's slapd and ldap-utils, Samba's
-# domain controller, krb5-user) is installed
+# domain controller, krb5-user, 389 Directory Server) is installed
 # by scripts/test-deps.sh when missing and the machine allows it.
 test-deps:
 	bash scripts/test-deps.sh
@@ -66,8 +67,14 @@ demo-ldap:
 	$(GO) run ./cmd/orgsync demo --source ldap
 
 # The Active Directory example: a throwaway Samba domain controller for
-# CORP.EXAMPLE.COM on 127.0.0.1 serving
+# CORP.EXAMPLE.COM in a network namespace of its own serving
 # examples/activedirectory/demo/directory.ldif, read with a Kerberos bind
 # and synced into the simulator. Samba needs root (and make test-deps).
 demo-ad:
 	$(GO) run ./cmd/orgsync demo --source activedirectory
+
+# The FreeIPA example: a throwaway 389 Directory Server holding FreeIPA's
+# tree, examples/freeipa/demo/directory.ldif, read over LDAPS as a system
+# account and synced into the simulator (make test-deps installs 389-ds-base).
+demo-freeipa:
+	$(GO) run ./cmd/orgsync demo --source freeipa

@@ -16,6 +16,7 @@ package config
 import (
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/logs"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -203,8 +204,8 @@ type State struct {
 	// MaxFileMB is the size at which a history or run-record file is
 	// rotated; default 10.
 	MaxFileMB int `yaml:"maxFileMB"`
-	// Retention is how long rotated files are kept; default 2160h (90 days).
-	Retention time.Duration `yaml:"retention"`
+	// Retention is how long rotated files are kept; default 90d.
+	Retention Age `yaml:"retention"`
 }
 
 // Incremental configures incremental runs: with Enabled (and State.Dir,
@@ -214,8 +215,9 @@ type State struct {
 // doubt).
 type Incremental struct {
 	Enabled bool `yaml:"enabled"`
-	// FullEvery is the longest time between two full reads; default 24h.
-	FullEvery time.Duration `yaml:"fullEvery"`
+	// FullEvery is the longest time between two full reads; default 24h
+	// (also in days: 1d).
+	FullEvery Age `yaml:"fullEvery"`
 }
 
 // Schedule configures the daemon.
@@ -236,11 +238,11 @@ type Schedule struct {
 	Listen string `yaml:"listen"`
 }
 
-// Log formats.
+// Log formats (the logger's).
 const (
-	FormatAuto    = "auto"
-	FormatConsole = "console"
-	FormatJSON    = "json"
+	FormatAuto    = logs.FormatAuto
+	FormatConsole = logs.FormatConsole
+	FormatJSON    = logs.FormatJSON
 )
 
 // Logging configures the log output.
@@ -258,4 +260,13 @@ type Logging struct {
 	MaxSizeMB  int    `yaml:"maxSizeMB"`
 	MaxBackups int    `yaml:"maxBackups"`
 	MaxAgeDays int    `yaml:"maxAgeDays"`
+}
+
+// Options are the logger's settings from this section (nil: the defaults).
+func (l *Logging) Options() logs.Options {
+	if l == nil {
+		return logs.Options{}
+	}
+	return logs.Options{Level: l.Level, Format: l.Format, File: l.File,
+		MaxSizeMB: l.MaxSizeMB, MaxBackups: l.MaxBackups, MaxAgeDays: l.MaxAgeDays}
 }

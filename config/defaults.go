@@ -3,6 +3,8 @@ package config
 import (
 	"path/filepath"
 	"time"
+
+	"github.com/orgsync/orgsync/secret"
 )
 
 // Defaults of the values that have a sensible one.
@@ -27,6 +29,8 @@ const (
 	// rotated files kept for DefaultStateRetention.
 	DefaultStateMaxFileMB = 10
 	DefaultStateRetention = 90 * 24 * time.Hour
+	// DefaultNotifyTimeout bounds each notification, its retries included.
+	DefaultNotifyTimeout = 10 * time.Second
 	// DefaultFullEvery is the longest time between two full reads of an
 	// organization with incremental runs.
 	DefaultFullEvery = 24 * time.Hour
@@ -55,8 +59,8 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Logging.Format, FormatAuto)
 	setDefault(&c.Safety.OnLimit, OnLimitHold)
 	setDefault(&c.State.MaxFileMB, DefaultStateMaxFileMB)
-	setDefault(&c.State.Retention, DefaultStateRetention)
-	setDefault(&c.Incremental.FullEvery, DefaultFullEvery)
+	setDefault(&c.State.Retention, Age(DefaultStateRetention))
+	setDefault(&c.Incremental.FullEvery, Age(DefaultFullEvery))
 	c.Notify.applyDefaults()
 }
 
@@ -102,13 +106,17 @@ func (c *Config) resolvePaths(dir string) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
+	for _, r := range c.secretRefs() {
+		r.Dir = dir // a secret command runs where its relative file paths are
+	}
 }
 
-// filePaths lists every file path of the configuration.
+// filePaths lists every file path of the configuration, its secrets'
+// files included.
 func (c *Config) filePaths() []*string {
 	paths := []*string{&c.Policy.ReportFile, &c.Logging.File, &c.Scope.UsersFile, &c.State.Dir}
 	for _, t := range c.targets() {
-		paths = append(paths, &t.Auth.ClientSecret.File, &t.Auth.PrivateKey.File, &t.Auth.PrivateKeyPassphrase.File, &t.TLS.CAFile)
+		paths = append(paths, &t.TLS.CAFile)
 	}
 	for i := range c.Targets {
 		if p := c.Targets[i].Policy; p != nil {
@@ -119,8 +127,23 @@ func (c *Config) filePaths() []*string {
 		paths = append(paths, c.Sources[i].filePaths()...)
 	}
 	paths = append(paths, c.Notify.filePaths()...)
-	paths = append(paths, &c.Status.Token.File, &c.Status.Password.File)
+	for _, r := range c.secretRefs() {
+		paths = append(paths, &r.File)
+	}
 	return paths
+}
+
+// secretRefs lists every secret reference of the configuration.
+func (c *Config) secretRefs() []*secret.Ref {
+	var refs []*secret.Ref
+	for _, t := range c.targets() {
+		refs = append(refs, &t.Auth.ClientSecret, &t.Auth.PrivateKey, &t.Auth.PrivateKeyPassphrase)
+	}
+	for i := range c.Sources {
+		refs = append(refs, c.Sources[i].secretRefs()...)
+	}
+	refs = append(refs, c.Notify.secretRefs()...)
+	return append(refs, &c.Status.Token, &c.Status.Password)
 }
 
 // setDefault sets *p to def when it is the zero value (left out of the

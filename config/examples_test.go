@@ -8,14 +8,14 @@ import (
 )
 
 // TestExamplesLoad loads every example configuration of the repository.
-// The Active Directory one names secret files of a Kubernetes volume
-// (/etc/orgsync/secrets), which must be the only problems reported.
+// The Active Directory and FreeIPA ones name secret files of a Kubernetes
+// volume (/etc/orgsync/secrets), which must be the only problems reported.
 func TestExamplesLoad(t *testing.T) {
-	for _, name := range []string{"csv", "yaml", "openldap", "activedirectory", "multiorg", "entra", "okta"} {
+	for _, name := range []string{"csv", "yaml", "openldap", "activedirectory", "freeipa", "multiorg", "entra", "okta"} {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := Load(filepath.Join("..", "examples", name, "orgsync.yaml"))
 			var cerr *Error
-			if name == "activedirectory" && errors.As(err, &cerr) {
+			if (name == "activedirectory" || name == "freeipa") && errors.As(err, &cerr) {
 				for _, p := range cerr.Problems {
 					if !strings.Contains(p.Message, "/etc/orgsync/secrets/") && !strings.Contains(p.Message, "placeholder orgsync init writes") {
 						t.Errorf("unexpected problem: %s", p)

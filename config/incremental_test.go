@@ -8,11 +8,11 @@ import (
 
 func TestIncremental(t *testing.T) {
 	cfg := loadText(t, minimal)
-	if cfg.Incremental.Enabled || cfg.Incremental.FullEvery != DefaultFullEvery {
+	if cfg.Incremental.Enabled || cfg.Incremental.FullEvery != Age(DefaultFullEvery) {
 		t.Errorf("defaults: %+v", cfg.Incremental)
 	}
-	cfg = loadText(t, minimal+"state: {dir: s}\nincremental: {enabled: true, fullEvery: 12h}\n")
-	if !cfg.Incremental.Enabled || cfg.Incremental.FullEvery != 12*time.Hour || len(cfg.Warnings) != 0 {
+	cfg = loadText(t, minimal+"state: {dir: s}\nincremental: {enabled: true, fullEvery: 1d}\n")
+	if !cfg.Incremental.Enabled || cfg.Incremental.FullEvery != Age(24*time.Hour) || len(cfg.Warnings) != 0 {
 		t.Errorf("set: %+v, warnings %v", cfg.Incremental, cfg.Warnings)
 	}
 }
@@ -20,8 +20,8 @@ func TestIncremental(t *testing.T) {
 func TestIncrementalProblems(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"incremental: {enabled: true}\n", "incremental.enabled (line 14): incremental runs keep a snapshot of each organization in the state directory: set state.dir"},
-		{"state: {dir: s}\nincremental: {enabled: true, fullEvery: -1h}\n", "incremental.fullEvery (line 15): must be greater than zero"},
-		{"state: {dir: s}\nincremental: {enabled: true, fullEvery: 1 day}\n", "incremental.fullEvery (line 15)"},
+		{"state: {dir: s}\nincremental: {enabled: true, fullEvery: -1h}\n", "incremental.fullEvery (line 15): want a duration such as 90m, 24h or 7d"},
+		{"state: {dir: s}\nincremental: {enabled: true, fullEvery: 1 day}\n", "incremental.fullEvery (line 15): want a duration such as 90m, 24h or 7d"},
 		{"state: {dir: s}\nincremental: {enable: true}\n", "incremental.enable (line 15)"},
 	} {
 		if err := loadError(t, minimal+tc.text); !strings.Contains(err, tc.want) {

@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/internal/yamlsyntax"
+	"github.com/orgsync/orgsync/internal/util/yamlsyntax"
 )
 
 // Load reads, defaults and validates the configuration file at path.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
@@ -16,6 +17,10 @@ type Notify struct {
 	// Retries bound how a failed notification is tried again; default 3
 	// retries, waiting 1s growing to 30s.
 	Retries Retries `yaml:"retries"`
+	// Timeout bounds each notification, its retries included (default
+	// 10s): a webhook or mail server that does not answer never holds a
+	// run or the daemon longer.
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Webhook formats (Webhook.Format).
@@ -62,6 +67,7 @@ func (n *Notify) applyDefaults() {
 	setDefault(&n.Retries.Max, 3)
 	setDefault(&n.Retries.MinWait, time.Second)
 	setDefault(&n.Retries.MaxWait, 30*time.Second)
+	setDefault(&n.Timeout, DefaultNotifyTimeout)
 	for i := range n.Webhooks {
 		setDefault(&n.Webhooks[i].Format, WebhookJSON)
 	}
@@ -76,18 +82,27 @@ func (n *Notify) applyDefaults() {
 
 // filePaths lists the notify section's file paths.
 func (n *Notify) filePaths() []*string {
-	var out []*string
+	if m := n.Email; m != nil {
+		return []*string{&m.CAFile}
+	}
+	return nil
+}
+
+// secretRefs lists the notify section's secret references.
+func (n *Notify) secretRefs() []*secret.Ref {
+	var out []*secret.Ref
 	for i := range n.Webhooks {
-		out = append(out, &n.Webhooks[i].URL.File)
+		out = append(out, &n.Webhooks[i].URL)
 	}
 	if m := n.Email; m != nil {
-		out = append(out, &m.Password.File, &m.CAFile)
+		out = append(out, &m.Password)
 	}
 	return out
 }
 
 // validate checks the notify section.
 func (n *Notify) validate(v *validation) {
+	positive(v, "notify.timeout", int64(n.Timeout))
 	for i := range n.Webhooks {
 		path := index("notify.webhooks", i)
 		secretRef(v, join(path, "url"), n.Webhooks[i].URL)
@@ -113,4 +128,22 @@ func (n *Notify) validate(v *validation) {
 	if m.Username != "" {
 		secretRef(v, "notify.email.password", m.Password)
 	}
+}
+
+// preflight reads every secret of the notify section, so that one that
+// cannot be read (an unset variable) is found before the first
+// notification is lost.
+func (n *Notify) preflight() []error {
+	var out []error
+	for i := range n.Webhooks {
+		if _, err := n.Webhooks[i].URL.Load(); err != nil {
+			out = append(out, fmt.Errorf("%s: %w", join(index("notify.webhooks", i), "url"), err))
+		}
+	}
+	if m := n.Email; m != nil && m.Username != "" {
+		if _, err := m.Password.Load(); err != nil {
+			out = append(out, fmt.Errorf("notify.email.password: %w", err))
+		}
+	}
+	return out
 }

@@ -17,7 +17,7 @@ func (c *Config) Preflight() []error {
 	for i := range c.Targets {
 		out = append(out, c.Targets[i].preflight()...)
 	}
-	return out
+	return append(out, c.Notify.preflight()...)
 }
 
 // preflight is Preflight for one target.

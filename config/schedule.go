@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,10 +23,41 @@ const scheduleSamples = 200
 // TZ=), in the local time zone unless the prefix names one.
 func ParseSchedule(expr string) (cron.Schedule, error) {
 	s, err := cron.ParseStandard(expr)
+	if err == nil {
+		err = checkSteps(expr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not a cron expression (5 fields, or @every 2h, optionally after CRON_TZ=Europe/Berlin): %w", err)
 	}
 	return s, nil
+}
+
+// cronFields name the fields of a cron expression and how many values
+// each has (a step must be smaller).
+var cronFields = []struct {
+	name string
+	size int
+}{{"minute", 60}, {"hour", 24}, {"day of month", 31}, {"month", 12}, {"day of week", 7}}
+
+// checkSteps refuses a step a field cannot take (*/70 in the minutes),
+// which the cron parser takes as "only the first value".
+func checkSteps(expr string) error {
+	if hasZonePrefix(expr) {
+		_, expr, _ = strings.Cut(expr, " ")
+	}
+	fields := strings.Fields(expr)
+	if len(fields) != len(cronFields) {
+		return nil // a descriptor (@hourly, @every 2h)
+	}
+	for i, f := range fields {
+		for _, part := range strings.Split(f, ",") {
+			_, step, ok := strings.Cut(part, "/")
+			if n, err := strconv.Atoi(step); ok && err == nil && n >= cronFields[i].size {
+				return fmt.Errorf("%s: step %d is out of range: the %s field has %d values", part, n, cronFields[i].name, cronFields[i].size)
+			}
+		}
+	}
+	return nil
 }
 
 // Parse parses the schedule: the cron expression, in the time zone of

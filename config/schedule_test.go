@@ -69,3 +69,27 @@ func loadError(t *testing.T, text string) string {
 	t.Helper()
 	return loadProblems(t, map[string]string{"c.yaml": text, "key.pem": "KEY", "users.csv": "email\n"}).Error()
 }
+
+// TestCronStepOutOfRange: a step larger than its field (*/70 in the
+// minutes, which the cron parser reads as "at minute 0") is refused,
+// naming the field; the steps a field can take pass.
+func TestCronStepOutOfRange(t *testing.T) {
+	for expr, want := range map[string]string{
+		"*/70 * * * *":                      "*/70: step 70 is out of range: the minute field has 60 values",
+		"0 */24 * * *":                      "the hour field has 24 values",
+		"0 0 1-31/31 * *":                   "the day of month field has 31 values",
+		"CRON_TZ=Europe/Berlin 0 0 * * */7": "the day of week field has 7 values",
+	} {
+		if _, err := ParseSchedule(expr); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", expr, err, want)
+		}
+	}
+	for _, expr := range []string{"*/59 * * * *", "0 */23 * * *", "@every 2h", "@hourly", "0,30 */2 * * 1-5/2"} {
+		if _, err := ParseSchedule(expr); err != nil {
+			t.Errorf("%q: %v", expr, err)
+		}
+	}
+	if err := loadError(t, minimal+"schedule: {cron: \"*/70 * * * *\"}\n"); !strings.Contains(err, "schedule.cron (line 14)") || !strings.Contains(err, "step 70") {
+		t.Errorf("a configuration with */70: %s", err)
+	}
+}

@@ -114,12 +114,19 @@ func (s *Source) filePaths() []*string {
 	if s.settings == nil {
 		return nil
 	}
-	uses := s.settings.Uses()
-	paths := uses.Files
-	for _, r := range uses.Secrets {
-		paths = append(paths, &r.File)
+	return s.settings.Uses().Files
+}
+
+// secretRefs lists the source's secret references.
+func (s *Source) secretRefs() []*secret.Ref {
+	if s.settings == nil {
+		return nil
 	}
-	return paths
+	var out []*secret.Ref
+	for _, r := range s.settings.Uses().Secrets {
+		out = append(out, r)
+	}
+	return out
 }
 
 // validateSources checks that there is at least one source, that each sets

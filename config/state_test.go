@@ -9,14 +9,14 @@ import (
 
 func TestStateAndOnLimitDefaults(t *testing.T) {
 	cfg := loadText(t, minimal+"state: {dir: state}\n")
-	if cfg.Safety.OnLimit != OnLimitHold || cfg.State.MaxFileMB != DefaultStateMaxFileMB || cfg.State.Retention != DefaultStateRetention {
+	if cfg.Safety.OnLimit != OnLimitHold || cfg.State.MaxFileMB != DefaultStateMaxFileMB || cfg.State.Retention != Age(DefaultStateRetention) {
 		t.Errorf("defaults: safety %+v, state %+v", cfg.Safety, cfg.State)
 	}
 	if want := filepath.Join(filepath.Dir(cfg.File), "state"); cfg.State.Dir != want {
 		t.Errorf("state.dir %q, want %q (relative to the configuration's directory)", cfg.State.Dir, want)
 	}
 	cfg = loadText(t, minimal+"safety: {onLimit: stop}\nstate: {dir: s, maxFileMB: 1, retention: 24h}\n")
-	if cfg.SafetyOf(cfg.Primary()).OnLimit != OnLimitStop || cfg.State.Retention != 24*time.Hour {
+	if cfg.SafetyOf(cfg.Primary()).OnLimit != OnLimitStop || cfg.State.Retention != Age(24*time.Hour) {
 		t.Errorf("set: safety %+v, state %+v", cfg.Safety, cfg.State)
 	}
 }
@@ -31,5 +31,16 @@ func TestStateAndOnLimitProblems(t *testing.T) {
 		if !strings.Contains(err, want) {
 			t.Errorf("want %q in:\n%s", want, err)
 		}
+	}
+}
+
+// TestStateRetentionInDays: state.retention takes days, as history
+// --since does.
+func TestStateRetentionInDays(t *testing.T) {
+	if cfg := loadText(t, minimal+"state: {dir: s, retention: 30d}\n"); time.Duration(cfg.State.Retention) != 30*24*time.Hour {
+		t.Errorf("retention 30d: %v", time.Duration(cfg.State.Retention))
+	}
+	if err := loadError(t, minimal+"state: {dir: s, retention: 30 days}\n"); !strings.Contains(err, "state.retention (line 14): want a duration such as 90m, 24h or 7d") {
+		t.Errorf("retention in words: %s", err)
 	}
 }

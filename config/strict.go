@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/internal/suggest"
+	"github.com/orgsync/orgsync/internal/util/suggest"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/all"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/yamlsyntax"
+	"github.com/orgsync/orgsync/internal/util/yamlsyntax"
 )
 
 // The YAML mistakes people make are reported on the line where they are,

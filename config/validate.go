@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/orgsync/orgsync/internal/weburl"
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -142,7 +142,6 @@ func (s *State) validate(v *validation) {
 // directory, and a full read less often than the daemon runs.
 func (c *Config) validateIncremental(v *validation) {
 	in := &c.Incremental
-	positive(v, "incremental.fullEvery", int64(in.FullEvery))
 	if !in.Enabled {
 		return
 	}
@@ -150,9 +149,9 @@ func (c *Config) validateIncremental(v *validation) {
 		v.errorf("incremental.enabled", "incremental runs keep a snapshot of each organization in the state directory: set state.dir (e.g. state: {dir: /var/lib/orgsync}), or remove incremental")
 		return
 	}
-	if sched, err := c.Schedule.Parse(); err == nil && in.FullEvery > 0 {
-		if every := ShortestInterval(sched, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)); in.FullEvery <= every {
-			v.warnf("incremental.fullEvery", "%s is not longer than the %s between the daemon's runs (schedule.cron): each of its runs reads the whole organization", in.FullEvery, every)
+	if sched, err := c.Schedule.Parse(); err == nil {
+		if every := ShortestInterval(sched, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)); time.Duration(in.FullEvery) <= every {
+			v.warnf("incremental.fullEvery", "%s is not longer than the %s between the daemon's runs (schedule.cron): each of its runs reads the whole organization", time.Duration(in.FullEvery), every)
 		}
 	}
 }

@@ -7,9 +7,9 @@ import "embed"
 
 // FS holds the example files: csv/, yaml/, multiorg/ and sim/
 // (organization states, demo credentials), plus the OpenLDAP, Active
-// Directory, Entra ID, Okta and Google Workspace examples.
+// Directory, FreeIPA, Entra ID, Okta and Google Workspace examples.
 //
-//go:embed csv yaml sim openldap activedirectory multiorg entra okta google
+//go:embed csv yaml sim openldap activedirectory freeipa multiorg entra okta google
 var FS embed.FS
 
 // OpenLDAPReaderPassword is the password of orgsync's read-only account,
@@ -21,3 +21,8 @@ const OpenLDAPReaderPassword = "reader-secret"
 // (activedirectory/demo/directory.ldif): a demo credential, from which the
 // demo exports the account's keytab.
 const ActiveDirectoryServicePassword = "Svc-Orgsync-Demo-1"
+
+// FreeIPAReaderPassword is the password of orgsync's system account,
+// uid=orgsync,cn=sysaccounts,cn=etc,dc=example,dc=com, in the FreeIPA
+// example's directory (freeipa/demo/directory.ldif): a demo credential.
+const FreeIPAReaderPassword = "Orgsync-Demo-1"

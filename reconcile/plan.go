@@ -138,9 +138,16 @@ type SafetyError struct {
 	Managed   int    `json:"managed"`   // managed users in the organization
 	Limit     int    `json:"limit"`     // the limit exceeded, -1 when none applies
 	LimitName string `json:"limitName"` // maxRemovals or maxChanges when a limit stopped the run
+	// Stopped is set when every change was withheld, not only the
+	// destructive ones: nothing is sent.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 func (e *SafetyError) Error() string {
+	if e.Stopped {
+		return fmt.Sprintf("safety: %s: nothing sent, every change withheld (%d removals and %d changes planned, %d managed users)",
+			e.Reason, e.Removals, e.Changes, e.Managed)
+	}
 	return fmt.Sprintf("safety: %s: %d destructive changes withheld (%d removals and %d changes planned, %d managed users); nothing destructive applied",
 		e.Reason, e.Withheld, e.Removals, e.Changes, e.Managed)
 }

@@ -2,8 +2,9 @@
 # Installs what `make test` needs and the machine lacks, from Debian's
 # packages: OpenLDAP's slapd and ldap-utils (the LDAP tests), Samba's
 # Active Directory domain controller and MIT Kerberos' kinit (the Active
-# Directory and Kerberos tests), and Chromium (the status page's browser
-# test). In CI (CI=true) a failure to install is fatal, because those
+# Directory and Kerberos tests), 389 Directory Server (the FreeIPA tests:
+# the tests make their own instances with dscreate, none is started by the
+# package), and Chromium (the status page's browser test). In CI (CI=true) a failure to install is fatal, because those
 # integration tests must run there.
 set -euo pipefail
 need=()
@@ -12,6 +13,7 @@ command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
 command -v samba >/dev/null 2>&1 || [ -x /usr/sbin/samba ] || need+=(samba)
 [ -d /usr/share/samba/setup/ad-schema ] || need+=(samba-ad-dc samba-ad-provision)
 command -v kinit >/dev/null 2>&1 || need+=(krb5-user)
+command -v dscreate >/dev/null 2>&1 || [ -x /usr/sbin/dscreate ] || need+=(389-ds-base)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "test-deps: installing ${need[*]}"
@@ -23,10 +25,11 @@ if ! { $sudo $apt update -qq && DEBIAN_FRONTEND=noninteractive $sudo $apt instal
   [ "${CI:-}" = "true" ] && exit 1
 fi
 # Debian's packages may start system daemons: slapd on port 389, Samba's
-# smbd, nmbd and domain controller. The tests start their own (slapd on free
-# ports, one Samba domain controller on 389, 636 and 88 of 127.0.0.1). Stop
-# only those system daemons (by their services and pid files), never the
-# test servers of a run in progress.
+# smbd, nmbd and domain controller. The tests start their own (slapd and
+# 389 Directory Server on free loopback ports, Samba's domain controllers
+# each in a network namespace of its own) and need none of them, so the
+# installation's daemons are stopped (by their services and pid files,
+# never the test servers of a run in progress).
 if command -v systemctl >/dev/null 2>&1; then
   for unit in slapd samba-ad-dc smbd nmbd winbind; do $sudo systemctl stop "$unit" >/dev/null 2>&1 || true; done
 fi

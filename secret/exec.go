@@ -29,6 +29,7 @@ func (r Ref) run() (Value, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.Exec[0], r.Exec[1:]...)
+	cmd.Dir = r.Dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

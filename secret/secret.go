@@ -24,6 +24,9 @@ type Ref struct {
 	File    string        `yaml:"file,omitempty" json:"file,omitempty"`
 	Exec    []string      `yaml:"exec,omitempty" json:"exec,omitempty"`
 	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Dir is the folder the command runs in: the configuration's, where
+	// its relative file paths are too ("" runs it in orgsync's own).
+	Dir string `yaml:"-" json:"-"`
 }
 
 // IsSet reports whether the reference names a place.

@@ -10,23 +10,26 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/orgsync/orgsync/internal/crash"
-	"github.com/orgsync/orgsync/internal/suggest"
+	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/suggest"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
-// --detailed-exitcode` found changes.
+// --detailed-exitcode` found changes, 3 changes were applied that the
+// state directory could not record (history, run record).
 const (
-	exitOK      = 0
-	exitError   = 1
-	exitChanges = 2
+	exitOK         = 0
+	exitError      = 1
+	exitChanges    = 2
+	exitUnrecorded = 3
 )
 
-// stdio are the streams a command writes to: results to out, logs and
-// errors to err.
+// stdio are the streams of a command: results to out, logs and errors
+// to err, answers (approve's) from in.
 type stdio struct {
 	out io.Writer
 	err io.Writer
+	in  io.Reader // nil: none
 }
 
 // command is one subcommand.
@@ -62,6 +65,9 @@ func commands() map[string]command {
 // code.
 func dispatch(ctx context.Context, args []string, io stdio) int {
 	cmds := commands()
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // orgsync help approve: the command's own help
+	}
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(io.out, cmds)
 		if len(args) == 0 {
@@ -167,8 +173,20 @@ func parseFlags(fs *flag.FlagSet, args []string, io stdio, maxArgs int) (ok bool
 	return true, exitOK
 }
 
-// flagUsage writes a command's flags to w.
+// arguments are the arguments of the commands that take some, as their
+// usage names them.
+var arguments = map[string]string{
+	"orgsync approve": "[ID]     (no ID: list the pending approvals)",
+	"orgsync reject":  "ID",
+	"orgsync apply":   "FILE",
+	"orgsync show":    "FILE",
+}
+
+// flagUsage writes a command's arguments and flags to w.
 func flagUsage(w io.Writer, fs *flag.FlagSet) {
+	if a, ok := arguments[fs.Name()]; ok {
+		fmt.Fprintf(w, "usage: %s %s [flags]\n", fs.Name(), a)
+	}
 	fmt.Fprintf(w, "usage of %s (flags may come before or after the arguments):\n", fs.Name())
 	fs.SetOutput(w)
 	fs.PrintDefaults()

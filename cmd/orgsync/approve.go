@@ -1,18 +1,36 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
+	"github.com/orgsync/orgsync/internal/util/logs"
+	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
-// runApprove lists the pending approvals, or shows approval ID and
+// decisionFlags are the flags of approve and reject: who decides.
+type decisionFlags struct {
+	by *string
+}
+
+func addDecisionFlags(fs *flag.FlagSet) decisionFlags {
+	return decisionFlags{by: fs.String("by", "", "who decides, as the approval and the history record it (default: the OS user running orgsync)")}
+}
+
+// runApprove lists the pending approvals, or shows approval ID, asks, and
 // applies what a fresh plan still wants of it.
 func runApprove(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("approve", false)
 	reportFile := addReportFlag(c.fs)
+	who := addDecisionFlags(c.fs)
+	yes := c.fs.Bool("yes", false, "apply without asking (needed when orgsync does not run on a terminal)")
+	dryRun := c.fs.Bool("dry-run", false, "show what approving applies, and apply nothing")
 	c.maxArgs = 1
 	e, j, code, ok := c.start(io, args, true)
 	if !ok {
@@ -27,17 +45,34 @@ func runApprove(ctx context.Context, io stdio, args []string) int {
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
-	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), io.out)
-	e.control.WriteResult(io.out, r, j.Config().MultiOrg())
-	if err = errors.Join(err, e.reportTo(io, *reportFile)); err != nil {
-		return fail(io, c.fs.Name(), err)
+	o := changecontrol.ApproveOptions{By: changecontrol.Approver(*who.by, "orgsync approve"), DryRun: *dryRun}
+	if !*yes && !*dryRun {
+		if !logs.IsTerminal(io.in) {
+			return fail(io, c.fs.Name(), errors.New("not on a terminal: give --yes to apply the approval (orgsync approve ID --dry-run shows what it applies)"))
+		}
+		o.Confirm = func() (bool, error) { return confirm(io, "apply these changes?") }
 	}
-	return exitOK
+	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), io.out, o)
+	e.control.WriteResult(io.out, r, j.Config().MultiOrg())
+	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
+}
+
+// confirm asks question on s.err and reads the answer from s.in: yes
+// when it starts with y.
+func confirm(s stdio, question string) (bool, error) {
+	fmt.Fprintf(s.err, "%s [y/N] ", question)
+	answer, err := bufio.NewReader(s.in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return strings.HasPrefix(answer, "y"), nil
 }
 
 // runReject discards pending approval ID.
 func runReject(_ context.Context, io stdio, args []string) int {
 	c := newRunCommand("reject", false)
+	who := addDecisionFlags(c.fs)
 	c.maxArgs = 1
 	e, code, ok := c.setup.start(c.fs, args, io, 1, nil)
 	if !ok {
@@ -46,10 +81,11 @@ func runReject(_ context.Context, io stdio, args []string) int {
 	if c.fs.NArg() == 0 {
 		return fail(io, c.fs.Name(), errors.New("name the approval to reject (orgsync approve lists them)"))
 	}
-	a, err := e.control.Reject(c.fs.Arg(0))
+	a, err := e.control.Reject(c.fs.Arg(0), changecontrol.Approver(*who.by, "orgsync reject"))
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
-	fmt.Fprintf(io.out, "approval %s rejected: its %d changes are discarded (a later run holds them again while the sources still ask for them)\n", a.ID, len(a.Changes))
+	fmt.Fprintf(io.out, "approval %s rejected by %s: its %s discarded (a later run holds them again while the sources still ask for them)\n",
+		a.ID, a.Decided.By, plural.Of(len(a.Changes), "change is", "changes are"))
 	return exitOK
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -56,6 +56,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"invites", "help"}, "orgsync invites revoke EMAIL"},
 		{[]string{"users", "get", "-h"}, "-domain"},
 		{[]string{"plan", "--help"}, "-detailed-exitcode"},
+		{[]string{"help", "approve"}, "usage: orgsync approve [ID]"},
+		{[]string{"approve", "-h"}, "-dry-run"},
+		{[]string{"reject", "-h"}, "usage: orgsync reject ID [flags]"},
+		{[]string{"apply", "--help"}, "usage: orgsync apply FILE [flags]"},
 		{[]string{"-h"}, "orgsync --version"},
 		{[]string{"--version"}, "orgsync " + version},
 		{[]string{"-version"}, "orgsync " + version},

@@ -21,3 +21,22 @@ func (e *env) reportTo(io stdio, path string) error {
 	fmt.Fprintf(io.out, "report written to %s\n", path)
 	return nil
 }
+
+// end ends a command that ran the job: it waits for the notifications
+// under way, and returns the exit code: exitUnrecorded when changes were
+// applied that the state directory could not record, else exitError with
+// err printed, else exitOK.
+func (e *env) end(io stdio, name string, err error) int {
+	e.control.Wait()
+	if e.control.Unrecorded() {
+		if err != nil {
+			fmt.Fprintf(io.err, "%s: %v\n", name, err)
+		}
+		fmt.Fprintf(io.err, "%s: changes were applied that the state directory could not record (see the log): exit %d\n", name, exitUnrecorded)
+		return exitUnrecorded
+	}
+	if err != nil {
+		return fail(io, name, err)
+	}
+	return exitOK
+}

@@ -20,10 +20,15 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 	if !ok {
 		return code
 	}
-	e.control.SetMode(run.Real)
 	cc := changecontrol.NewDaemon(e.control, e.cfg, j, run.Overrides{Orgs: e.orgs}, e.runOptions(false))
-	err := daemon.Run(ctx, j, e.cfg.Schedule, daemon.Options{Listen: *listen, RunAtStart: *runAtStart, Log: e.log,
-		Handler: cc.Handler(), Collectors: cc.Collectors(), Reload: cc.Reload, Ran: cc.Ran, Scheduled: cc.Scheduled})
+	addr := *listen
+	if addr == "" {
+		addr = e.cfg.Schedule.Listen
+	}
+	err := daemon.Run(ctx, j, e.cfg.Schedule, daemon.Options{Listen: addr, RunAtStart: *runAtStart, Log: e.log,
+		Handler: cc.Handler(), Collectors: cc.Collectors(), Reload: cc.Reload, Ran: cc.Ran, Scheduled: cc.Scheduled,
+		Exclusive: func(x func(fn func() ([]*run.Result, error)) error) { cc.Serve(addr, x) }})
+	e.control.Wait()
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}

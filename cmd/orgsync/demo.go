@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/demo"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
+	"github.com/orgsync/orgsync/internal/demo/steps"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/simhost"
-	"github.com/orgsync/orgsync/internal/suggest"
-	"github.com/orgsync/orgsync/internal/walkthrough"
+	"github.com/orgsync/orgsync/internal/util/suggest"
 )
 
 // runDemo starts the simulator in-process with the two example
@@ -27,9 +27,9 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	if ok, code := parseFlags(fs, args, io, 0); !ok {
 		return code
 	}
-	var rd *walkthrough.Review
+	var rd *steps.Review
 	if *review {
-		*name, rd = "csv", &walkthrough.Review{Serve: *serve, Version: version}
+		*name, rd = "csv", &steps.Review{Serve: *serve, Version: version}
 	}
 	example, ok := demo.Examples[*name]
 	if !ok {
@@ -49,7 +49,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 // loopback port (and what the example reads, when it needs a server) and
 // syncs the example into them; with review, it walks through change
 // control instead.
-func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example, review *walkthrough.Review) error {
+func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example, review *steps.Review) error {
 	start := time.Now()
 	d, err := demo.Start(ctx, example, io.out)
 	if err != nil {
@@ -61,6 +61,18 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 			return err
 		}
 	}
+	if err := demoSteps(ctx, io, lf, d, review); err != nil {
+		return err
+	}
+	requests, tooMany := simserver.Totals(d.Sim)
+	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
+		requests, tooMany, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// demoSteps runs the demo's steps on the running demo d: plan, sync and
+// plan again, or with review the change-control walk-through.
+func demoSteps(ctx context.Context, io stdio, lf *logFlags, d *demo.Setup, review *steps.Review) error {
 	e, ok := (&setupFlags{config: d.Config, log: lf}).setup(io)
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
@@ -69,16 +81,9 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Exampl
 	if err != nil {
 		return err
 	}
+	defer e.control.Wait()
 	if review != nil {
-		err = review.Steps(ctx, io.out, j, e.control)
-	} else {
-		err = walkthrough.Walk(ctx, io.out, j, e.control)
+		return review.Steps(ctx, io.out, j, e.control)
 	}
-	if err != nil {
-		return err
-	}
-	requests, tooMany := simhost.Totals(d.Sim)
-	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
-		requests, tooMany, time.Since(start).Round(time.Millisecond))
-	return nil
+	return steps.Walk(ctx, io.out, j, e.control)
 }

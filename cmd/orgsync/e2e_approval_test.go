@@ -2,13 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/creack/pty"
+
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -52,35 +57,49 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 		t.Errorf("the second run lists approval %s, want the pending %s only (nothing new to hold)", again, id)
 	}
 	r := runBinary(t, nil, "approve", "--config", cfg)
-	if r.code != exitOK || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, id) {
-		t.Fatalf("approve lists: exit %d, want the one approval %s\n%s%s", r.code, id, r.stdout, r.stderr)
+	if r.code != exitOK || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held") {
+		t.Fatalf("approve lists: exit %d, want the one approval %s holding 2 changes\n%s%s", r.code, id, r.stdout, r.stderr)
 	}
-	r = runBinary(t, nil, "approve", id, "--config", cfg)
+	// Not on a terminal, approve needs --yes; --dry-run shows and applies nothing.
+	if r = runBinary(t, nil, "approve", id, "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, "give --yes") {
+		t.Errorf("approve without a terminal or --yes: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runBinary(t, nil, "approve", id, "--config", cfg, "--dry-run")
+	if r.code != exitOK || !strings.Contains(r.stdout, "approving applies 2 changes:") || !strings.Contains(r.stdout, "dry run: nothing applied") {
+		t.Errorf("approve --dry-run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Fatalf("approve --dry-run applied the removal: mallory has %v", g)
+	}
+	r = runBinary(t, nil, "approve", id, "--config", cfg, "--yes", "--by", "carol.ops")
 	if r.code != exitOK || !strings.Contains(r.stdout, "mallory@example.com") || !strings.Contains(r.stdout, "applied:") {
 		t.Fatalf("approve %s: exit %d\n%s\n%s", id, r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "nothing destructive applied") {
+		t.Errorf("approve says nothing destructive is applied, and applies removals:\n%s", r.stderr)
 	}
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("approved removal not applied: mallory has %v", g)
 	}
-	if r = runBinary(t, nil, "approve", id, "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, "approved already") {
-		t.Errorf("a second approve: exit %d, want 1 saying it is approved already\n%s", r.code, r.stderr)
+	if r = runBinary(t, nil, "approve", id, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "approved already, by carol.ops (orgsync approve) at ") {
+		t.Errorf("a second approve: exit %d, want 1 saying it is approved already, by whom and when\n%s", r.code, r.stderr)
 	}
 	if r = runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
 		t.Errorf("plan after the approval: exit %d, want in sync\n%s", r.code, r.stdout)
 	}
 
 	r = runBinary(t, nil, "history", "--config", cfg, "--user", "MALLORY@example.com", "--output", "json", "--since", "1h")
-	var entries []state.Entry
+	var entries []store.Entry
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var e state.Entry
+		var e store.Entry
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("history line %q: %v\n%s", line, err, r.stderr)
 		}
 		entries = append(entries, e)
 	}
-	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != state.ResultApplied ||
+	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != store.ResultApplied || entries[0].DecidedBy != "carol.ops (orgsync approve)" ||
 		!strings.Contains(strings.Join(entries[0].Steps, ","), "remove Marketing") || entries[0].Reason == "" {
-		t.Errorf("mallory's history: %+v, want the one approved removal of Marketing, with why", entries)
+		t.Errorf("mallory's history: %+v, want the one removal of Marketing carol.ops approved, with why", entries)
 	}
 	r = runBinary(t, nil, "history", "--config", cfg)
 	if !strings.Contains(r.stdout, "dave@example.com") || !strings.Contains(r.stdout, "add Engineering") {
@@ -91,62 +110,76 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 	}
 }
 
-// TestLaterRunDropsWhatItNoLongerWants: when the sources give a held
-// group back, the next run no longer holds that removal; the one left is
-// within the limit and the run applies it itself, so the approval is
-// dropped. Reject discards an approval.
-func TestLaterRunDropsWhatItNoLongerWants(t *testing.T) {
+// TestHeldRemovalsStayHeld: a pending approval is a quarantine. When the
+// sources give a held group back, the next run narrows the approval (the
+// approval and the history record it) but the removal left, within the
+// limit now, stays held: no run applies what nobody approved. A new
+// removal counts with the held one and is held too. Reject discards an
+// approval, recording who.
+func TestHeldRemovalsStayHeld(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")
 	csv := filepath.Join(dir, "csv", "users.csv")
 	id := syncHeld(t, cfg)
-	st, err := state.Open(filepath.Join(dir, "csv", "state"), state.Options{})
+	st, err := store.Open(filepath.Join(dir, "csv", "state"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := func(id string) string {
+	held := func(id string) *store.Approval {
 		a, err := st.Approval(id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for _, c := range a.Changes {
-			out = append(out, c.String())
-		}
-		return a.Status + ": " + strings.Join(out, "; ")
+		return a
 	}
-	if got := held(id); !strings.Contains(got, "bob@example.com") || !strings.Contains(got, "mallory@example.com") {
-		t.Fatalf("approval %s holds %s; want bob's and mallory's removals", id, got)
+	if a := held(id); len(a.Changes) != 2 {
+		t.Fatalf("approval %s holds %v; want bob's and mallory's removals", id, a.Changes)
 	}
 	// Bob is in design again: his removal is no longer wanted; mallory's
-	// alone is within maxRemovals, and this run applies it.
+	// alone is within maxRemovals, and stays held all the same.
 	rewrite(t, csv, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`)
-	r := runBinary(t, nil, "sync", "--config", cfg)
-	if r.code != exitOK || heldID.MatchString(r.stdout) {
-		t.Fatalf("sync with bob back: exit %d, want 0 with nothing held\n%s\n%s", r.code, r.stdout, r.stderr)
+	if again := syncHeld(t, cfg); again != id {
+		t.Errorf("the run under the limit lists approval %s, want %s still pending", again, id)
 	}
-	if got := held(id); !strings.HasPrefix(got, state.Dropped) {
-		t.Errorf("approval %s: %s, want dropped", id, got)
+	if a := held(id); a.Status != store.Pending || len(a.Changes) != 1 || a.Changes[0].Key() != "mallory@example.com" ||
+		len(a.Narrowed) != 1 || len(a.Narrowed[0].Dropped) != 1 || a.Narrowed[0].Left != 1 {
+		t.Errorf("approval %s after the narrowing: %+v, want mallory's removal pending and bob's recorded as dropped", id, a)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("a held removal was applied by a run under the limit: mallory has %v", g)
 	}
 	if g, _ := groupsOf(s, "bob@example.com"); !hasFold(g, "Design") {
 		t.Errorf("bob lost Design, which the sources give again: %v", g)
 	}
-	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
-		t.Errorf("mallory's removal, within the limit now, was not applied: %v", g)
+	if h, _ := st.History(store.Filter{User: "bob@example.com"}); len(h) == 0 || h[len(h)-1].Result != store.ResultDropped || h[len(h)-1].Approval != id {
+		t.Errorf("bob's history %+v, want his held removal dropped from %s", h, id)
 	}
-	if r = runBinary(t, nil, "reject", id, "--config", cfg); r.code != exitError {
-		t.Errorf("reject of a dropped approval: exit %d, want 1", r.code)
+	if r := runBinary(t, nil, "approve", "--config", cfg); !strings.Contains(r.stdout, ": 1 change held, 1 change no longer asked for dropped since") {
+		t.Errorf("the listing does not show the current count:\n%s", r.stdout)
 	}
-	// A fresh hold (bob and carol lose groups), rejected.
-	rewrite(t, csv, `bob@example.com,DE,"eng,design"`, "bob@example.com,DE,eng")
+	// Carol loses marketing: with mallory's held removal, 2 over 1: held.
 	rewrite(t, csv, `carol@example.com,GB,"design,marketing"`, "carol@example.com,GB,design")
-	id = syncHeld(t, cfg)
-	r = runBinary(t, nil, "reject", id, "--config", cfg)
-	if r.code != exitOK || !strings.Contains(r.stdout, "rejected") {
+	r := runBinary(t, nil, "sync", "--config", cfg)
+	ids := heldID.FindAllStringSubmatch(r.stdout, -1)
+	if r.code != exitOK || len(ids) != 2 {
+		t.Fatalf("sync with a new removal: exit %d, %d approvals listed, want 2\n%s\n%s", r.code, len(ids), r.stdout, r.stderr)
+	}
+	if g, _ := groupsOf(s, "carol@example.com"); !hasFold(g, "Marketing") {
+		t.Errorf("a new removal split from a held one was applied: carol has %v", g)
+	}
+	carol := ids[1][1]
+	if carol == id {
+		carol = ids[0][1]
+	}
+	r = runBinary(t, nil, "reject", carol, "--config", cfg, "--by", "dana")
+	if r.code != exitOK || !strings.Contains(r.stdout, "rejected by dana") {
 		t.Fatalf("reject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r = runBinary(t, nil, "approve", id, "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, "rejected already") {
+	if a := held(carol); a.Status != store.Rejected || a.Decided.String() != "dana (orgsync reject)" {
+		t.Errorf("rejected approval: %+v", a)
+	}
+	if r = runBinary(t, nil, "approve", carol, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "rejected already") {
 		t.Errorf("approve of a rejected approval: exit %d\n%s", r.code, r.stderr)
 	}
 	if g, _ := groupsOf(s, "carol@example.com"); !hasFold(g, "Marketing") {
@@ -161,7 +194,7 @@ func TestOnLimitStopAppliesNothing(t *testing.T) {
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "\n  onLimit: stop")
 	r := runBinary(t, nil, "sync", "--config", cfg)
-	if r.code != exitError || !strings.Contains(r.stderr, "safety.onLimit is stop: nothing applied") {
+	if r.code != exitError || !strings.Contains(r.stderr, "(safety.onLimit: stop): nothing sent, every change withheld") {
 		t.Fatalf("sync with onLimit stop: exit %d, want 1 saying nothing was applied\n%s", r.code, r.stderr)
 	}
 	if _, found := groupsOf(s, "dave@example.com"); found {
@@ -225,6 +258,13 @@ func TestSyncReportAndTestOnlyHistory(t *testing.T) {
 			if strings.Contains(text, "<script") || strings.Contains(text, "src=") || !strings.Contains(text, `<td class="held">held</td>`) {
 				t.Errorf("%s is not self-contained or lacks the held run:\n%s", name, text)
 			}
+			host, _ := os.Hostname()
+			for _, want := range []string{"Generated ", " on " + host + ", configuration " + cfg, `<table id="counts">`,
+				"Held for approval (1)", "<td>~ update mallory@example.com (federatedID) groups: -Marketing -All Apps</td>"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s lacks %q:\n%s", name, want, text)
+				}
+			}
 		}
 		if name == "report.csv" && !strings.Contains(text, "dave@example.com") {
 			t.Errorf("the first real sync's report lacks dave's creation:\n%s", text)
@@ -256,8 +296,57 @@ func TestDemoReview(t *testing.T) {
 			t.Errorf("%s: %v", f[1], err)
 		}
 	}
+	st, err := store.Open(files[2][2], store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := st.Runs(0)
+	if n := len(runs); n == 0 || runs[n-1].Mode != "approve" || runs[n-1].Result != store.RunSuccess {
+		t.Errorf("the approve step's run record: %+v, want approve, success", runs)
+	}
 	page, _ := os.ReadFile(files[1][2])
 	if !strings.Contains(string(page), `class="bar"`) || !strings.Contains(string(page), "Pending approvals (0)") {
 		t.Errorf("status page snapshot lacks the chart or says approvals are pending:\n%s", page)
+	}
+}
+
+// TestApproveAsksOnATerminal: on a terminal, approve shows the changes it
+// will apply and asks; "n" applies nothing and leaves the approval
+// pending, "y" applies it.
+func TestApproveAsksOnATerminal(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := heldConfig(t, dir, s.url, "")
+	id := syncHeld(t, cfg)
+	answer := func(a string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(binary, "approve", id, "--config", cfg, "--log-level", "warn")
+		tty, err := pty.Start(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tty.Close()
+		var out syncBuffer
+		done := make(chan struct{})
+		go func() { _, _ = io.Copy(&out, tty); close(done) }()
+		waitFor(t, "the question", 30*time.Second, func() bool { return strings.Contains(out.String(), "[y/N]") })
+		_, _ = tty.Write([]byte(a + "\n"))
+		_ = cmd.Wait()
+		<-done
+		return out.String(), cmd.ProcessState.ExitCode()
+	}
+	text, code := answer("n")
+	if code != exitError || !strings.Contains(text, "approving applies 2 changes:") || !strings.Contains(text, "apply these changes? [y/N]") ||
+		!strings.Contains(text, "not approved: the approval stays pending") {
+		t.Fatalf("answering n: exit %d\n%s", code, text)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Fatalf("answering n applied the removal: mallory has %v", g)
+	}
+	if text, code = answer("y"); code != exitOK || !strings.Contains(text, "applied:") {
+		t.Fatalf("answering y: exit %d\n%s", code, text)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+		t.Errorf("answering y did not apply the removal: mallory has %v", g)
 	}
 }

@@ -133,3 +133,29 @@ func TestAdminCommands(t *testing.T) {
 		t.Errorf("version: %+v", r)
 	}
 }
+
+// TestExecSecretRunsInTheConfigurationsFolder: a secret command with a
+// relative path runs in the configuration's folder, as file: paths are
+// read there, whatever folder orgsync runs in; a command that fails is
+// one problem, said once.
+func TestExecSecretRunsInTheConfigurationsFolder(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	script := filepath.Join(dir, "csv", "get-secret.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat ../sim/demo-client-secret\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, dir, "csv", s.url, "clientSecret: {file: ../sim/demo-client-secret}", "clientSecret: {exec: [./get-secret.sh]}")
+	if r := runBinary(t, nil, "plan", "--config", cfg); r.code != exitOK {
+		t.Fatalf("plan with a secret command beside the configuration: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho vault sealed >&2\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "plan"} {
+		r := runBinary(t, nil, cmd, "--config", cfg)
+		if n := strings.Count(r.stdout+r.stderr, "vault sealed"); r.code != exitError || n != 1 {
+			t.Errorf("%s with a failing secret command: exit %d, the problem said %d times, want once\n%s%s", cmd, r.code, n, r.stdout, r.stderr)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/demo"
-	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -106,7 +106,7 @@ type multiSim struct {
 // dir) with opts, each organization with limits of its own.
 func startMultiSim(t testing.TB, dir, seed string, opts umsim.Options) *multiSim {
 	t.Helper()
-	m, err := simhost.Load(filepath.Join(dir, seed), opts)
+	m, err := simserver.Load(filepath.Join(dir, seed), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/notify"
-	"github.com/orgsync/orgsync/internal/notify/smtptest"
+	"github.com/orgsync/orgsync/internal/changecontrol/notify"
+	"github.com/orgsync/orgsync/internal/changecontrol/notify/smtptest"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -95,6 +95,11 @@ notify:
 		if ev["event"] == string(notify.Held) && (ev["approval"] != m[1] || ev["org"] != "default" || len(ev["changes"].([]any)) == 0) {
 			t.Errorf("held event %v, want approval %s with its changes", ev, m[1])
 		}
+		host, _ := os.Hostname()
+		if cmds, _ := ev["commands"].(map[string]any); ev["event"] == string(notify.Held) &&
+			(ev["host"] != host || cmds["approve"] != "orgsync approve "+m[1] || cmds["reject"] != "orgsync reject "+m[1]) {
+			t.Errorf("held event %v, want the host %s and the commands that decide it", ev, host)
+		}
 	}
 	if kinds["held"] != 1 || kinds["changes"] != 1 || len(kinds) != 2 {
 		t.Errorf("webhook events %v, want one held and one changes", kinds)
@@ -114,6 +119,20 @@ notify:
 		if strings.Contains(r.stderr+r.stdout, secret) {
 			t.Errorf("%q (a secret) is in the output:\n%s", secret, r.stderr)
 		}
+	}
+
+	// Bob is in design again: the run narrows the approval, and says so.
+	rewrite(t, filepath.Join(dir, "csv", "users.csv"), "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`)
+	before := len(h.events())
+	runBinary(t, env, "sync", "--config", cfg)
+	var narrowed map[string]any
+	for _, ev := range h.events()[before:] {
+		if ev["event"] == string(notify.Narrowed) {
+			narrowed = ev
+		}
+	}
+	if narrowed == nil || narrowed["summary"] != "approval "+m[1]+": 1 change no longer asked for by the sources, 1 change still held" {
+		t.Errorf("narrowing notification %v", narrowed)
 	}
 
 	// A run that fails is notified as a failure.

@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestSavedPlanReviewThenApply(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	cfg := configFor(t, dir, "csv", s.url)
+	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
 	saved := filepath.Join(dir, "reviewed.json")
 	r := runBinary(t, nil, "plan", "--config", cfg, "--out", saved)
 	if r.code != exitOK || !strings.Contains(r.stderr, "plan saved to "+saved) {
@@ -45,13 +46,20 @@ func TestSavedPlanReviewThenApply(t *testing.T) {
 	}
 	rewrite(t, filepath.Join(dir, "csv", "users.csv"), "Zed,Zero,zed@example.com,US,eng\n", "")
 
-	if r = runBinary(t, nil, "apply", saved, "--config", cfg, "--max-age", "1ms"); r.code != exitError || !strings.Contains(r.stderr, "more than --max-age") {
+	r = runBinary(t, nil, "apply", saved, "--config", cfg, "--max-age", "1ms")
+	if r.code != exitError || !strings.Contains(r.stderr, "refused: a fresh plan is the saved plan, but the plan is ") || !strings.Contains(r.stderr, "more than --max-age") {
 		t.Errorf("apply of an old plan: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, maxAge := range []string{"0s", "-1h"} {
+		if r = runBinary(t, nil, "apply", saved, "--config", cfg, "--max-age", maxAge); r.code != exitError || !strings.Contains(r.stderr, "more than 0") {
+			t.Errorf("apply --max-age %s: exit %d\n%s", maxAge, r.code, r.stderr)
+		}
 	}
 	rewrite(t, cfg, "unmatchedUsers: remove-groups", "unmatchedUsers: preserve")
 	r = runBinary(t, nil, "apply", saved, "--config", cfg)
-	if r.code != exitError || !strings.Contains(r.stderr, "configuration") || !strings.Contains(r.stderr, "only in the saved plan:") {
-		t.Errorf("apply after the configuration changed: exit %d\n%s", r.code, r.stderr)
+	if r.code != exitError || !strings.Contains(r.stderr, "configuration") || !strings.Contains(r.stderr, "only in the saved plan:") ||
+		strings.Contains(r.stderr, "not in a way that changes this plan") {
+		t.Errorf("apply after the configuration changed: exit %d, want a refusal that does not say the changes do not matter\n%s", r.code, r.stderr)
 	}
 	rewrite(t, cfg, "unmatchedUsers: preserve", "unmatchedUsers: remove-groups")
 
@@ -65,7 +73,34 @@ func TestSavedPlanReviewThenApply(t *testing.T) {
 	if r = runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
 		t.Errorf("plan after apply: exit %d\n%s", r.code, r.stdout)
 	}
-	if r = runBinary(t, nil, "apply", saved, "--config", cfg); r.code != exitError || !strings.Contains(r.stderr, "only in the saved plan: + create dave@example.com") {
-		t.Errorf("applying the plan a second time: exit %d, want a refusal\n%s", r.code, r.stderr)
+	r = runBinary(t, nil, "apply", saved, "--config", cfg)
+	if r.code != exitError || !strings.Contains(r.stderr, "the saved plan was applied already") ||
+		!regexp.MustCompile(`already applied \([0-9TZ:-]+\): \+ create dave@example.com`).MatchString(r.stderr) || strings.Contains(r.stderr, "only in the saved plan") {
+		t.Errorf("applying the plan a second time: exit %d, want a refusal saying it was applied\n%s", r.code, r.stderr)
+	}
+}
+
+// TestReviewAMassRemovalThenApplyIt: a plan saved with --max-removals
+// over the configuration's limit (and --orgs, --scope-groups) records
+// those flags; apply makes its fresh plan with them and applies exactly
+// the reviewed removals.
+func TestReviewAMassRemovalThenApplyIt(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := heldConfig(t, dir, s.url, "")
+	saved := filepath.Join(dir, "mass-removal.json")
+	r := runBinary(t, nil, "plan", "--config", cfg, "--max-removals", "10", "--orgs", "default", "--out", saved)
+	if r.code != exitOK || strings.Contains(r.stdout, "! withheld") {
+		t.Fatalf("plan --max-removals 10 --out: exit %d, want the removals planned, none withheld\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = runBinary(t, nil, "show", saved); !strings.Contains(r.stdout, "made with --orgs default --max-removals 10 (orgsync apply uses them too)") {
+		t.Errorf("show does not say the flags the plan was made with:\n%s", r.stdout)
+	}
+	r = runBinary(t, nil, "apply", saved, "--config", cfg)
+	if r.code != exitOK || heldID.MatchString(r.stdout) {
+		t.Fatalf("apply of the reviewed mass removal: exit %d, want it applied, nothing held\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+		t.Errorf("the reviewed removal was not applied: mallory has %v", g)
 	}
 }

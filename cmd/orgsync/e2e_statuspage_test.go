@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -17,7 +18,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/orgsync/orgsync/internal/statuspage"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -36,6 +37,35 @@ func requireChromium(t *testing.T) string {
 	}
 	t.Skip("chromium is not installed (scripts/test-deps.sh installs it)")
 	return ""
+}
+
+// browse starts headless Chromium with JavaScript off, sending the
+// Authorization header auth with every request; must fails the test on an
+// error of a step.
+func browse(t *testing.T, chromium, auth string) (context.Context, func(what string, err error)) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.WindowSize(1100, 1400), chromedp.Flag("disable-gpu", true))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(cancel)
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("chromium: %s: %v", what, err)
+		}
+	}
+	_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+	must("turning JavaScript off", err)
+	_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	must("network", err)
+	_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
+		Headers: network.Headers{"Authorization": auth}})
+	must("the credentials", err)
+	return ctx, must
 }
 
 // getAuth GETs url with a bearer token.
@@ -59,14 +89,9 @@ func getAuth(url, token string) (int, string) {
 // the screenshot is kept as a test artifact.
 func TestStatusPageInChromium(t *testing.T) {
 	chromium := requireChromium(t)
-	dir := exampleDir(t)
-	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
-	cfg := heldConfig(t, dir, s.url, "")
-	appendFile(t, cfg, fmt.Sprintf("status:\n  token: {env: STATUS_TOKEN}\nschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
 	t.Setenv("STATUS_TOKEN", "page-t0ken")
-	startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
-	base := "http://" + addr
+	d := startHeldDaemon(t, "status:\n  token: {env: STATUS_TOKEN}\n")
+	base := d.base
 
 	var st statuspage.Status
 	waitFor(t, "a held run in /api/runs", 20*time.Second, func() bool {
@@ -81,27 +106,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	}
 	id := st.Pending[0].ID
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.WindowSize(1100, 1400), chromedp.Flag("disable-gpu", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	must := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("chromium: %s: %v", what, err)
-		}
-	}
-	_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
-	must("turning JavaScript off", err)
-	_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
-	must("network", err)
-	_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
-		Headers: network.Headers{"Authorization": "Bearer page-t0ken"}})
-	must("the token", err)
+	ctx, must := browse(t, chromium, "Bearer page-t0ken")
 	must("opening the page", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("runs"))))
 	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
 	must("reading the page", err)
@@ -109,6 +114,11 @@ func TestStatusPageInChromium(t *testing.T) {
 	must("the chart", err)
 	approvalRows, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("#approval-"+id+" td")))
 	must("the approval", err)
+	held, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#runs td.held-count")))
+	must("the held count", err)
+	if held != "2" {
+		t.Errorf("the runs table shows %q changes held, want 2", held)
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	must("the screenshot", err)
 	for _, want := range []string{"orgsync status", "orgsync approve " + id, "mallory@example.com", `class="held">held`, "Next run:"} {
@@ -127,4 +137,85 @@ func TestStatusPageInChromium(t *testing.T) {
 		t.Errorf("screenshot of %d bytes is not a page's PNG", len(shot))
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// TestApproveOnTheStatusPageInChromium: a daemon whose status page needs
+// basic authentication holds removals at start; in headless Chromium
+// (JavaScript off) the approver clicks Approve on the page: the held
+// changes are applied, the approval records ops as who approved it from
+// the page, the run is recorded as an approve that succeeded, and the
+// page lists the approval as decided.
+func TestApproveOnTheStatusPageInChromium(t *testing.T) {
+	chromium := requireChromium(t)
+	t.Setenv("STATUS_PASSWORD", "pa55-word")
+	d := startHeldDaemon(t, "status:\n  username: ops\n  password: {env: STATUS_PASSWORD}\n")
+	s, cfg, base := d.sim, d.cfg, d.base
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:pa55-word"))
+	var st statuspage.Status
+	waitFor(t, "a held run in /api/runs", 20*time.Second, func() bool {
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/runs", nil)
+		req.Header.Set("Authorization", basic)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		return json.NewDecoder(resp.Body).Decode(&st) == nil && len(st.Pending) == 1
+	})
+	id := st.Pending[0].ID
+
+	ctx, must := browse(t, chromium, basic)
+	must("opening the page", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("approve-"+id))))
+	must("clicking Approve", chromedp.Do(ctx, chromedp.Click(chromedp.ID("approve-"+id)), chromedp.WaitVisible(chromedp.ID("outcome"))))
+	outcome, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("outcome")))
+	must("reading the outcome", err)
+	if !strings.Contains(outcome, "mallory@example.com") || !strings.Contains(outcome, "applied:") {
+		t.Errorf("the outcome page says:\n%s", outcome)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+		t.Errorf("the approved removal was not applied: mallory has %v", g)
+	}
+	a := approvalOf(t, cfg, id)
+	if a.Status != "approved" || a.Decided.String() != "ops (status page (basic authentication))" {
+		t.Errorf("approval after the click: %s, decided %v", a.Status, a.Decided)
+	}
+	runs := runsOf(t, cfg)
+	if last := runs[len(runs)-1]; last.Mode != "approve" || last.Result != "success" || last.Approval != id {
+		t.Errorf("the approve's run record: %+v", last)
+	}
+	must("the page again", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("resolved"))))
+	resolved, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("resolved")))
+	must("the decided approvals", err)
+	if !strings.Contains(resolved, id) || !strings.Contains(resolved, "approved") || !strings.Contains(resolved, "ops") {
+		t.Errorf("the page does not list the approval as decided:\n%s", resolved)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	must("the screenshot", err)
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "statuspage-approved.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := stopBinary(t, d.cmd); code != exitOK {
+		t.Errorf("daemon exit %d\n%s", code, d.stderr.String())
+	}
+}
+
+// heldDaemon is a daemon of the CSV example over its removal limit,
+// serving its status page with status (a status: section) on loopback.
+type heldDaemon struct {
+	sim       *sim
+	cfg, base string
+	cmd       *exec.Cmd
+	stderr    *syncBuffer
+}
+
+// startHeldDaemon starts it, with a run at start that holds removals.
+func startHeldDaemon(t *testing.T, status string) *heldDaemon {
+	t.Helper()
+	dir := exampleDir(t)
+	d := &heldDaemon{sim: startSim(t, dir, umsim.Options{})}
+	addr := freeAddr(t)
+	d.cfg, d.base = heldConfig(t, dir, d.sim.url, ""), "http://"+addr
+	appendFile(t, d.cfg, fmt.Sprintf("%sschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", status, addr))
+	d.cmd, d.stderr = startBinary(t, "daemon", "--config", d.cfg, "--run-at-start", "--log-format", "json")
+	return d
 }

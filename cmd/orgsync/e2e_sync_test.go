@@ -209,8 +209,9 @@ func TestSourceFailureFailsTheRun(t *testing.T) {
 
 // TestDemo runs `orgsync demo` with each of its example sources: plan,
 // sync, and a second plan with nothing to do. The ldap example starts a
-// real slapd, the activedirectory example a real Samba domain controller
-// (the test fails in CI when they cannot run).
+// real slapd, the activedirectory example a real Samba domain controller,
+// the freeipa example a real 389 Directory Server (the test fails in CI
+// when they cannot run).
 func TestDemo(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(demo.Examples)) {
 		t.Run(name, func(t *testing.T) {
@@ -219,6 +220,8 @@ func TestDemo(t *testing.T) {
 				ldaptest.RequireSlapd(t)
 			case "activedirectory":
 				ldaptest.RequireSamba(t)
+			case "freeipa":
+				ldaptest.RequireDirsrv(t)
 			}
 			r := runBinary(t, nil, "demo", "--source", name, "--log-level", "debug")
 			if r.code != exitOK {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 )
 
 // runHistory prints the applied changes the state directory keeps,
@@ -25,9 +25,9 @@ func runHistory(_ context.Context, io stdio, args []string) int {
 		return fail(io, fs.Name(), err)
 	}
 	if *output == "json" {
-		err = state.WriteJSON(io.out, entries)
+		err = store.WriteJSON(io.out, entries)
 	} else {
-		state.WriteTable(io.out, entries)
+		store.WriteTable(io.out, entries)
 	}
 	if err != nil {
 		return fail(io, fs.Name(), err)

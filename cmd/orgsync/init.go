@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 )
 
 // runInit writes a commented starter configuration for one kind of source.

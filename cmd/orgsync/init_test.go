@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/source/ldap"
 )
 
@@ -17,7 +17,7 @@ import (
 // has to supply; with them in place the configuration is valid and has
 // the chosen kind of source.
 func TestInitWritesStarterConfigs(t *testing.T) {
-	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "entra": "entra", "okta": "okta", "google": "google"} {
+	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "freeipa": "ldap", "entra": "entra", "okta": "okta", "google": "google"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "orgsync.yaml")
@@ -46,7 +46,7 @@ func TestInitWritesStarterConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range map[string][]string{"ldap": {"sources[0].ldap.url"}, "activedirectory": {"sources[0].ldap.urls[0]", "sources[0].ldap.urls[1]"}}[kind] {
+			for _, want := range map[string][]string{"ldap": {"sources[0].ldap.url"}, "activedirectory": {"sources[0].ldap.urls[0]", "sources[0].ldap.urls[1]"}, "freeipa": {"sources[0].ldap.url"}}[kind] {
 				if !paths[want] {
 					t.Errorf("the placeholder server %s is not reported: %v", want, err)
 				}

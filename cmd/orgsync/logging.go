@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/logs"
+	"github.com/orgsync/orgsync/internal/util/logs"
 )
 
 // logFlags are the logging flags every command that logs has; they
@@ -28,5 +28,5 @@ func addLogFlags(fs *flag.FlagSet) *logFlags {
 // logger builds the logger from the configuration's logging section (nil
 // for defaults) overridden by the flags.
 func (f *logFlags) logger(w io.Writer, cfg *config.Logging) (*zap.Logger, error) {
-	return logs.New(w, cfg, f.format, f.level)
+	return logs.New(w, cfg.Options(), f.format, f.level)
 }

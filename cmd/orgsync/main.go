@@ -17,7 +17,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := dispatch(ctx, os.Args[1:], stdio{out: os.Stdout, err: os.Stderr})
+	code := dispatch(ctx, os.Args[1:], stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin})
 	stop()
 	os.Exit(code)
 }

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/orgsync/orgsync/internal/migrate"
-	"github.com/orgsync/orgsync/internal/starter"
+	"github.com/orgsync/orgsync/internal/admin/migrate"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 )
 
 // runMigrate turns the incumbent tool's configuration (its main file and

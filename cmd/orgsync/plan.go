@@ -3,19 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
-// runPlan is the dry run: it prints the plan of every organization and
-// changes nothing.
+// runPlan is the dry run: it prints the plan of every organization, as
+// the safety gate would let it through, and changes nothing.
 func runPlan(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("plan", true)
 	fs := c.fs
 	c.output = fs.String("output", "text", "plan format: text or json")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
 	c.explain = fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
-	out := fs.String("out", "", "also save the plan to this file, for review and orgsync apply FILE")
+	out := fs.String("out", "", "also save the plan, with the one-off flags that shaped it, to this file, for review and orgsync apply FILE")
 	e, j, code, ok := c.start(io, args, true)
 	if !ok {
 		return code
@@ -36,7 +38,11 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 		return fail(io, fs.Name(), err)
 	}
 	if *out != "" {
-		if err := e.control.SavePlan(*out, version, plans); err != nil {
+		flags, err := c.savedFlags(e)
+		if err == nil {
+			err = e.control.SavePlan(*out, version, plans, flags)
+		}
+		if err != nil {
 			return fail(io, fs.Name(), fmt.Errorf("--out: %w", err))
 		}
 		fmt.Fprintf(io.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
@@ -45,4 +51,18 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 		return exitChanges
 	}
 	return exitOK
+}
+
+// savedFlags are the one-off flags a saved plan keeps, for apply.
+func (c *runCommand) savedFlags(e *env) (planfile.Flags, error) {
+	f := planfile.Flags{Orgs: c.setup.orgs, MaxRemovals: c.scope.maxRemovals, ScopeGroups: c.scope.groups,
+		ExcludeUnmappedUsers: c.scope.excludeUnmapped}
+	if c.scope.usersFile != "" {
+		abs, err := filepath.Abs(c.scope.usersFile)
+		if err != nil {
+			return f, err
+		}
+		f.UsersFile = abs
+	}
+	return f, nil
 }

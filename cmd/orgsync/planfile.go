@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
@@ -16,7 +16,7 @@ import (
 // listing the differences, unless the fresh plans are the saved ones.
 func runApply(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("apply", false)
-	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this")
+	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this (more than 0)")
 	reportFile := addReportFlag(c.fs)
 	c.maxArgs = 1
 	e, code, ok := c.setup.start(c.fs, args, io, 1, nil)
@@ -26,6 +26,9 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	if c.fs.NArg() != 1 {
 		return fail(io, c.fs.Name(), errors.New("name the saved plan to apply (orgsync plan --out FILE writes one)"))
 	}
+	if *maxAge <= 0 {
+		return fail(io, c.fs.Name(), fmt.Errorf("--max-age %s: give a duration more than 0, such as 24h", *maxAge))
+	}
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
@@ -33,10 +36,14 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
-	e.orgs = append(e.orgs, f.OrgNames()...)
-	j, err := e.job(run.Overrides{}, true)
+	e.orgs = f.OrgNames()
+	ov, err := savedOverrides(f.Flags)
+	var j *run.Job
+	if err == nil {
+		j, err = e.job(ov, true)
+	}
 	if err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(io, c.fs.Name(), fmt.Errorf("the saved plan's flags (%s): %w", f.Flags, err))
 	}
 	plans, err := e.control.CheckSaved(ctx, j, f, *maxAge)
 	if err != nil {
@@ -47,10 +54,13 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	for _, r := range res {
 		e.control.WriteResult(io.out, r, j.Config().MultiOrg())
 	}
-	if err = errors.Join(err, e.reportTo(io, *reportFile)); err != nil {
-		return fail(io, c.fs.Name(), err)
-	}
-	return exitOK
+	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
+}
+
+// savedOverrides are the run's overrides of a saved plan's flags.
+func savedOverrides(f planfile.Flags) (run.Overrides, error) {
+	sf := scopeFlags{excludeUnmapped: f.ExcludeUnmappedUsers, groups: f.ScopeGroups, usersFile: f.UsersFile, maxRemovals: f.MaxRemovals}
+	return sf.overrides()
 }
 
 // runShow prints a saved plan as text or JSON.

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
-	"github.com/orgsync/orgsync/internal/logs"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/logs"
 )
 
 // defaultConfigPath is used when neither --config nor ORGSYNC_CONFIG is set.
@@ -102,7 +104,7 @@ func (f *setupFlags) setup(io stdio) (*env, bool) {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
-	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err), control: changecontrol.New(cfg, log, run.Dry)}
+	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err), control: changecontrol.New(cfg, log)}
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}
@@ -152,6 +154,15 @@ func (c *runCommand) start(io stdio, args []string, plansShown bool) (*env, *run
 	if !ok {
 		return nil, nil, code, false
 	}
+	j, err := c.job(e, plansShown)
+	if err != nil {
+		return nil, nil, fail(io, c.fs.Name(), err), false
+	}
+	return e, j, exitOK, true
+}
+
+// job makes the command's Job from its flags.
+func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 	var ov run.Overrides
 	var err error
 	if c.scope != nil {
@@ -160,12 +171,38 @@ func (c *runCommand) start(io stdio, args []string, plansShown bool) (*env, *run
 	if c.explain != nil {
 		ov.Explain = *c.explain
 	}
-	var j *run.Job
-	if err == nil {
-		j, err = e.job(ov, plansShown)
-	}
 	if err != nil {
-		return nil, nil, fail(io, c.fs.Name(), err), false
+		return nil, err
 	}
-	return e, j, exitOK, true
+	return e.job(ov, plansShown)
+}
+
+// failRun ends a run that failed before it could plan (err, marked with
+// its phase): every organization's run is recorded and notified as
+// failed, the report written when asked, and err printed; it returns
+// exitError.
+func (e *env) failRun(io stdio, name string, mode run.Mode, err error, reportFile string) int {
+	for _, r := range run.FailedRun(e.targets(), mode, time.Now(), err) {
+		e.control.Applied(r)
+	}
+	err = errors.Join(err, e.reportTo(io, reportFile))
+	e.control.Wait()
+	return fail(io, name, err)
+}
+
+// targets are the organizations --orgs names (all when none, or when it
+// names one the configuration does not have).
+func (e *env) targets() []*config.NamedTarget {
+	var out []*config.NamedTarget
+	for i := range e.cfg.Targets {
+		if t := &e.cfg.Targets[i]; len(e.orgs) == 0 || slices.Contains(e.orgs, t.Name) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		for i := range e.cfg.Targets {
+			out = append(out, &e.cfg.Targets[i])
+		}
+	}
+	return out
 }

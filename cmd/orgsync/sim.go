@@ -5,7 +5,7 @@ import (
 	"flag"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -43,7 +43,7 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync sim", flag.ContinueOnError)
 	sf := addSimFlags(fs)
 	lf := addLogFlags(fs)
-	h := simhost.Host{}
+	h := simserver.Host{}
 	fs.StringVar(&h.Listen, "listen", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&h.State, "state", "", "state file (YAML or JSON) of one organization (org:) or several (orgs:), required")
 	fs.BoolVar(&h.Save, "save", false, "save the state back to --state on shutdown")

@@ -14,7 +14,7 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("sync", true)
 	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
 	reportFile := addReportFlag(c.fs)
-	e, j, code, ok := c.start(io, args, true)
+	e, code, ok := c.setup.start(c.fs, args, io, 0, nil)
 	if !ok {
 		return code
 	}
@@ -25,26 +25,26 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	if *testOnly {
 		mode = run.TestOnly
 	}
-	e.control.SetMode(mode)
-	res, err := j.Sync(ctx, mode, showPlans(io, j.Config().MultiOrg()))
-	for _, r := range res {
-		e.control.WriteResult(io.out, r, j.Config().MultiOrg())
-	}
-	err = errors.Join(err, e.reportTo(io, *reportFile))
+	j, err := c.job(e, true)
 	if err != nil {
-		return fail(io, c.fs.Name(), err)
+		return e.failRun(io, c.fs.Name(), mode, run.InPhase(run.PhaseConfig, err), *reportFile)
 	}
-	return exitOK
+	multi := j.Config().MultiOrg()
+	res, err := j.Sync(ctx, mode, showPlans(io, multi))
+	for _, r := range res {
+		e.control.WriteResult(io.out, r, multi)
+	}
+	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
 }
 
-// showPlans prints each plan as it is ready, a blank line between
+// showPlans prints each gated plan as it is ready, a blank line between
 // organizations (in the order they are ready; Sync shows one at a time).
-func showPlans(io stdio, multiOrg bool) func(p *run.OrgPlan) error {
+func showPlans(io stdio, multiOrg bool) func(g *run.Gated) error {
 	shown := 0
-	return func(p *run.OrgPlan) error {
+	return func(g *run.Gated) error {
 		if shown++; shown > 1 {
 			fmt.Fprintln(io.out)
 		}
-		return p.WriteText(io.out, multiOrg)
+		return g.OrgPlan().WriteText(io.out, multiOrg)
 	}
 }

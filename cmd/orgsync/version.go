@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/orgsync/orgsync/internal/buildinfo"
+	"github.com/orgsync/orgsync/internal/util/buildinfo"
 )
 
 // version, commit and buildDate are set at build time by `make build`:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -21,6 +22,7 @@ import (
 type Org struct {
 	c *umapi.Client
 	t *config.NamedTarget
+	j *run.Job // its run's: the quarantine of its pending approvals
 }
 
 // Open returns organization name of cfg (the primary when name is
@@ -31,11 +33,10 @@ func Open(cfg *config.Config, log *zap.Logger, flag, name string) (*Org, error) 
 		return nil, err
 	}
 	o := &Org{t: t}
-	j, err := run.New(cfg, run.Overrides{}, run.Options{Log: log})
-	if err != nil {
+	if o.j, err = run.New(cfg, run.Overrides{}, run.Options{Log: log}); err != nil {
 		return nil, o.hint(err)
 	}
-	if o.c, err = j.Client(t); err != nil {
+	if o.c, err = o.j.Client(t); err != nil {
 		return nil, o.hint(err)
 	}
 	return o, nil
@@ -91,6 +92,9 @@ func (o *Org) Invite(ctx context.Context, action, email string) (string, error) 
 	}
 	act := o.c.ResendInvite
 	if action == "revoke" {
+		if err := o.notHeld(email); err != nil {
+			return "", err
+		}
 		act = o.c.RevokeInvite
 	}
 	if err := act(ctx, email); err != nil {
@@ -100,6 +104,22 @@ func (o *Org) Invite(ctx context.Context, action, email string) (string, error) 
 		return "", o.hint(err)
 	}
 	return done, nil
+}
+
+// notHeld fails when a pending approval holds the revoke of email's
+// invite: a revoke held for approval is decided by approving or rejecting
+// it, not sent around it.
+func (o *Org) notHeld(email string) error {
+	c := reconcile.Change{Kind: reconcile.KindRevokeInvite, User: reconcile.User{Type: reconcile.VendorID, Email: email}}
+	a, err := o.j.Holding(o.t, c)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not revoked: %w", err)
+	case a != nil:
+		return fmt.Errorf("not revoked: approval %s holds the revoke of %s's invite (%s): orgsync approve %[1]s applies it, orgsync reject %[1]s discards it",
+			a.ID, email, a.Reason)
+	}
+	return nil
 }
 
 // Products lists the organization's products.

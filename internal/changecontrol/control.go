@@ -1,18 +1,18 @@
 // Package changecontrol is what surrounds a run so that it can run
-// unattended. As a run.Observer it hears a Job's plans and results: before
-// a real run applies an organization's plan it stops the run or holds what
-// a tripped safety limit kept back as a pending approval (safety.onLimit),
-// dropping from the pending approvals what the run no longer withholds;
-// after it, it records the history and the run record in the state
-// directory (internal/state), collects the report and sends the
-// notifications. It also applies or rejects an approval and saves and
-// checks saved plans (internal/planfile).
+// unattended. As a run.Observer it hears the results of a Job's runs
+// (what the safety gate of internal/run sent, held or stopped, and the
+// runs that failed) and records the history and the run record in the
+// state directory (internal/store), collects the report and sends the
+// notifications. It also lists, shows, approves (through the gate's
+// Release) and rejects approvals, and saves and checks saved plans
+// (internal/changecontrol/planfile).
 package changecontrol
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,12 +20,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/approval"
-	"github.com/orgsync/orgsync/internal/atomicfile"
-	"github.com/orgsync/orgsync/internal/planfile"
-	"github.com/orgsync/orgsync/internal/report"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/runreport"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -36,65 +35,41 @@ type Control struct {
 	log *zap.Logger
 
 	once sync.Once
-	dir  *state.Dir
+	dir  *store.Dir
 
-	mu       sync.Mutex
-	cfg      *config.Config
-	mode     run.Mode // the mode the runs heard apply in: only a real run holds
-	start    time.Time
-	approval string                  // the approval being applied (Approve)
-	plans    map[string]*run.OrgPlan // the last plan of each organization
-	current  map[string]string       // the fingerprint of each organization's users as read
-	held     map[string]Held
-	done     report.Report
+	sending sync.WaitGroup // notifications under way
+
+	mu      sync.Mutex
+	cfg     *config.Config
+	current map[string]string // the fingerprint of each organization's users as read
+	done    runreport.Report
 	// prints asks for the fingerprints of the organizations' users (a
 	// saved plan's).
 	prints bool
+	// unrecorded is set when changes were applied that the state
+	// directory could not record.
+	unrecorded bool
 }
 
-// Held is what a real run did with an organization's approvals.
-type Held struct {
-	Pending []string        // the organization's pending approvals after the run
-	Created *state.Approval // the approval the run created, if any
-}
-
-// New returns the change control of cfg's runs, applied in mode.
-func New(cfg *config.Config, log *zap.Logger, mode run.Mode) *Control {
+// New returns the change control of cfg's runs.
+func New(cfg *config.Config, log *zap.Logger) *Control {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Control{cfg: cfg, log: log, mode: mode, start: time.Now(), plans: map[string]*run.OrgPlan{},
-		current: map[string]string{}, held: map[string]Held{}}
-}
-
-// SetMode says the mode the runs heard from now on apply in.
-func (c *Control) SetMode(m run.Mode) {
-	c.mu.Lock()
-	c.mode = m
-	c.mu.Unlock()
+	return &Control{cfg: cfg, log: log, current: map[string]string{}}
 }
 
 // BeginRun starts the next run of a daemon with cfg, its configuration
-// now: a new run id; the report keeps the last run only.
+// now; the report keeps the last run only.
 func (c *Control) BeginRun(cfg *config.Config) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cfg, c.start, c.done = cfg, time.Now(), report.Report{}
-	c.held = map[string]Held{}
+	c.cfg, c.done = cfg, runreport.Report{}
 }
-
-// RunID names the current run; its organizations share it.
-func (c *Control) RunID() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return runID(c.start)
-}
-
-func runID(start time.Time) string { return start.UTC().Format("20060102T150405.000Z") }
 
 // StateDir returns the open state directory, or nil when state.dir is not
 // set or cannot be opened; either is logged once, with what is not kept.
-func (c *Control) StateDir() *state.Dir {
+func (c *Control) StateDir() *store.Dir {
 	c.once.Do(func() {
 		s := c.config().State
 		if s.Dir == "" {
@@ -102,7 +77,7 @@ func (c *Control) StateDir() *state.Dir {
 				"and changes a safety limit holds cannot wait for approval (the run fails instead)")
 			return
 		}
-		dir, err := state.Open(s.Dir, state.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: s.Retention})
+		dir, err := store.Open(s.Dir, store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
 		if err != nil {
 			c.log.Error("state directory unusable: no history, run records or approvals are kept", zap.Error(err))
 			return
@@ -118,25 +93,6 @@ func (c *Control) config() *config.Config {
 	return c.cfg
 }
 
-// HeldIn returns what the last real run did with org's approvals.
-func (c *Control) HeldIn(org string) Held {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.held[org]
-}
-
-// Planned holds or stops, in a real run, what a tripped safety limit
-// withheld from p (see HoldOrStop).
-func (c *Control) Planned(p *run.OrgPlan) {
-	c.mu.Lock()
-	c.plans[p.Org.Name] = p
-	mode := c.mode
-	c.mu.Unlock()
-	if mode == run.Real {
-		c.HoldOrStop(p)
-	}
-}
-
 // Read keeps the fingerprint of the organization's users as read,
 // when a saved plan asks for it.
 func (c *Control) Read(p *run.OrgPlan, cur *reconcile.Current) {
@@ -147,156 +103,85 @@ func (c *Control) Read(p *run.OrgPlan, cur *reconcile.Current) {
 	}
 }
 
-// HoldOrStop applies safety.onLimit to organization p's plan before a real
-// run applies it. When a limit tripped, stop withholds every change (the
-// run applies nothing and fails); hold, with a state directory, keeps the
-// withheld changes no approval holds yet as a new pending approval and
-// clears the plan's safety stop, so that the rest is applied and the run
-// succeeds. With a state directory it first drops from the pending
-// approvals what the plan no longer withholds.
-func (c *Control) HoldOrStop(p *run.OrgPlan) {
-	if p.Err != nil || p.Plan == nil {
-		return
-	}
-	log := c.log.With(zap.String("org", p.Org.Name))
-	tripped := approval.LimitTripped(p.Plan)
-	if tripped && c.config().SafetyOf(p.Org).OnLimit == config.OnLimitStop {
-		p.Plan.Withheld = append(p.Plan.Withheld, p.Plan.Changes...)
-		p.Plan.Changes = nil
-		p.Plan.Safety.Reason += "; safety.onLimit is stop: nothing applied"
-		return
-	}
-	dir := c.StateDir()
-	if dir == nil {
-		return
-	}
-	held, err := c.hold(dir, p, tripped, log)
-	if err != nil {
-		p.Err = err
-		return
-	}
-	c.mu.Lock()
-	c.held[p.Org.Name] = held
-	c.mu.Unlock()
-}
-
-// hold narrows the pending approvals and, when a limit tripped, holds
-// what is new.
-func (c *Control) hold(dir *state.Dir, p *run.OrgPlan, tripped bool, log *zap.Logger) (Held, error) {
-	var out Held
-	pending, err := c.narrowPending(dir, p, log)
-	out.Pending = ids(pending)
-	if err != nil || !tripped {
-		return out, err
-	}
-	var held [][]reconcile.Change
-	for i := range pending {
-		held = append(held, pending[i].Changes)
-	}
-	if fresh := approval.Uncovered(p.Plan.Withheld, held...); len(fresh) > 0 {
-		now := time.Now().UTC()
-		a := state.Approval{ID: state.NewID(), Org: p.Org.Name, Created: now, Updated: now, Run: c.RunID(),
-			Reason: p.Plan.Safety.Reason, Status: state.Pending, Changes: fresh}
-		if err := dir.SaveApproval(&a); err != nil {
-			return out, fmt.Errorf("holding the withheld changes for approval: %w", err)
-		}
-		log.Warn("safety limit: destructive changes held for approval", zap.String("approval", a.ID),
-			zap.Int("changes", len(fresh)), zap.String("reason", a.Reason))
-		out.Pending, out.Created = append(out.Pending, a.ID), &a
-	}
-	p.Plan.Safety = nil // held, not failed: the rest of the plan goes on
-	return out, nil
-}
-
-// narrowPending drops from organization p's pending approvals what its
-// plan no longer withholds (the sources no longer ask for it, or this run
-// applies it itself), closing those left empty (dropped), and returns the
-// approvals still pending.
-func (c *Control) narrowPending(dir *state.Dir, p *run.OrgPlan, log *zap.Logger) ([]state.Approval, error) {
-	pending, err := dir.Approvals(p.Org.Name, state.Pending)
-	if err != nil {
-		return nil, fmt.Errorf("reading the pending approvals: %w", err)
-	}
-	withheld := &reconcile.Plan{Withheld: p.Plan.Withheld}
-	out := pending[:0]
-	for _, a := range pending {
-		kept, dropped := approval.Narrow(a.Changes, withheld)
-		switch {
-		case len(dropped) == 0:
-			out = append(out, a)
-			continue
-		case len(kept) == 0:
-			err = dir.Close(&a, state.Dropped)
-			log.Info("approval dropped: the sources no longer ask for its changes, or this run applies them", zap.String("approval", a.ID))
-		default:
-			a.Changes, a.Updated, a.Run = kept, time.Now().UTC(), c.RunID()
-			err = dir.SaveApproval(&a)
-			log.Info("approval narrowed: the sources no longer ask for some of its changes, or this run applies them",
-				zap.String("approval", a.ID), zap.Int("dropped", len(dropped)), zap.Int("left", len(kept)))
-			out = append(out, a)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func ids(list []state.Approval) []string {
-	out := make([]string, len(list))
-	for i := range list {
-		out[i] = list[i].ID
-	}
-	return out
-}
-
 // Applied records organization r.Org's run (history, run record, report)
 // and notifies about it. A dry run records nothing.
 func (c *Control) Applied(r *run.Result) {
 	if r.Mode == run.Dry {
 		return
 	}
-	c.mu.Lock()
-	p, held, start, approvalID, cfg := c.plans[r.Org.Name], c.held[r.Org.Name], c.start, c.approval, c.cfg
-	c.mu.Unlock()
-	rec, entries := record(r, p, held, start, approvalID, rulesOf(cfg, r.Org))
+	rec, entries := record(r, rulesOf(c.config(), r.Org))
 	c.mu.Lock()
 	c.done.Runs = append(c.done.Runs, *rec)
 	c.done.Entries = append(c.done.Entries, entries...)
 	c.mu.Unlock()
-	if dir := c.StateDir(); dir != nil {
-		if err := dir.AppendHistory(entries); err != nil {
-			c.log.Error("history: the applied changes could not be recorded", zap.Error(err))
-		}
-		if err := dir.AppendRun(rec); err != nil {
-			c.log.Error("the run could not be recorded", zap.Error(err))
+	if err := c.store(rec, entries); err != nil {
+		c.log.Error("the run could not be recorded in the state directory", zap.String("org", r.Org.Name), zap.Error(err))
+		if sent(r) {
+			c.mu.Lock()
+			c.unrecorded = true
+			c.mu.Unlock()
+			c.notifyUnrecorded(r, err)
 		}
 	}
-	c.notifyRun(context.Background(), r, p, held)
+	c.notifyRun(r)
+}
+
+// store appends the history entries and the run record to the state
+// directory, when state.dir is set.
+func (c *Control) store(rec *store.Run, entries []store.Entry) error {
+	dir := c.StateDir()
+	if dir == nil && c.config().State.Dir == "" {
+		return nil
+	}
+	if dir == nil {
+		return fmt.Errorf("state.dir %s cannot be opened", c.config().State.Dir)
+	}
+	return errors.Join(dir.AppendHistory(entries), dir.AppendRun(rec))
+}
+
+// sent reports whether r's run sent changes.
+func sent(r *run.Result) bool {
+	return r.Mode == run.Real && r.Applied != nil && r.Applied.Requests+r.Applied.Invites > 0
+}
+
+// Unrecorded reports whether a run heard applied changes that the state
+// directory could not record.
+func (c *Control) Unrecorded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unrecorded
 }
 
 // record is the run record of r and its history entries.
-func record(r *run.Result, p *run.OrgPlan, held Held, start time.Time, approvalID string, rules map[string]string) (*state.Run, []state.Entry) {
+func record(r *run.Result, rules map[string]string) (*store.Run, []store.Entry) {
 	end := time.Now().UTC()
-	rec := &state.Run{ID: runID(start), Org: r.Org.Name, Start: start.UTC(), End: end, Mode: modeName(r.Mode, approvalID),
-		Result: state.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
-		Approval: strings.Join(held.Pending, ",")}
-	if approvalID != "" {
-		rec.Approval = approvalID
+	d := &r.Decision
+	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
+		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
+		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held()}
+	if d.Released != nil {
+		rec.Approval = d.Released.ID
 	}
-	if len(held.Pending) > 0 {
-		rec.Result = state.RunHeld
+	if len(d.Pending) > 0 {
+		rec.Result = store.RunHeld
 	}
 	if r.Err != nil {
-		rec.Result, rec.Error = state.RunFailure, r.Err.Error()
+		rec.Result, rec.Error, rec.Phase = store.RunFailure, r.Err.Error(), r.Phase
 	}
-	if r.Applied == nil || p == nil || p.Plan == nil {
-		return rec, nil
+	a := store.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly}
+	var entries []store.Entry
+	for _, n := range d.Narrowed {
+		entries = append(entries, a.Dropped(n.Approval.ID, n.Dropped)...)
+	}
+	if r.Applied == nil || r.Plan == nil {
+		return rec, entries
 	}
 	rec.Failures = len(r.Applied.Failures)
-	a := state.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly, Approval: approvalID,
-		Unmatched: unmatchedKeys(p.Plan), Rules: rules, Unsent: r.Applied.Unsent}
-	return rec, a.Entries(p.Plan.Changes, r.Applied.Failures)
+	a.Unmatched, a.Rules, a.Unsent = unmatchedKeys(r.Plan), rules, r.Applied.Unsent
+	if d.Released != nil {
+		a.Approval, a.DecidedBy = d.Released.ID, d.Released.Decided.String()
+	}
+	return rec, append(entries, a.Entries(r.Plan.Changes, r.Applied.Failures)...)
 }
 
 // rulesOf names, by target group of organization t (lower case), the
@@ -325,11 +210,11 @@ func rulesOf(cfg *config.Config, t *config.NamedTarget) map[string]string {
 }
 
 // modeName is a run record's mode.
-func modeName(mode run.Mode, approvalID string) string {
+func modeName(r *run.Result) string {
 	switch {
-	case approvalID != "":
+	case r.Decision.Released != nil:
 		return "approve"
-	case mode == run.TestOnly:
+	case r.Mode == run.TestOnly:
 		return "test-only"
 	}
 	return "sync"
@@ -349,27 +234,54 @@ func CheckReport(path string) error {
 	if path == "" {
 		return nil
 	}
-	_, err := report.Format(path)
+	_, err := runreport.Format(path)
 	return err
 }
 
 // WriteReport writes what the runs heard did to path, as CSV or HTML by
 // its extension.
 func (c *Control) WriteReport(path string) error {
-	format, err := report.Format(path)
+	format, err := runreport.Format(path)
 	if err != nil {
 		return err
 	}
+	held := c.heldNow()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.done.Generated, c.done.Config, c.done.Host, c.done.Held = time.Now().UTC(), c.cfg.File, host(), held
 	return atomicfile.Write(path, func(w io.Writer) error { return c.done.Write(w, format) })
 }
 
+// pendingApprovals lists the pending approvals (none without a state
+// directory, or when they cannot be read: that is logged).
+func (c *Control) pendingApprovals() []store.Approval {
+	dir := c.StateDir()
+	if dir == nil {
+		return nil
+	}
+	list, err := dir.Approvals("", store.Pending)
+	if err != nil {
+		c.log.Warn("the pending approvals could not be read", zap.Error(err))
+	}
+	return list
+}
+
+// heldNow lists the approvals pending now of the organizations of the
+// runs heard.
+func (c *Control) heldNow() []store.Approval {
+	pending := c.pendingApprovals()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.DeleteFunc(pending, func(a store.Approval) bool {
+		return !slices.ContainsFunc(c.done.Runs, func(r store.Run) bool { return r.Org == a.Org })
+	})
+}
+
 // TakeRuns returns the run records heard since the last call.
-func (c *Control) TakeRuns() []state.Run {
+func (c *Control) TakeRuns() []store.Run {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	runs := c.done.Runs
-	c.done = report.Report{}
+	c.done = runreport.Report{}
 	return runs
 }

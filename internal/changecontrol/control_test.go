@@ -3,16 +3,19 @@ package changecontrol
 import (
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -49,7 +52,6 @@ func load(t *testing.T, path string) *config.Config {
 // syncOnce runs cfg once in mode with c as the observer.
 func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*run.Result {
 	t.Helper()
-	c.SetMode(mode)
 	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
 	if err != nil {
 		t.Fatal(err)
@@ -61,25 +63,25 @@ func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*ru
 func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 	path, _ := csvExample(t, "state:\n  dir: state\n")
 	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Dry)
+	c := New(cfg, zap.NewNop())
 	res := syncOnce(t, c, cfg, run.Real)
 	if res[0].Err != nil || res[0].ByKind["create"] == 0 {
 		t.Fatalf("held run: err %v, applied %v; want the creates applied and no error", res[0].Err, res[0].ByKind)
 	}
-	held := c.HeldIn("default")
+	held := res[0].Decision
 	if held.Created == nil || len(held.Created.Changes) != 2 || len(held.Pending) != 1 {
 		t.Fatalf("held %+v, want one approval of the two removals", held)
 	}
 	// The next run holds nothing new, and records both runs and the history.
-	c2 := New(cfg, zap.NewNop(), run.Dry)
-	syncOnce(t, c2, cfg, run.Real)
-	if h := c2.HeldIn("default"); h.Created != nil || len(h.Pending) != 1 || h.Pending[0] != held.Created.ID {
+	c2 := New(cfg, zap.NewNop())
+	h := syncOnce(t, c2, cfg, run.Real)[0].Decision
+	if h.Created != nil || len(h.Pending) != 1 || h.Pending[0].ID != held.Created.ID {
 		t.Errorf("second run: %+v, want the first approval pending and nothing new", h)
 	}
 	dir := c2.StateDir()
 	runs, _ := dir.Runs(0)
-	entries, _ := dir.History(state.Filter{User: "dave@example.com"})
-	if len(runs) != 2 || runs[0].Result != state.RunHeld || len(entries) != 1 || entries[0].Result != state.ResultApplied {
+	entries, _ := dir.History(store.Filter{User: "dave@example.com"})
+	if len(runs) != 2 || runs[0].Result != store.RunHeld || len(entries) != 1 || entries[0].Result != store.ResultApplied {
 		t.Errorf("runs %+v, dave's history %+v", runs, entries)
 	}
 }
@@ -88,8 +90,8 @@ func TestStopAppliesNothing(t *testing.T) {
 	path, sim := csvExample(t, "")
 	rewrite(t, path, "maxRemovals: 1", "maxRemovals: 1\n  onLimit: stop")
 	cfg := load(t, path)
-	res := syncOnce(t, New(cfg, zap.NewNop(), run.Dry), cfg, run.Real)
-	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "safety.onLimit is stop: nothing applied") {
+	res := syncOnce(t, New(cfg, zap.NewNop()), cfg, run.Real)
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "(safety.onLimit: stop): nothing sent, every change withheld") {
 		t.Errorf("stopped run: %v", res[0].Err)
 	}
 	for _, u := range sim.Org(cfg.Primary().OrgID).Snapshot().Users {
@@ -102,7 +104,7 @@ func TestStopAppliesNothing(t *testing.T) {
 func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
 	path, _ := csvExample(t, "")
 	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Real)
+	c := New(cfg, zap.NewNop())
 	opts := run.Options{Observer: c}
 	j, err := run.New(cfg, run.Overrides{}, opts)
 	if err != nil {
@@ -134,5 +136,61 @@ func rewrite(t *testing.T, path, old, new string) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPageWarnsWhenOpenBeyondThisMachine: a status page listening beyond
+// loopback without authentication is warned of, in the log and on the
+// page; on loopback, or with a token, it is not.
+func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
+	path, _ := csvExample(t, "")
+	for _, tc := range []struct {
+		listen, status string
+		warned         bool
+	}{
+		{":9090", "", true},
+		{"0.0.0.0:9090", "", true},
+		{"127.0.0.1:9090", "", false},
+		{"[::1]:9090", "", false},
+		{"localhost:9090", "", false},
+		{":9090", "status:\n  token: {env: HOME}\n", false},
+	} {
+		data, _ := os.ReadFile(path)
+		cfgPath := path + ".page.yaml"
+		if err := os.WriteFile(cfgPath, append(data, tc.status...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := load(t, cfgPath)
+		core, logs := observer.New(zap.WarnLevel)
+		c := New(cfg, zap.New(core))
+		j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDaemon(c, cfg, j, run.Overrides{}, run.Options{Observer: c})
+		d.Serve(tc.listen, nil)
+		logged := logs.FilterMessageSnippet("without authentication").Len() == 1
+		if shown := strings.Contains(d.Status().Warning, "beyond this machine, without authentication"); shown != tc.warned || logged != tc.warned {
+			t.Errorf("%s %q: shown %v, logged %v; want %v", tc.listen, tc.status, shown, logged, tc.warned)
+		}
+	}
+}
+
+// TestUnreadablePageSecretIsLogged: a status.token that cannot be read
+// answers 500 and says why in the log, not only to the browser.
+func TestUnreadablePageSecretIsLogged(t *testing.T) {
+	path, _ := csvExample(t, "status:\n  token: {env: ORGSYNC_TEST_UNSET_PAGE_TOKEN}\n")
+	cfg := load(t, path)
+	core, logs := observer.New(zap.ErrorLevel)
+	c := New(cfg, zap.New(core))
+	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	NewDaemon(c, cfg, j, run.Overrides{}, run.Options{Observer: c}).Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	entries := logs.FilterMessageSnippet("the status page's secret cannot be read").All()
+	if rec.Code != http.StatusInternalServerError || len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["error"].(string), "ORGSYNC_TEST_UNSET_PAGE_TOKEN") {
+		t.Errorf("page %d, logged %v", rec.Code, entries)
 	}
 }

@@ -2,7 +2,6 @@ package changecontrol
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,10 +10,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/state"
-	"github.com/orgsync/orgsync/internal/statuspage"
+	"github.com/orgsync/orgsync/internal/store"
 )
 
 // maxRunsKept is how many run records the daemon keeps for its status
@@ -39,9 +37,12 @@ type Daemon struct {
 	mu      sync.Mutex
 	cfg     *config.Config
 	next    func() time.Time // when the daemon runs next; nil until it schedules
-	runs    []state.Run
+	runs    []store.Run
 	problem string
 	auth    atomic.Pointer[config.Status]
+	// page is how the status page is served: where, in which time zone,
+	// and how its decisions run (see page.go).
+	page pageSetup
 
 	pending *prometheus.GaugeVec
 	loaded  prometheus.Gauge
@@ -60,6 +61,7 @@ func NewDaemon(c *Control, cfg *config.Config, job *run.Job, ov run.Overrides, o
 			Help: "Attempts to read the configuration again, by result (success, failure)."}, []string{"result"}),
 	}
 	d.print, _ = planfile.FileFingerprint(cfg.File)
+	d.page.zone = scheduleZone(cfg.Schedule)
 	d.auth.Store(&cfg.Status)
 	d.loaded.Set(1)
 	if dir := c.StateDir(); dir != nil {
@@ -91,20 +93,25 @@ func (d *Daemon) Reload(ctx context.Context) *run.Job {
 	}
 	cfg, err := config.Load(d.file)
 	var job *run.Job
+	restart := false
 	if err == nil {
+		d.mu.Lock()
+		restart = cfg.Schedule != d.cfg.Schedule || cfg.State != d.cfg.State || cfg.Logging != d.cfg.Logging
+		cfg.State = d.cfg.State // takes effect at the next restart: the runs keep one state directory
+		d.mu.Unlock()
 		job, err = run.New(cfg, d.ov, d.opts)
 	}
 	if err != nil {
-		d.failed(ctx, err)
+		d.failed(err)
 		d.BeginRun(d.job.Config())
 		return d.job
 	}
 	d.loaded.Set(1)
 	d.reloads.WithLabelValues("success").Inc()
-	d.mu.Lock()
-	if cfg.Schedule != d.cfg.Schedule || cfg.State != d.cfg.State || cfg.Logging != d.cfg.Logging {
+	if restart {
 		d.log.Warn("schedule, state and logging changes take effect at the next restart")
 	}
+	d.mu.Lock()
 	old := d.problem
 	d.cfg, d.problem, d.job, d.print = cfg, "", job, fp
 	d.mu.Unlock()
@@ -118,7 +125,7 @@ func (d *Daemon) Reload(ctx context.Context) *run.Job {
 
 // failed shows that the configuration does not load, and notifies a new
 // problem.
-func (d *Daemon) failed(ctx context.Context, err error) {
+func (d *Daemon) failed(err error) {
 	d.loaded.Set(0)
 	d.reloads.WithLabelValues("failure").Inc()
 	d.log.Error("the configuration does not load: the last good one is used", zap.String("file", d.file), zap.Error(err))
@@ -127,7 +134,7 @@ func (d *Daemon) failed(ctx context.Context, err error) {
 	d.problem = err.Error()
 	d.mu.Unlock()
 	if old != err.Error() {
-		d.NotifyConfigError(ctx, d.file, d.job.OrgNames(), err)
+		d.NotifyConfigError(d.file, d.job.OrgNames(), err)
 	}
 }
 
@@ -138,7 +145,7 @@ func (d *Daemon) Ran() {
 	d.mu.Lock()
 	d.runs = append(d.runs, done...)
 	if n := len(d.runs); n > maxRunsKept {
-		d.runs = append([]state.Run(nil), d.runs[n-maxRunsKept:]...)
+		d.runs = append([]store.Run(nil), d.runs[n-maxRunsKept:]...)
 	}
 	d.mu.Unlock()
 	d.countPending()
@@ -158,47 +165,10 @@ func (d *Daemon) countPending() {
 	}
 }
 
-// pendingApprovals lists the pending approvals (none without a state
-// directory).
-func (d *Daemon) pendingApprovals() []state.Approval {
-	dir := d.StateDir()
-	if dir == nil {
-		return nil
-	}
-	list, err := dir.Approvals("", state.Pending)
-	if err != nil {
-		d.log.Warn("the pending approvals could not be read", zap.Error(err))
-	}
-	return list
-}
-
 // Scheduled takes the daemon's word for when it runs next, for the status
 // page (daemon.Options.Scheduled).
 func (d *Daemon) Scheduled(next func() time.Time) {
 	d.mu.Lock()
 	d.next = next
 	d.mu.Unlock()
-}
-
-// Status is what the status page shows now.
-func (d *Daemon) Status() statuspage.Status {
-	d.mu.Lock()
-	s := statuspage.Status{Now: time.Now().UTC(), Runs: append([]state.Run(nil), d.runs...), ConfigProblem: d.problem}
-	if d.next != nil {
-		s.NextRun = d.next().UTC()
-	}
-	d.mu.Unlock()
-	s.Pending = d.pendingApprovals()
-	if d.StateDir() == nil {
-		s.StateNote = "state.dir is not set: the runs shown are this process's only; no history, run records or approvals are kept"
-	}
-	return s
-}
-
-// Handler serves the status page, protected by status.token or
-// status.username and password when they are set (read at each request).
-func (d *Daemon) Handler() http.Handler {
-	return statuspage.Protect(statuspage.Handler(d.Status), func() (string, string, string, error) {
-		return d.auth.Load().Secrets()
-	})
 }

@@ -16,7 +16,7 @@ import (
 func TestHistoryFilters(t *testing.T) {
 	path, _ := csvExample(t, "state:\n  dir: state\n")
 	cfg := load(t, path)
-	c := New(cfg, zap.NewNop(), run.Dry)
+	c := New(cfg, zap.NewNop())
 	syncOnce(t, c, cfg, run.Real)
 	for _, tt := range []struct {
 		user, org, since string
@@ -42,7 +42,7 @@ func TestHistoryFilters(t *testing.T) {
 		}
 	}
 	path, _ = csvExample(t, "")
-	if _, err := New(load(t, path), zap.NewNop(), run.Dry).History("", "", ""); !errors.Is(err, ErrNoStateDir) {
+	if _, err := New(load(t, path), zap.NewNop()).History("", "", ""); !errors.Is(err, ErrNoStateDir) {
 		t.Errorf("without state.dir: %v", err)
 	}
 }

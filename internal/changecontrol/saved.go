@@ -8,8 +8,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/internal/planfile"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/store"
 )
 
 // KeepFingerprints asks the runs heard from now on for the fingerprints
@@ -21,18 +22,21 @@ func (c *Control) KeepFingerprints() {
 	c.mu.Unlock()
 }
 
-// SavePlan writes plans to path with what CheckSaved checks them by.
-func (c *Control) SavePlan(path, toolVersion string, plans *run.Plans) error {
+// SavePlan writes plans, as the safety gate lets them through, to path
+// with what CheckSaved checks them by and the one-off flags they were
+// made with.
+func (c *Control) SavePlan(path, toolVersion string, plans *run.Plans, flags planfile.Flags) error {
 	cfg := c.config()
 	cfgPrint, err := planfile.FileFingerprint(cfg.File)
 	if err != nil {
 		return err
 	}
 	f := &planfile.File{FormatVersion: planfile.FormatVersion, ToolVersion: toolVersion, Created: time.Now().UTC(),
-		ConfigFile: cfg.File, Config: cfgPrint, Sources: planfile.UsersFingerprint(plans.Sources.Users)}
+		ConfigFile: cfg.File, Config: cfgPrint, Sources: planfile.UsersFingerprint(plans.Sources.Users), Flags: flags}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, p := range plans.Orgs {
+	for _, g := range plans.Gated {
+		p := g.OrgPlan()
 		if p.Err != nil {
 			return fmt.Errorf("organization %s could not be planned: no plan saved", p.Org.Name)
 		}
@@ -42,13 +46,14 @@ func (c *Control) SavePlan(path, toolVersion string, plans *run.Plans) error {
 }
 
 // CheckSaved plans the organizations of f afresh with j (made with c as
-// its observer, for f's organizations, in a dry mode) and returns the
+// its observer, for f's organizations, with f's flags) and returns the
 // plans when they are f's: made from this configuration, no older than
-// maxAge, planning the same changes. Otherwise the error lists every
-// difference. The plans returned are then held or stopped as a real run's
-// (HoldOrStop), ready for j.ApplyAll.
+// maxAge, and what the safety gate lets through of them the same changes.
+// Otherwise the error lists every reason, and a saved change that was
+// applied since is said to be so. The plans returned are ready for
+// j.ApplyAll, whose gate decides again.
 func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, maxAge time.Duration) (*run.Plans, error) {
-	var problems []string
+	var problems, diffs []string
 	if age := f.Age(time.Now()); age > maxAge {
 		problems = append(problems, fmt.Sprintf("the plan is %s old, more than --max-age %s: make it again", age.Round(time.Second), maxAge))
 	}
@@ -61,7 +66,8 @@ func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, 
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range plans.Orgs {
+	for _, g := range plans.Gated {
+		p := g.OrgPlan()
 		saved, ok := f.Org(p.Org.Name)
 		switch {
 		case !ok:
@@ -71,30 +77,58 @@ func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, 
 			problems = append(problems, fmt.Sprintf("organization %s: %v", p.Org.Name, p.Err))
 			continue
 		}
-		for _, d := range planfile.Diff(saved.Plan, p.Plan) {
-			problems = append(problems, fmt.Sprintf("organization %s: %s", p.Org.Name, d))
+		for _, d := range planfile.Diff(saved.Plan, p.Plan, c.appliedSince(p.Org.Name, f.Created)) {
+			diffs = append(diffs, fmt.Sprintf("organization %s: %s", p.Org.Name, d))
 		}
-		c.notePrints(f, saved, p, plans)
+	}
+	switch {
+	case len(diffs) > 0 && plans.InSync():
+		return nil, fmt.Errorf("refused: a fresh plan has nothing left to do: the saved plan was applied already, or the sources no longer ask for its changes:\n  %s",
+			strings.Join(append(problems, diffs...), "\n  "))
+	case len(diffs) > 0:
+		return nil, fmt.Errorf("refused: the saved plan is not what a fresh plan does:\n  %s", strings.Join(append(problems, diffs...), "\n  "))
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("refused: the saved plan is not what a fresh plan does:\n  %s", strings.Join(problems, "\n  "))
+		return nil, fmt.Errorf("refused: a fresh plan is the saved plan, but %s", strings.Join(problems, "; and "))
 	}
-	for _, p := range plans.Orgs {
-		c.HoldOrStop(p)
-	}
+	c.notePrints(f, plans)
 	return plans, nil
 }
 
-// notePrints logs which of the sources and the organization changed since
-// the plan was saved in ways that do not change the plan.
-func (c *Control) notePrints(f *planfile.File, saved *planfile.Org, p *run.OrgPlan, plans *run.Plans) {
+// appliedSince returns when the history says a change of key was applied
+// in organization org since since (nothing without a state directory).
+func (c *Control) appliedSince(org string, since time.Time) func(key string) (time.Time, bool) {
+	dir := c.StateDir()
+	if dir == nil {
+		return nil
+	}
+	entries, err := dir.History(store.Filter{Org: org, Since: since})
+	if err != nil {
+		return nil
+	}
+	at := map[string]time.Time{}
+	for _, e := range entries {
+		if e.Result == store.ResultApplied {
+			at[strings.ToLower(e.User)] = e.Time
+		}
+	}
+	return func(key string) (time.Time, bool) {
+		t, ok := at[strings.ToLower(key)]
+		return t, ok
+	}
+}
+
+// notePrints logs which of the sources and the organizations changed since
+// the plan was saved in ways that do not change the plan (it is accepted).
+func (c *Control) notePrints(f *planfile.File, plans *run.Plans) {
 	if planfile.UsersFingerprint(plans.Sources.Users) != f.Sources {
 		c.log.Info("the sources changed since the plan was saved, not in a way that changes this plan")
 	}
 	c.mu.Lock()
-	cur := c.current[p.Org.Name]
-	c.mu.Unlock()
-	if cur != saved.Current {
-		c.log.Info("the organization changed since the plan was saved, not in a way that changes this plan", zap.String("org", p.Org.Name))
+	defer c.mu.Unlock()
+	for _, p := range plans.Orgs {
+		if saved, ok := f.Org(p.Org.Name); ok && c.current[p.Org.Name] != saved.Current {
+			c.log.Info("the organization changed since the plan was saved, not in a way that changes this plan", zap.String("org", p.Org.Name))
+		}
 	}
 }

@@ -22,9 +22,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/crash"
-	"github.com/orgsync/orgsync/internal/listenaddr"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/listenaddr"
 )
 
 // shutdownTimeout bounds the HTTP server's graceful shutdown.
@@ -48,7 +48,15 @@ type Options struct {
 	// Scheduled, when set, is given once the schedule starts the function
 	// that says when the next run is due (what /healthz shows).
 	Scheduled func(next func() time.Time)
+	// Exclusive, when set, is given once the schedule starts the function
+	// that runs fn (an approval decided on the status page) as a run of
+	// the daemon's own: never beside another (it fails with ErrBusy while
+	// one goes on), its results in the metrics, Ran called after it.
+	Exclusive func(runExclusive func(fn func() ([]*run.Result, error)) error)
 }
+
+// ErrBusy is the error of an exclusive run while another run goes on.
+var ErrBusy = errors.New("a run is in progress: try again when it ends")
 
 // daemon is the state of a running daemon.
 type daemon struct {
@@ -94,6 +102,9 @@ func Run(ctx context.Context, job *run.Job, sched config.Schedule, opts Options)
 	d.cron.Start()
 	if opts.Scheduled != nil {
 		opts.Scheduled(d.nextRun)
+	}
+	if opts.Exclusive != nil {
+		opts.Exclusive(d.exclusive)
 	}
 	if opts.RunAtStart || sched.RunAtStart {
 		d.started.Add(1)
@@ -195,10 +206,10 @@ func (d *daemon) runOnce(ctx context.Context) {
 	}
 	defer d.running.Unlock()
 	res, err := d.syncGuarded(ctx)
+	end := time.Now() // the sync's end: what follows (records, notifications) is not the run's
 	if d.opts.Ran != nil {
 		d.opts.Ran()
 	}
-	end := time.Now()
 	d.metrics.observe(res, err, end)
 	st := &RunStatus{Result: "success", End: end.UTC()}
 	if err != nil {
@@ -212,6 +223,29 @@ func (d *daemon) runOnce(ctx context.Context) {
 		d.log.Error("run failed", zap.Error(err))
 	}
 	d.logNextRun()
+}
+
+// exclusive runs fn unless a run is going on, as a run: a panic in it is
+// its error, its results go to the metrics, and Ran is called after it.
+func (d *daemon) exclusive(fn func() ([]*run.Result, error)) error {
+	if !d.running.TryLock() {
+		return ErrBusy
+	}
+	defer d.running.Unlock()
+	var res []*run.Result
+	var err error
+	if e := crash.Run(func() { res, err = fn() }); e != nil {
+		d.log.Error("a panic ended the run; its stack follows", zap.ByteString("stack", e.Stack))
+		err = e
+	}
+	end := time.Now()
+	if d.opts.Ran != nil {
+		d.opts.Ran()
+	}
+	if len(res) > 0 {
+		d.metrics.observe(res, err, end)
+	}
+	return err
 }
 
 // syncGuarded is one run, after reading the configuration again. A panic

@@ -1,8 +1,9 @@
 // Package demo sets up what `orgsync demo` syncs: the examples copied to a
 // temporary directory, the simulator of the example organizations on a
 // loopback port with the service's own limits, and the server an example
-// reads (a throwaway OpenLDAP or Samba Active Directory domain controller,
-// the Entra ID, Okta or Google Workspace fake), with the
+// reads (a throwaway OpenLDAP, Samba Active Directory domain controller or
+// 389 Directory Server with FreeIPA's tree, the Entra ID, Okta or Google
+// Workspace fake), with the
 // example's configuration pointed at them.
 package demo
 
@@ -20,7 +21,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/examples"
-	"github.com/orgsync/orgsync/internal/simhost"
+	"github.com/orgsync/orgsync/internal/demo/simserver"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
@@ -43,6 +44,7 @@ var Examples = map[string]Example{
 	"yaml":            {Dir: "yaml"},
 	"ldap":            {Dir: "openldap", start: startSlapd},
 	"activedirectory": {Dir: "activedirectory/demo", start: startSamba},
+	"freeipa":         {Dir: "freeipa/demo", start: startDirsrv},
 	"entra":           {Dir: "entra", start: startEntra},
 	"okta":            {Dir: "okta", start: startOkta},
 	"google":          {Dir: "google", start: startGoogle},
@@ -59,7 +61,9 @@ type Setup struct {
 	Config string
 	Sim    *umsim.Multi
 	URL    string
-	stops  []func() // in the order to call them
+	// Changes counts what the simulator was asked to change.
+	Changes *simserver.Changes
+	stops   []func() // in the order to call them
 }
 
 // Start sets up the demo of example, printing what it starts to out.
@@ -98,7 +102,7 @@ func Start(ctx context.Context, example Example, out io.Writer) (_ *Setup, err e
 // serveSim serves the example organizations on a loopback port with the
 // service's own limits until Close.
 func (s *Setup) serveSim(ctx context.Context, dir string) error {
-	sim, err := simhost.Load(filepath.Join(dir, "sim", "orgs.yaml"),
+	sim, err := simserver.Load(filepath.Join(dir, "sim", "orgs.yaml"),
 		umsim.Options{Limits: gate.Limits{Read: 25, App: 100, Window: time.Minute}})
 	if err != nil {
 		return err
@@ -109,9 +113,10 @@ func (s *Setup) serveSim(ctx context.Context, dir string) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- simhost.Serve(sctx, ln, sim) }()
+	h, changes := simserver.Count(sim)
+	go func() { served <- simserver.Serve(sctx, ln, h) }()
 	s.stops = append([]func(){func() { stop(); <-served }}, s.stops...)
-	s.Sim, s.URL = sim, "http://"+ln.Addr().String()
+	s.Sim, s.URL, s.Changes = sim, "http://"+ln.Addr().String(), changes
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/google/googlefake"
+	"github.com/orgsync/orgsync/source/ldap/dirsrv"
 	"github.com/orgsync/orgsync/source/ldap/samba"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
@@ -16,8 +17,10 @@ import (
 
 // startSamba serves the Active Directory example's directory
 // (activedirectory/demo/directory.ldif under dir) from a throwaway Samba
-// domain controller on 127.0.0.1 (it needs root), and exports the service
-// account's keytab beside the example's configuration.
+// domain controller in a network namespace of its own, its ports
+// forwarded from free ports of 127.0.0.1 (it needs root), points the
+// example at them, and exports the service account's keytab beside the
+// example's configuration.
 func startSamba(out io.Writer, dir string) ([]string, func(), error) {
 	example := filepath.Join(dir, "activedirectory", "demo")
 	ldif, err := os.ReadFile(filepath.Join(example, "directory.ldif"))
@@ -39,7 +42,43 @@ func startSamba(out io.Writer, dir string) ([]string, func(), error) {
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "Samba domain controller at %s (KDC %s) serving examples/activedirectory/demo/directory.ldif.\n", srv.URL, srv.KDC)
-	return nil, srv.Stop, nil
+	return []string{"url: ldap://127.0.0.1\n", "url: " + srv.URL + "\n", "kdc: [127.0.0.1]", "kdc: [" + srv.KDC + "]"}, srv.Stop, nil
+}
+
+// startDirsrv serves the FreeIPA example's directory
+// (freeipa/demo/directory.ldif under dir) from a throwaway 389 Directory
+// Server with the memberOf plugin on, as FreeIPA has it, on free loopback
+// ports (the instance is made once, a few tens of seconds, and cached),
+// and points the example at it: its LDAPS URL, the instance's CA and the
+// system account's password, in files beside the example.
+func startDirsrv(out io.Writer, dir string) ([]string, func(), error) {
+	example := filepath.Join(dir, "freeipa", "demo")
+	ldif, err := os.ReadFile(filepath.Join(example, "directory.ldif"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sdir := filepath.Join(dir, "dirsrv")
+	if err := os.Mkdir(sdir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintln(out, "Starting 389 Directory Server with FreeIPA's tree (the first time, making the instance takes a minute).")
+	srv, err := dirsrv.Start(dirsrv.Options{Dir: sdir, LDIF: string(ldif), MemberOf: true, CacheDir: dirsrv.CacheDir()})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting 389 Directory Server for the example: %w", err)
+	}
+	ca, err := os.ReadFile(srv.CAFile)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(example, "ca.crt"), ca, 0o600)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(example, "ldap-password"), []byte(examples.FreeIPAReaderPassword), 0o600)
+	}
+	if err != nil {
+		srv.Stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "389 Directory Server at %s (certificate for %s) serving examples/freeipa/demo/directory.ldif.\n", srv.LDAPSURL, dirsrv.HostName)
+	return []string{"url: ldaps://127.0.0.1:10636", "url: " + srv.LDAPSURL}, srv.Stop, nil
 }
 
 // startSlapd serves the OpenLDAP example's directory

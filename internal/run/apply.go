@@ -17,38 +17,59 @@ import (
 )
 
 // Result is what applying one organization's plan did, for the summary,
-// the metrics and a record of the run.
+// the metrics and a record of the run: every run of every organization
+// ends in one, failed ones included (Err, Phase).
 type Result struct {
-	Org     *config.NamedTarget
-	Mode    Mode
-	Counts  reconcile.Counts  // the plan's
-	Applied *reconcile.Result // what was sent and what failed; nil when the plan could not be made
-	ByKind  map[string]int    // changes applied, by kind (a real run's)
-	Stats   umapi.Stats       // the requests of this run, reads included
-	Elapsed time.Duration     // since the run started reading
-	Err     error             // what failed the organization's run, if anything
+	Org  *config.NamedTarget
+	Mode Mode
+	Run  string // the run's id (RunID), shared by its organizations
+	// Start is when the run started (reading the sources, or applying a
+	// released approval).
+	Start time.Time
+	// Plan is the plan as the gate let it through (nil when none was
+	// made): Changes what was sent, Withheld what was held back; Decision
+	// is what the gate decided.
+	Plan     *reconcile.Plan
+	Decision Decision
+	Counts   reconcile.Counts  // the plan's
+	Applied  *reconcile.Result // what was sent and what failed; nil when nothing could be sent
+	ByKind   map[string]int    // changes applied, by kind (a real run's)
+	Stats    umapi.Stats       // the requests of this run, reads included
+	Elapsed  time.Duration     // since the run started reading
+	Err      error             // what failed the organization's run, if anything
+	Phase    string            // where it failed (the Phase constants)
 }
 
-// Apply applies one organization's plan in mode (a dry run goes the same
-// way and logs what it would send) and logs its summary. The Result's Err
-// is what failed it: a plan that could not be made, an error applying it;
-// none in a dry run (what it would withhold, the plan shows already).
-func (j *Job) Apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
-	res := j.apply(ctx, p, mode)
+// Apply sends what the safety gate let through of one organization's
+// plan, in the mode it was gated for (a dry run goes the same way and
+// logs what it would send), and logs its summary. The Result's Err is
+// what failed it: a plan that could not be made or gated, an error
+// applying it; none in a dry run (what it would withhold, the plan shows
+// already). A plan the gate released from an approval (Release) closes
+// the approval once sent. A Gated the gate did not make is refused.
+func (j *Job) Apply(ctx context.Context, g *Gated) *Result {
+	if g == nil || g.plan.Org == nil {
+		return &Result{Org: &config.NamedTarget{}, Err: ErrNotGated, Phase: PhaseGate}
+	}
+	res := j.apply(ctx, g)
 	j.opts.Observer.Applied(res)
 	return res
 }
 
-func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
+func (j *Job) apply(ctx context.Context, g *Gated) *Result {
+	p, mode := &g.plan, g.mode
 	log := p.prepare(j)
+	res := &Result{Org: p.Org, Mode: mode, Run: p.Run, Start: p.start, Plan: p.Plan, Decision: g.decision}
 	if p.Err != nil {
 		log.Error("planning failed; the error is reported at the end of the run") // once, by the caller
-		return &Result{Org: p.Org, Mode: mode, Err: p.Err, Elapsed: time.Since(p.start)}
+		res.Err, res.Phase, res.Elapsed = p.Err, p.Phase, time.Since(p.start)
+		return res
 	}
-	res := &Result{Org: p.Org, Mode: mode, Counts: p.Plan.Counts(), ByKind: map[string]int{}}
+	res.Counts, res.ByKind = p.Plan.Counts(), map[string]int{}
 	client, err := j.Client(p.Org)
 	if err != nil {
-		res.Err = err
+		res.Err, res.Phase = err, PhaseSecret
+		j.settle(g, res)
 		return res
 	}
 	reqs := p.Plan.Batches(reconcile.DefaultLimits())
@@ -62,61 +83,91 @@ func (j *Job) apply(ctx context.Context, p *OrgPlan, mode Mode) *Result {
 	}
 	res.Stats = client.Stats().Since(p.stats0)
 	res.Elapsed = time.Since(p.start)
-	if mode != Dry {
-		res.Err = err
+	if mode != Dry && err != nil {
+		res.Err, res.Phase = err, PhaseApply
 	}
+	j.settle(g, res)
 	summary(log, res, res.Err)
 	return res
 }
 
-// prepare returns the plan's organization logger. A plan made elsewhere
-// (read back from a file) gets the job's, and its run starts now.
+// prepare returns the plan's organization logger, and starts its run now
+// when it has not started.
 func (p *OrgPlan) prepare(j *Job) *zap.Logger {
-	if p.log == nil {
-		p.log = j.orgLog(p.Org)
-	}
+	p.log = p.logger(j)
 	if p.start.IsZero() {
 		p.start = time.Now()
 	}
 	return p.log
 }
 
-// ApplyAll applies the plans side by side and returns a Result for each
-// organization and every organization's error, joined.
+// logger is the plan's organization logger.
+func (p *OrgPlan) logger(j *Job) *zap.Logger {
+	if p.log != nil {
+		return p.log
+	}
+	return j.orgLog(p.Org)
+}
+
+// ApplyAll gates the plans in mode and applies them side by side, and
+// returns a Result for each organization and every organization's error,
+// joined.
 func (j *Job) ApplyAll(ctx context.Context, plans *Plans, mode Mode) ([]*Result, error) {
 	res := make([]*Result, len(plans.Orgs))
-	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.Apply(ctx, plans.Orgs[i], mode) })
+	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.Apply(ctx, j.Gate(plans.Orgs[i], mode)) })
 	return res, j.Errors(res)
 }
 
-// Sync reads the sources once, then plans and applies (in mode) every
-// organization side by side, each as soon as its own plan is ready, so
-// that an organization that is slow to read holds no other back. before,
-// when not nil, is handed each plan (one at a time, in the order they are
-// ready) before it is applied: to print it, or to hold changes back
-// (replacing p.Plan with what may be sent); an error from it fails that
-// organization. It returns a Result for each organization and every
-// organization's error, joined; a source that fails returns no Result.
-func (j *Job) Sync(ctx context.Context, mode Mode, before func(p *OrgPlan) error) ([]*Result, error) {
+// Sync reads the sources once, then plans, gates and applies (in mode)
+// every organization side by side, each as soon as its own plan is ready,
+// so that an organization that is slow to read holds no other back. show,
+// when not nil, is handed each gated plan (one at a time, in the order
+// they are ready) before it is applied, to print it; an error from it
+// fails that organization. It returns a Result for each organization and
+// every organization's error, joined; a source that fails fails every
+// organization (their Results say so, with the phase).
+func (j *Job) Sync(ctx context.Context, mode Mode, show func(g *Gated) error) ([]*Result, error) {
 	var mu sync.Mutex // one plan at a time
 	res := make([]*Result, len(j.orgs))
 	_, err := j.PlanEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
-		if before != nil {
+		g := j.Gate(p, mode)
+		if show != nil {
 			mu.Lock()
-			err := before(p)
+			err := show(g)
 			mu.Unlock()
 			if err != nil {
-				res[i] = &Result{Org: p.Org, Mode: mode, Err: err}
+				res[i] = &Result{Org: p.Org, Mode: mode, Run: p.Run, Start: p.start, Err: err, Phase: PhasePlan}
 				j.opts.Observer.Applied(res[i])
 				return
 			}
 		}
-		res[i] = j.Apply(ctx, p, mode)
+		res[i] = j.Apply(ctx, g)
 	})
 	if err != nil {
-		return nil, err
+		return j.Failed(mode, err), err
 	}
 	return res, j.Errors(res)
+}
+
+// Failed ends a run of the job that failed before any organization could
+// be planned (a source, the scope): a Result for each organization with
+// the error and its phase (PhaseOf), heard by the Observer.
+func (j *Job) Failed(mode Mode, err error) []*Result {
+	res := FailedRun(j.orgs, mode, time.Now(), err)
+	for _, r := range res {
+		j.opts.Observer.Applied(r)
+	}
+	return res
+}
+
+// FailedRun is the Results of a run of the organizations that failed with
+// err before they could be planned.
+func FailedRun(orgs []*config.NamedTarget, mode Mode, start time.Time, err error) []*Result {
+	res := make([]*Result, len(orgs))
+	for i, t := range orgs {
+		res[i] = &Result{Org: t, Mode: mode, Run: RunID(start), Start: start, Err: err, Phase: PhaseOf(err)}
+	}
+	return res
 }
 
 // Errors joins the organizations' errors, each prefixed with its

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/util/crash"
 )
 
 // A job that panics does not take the process down from its goroutine:

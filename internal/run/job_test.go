@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/examples"
@@ -74,18 +73,12 @@ func planJob(t *testing.T, cfg *config.Config, ov Overrides, opts Options) (*Job
 type recorder struct {
 	mu      sync.Mutex
 	read    []string // organization:users read
-	planned []string // organization names
 	applied []string
 }
 
 func (r *recorder) Read(p *OrgPlan, cur *reconcile.Current) {
 	r.mu.Lock()
 	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, len(cur.Users)))
-	r.mu.Unlock()
-}
-func (r *recorder) Planned(p *OrgPlan) {
-	r.mu.Lock()
-	r.planned = append(r.planned, p.Org.Name)
 	r.mu.Unlock()
 }
 func (r *recorder) Applied(x *Result) {
@@ -96,7 +89,7 @@ func (r *recorder) Applied(x *Result) {
 
 // TestPlanApplyConverges plans both example organizations, applies the
 // plans, and plans again with the same Job (as the daemon does): nothing
-// is left to do. The observer hears each plan and each result.
+// is left to do. The observer hears each read and each result.
 func TestPlanApplyConverges(t *testing.T) {
 	cfg := exampleConfig(t, "multiorg")
 	rec := &recorder{}
@@ -140,8 +133,8 @@ func TestPlanApplyConverges(t *testing.T) {
 	if !again.InSync() {
 		t.Errorf("the second plan has changes")
 	}
-	if len(rec.planned) != 4 || len(rec.applied) != 2 {
-		t.Errorf("observer heard plans of %v and results of %v, want 4 and 2", rec.planned, rec.applied)
+	if len(rec.applied) != 2 {
+		t.Errorf("observer heard results of %v, want 2", rec.applied)
 	}
 	// Each organization read twice: before the sync, and with the users
 	// it created.
@@ -175,8 +168,8 @@ func TestSyncShowFailsOneOrganization(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	res, err := j.Sync(context.Background(), Real, func(p *OrgPlan) error {
-		if p.Org.Name == "emea" {
+	res, err := j.Sync(context.Background(), Real, func(g *Gated) error {
+		if g.OrgPlan().Org.Name == "emea" {
 			return boom
 		}
 		return nil
@@ -250,30 +243,18 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// TestApplyAPlanMadeElsewhere: a plan read back (only its organization and
-// its changes, as change control saves it) is applied by another Job, as
-// an approved plan is, and the organization converges.
-func TestApplyAPlanMadeElsewhere(t *testing.T) {
+// TestApplyRefusesWhatTheGateDidNotMake: Apply sends only what the safety
+// gate made; a Gated made any other way is refused and nothing is sent.
+func TestApplyRefusesWhatTheGateDidNotMake(t *testing.T) {
 	cfg := exampleConfig(t, "csv")
-	_, plans := planJob(t, cfg, Overrides{}, Options{})
-	var saved bytes.Buffer
-	if err := plans.Orgs[0].Plan.RenderJSON(&saved); err != nil {
-		t.Fatal(err)
+	j, _ := planJob(t, cfg, Overrides{}, Options{})
+	for _, g := range []*Gated{nil, {}} {
+		if res := j.Apply(context.Background(), g); !errors.Is(res.Err, ErrNotGated) || res.Applied != nil {
+			t.Errorf("apply of %v: %+v, want refused", g, res)
+		}
 	}
-	var plan reconcile.Plan
-	if err := json.Unmarshal(saved.Bytes(), &plan); err != nil {
-		t.Fatal(err)
-	}
-	later, err := New(cfg, Overrides{}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := later.Apply(context.Background(), &OrgPlan{Org: cfg.Primary(), Plan: &plan}, Real)
-	if res.Err != nil || res.Applied == nil || len(res.Applied.Failures) != 0 || res.Elapsed <= 0 || res.Elapsed > time.Minute {
-		t.Fatalf("result %+v", res)
-	}
-	if _, again := planJob(t, cfg, Overrides{}, Options{}); !again.InSync() {
-		t.Error("the organization has changes left after the saved plan was applied")
+	if _, again := planJob(t, cfg, Overrides{}, Options{}); again.InSync() {
+		t.Error("a refused apply changed the organization")
 	}
 }
 

@@ -3,8 +3,9 @@ package run
 import "github.com/orgsync/orgsync/reconcile"
 
 // Observer hears what a run does, as it happens: change control records
-// plans and results (history, approvals, notifications) without the run
-// knowing of it. Its methods are called from each organization's own
+// the results (history, run records, notifications) without the run
+// knowing of it. An Observer only observes: what is sent, held or stopped
+// the safety gate decides (Job.Gate), not an Observer. Its methods are called from each organization's own
 // goroutine, so an Observer must be safe for concurrent use, and should
 // return quickly (a slow one holds its organization's run back). Embed
 // NopObserver to hear only some of it.
@@ -13,11 +14,9 @@ type Observer interface {
 	// they are compared (p.Plan is not set yet): for a fingerprint of
 	// what the plan is made against. current must not be changed.
 	Read(p *OrgPlan, current *reconcile.Current)
-	// Planned is called when an organization's plan is ready, or failed
-	// (OrgPlan.Err), before it is shown or applied.
-	Planned(p *OrgPlan)
-	// Applied is called when an organization's plan was applied (in any
-	// mode), or could not be (Result.Err).
+	// Applied is called when an organization's run ended: its plan was
+	// applied (in any mode), or could not be made, gated or applied
+	// (Result.Err), or a source failed the whole run.
 	Applied(r *Result)
 }
 
@@ -25,5 +24,4 @@ type Observer interface {
 type NopObserver struct{}
 
 func (NopObserver) Read(*OrgPlan, *reconcile.Current) {}
-func (NopObserver) Planned(*OrgPlan)                  {}
 func (NopObserver) Applied(*Result)                   {}

@@ -19,9 +19,11 @@ import (
 // organization could not be read or planned). It marshals to JSON as the
 // organization's part of the plan (see Plans.WriteJSON).
 type OrgPlan struct {
-	Org  *config.NamedTarget
-	Plan *reconcile.Plan // nil when the organization could not be planned
-	Err  error           // what failed the organization, if anything
+	Org   *config.NamedTarget
+	Plan  *reconcile.Plan // nil when the organization could not be planned
+	Err   error           // what failed the organization, if anything
+	Phase string          // where it failed (the Phase constants)
+	Run   string          // the run's id (RunID)
 	// What the run needs to apply it and report on it.
 	log    *zap.Logger
 	stats0 umapi.Stats // the client's statistics before this run
@@ -31,7 +33,10 @@ type OrgPlan struct {
 // Plans are the plans of a run's organizations, in the configuration's
 // order, with what they were made from (for Explain).
 type Plans struct {
-	Orgs    []*OrgPlan
+	Orgs []*OrgPlan
+	// Gated is what the safety gate would let through of each (a dry
+	// gate's decision, in Orgs' order): what a plan shows and saves.
+	Gated   []*Gated
 	Sources *Sources
 	// Scope is the run's, before the per-organization exclusion of
 	// unmapped users (orgScope).
@@ -40,8 +45,8 @@ type Plans struct {
 
 // InSync reports whether no organization's plan has anything to do.
 func (ps *Plans) InSync() bool {
-	for _, p := range ps.Orgs {
-		if p.Plan != nil && !p.Plan.InSync() {
+	for _, g := range ps.Gated {
+		if p := g.OrgPlan(); p.Plan != nil && !p.Plan.InSync() {
 			return false
 		}
 	}
@@ -49,7 +54,8 @@ func (ps *Plans) InSync() bool {
 }
 
 // Plan reads the sources once and computes the plan of every organization,
-// side by side. A source that fails fails the run (the error returned); an
+// side by side, with what the safety gate would let through of each
+// (Plans.Gated). A source that fails fails the run (the error returned); an
 // organization that fails to read or plan has its Err set and does not
 // stop the others.
 func (j *Job) Plan(ctx context.Context) (*Plans, error) {
@@ -59,6 +65,7 @@ func (j *Job) Plan(ctx context.Context) (*Plans, error) {
 		return nil, err
 	}
 	ps.Orgs = plans
+	ps.Gated = j.GateAll(ps, Dry)
 	return ps, nil
 }
 
@@ -73,12 +80,12 @@ func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int
 	start := time.Now()
 	d, err := j.ReadSources(ctx)
 	if err != nil {
-		return nil, err
+		return nil, InPhase(PhaseSources, err)
 	}
 	j.logProblems(d)
 	scope, err := scopeOf(j.scope, d, j.log)
 	if err != nil {
-		return nil, err
+		return nil, InPhase(PhasePlan, err)
 	}
 	if len(d.Problems) > 0 {
 		j.log.Warn("sources reported problems: no user loses access in this run", zap.Int("problems", len(d.Problems)))
@@ -87,11 +94,10 @@ func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int
 	each(ctx, len(j.orgs), func(ctx context.Context, i int) {
 		t := j.orgs[i]
 		part, sc := orgScope(j.scope, parts[t.Name], scope)
-		p := &OrgPlan{Org: t, log: j.orgLog(t), start: start}
+		p := &OrgPlan{Org: t, log: j.orgLog(t), start: start, Run: RunID(start)}
 		p.Plan, p.Err = j.planOrg(ctx, p, reconcile.Desired{
 			Users: part.Users, Complete: len(d.Problems) == 0, Held: part.Held, Scope: sc}, part.Others)
 		j.logChanges(p)
-		j.opts.Observer.Planned(p)
 		then(ctx, i, p)
 	})
 	return &Plans{Sources: d, Scope: scope}, nil
@@ -121,6 +127,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	policy := j.runPolicy(p.Org, desired.Users)
 	client, err := j.Client(p.Org)
 	if err != nil {
+		p.Phase = PhaseSecret
 		return nil, err
 	}
 	p.stats0 = client.Stats()
@@ -128,16 +135,18 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	cur, err := newTarget(client).ReadCurrent(ctx, policy.ReadNeedsFor(desired.Users))
 	stop()
 	if err != nil {
+		p.Phase = PhaseRead
+		if umapi.IsAuthFailure(err) {
+			p.Phase = PhaseSignIn
+		}
 		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
 	}
 	j.opts.Observer.Read(p, cur)
 	desired.Users = present(desired.Users, others, cur.Users)
+	p.Phase = PhasePlan
 	plan, err := reconcile.Diff(desired, cur, policy)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
-	}
-	if plan.Safety != nil {
-		p.log.Warn(plan.Safety.Error())
 	}
 	if path := ReportFile(j.cfg, p.Org); path != "" {
 		if err := writeUnmatchedReport(path, plan.Unmatched); err != nil {
@@ -145,6 +154,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		}
 		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unmatched)))
 	}
+	p.Phase = ""
 	return plan, nil
 }
 

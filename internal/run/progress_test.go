@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/util/crash"
 )
 
 // A panic in the progress loop does not take the program down from its own

@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
-// WriteText writes the plans as text: the plan itself for a single target
-// (nothing when it failed: the error is reported), else each
-// organization's under a heading, its error in place of a failed plan, a
-// blank line between organizations.
+// WriteText writes the plans as the safety gate lets them through
+// (Plans.Gated) as text: the plan itself for a single target (nothing
+// when it failed: the error is reported), else each organization's under
+// a heading, its error in place of a failed plan, a blank line between
+// organizations.
 func (ps *Plans) WriteText(w io.Writer, multiOrg bool) error {
-	for i, p := range ps.Orgs {
+	for i, g := range ps.Gated {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := p.WriteText(w, multiOrg); err != nil {
+		if err := g.OrgPlan().WriteText(w, multiOrg); err != nil {
 			return err
 		}
 	}
@@ -64,20 +66,25 @@ func (p *OrgPlan) MarshalJSON() ([]byte, error) {
 	return json.Marshal(o)
 }
 
-// WriteJSON writes the plans as JSON: the plan itself for a single target
+// WriteJSON writes the plans as the safety gate lets them through
+// (Plans.Gated) as JSON: the plan itself for a single target
 // (reconcile.Plan.RenderJSON; a failed plan is the error returned), else
 // {formatVersion, organizations: [...]} in the configuration's order.
 func (ps *Plans) WriteJSON(w io.Writer, multiOrg bool) error {
+	orgs := make([]*OrgPlan, len(ps.Gated))
+	for i, g := range ps.Gated {
+		orgs[i] = g.OrgPlan()
+	}
 	if !multiOrg {
-		if p := ps.Orgs[0]; p.Err != nil {
+		if p := orgs[0]; p.Err != nil {
 			return p.Err
 		}
-		return ps.Orgs[0].Plan.RenderJSON(w)
+		return orgs[0].Plan.RenderJSON(w)
 	}
 	out := struct {
 		FormatVersion int        `json:"formatVersion"`
 		Organizations []*OrgPlan `json:"organizations"`
-	}{FormatVersion: reconcile.PlanFormatVersion, Organizations: ps.Orgs}
+	}{FormatVersion: reconcile.PlanFormatVersion, Organizations: orgs}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
@@ -94,7 +101,7 @@ func (j *Job) WritePlans(ctx context.Context, w io.Writer, format string) (*Plan
 		return nil, err
 	}
 	multi := j.cfg.MultiOrg()
-	if p := plans.Orgs[0]; !multi && p.Err != nil {
+	if p := plans.Gated[0].OrgPlan(); !multi && p.Err != nil {
 		return nil, p.Err
 	}
 	if format == "json" {
@@ -123,11 +130,11 @@ func (r *Result) WriteText(w io.Writer, multiOrg bool) {
 		verb = r.Org.Name + ": " + verb
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s, %s; %s in all, %d answered 429, in %s\n",
-		verb, plural(r.Applied.Requests, "request", "requests"), plural(r.Applied.Entries, "entry", "entries"),
-		plural(r.Applied.Invites, "invite operation", "invite operations"), plural(len(r.Applied.Failures), "failure", "failures"),
-		plural(r.Stats.Total(), "API request", "API requests"), r.Stats.TooManyRequests, r.Elapsed.Round(1e6))
+		verb, plural.Of(r.Applied.Requests, "request", "requests"), plural.Of(r.Applied.Entries, "entry", "entries"),
+		plural.Of(r.Applied.Invites, "invite operation", "invite operations"), plural.Of(len(r.Applied.Failures), "failure", "failures"),
+		plural.Of(r.Stats.Total(), "API request", "API requests"), r.Stats.TooManyRequests, r.Elapsed.Round(1e6))
 	if n := r.Applied.Unverified; n > 0 {
-		fmt.Fprintf(w, "  %s unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", plural(n, "entry", "entries"))
+		fmt.Fprintf(w, "  %s unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", plural.Of(n, "entry", "entries"))
 	}
 	for _, f := range r.Applied.Failures {
 		fmt.Fprintf(w, "  failed: %s\n", f)

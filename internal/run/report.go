@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/orgsync/orgsync/internal/atomicfile"
+	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

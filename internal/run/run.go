@@ -10,7 +10,12 @@
 // and applies every organization, each as soon as its own plan is ready.
 // What fails one organization is that organization's Err (in its OrgPlan
 // or Result); what fails the whole run (a source) is the error returned.
-// An Observer, when given, hears each plan and each result as they come.
+//
+// Between a plan and its sending stands the safety gate (Gate), a step no
+// entry point skips: Apply takes only what the gate made (Gated). The gate
+// keeps the pending approvals of state.dir as a quarantine and applies
+// safety.onLimit. An Observer, when given, hears each result as it comes;
+// it only observes.
 package run
 
 import (
@@ -78,6 +83,8 @@ type Job struct {
 	orgs     []*config.NamedTarget             // the organizations the run syncs
 	policies map[string]*reconcile.ValidPolicy // each organization's, by name, before the run's groups
 	clients  clientCache
+	// quarantine is the gate's store of approvals: state.dir's.
+	quarantine quarantine
 }
 
 // New checks the overrides against cfg (loaded by config.Load) and makes
@@ -93,7 +100,8 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log}
+	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
+		quarantine: quarantine{path: cfg.State.Dir}}
 	if j.orgs, err = selectOrgs(cfg, ov.Orgs); err != nil {
 		return nil, err
 	}

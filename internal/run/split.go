@@ -9,7 +9,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -71,6 +73,11 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 	v := &Validation{file: j.cfg.File, sources: len(j.cfg.Sources)}
 	for _, err := range j.cfg.Preflight() {
 		v.problem("%v", err)
+	}
+	if dir := j.cfg.State.Dir; dir != "" {
+		if err := store.Check(dir); err != nil {
+			v.problem("state.dir %s: %v: no run could be recorded, nor changes held for approval", dir, err)
+		}
 	}
 	d, err := j.ReadSources(ctx)
 	if err != nil { // every source that failed, one problem each
@@ -139,10 +146,10 @@ func (v *Validation) Summary() string {
 	}
 	verdict := "configuration valid"
 	if v.Problems > 0 {
-		verdict = plural(v.Problems, "problem", "problems") + " to fix"
+		verdict = plural.Of(v.Problems, "problem", "problems") + " to fix"
 	}
-	return fmt.Sprintf("%s: %s; %s%s from %s; %s", v.file, verdict, plural(v.users, "desired user", "desired users"), leftOut,
-		plural(v.sources, "source", "sources"), plural(v.Notices, "notice", "notices"))
+	return fmt.Sprintf("%s: %s; %s%s from %s; %s", v.file, verdict, plural.Of(v.users, "desired user", "desired users"), leftOut,
+		plural.Of(v.sources, "source", "sources"), plural.Of(v.Notices, "notice", "notices"))
 }
 
 // unjoin returns the errors errors.Join joined, or err alone.
@@ -151,12 +158,4 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// plural says n things: "1 entry", "3 entries".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -18,7 +18,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orgsync/orgsync/internal/suggest"
+	"github.com/orgsync/orgsync/internal/util/suggest"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"

@@ -2,7 +2,7 @@ package entra
 
 import (
 	"fmt"
-	"github.com/orgsync/orgsync/internal/weburl"
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"regexp"
 	"slices"
 	"strings"

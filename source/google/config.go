@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/weburl"
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"

@@ -15,13 +15,6 @@ import (
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
-// Flavors of directory server. The flavor chooses the default filters and
-// how nested groups and primary groups are resolved.
-const (
-	FlavorOpenLDAP        = "openldap"
-	FlavorActiveDirectory = "activedirectory"
-)
-
 // Binds: how the source authenticates.
 const (
 	BindSimple   = "simple"
@@ -53,15 +46,16 @@ const (
 )
 
 // PlaceholderHosts are the server host names of the starter
-// configurations `orgsync init --source ldap|activedirectory` writes: a
-// run with any of them cannot work.
-var PlaceholderHosts = []string{"ldap.example.com", "dc1.corp.example.com", "dc2.corp.example.com"}
+// configurations `orgsync init --source ldap|activedirectory|freeipa`
+// writes: a run with any of them cannot work.
+var PlaceholderHosts = []string{"ldap.example.com", "dc1.corp.example.com", "dc2.corp.example.com", "ipa.example.com"}
 
 // Config is one LDAP or Active Directory source, as written under
 // sources[i].ldap in the configuration file.
 type Config struct {
-	// Flavor is openldap or activedirectory; empty means detect it from
-	// the server's root DSE.
+	// Flavor is openldap, activedirectory, 389ds or freeipa; empty means
+	// detect it from the server's root DSE (which tells 389ds, not
+	// freeipa).
 	Flavor string `yaml:"flavor,omitempty"`
 	// URL is one server, e.g. ldaps://dc1.example.com; URLs are several,
 	// tried in turn until one answers. Set either or both.
@@ -104,18 +98,23 @@ type TLS struct {
 // attributes. Each field is a template such as "{mail}" or
 // "{sAMAccountName}@example.com".
 type Users struct {
-	BaseDN string `yaml:"baseDN"`
+	// BaseDN is required, but with flavor freeipa, where it defaults to
+	// cn=users,cn=accounts under the server's suffix.
+	BaseDN string `yaml:"baseDN,omitempty"`
 	// Scope is sub (default), one or base.
 	Scope string `yaml:"scope,omitempty"`
 	// Filter defaults by flavor (ADUserFilter, OpenLDAPUserFilter).
-	Filter    string `yaml:"filter,omitempty"`
-	Email     string `yaml:"email,omitempty"`     // default "{mail}"
-	Username  string `yaml:"username,omitempty"`  // default none
-	Domain    string `yaml:"domain,omitempty"`    // default none
-	FirstName string `yaml:"firstname,omitempty"` // default "{givenName}"
-	LastName  string `yaml:"lastname,omitempty"`  // default "{sn}"
-	Country   string `yaml:"country,omitempty"`   // default "{c}"
-	Type      string `yaml:"type,omitempty"`      // default none
+	Filter string `yaml:"filter,omitempty"`
+	// IncludeLocked reads the accounts 389 Directory Server and FreeIPA
+	// lock (LockedFilter) too; they are left out by default.
+	IncludeLocked bool   `yaml:"includeLocked,omitempty"`
+	Email         string `yaml:"email,omitempty"`     // default "{mail}"
+	Username      string `yaml:"username,omitempty"`  // default none
+	Domain        string `yaml:"domain,omitempty"`    // default none
+	FirstName     string `yaml:"firstname,omitempty"` // default "{givenName}"
+	LastName      string `yaml:"lastname,omitempty"`  // default "{sn}"
+	Country       string `yaml:"country,omitempty"`   // default "{c}"
+	Type          string `yaml:"type,omitempty"`      // default none
 	// Defaults used when a template gives an empty value.
 	DefaultType    string `yaml:"defaultType,omitempty"` // default federatedID
 	DefaultCountry string `yaml:"defaultCountry,omitempty"`
@@ -127,7 +126,8 @@ type Users struct {
 
 // Groups says where the directory groups are and how membership is known.
 type Groups struct {
-	// BaseDN defaults to users.baseDN.
+	// BaseDN defaults to users.baseDN (freeipa: cn=groups,cn=accounts
+	// under the server's suffix).
 	BaseDN string `yaml:"baseDN,omitempty"`
 	Scope  string `yaml:"scope,omitempty"`
 	// Filter defaults by flavor (ADGroupFilter, OpenLDAPGroupFilter).
@@ -136,7 +136,8 @@ type Groups struct {
 	NameAttribute string `yaml:"nameAttribute,omitempty"`
 	// Membership lists the modes used: member, uniqueMember, memberUid,
 	// memberOf, primaryGroup. Default: member, uniqueMember, memberUid
-	// (OpenLDAP); member, memberOf, primaryGroup (Active Directory).
+	// (OpenLDAP; and memberOf for 389ds and freeipa); member, memberOf,
+	// primaryGroup (Active Directory).
 	Membership []string `yaml:"membership,omitempty"`
 	// Nested resolves groups in groups (default true).
 	Nested *bool `yaml:"nested,omitempty"`
@@ -152,7 +153,7 @@ func (c *Config) Validate() []diag.FieldError {
 		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
 	c.validateServer(add)
-	c.Users.validate(add)
+	c.Users.validate(add, c.Flavor)
 	c.Groups.validate(add)
 	return errs
 }
@@ -160,10 +161,8 @@ func (c *Config) Validate() []diag.FieldError {
 type addFunc func(field, format string, args ...any)
 
 func (c *Config) validateServer(add addFunc) {
-	switch c.Flavor {
-	case "", FlavorOpenLDAP, FlavorActiveDirectory:
-	default:
-		add("flavor", "%q is not a flavor: use openldap or activedirectory, or leave it out to detect it", c.Flavor)
+	if _, ok := flavors[c.Flavor]; !ok && c.Flavor != "" {
+		add("flavor", "%q is not a flavor: use %s, or leave it out to detect it", c.Flavor, flavorNames())
 	}
 	if len(c.urls()) == 0 {
 		add("url", "required: set url (e.g. ldaps://ldap.example.com) or urls")
@@ -198,8 +197,8 @@ func (c *Config) validateBind(add addFunc) {
 		var err error
 		if name, err = parseBindName(c.BindDN); err != nil {
 			add("bindDN", "%q: %v", c.BindDN, err)
-		} else if !name.dn && c.Flavor == FlavorOpenLDAP {
-			add("bindDN", "%q: OpenLDAP binds with a DN; user principal names and DOMAIN\\user are Active Directory's", c.BindDN)
+		} else if !name.dn && c.Flavor != "" && c.Flavor != FlavorActiveDirectory {
+			add("bindDN", "%q: flavor %s binds with a DN; user principal names and DOMAIN\\user are Active Directory's", c.BindDN, c.Flavor)
 		}
 	}
 	switch c.Bind {
@@ -286,8 +285,11 @@ func checkURL(raw string, startTLS bool) string {
 	return ""
 }
 
-func (u *Users) validate(add addFunc) {
-	checkDN(add, "users.baseDN", u.BaseDN, true)
+func (u *Users) validate(add addFunc, flavor string) {
+	checkDN(add, "users.baseDN", u.BaseDN, flavor != FlavorFreeIPA)
+	if u.IncludeLocked && (flavor == FlavorOpenLDAP || flavor == FlavorActiveDirectory) {
+		add("users.includeLocked", "applies to flavors 389ds and freeipa, which lock accounts with nsAccountLock (Active Directory's default filter leaves disabled accounts out: set users.filter to read them)")
+	}
 	checkScope(add, "users.scope", u.Scope)
 	checkFilter(add, "users.filter", u.Filter)
 	spec := u.spec()

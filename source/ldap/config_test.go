@@ -47,6 +47,11 @@ func TestConfigValidate(t *testing.T) {
 		}, []string{"kerberos", "bindDN", "kerberos.spn"}},
 		{"kerberos settings without bind kerberos", func(c *ldap.Config) { c.Kerberos.Realm = "CORP" }, []string{"bind"}},
 		{"unknown bind", func(c *ldap.Config) { c.Bind = "digest" }, []string{"bind"}},
+		{"FreeIPA without base DNs", func(c *ldap.Config) { c.Flavor, c.Users.BaseDN = "freeipa", "" }, nil},
+		{"389 DS without users.baseDN", func(c *ldap.Config) { c.Flavor, c.Users.BaseDN = "389ds", "" }, []string{"users.baseDN"}},
+		{"principal name for 389 DS", func(c *ldap.Config) { c.Flavor, c.BindDN = "389ds", "svc@example.com" }, []string{"bindDN"}},
+		{"includeLocked with FreeIPA or a detected flavor", func(c *ldap.Config) { c.Users.IncludeLocked = true }, nil},
+		{"includeLocked with OpenLDAP", func(c *ldap.Config) { c.Flavor, c.Users.IncludeLocked = "openldap", true }, []string{"users.includeLocked"}},
 		{"bad flavor and limits", func(c *ldap.Config) { c.Flavor, c.PageSize, c.SearchTimeout = "novell", -1, -1 }, []string{"flavor", "searchTimeout", "pageSize"}},
 		{"missing CA file", func(c *ldap.Config) { c.TLS.CAFile = "/nonexistent/ca.pem" }, []string{"tls.caFile"}},
 		{"bad users", func(c *ldap.Config) {

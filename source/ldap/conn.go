@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -39,7 +41,7 @@ func (s *Source) connect(ctx context.Context) (*wireConn, string, error) {
 		r := s.reach(i, u)
 		conn, err := dialWire(u, tc, s.cfg.ConnectTimeout)
 		if err != nil {
-			errs = append(errs, cmp.Or(r.classify(err, false), fmt.Errorf("%s: connect: %w", u, explainTLS(err))))
+			errs = append(errs, cmp.Or(r.classify(err, false), fmt.Errorf("%s: connect: %w", u, s.explainTLS(err))))
 			continue
 		}
 		conn.timeout = s.cfg.ConnectTimeout
@@ -102,7 +104,7 @@ func (s *Source) loadPassword() (secret.Value, error) {
 func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.Value, url string) error {
 	if s.cfg.StartTLS {
 		if err := conn.startTLS(tc); err != nil {
-			return fmt.Errorf("StartTLS: %w", explainTLS(err))
+			return fmt.Errorf("StartTLS: %w", s.explainTLS(err))
 		}
 	}
 	switch {
@@ -177,7 +179,7 @@ func saslOverTLS(conn *wireConn, err error) error {
 }
 
 // explainTLS adds what to do to a certificate verification error.
-func explainTLS(err error) error {
+func (s *Source) explainTLS(err error) error {
 	var host x509.HostnameError
 	var authority x509.UnknownAuthorityError
 	switch {
@@ -185,10 +187,50 @@ func explainTLS(err error) error {
 		return fmt.Errorf("%w: the server's certificate names it only in its common name (%q), with no subject alternative name, which is not accepted: give the server a certificate with its host name as a subject alternative name", err, host.Certificate.Subject.CommonName)
 	case errors.As(err, &host):
 		return fmt.Errorf("%w: connect with a name the certificate holds (%s), or set tls.serverName to one", err, strings.Join(certNames(host.Certificate), ", "))
+	case errors.As(err, &authority) && s.cfg.TLS.CAFile != "":
+		held := caSubjects(s.cfg.TLS.CAFile)
+		same := ""
+		if slices.Contains(held, issuer(authority.Cert)) {
+			same = " (an authority of the same name but another key: an old or another server's copy?)"
+		}
+		return fmt.Errorf("%w: the server's certificate, issued by %q, is not signed by the authority in tls.caFile (%s, holding %s%s): set tls.caFile to the PEM file of the authority that issued it (FreeIPA: /etc/ipa/ca.crt on any enrolled machine)",
+			err, issuer(authority.Cert), s.cfg.TLS.CAFile, quoteAll(held), same)
 	case errors.As(err, &authority):
-		return fmt.Errorf("%w: the server's certificate is not signed by an authority this machine trusts: set tls.caFile to the PEM file of the authority that signed it", err)
+		return fmt.Errorf("%w: the server's certificate, issued by %q, is not signed by an authority this machine trusts: set tls.caFile to the PEM file of the authority that issued it", err, issuer(authority.Cert))
 	}
 	return err
+}
+
+// issuer names the authority that issued c.
+func issuer(c *x509.Certificate) string {
+	if c == nil {
+		return "an unknown authority"
+	}
+	return c.Issuer.String()
+}
+
+// caSubjects lists the subjects of the certificates in a PEM file.
+func caSubjects(path string) []string {
+	b, _ := os.ReadFile(path)
+	var names []string
+	for block, rest := pem.Decode(b); block != nil; block, rest = pem.Decode(rest) {
+		if c, err := x509.ParseCertificate(block.Bytes); err == nil {
+			names = append(names, c.Subject.String())
+		}
+	}
+	return names
+}
+
+// quoteAll quotes names for a message ("no certificate" when none).
+func quoteAll(names []string) string {
+	if len(names) == 0 {
+		return "no certificate"
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // certNames lists the names a certificate is valid for.

@@ -117,9 +117,15 @@ func (s *Source) readGroups(ctx context.Context, sr *searcher, p *plan, mapGroup
 }
 
 // exactGroups splits the directory groups named by exact mapping rules into
-// those among the groups read and those missing.
+// those among the groups read and those missing. Where they were looked
+// for names the bind account, since an account that may not read a group
+// does not see it, without an error.
 func (s *Source) exactGroups(groups map[string]*group, p *plan) (found []string, missing []source.MissingGroup) {
-	where := fmt.Sprintf("under %q with filter %s", p.groups.base, p.groups.filter)
+	rights := "if the group exists, check that it may read it"
+	if len(groups) == 0 {
+		rights = "it sees no group there at all: check that it may read them"
+	}
+	where := fmt.Sprintf("under %q with filter %s, as read by %s (%s)", p.groups.base, p.groups.filter, bindAccount(s.cfg.BindDN), rights)
 	for _, want := range s.mapper.ExactGroups() {
 		if groupExists(groups, want) {
 			found = append(found, want)

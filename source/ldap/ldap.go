@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -48,7 +47,8 @@ type Source struct {
 	blockKey string
 }
 
-// applyDefaults fills in the defaults that do not depend on the flavor.
+// applyDefaults fills in the defaults that do not depend on the server
+// (FreeIPA's base DNs do: plan).
 func (c *Config) applyDefaults() {
 	if c.PageSize == 0 {
 		c.PageSize = DefaultPageSize
@@ -59,7 +59,7 @@ func (c *Config) applyDefaults() {
 	if c.SearchTimeout == 0 {
 		c.SearchTimeout = DefaultSearchTimeout
 	}
-	if c.Groups.BaseDN == "" {
+	if c.Groups.BaseDN == "" && c.Flavor != FlavorFreeIPA {
 		c.Groups.BaseDN = c.Users.BaseDN
 	}
 	if c.Groups.NameAttribute == "" {
@@ -105,11 +105,15 @@ func (s *Source) read(ctx context.Context) (*source.Result, error) {
 func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, start time.Time) (*source.Result, error) {
 	sr := &searcher{conn: conn, url: url, startTLS: s.cfg.StartTLS, bindDN: s.cfg.BindDN,
 		pageSize: s.cfg.PageSize, timeLimit: int((s.cfg.SearchTimeout + time.Second - 1) / time.Second), log: s.log}
-	flavor, err := s.flavor(sr)
+	dse, err := s.server(sr)
 	if err != nil {
 		return nil, err
 	}
-	p := s.plan(flavor)
+	p, err := s.plan(dse)
+	if err != nil {
+		return nil, err
+	}
+	sr.limits = func(code uint16) string { return p.flavor.limits(code, limitHolder(s.cfg.BindDN), s.cfg.PageSize) }
 	memb, err := s.readMemberships(ctx, sr, p)
 	if err != nil {
 		return nil, err
@@ -120,31 +124,28 @@ func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, star
 	}
 	res.FoundGroups, res.MissingGroups = memb.found, memb.missing
 	// The run logs "source read" at info; this adds the server and flavor.
-	s.log.Debug("ldap source read", zap.String("server", url), zap.String("flavor", flavor),
+	s.log.Debug("ldap source read", zap.String("server", url), zap.String("flavor", dse.flavor),
 		zap.Int("users", len(res.Users)), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
 	return res, nil
 }
 
-// flavor returns the configured flavor or detects it from the root DSE:
-// Active Directory lists LDAP_CAP_ACTIVE_DIRECTORY_OID among its
-// supportedCapabilities.
-func (s *Source) flavor(sr *searcher) (string, error) {
+// server returns the configured flavor, or the one the root DSE tells,
+// and the suffix when FreeIPA's layout needs it for a base DN.
+func (s *Source) server(sr *searcher) (rootDSE, error) {
+	needSuffix := s.cfg.Flavor == FlavorFreeIPA && (s.cfg.Users.BaseDN == "" || s.cfg.Groups.BaseDN == "")
+	if s.cfg.Flavor != "" && !needSuffix {
+		return rootDSE{flavor: s.cfg.Flavor}, nil
+	}
+	var d rootDSE
+	q := query{scope: ldap3.ScopeBaseObject, filter: "(objectClass=*)", attrs: rootDSEAttributes}
+	if _, err := sr.conn.search(q, sr.timeLimit, nil, func(e *ldap3.Entry) { d = rootDSEOf(e) }); err != nil {
+		if needSuffix {
+			return d, fmt.Errorf("reading the root DSE for the suffix of FreeIPA's cn=accounts (set users.baseDN and groups.baseDN to skip this): %w", err)
+		}
+		return d, fmt.Errorf("reading the root DSE to detect the flavor (set flavor to skip this): %w", err)
+	}
 	if s.cfg.Flavor != "" {
-		return s.cfg.Flavor, nil
+		d.flavor = s.cfg.Flavor
 	}
-	isAD := false
-	rootDSE := query{scope: ldap3.ScopeBaseObject, filter: "(objectClass=*)", attrs: []string{"supportedCapabilities"}}
-	_, err := sr.conn.search(rootDSE, sr.timeLimit, nil, func(e *ldap3.Entry) {
-		isAD = isAD || slices.Contains(e.GetEqualFoldAttributeValues("supportedCapabilities"), adCapabilityOID)
-	})
-	if err != nil {
-		return "", fmt.Errorf("reading the root DSE to detect the flavor (set flavor to skip this): %w", err)
-	}
-	if isAD {
-		return FlavorActiveDirectory, nil
-	}
-	return FlavorOpenLDAP, nil
+	return d, nil
 }
-
-// adCapabilityOID is LDAP_CAP_ACTIVE_DIRECTORY_OID.
-const adCapabilityOID = "1.2.840.113556.1.4.800"

@@ -456,3 +456,18 @@ func usersOnly() string {
 	f := fixture()
 	return f[:strings.Index(f, "dn: cn=eng,")]
 }
+
+// With slapd's default for paged searches (their total is the hard size
+// limit), a read past it fails, naming size.prtotal and a limits clause for
+// the bind account, never the server's empty reason alone.
+func TestOpenLDAPPagedSizeLimit(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), SizeLimit: 50, LimitPaged: true})
+	cfg := readerConfig(t, srv.URL)
+	cfg.PageSize = 20
+	_, err := read(t, cfg, newMapper(t, testRules()), nil)
+	for _, w := range []string{"stopped by the server after 50 entries", "Size Limit Exceeded", "size.prtotal", `limits dn.exact="<bindDN>"`, slapdtest.ReaderDN} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("err = %v, want %q in it", err, w)
+		}
+	}
+}

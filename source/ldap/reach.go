@@ -1,10 +1,13 @@
 package ldap
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,6 +51,9 @@ func (r reach) classify(err error, accepted bool) error {
 		advice = fmt.Sprintf("the server at %s refused the connection (nothing listens on that port): check %s, and that the directory server is running", r.url, r.key)
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		advice = fmt.Sprintf("there is no route from this host to %s: check %s, and the network between them", r.url, r.key)
+	case !accepted && strings.HasPrefix(r.url, "ldaps:") && plainAnswer(err):
+		advice = fmt.Sprintf("the server at %s did not answer the TLS handshake as a TLS server (%v): is that port its plain LDAP port? Use ldap:// for it (with startTLS: true to encrypt), or ldaps:// with the server's LDAPS port (636 by default); check %s",
+			r.url, cause(err), r.key)
 	case !isTimeout(err):
 		return nil
 	case !accepted && errors.As(err, &op) && op.Op == "dial":
@@ -57,6 +63,24 @@ func (r reach) classify(err error, accepted bool) error {
 			r.url, r.timeout, r.key, r.timeoutKey)
 	}
 	return &unreachableError{advice: advice, err: err}
+}
+
+// plainAnswer reports whether a TLS handshake failed the way it does
+// against a server that does not speak TLS on that port: it closed or
+// reset the connection, or answered something that is not TLS.
+func plainAnswer(err error) bool {
+	var record tls.RecordHeaderError
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &record)
+}
+
+// cause is the last error of a chain of network errors, without the
+// addresses they repeat.
+func cause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Err
+	}
+	return err
 }
 
 // isTimeout reports whether err is a deadline passed on the connection

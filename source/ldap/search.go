@@ -3,6 +3,7 @@ package ldap
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,7 +39,11 @@ type searcher struct {
 	pageSize int
 	// timeLimit is the server-side time limit of each page, in seconds.
 	timeLimit int
-	log       *zap.Logger
+	// limits names the server's settings that stopped a search with a
+	// size or administrative limit (result code), and how to lift them
+	// (nil: the server is not known yet).
+	limits func(code uint16) string
+	log    *zap.Logger
 }
 
 // search reads every entry q selects, page by page with the Simple Paged
@@ -50,6 +55,7 @@ func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry))
 	paging := ldap3.NewControlPaging(uint32(s.pageSize))
 	var sent []byte      // the cookie of the page just asked for
 	var lastFirst string // the DN of the first entry of the page before
+	read := 0            // entries of the pages before
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -62,8 +68,9 @@ func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry))
 			n++
 			each(e)
 		})
+		read += n
 		if err != nil {
-			return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
+			return s.searchError(q, read, err)
 		}
 		if len(cookie) == 0 {
 			return nil
@@ -77,6 +84,33 @@ func (s *searcher) search(ctx context.Context, q query, each func(*ldap3.Entry))
 		paging.SetCookie(sent)
 	}
 }
+
+// searchError is the error of search q, which failed with err after read
+// entries: a size or administrative limit of the server is said as such,
+// with the settings to lift it, instead of the server's result code and
+// its often empty message.
+func (s *searcher) searchError(q query, read int, err error) error {
+	var le *ldap3.Error
+	if s.limits == nil || !errors.As(err, &le) ||
+		(le.ResultCode != ldap3.LDAPResultSizeLimitExceeded && le.ResultCode != ldap3.LDAPResultAdminLimitExceeded) {
+		return fmt.Errorf("search %s under %q: %w", q.filter, q.base, err)
+	}
+	said := ""
+	if le.Err != nil && le.Err.Error() != "" {
+		said = ": " + le.Err.Error()
+	}
+	return &limitError{err: err, msg: fmt.Sprintf("search %s under %q was stopped by the server after %d entries (LDAP result %d, %s%s): %s; a partial read is never used",
+		q.filter, q.base, read, le.ResultCode, ldap3.LDAPResultCodeMap[le.ResultCode], said, s.limits(le.ResultCode))}
+}
+
+// limitError is a search the server stopped at one of its limits.
+type limitError struct {
+	msg string
+	err error
+}
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Unwrap() error { return e.err }
 
 // logQuery logs q at debug level as the equivalent ldapsearch command, with
 // -W (prompt) in place of the password.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
+	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
@@ -32,24 +33,34 @@ func (u *Users) spec() usertmpl.Spec {
 }
 
 // readUsers reads every user, builds it, attaches its target groups and
-// collects the problems of bad entries, which are skipped. A search that
-// finds no entry at all is an error, and so is one whose every entry the
-// filter expression leaves out.
+// collects the problems of bad entries, which are skipped. With FreeIPA's
+// layout, staged and preserved users are left out. A search that finds no
+// entry at all is an error, and so is one whose every entry the filter
+// expression leaves out.
 func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *memberships) (*source.Result, error) {
 	c := usertmpl.NewCollector(s.name, sr.url, &s.fields)
 	c.Run(usertmpl.Expressions{Program: s.prog, ExtraAttributes: s.cfg.Users.ExtraAttributes, Explain: s.explain})
+	provisioning := 0 // FreeIPA's staged and preserved users, never read
 	err := sr.search(ctx, p.users, func(e *ldap3.Entry) {
+		if p.flavor.ipa && provisioned(e.DN) {
+			provisioning++
+			return
+		}
 		targets, groups := splitNames(memb.targets(e, p))
 		c.Build(e.DN, func(attr string) string { return e.GetEqualFoldAttributeValue(attr) }, targets, groups)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
 	}
+	if provisioning > 0 {
+		s.log.Debug("left out FreeIPA's staged and preserved users", zap.Int("entries", provisioning))
+	}
 	if c.Records() == 0 {
-		// An empty answer is far likelier a wrong base DN or filter than
-		// a company without staff; treating it as "nobody" would remove
-		// every user.
-		return nil, fmt.Errorf("users: no entry matches %s under %q: check users.baseDN and users.filter", p.users.filter, p.users.base)
+		// An empty answer is far likelier a wrong base DN or filter, or an
+		// account that may not read the users, than a company without
+		// staff; treating it as "nobody" would remove every user.
+		return nil, fmt.Errorf("users: no entry matches %s under %q: check users.baseDN and users.filter, and that %s may read the entries there%s (the server shows an account nothing it may not read, without an error)",
+			p.users.filter, p.users.base, bindAccount(s.cfg.BindDN), p.lockRights())
 	}
 	res := c.Result()
 	if len(res.Users) == 0 && c.LeftByFilter() > 0 {

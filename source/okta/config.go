@@ -2,7 +2,7 @@ package okta
 
 import (
 	"fmt"
-	"github.com/orgsync/orgsync/internal/weburl"
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"slices"
 	"strings"
 	"time"

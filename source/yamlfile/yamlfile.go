@@ -18,7 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/internal/yamlsyntax"
+	"github.com/orgsync/orgsync/internal/util/yamlsyntax"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/textenc"

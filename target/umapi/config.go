@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/weburl"
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 

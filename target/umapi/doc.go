@@ -21,5 +21,5 @@
 // an ambiguous failure (see Client.Action).
 //
 // The package imports only the wire format (target/umwire) and the panic
-// carrier (internal/crash) of this project, so it can be used on its own.
+// carrier (internal/util/crash) of this project, so it can be used on its own.
 package umapi

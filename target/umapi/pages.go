@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/util/crash"
 )
 
 // pageReader reads one page of a listing.

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/internal/atomicfile"
+	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 

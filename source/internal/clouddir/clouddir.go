@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 	"github.com/orgsync/orgsync/source/mapping"

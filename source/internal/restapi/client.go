@@ -31,7 +31,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
 
-	"github.com/orgsync/orgsync/internal/weburl"
+	"github.com/orgsync/orgsync/internal/util/weburl"
 )
 
 // Defaults of Options.

@@ -17,7 +17,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/hashicorp/go-retryablehttp"
 
-	"github.com/orgsync/orgsync/internal/crash"
+	"github.com/orgsync/orgsync/internal/util/crash"
 )
 
 // Page decodes one page's answer and returns the URL of the next page,

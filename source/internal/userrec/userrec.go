@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/orgsync/orgsync/internal/suggest"
+	"github.com/orgsync/orgsync/internal/util/suggest"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"

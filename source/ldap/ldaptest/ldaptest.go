@@ -1,12 +1,14 @@
 // Package ldaptest lets tests outside source/ldap (the end-to-end tests of
 // cmd/orgsync) start the real OpenLDAP slapd of source/ldap's own tests
-// (internal/slapdtest), and check that Samba's domain controller can run
-// (internal/sambatest), instead of writing second helpers.
+// (internal/slapdtest), and check that Samba's domain controller
+// (internal/sambatest) and 389 Directory Server (internal/dirsrvtest) can
+// run, instead of writing second helpers.
 package ldaptest
 
 import (
 	"testing"
 
+	"github.com/orgsync/orgsync/source/ldap/internal/dirsrvtest"
 	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 )
@@ -33,4 +35,11 @@ func RequireSlapd(t testing.TB) {
 func RequireSamba(t testing.TB) {
 	t.Helper()
 	sambatest.Require(t)
+}
+
+// RequireDirsrv skips t when 389 Directory Server is not installed, or
+// fails it in CI (CI=true).
+func RequireDirsrv(t testing.TB) {
+	t.Helper()
+	dirsrvtest.Require(t)
 }

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/orgsync/orgsync/source/ldap/internal/serverproc"
 )
 
 // populateScript adds the caller's entries to a stopped domain in one
@@ -20,33 +21,34 @@ import (
 //go:embed populate.py
 var populateScript string
 
-// templateMaxIdle is how long a cached domain may go unused before a new
-// one being cached removes it.
-const templateMaxIdle = 24 * time.Hour
-
 // makeDomain puts the domain of opt into dir: a copy of the cached one when
 // there is one, else a new one (cached when opt.CacheDir is set).
 func makeDomain(in installation, opt Options, dir string) error {
 	if opt.CacheDir == "" {
 		return provision(in, opt, dir)
 	}
-	template := filepath.Join(opt.CacheDir, "domain-"+templateKey(opt))
-	if _, err := os.Stat(template); err != nil {
-		if err := cache(in, opt, template); err != nil {
+	template, err := serverproc.Cached(opt.CacheDir, "domain-"+templateKey(opt), func(made, final string) error {
+		if err := provision(in, opt, made); err != nil {
 			return err
 		}
-	}
-	now := time.Now()
-	_ = os.Chtimes(template, now, now)
-	if out, err := exec.Command("cp", "-a", template, dir).CombinedOutput(); err != nil {
-		return fmt.Errorf("copying the cached domain: %w\n%s", err, out)
-	}
-	conf := filepath.Join(dir, "etc", "smb.conf")
-	b, err := os.ReadFile(conf)
+		return replaceInFile(filepath.Join(made, "etc", "smb.conf"), made, final)
+	})
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(conf, []byte(strings.ReplaceAll(string(b), template, dir)), 0o600)
+	if out, err := exec.Command("cp", "-a", template, dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("copying the cached domain: %w\n%s", err, out)
+	}
+	return replaceInFile(filepath.Join(dir, "etc", "smb.conf"), template, dir)
+}
+
+// replaceInFile replaces old with new in the file at path.
+func replaceInFile(path, old, new string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(strings.ReplaceAll(string(b), old, new)), 0o600)
 }
 
 // templateKey names a domain by what is in it.
@@ -62,48 +64,6 @@ func templateKey(opt Options) string {
 		fmt.Fprintf(h, "%s=%s\n", n, opt.Passwords[n])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-// cache provisions the domain into a new directory beside template and
-// renames it into place, then removes cached domains long unused.
-func cache(in installation, opt Options, template string) error {
-	if err := os.MkdirAll(opt.CacheDir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(opt.CacheDir, "new-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	made := filepath.Join(tmp, "domain")
-	if err := provision(in, opt, made); err != nil {
-		return err
-	}
-	conf := filepath.Join(made, "etc", "smb.conf")
-	b, err := os.ReadFile(conf)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(conf, []byte(strings.ReplaceAll(string(b), made, template)), 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(made, template); err != nil && !os.IsExist(err) {
-		if _, statErr := os.Stat(template); statErr != nil { // not made meanwhile by another run
-			return err
-		}
-	}
-	pruneCache(opt.CacheDir, template)
-	return nil
-}
-
-// pruneCache removes the cached domains but keep unused for templateMaxIdle.
-func pruneCache(dir, keep string) {
-	old, _ := filepath.Glob(filepath.Join(dir, "domain-*"))
-	for _, d := range old {
-		if st, err := os.Stat(d); err == nil && d != keep && time.Since(st.ModTime()) > templateMaxIdle {
-			_ = os.RemoveAll(d)
-		}
-	}
 }
 
 // servicePrincipals adds the LDAP service principals of the domain

@@ -1,15 +1,16 @@
 // Package samba runs a throwaway Active Directory domain controller: Samba
 // provisions the domain CORP.EXAMPLE.COM in a directory of the caller's,
 // the caller's entries are added, and the domain controller serves LDAP
-// (389), LDAPS (636) and Kerberos (88) on 127.0.0.1. The tests of the LDAP
-// source use it (through internal/sambatest), and so does
-// `orgsync demo --source activedirectory`.
+// (389), LDAPS (636) and Kerberos (88) in a network namespace of its own,
+// forwarded from free ports of 127.0.0.1 (Server's URLs): several domain
+// controllers run side by side, and beside a directory server of the
+// machine on those ports. The tests of the LDAP source use it (through
+// internal/sambatest), and so does `orgsync demo --source activedirectory`.
 //
-// Samba's domain controller must run as root and listens on the fixed
-// ports, so only one runs at a time on a machine. Provisioning and adding
-// thousands of entries take tens of seconds; a domain made once is kept in
-// Options.CacheDir under a key of its contents and copied for later
-// servers.
+// Samba's domain controller, and the namespace, need root. Provisioning
+// and adding thousands of entries take tens of seconds; a domain made once
+// is kept in Options.CacheDir under a key of its contents and copied for
+// later servers.
 //
 // It needs Samba's domain controller (Debian and Ubuntu: apt-get install
 // samba samba-ad-dc krb5-user); Find says what is missing.
@@ -19,7 +20,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +28,9 @@ import (
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
+
+	"github.com/orgsync/orgsync/source/ldap/internal/netns"
+	"github.com/orgsync/orgsync/source/ldap/internal/serverproc"
 )
 
 // Fixed identities of every domain.
@@ -40,11 +43,12 @@ const (
 	// SPN is the domain controller's LDAP service principal.
 	SPN           = "ldap/" + HostName
 	AdminPassword = "Admin-Secret-1"
-	// Address is where the domain controller listens.
-	Address = "127.0.0.1"
+	// Address is where the domain controller's ports are forwarded from.
+	Address = netns.Host
 )
 
-// Ports the domain controller listens on (fixed by Samba).
+// Ports the domain controller listens on in its namespace (fixed by
+// Samba).
 const (
 	ldapPort     = "389"
 	ldapsPort    = "636"
@@ -82,16 +86,15 @@ type Options struct {
 
 // Server is one running domain controller.
 type Server struct {
-	URL      string // ldap://127.0.0.1
-	LDAPSURL string // ldaps://127.0.0.1
-	KDC      string // 127.0.0.1:88
+	URL      string // ldap://127.0.0.1:port
+	LDAPSURL string // ldaps://127.0.0.1:port
+	KDC      string // 127.0.0.1:port (TCP only)
 	// Krb5Conf is a krb5.conf naming the realm and its KDC.
 	Krb5Conf string
 	dir      string
 	conf     string // smb.conf
-	cmd      *exec.Cmd
-	done     chan struct{}
-	logs     bytes.Buffer
+	ns       *netns.Namespace
+	proc     *serverproc.Process
 }
 
 // installation is where Samba's programs are.
@@ -142,7 +145,8 @@ func interpreter(script string) string {
 }
 
 // Start makes the domain (or copies it from the cache), starts the domain
-// controller and waits until LDAP and Kerberos answer. Stop stops it.
+// controller in a network namespace of its own and waits until LDAP and
+// Kerberos answer. Stop stops it.
 func Start(opt Options) (*Server, error) {
 	in, err := find()
 	if err != nil {
@@ -151,37 +155,44 @@ func Start(opt Options) (*Server, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("Samba's domain controller must run as root")
 	}
-	for _, port := range []string{ldapPort, ldapsPort, kerberosPort} {
-		if c, err := net.DialTimeout("tcp", net.JoinHostPort(Address, port), time.Second); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("port %s on %s is taken: another directory server or Samba is running; stop it first", port, Address)
-		}
-	}
 	domain := filepath.Join(opt.Dir, "domain")
 	if err := makeDomain(in, opt, domain); err != nil {
 		return nil, err
 	}
-	s := &Server{
-		URL: "ldap://" + Address, LDAPSURL: "ldaps://" + Address, KDC: net.JoinHostPort(Address, kerberosPort),
-		Krb5Conf: filepath.Join(opt.Dir, "krb5.conf"), dir: domain, conf: filepath.Join(domain, "etc", "smb.conf"),
-		done: make(chan struct{}),
-	}
-	if err := os.WriteFile(s.Krb5Conf, []byte(Krb5Conf(s.KDC)), 0o644); err != nil {
-		return nil, err
-	}
+	s := &Server{Krb5Conf: filepath.Join(opt.Dir, "krb5.conf"), dir: domain, conf: filepath.Join(domain, "etc", "smb.conf")}
 	if err := configure(s.conf, domain, opt); err != nil {
 		return nil, err
 	}
+	if s.ns, err = netns.New(); err != nil {
+		return nil, err
+	}
 	if err := s.start(in); err != nil {
+		s.ns.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Krb5Conf returns a krb5.conf for the realm with kdc as its KDC.
+// forward forwards the domain controller's ports from the machine's
+// loopback and sets the server's addresses and krb5.conf.
+func (s *Server) forward() error {
+	addrs := make([]string, 3)
+	for i, port := range []string{ldapPort, ldapsPort, kerberosPort} {
+		var err error
+		if addrs[i], err = s.ns.Forward(port); err != nil {
+			return err
+		}
+	}
+	s.URL, s.LDAPSURL, s.KDC = "ldap://"+addrs[0], "ldaps://"+addrs[1], addrs[2]
+	return os.WriteFile(s.Krb5Conf, []byte(Krb5Conf(s.KDC)), 0o644)
+}
+
+// Krb5Conf returns a krb5.conf for the realm with kdc as its KDC, asked
+// over TCP.
 func Krb5Conf(kdc string) string {
 	return fmt.Sprintf(`[libdefaults]
 	default_realm = %[1]s
+	udp_preference_limit = 1
 	dns_lookup_kdc = false
 	dns_lookup_realm = false
 	rdns = false
@@ -197,86 +208,38 @@ func Krb5Conf(kdc string) string {
 `, Realm, kdc, DNSDomain)
 }
 
-// start runs samba in the foreground, in its own process group, and waits
-// until it answers.
+// start runs samba in the foreground in the namespace, in its own process
+// group, killed if the namespace's thread ends first, and waits until it
+// answers.
 func (s *Server) start(in installation) error {
-	s.cmd = exec.Command(in.samba, "-i", "-M", "single", "-s", s.conf, "--debuglevel=1")
-	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	if err := s.forward(); err != nil {
+		return err
+	}
+	cmd := exec.Command(in.samba, "-i", "-M", "single", "-s", s.conf, "--debuglevel=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	err := errors.New("the network namespace is closed")
+	s.ns.Do(func() { s.proc, err = serverproc.Start(cmd) })
+	if err != nil {
 		return fmt.Errorf("starting samba: %w", err)
 	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	if err := s.waitUp(); err != nil {
-		s.Stop()
-		return fmt.Errorf("samba did not start: %w\n%s", err, s.logs.String())
+	if err := s.proc.WaitUp(startDeadline, s.answers); err != nil {
+		s.proc.Kill()
+		return fmt.Errorf("samba did not start: %w\n%s", err, s.proc.Logs())
 	}
 	return nil
 }
 
-// Stop stops the domain controller (its process group, by its id) and
-// waits for it to exit; stopping twice is fine.
+// Stop stops the domain controller (its process group) and its namespace,
+// and waits for it to exit; stopping twice is fine.
 func (s *Server) Stop() {
-	if s.cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(stopDeadline):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.done
+	s.proc.Stop(stopDeadline)
+	if s.ns != nil {
+		s.ns.Close()
+		s.ns = nil
 	}
 }
 
-// PID is the process id of samba.
-func (s *Server) PID() int { return s.cmd.Process.Pid }
-
-// StopLeftover stops a domain controller this package started in an
-// earlier process that ended without stopping it (a test binary that
-// panicked): pid is its process id, and it is stopped only when that
-// process still runs Samba. It waits until the ports are free.
-func StopLeftover(pid int) {
-	in, err := find()
-	if err != nil || pid <= 0 {
-		return
-	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	if err != nil || filepath.Base(exe) != filepath.Base(in.samba) {
-		return
-	}
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(stopDeadline); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return
-		}
-	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-}
-
-// Logs returns what samba wrote so far.
-func (s *Server) Logs() string { return s.logs.String() }
-
-// waitUp polls until the root DSE answers over LDAP and the KDC accepts a
-// connection, samba exits, or the deadline passes.
-func (s *Server) waitUp() error {
-	deadline := time.Now().Add(startDeadline)
-	for {
-		err := s.answers()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-s.done:
-			return fmt.Errorf("samba exited: %v", s.cmd.ProcessState)
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-	}
-}
-
+// answers reads the root DSE over LDAP and connects to the KDC.
 func (s *Server) answers() error {
 	conn, err := ldap3.DialURL(s.URL)
 	if err != nil {
@@ -287,7 +250,7 @@ func (s *Server) answers() error {
 		"(objectClass=*)", []string{"dnsHostName"}, nil)); err != nil {
 		return err
 	}
-	kdc, err := net.DialTimeout("tcp", s.KDC, time.Second)
+	kdc, err := s.ns.Dial(kerberosPort)
 	if err != nil {
 		return err
 	}

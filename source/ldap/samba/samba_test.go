@@ -1,6 +1,7 @@
 package samba_test
 
 import (
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -12,10 +13,17 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(sambatest.Main(m)) }
 
-// TestDomainServesTheFixture: the service account binds over LDAPS with
-// its user principal name and reads the fixture; a simple bind over plain
-// LDAP is refused, as Active Directory refuses it by default.
+// TestDomainServesTheFixture: the domain controller starts while the
+// machine's ports 389, 636 and 88 are held (as a directory server of the
+// machine holds them); the service account binds over LDAPS with its user
+// principal name and reads the fixture; a simple bind over plain LDAP is
+// refused, as Active Directory refuses it by default.
 func TestDomainServesTheFixture(t *testing.T) {
+	for _, port := range []string{"389", "636", "88"} {
+		if l, err := net.Listen("tcp", ":"+port); err == nil { // else something holds it already
+			t.Cleanup(func() { l.Close() })
+		}
+	}
 	srv := sambatest.Domain(t)
 	conn, err := srv.Admin()
 	if err != nil {

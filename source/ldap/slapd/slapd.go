@@ -1,7 +1,7 @@
 // Package slapd runs a throwaway OpenLDAP server: a generated slapd.conf
 // with the mdb backend in a directory of the caller's, the core, cosine,
-// inetorgperson and nis schemas, an LDIF loaded with slapadd, and a
-// listener on a free loopback port. The tests of the LDAP source use it
+// inetorgperson and nis schemas, an LDIF loaded with slapadd, and
+// listeners on free loopback ports (several servers run side by side). The tests of the LDAP source use it
 // (through internal/slapdtest), and so does `orgsync demo --source ldap`.
 //
 // It needs OpenLDAP's slapd (Debian and Ubuntu: apt-get install slapd);
@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	ldap3 "github.com/go-ldap/ldap/v3"
+	"github.com/orgsync/orgsync/source/ldap/internal/serverproc"
 )
 
 // Fixed identities of every server: the suffix and its root account.
@@ -51,8 +51,12 @@ type Options struct {
 	// LDIF is the whole directory, the suffix entry (Suffix) first.
 	LDIF string
 	// SizeLimit is the server's size limit for non-paged searches (0:
-	// slapd's default, 500). Paged searches may read past it.
+	// slapd's default, 500). Paged searches may read past it, unless
+	// LimitPaged.
 	SizeLimit int
+	// LimitPaged leaves the total of a paged search to slapd's default,
+	// the hard size limit (size.prtotal).
+	LimitPaged bool
 	// CertFile and KeyFile (PEM) enable StartTLS and an ldaps:// listener.
 	CertFile, KeyFile string
 	// MemberOf loads the memberof overlay: groupOfNames added over LDAP
@@ -65,9 +69,7 @@ type Server struct {
 	URL      string // ldap://127.0.0.1:port
 	LDAPSURL string // ldaps://127.0.0.1:port when TLS is on, else ""
 	dir      string
-	cmd      *exec.Cmd
-	done     chan struct{}
-	logs     strings.Builder // slapd's output, for errors
+	proc     *serverproc.Process
 }
 
 // installation is where slapd and its schemas are.
@@ -115,7 +117,7 @@ func Start(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: opt.Dir, done: make(chan struct{})}
+	s := &Server{dir: opt.Dir}
 	conf := filepath.Join(s.dir, "slapd.conf")
 	ldif := filepath.Join(s.dir, "directory.ldif")
 	if err := os.MkdirAll(filepath.Join(s.dir, "db"), 0o700); err != nil {
@@ -140,32 +142,27 @@ func Start(opt Options) (*Server, error) {
 	return s, nil
 }
 
-// start runs slapd on free loopback ports and waits until it answers.
+// start runs slapd on free loopback ports (new ones when another program
+// took one meanwhile) and waits until it answers.
 func (s *Server) start(slapd, conf string, withTLS bool) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	s.URL = "ldap://127.0.0.1:" + port
-	listen := s.URL + "/"
+	n := 1
 	if withTLS {
-		if port, err = freePort(); err != nil {
+		n = 2
+	}
+	return serverproc.Retry(n, func(ports []string) error {
+		s.URL = "ldap://" + net.JoinHostPort(serverproc.Host, ports[0])
+		listen := s.URL + "/"
+		if withTLS {
+			s.LDAPSURL = "ldaps://" + net.JoinHostPort(serverproc.Host, ports[1])
+			listen += " " + s.LDAPSURL + "/"
+		}
+		proc, err := serverproc.Run(exec.Command(slapd, "-f", conf, "-h", listen, "-d", "0"), startDeadline, serverproc.Binds(s.URL, RootDN, RootPassword))
+		if err != nil {
 			return err
 		}
-		s.LDAPSURL = "ldaps://127.0.0.1:" + port
-		listen += " " + s.LDAPSURL + "/"
-	}
-	s.cmd = exec.Command(slapd, "-f", conf, "-h", listen, "-d", "0")
-	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("starting slapd: %w", err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	if err := s.waitUp(); err != nil {
-		s.Stop()
-		return fmt.Errorf("slapd did not start: %w\n%s", err, s.logs.String())
-	}
-	return nil
+		s.proc = proc
+		return nil
+	})
 }
 
 // privateCopy copies slapd into dir and links slapadd to it (slapd acts as
@@ -186,34 +183,7 @@ func privateCopy(path, dir string) (slapd, slapadd string, err error) {
 
 // Stop stops the server and waits for it to exit; stopping twice is fine.
 func (s *Server) Stop() {
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-	}
-	<-s.done
-}
-
-// waitUp polls until the server accepts an LDAP bind, it exits, or the
-// deadline passes.
-func (s *Server) waitUp() error {
-	deadline := time.Now().Add(startDeadline)
-	for {
-		conn, err := ldap3.DialURL(s.URL)
-		if err == nil {
-			err = conn.Bind(RootDN, RootPassword)
-			conn.Close()
-			if err == nil {
-				return nil
-			}
-		}
-		select {
-		case <-s.done:
-			return fmt.Errorf("slapd exited: %v", s.cmd.ProcessState)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-	}
+	s.proc.Kill()
 }
 
 // config returns the server's slapd.conf.
@@ -229,7 +199,9 @@ func (s *Server) config(in installation, opt Options) string {
 		}
 	}
 	fmt.Fprintf(&b, "pidfile %s/slapd.pid\nargsfile %s/slapd.args\n", s.dir, s.dir)
-	if opt.SizeLimit > 0 {
+	if opt.SizeLimit > 0 && opt.LimitPaged {
+		fmt.Fprintf(&b, "sizelimit size.soft=%d size.hard=%d\n", opt.SizeLimit, opt.SizeLimit)
+	} else if opt.SizeLimit > 0 {
 		fmt.Fprintf(&b, "sizelimit size.soft=%d size.hard=%d size.prtotal=unlimited\n", opt.SizeLimit, opt.SizeLimit)
 	}
 	if opt.CertFile != "" {
@@ -243,15 +215,4 @@ func (s *Server) config(in installation, opt Options) string {
 	}
 	b.WriteString("access to attrs=userPassword by anonymous auth by * none\naccess to * by * read\n")
 	return b.String()
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	_, port, err := net.SplitHostPort(l.Addr().String())
-	return port, err
 }

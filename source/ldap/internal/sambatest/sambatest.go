@@ -1,8 +1,9 @@
 // Package sambatest gives the tests of a package one real Active Directory
-// domain controller (package samba), shared by them and stopped by Main:
-// Samba listens on fixed ports, so one runs at a time, and a domain takes
-// seconds to start. The domain holds Fixture, and LDAPS and StartTLS
-// present a certificate of a test CA with the names clients check.
+// domain controller (package samba), shared by them and stopped by Main: a
+// domain takes seconds to start. Each test binary's runs in its own
+// network namespace, so that packages are tested side by side. The domain
+// holds Fixture, and LDAPS and StartTLS present a certificate of a test CA
+// with the names clients check.
 //
 // When Samba's domain controller is not installed, or the tests do not run
 // as root, Domain skips the test, except in CI (CI=true), where it fails
@@ -14,9 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -30,8 +29,7 @@ type Server struct {
 	*samba.Server
 	TLS slapdtest.TLSFiles
 	// Dir lives as long as the server; tests may write files there.
-	Dir  string
-	lock *os.File // machineLock, held while the server runs
+	Dir string
 }
 
 // shared is the one domain controller of a test binary.
@@ -40,25 +38,6 @@ var shared struct {
 	srv    *Server
 	ldif   string
 	failed error
-}
-
-// machineLock is held (flock) by the test binary whose domain controller
-// runs: test binaries run side by side (go test without -p 1) wait for
-// each other, since the ports are fixed. The kernel releases it when its
-// holder dies.
-var machineLock = filepath.Join(os.TempDir(), "orgsync-samba.lock")
-
-// lockMachine waits until no other test binary runs a domain controller.
-func lockMachine() (*os.File, error) {
-	f, err := os.OpenFile(machineLock, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", machineLock, err)
-	}
-	return f, nil
 }
 
 // Main runs the tests of m and then stops the domain controller if one
@@ -112,47 +91,8 @@ func domain(t testing.TB, ldif string, passwords, primary map[string]string) *Se
 	return srv
 }
 
-// leftover records the domain controller running now (its process id and
-// directory), so that the next test binary stops it if this one dies
-// without stopping it.
-var leftover = filepath.Join(os.TempDir(), "orgsync-samba.running")
-
-// stopLeftover stops the domain controller of a test binary that died.
-func stopLeftover() {
-	b, err := os.ReadFile(leftover)
-	if err != nil {
-		return
-	}
-	var pid int
-	var dir string
-	if _, err := fmt.Sscanf(string(b), "%d %s", &pid, &dir); err == nil {
-		samba.StopLeftover(pid)
-		if strings.HasPrefix(filepath.Base(dir), "orgsync-samba-") {
-			os.RemoveAll(dir)
-		}
-	}
-	os.Remove(leftover)
-}
-
-// start provisions (or copies from the run's cache) and starts a domain,
-// once no other test binary runs one.
+// start provisions (or copies from the cache) and starts a domain.
 func start(ldif string, passwords, primary map[string]string) (*Server, error) {
-	lock, err := lockMachine()
-	if err != nil {
-		return nil, err
-	}
-	srv, err := startLocked(ldif, passwords, primary)
-	if err != nil {
-		lock.Close()
-		return nil, err
-	}
-	srv.lock = lock
-	return srv, nil
-}
-
-// startLocked is start once the machine is locked.
-func startLocked(ldif string, passwords, primary map[string]string) (*Server, error) {
-	stopLeftover()
 	dir, err := os.MkdirTemp("", "orgsync-samba-")
 	if err != nil {
 		return nil, err
@@ -168,7 +108,6 @@ func startLocked(ldif string, passwords, primary map[string]string) (*Server, er
 		})
 		if err == nil {
 			srv := &Server{Server: s, TLS: files, Dir: dir}
-			_ = os.WriteFile(leftover, fmt.Appendf(nil, "%d %s\n", s.PID(), dir), 0o600)
 			if err = srv.setPrimaryGroups(primary); err == nil {
 				return srv, nil
 			}
@@ -183,8 +122,6 @@ func startLocked(ldif string, passwords, primary map[string]string) (*Server, er
 func (s *Server) stop() {
 	s.Stop()
 	os.RemoveAll(s.Dir)
-	os.Remove(leftover)
-	s.lock.Close() // releases the lock
 	shared.srv = nil
 }
 

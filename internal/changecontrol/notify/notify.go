@@ -1,0 +1,188 @@
+// Package notify tells people about runs: an Event (a failed run, changes
+// held for approval, a run with changes, a configuration that no longer
+// loads) goes to every Notifier, webhooks (generic JSON, Slack, Microsoft
+// Teams) and email over SMTP. A Dispatcher retries each with back-off and
+// logs what still fails: a notifier never fails a sync.
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/internal/util/crash"
+)
+
+// Kind is what an event reports.
+type Kind string
+
+// The kinds of events.
+const (
+	Failure     Kind = "failure"      // the run failed
+	Held        Kind = "held"         // a safety limit held changes for approval
+	Changes     Kind = "changes"      // the run applied changes (notify.onChanges)
+	Narrowed    Kind = "narrowed"     // a run took changes the sources no longer ask for out of a pending approval
+	ConfigError Kind = "config-error" // the configuration no longer loads; the last good one is used
+)
+
+// Event is one thing to tell about one organization's run.
+type Event struct {
+	Kind Kind   `json:"event"`
+	Org  string `json:"org"`
+	// Host is the machine (or pod) orgsync runs on.
+	Host string    `json:"host,omitempty"`
+	Run  string    `json:"run,omitempty"`
+	Time time.Time `json:"time"`
+	// Phase is where a failed run stopped (sources, sign-in, read, ...).
+	Phase string `json:"phase,omitempty"`
+	// Summary is one line saying what happened.
+	Summary string         `json:"summary"`
+	Counts  map[string]int `json:"counts,omitempty"`
+	// Changes are the first changes, one line each; More counts the rest.
+	Changes  []string `json:"changes,omitempty"`
+	More     int      `json:"more,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Approval string   `json:"approval,omitempty"`
+}
+
+// Commands are the commands that decide the event's approval: approve
+// and reject (none without an approval).
+type Commands struct {
+	Approve string `json:"approve"`
+	Reject  string `json:"reject"`
+}
+
+// Commands returns the commands that decide e's approval, nil when it
+// has none.
+func (e *Event) Commands() *Commands {
+	if e.Approval == "" {
+		return nil
+	}
+	return &Commands{Approve: "orgsync approve " + e.Approval, Reject: "orgsync reject " + e.Approval}
+}
+
+// MarshalJSON is the event as the generic webhook posts it: its fields
+// and the commands that decide its approval.
+func (e *Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	return json.Marshal(struct {
+		*plain
+		Commands *Commands `json:"commands,omitempty"`
+	}{(*plain)(e), e.Commands()})
+}
+
+// Title is the event's headline, e.g. "orgsync: changes held for approval
+// in emea".
+func (e *Event) Title() string {
+	what := map[Kind]string{Failure: "run failed", Held: "changes held for approval", Changes: "changes applied",
+		ConfigError: "configuration does not load", Narrowed: "approval narrowed"}[e.Kind]
+	if what == "" {
+		what = string(e.Kind)
+	}
+	title := fmt.Sprintf("orgsync: %s in %s", what, e.Org)
+	if e.Host != "" {
+		title += " (" + e.Host + ")"
+	}
+	return oneLine(title)
+}
+
+// Text is the event as plain text: the summary, the error, the approval
+// and the changes.
+func (e *Event) Text() string {
+	var b strings.Builder
+	b.WriteString(e.Summary + "\n")
+	if e.Error != "" {
+		b.WriteString("error: " + e.Error + "\n")
+	}
+	if c := e.Commands(); c != nil {
+		fmt.Fprintf(&b, "approval %s: review it with `%s`, or discard it with `%s`\n", e.Approval, c.Approve, c.Reject)
+	}
+	for _, c := range e.Changes {
+		b.WriteString(c + "\n")
+	}
+	if e.More > 0 {
+		fmt.Fprintf(&b, "... and %d more\n", e.More)
+	}
+	return b.String()
+}
+
+// oneLine replaces line breaks, which would end a mail header.
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
+
+// Notifier sends an event to one place.
+type Notifier interface {
+	// Name says where, without a secret (the webhook's host, not its URL).
+	Name() string
+	Send(ctx context.Context, e *Event) error
+}
+
+// Dispatcher sends events to every notifier, retrying each.
+type Dispatcher struct {
+	Notifiers []Notifier
+	Log       *zap.Logger
+	// Attempts is how often a notifier is tried (at least once); the waits
+	// between grow from MinWait to MaxWait.
+	Attempts         int
+	MinWait, MaxWait time.Duration
+}
+
+// Send sends e to every notifier at once and returns when all are done.
+// What still fails after the last attempt is logged.
+func (d *Dispatcher) Send(ctx context.Context, e *Event) {
+	var wg sync.WaitGroup
+	for _, n := range d.Notifiers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := crash.Call(func() error { return d.sendOne(ctx, n, e) }); err != nil { // a panic (a bug) in a notifier costs its notification, not the daemon
+				d.Log.Error("notification not sent", zap.String("notifier", n.Name()), zap.String("event", string(e.Kind)),
+					zap.String("org", e.Org), zap.Error(err))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sendOne tries n up to Attempts times.
+func (d *Dispatcher) sendOne(ctx context.Context, n Notifier, e *Event) error {
+	var err error
+	attempts := max(d.Attempts, 1)
+	for attempt := range attempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w (after %d attempts)", err, attempt)
+			case <-time.After(Backoff(attempt-1, d.MinWait, d.MaxWait, rand.Float64())):
+			}
+		}
+		if err = n.Send(ctx, e); err == nil {
+			return nil
+		}
+		if attempt < attempts-1 {
+			d.Log.Warn("notification failed, retrying", zap.String("notifier", n.Name()), zap.Int("attempt", attempt+1), zap.Error(err))
+		}
+	}
+	return err
+}
+
+// Backoff is the wait before retry number attempt (0 the first): minWait
+// doubled attempt times, at most maxWait, with jitter (r in [0,1)) taking
+// up to half of it away. It is within [minWait/2, maxWait] for any
+// attempt, however large.
+func Backoff(attempt int, minWait, maxWait time.Duration, r float64) time.Duration {
+	minWait, maxWait = max(minWait, time.Millisecond), max(maxWait, minWait, time.Millisecond)
+	d := maxWait
+	if attempt >= 0 && attempt < 62 && minWait <= maxWait>>min(attempt, 62) {
+		d = minWait << attempt
+	}
+	if r < 0 || r >= 1 || r != r {
+		r = 0
+	}
+	return d - time.Duration(float64(d/2)*r)
+}

@@ -1,0 +1,247 @@
+// Package planfile is a saved plan: the plans of the organizations with
+// what is needed to check them before they are applied (plan --out, then
+// apply FILE): the configuration's fingerprint, the sources' and each
+// organization's, the creation time and the tool's version. Diff tells how
+// a fresh plan differs from the saved one.
+package planfile
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/util/atomicfile"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// FormatVersion is the version of the saved plan's JSON schema; Read
+// refuses any other.
+const FormatVersion = 1
+
+// File is a saved plan.
+type File struct {
+	FormatVersion int       `json:"formatVersion"`
+	ToolVersion   string    `json:"toolVersion"`
+	Created       time.Time `json:"created"`
+	// ConfigFile is the configuration's path; Config the fingerprint of
+	// its content.
+	ConfigFile string `json:"configFile"`
+	Config     string `json:"configFingerprint"`
+	// Sources is the fingerprint of the desired users the sources gave.
+	Sources string `json:"sourcesFingerprint"`
+	// Flags are the one-off flags the plan was made with; apply makes its
+	// fresh plan with them.
+	Flags         Flags `json:"flags,omitzero"`
+	Organizations []Org `json:"organizations"`
+}
+
+// Flags are the one-off flags of plan --out that shape a plan, as given
+// (UsersFile made absolute).
+type Flags struct {
+	Orgs                 string `json:"orgs,omitempty"`
+	MaxRemovals          string `json:"maxRemovals,omitempty"`
+	ScopeGroups          string `json:"scopeGroups,omitempty"`
+	UsersFile            string `json:"usersFile,omitempty"`
+	ExcludeUnmappedUsers bool   `json:"excludeUnmappedUsers,omitempty"`
+}
+
+// String is the flags as a command line, empty when none is set.
+func (f Flags) String() string {
+	var out []string
+	for _, fl := range []struct{ name, v string }{{"--orgs", f.Orgs}, {"--max-removals", f.MaxRemovals},
+		{"--scope-groups", f.ScopeGroups}, {"--users-file", f.UsersFile}} {
+		if fl.v != "" {
+			out = append(out, fl.name+" "+fl.v)
+		}
+	}
+	if f.ExcludeUnmappedUsers {
+		out = append(out, "--exclude-unmapped-users")
+	}
+	return strings.Join(out, " ")
+}
+
+// Org is one organization's saved plan.
+type Org struct {
+	Name  string `json:"name"`
+	OrgID string `json:"orgId"`
+	// Current is the fingerprint of the organization's users as read.
+	Current string          `json:"currentFingerprint"`
+	Plan    *reconcile.Plan `json:"plan"`
+}
+
+// Fingerprint is the SHA-256 of v's JSON, in hexadecimal.
+func Fingerprint(v any) string {
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode(v) // plain data: it always encodes
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// FileFingerprint is the SHA-256 of the file at path.
+func FileFingerprint(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// UsersFingerprint is the fingerprint of users whatever their order: they
+// are sorted by key first (a copy; users is not changed).
+func UsersFingerprint(users []reconcile.User) string {
+	sorted := slices.Clone(users)
+	slices.SortFunc(sorted, func(a, b reconcile.User) int { return cmp.Compare(a.Key(), b.Key()) })
+	return Fingerprint(sorted)
+}
+
+// Write saves f to path atomically.
+func (f *File) Write(path string) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return f.Encode(w) })
+}
+
+// Encode writes f as indented JSON.
+func (f *File) Encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
+}
+
+// Read loads the saved plan at path.
+func Read(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: not a saved plan (orgsync plan --out writes them): %w", path, err)
+	}
+	if f.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: a saved plan of format %d; this orgsync reads format %d: make the plan again with this version", path, f.FormatVersion, FormatVersion)
+	}
+	return &f, nil
+}
+
+// OrgNames are the names of the organizations the file holds plans of.
+func (f *File) OrgNames() []string {
+	names := make([]string, len(f.Organizations))
+	for i, o := range f.Organizations {
+		names[i] = o.Name
+	}
+	return names
+}
+
+// Org returns the saved plan of the organization named name.
+func (f *File) Org(name string) (*Org, bool) {
+	for i := range f.Organizations {
+		if f.Organizations[i].Name == name {
+			return &f.Organizations[i], true
+		}
+	}
+	return nil, false
+}
+
+// Diff lists how fresh differs from saved, one line a change that only
+// one of them has (applied or withheld); none when they plan the same. A
+// change only in the saved plan that applied says was applied since
+// (applied(key) returns when) is said to be so, not merely missing;
+// applied may be nil.
+func Diff(saved, fresh *reconcile.Plan, applied func(key string) (time.Time, bool)) []string {
+	a, b := lines(saved), lines(fresh)
+	var out []string
+	for _, l := range missing(a, b) {
+		if at, ok := appliedAt(applied, l); ok {
+			out = append(out, fmt.Sprintf("already applied (%s): %s", at.UTC().Format(time.RFC3339), l.text))
+			continue
+		}
+		out = append(out, "only in the saved plan: "+l.text)
+	}
+	for _, l := range missing(b, a) {
+		out = append(out, "only in a fresh plan:  "+l.text)
+	}
+	return out
+}
+
+// appliedAt is when applied says l's change was applied.
+func appliedAt(applied func(key string) (time.Time, bool), l line) (time.Time, bool) {
+	if applied == nil || l.key == "" {
+		return time.Time{}, false
+	}
+	return applied(l.key)
+}
+
+// line is a plan's change rendered, with the key of a change to send.
+type line struct {
+	text string
+	key  string // empty for a withheld change or a missing group
+}
+
+// missing lists the lines of a that b lacks.
+func missing(a, b []line) []line {
+	in := make(map[string]bool, len(b))
+	for _, l := range b {
+		in[l.text] = true
+	}
+	var out []line
+	for _, l := range a {
+		if !in[l.text] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// lines renders a plan's changes and withheld changes, sorted.
+func lines(p *reconcile.Plan) []line {
+	var out []line
+	for i := range p.Changes {
+		out = append(out, line{text: p.Changes[i].String(), key: p.Changes[i].Key()})
+	}
+	for i := range p.Withheld {
+		out = append(out, line{text: "withheld " + p.Withheld[i].String()})
+	}
+	for _, g := range p.MissingGroups {
+		out = append(out, line{text: "missing group " + g.Name})
+	}
+	slices.SortFunc(out, func(x, y line) int { return strings.Compare(x.text, y.text) })
+	return slices.CompactFunc(out, func(x, y line) bool { return x.text == y.text })
+}
+
+// Age is how old the saved plan is at now.
+func (f *File) Age(now time.Time) time.Duration { return now.Sub(f.Created) }
+
+// Summary is the header of a rendered saved plan: when, by which version,
+// from which configuration.
+func (f *File) Summary(now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "saved plan (format %d), made %s (%s ago) by orgsync %s\n", f.FormatVersion,
+		f.Created.Format(time.RFC3339), f.Age(now).Round(time.Second), f.ToolVersion)
+	fmt.Fprintf(&b, "configuration %s (fingerprint %s)\nsources fingerprint %s\n", f.ConfigFile, short(f.Config), short(f.Sources))
+	if fl := f.Flags.String(); fl != "" {
+		fmt.Fprintf(&b, "made with %s (orgsync apply uses them too)\n", fl)
+	}
+	return b.String()
+}
+
+// short is the first 12 digits of a fingerprint.
+func short(fp string) string { return fp[:min(12, len(fp))] }
+
+// WriteText renders the saved plan for people: its header as of now, then
+// each organization's plan.
+func (f *File) WriteText(w io.Writer, now time.Time) error {
+	fmt.Fprint(w, f.Summary(now))
+	for _, o := range f.Organizations {
+		fmt.Fprintf(w, "\n== organization %s (%s)\n", o.Name, o.OrgID)
+		if err := o.Plan.Render(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

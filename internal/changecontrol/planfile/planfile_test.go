@@ -1,0 +1,108 @@
+package planfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+func change(kind reconcile.Kind, email string, remove ...string) reconcile.Change {
+	return reconcile.Change{Kind: kind, User: reconcile.User{Type: reconcile.FederatedID, Email: email}, Remove: remove}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plan.json")
+	f := &File{FormatVersion: FormatVersion, ToolVersion: "v1", Created: time.Now().UTC().Truncate(time.Second), Config: "abc",
+		Organizations: []Org{{Name: "default", Plan: &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")}}}}}
+	if err := f.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := got.Org("default")
+	if !ok || len(o.Plan.Changes) != 1 || !got.Created.Equal(f.Created) || len(Diff(f.Organizations[0].Plan, o.Plan, nil)) != 0 {
+		t.Errorf("read back %+v", got)
+	}
+	if _, ok := got.Org("emea"); ok {
+		t.Error("found an organization the file does not have")
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"other version": `{"formatVersion": 9}`,
+		"not json":      `+ create a@example.com`,
+	} {
+		path := filepath.Join(dir, "p.json")
+		_ = os.WriteFile(path, []byte(content), 0o600)
+		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "p.json") {
+			t.Errorf("%s: %v, want an error naming the file", name, err)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	saved := &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com"), change(reconcile.KindUpdate, "b@example.com", "Design")}}
+	fresh := &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")},
+		Withheld: []reconcile.Change{change(reconcile.KindUpdate, "b@example.com", "Design")}}
+	got := strings.Join(Diff(saved, fresh, nil), "\n")
+	want := "only in the saved plan: ~ update b@example.com (federatedID) groups: -Design\n" +
+		"only in a fresh plan:  withheld ~ update b@example.com (federatedID) groups: -Design"
+	if got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if d := Diff(saved, saved, nil); len(d) != 0 {
+		t.Errorf("a plan differs from itself: %v", d)
+	}
+	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	applied := func(key string) (time.Time, bool) { return at, key == "a@example.com" }
+	got = strings.Join(Diff(saved, &reconcile.Plan{}, applied), "\n")
+	want = "already applied (2026-11-26T10:00:00Z): - remove a@example.com (federatedID)\n" +
+		"only in the saved plan: ~ update b@example.com (federatedID) groups: -Design"
+	if got != want {
+		t.Errorf("diff after a's removal was applied:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestUsersFingerprintIgnoresOrder(t *testing.T) {
+	a := []reconcile.User{{Email: "a@example.com"}, {Email: "b@example.com", Groups: []string{"X"}}}
+	b := []reconcile.User{a[1], a[0]}
+	if UsersFingerprint(a) != UsersFingerprint(b) {
+		t.Error("the order of the users changes the fingerprint")
+	}
+	b[0].Groups = []string{"Y"}
+	if UsersFingerprint(a) == UsersFingerprint(b) {
+		t.Error("a changed group keeps the fingerprint")
+	}
+	if a[0].Email != "a@example.com" {
+		t.Error("UsersFingerprint reordered its argument")
+	}
+}
+
+// TestWriteTextShowsEveryOrganization: the header, then each
+// organization's plan under its name and id; OrgNames lists them in order.
+func TestWriteTextShowsEveryOrganization(t *testing.T) {
+	f := &File{Created: time.Now(), Config: "c0ffee", Sources: "5ca1ab1e", Organizations: []Org{
+		{Name: "main", OrgID: "1234ABCD@VendorOrg", Plan: &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")}}},
+		{Name: "emea", OrgID: "5678EF01@VendorOrg", Plan: &reconcile.Plan{}},
+	}}
+	var b strings.Builder
+	if err := f.WriteText(&b, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	m, e := strings.Index(text, "== organization main (1234ABCD@VendorOrg)"), strings.Index(text, "== organization emea (5678EF01@VendorOrg)")
+	if !strings.HasPrefix(text, f.Summary(time.Now())[:20]) || m < 0 || e < m || !strings.Contains(text[m:e], "a@example.com") {
+		t.Errorf("saved plan as text:\n%s", text)
+	}
+	if got := strings.Join(f.OrgNames(), ","); got != "main,emea" {
+		t.Errorf("OrgNames = %s", got)
+	}
+}

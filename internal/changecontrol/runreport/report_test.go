@@ -1,0 +1,78 @@
+package runreport
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+func sample() *Report {
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	return &Report{
+		Generated: t0.Add(time.Minute), Config: "/etc/orgsync/orgsync.yaml", Host: "sync-host",
+		Held: []store.Approval{{ID: "0123abcd", Org: "emea", Created: t0, Reason: "3 removals exceed maxRemovals 1", Status: store.Pending,
+			Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.FederatedID, Email: "mallory@example.com"}}}}},
+		Runs: []store.Run{{ID: "r1", Org: "emea", Start: t0, End: t0.Add(1500 * time.Millisecond), Mode: "sync", Result: store.RunHeld,
+			Changes: map[string]int{"update": 1, "create": 2}, Requests: 4, Status429: 1, Approval: "0123abcd"}},
+		Entries: []store.Entry{
+			{Run: "r1", Time: t0, Org: "emea", User: "ann@example.com", Kind: "create", Steps: []string{"create federatedID", "add Design"}, Result: store.ResultApplied, Reason: "sources"},
+			{Run: "r1", Time: t0, Org: "emea", User: "<bob>@example.com", Kind: "update", Steps: []string{"add Sales"}, Result: store.ResultFailed, Code: "error.group.not_found", Message: "no group"},
+		},
+	}
+}
+
+func TestCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := sample().Write(&b, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 || rows[1][0] != "summary" || rows[2][0] != "change" || rows[3][8] != "error.group.not_found" ||
+		rows[4][0] != "held" || rows[4][11] != "0123abcd" || rows[4][12] != "- remove mallory@example.com (federatedID)" {
+		t.Fatalf("rows %q", rows)
+	}
+	if want := "create=2 update=1; 0 failures; 4 requests, 1 answered 429; 1.5s"; rows[1][12] != want {
+		t.Errorf("summary details %q, want %q", rows[1][12], want)
+	}
+	if rows[2][6] != "create federatedID; add Design" {
+		t.Errorf("steps %q", rows[2][6])
+	}
+}
+
+func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
+	var b bytes.Buffer
+	if err := sample().Write(&b, "html"); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"ann@example.com", "&lt;bob&gt;@example.com", "error.group.not_found", "<td>0123abcd</td>", `class="held"`, "Changes (2)",
+		"Generated 2026-11-25 10:01:00Z on sync-host, configuration /etc/orgsync/orgsync.yaml",
+		"<th>create</th><th>update</th>", `<td class="n">2</td><td class="n">1</td>`,
+		"Held for approval (1)", "<td>- remove mallory@example.com (federatedID)</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", "src=", "href=", "<bob>"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("report has %q: it must be self-contained and escaped", bad)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for path, want := range map[string]string{"r.csv": "csv", "R.HTML": "html", "x.htm": "html", "x.txt": "", "x": ""} {
+		got, err := Format(path)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("Format(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+}

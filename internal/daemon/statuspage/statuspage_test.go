@@ -1,0 +1,209 @@
+package statuspage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+func sample() Status {
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	var runs []store.Run
+	for i := range 40 {
+		runs = append(runs, store.Run{ID: "r", Org: "<emea>", Start: t0.Add(time.Duration(i) * time.Hour),
+			End: t0.Add(time.Duration(i)*time.Hour + time.Duration(i+1)*time.Second), Mode: "sync", Result: store.RunSuccess,
+			Changes: map[string]int{"create": i}})
+	}
+	runs[39].Result, runs[39].Approval = store.RunHeld, "0123abcd"
+	return Status{Now: t0, NextRun: t0.Add(2 * time.Hour), Runs: runs, ConfigProblem: "mapping[0].targets (line 9): required",
+		Pending: []store.Approval{{ID: "0123abcd", Org: "<emea>", Reason: "3 removals exceed maxRemovals 1", Status: store.Pending,
+			Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.FederatedID, Email: "mallory@example.com"}}}}}}
+}
+
+func get(t *testing.T, h http.Handler, path string, header ...string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	b, _ := io.ReadAll(rec.Body)
+	return rec.Code, string(b)
+}
+
+func TestPageShowsRunsApprovalsChartAndProblem(t *testing.T) {
+	code, body := get(t, Handler(sample, nil), "/")
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	for _, want := range []string{"- remove mallory@example.com (federatedID)", "orgsync approve 0123abcd", "&lt;emea&gt;",
+		"mapping[0].targets (line 9): required", "2026-11-25 12:00:00 UTC", `<td class="held">held</td>`, "create=39"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, `class="bar"`); n != chartRuns {
+		t.Errorf("%d bars, want the last %d runs", n, chartRuns)
+	}
+	if n := strings.Count(body, "<tr><td>2026"); n != maxRunsListed {
+		t.Errorf("%d runs listed, want %d", n, maxRunsListed)
+	}
+	for _, bad := range []string{"<script", "src=", "<emea>", "stylesheet"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page has %q: it must be self-contained and escaped", bad)
+		}
+	}
+	if code, _ := get(t, Handler(sample, nil), "/other"); code != http.StatusNotFound {
+		t.Errorf("/other: %d, want 404", code)
+	}
+}
+
+func TestAPIRuns(t *testing.T) {
+	_, body := get(t, Handler(sample, nil), "/api/runs")
+	var s Status
+	if err := json.Unmarshal([]byte(body), &s); err != nil || len(s.Runs) != 40 || len(s.Pending) != 1 || s.Pending[0].ID != "0123abcd" {
+		t.Errorf("api/runs: %v\n%.300s", err, body)
+	}
+}
+
+func TestChartWithoutRuns(t *testing.T) {
+	if svg := string(Chart(nil, time.UTC)); !strings.Contains(svg, "no run yet") || !strings.HasPrefix(svg, "<svg") {
+		t.Errorf("empty chart: %s", svg)
+	}
+}
+
+func TestProtect(t *testing.T) {
+	secrets := func(token, user, pw string, err error) func() (string, string, string, error) {
+		return func() (string, string, string, error) { return token, user, pw, err }
+	}
+	h := Handler(sample, nil)
+	for _, tc := range []struct {
+		name   string
+		load   func() (string, string, string, error)
+		header []string
+		want   int
+	}{
+		{"open", secrets("", "", "", nil), nil, 200},
+		{"token missing", secrets("t0k", "", "", nil), nil, 401},
+		{"token right", secrets("t0k", "", "", nil), []string{"Authorization", "Bearer t0k"}, 200},
+		{"token any case scheme", secrets("t0k", "", "", nil), []string{"Authorization", "bearer t0k"}, 200},
+		{"token wrong", secrets("t0k", "", "", nil), []string{"Authorization", "Bearer t0K"}, 401},
+		{"basic right", secrets("", "ops", "pw", nil), []string{"Authorization", "Basic b3BzOnB3"}, 200},
+		{"basic wrong", secrets("", "ops", "pw", nil), []string{"Authorization", "Basic b3BzOnB4"}, 401},
+		{"secret unreadable", secrets("", "", "", errors.New("no file")), nil, 500},
+	} {
+		if code, _ := get(t, Protect(h, tc.load, nil), "/", tc.header...); code != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
+		}
+	}
+}
+
+// TestDecisionsNeedAuthenticationAndThePagesForm: the page approves and
+// rejects only behind its authentication, only from its own form: a post
+// without the form's token, or from another site, is refused; the
+// decision is made for who authenticated.
+func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
+	var decided []string
+	decide := func(_ context.Context, id, action string, who store.Decider) (string, error) {
+		decided = append(decided, id+" "+action+" by "+who.String())
+		return "done", nil
+	}
+	basic := []string{"Authorization", "Basic b3BzOnB3"} // ops:pw
+	h := Protect(Handler(sample, decide), func() (string, string, string, error) { return "", "ops", "pw", nil }, nil)
+	_, body := get(t, h, "/", basic...)
+	m := regexp.MustCompile(`action="approvals/0123abcd/approve"><input type="hidden" name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(body)
+	if m == nil || !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops (status page (basic authentication))") {
+		t.Fatalf("the authenticated page has no approve and reject forms:\n%s", body)
+	}
+	post := func(h http.Handler, path, token string, header ...string) int {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(url.Values{"csrf": {token}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for _, tc := range []struct {
+		name   string
+		path   string
+		token  string
+		header []string
+		want   int
+	}{
+		{"no authentication", "/approvals/0123abcd/approve", m[1], nil, 401},
+		{"no token", "/approvals/0123abcd/approve", "", basic, 403},
+		{"another form's token", "/approvals/0123abcd/reject", m[1], basic, 403},
+		{"another site", "/approvals/0123abcd/approve", m[1], append([]string{"Sec-Fetch-Site", "cross-site"}, basic...), 403},
+		{"an unknown action", "/approvals/0123abcd/delete", m[1], basic, 404},
+		{"the page's form", "/approvals/0123abcd/approve", m[1], append([]string{"Sec-Fetch-Site", "same-origin"}, basic...), 200},
+	} {
+		if code := post(h, tc.path, tc.token, tc.header...); code != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
+		}
+	}
+	if len(decided) != 1 || decided[0] != "0123abcd approve by ops (status page (basic authentication))" {
+		t.Errorf("decided %v, want the one approval by ops", decided)
+	}
+	open := Handler(sample, decide)
+	if _, body := get(t, open, "/"); strings.Contains(body, "<form") {
+		t.Error("a page without authentication shows forms")
+	}
+	if code := post(open, "/approvals/0123abcd/approve", m[1]); code != http.StatusForbidden {
+		t.Errorf("a decision on a page without authentication: %d, want 403", code)
+	}
+}
+
+// TestBanner: each organization's last success, and since when and why
+// it fails.
+func TestBanner(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	runs := []store.Run{
+		{Org: "main", Start: t0, End: t0.Add(time.Minute), Result: store.RunSuccess},
+		{Org: "emea", Start: t0, End: t0.Add(time.Minute), Result: store.RunHeld},
+		{Org: "main", Start: t0.Add(time.Hour), End: t0.Add(time.Hour), Result: store.RunFailure, Phase: "sources", Error: "users.csv: no such file"},
+		{Org: "main", Start: t0.Add(2 * time.Hour), End: t0.Add(2 * time.Hour), Result: store.RunFailure, Phase: "sources", Error: "users.csv: gone"},
+	}
+	b := Banner(runs)
+	if len(b) != 2 || !b[0].Failing() || !b[0].FailingSince.Equal(t0.Add(time.Hour)) || !b[0].LastSuccess.Equal(t0.Add(time.Minute)) ||
+		b[0].Why != "sources: users.csv: gone" || b[1].Failing() || b[1].Org != "emea" {
+		t.Errorf("banner %+v", b)
+	}
+	s := sample()
+	s.Runs, s.Location = runs, time.FixedZone("CET", 3600)
+	var buf strings.Builder
+	if err := Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"main: failing since 2026-11-25 12:00:00 CET", "last success 2026-11-25 11:01:00 CET", "sources: users.csv: gone", "emea: last success"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+// TestChartAxisAndLegend: the chart labels its time axis, in the page's
+// time zone, and its legend names only the results it draws.
+func TestChartAxisAndLegend(t *testing.T) {
+	runs := sample().Runs
+	svg := string(Chart(runs, time.FixedZone("CET", 3600)))
+	if n := strings.Count(svg, `class="tick"`); n != 3 || !strings.Contains(svg, "Nov 27 02:00 CET") {
+		t.Errorf("time axis: %d ticks\n%s", n, svg)
+	}
+	if !strings.Contains(svg, "held for approval") || !strings.Contains(svg, ">success<") || strings.Contains(svg, ">failed<") {
+		t.Errorf("the legend names results the runs do not have, or lacks theirs:\n%s", svg)
+	}
+}

@@ -1,0 +1,58 @@
+package starter
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigFillsEveryKind: each kind's starter has its source part, names
+// the file and the kind, and leaves no template marker; an unknown kind
+// is refused with the kinds there are.
+func TestConfigFillsEveryKind(t *testing.T) {
+	for kind := range sources {
+		text, err := Config(kind, "my.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if strings.Contains(text, "{{") || !strings.Contains(text, "my.yaml") || !strings.Contains(text, "sources:") {
+			t.Errorf("%s: starter not filled in:\n%s", kind, text)
+		}
+	}
+	if _, err := Config("oracle", "x.yaml"); err == nil || !strings.Contains(err.Error(), Kinds()) {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+// TestWriteNewKeepsAnExistingFile: an existing file is kept unless force
+// is set; what is written is readable by its owner only.
+func TestWriteNewKeepsAnExistingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orgsync.yaml")
+	if err := WriteNew(path, []byte("one"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNew(path, []byte("two"), false); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("over an existing file: %v", err)
+	}
+	if err := WriteNew(path, []byte("three"), true); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	st, _ := os.Stat(path)
+	if string(data) != "three" || st.Mode().Perm() != 0o600 {
+		t.Errorf("file %q mode %04o, want three and 0600", data, st.Mode().Perm())
+	}
+}
+
+// TestConfigKeepsStateAndShowsNotify: every starter keeps a state
+// directory (held removals need one) and shows a commented notify
+// section.
+func TestConfigKeepsStateAndShowsNotify(t *testing.T) {
+	for kind := range sources {
+		text, _ := Config(kind, "my.yaml")
+		if !strings.Contains(text, "\nstate:\n  dir: state\n") || !strings.Contains(text, "\n# notify:\n") || !strings.Contains(text, "#     - url: {env: SLACK_WEBHOOK_URL}") {
+			t.Errorf("%s: no state.dir or no commented notify:\n%s", kind, text)
+		}
+	}
+}

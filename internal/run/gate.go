@@ -1,0 +1,358 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run/approval"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// Gated is one organization's plan after the safety gate: what may be
+// sent, and what the gate decided about the rest. Only the gate makes one
+// (Job.Gate, Job.Release), and Apply takes nothing else: no caller can
+// send a plan the gate has not decided on, nor gate a plan in one mode and
+// apply it in another.
+type Gated struct {
+	plan     OrgPlan // a copy of the organization's plan, its Plan the gate's own
+	mode     Mode
+	decision Decision
+	release  *store.Approval // the approval a release applies (claimed in a real run)
+	by       store.Decider   // who released it
+}
+
+// Decision is what the safety gate decided about an organization's plan.
+type Decision struct {
+	// Tripped is the reason of the safety limit (maxRemovals, maxChanges)
+	// that the plan exceeds, counting the changes the organization's
+	// pending approvals hold with the new ones; empty when none.
+	Tripped string
+	// Stopped is set when a limit tripped under safety.onLimit stop:
+	// nothing is sent.
+	Stopped bool
+	// Quarantined are the changes (or their parts) that pending approvals
+	// hold: they are not sent, whatever the run's own count.
+	Quarantined []reconcile.Change
+	// Narrowed are the pending approvals the run took changes out of,
+	// the sources no longer asking for them (closed as dropped when
+	// nothing is left).
+	Narrowed []Narrowed
+	// Created is the approval the run made of what it withheld and no
+	// pending approval held yet (onLimit hold, a real run).
+	Created *store.Approval
+	// Pending are the organization's pending approvals after the gate.
+	Pending []store.Approval
+	// Released is the approval the plan applies (orgsync approve), and
+	// Dropped what of it the sources no longer ask for (not sent).
+	Released *store.Approval
+	Dropped  []reconcile.Change
+}
+
+// Narrowed is one pending approval a run narrowed.
+type Narrowed struct {
+	Approval *store.Approval    // as it is after the run (Status dropped when nothing is left)
+	Dropped  []reconcile.Change // taken out of it
+}
+
+// Held counts the changes the organization's pending approvals hold.
+func (d *Decision) Held() int {
+	n := 0
+	for i := range d.Pending {
+		n += len(d.Pending[i].Changes)
+	}
+	return n
+}
+
+// PendingIDs are the ids of the pending approvals.
+func (d *Decision) PendingIDs() []string {
+	ids := make([]string, len(d.Pending))
+	for i := range d.Pending {
+		ids[i] = d.Pending[i].ID
+	}
+	return ids
+}
+
+// OrgPlan is the gated plan: the organization's, with what the gate lets
+// through in Plan.Changes and what it holds back in Plan.Withheld.
+func (g *Gated) OrgPlan() *OrgPlan { return &g.plan }
+
+// Mode is the mode the plan was gated for, and is applied in.
+func (g *Gated) Mode() Mode { return g.mode }
+
+// Decision is what the gate decided.
+func (g *Gated) Decision() Decision { return g.decision }
+
+// ErrNotGated is the Result of applying a Gated the gate did not make.
+var ErrNotGated = errors.New("refused: the plan was not decided on by the safety gate; nothing sent")
+
+// Gate is the safety gate, the step between a plan and its sending that
+// no run skips. Against the organization's pending approvals (the
+// quarantine, in state.dir) it
+//   - drops from them what the plan no longer wants (a real run records
+//     it in each approval), unless the sources were incomplete;
+//   - holds back what they still hold, whatever the plan's own count;
+//   - when a safety limit tripped (the plan's count includes the held
+//     changes still wanted, so a mass removal split over several runs
+//     trips it all the same), applies safety.onLimit: stop holds back
+//     every change; hold, in a real run with a state directory, keeps the
+//     withheld changes no approval holds yet as a new pending approval and
+//     lets the rest through. Without a state directory a tripped limit
+//     fails the run (nothing destructive is sent).
+//
+// p is not changed. A dry or test-only gate writes nothing.
+func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
+	g := &Gated{plan: *p, mode: mode}
+	if p.Err != nil || p.Plan == nil {
+		return g
+	}
+	g.plan.Plan = clonePlan(p.Plan)
+	log := p.logger(j)
+	pending, applying, err := j.quarantine.pending(p.Org.Name, mode == Real)
+	if err == nil {
+		pending, err = j.narrow(g, pending, log)
+	}
+	if err != nil {
+		g.plan.Err, g.plan.Phase = err, PhaseGate
+		return g
+	}
+	j.quarantineHeld(g, append(slices.Clip(pending), applying...))
+	if err := j.onLimit(g, pending, log); err != nil {
+		g.plan.Err, g.plan.Phase = err, PhaseGate
+		return g
+	}
+	g.decision.Pending = append(pending, g.decision.createdList()...)
+	return g
+}
+
+func (d *Decision) createdList() []store.Approval {
+	if d.Created == nil {
+		return nil
+	}
+	return []store.Approval{*d.Created}
+}
+
+// Holding returns the pending approval of organization t that holds c, nil
+// when none does: what an action outside a run (invites revoke) must not
+// send while an approval holds it.
+func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approval, error) {
+	pending, applying, err := j.quarantine.pending(t.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	pending = append(pending, applying...)
+	for i := range pending {
+		if _, held := approval.Quarantine([]reconcile.Change{c}, pending[i].Changes); len(held) > 0 {
+			return &pending[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// GateAll gates every organization's plan in mode.
+func (j *Job) GateAll(ps *Plans, mode Mode) []*Gated {
+	out := make([]*Gated, len(ps.Orgs))
+	for i, p := range ps.Orgs {
+		out[i] = j.Gate(p, mode)
+	}
+	return out
+}
+
+// clonePlan copies the lists of p the gate changes.
+func clonePlan(p *reconcile.Plan) *reconcile.Plan {
+	c := *p
+	c.Changes, c.Withheld, c.Notes = slices.Clone(p.Changes), slices.Clone(p.Withheld), slices.Clone(p.Notes)
+	c.InviteGroups = slices.Clone(p.InviteGroups)
+	if p.Safety != nil {
+		s := *p.Safety
+		c.Safety = &s
+	}
+	return &c
+}
+
+// narrow takes out of the pending approvals what the plan no longer
+// wants (neither sends nor withholds), recording it in each in a real run,
+// and returns the approvals still pending. Sources that were incomplete
+// narrow nothing: a change they no longer plan may be one a broken record
+// hid.
+func (j *Job) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
+	plan := g.plan.Plan
+	if approval.SourcesIncomplete(plan) {
+		return pending, nil
+	}
+	out := pending[:0]
+	for _, a := range pending {
+		kept, dropped := approval.Narrow(a.Changes, plan)
+		if len(dropped) == 0 {
+			out = append(out, a)
+			continue
+		}
+		a.Changes = kept
+		a.Narrowed = append(a.Narrowed, store.Narrowing{Time: time.Now().UTC(), Run: g.plan.Run, Dropped: dropped, Left: len(kept)})
+		if err := j.quarantine.narrowed(&a, g.mode == Real, g.plan.Run); err != nil {
+			return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+		}
+		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
+		if g.mode == Real {
+			log.Info(fmt.Sprintf("approval %s: %s no longer asked for by the sources, %s still held", a.ID,
+				plural.Of(len(dropped), "change", "changes"), plural.Of(len(kept), "change", "changes")), zap.String("approval", a.ID))
+		}
+		g.plan.Plan.Notes = append(g.plan.Plan.Notes, fmt.Sprintf("approval %s: %s no longer asked for by the sources, dropped from it; %s still held",
+			a.ID, plural.Of(len(dropped), "change", "changes"), plural.Of(len(kept), "change", "changes")))
+		if len(kept) > 0 {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// quarantineHeld holds back what the pending approvals hold: not sent,
+// listed with the withheld changes.
+func (j *Job) quarantineHeld(g *Gated, pending []store.Approval) {
+	plan := g.plan.Plan
+	for _, a := range pending {
+		var held []reconcile.Change
+		plan.Changes, held = approval.Quarantine(plan.Changes, a.Changes)
+		_, inWithheld := approval.Quarantine(plan.Withheld, a.Changes)
+		plan.Withheld = append(plan.Withheld, held...)
+		g.decision.Quarantined = append(g.decision.Quarantined, held...)
+		if n := len(held) + len(inWithheld); n > 0 {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("approval %s holds %s of the withheld changes until someone decides: orgsync approve %[1]s applies them, orgsync reject %[1]s discards them",
+				a.ID, plural.Of(n, "change", "changes")))
+		}
+	}
+}
+
+// onLimit applies safety.onLimit when a safety limit tripped.
+func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error {
+	plan, t := g.plan.Plan, g.plan.Org
+	if !approval.LimitTripped(plan) {
+		if plan.Safety != nil && g.mode != Dry {
+			log.Warn(plan.Safety.Error())
+		}
+		return nil
+	}
+	d := &g.decision
+	d.Tripped = plan.Safety.Reason
+	switch {
+	case j.cfg.SafetyOf(t).OnLimit == config.OnLimitStop:
+		plan.Withheld = append(plan.Withheld, plan.Changes...)
+		plan.Changes, plan.InviteGroups = nil, nil
+		plan.Safety.Reason += " (safety.onLimit: stop)"
+		plan.Safety.Stopped, plan.Safety.Withheld = true, len(plan.Withheld)
+		d.Stopped = true
+		if g.mode != Dry {
+			log.Error(plan.Safety.Error())
+		}
+	case g.mode == Real && j.quarantine.path != "":
+		return j.hold(g, pending, log)
+	case g.mode != Dry:
+		log.Warn(plan.Safety.Error())
+	}
+	return nil
+}
+
+// hold keeps what the plan withholds and no pending approval holds yet as
+// a new pending approval; the rest of the plan goes through.
+func (j *Job) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
+	plan := g.plan.Plan
+	held := make([][]reconcile.Change, len(pending))
+	for i := range pending {
+		held[i] = pending[i].Changes
+	}
+	if fresh := approval.Uncovered(plan.Withheld, held...); len(fresh) > 0 {
+		now := time.Now().UTC()
+		a := &store.Approval{ID: store.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run,
+			Reason: plan.Safety.Reason, Status: store.Pending, Changes: fresh}
+		if err := j.quarantine.save(a); err != nil {
+			return fmt.Errorf("holding the withheld changes for approval (nothing destructive sent): %w", err)
+		}
+		log.Warn("safety limit: destructive changes held for approval", zap.String("approval", a.ID),
+			zap.Int("changes", len(fresh)), zap.String("reason", a.Reason))
+		g.decision.Created = a
+	}
+	plan.Safety = nil // held, not failed: the rest of the plan goes through
+	return nil
+}
+
+// quarantine is the gate's store of approvals: state.dir's. Without
+// state.dir (path empty) there is none: nothing is held, and a tripped
+// limit fails the run.
+type quarantine struct {
+	path string
+	mu   sync.Mutex
+	dir  *store.Dir
+}
+
+// open returns the state directory, created when create is set; nil
+// when there is none (no state.dir, or a directory not made yet).
+func (q *quarantine) open(create bool) (*store.Dir, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.dir != nil || q.path == "" {
+		return q.dir, nil
+	}
+	if _, err := os.Stat(q.path); !create && os.IsNotExist(err) {
+		return nil, nil
+	}
+	dir, err := store.Open(q.path, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	q.dir = dir
+	return dir, nil
+}
+
+// pending returns organization org's pending approvals, and those being
+// applied (orgsync approve has claimed them): held until they are closed.
+func (q *quarantine) pending(org string, create bool) (pending, applying []store.Approval, err error) {
+	dir, err := q.open(create)
+	if err != nil || dir == nil {
+		return nil, nil, err
+	}
+	pending, err = dir.Approvals(org, store.Pending)
+	if err == nil {
+		applying, err = dir.Claimed(org)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the pending approvals (nothing is sent while they cannot be read): %w", err)
+	}
+	return pending, applying, nil
+}
+
+// narrowed records a narrowed approval when write is set: saved, or
+// closed as dropped by run when nothing is left of it.
+func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
+	if len(a.Changes) == 0 {
+		a.Status, a.Closed, a.Decided = store.Dropped, time.Now().UTC(), &store.Decider{By: "run " + run, Via: "sync"}
+	}
+	if !write {
+		return nil
+	}
+	dir, err := q.open(true)
+	if err != nil {
+		return err
+	}
+	a.Updated = time.Now().UTC()
+	if a.Status == store.Dropped {
+		return dir.Close(a, store.Dropped, *a.Decided)
+	}
+	return dir.SaveApproval(a)
+}
+
+// save writes a new approval.
+func (q *quarantine) save(a *store.Approval) error {
+	dir, err := q.open(true)
+	if err != nil {
+		return err
+	}
+	return dir.SaveApproval(a)
+}

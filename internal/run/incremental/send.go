@@ -1,0 +1,254 @@
+package incremental
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/store/snapshot"
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umwire"
+)
+
+// Sending is a real run sending its plan: it holds the organization's
+// snapshot lock, and records what the service confirmed.
+type Sending struct {
+	run  *Run
+	lock *snapshot.Lock
+	// stale is set when another run replaced the snapshot since this one
+	// began: nothing is recorded, and the sending marker stays.
+	stale bool
+
+	mu      sync.Mutex
+	journal journal
+	contra  *Contradiction
+	cancel  context.CancelFunc
+}
+
+// Send starts sending plan: it takes the organization's snapshot lock
+// (another run holding it is an error: nothing may be sent) and, when the
+// plan sends anything, writes the sending marker first, so that a run
+// that stops before recording leaves the next one to read fully. A
+// Sending must be finished (Finish) once the plan is sent.
+func (r *Run) Send(plan *reconcile.Plan) (*Sending, error) {
+	note := fmt.Sprintf("pid %d, since %s", os.Getpid(), r.s.Clock().UTC().Format(time.RFC3339))
+	lock, err := r.s.Store.Lock(r.s.Org, note)
+	if err != nil {
+		return nil, fmt.Errorf("the snapshot of %s: %w: this run sends nothing (run one sync of an organization at a time)", r.s.Org, err)
+	}
+	s := &Sending{run: r, lock: lock}
+	if stamp, err := r.s.Store.Stamp(r.s.Org); err != nil || stamp != r.stamp {
+		s.stale = true
+	}
+	if plan.Empty() && len(plan.InviteGroups) == 0 {
+		return s, nil
+	}
+	if err := r.s.Store.MarkSending(r.s.Org, "run of "+note); err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("the snapshot's sending marker cannot be written (%w): this run sends nothing; check state.dir", err)
+	}
+	return s, nil
+}
+
+// Contradiction is an answer that shows the snapshot wrong.
+type Contradiction struct {
+	Target  string // the entry's user key or user group
+	Code    string // the service's errorCode
+	Message string
+}
+
+func (c *Contradiction) String() string {
+	what := map[string]string{
+		umwire.ErrUserNonexistent: "a user the snapshot has is not in the organization",
+		umwire.ErrUserExists:      "a user the snapshot does not have exists",
+		umwire.ErrUserInvited:     "an invite the snapshot does not have is pending",
+		umwire.ErrGroupNotFound:   "a group the snapshot has does not exist",
+		errUserGroupNotFound:      "a user group the snapshot has does not exist",
+	}[c.Code]
+	return fmt.Sprintf("the service answered %s for %s (%s): %s", c.Code, c.Target, c.Message, what)
+}
+
+const errUserGroupNotFound = "error.usergroup.not_found"
+
+// contradicts reports whether code, the answer to an entry planned from
+// the snapshot, shows the snapshot wrong.
+func contradicts(code string) bool {
+	switch code {
+	case umwire.ErrUserNonexistent, umwire.ErrUserExists, umwire.ErrUserInvited, umwire.ErrGroupNotFound, errUserGroupNotFound:
+		return true
+	}
+	return false
+}
+
+// Wrap returns the context and the Sender to apply plan with: next
+// behind a recorder of what the service confirmed. When the plan was made
+// from the snapshot, its user creates are sent strictly (they fail on a
+// user that exists, instead of updating it), and the first answer that
+// contradicts the snapshot cancels the context: the run stops sending
+// (Contradiction says why) and reads fully (ReadFully).
+func (s *Sending) Wrap(ctx context.Context, next reconcile.Sender, plan *reconcile.Plan) (context.Context, reconcile.Sender) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	rec := &recorder{s: s, next: next}
+	if s.run.kind == Incremental {
+		rec.strict = map[string]bool{}
+		for i := range plan.Changes {
+			if plan.Changes[i].Kind == reconcile.KindCreate {
+				rec.strict[plan.Changes[i].Key()] = true
+			}
+		}
+	}
+	return ctx, rec
+}
+
+// Contradiction is the answer that stopped the sending, nil when none did.
+func (s *Sending) Contradiction() *Contradiction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.contra
+}
+
+// ReadFully reads the whole organization after a contradiction: the run
+// is a full one from now on, what it records starts from this read, and
+// its creates are no longer strict.
+func (s *Sending) ReadFully(ctx context.Context, full reconcile.Reader) (*reconcile.Current, error) {
+	r := s.run
+	r.kind, r.reason, r.warn = Full, "switched to a full read: "+s.Contradiction().String(), false
+	s.mu.Lock()
+	s.journal, s.contra = journal{}, nil
+	s.mu.Unlock()
+	return r.readFull(ctx, full)
+}
+
+// Finish records what was sent and releases the lock: the snapshot with
+// the confirmed changes is saved, which removes the sending marker. A
+// request that had no answer makes the next run read fully (the snapshot
+// says why); a snapshot another run replaced meanwhile is left as it is,
+// with the marker, so that the next run reads fully. The error says what
+// could not be recorded: the next run reads fully then, too.
+func (s *Sending) Finish() error {
+	defer s.lock.Unlock()
+	r := s.run
+	s.mu.Lock()
+	j := s.journal
+	s.mu.Unlock()
+	if s.stale {
+		return errors.New("another run replaced the snapshot while this one planned: not recorded; the next run reads fully")
+	}
+	if j.empty() && r.kind == Incremental {
+		return r.s.Store.Unmark(r.s.Org)
+	}
+	now := r.s.Clock().UTC()
+	j.applyTo(r.snap, now)
+	r.snap.Saved = now
+	if len(j.unsure) > 0 {
+		r.snap.Doubt = fmt.Sprintf("the run of %s had no answer for %s: the next run reads fully", now.Format(time.RFC3339), unsureList(j.unsure))
+	}
+	return r.s.Store.Save(r.s.Org, r.snap)
+}
+
+// unsureList names the first few targets without an answer.
+func unsureList(targets []string) string {
+	slices.Sort(targets)
+	targets = slices.Compact(targets)
+	if len(targets) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(targets[:3], ", "), len(targets)-3)
+	}
+	return strings.Join(targets, ", ")
+}
+
+// recorder is the Sender of a Sending: it sends through next and records
+// what the service confirmed.
+type recorder struct {
+	s      *Sending
+	next   reconcile.Sender
+	strict map[string]bool // keys of the users created strictly; nil: none
+}
+
+func (c *recorder) Send(ctx context.Context, req reconcile.Request, testOnly bool) ([]reconcile.EntryFailure, error) {
+	req = c.strictCreates(req)
+	failed, err := c.next.Send(ctx, req, testOnly)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if err != nil {
+		for i := range req.Entries {
+			c.s.journal.unsure = append(c.s.journal.unsure, req.Entries[i].Target())
+		}
+		return failed, err
+	}
+	at := make(map[int]reconcile.EntryFailure, len(failed))
+	for _, f := range failed {
+		if g, ok := at[f.Index]; !ok || f.Step < g.Step {
+			at[f.Index] = f
+		}
+	}
+	for i := range req.Entries {
+		e := &req.Entries[i]
+		f, ok := at[i]
+		switch {
+		case !ok:
+			c.s.journal.done(e, len(e.Steps))
+		case f.Step < 0 || f.Step > len(e.Steps):
+			c.s.journal.unsure = append(c.s.journal.unsure, e.Target())
+		default:
+			c.s.journal.done(e, f.Step)
+		}
+		if ok && c.strict != nil && c.s.contra == nil && contradicts(f.Code) {
+			c.s.contra = &Contradiction{Target: e.Target(), Code: f.Code, Message: f.Message}
+			c.s.cancel()
+		}
+	}
+	return failed, nil
+}
+
+// strictCreates is req with the create steps of the users in c.strict
+// strict (the entries it changes are copies).
+func (c *recorder) strictCreates(req reconcile.Request) reconcile.Request {
+	if len(c.strict) == 0 {
+		return req
+	}
+	out := reconcile.Request{Entries: slices.Clone(req.Entries)}
+	for i := range out.Entries {
+		e := &out.Entries[i]
+		if e.User == nil || len(e.Steps) == 0 || e.Steps[0].Kind != reconcile.StepCreate || !c.strict[e.User.Key()] {
+			continue
+		}
+		e.Steps = slices.Clone(e.Steps)
+		e.Steps[0].Strict = true
+	}
+	return out
+}
+
+func (c *recorder) ResendInvite(ctx context.Context, email string) error {
+	err := c.next.ResendInvite(ctx, email)
+	c.invite(email, err, inviteResent)
+	return err
+}
+
+func (c *recorder) RevokeInvite(ctx context.Context, email string) error {
+	err := c.next.RevokeInvite(ctx, email)
+	c.invite(email, err, inviteGone)
+	return err
+}
+
+// invite records an invite operation's outcome: done (op), no pending
+// invite (gone), or unknown.
+func (c *recorder) invite(email string, err error, op inviteOp) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	switch {
+	case err == nil:
+		c.s.journal.invites = append(c.s.journal.invites, inviteDone{email: email, op: op})
+	case errors.Is(err, reconcile.ErrNoPendingInvite):
+		c.s.journal.invites = append(c.s.journal.invites, inviteDone{email: email, op: inviteGone})
+	default:
+		c.s.journal.unsure = append(c.s.journal.unsure, strings.ToLower(email))
+	}
+}

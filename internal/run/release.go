@@ -1,0 +1,85 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/internal/run/approval"
+	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// ErrNoStateDir says that approvals need a state directory.
+var ErrNoStateDir = errors.New("approvals and the history are kept in the state directory: set state.dir in the configuration")
+
+// Release is the gate's decision to send what pending approval id still
+// holds, decided by by: made against p, its organization's fresh plan, it
+// lets through the held changes the plan still wants (Decision.Dropped
+// lists the others) and nothing else. A real release claims the approval,
+// so that no other orgsync applies it too; Apply then sends its changes
+// and closes it as approved (dropped when nothing was left), or puts it
+// back as pending when nothing could be sent. A dry release shows what a
+// real one would send.
+func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gated, error) {
+	dir, err := j.quarantine.open(false)
+	switch {
+	case err != nil:
+		return nil, err
+	case dir == nil && j.quarantine.path == "":
+		return nil, ErrNoStateDir
+	case dir == nil:
+		return nil, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+	}
+	a, err := dir.Approval(id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Status != store.Pending:
+		return nil, fmt.Errorf("approval %s is %s already", a.ID, a.Status)
+	case a.Org != p.Org.Name:
+		return nil, fmt.Errorf("approval %s is of organization %s, not %s", a.ID, a.Org, p.Org.Name)
+	case p.Err != nil:
+		return nil, p.Err
+	case approval.SourcesIncomplete(p.Plan):
+		return nil, fmt.Errorf("not applied: %s; approve again when the sources are whole", p.Plan.Safety.Reason)
+	}
+	kept, dropped := approval.Narrow(a.Changes, p.Plan)
+	if mode == Real {
+		if a, err = dir.Claim(a.ID); err != nil {
+			return nil, err
+		}
+	}
+	g := &Gated{plan: *p, mode: mode, release: a, by: by,
+		decision: Decision{Released: a, Dropped: dropped}}
+	g.plan.Plan = &reconcile.Plan{Changes: kept, UserGroups: p.Plan.UserGroups, Unmatched: p.Plan.Unmatched}
+	return g, nil
+}
+
+// settle closes the approval a real release applied: approved once its
+// changes were sent (whatever the service answered each: the history
+// says), dropped when nothing of it was left, and pending again when
+// nothing could be sent.
+func (j *Job) settle(g *Gated, res *Result) {
+	a := g.release
+	if a == nil || g.mode != Real {
+		return
+	}
+	dir, err := j.quarantine.open(true)
+	if err == nil {
+		switch {
+		case len(g.plan.Plan.Changes) == 0:
+			err = dir.Close(a, store.Dropped, g.by)
+		case res.Applied == nil || res.Applied.Requests+res.Applied.Invites == 0:
+			err = dir.Unclaim(a)
+		default:
+			err = dir.Close(a, store.Approved, g.by)
+		}
+	}
+	if err != nil {
+		g.plan.logger(j).Error("the approval's end could not be recorded", zap.String("approval", a.ID), zap.Error(err))
+		res.Err, res.Phase = errors.Join(res.Err, fmt.Errorf("approval %s: %w", a.ID, err)), PhaseRecord
+	}
+}

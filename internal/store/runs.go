@@ -1,0 +1,69 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Run results.
+const (
+	RunSuccess = "success"
+	RunFailure = "failure"
+	RunHeld    = "held" // applied what was safe; a safety limit held the rest for approval
+)
+
+// Run is the record of one organization's run.
+type Run struct {
+	ID    string    `json:"id"`
+	Org   string    `json:"org"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Mode is "sync", "test-only" or "approve".
+	Mode   string `json:"mode"`
+	Result string `json:"result"`
+	Error  string `json:"error,omitempty"`
+	// Phase is where a failed run stopped: configuration, sources,
+	// sign-in, read, plan, gate, apply or record.
+	Phase string `json:"phase,omitempty"`
+	// Changes counts the changes applied, by kind; Failures the entries
+	// that failed.
+	Changes   map[string]int `json:"changes,omitempty"`
+	Failures  int            `json:"failures,omitempty"`
+	Requests  int            `json:"requests"`
+	Status429 int            `json:"status429"`
+	// Approval is the approval the run created or updated, or applied.
+	Approval string `json:"approval,omitempty"`
+	// Held counts the changes the organization's pending approvals hold
+	// after the run.
+	Held int `json:"held,omitempty"`
+}
+
+// Duration is how long the run took.
+func (r *Run) Duration() time.Duration { return r.End.Sub(r.Start) }
+
+// Total is the number of changes applied.
+func (r *Run) Total() int {
+	n := 0
+	for _, c := range r.Changes {
+		n += c
+	}
+	return n
+}
+
+// AppendRun records a finished run.
+func (d *Dir) AppendRun(r *Run) error { return d.runs.Append(r) }
+
+// Runs returns the last n runs (all when n <= 0), oldest first.
+func (d *Dir) Runs(n int) ([]Run, error) {
+	var out []Run
+	err := d.runs.Read(func(line []byte) {
+		var r Run
+		if json.Unmarshal(line, &r) == nil {
+			out = append(out, r)
+		}
+	})
+	if n > 0 && len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out, err
+}

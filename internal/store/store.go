@@ -1,0 +1,119 @@
+// Package store keeps orgsync's state directory (state.dir): the history
+// of applied action entries and the run records, each an append-only file
+// of JSON lines rotated by size and pruned by age, and the approvals that
+// a tripped safety limit holds, one JSON file each, replaced atomically.
+// It writes what it is given; the callers give it nothing secret.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxFileBytes = 10 << 20            // a log file is rotated at 10 MiB
+	DefaultRetention    = 90 * 24 * time.Hour // rotated files older than this are removed
+)
+
+// Options bound the size of the state directory.
+type Options struct {
+	// MaxFileBytes is the size at which a log file is rotated.
+	MaxFileBytes int64
+	// Retention is how long rotated log files are kept.
+	Retention time.Duration
+}
+
+// Dir is an open state directory.
+type Dir struct {
+	path    string
+	history *jsonLog
+	runs    *jsonLog
+}
+
+// The files and directories of a state directory.
+const (
+	historyFile  = "history.jsonl"
+	runsFile     = "runs.jsonl"
+	approvalsDir = "approvals"
+)
+
+// Open opens the state directory at path, creating it (readable by its
+// owner only) when it does not exist.
+func Open(path string, o Options) (*Dir, error) {
+	if path == "" {
+		return nil, errors.New("state directory: no path")
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.Retention <= 0 {
+		o.Retention = DefaultRetention
+	}
+	if err := os.MkdirAll(filepath.Join(path, approvalsDir), 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	return &Dir{
+		path:    path,
+		history: &jsonLog{path: filepath.Join(path, historyFile), max: o.MaxFileBytes, keep: o.Retention},
+		runs:    &jsonLog{path: filepath.Join(path, runsFile), max: o.MaxFileBytes, keep: o.Retention},
+	}, nil
+}
+
+// Path is the directory's path.
+func (d *Dir) Path() string { return d.path }
+
+// Check reports whether the state directory at path can be written,
+// changing nothing that is there: it (or, while it does not exist, the
+// nearest folder above it) takes a new file, and its history, run
+// records and approvals folder, where they exist, can be written to.
+func Check(path string) error {
+	dir := path
+	for {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	if err := writable(dir); err != nil {
+		return err
+	}
+	if dir != path {
+		return nil // made at the first run
+	}
+	for _, name := range []string{historyFile, runsFile} {
+		f, err := os.OpenFile(filepath.Join(path, name), os.O_APPEND|os.O_WRONLY, 0)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s cannot be appended to: %w", name, err)
+		}
+		f.Close()
+	}
+	if _, err := os.Stat(filepath.Join(path, approvalsDir)); err == nil {
+		return writable(filepath.Join(path, approvalsDir))
+	}
+	return nil
+}
+
+// writable reports whether dir is a folder a file can be made in (a
+// probe file, removed at once).
+func writable(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	f, err := os.CreateTemp(dir, ".orgsync-check-*")
+	if err != nil {
+		return fmt.Errorf("no file can be written in %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -1,0 +1,101 @@
+// Package logs builds orgsync's logger (zap): readable console lines on a
+// terminal, one JSON object a line otherwise, to standard error or to a
+// file rotated by lumberjack.
+package logs
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// The log formats.
+const (
+	FormatAuto    = "auto" // console on a terminal, JSON otherwise
+	FormatConsole = "console"
+	FormatJSON    = "json"
+)
+
+// Options are the configuration's logging settings (the zero Options:
+// the defaults, to standard error).
+type Options struct {
+	Level  string // debug, info (when empty), warn or error
+	Format string // FormatAuto when empty
+	// File, when set, receives the logs, rotated when it reaches
+	// MaxSizeMB megabytes; MaxBackups rotated files are kept (0 keeps
+	// all), none older than MaxAgeDays days (0: no age limit).
+	File       string
+	MaxSizeMB  int
+	MaxBackups int
+	MaxAgeDays int
+}
+
+// New builds the logger from the configuration's logging settings
+// overridden by format and level when they are set (the command line's).
+// It writes to w, or to the settings' file when they name one.
+func New(w io.Writer, opts Options, format, level string) (*zap.Logger, error) {
+	if opts.File != "" {
+		w = rotatingFile(opts)
+	}
+	format = cmp.Or(format, opts.Format, FormatAuto)
+	level = cmp.Or(level, opts.Level, "info")
+	return newLogger(w, format, level)
+}
+
+// rotatingFile is the configuration's log file, rotated by lumberjack when
+// it reaches maxSizeMB: the rotated files are named with their time and
+// compressed, and the oldest beyond maxBackups or maxAgeDays are removed.
+func rotatingFile(cfg Options) io.Writer {
+	return &lumberjack.Logger{
+		Filename:   cfg.File,
+		MaxSize:    cfg.MaxSizeMB,
+		MaxBackups: cfg.MaxBackups,
+		MaxAge:     cfg.MaxAgeDays,
+		Compress:   true,
+	}
+}
+
+// IsTerminal reports whether stream (a writer or a reader) is a terminal.
+func IsTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// newLogger returns a zap logger writing to w: readable console lines, or
+// one JSON object a line.
+func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("log level: %w", err)
+	}
+	if format == FormatAuto {
+		format = FormatJSON
+		if IsTerminal(w) {
+			format = FormatConsole
+		}
+	}
+	var enc zapcore.Encoder
+	switch format {
+	case FormatJSON:
+		ec := zap.NewProductionEncoderConfig()
+		ec.EncodeTime = zapcore.ISO8601TimeEncoder
+		enc = zapcore.NewJSONEncoder(ec)
+	case FormatConsole:
+		ec := zap.NewDevelopmentEncoderConfig()
+		ec.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
+		ec.EncodeCaller = nil
+		if IsTerminal(w) {
+			ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
+		}
+		enc = zapcore.NewConsoleEncoder(ec)
+	default:
+		return nil, fmt.Errorf("log format %q: use auto, console or json", format)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), lvl)), nil
+}
