@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,10 +25,12 @@ type OrgPlan struct {
 	Err   error           // what failed the organization, if anything
 	Phase string          // where it failed (the Phase constants)
 	Run   string          // the run's id (RunID)
+	Read  Reading         // how the organization was read, and why
 	// What the run needs to apply it and report on it.
 	log    *zap.Logger
 	stats0 umapi.Stats // the client's statistics before this run
 	start  time.Time
+	inc    *incrementalRun // the run with the organization's snapshot (incremental runs on)
 }
 
 // Plans are the plans of a run's organizations, in the configuration's
@@ -131,8 +134,13 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		return nil, err
 	}
 	p.stats0 = client.Stats()
+	diff := func(cur *reconcile.Current) (*reconcile.Plan, error) {
+		d := desired
+		d.Users = present(slices.Clip(desired.Users), others, cur.Users)
+		return reconcile.Diff(d, cur, policy)
+	}
 	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
-	cur, err := newTarget(client).ReadCurrent(ctx, policy.ReadNeedsFor(desired.Users))
+	cur, err := j.readCurrent(ctx, p, newTarget(client), policy.ReadNeedsFor(desired.Users), diff)
 	stop()
 	if err != nil {
 		p.Phase = PhaseRead
@@ -142,9 +150,8 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
 	}
 	j.opts.Observer.Read(p, cur)
-	desired.Users = present(desired.Users, others, cur.Users)
 	p.Phase = PhasePlan
-	plan, err := reconcile.Diff(desired, cur, policy)
+	plan, err := diff(cur)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}

@@ -27,12 +27,14 @@ func (ps *Plans) WriteText(w io.Writer, multiOrg bool) error {
 	return nil
 }
 
-// WriteText writes one organization's plan as text (see Plans.WriteText).
+// WriteText writes one organization's plan as text (see Plans.WriteText),
+// after how the organization was read when incremental runs are on.
 func (p *OrgPlan) WriteText(w io.Writer, multiOrg bool) error {
 	if !multiOrg {
 		if p.Err != nil {
 			return nil
 		}
+		p.writeRead(w)
 		return p.Plan.Render(w)
 	}
 	fmt.Fprintf(w, "== organization %s (%s)\n", p.Org.Name, p.Org.OrgID)
@@ -40,7 +42,16 @@ func (p *OrgPlan) WriteText(w io.Writer, multiOrg bool) error {
 		_, err := fmt.Fprintf(w, "! failed: %v\n", p.Err)
 		return err
 	}
+	p.writeRead(w)
 	return p.Plan.Render(w)
+}
+
+// writeRead writes how the organization was read, with incremental runs
+// on (which give a reason).
+func (p *OrgPlan) writeRead(w io.Writer) {
+	if p.Read.Reason != "" {
+		fmt.Fprintf(w, "# %s\n", p.Read)
+	}
 }
 
 // orgPlanJSON is one organization's part of the JSON plan: its name and
@@ -51,12 +62,16 @@ type orgPlanJSON struct {
 	OrgID  string            `json:"orgId"`
 	Error  string            `json:"error,omitempty"`
 	Counts *reconcile.Counts `json:"counts,omitempty"`
+	Read   *Reading          `json:"read,omitempty"` // with incremental runs on
 	*reconcile.Plan
 }
 
 // MarshalJSON writes the organization's part of the JSON plan.
 func (p *OrgPlan) MarshalJSON() ([]byte, error) {
 	o := orgPlanJSON{Name: p.Org.Name, OrgID: p.Org.OrgID, Plan: p.Plan}
+	if p.Read.Reason != "" {
+		o.Read = &p.Read
+	}
 	if p.Err != nil {
 		o.Error = p.Err.Error()
 	} else {

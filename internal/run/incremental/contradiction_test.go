@@ -159,7 +159,7 @@ func TestRequestWithoutAnswerMakesTheNextRunFull(t *testing.T) {
 	want := []reconcile.User{person("ann", "G2"), person("bob", "G1"), person("cy", "G1")}
 	o.sync(t, []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}, smallPolicy)
 	r, plan, target := o.begin(t, want, smallPolicy)
-	s, err := r.Send(plan)
+	s, err := r.Send(plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestStopBeforeRecordingMakesTheNextRunFull(t *testing.T) {
 	o.sync(t, []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}, smallPolicy)
 	want := []reconcile.User{person("ann", "G1"), person("bob", "G1", "G2")}
 	r, plan, target := o.begin(t, want, smallPolicy)
-	s, err := r.Send(plan)
+	s, err := r.Send(plan, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +212,11 @@ func TestOneRunSendsAtATime(t *testing.T) {
 	o.sync(t, want, smallPolicy)
 	need := smallPolicy.ReadNeedsFor(want)
 	first, second := Begin(o.settings(), need), Begin(o.settings(), need)
-	s, err := first.Send(&reconcile.Plan{})
+	s, err := first.Send(&reconcile.Plan{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := second.Send(&reconcile.Plan{}); !errors.Is(err, snapshot.ErrLocked) || !strings.Contains(err.Error(), "this run sends nothing") {
+	if _, err := second.Send(&reconcile.Plan{}, true); !errors.Is(err, snapshot.ErrLocked) || !strings.Contains(err.Error(), "this run sends nothing") {
 		t.Errorf("second run: %v", err)
 	}
 	if err := s.Finish(); err != nil {
@@ -224,7 +224,7 @@ func TestOneRunSendsAtATime(t *testing.T) {
 	}
 	o.now = o.now.Add(time.Second)
 	o.sync(t, []reconcile.User{named(person("ann", "G1"), "Anne"), person("bob", "G1"), person("cy", "G1")}, smallPolicy) // saves a snapshot after second began
-	s, err = second.Send(&reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindUpdate, User: person("ann")}}})
+	s, err = second.Send(&reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindUpdate, User: person("ann")}}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

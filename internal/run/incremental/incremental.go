@@ -167,6 +167,15 @@ func (r *Run) Reason() string { return r.reason }
 // that cannot be read).
 func (r *Run) Warn() bool { return r.warn }
 
+// Users counts the users of the snapshot the run plans from or keeps
+// (0 before a full read).
+func (r *Run) Users() int {
+	if r.snap == nil {
+		return 0
+	}
+	return len(r.snap.Users)
+}
+
 // Approx writes a duration to the minute, e.g. 45m, 3h, 3h20m or 2d4h.
 func Approx(d time.Duration) string {
 	d = max(0, d.Round(time.Minute))

@@ -22,7 +22,8 @@ type Sending struct {
 	lock *snapshot.Lock
 	// stale is set when another run replaced the snapshot since this one
 	// began: nothing is recorded, and the sending marker stays.
-	stale bool
+	stale      bool
+	switchable bool
 
 	mu      sync.Mutex
 	journal journal
@@ -34,14 +35,17 @@ type Sending struct {
 // (another run holding it is an error: nothing may be sent) and, when the
 // plan sends anything, writes the sending marker first, so that a run
 // that stops before recording leaves the next one to read fully. A
-// Sending must be finished (Finish) once the plan is sent.
-func (r *Run) Send(plan *reconcile.Plan) (*Sending, error) {
+// Sending must be finished (Finish) once the plan is sent. switchable
+// says that the run can read fully and plan again when an answer
+// contradicts the snapshot (see Wrap); a run that cannot (it applies an
+// approval's changes) leaves the next run to read fully instead.
+func (r *Run) Send(plan *reconcile.Plan, switchable bool) (*Sending, error) {
 	note := fmt.Sprintf("pid %d, since %s", os.Getpid(), r.s.Clock().UTC().Format(time.RFC3339))
 	lock, err := r.s.Store.Lock(r.s.Org, note)
 	if err != nil {
 		return nil, fmt.Errorf("the snapshot of %s: %w: this run sends nothing (run one sync of an organization at a time)", r.s.Org, err)
 	}
-	s := &Sending{run: r, lock: lock}
+	s := &Sending{run: r, lock: lock, switchable: switchable}
 	if stamp, err := r.s.Store.Stamp(r.s.Org); err != nil || stamp != r.stamp {
 		s.stale = true
 	}
@@ -87,17 +91,21 @@ func contradicts(code string) bool {
 
 // Wrap returns the context and the Sender to apply plan with: next
 // behind a recorder of what the service confirmed. When the plan was made
-// from the snapshot, its user creates are sent strictly (they fail on a
-// user that exists, instead of updating it), and the first answer that
-// contradicts the snapshot cancels the context: the run stops sending
-// (Contradiction says why) and reads fully (ReadFully).
+// from the snapshot, the first answer that contradicts the snapshot is
+// kept (Contradiction); in a switchable run its user creates are sent
+// strictly (they fail on a user that exists, instead of updating it),
+// and that answer cancels the context: the run stops sending and reads
+// fully (ReadFully).
 func (s *Sending) Wrap(ctx context.Context, next reconcile.Sender, plan *reconcile.Plan) (context.Context, reconcile.Sender) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
+	if s.cancel != nil {
+		s.cancel() // the context of an earlier Wrap, done with
+	}
 	s.cancel = cancel
 	s.mu.Unlock()
-	rec := &recorder{s: s, next: next}
-	if s.run.kind == Incremental {
+	rec := &recorder{s: s, next: next, fromSnapshot: s.run.kind == Incremental}
+	if s.switchable && rec.fromSnapshot {
 		rec.strict = map[string]bool{}
 		for i := range plan.Changes {
 			if plan.Changes[i].Kind == reconcile.KindCreate {
@@ -137,18 +145,24 @@ func (s *Sending) Finish() error {
 	defer s.lock.Unlock()
 	r := s.run
 	s.mu.Lock()
-	j := s.journal
+	j, contra := s.journal, s.contra
+	if s.cancel != nil {
+		s.cancel()
+	}
 	s.mu.Unlock()
 	if s.stale {
 		return errors.New("another run replaced the snapshot while this one planned: not recorded; the next run reads fully")
 	}
-	if j.empty() && r.kind == Incremental {
+	if j.empty() && contra == nil && r.kind == Incremental {
 		return r.s.Store.Unmark(r.s.Org)
 	}
 	now := r.s.Clock().UTC()
 	j.applyTo(r.snap, now)
 	r.snap.Saved = now
-	if len(j.unsure) > 0 {
+	switch {
+	case contra != nil:
+		r.snap.Doubt = "an answer showed the snapshot wrong: " + contra.String()
+	case len(j.unsure) > 0:
 		r.snap.Doubt = fmt.Sprintf("the run of %s had no answer for %s: the next run reads fully", now.Format(time.RFC3339), unsureList(j.unsure))
 	}
 	return r.s.Store.Save(r.s.Org, r.snap)
@@ -167,9 +181,10 @@ func unsureList(targets []string) string {
 // recorder is the Sender of a Sending: it sends through next and records
 // what the service confirmed.
 type recorder struct {
-	s      *Sending
-	next   reconcile.Sender
-	strict map[string]bool // keys of the users created strictly; nil: none
+	s            *Sending
+	next         reconcile.Sender
+	fromSnapshot bool            // the plan was made from the snapshot
+	strict       map[string]bool // keys of the users created strictly; nil: none
 }
 
 func (c *recorder) Send(ctx context.Context, req reconcile.Request, testOnly bool) ([]reconcile.EntryFailure, error) {
@@ -200,9 +215,11 @@ func (c *recorder) Send(ctx context.Context, req reconcile.Request, testOnly boo
 		default:
 			c.s.journal.done(e, f.Step)
 		}
-		if ok && c.strict != nil && c.s.contra == nil && contradicts(f.Code) {
+		if ok && c.fromSnapshot && c.s.contra == nil && contradicts(f.Code) {
 			c.s.contra = &Contradiction{Target: e.Target(), Code: f.Code, Message: f.Message}
-			c.s.cancel()
+			if c.s.switchable {
+				c.s.cancel()
+			}
 		}
 	}
 	return failed, nil

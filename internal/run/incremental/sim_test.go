@@ -109,7 +109,7 @@ func send(s *Sending, next reconcile.Sender, plan *reconcile.Plan) (*reconcile.R
 func (o *org) sync(t *testing.T, want []reconcile.User, pol *reconcile.Policy) outcome {
 	t.Helper()
 	r, plan, target := o.begin(t, want, pol)
-	s, err := r.Send(plan)
+	s, err := r.Send(plan, true)
 	if err != nil {
 		return outcome{run: r, err: err}
 	}
