@@ -315,3 +315,31 @@ func TestDamagedSnapshotIsAWarning(t *testing.T) {
 		t.Errorf("the sync did not write a new snapshot:\n%s", r.stdout)
 	}
 }
+
+// TestDaemonRunsIncrementally: the daemon's first run reads the whole
+// organization, the next ones plan from the snapshot; its metrics and
+// status page say so.
+func TestDaemonRunsIncrementally(t *testing.T) {
+	notGolden(t)
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	addr := freeAddr(t)
+	cfg := incrementalConfig(t, dir, s.url)
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
+	base := "http://" + addr
+	waitFor(t, "an incremental run", 20*time.Second, func() bool {
+		_, m := get(base + "/metrics")
+		return metricValue(m, `orgsync_reads_total{kind="incremental"}`) >= 2
+	})
+	_, m := get(base + "/metrics")
+	if n := metricValue(m, `orgsync_org_reads_total{kind="full",org="default"}`); n != 1 {
+		t.Errorf("full reads: %v, want 1 (the first run)", n)
+	}
+	if _, page := get(base + "/"); !strings.Contains(page, `">incremental</td>`) || !strings.Contains(page, `<td title="first run with incremental runs: no snapshot of this organization yet">full</td>`) {
+		t.Errorf("the status page does not show the kind of each run:\n%s", page)
+	}
+	if code := stopBinary(t, cmd); code != exitOK {
+		t.Errorf("daemon exit %d\n%s", code, stderr.String())
+	}
+}
