@@ -44,7 +44,19 @@ func Parse(data []byte, name string) (*Config, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return fail(Problem{Line: extra.Line, Message: "only one YAML document is allowed"})
 	}
-	root := doc.Content[0]
+	return ParseNode(&doc, name)
+}
+
+// ParseNode is Parse for a document already parsed (and perhaps changed:
+// the problems carry the lines its nodes have).
+func ParseNode(doc *yaml.Node, name string) (*Config, error) {
+	fail := func(p Problem) (*Config, error) {
+		return nil, &Error{File: name, Problems: []Problem{p}}
+	}
+	root := doc
+	if doc.Kind == yaml.DocumentNode {
+		root = doc.Content[0]
+	}
 	w := newWalker()
 	w.walk("", root, reflect.TypeOf(Config{}))
 	if w.complexKey {

@@ -106,7 +106,7 @@ func (n *Notify) validate(v *validation) {
 	for i := range n.Webhooks {
 		path := index("notify.webhooks", i)
 		secretRef(v, join(path, "url"), n.Webhooks[i].URL)
-		oneOf(v, join(path, "format"), n.Webhooks[i].Format, []string{WebhookJSON, WebhookSlack, WebhookTeams})
+		oneOf(v, join(path, "format"), n.Webhooks[i].Format, webhookFormats)
 	}
 	m := n.Email
 	if m == nil {
@@ -124,7 +124,7 @@ func (n *Notify) validate(v *validation) {
 	if m.Port < 1 || m.Port > 65535 {
 		v.errorf("notify.email.port", "must be a port number (1-65535)")
 	}
-	oneOf(v, "notify.email.tls", m.TLS, []string{EmailSTARTTLS, EmailTLS, EmailNone})
+	oneOf(v, "notify.email.tls", m.TLS, emailTLSModes)
 	if m.Username != "" {
 		secretRef(v, "notify.email.password", m.Password)
 	}

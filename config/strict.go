@@ -210,6 +210,24 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 			out[k.Key] = reflect.TypeOf(k.New())
 		}
 	}
+	for _, f := range fieldsOf(t) {
+		out[f.key] = f.typ
+	}
+	return out
+}
+
+// field is one YAML key of a struct: its type, and the struct type that
+// declares it (an inlined struct's keys are that struct's).
+type field struct {
+	key   string
+	typ   reflect.Type
+	owner reflect.Type
+}
+
+// fieldsOf returns the YAML keys of struct type t, those of its inline
+// fields included, in their order.
+func fieldsOf(t reflect.Type) []field {
+	var out []field
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -224,13 +242,13 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			maps.Copy(out, yamlFields(ft))
+			out = append(out, fieldsOf(ft)...)
 			continue
 		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		out[name] = f.Type
+		out = append(out, field{key: name, typ: f.Type, owner: t})
 	}
 	return out
 }

@@ -136,7 +136,7 @@ func (c *Config) validateTargets(v *validation) {
 		} else {
 			orgs[strings.ToLower(t.OrgID)] = t.path
 		}
-		oneOf(v, join(t.path, "members"), t.Members, []string{MembersMapped, MembersAll})
+		oneOf(v, join(t.path, "members"), t.Members, memberChoices)
 		if prev := clients[t.Auth.ClientID]; prev != "" {
 			v.warnf(join(t.path, "auth.clientId"), "the same integration as %s: the service's limits are per integration, so the two organizations, synced side by side, share them and may be answered 429; give each organization its own", prev)
 		} else if t.Auth.ClientID != "" {

@@ -118,10 +118,10 @@ func (c *Config) validate(v *validation) {
 	c.validateIncremental(v)
 	c.Notify.validate(v)
 	c.Status.validate(v)
-	oneOf(v, "safety.onLimit", c.Safety.OnLimit, []string{OnLimitHold, OnLimitStop})
+	oneOf(v, "safety.onLimit", c.Safety.OnLimit, onLimits)
 	for i := range c.Targets {
 		if s := c.Targets[i].Safety; s != nil && s.OnLimit != "" {
-			oneOf(v, join(c.Targets[i].path, "safety.onLimit"), s.OnLimit, []string{OnLimitHold, OnLimitStop})
+			oneOf(v, join(c.Targets[i].path, "safety.onLimit"), s.OnLimit, onLimits)
 		}
 	}
 }
@@ -356,12 +356,6 @@ func positive(v *validation, path string, n int64) {
 	}
 }
 
-// unmatchedPolicies are the values policy.unmatchedUsers accepts.
-var unmatchedPolicies = []string{UnmatchedPreserve, UnmatchedRemoveGroups, UnmatchedRemove, UnmatchedDelete}
-
-// updatableAttributes are the values policy.updateAttributes accepts.
-var updatableAttributes = []string{"firstname", "lastname", "email", "username"}
-
 // validateAt reports the problems of the policy at path; it returns
 // whether it found any.
 func (p *Policy) validateAt(v *validation, path string) bool {
@@ -385,8 +379,8 @@ func (p *Policy) validateAt(v *validation, path string) bool {
 
 // validate checks the log level and format.
 func (l *Logging) validate(v *validation) {
-	oneOf(v, "logging.level", l.Level, []string{"debug", "info", "warn", "error"})
-	oneOf(v, "logging.format", l.Format, []string{FormatAuto, FormatConsole, FormatJSON})
+	oneOf(v, "logging.level", l.Level, LogLevels)
+	oneOf(v, "logging.format", l.Format, LogFormats)
 	positive(v, "logging.maxSizeMB", int64(l.MaxSizeMB))
 	if l.MaxBackups < 0 {
 		v.errorf("logging.maxBackups", "must not be negative (0 keeps every rotated file)")

@@ -1,193 +1,213 @@
 package examples
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
-	"text/template"
 
-	"gopkg.in/yaml.v3"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// chartFuncs are the template functions of Helm (from sprig) that the
-// orgsync-orgs chart uses, with Helm's semantics.
-var chartFuncs = template.FuncMap{
-	"join": func(sep string, list []any) string {
-		s := make([]string, len(list))
-		for i, v := range list {
-			s[i] = fmt.Sprint(v)
+// chartDir is the orgsync-orgs chart.
+var chartDir = filepath.Join("kubernetes", "orgsync-orgs")
+
+// render renders the chart with Helm's own chart loader and engine (strict:
+// a value the templates use that is missing is an error), the values
+// files over the chart's values (checked against its values.schema.json
+// as helm install does), and decodes each manifest strictly into the
+// Kubernetes API types (see decodeStrict).
+func render(t *testing.T, valuesFiles ...string) []runtime.Object {
+	t.Helper()
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatalf("loading the chart: %v", err)
+	}
+	vals := chartutil.Values{}
+	for _, f := range valuesFiles {
+		v, err := chartutil.ReadValuesFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return strings.Join(s, sep)
-	},
-	"quote": func(v any) string { return fmt.Sprintf("%q", fmt.Sprint(v)) },
-	"default": func(def, v any) any {
-		if v == nil || v == "" {
-			return def
+		vals = chartutil.CoalesceTables(v, vals)
+	}
+	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "orgsync", Namespace: "orgsync", IsInstall: true}, chartutil.DefaultCapabilities)
+	if err != nil {
+		t.Fatalf("values %v: %v", valuesFiles, err)
+	}
+	rendered, err := engine.Engine{Strict: true}.Render(ch, top)
+	if err != nil {
+		t.Fatalf("rendering with %v: %v", valuesFiles, err)
+	}
+	var objs []runtime.Object
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range rendered {
+			if !yield(n) {
+				return
+			}
 		}
-		return v
-	},
-	"toYaml": func(v any) (string, error) {
-		b, err := yaml.Marshal(v)
-		return strings.TrimSuffix(string(b), "\n"), err
-	},
-	"nindent": func(n int, s string) string {
-		pad := strings.Repeat(" ", n)
-		return "\n" + pad + strings.ReplaceAll(s, "\n", "\n"+pad)
-	},
+	}) {
+		if strings.HasPrefix(filepath.Base(name), "_") || strings.TrimSpace(rendered[name]) == "" {
+			continue
+		}
+		manifests := releaseutil.SplitManifests(rendered[name])
+		keys := make([]string, 0, len(manifests))
+		for k := range manifests {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return manifestIndex(keys[i]) < manifestIndex(keys[j]) })
+		for _, k := range keys {
+			objs = append(objs, decodeStrict(t, name, []byte(manifests[k]))...)
+		}
+	}
+	return objs
 }
 
-// TestOrgsChartRendersOneCronJobPerJob renders the chart of
-// kubernetes/orgsync-orgs with its values and checks each CronJob.
-func TestOrgsChartRendersOneCronJobPerJob(t *testing.T) {
-	var values map[string]any
-	data, err := os.ReadFile("kubernetes/orgsync-orgs/values.yaml")
-	if err != nil {
-		t.Fatal(err)
+// manifestIndex is the order of a key of releaseutil.SplitManifests
+// ("manifest-3").
+func manifestIndex(key string) int {
+	n := 0
+	for _, c := range strings.TrimPrefix(key, "manifest-") {
+		n = n*10 + int(c-'0')
 	}
-	if err := yaml.Unmarshal(data, &values); err != nil {
-		t.Fatal(err)
+	return n
+}
+
+// TestOrgsChartRendersWithHelm renders the chart with each values file
+// (its own, and those of ci/ over it) and checks every CronJob and the
+// claim, as the Kubernetes API types read them.
+func TestOrgsChartRendersWithHelm(t *testing.T) {
+	defaults := filepath.Join(chartDir, "values.yaml")
+	tests := []struct {
+		values []string
+		jobs   []struct{ name, schedule, args string }
+		claim  string // the state claim the jobs mount
+		made   bool   // the chart makes it
+	}{
+		{[]string{defaults}, []struct{ name, schedule, args string }{
+			{"orgsync-main", "0 */2 * * *", "plan --orgs main --log-format json"},
+			{"orgsync-europe", "30 */2 * * *", "plan --orgs emea,uk --log-format json"},
+		}, "orgsync-state", true},
+		{[]string{defaults, filepath.Join(chartDir, "ci", "sync-values.yaml")}, []struct{ name, schedule, args string }{
+			{"orgsync-main", "0 */2 * * *", "sync --orgs main --log-format json"},
+			{"orgsync-emea", "15 */2 * * *", "sync --orgs emea --log-format json"},
+			{"orgsync-apac", "45 */4 * * *", "sync --orgs apac,anz --log-format json"},
+		}, "orgsync-shared-state", false},
+		{[]string{defaults, filepath.Join(chartDir, "ci", "one-job-values.yaml")}, []struct{ name, schedule, args string }{
+			{"orgsync-all", "0 */2 * * *", "plan --orgs main,emea,uk --log-format json"},
+		}, "orgsync-state", true},
 	}
-	tpl, err := template.New("cronjobs.yaml").Funcs(chartFuncs).ParseFiles("kubernetes/orgsync-orgs/templates/cronjobs.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := tpl.Execute(&out, map[string]any{"Values": values, "Release": map[string]any{"Name": "orgsync"}}); err != nil {
-		t.Fatal(err)
-	}
-	type cronJob struct {
-		Kind     string
-		Metadata struct{ Name string }
-		Spec     struct {
-			Schedule          string
-			ConcurrencyPolicy string `yaml:"concurrencyPolicy"`
-			JobTemplate       struct {
-				Spec struct {
-					Template struct {
-						Spec struct {
-							Containers []struct {
-								Image string
-								Args  []string
-							}
-						}
-					}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.values[len(tt.values)-1]), func(t *testing.T) {
+			var jobs []*batchv1.CronJob
+			var claims []*corev1.PersistentVolumeClaim
+			for _, o := range render(t, tt.values...) {
+				switch o := o.(type) {
+				case *batchv1.CronJob:
+					jobs = append(jobs, o)
+				case *corev1.PersistentVolumeClaim:
+					claims = append(claims, o)
+				default:
+					t.Errorf("the chart renders a %T", o)
 				}
-			} `yaml:"jobTemplate"`
-		}
+			}
+			if len(jobs) != len(tt.jobs) {
+				t.Fatalf("%d CronJobs, want %d", len(jobs), len(tt.jobs))
+			}
+			for i, want := range tt.jobs {
+				checkCronJob(t, jobs[i], want.name, want.schedule, want.args, tt.claim)
+			}
+			if made := len(claims) == 1 && claims[0].Name == tt.claim; made != tt.made || len(claims) > 1 {
+				t.Errorf("claims %v, want the chart to make %s: %v", claims, tt.claim, tt.made)
+			}
+		})
 	}
-	var jobs []cronJob
-	dec := yaml.NewDecoder(&out)
-	for {
-		var j cronJob
-		err := dec.Decode(&j)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the chart renders invalid YAML: %v", err)
-		}
-		jobs = append(jobs, j)
+}
+
+// checkCronJob checks one CronJob of the chart: its schedule and command,
+// that runs never overlap, the pod's hardening, and the configuration,
+// secrets and state mounted where orgsync reads them.
+func checkCronJob(t *testing.T, j *batchv1.CronJob, name, schedule, args, claim string) {
+	t.Helper()
+	pod := j.Spec.JobTemplate.Spec.Template.Spec
+	if j.Name != name || j.Spec.Schedule != schedule || j.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent || len(pod.Containers) != 1 {
+		t.Fatalf("CronJob %s (schedule %q, %s, %d containers), want %s at %q, runs never overlapping",
+			j.Name, j.Spec.Schedule, j.Spec.ConcurrencyPolicy, len(pod.Containers), name, schedule)
 	}
-	want := []struct{ name, schedule, args string }{
-		{"orgsync-main", "0 */2 * * *", "plan --orgs main --log-format json"},
-		{"orgsync-europe", "30 */2 * * *", "plan --orgs emea,uk --log-format json"},
+	c := pod.Containers[0]
+	if got := strings.Join(c.Args, " "); got != args || c.Image == "" {
+		t.Errorf("%s runs %q %q, want %q", name, c.Image, got, args)
 	}
-	if len(jobs) != len(want) {
-		t.Fatalf("%d CronJobs, want %d", len(jobs), len(want))
+	if pod.RestartPolicy != corev1.RestartPolicyNever || pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
+		t.Errorf("%s: the pod may restart in place or run as root", name)
 	}
-	for i, w := range want {
-		j := jobs[i]
-		cs := j.Spec.JobTemplate.Spec.Template.Spec.Containers
-		if j.Kind != "CronJob" || j.Metadata.Name != w.name || j.Spec.Schedule != w.schedule || j.Spec.ConcurrencyPolicy != "Forbid" ||
-			len(cs) != 1 || strings.Join(cs[0].Args, " ") != w.args || cs[0].Image == "" {
-			t.Errorf("CronJob %d = %+v, want %+v", i, j, w)
+	sc := c.SecurityContext
+	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("%s: the container is not locked down: %+v", name, sc)
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+	}
+	if mounts["config"] != "/etc/orgsync/orgsync.yaml" || mounts["secrets"] != "/etc/orgsync/secrets" || mounts["state"] != "/var/lib/orgsync" {
+		t.Errorf("%s mounts %v", name, mounts)
+	}
+	for _, v := range pod.Volumes {
+		switch {
+		case v.Name == "state" && (v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != claim):
+			t.Errorf("%s: the state volume is not the claim %s: %+v", name, claim, v.VolumeSource)
+		case v.Name == "secrets" && (v.Secret == nil || v.Secret.DefaultMode == nil || *v.Secret.DefaultMode != 0o400):
+			t.Errorf("%s: the secrets are not mounted with mode 0400: %+v", name, v.VolumeSource)
 		}
 	}
 }
 
-// TestOrgsChartMountsTheStateVolume: every CronJob mounts the state
-// directory's claim at /var/lib/orgsync, and the chart makes the claim.
-func TestOrgsChartMountsTheStateVolume(t *testing.T) {
-	var values map[string]any
-	data, err := os.ReadFile("kubernetes/orgsync-orgs/values.yaml")
+// TestOrgsChartRefusesBadValues: values the chart's schema refuses fail
+// before anything is rendered, as helm install and helm lint fail.
+func TestOrgsChartRefusesBadValues(t *testing.T) {
+	ch, err := loader.Load(chartDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(data, &values); err != nil {
-		t.Fatal(err)
+	for name, bad := range map[string]chartutil.Values{
+		"misspelt key":     {"jbos": []any{}},
+		"unknown command":  {"command": "apply"},
+		"job without orgs": {"jobs": []any{map[string]any{"name": "main"}}},
+		"job name unfit":   {"jobs": []any{map[string]any{"name": "Main Org", "orgs": []any{"main"}}}},
+	} {
+		if _, err := chartutil.ToRenderValues(ch, bad, chartutil.ReleaseOptions{Name: "orgsync"}, chartutil.DefaultCapabilities); err == nil {
+			t.Errorf("%s: the values are accepted", name)
+		}
 	}
-	var out bytes.Buffer
-	for _, name := range []string{"cronjobs.yaml", "state.yaml"} {
-		tpl, err := template.New(name).Funcs(chartFuncs).ParseFiles("kubernetes/orgsync-orgs/templates/" + name)
+}
+
+// TestOrgsChartPassesHelmLint runs helm lint's checks (Chart.yaml, the
+// values and their schema, the templates rendered and parsed, metadata
+// names and labels) with each values file: no error, no warning.
+func TestOrgsChartPassesHelmLint(t *testing.T) {
+	for _, f := range []string{"values.yaml", "ci/sync-values.yaml", "ci/one-job-values.yaml"} {
+		vals, err := chartutil.ReadValuesFile(filepath.Join(chartDir, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tpl.Execute(&out, map[string]any{"Values": values, "Release": map[string]any{"Name": "orgsync"}}); err != nil {
-			t.Fatal(err)
-		}
-		out.WriteString("\n---\n")
-	}
-	type podSpec struct {
-		Containers []struct {
-			VolumeMounts []struct {
-				Name      string
-				MountPath string `yaml:"mountPath"`
-			} `yaml:"volumeMounts"`
-		}
-		Volumes []struct {
-			Name string
-			PVC  *struct {
-				ClaimName string `yaml:"claimName"`
-			} `yaml:"persistentVolumeClaim"`
-		}
-	}
-	var jobs, claims int
-	dec := yaml.NewDecoder(&out)
-	for {
-		var doc struct {
-			Kind     string
-			Metadata struct{ Name string }
-			Spec     struct {
-				JobTemplate struct {
-					Spec struct{ Template struct{ Spec podSpec } }
-				} `yaml:"jobTemplate"`
-				Resources struct{ Requests map[string]string }
+		linter := lint.AllWithKubeVersion(chartDir, vals, "orgsync", nil)
+		for _, m := range linter.Messages {
+			if m.Severity >= support.WarningSev {
+				t.Errorf("helm lint with %s: %s", f, m)
 			}
 		}
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
+		if len(linter.Messages) > 0 && linter.HighestSeverity >= support.WarningSev {
+			t.Errorf("helm lint with %s: highest severity %d", f, linter.HighestSeverity)
 		}
-		if err != nil {
-			t.Fatalf("the chart renders invalid YAML: %v", err)
-		}
-		switch doc.Kind {
-		case "CronJob":
-			jobs++
-			pod := doc.Spec.JobTemplate.Spec.Template.Spec
-			mounted := false
-			for _, m := range pod.Containers[0].VolumeMounts {
-				mounted = mounted || (m.Name == "state" && m.MountPath == "/var/lib/orgsync")
-			}
-			claimed := false
-			for _, v := range pod.Volumes {
-				claimed = claimed || (v.Name == "state" && v.PVC != nil && v.PVC.ClaimName == "orgsync-state")
-			}
-			if !mounted || !claimed {
-				t.Errorf("CronJob %s: state mounted %v, from the claim %v", doc.Metadata.Name, mounted, claimed)
-			}
-		case "PersistentVolumeClaim":
-			claims++
-			if doc.Metadata.Name != "orgsync-state" || doc.Spec.Resources.Requests["storage"] != "1Gi" {
-				t.Errorf("claim %+v", doc)
-			}
-		}
-	}
-	if jobs != 2 || claims != 1 {
-		t.Errorf("%d CronJobs and %d claims, want 2 and 1", jobs, claims)
 	}
 }

@@ -15,15 +15,28 @@ command -v samba >/dev/null 2>&1 || [ -x /usr/sbin/samba ] || need+=(samba)
 command -v kinit >/dev/null 2>&1 || need+=(krb5-user)
 command -v dscreate >/dev/null 2>&1 || [ -x /usr/sbin/dscreate ] || need+=(389-ds-base)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
-[ ${#need[@]} -eq 0 ] && exit 0
-echo "test-deps: installing ${need[*]}"
+# Shell completion (zsh, fish), the packages of make dist (lintian, rpm,
+# systemd-analyze) and the CI recipes (shellcheck; rsync, node and npm for
+# gitlab-ci-local, installed from npm below).
+for tool in zsh fish lintian rpm shellcheck rsync npm; do command -v "$tool" >/dev/null 2>&1 || need+=("$tool"); done
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+gitlab_ci_local=gitlab-ci-local@4.56.0 # runs on Debian 12's Node.js (later releases need Node.js 22)
+install_npm() {
+  command -v gitlab-ci-local >/dev/null 2>&1 && return 0
+  $sudo npm install --global --no-audit --no-fund "$gitlab_ci_local" >/dev/null && return 0
+  echo "test-deps: could not install $gitlab_ci_local" >&2
+  [ "${CI:-}" != "true" ]
+}
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
+if [ ${#need[@]} -eq 0 ]; then install_npm; exit $?; fi
+echo "test-deps: installing ${need[*]}"
 apt="apt-get -o DPkg::Lock::Timeout=600"
 if ! { $sudo $apt update -qq && DEBIAN_FRONTEND=noninteractive $sudo $apt install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
   echo "test-deps: could not install ${need[*]}" >&2
   [ "${CI:-}" = "true" ] && exit 1
 fi
+install_npm || exit 1
 # Debian's packages may start system daemons: slapd on port 389, Samba's
 # smbd, nmbd and domain controller. The tests start their own (slapd and
 # 389 Directory Server on free loopback ports, Samba's domain controllers

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/internal/util/suggest"
@@ -30,6 +29,17 @@ type stdio struct {
 	out io.Writer
 	err io.Writer
 	in  io.Reader // nil: none
+	// inspect, when set, asks the command for its flags and subcommands
+	// instead of running it (see inspection).
+	inspect *inspection
+}
+
+// inspection is what a command declares: parseFlags and subcommand record
+// its flags and subcommands in it and stop the command (exit 0) before it
+// reads or writes anything. Completion and help use it.
+type inspection struct {
+	flags *flag.FlagSet
+	subs  []string // the command's subcommands, when it has them
 }
 
 // command is one subcommand.
@@ -41,23 +51,26 @@ type command struct {
 // commands returns the subcommands by name.
 func commands() map[string]command {
 	return map[string]command{
-		"plan":     {"show what a sync would change (dry run)", runPlan},
-		"sync":     {"apply the changes", runSync},
-		"daemon":   {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon},
-		"validate": {"check the configuration and read the sources", runValidate},
-		"init":     {"write a commented starter configuration for a kind of source", runInit},
-		"sim":      {"run the service simulator", runSim},
-		"demo":     {"sync the example sources into an in-process simulator", runDemo},
-		"invites":  {"list, resend or revoke pending invites", runInvites},
-		"products": {"list the organization's products", runProducts},
-		"users":    {"list users or look one up", runUsers},
-		"approve":  {"list the changes a safety limit held, or apply one approval", runApprove},
-		"reject":   {"discard the changes a safety limit held", runReject},
-		"apply":    {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply},
-		"show":     {"print a saved plan as text or JSON", runShow},
-		"history":  {"show the changes applied, by user, organization and time", runHistory},
-		"version":  {"print the version, commit and build date", runVersion},
-		"migrate":  {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate},
+		"plan":       {"show what a sync would change (dry run)", runPlan},
+		"sync":       {"apply the changes", runSync},
+		"daemon":     {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon},
+		"validate":   {"check the configuration and read the sources", runValidate},
+		"init":       {"write a commented starter configuration for a kind of source", runInit},
+		"sim":        {"run the service simulator", runSim},
+		"demo":       {"sync the example sources into an in-process simulator", runDemo},
+		"invites":    {"list, resend or revoke pending invites", runInvites},
+		"products":   {"list the organization's products", runProducts},
+		"users":      {"list users or look one up", runUsers},
+		"approve":    {"list the changes a safety limit held, or apply one approval", runApprove},
+		"reject":     {"discard the changes a safety limit held", runReject},
+		"apply":      {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply},
+		"show":       {"print a saved plan as text or JSON", runShow},
+		"history":    {"show the changes applied, by user, organization and time", runHistory},
+		"version":    {"print the version, commit and build date", runVersion},
+		"schema":     {"print the JSON Schema of the configuration file, for editors and CI", runSchema},
+		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest},
+		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion},
+		"migrate":    {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate},
 	}
 }
 
@@ -65,8 +78,8 @@ func commands() map[string]command {
 // code.
 func dispatch(ctx context.Context, args []string, io stdio) int {
 	cmds := commands()
-	if len(args) == 2 && args[0] == "help" {
-		args = []string{args[1], "-h"} // orgsync help approve: the command's own help
+	if len(args) > 1 && isHelp(args[0]) { // help COMMAND [SUBCOMMAND]: as COMMAND -h
+		return dispatch(ctx, append(slices.Clone(args[1:]), "-h"), io)
 	}
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(io.out, cmds)
@@ -100,15 +113,15 @@ func guarded(io stdio, name string, cmd func() int) (code int) {
 
 // usage lists the commands with their summaries.
 func usage(w io.Writer, cmds map[string]command) {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
+	names := slices.Sorted(maps.Keys(cmds))
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
 	}
-	sort.Strings(names)
-	fmt.Fprintln(w, "usage: orgsync <command> [flags] [arguments]   (orgsync <command> -h for its flags)")
+	fmt.Fprintln(w, "usage: orgsync <command> [flags] [arguments]   (orgsync help <command>, or orgsync <command> -h, for its flags)")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\norgsync --version prints the version.")
 }
@@ -125,6 +138,10 @@ func isHelp(arg string) bool {
 func subcommand(io stdio, args []string, usageLine string, subs ...string) (ok bool, code int) {
 	if len(args) > 0 && slices.Contains(subs, args[0]) {
 		return true, exitOK
+	}
+	if io.inspect != nil {
+		io.inspect.subs = subs
+		return false, exitOK
 	}
 	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprintln(io.out, usageLine)
@@ -156,6 +173,10 @@ func validOutput(io stdio, name, output string) bool {
 // returns false (having printed why) when the command should stop; code is
 // then its exit code. -h prints the flags to io.out and exits 0.
 func parseFlags(fs *flag.FlagSet, args []string, io stdio, maxArgs int) (ok bool, code int) {
+	if io.inspect != nil {
+		io.inspect.flags = fs
+		return false, exitOK
+	}
 	fs.SetOutput(io.err)
 	fs.Usage = func() {}
 	err := parseInterspersed(fs, args)

@@ -24,9 +24,9 @@ func TestMultiOrgMistakesNameTheOrganization(t *testing.T) {
 		mainSynced bool     // else neither organization is touched
 	}{
 		{"typo in an organization name", []string{`"emea::Design"`, `"emae::Design"`},
-			[]string{`mapping[1].targets[1] (line 42): unknown organization "emae": the targets are main, emea`}, false},
+			[]string{`mapping[1].targets[1] (line 43): unknown organization "emae": the targets are main, emea`}, false},
 		{"one orgId twice", []string{"orgId: 5678EF01@VendorOrg", "orgId: 1234ABCD@VendorOrg"},
-			[]string{"targets[1].orgId (line 18): 1234ABCD@VendorOrg is already the organization of targets[0]"}, false},
+			[]string{"targets[1].orgId (line 19): 1234ABCD@VendorOrg is already the organization of targets[0]"}, false},
 		{"wrong secret for one organization", []string{"clientId: orgsync-demo-emea\n", "clientId: orgsync-demo-emea\n      clientSecret: {file: ../wrong-secret}\n"},
 			[]string{"organization emea: reading the organization", "the service refused the sign-in: check targets[1].orgId (5678EF01@VendorOrg) and targets[1].auth"}, true},
 		{"dead address for one organization", []string{emea, emea + "http://127.0.0.1:9\n    authBaseURL: "},

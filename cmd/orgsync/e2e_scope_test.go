@@ -137,7 +137,7 @@ func TestPlanExplain(t *testing.T) {
 
 	bad := configFor(t, dir, "csv", s.url, "      defaultType: federatedID\n", "      defaultType: federatedID\n    filter: 'user.country'\n")
 	r = runBinary(t, nil, "plan", "--config", bad)
-	if r.code != exitError || !strings.Contains(r.stderr, "sources[0].filter (line 21): gives string, but bool is needed") {
+	if r.code != exitError || !strings.Contains(r.stderr, "sources[0].filter (line 22): gives string, but bool is needed") {
 		t.Errorf("bad filter: exit %d\n%s", r.code, r.stderr)
 	}
 }

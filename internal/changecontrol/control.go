@@ -252,9 +252,9 @@ func (c *Control) WriteReport(path string) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return c.done.Write(w, format) })
 }
 
-// pendingApprovals lists the pending approvals (none without a state
+// PendingApprovals lists the pending approvals (none without a state
 // directory, or when they cannot be read: that is logged).
-func (c *Control) pendingApprovals() []store.Approval {
+func (c *Control) PendingApprovals() []store.Approval {
 	dir := c.StateDir()
 	if dir == nil {
 		return nil
@@ -269,7 +269,7 @@ func (c *Control) pendingApprovals() []store.Approval {
 // heldNow lists the approvals pending now of the organizations of the
 // runs heard.
 func (c *Control) heldNow() []store.Approval {
-	pending := c.pendingApprovals()
+	pending := c.PendingApprovals()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.DeleteFunc(pending, func(a store.Approval) bool {

@@ -3,14 +3,11 @@ package changecontrol
 import (
 	"context"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/demo"
@@ -101,30 +98,6 @@ func TestStopAppliesNothing(t *testing.T) {
 	}
 }
 
-func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
-	path, _ := csvExample(t, "")
-	cfg := load(t, path)
-	c := New(cfg, zap.NewNop())
-	opts := run.Options{Observer: c}
-	j, err := run.New(cfg, run.Overrides{}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := NewDaemon(c, cfg, j, run.Overrides{}, opts)
-	if got := d.Reload(context.Background()); got != j {
-		t.Error("an unchanged file made a new Job (and new clients)")
-	}
-	rewrite(t, path, "unmatchedUsers: remove-groups", "unmatchedUsers: sometimes")
-	if got := d.Reload(context.Background()); got != j || !strings.Contains(d.Status().ConfigProblem, "policy.unmatchedUsers") {
-		t.Errorf("a broken file: job kept %v, problem %q", got == j, d.Status().ConfigProblem)
-	}
-	rewrite(t, path, "unmatchedUsers: sometimes", "unmatchedUsers: preserve")
-	got := d.Reload(context.Background())
-	if got == j || d.Status().ConfigProblem != "" || got.Config().Policy.UnmatchedUsers != "preserve" {
-		t.Errorf("the fixed file: new job %v, problem %q", got != j, d.Status().ConfigProblem)
-	}
-}
-
 func rewrite(t *testing.T, path, old, new string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -136,61 +109,5 @@ func rewrite(t *testing.T, path, old, new string) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestPageWarnsWhenOpenBeyondThisMachine: a status page listening beyond
-// loopback without authentication is warned of, in the log and on the
-// page; on loopback, or with a token, it is not.
-func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
-	path, _ := csvExample(t, "")
-	for _, tc := range []struct {
-		listen, status string
-		warned         bool
-	}{
-		{":9090", "", true},
-		{"0.0.0.0:9090", "", true},
-		{"127.0.0.1:9090", "", false},
-		{"[::1]:9090", "", false},
-		{"localhost:9090", "", false},
-		{":9090", "status:\n  token: {env: HOME}\n", false},
-	} {
-		data, _ := os.ReadFile(path)
-		cfgPath := path + ".page.yaml"
-		if err := os.WriteFile(cfgPath, append(data, tc.status...), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cfg := load(t, cfgPath)
-		core, logs := observer.New(zap.WarnLevel)
-		c := New(cfg, zap.New(core))
-		j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := NewDaemon(c, cfg, j, run.Overrides{}, run.Options{Observer: c})
-		d.Serve(tc.listen, nil)
-		logged := logs.FilterMessageSnippet("without authentication").Len() == 1
-		if shown := strings.Contains(d.Status().Warning, "beyond this machine, without authentication"); shown != tc.warned || logged != tc.warned {
-			t.Errorf("%s %q: shown %v, logged %v; want %v", tc.listen, tc.status, shown, logged, tc.warned)
-		}
-	}
-}
-
-// TestUnreadablePageSecretIsLogged: a status.token that cannot be read
-// answers 500 and says why in the log, not only to the browser.
-func TestUnreadablePageSecretIsLogged(t *testing.T) {
-	path, _ := csvExample(t, "status:\n  token: {env: ORGSYNC_TEST_UNSET_PAGE_TOKEN}\n")
-	cfg := load(t, path)
-	core, logs := observer.New(zap.ErrorLevel)
-	c := New(cfg, zap.New(core))
-	j, err := run.New(cfg, run.Overrides{}, run.Options{Observer: c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := httptest.NewRecorder()
-	NewDaemon(c, cfg, j, run.Overrides{}, run.Options{Observer: c}).Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	entries := logs.FilterMessageSnippet("the status page's secret cannot be read").All()
-	if rec.Code != http.StatusInternalServerError || len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["error"].(string), "ORGSYNC_TEST_UNSET_PAGE_TOKEN") {
-		t.Errorf("page %d, logged %v", rec.Code, entries)
 	}
 }

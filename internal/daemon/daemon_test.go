@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/orgsync/orgsync/config"
 )
 
@@ -16,6 +18,7 @@ import (
 // already taken, stops the daemon before it schedules anything, with what
 // to do and the key to set (package listenaddr tells the other causes).
 func TestRunRefusesToStart(t *testing.T) {
+	path := example(t, "")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +32,9 @@ func TestRunRefusesToStart(t *testing.T) {
 		{config.Schedule{Cron: "@every 1h", Listen: busy.Addr().String()}, busy.Addr().String() + ": another program (perhaps another orgsync) uses that address; stop it, or set schedule.listen (or --listen)"},
 	}
 	for _, tt := range tests {
-		err := Run(context.Background(), nil, tt.sched, Options{})
+		s := setupOf(t, path, zap.NewNop())
+		s.Config.Schedule = tt.sched
+		err := Run(context.Background(), s)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "listen tcp") {
 			t.Errorf("%+v: error %v, want %q", tt.sched, err, tt.want)
 		}
@@ -40,7 +45,7 @@ func TestRunRefusesToStart(t *testing.T) {
 // when it runs next and that it has not run yet; it stops when its context
 // ends.
 func TestServesUntilStopped(t *testing.T) {
-	addr, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
+	_, addr, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
 	h := health(t, addr)
 	if h.Status != "ok" || h.LastRun != nil || time.Until(h.NextRun) < 59*time.Minute {
 		t.Errorf("/healthz %+v: want ok, no run yet, the next in an hour", h)
@@ -52,18 +57,22 @@ func TestServesUntilStopped(t *testing.T) {
 // scheduler has placed; it does not slide forward as time passes ("@every"
 // counts from when the scheduler last fired, not from each request).
 func TestNextRunStaysPut(t *testing.T) {
-	addr, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
+	d, addr, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
 	defer stop()
+	waitFor(t, "the scheduler to place its run", func() bool { return !d.cron.Entry(d.entry).Next.IsZero() })
 	first := health(t, addr).NextRun
-	time.Sleep(1100 * time.Millisecond)
-	if later := health(t, addr).NextRun; !later.Equal(first) {
-		t.Errorf("/healthz nextRun moved from %v to %v with no run in between", first, later)
+	later := time.Now().Add(time.Minute)
+	if d.sched.Next(later).Equal(first) {
+		t.Fatalf("the schedule's next run a minute later is %v too: the test cannot tell", first)
+	}
+	if next := d.nextRun(later).UTC(); !next.Equal(first) {
+		t.Errorf("/healthz nextRun moved from %v to %v with no run in between", first, next)
 	}
 }
 
-// startDaemon runs a daemon with no job on sched until it is ready; stop
-// ends it and checks it stopped cleanly.
-func startDaemon(t *testing.T, sched config.Schedule) (addr string, stop func()) {
+// startDaemon runs a daemon of the CSV example on sched until it is
+// ready; stop ends it and checks it stopped cleanly.
+func startDaemon(t *testing.T, sched config.Schedule) (d *daemon, addr string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -71,22 +80,21 @@ func startDaemon(t *testing.T, sched config.Schedule) (addr string, stop func())
 	}
 	addr = ln.Addr().String()
 	ln.Close()
+	s := setupOf(t, example(t, ""), zap.NewNop())
+	s.Config.Schedule, s.Listen = sched, addr
+	d = newTestDaemon(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, nil, sched, Options{Listen: addr}) }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	go func() { done <- d.run(ctx, false) }()
+	waitFor(t, "/readyz", func() bool {
 		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready: %v", err)
-		}
-	}
-	return addr, func() {
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return d, addr, func() {
 		cancel()
 		select {
 		case err := <-done:

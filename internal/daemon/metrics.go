@@ -12,9 +12,10 @@ import (
 	"github.com/orgsync/orgsync/internal/run"
 )
 
-// metrics are the daemon's Prometheus metrics, in a registry of their own:
-// the run's, summed over its organizations, and each organization's
-// (orgsync_org_*, with an org label).
+// metrics are the daemon's Prometheus metrics, all in one registry of
+// their own: the run's, summed over its organizations, each
+// organization's (orgsync_org_*, with an org label), the approvals and the
+// configuration's.
 type metrics struct {
 	reg *prometheus.Registry
 	run metricSet // the whole run's
@@ -26,6 +27,12 @@ type metrics struct {
 	// panics counts runs that ended in a panic (a bug) the daemon
 	// recovered from; each also counts as a failed run.
 	panics prometheus.Counter
+	// pending counts each organization's approvals waiting for a
+	// decision; loaded and reloads say whether the configuration file
+	// loads.
+	pending *prometheus.GaugeVec
+	loaded  prometheus.Gauge
+	reloads *prometheus.CounterVec
 }
 
 // metricSet is one family of the daemon's metrics.
@@ -39,7 +46,8 @@ type metricSet struct {
 	reads       *prometheus.CounterVec
 }
 
-// newMetrics registers the daemon's metrics with Go and process metrics.
+// newMetrics registers every metric of the daemon with Go and process
+// metrics.
 func newMetrics() *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	r, o := &m.run, &m.org
@@ -62,7 +70,14 @@ func newMetrics() *metrics {
 	m.panics = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "orgsync_run_panics_total", Help: "Runs that ended in a panic (a bug in orgsync) the daemon recovered from.",
 	})
-	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.pending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_pending_approvals",
+		Help: "Approvals waiting for orgsync approve or reject, by organization."}, []string{"org"})
+	m.loaded = prometheus.NewGauge(prometheus.GaugeOpts{Name: "orgsync_config_loaded",
+		Help: "1 when the configuration file loaded at the last attempt, 0 while the last good one is used instead."})
+	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_config_reloads_total",
+		Help: "Attempts to read the configuration again, by result (success, failure)."}, []string{"result"})
+	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, m.pending, m.loaded, m.reloads,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -2,26 +2,31 @@ package daemon
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/reconcile"
 )
+
+// panicking is an observer with a bug: it panics when it hears that an
+// organization was read.
+type panicking struct{ run.NopObserver }
+
+func (panicking) Read(*run.OrgPlan, *reconcile.Current) { panic("a bug") }
 
 // A run that panics fails, and the daemon stays up: the panic is logged
 // with its stack, counted in the metrics, /healthz shows the failed run,
 // and the next run runs (and is counted too).
 func TestDaemonRecoversPanickingRun(t *testing.T) {
-	sched, err := cron.ParseStandard("@every 1h")
-	if err != nil {
-		t.Fatal(err)
-	}
 	core, logs := observer.New(zap.InfoLevel)
-	// A daemon without a job: its run dereferences nil, a bug.
-	d := &daemon{log: zap.New(core), metrics: newMetrics(), sched: sched}
+	s := setupOf(t, example(t, ""), zap.New(core))
+	s.RunOptions.Observer = panicking{}
+	d := newTestDaemon(t, s)
 	d.runOnce(context.Background())
 	d.runOnce(context.Background())
 	if st := d.last.Load(); st == nil || st.Result != "failure" || !strings.Contains(st.Error, "internal error") {
@@ -30,13 +35,7 @@ func TestDaemonRecoversPanickingRun(t *testing.T) {
 	if n := logs.FilterMessageSnippet("a panic ended the run").Len(); n != 2 {
 		t.Errorf("%d panics logged, want 2: %v", n, logs.All())
 	}
-	rec := httptest.NewRecorder()
-	d.metrics.handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	for _, want := range []string{"orgsync_run_panics_total 2", `orgsync_runs_total{result="failure"} 2`} {
-		if !strings.Contains(rec.Body.String(), want) {
-			t.Errorf("metrics lack %s", want)
-		}
-	}
+	wantMetrics(t, d, "orgsync_run_panics_total 2", `orgsync_runs_total{result="failure"} 2`)
 }
 
 // The start line names the zone the schedule runs in, never "": the

@@ -9,8 +9,6 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/orgsync/orgsync/internal/run"
 )
 
 // TestSIGHUPDuringARunSaysItWaits: a SIGHUP that comes while a run is in
@@ -19,8 +17,10 @@ import (
 // read again as soon as the run ends.
 func TestSIGHUPDuringARunSaysItWaits(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
-	reloaded := make(chan struct{}, 1)
-	d := &daemon{log: zap.New(core), opts: Options{Reload: func(context.Context) *run.Job { reloaded <- struct{}{}; return nil }}}
+	path := example(t, "")
+	d := newTestDaemon(t, setupOf(t, path, zap.New(core)))
+	j := d.job.Load()
+	setUnmatchedUsers(t, path, "preserve")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	d.running.Lock() // a run in progress
@@ -28,20 +28,17 @@ func TestSIGHUPDuringARunSaysItWaits(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); logs.FilterMessageSnippet("a run is in progress").Len() == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no word that the reload waits for the run; logs: %v", logs.All())
+	waitFor(t, "word that the reload waits for the run", func() bool { return logs.FilterMessageSnippet("a run is in progress").Len() > 0 })
+	// What must not happen has no moment to wait for: watch for 50 ms.
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if d.job.Load() != j {
+			t.Fatal("the configuration was read again while the run was in progress")
 		}
 	}
-	select {
-	case <-reloaded:
-		t.Fatal("the configuration was read again while the run was in progress")
-	case <-time.After(50 * time.Millisecond):
-	}
+	ended := time.Now()
 	d.running.Unlock() // the run ends
-	select {
-	case <-reloaded:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the configuration was not read again after the run")
+	waitFor(t, "the configuration read again after the run", func() bool { return d.job.Load() != j })
+	if read := logs.FilterMessageSnippet("reading the configuration again").All(); len(read) != 1 || read[0].Time.Before(ended) {
+		t.Errorf("the configuration was read again while the run was in progress: %v", read)
 	}
 }

@@ -39,7 +39,8 @@ func (r Reading) String() string {
 }
 
 // incrementalRun is an organization's run with its snapshot, and how to
-// plan again from another current state (after a full read).
+// plan again from another current state (after a full read; planOrg sets
+// it).
 type incrementalRun struct {
 	*incremental.Run
 	diff func(cur *reconcile.Current) (*reconcile.Plan, error)
@@ -58,13 +59,12 @@ func (j *Job) snapshotStore() (*snapshot.Store, error) {
 	return j.snapshots.store, j.snapshots.err
 }
 
-// readCurrent reads organization p.Org's current state for need. With
-// incremental runs on, the organization's snapshot decides how (p.Read
-// says which and why): an incremental run plans from it, a full one reads
-// the organization and keeps what it read for the next snapshot; diff
-// plans again from a full read when an answer contradicts the snapshot.
-func (j *Job) readCurrent(ctx context.Context, p *OrgPlan, t *umtarget.Target, need reconcile.ReadNeeds,
-	diff func(*reconcile.Current) (*reconcile.Plan, error)) (*reconcile.Current, error) {
+// read reads organization p.Org's current state for need through t.
+// With incremental runs on, the organization's snapshot decides how
+// (p.Read says which and why): an incremental run plans from it, a full
+// one reads the organization and keeps what it read for the next
+// snapshot.
+func (j *Job) read(ctx context.Context, p *OrgPlan, t *umtarget.Target, need reconcile.ReadNeeds) (*reconcile.Current, error) {
 	p.Read = Reading{Kind: incremental.Full}
 	if !j.cfg.Incremental.Enabled {
 		return t.ReadCurrent(ctx, need)
@@ -79,7 +79,7 @@ func (j *Job) readCurrent(ctx context.Context, p *OrgPlan, t *umtarget.Target, n
 	r := incremental.Begin(incremental.Settings{Store: store, Org: p.Org.Name, OrgID: p.Org.OrgID,
 		Fingerprint: snapshot.Fingerprint(p.Org.OrgID, p.Org.BaseURL), FullEvery: time.Duration(j.cfg.Incremental.FullEvery),
 		Full: j.full}, need)
-	p.inc, p.Read = &incrementalRun{Run: r, diff: diff}, Reading{Kind: r.Kind(), Reason: r.Reason()}
+	p.inc, p.Read = &incrementalRun{Run: r}, Reading{Kind: r.Kind(), Reason: r.Reason()}
 	fields := []zap.Field{zap.String("read", string(r.Kind())), zap.String("why", r.Reason())}
 	if r.Kind() == incremental.Incremental {
 		fields = append(fields, zap.Int("snapshotUsers", r.Users()), zap.Duration("snapshotLoad", time.Since(start).Round(time.Millisecond)))

@@ -26,6 +26,10 @@ type OrgPlan struct {
 	Phase string          // where it failed (the Phase constants)
 	Run   string          // the run's id (RunID)
 	Read  Reading         // how the organization was read, and why
+	// Desired are the source users the plan gives the organization, each
+	// with the organization's groups (those out of the run's scope left
+	// out).
+	Desired []reconcile.User
 	// What the run needs to apply it and report on it.
 	log    *zap.Logger
 	stats0 umapi.Stats // the client's statistics before this run
@@ -128,28 +132,20 @@ func (j *Job) Split(d *Sources) map[string]Part {
 // others are source users the organization does not take (Part.Others).
 func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired, others []reconcile.User) (*reconcile.Plan, error) {
 	policy := j.runPolicy(p.Org, desired.Users)
-	client, err := j.Client(p.Org)
+	cur, err := j.readCurrent(ctx, p, policy.ReadNeedsFor(desired.Users))
 	if err != nil {
-		p.Phase = PhaseSecret
 		return nil, err
 	}
-	p.stats0 = client.Stats()
+	j.opts.Observer.Read(p, cur)
 	diff := func(cur *reconcile.Current) (*reconcile.Plan, error) {
 		d := desired
 		d.Users = present(slices.Clip(desired.Users), others, cur.Users)
+		p.Desired = d.Users
 		return reconcile.Diff(d, cur, policy)
 	}
-	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
-	cur, err := j.readCurrent(ctx, p, newTarget(client), policy.ReadNeedsFor(desired.Users), diff)
-	stop()
-	if err != nil {
-		p.Phase = PhaseRead
-		if umapi.IsAuthFailure(err) {
-			p.Phase = PhaseSignIn
-		}
-		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
+	if p.inc != nil {
+		p.inc.diff = diff // to plan again after a full read
 	}
-	j.opts.Observer.Read(p, cur)
 	p.Phase = PhasePlan
 	plan, err := diff(cur)
 	if err != nil {
@@ -163,6 +159,31 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	}
 	p.Phase = ""
 	return plan, nil
+}
+
+// readCurrent reads organization p.Org's current state from the service,
+// or takes it from Options.Current.
+func (j *Job) readCurrent(ctx context.Context, p *OrgPlan, needs reconcile.ReadNeeds) (*reconcile.Current, error) {
+	if j.opts.Current != nil {
+		return j.opts.Current(p.Org), nil
+	}
+	client, err := j.Client(p.Org)
+	if err != nil {
+		p.Phase = PhaseSecret
+		return nil, err
+	}
+	p.stats0 = client.Stats()
+	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
+	cur, err := j.read(ctx, p, newTarget(client), needs)
+	stop()
+	if err != nil {
+		p.Phase = PhaseRead
+		if umapi.IsAuthFailure(err) {
+			p.Phase = PhaseSignIn
+		}
+		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
+	}
+	return cur, nil
 }
 
 // ReportFile is where organization t's unmatched users are written: its

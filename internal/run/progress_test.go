@@ -14,8 +14,9 @@ import (
 // A panic in the progress loop does not take the program down from its own
 // goroutine: stop raises it in the caller's, where the run's recover is.
 func TestProgressPanicReachesTheCaller(t *testing.T) {
-	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field { panic("boom") })
-	time.Sleep(20 * time.Millisecond)
+	reported := make(chan struct{})
+	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field { close(reported); panic("boom") })
+	<-reported // the loop is panicking
 	err := crash.Call(func() error { stop(); return nil })
 	var ce *crash.Error
 	if !errors.As(err, &ce) || ce.Value != "boom" {
@@ -25,13 +26,20 @@ func TestProgressPanicReachesTheCaller(t *testing.T) {
 
 // Without a panic, stop ends the loop and returns.
 func TestProgressStops(t *testing.T) {
-	calls := 0
-	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field { calls++; return nil })
-	time.Sleep(10 * time.Millisecond)
+	reported := make(chan struct{}, 1)
+	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field {
+		select {
+		case reported <- struct{}{}:
+		default:
+		}
+		return nil
+	})
+	select {
+	case <-reported:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the loop never reported progress")
+	}
 	if err := crash.Call(func() error { stop(); return nil }); err != nil {
 		t.Fatalf("stop: %v", err)
-	}
-	if calls == 0 {
-		t.Fatal("the loop never reported progress")
 	}
 }

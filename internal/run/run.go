@@ -73,6 +73,10 @@ type Options struct {
 	PlansShown bool
 	// Observer hears each plan and result as they come (nil: none).
 	Observer Observer
+	// Current, when set, is each organization's current state, taken
+	// instead of reading the service: a plan made offline (orgsync test),
+	// never to be applied.
+	Current func(t *config.NamedTarget) *reconcile.Current
 }
 
 // Job runs one configuration with one set of overrides.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -110,19 +111,26 @@ func TestLeaveOutUnmapped(t *testing.T) {
 	}
 }
 
+// TestEachRunsSideBySide: each job waits until all three have started;
+// run one after another, they would never all start.
 func TestEachRunsSideBySide(t *testing.T) {
-	var running, peak atomic.Int32
+	var started sync.WaitGroup
+	started.Add(3)
+	allStarted := make(chan struct{})
+	go func() { started.Wait(); close(allStarted) }()
 	calls := make([]int, 3)
+	var alone atomic.Int32
 	each(context.Background(), 3, func(_ context.Context, i int) {
-		n := running.Add(1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		started.Done()
+		select {
+		case <-allStarted:
+		case <-time.After(10 * time.Second):
+			alone.Add(1)
 		}
-		time.Sleep(50 * time.Millisecond)
-		running.Add(-1)
 		calls[i]++
 	})
-	if peak.Load() != 3 {
-		t.Errorf("at most %d jobs ran at once, want 3", peak.Load())
+	if alone.Load() != 0 {
+		t.Errorf("%d jobs waited in vain for the others to start: they did not run side by side", alone.Load())
 	}
 	if !slices.Equal(calls, []int{1, 1, 1}) {
 		t.Errorf("calls by index = %v, want each once", calls)

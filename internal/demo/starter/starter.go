@@ -37,9 +37,10 @@ var sources = map[string]string{
 }
 
 // Kinds lists the kinds of source there is a starter for.
-func Kinds() string {
-	return strings.Join(slices.Sorted(maps.Keys(sources)), ", ")
-}
+func Kinds() string { return strings.Join(Names(), ", ") }
+
+// Names are the kinds of source there is a starter for, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(sources)) }
 
 // Config returns the starter configuration for source, naming file in its
 // instructions.

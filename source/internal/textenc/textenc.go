@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -123,4 +124,17 @@ func UTF16Unset(head []byte) error {
 		return nil
 	}
 	return fmt.Errorf("the file is UTF-16 (as Excel's \"Unicode Text\" saves it), read as UTF-8: set encoding: %s on this source, or save the file as UTF-8", UTF16)
+}
+
+// Words returns every name and alias an encoding key accepts (letter case
+// ignored), sorted.
+func Words() []string {
+	var out []string
+	for name := range encodings {
+		if name != "" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

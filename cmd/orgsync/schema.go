@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/orgsync/orgsync/config"
+)
+
+// runSchema prints the JSON Schema of the configuration file, for editors
+// (the yaml-language-server modeline) and CI.
+func runSchema(_ context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("orgsync schema", flag.ContinueOnError)
+	if ok, code := parseFlags(fs, args, io, 0); !ok {
+		return code
+	}
+	data, err := config.Schema()
+	if err != nil {
+		return fail(io, fs.Name(), err)
+	}
+	fmt.Fprintf(io.out, "%s\n", data)
+	return exitOK
+}

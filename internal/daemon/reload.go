@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
+	"github.com/orgsync/orgsync/internal/run"
+)
+
+// reload reads the configuration file again, before a run or at SIGHUP
+// (the caller holds d.running), and returns the Job of the last
+// configuration that loaded, which the runs use from then on. A file
+// that no longer loads leaves the last good configuration in use; the
+// problem shows on the status page, in the metrics and in one
+// notification per new problem.
+func (d *daemon) reload() *run.Job {
+	fp, err := planfile.FileFingerprint(d.file)
+	d.mu.Lock()
+	same := err == nil && fp == d.print && d.problem == ""
+	d.mu.Unlock()
+	if same {
+		return d.begin(d.job.Load())
+	}
+	cfg, err := config.Load(d.file)
+	var job *run.Job
+	restart := false
+	if err == nil {
+		d.mu.Lock()
+		restart = cfg.Schedule != d.cfg.Schedule || cfg.State != d.cfg.State || cfg.Logging != d.cfg.Logging
+		cfg.State = d.cfg.State // takes effect at the next restart: the runs keep one state directory
+		d.mu.Unlock()
+		job, err = run.New(cfg, d.ov, d.opts)
+	}
+	if err != nil {
+		d.failed(err)
+		return d.begin(d.job.Load())
+	}
+	d.metrics.loaded.Set(1)
+	d.metrics.reloads.WithLabelValues("success").Inc()
+	if restart {
+		d.log.Warn("schedule, state and logging changes take effect at the next restart")
+	}
+	d.mu.Lock()
+	old := d.problem
+	d.cfg, d.problem, d.print = cfg, "", fp
+	d.mu.Unlock()
+	d.job.Store(job)
+	d.auth.Store(&cfg.Status)
+	if old != "" {
+		d.log.Info("the configuration loads again")
+	}
+	return d.begin(job)
+}
+
+// begin tells change control that the next run is job's, and returns job.
+func (d *daemon) begin(job *run.Job) *run.Job {
+	d.control.BeginRun(job.Config())
+	return job
+}
+
+// failed shows that the configuration does not load, and notifies a new
+// problem.
+func (d *daemon) failed(err error) {
+	d.metrics.loaded.Set(0)
+	d.metrics.reloads.WithLabelValues("failure").Inc()
+	d.log.Error("the configuration does not load: the last good one is used", zap.String("file", d.file), zap.Error(err))
+	d.mu.Lock()
+	old := d.problem
+	d.problem = err.Error()
+	d.mu.Unlock()
+	if old != err.Error() {
+		d.control.NotifyConfigError(d.file, d.job.Load().OrgNames(), err)
+	}
+}
+
+// onSIGHUP reloads at each SIGHUP, between runs, until ctx ends.
+func (d *daemon) onSIGHUP(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if !d.running.TryLock() {
+					d.log.Info("SIGHUP: a run is in progress; the configuration is read again when it ends")
+					d.running.Lock()
+				}
+				d.log.Info("SIGHUP: reading the configuration again")
+				d.reload()
+				d.running.Unlock()
+			}
+		}
+	}()
+}
