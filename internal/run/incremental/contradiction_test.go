@@ -82,7 +82,7 @@ func TestContradictionsSwitchToAFullRead(t *testing.T) {
 			code: umwire.ErrUserExists, target: "dan@example.com"},
 		{name: "group not found", behind: umwire.Entry{UserGroup: "G2", Do: []umwire.Step{{DeleteUserGroup: &umwire.DeleteUserGrp{}}}},
 			want: []reconcile.User{person("ann", "G1", "G2"), person("bob", "G1"), person("cy", "G1")},
-			code: errUserGroupNotFound, target: "G2"},
+			code: "error.usergroup.not_found", target: "G2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,14 +204,14 @@ func TestStopBeforeRecordingMakesTheNextRunFull(t *testing.T) {
 }
 
 // TestOneRunSendsAtATime: while a run sends, another cannot; a run whose
-// snapshot another run replaced after it planned records nothing, and the
-// next run reads fully.
+// snapshot another run replaced after it planned records nothing, and
+// when it sent something the next run reads fully.
 func TestOneRunSendsAtATime(t *testing.T) {
 	o := newOrg(t, smallOrg())
 	want := []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}
 	o.sync(t, want, smallPolicy)
 	need := smallPolicy.ReadNeedsFor(want)
-	first, second := Begin(o.settings(), need), Begin(o.settings(), need)
+	first, second, third := Begin(o.settings(), need), Begin(o.settings(), need), Begin(o.settings(), need)
 	s, err := first.Send(&reconcile.Plan{}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -224,6 +224,12 @@ func TestOneRunSendsAtATime(t *testing.T) {
 	}
 	o.now = o.now.Add(time.Second)
 	o.sync(t, []reconcile.User{named(person("ann", "G1"), "Anne"), person("bob", "G1"), person("cy", "G1")}, smallPolicy) // saves a snapshot after second began
+	if s, err = third.Send(&reconcile.Plan{}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(); err != nil {
+		t.Errorf("a run that sent nothing, planned from a replaced snapshot: %v", err)
+	}
 	s, err = second.Send(&reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindUpdate, User: person("ann")}}}, true)
 	if err != nil {
 		t.Fatal(err)

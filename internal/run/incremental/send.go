@@ -24,6 +24,7 @@ type Sending struct {
 	// began: nothing is recorded, and the sending marker stays.
 	stale      bool
 	switchable bool
+	marked     bool // the sending marker was written
 
 	mu      sync.Mutex
 	journal journal
@@ -56,6 +57,7 @@ func (r *Run) Send(plan *reconcile.Plan, switchable bool) (*Sending, error) {
 		lock.Unlock()
 		return nil, fmt.Errorf("the snapshot's sending marker cannot be written (%w): this run sends nothing; check state.dir", err)
 	}
+	s.marked = true
 	return s, nil
 }
 
@@ -67,26 +69,17 @@ type Contradiction struct {
 }
 
 func (c *Contradiction) String() string {
-	what := map[string]string{
-		umwire.ErrUserNonexistent: "a user the snapshot has is not in the organization",
-		umwire.ErrUserExists:      "a user the snapshot does not have exists",
-		umwire.ErrUserInvited:     "an invite the snapshot does not have is pending",
-		umwire.ErrGroupNotFound:   "a group the snapshot has does not exist",
-		errUserGroupNotFound:      "a user group the snapshot has does not exist",
-	}[c.Code]
-	return fmt.Sprintf("the service answered %s for %s (%s): %s", c.Code, c.Target, c.Message, what)
+	return fmt.Sprintf("the service answered %s for %s (%s): %s", c.Code, c.Target, c.Message, contradictions[c.Code])
 }
 
-const errUserGroupNotFound = "error.usergroup.not_found"
-
-// contradicts reports whether code, the answer to an entry planned from
-// the snapshot, shows the snapshot wrong.
-func contradicts(code string) bool {
-	switch code {
-	case umwire.ErrUserNonexistent, umwire.ErrUserExists, umwire.ErrUserInvited, umwire.ErrGroupNotFound, errUserGroupNotFound:
-		return true
-	}
-	return false
+// contradictions are the answers (errorCode) to an entry planned from the
+// snapshot that show the snapshot wrong, with what they show.
+var contradictions = map[string]string{
+	umwire.ErrUserNonexistent:   "a user the snapshot has is not in the organization",
+	umwire.ErrUserExists:        "a user the snapshot does not have exists",
+	umwire.ErrUserInvited:       "an invite the snapshot does not have is pending",
+	umwire.ErrGroupNotFound:     "a group the snapshot has does not exist",
+	"error.usergroup.not_found": "a user group the snapshot has does not exist",
 }
 
 // Wrap returns the context and the Sender to apply plan with: next
@@ -150,8 +143,11 @@ func (s *Sending) Finish() error {
 		s.cancel()
 	}
 	s.mu.Unlock()
-	if s.stale {
+	switch {
+	case s.stale && s.marked:
 		return errors.New("another run replaced the snapshot while this one planned: not recorded; the next run reads fully")
+	case s.stale:
+		return nil // nothing sent; the other run's snapshot stands
 	}
 	if j.empty() && contra == nil && r.kind == Incremental {
 		return r.s.Store.Unmark(r.s.Org)
@@ -215,7 +211,7 @@ func (c *recorder) Send(ctx context.Context, req reconcile.Request, testOnly boo
 		default:
 			c.s.journal.done(e, f.Step)
 		}
-		if ok && c.fromSnapshot && c.s.contra == nil && contradicts(f.Code) {
+		if _, shows := contradictions[f.Code]; ok && shows && c.fromSnapshot && c.s.contra == nil {
 			c.s.contra = &Contradiction{Target: e.Target(), Code: f.Code, Message: f.Message}
 			if c.s.switchable {
 				c.s.cancel()
