@@ -139,8 +139,11 @@ func (j *Job) send(ctx context.Context, g *Gated, res *Result, client *umapi.Cli
 // record saves what the run sent in the organization's snapshot.
 func (j *Job) record(p *OrgPlan, s *incremental.Sending) {
 	start := time.Now()
-	if err := s.Finish(); err != nil {
+	saved, err := s.Finish()
+	if err != nil {
 		p.log.Warn("the snapshot could not record this run: the next run reads the whole organization", zap.Error(err))
+	}
+	if !saved {
 		return
 	}
 	p.log.Info("snapshot recorded", zap.Int("snapshotUsers", p.inc.Users()), zap.Duration("snapshotSave", time.Since(start).Round(time.Millisecond)))

@@ -166,7 +166,7 @@ func TestRequestWithoutAnswerMakesTheNextRunFull(t *testing.T) {
 	if _, err := send(s, &lostAnswer{Sender: target, lose: 1}, plan); err == nil {
 		t.Fatal("the lost answer was not reported")
 	}
-	if err := s.Finish(); err != nil {
+	if _, err := s.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	next := Begin(o.settings(), smallPolicy.ReadNeedsFor(want))
@@ -219,7 +219,7 @@ func TestOneRunSendsAtATime(t *testing.T) {
 	if _, err := second.Send(&reconcile.Plan{}, true); !errors.Is(err, snapshot.ErrLocked) || !strings.Contains(err.Error(), "this run sends nothing") {
 		t.Errorf("second run: %v", err)
 	}
-	if err := s.Finish(); err != nil {
+	if _, err := s.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	o.now = o.now.Add(time.Second)
@@ -227,14 +227,14 @@ func TestOneRunSendsAtATime(t *testing.T) {
 	if s, err = third.Send(&reconcile.Plan{}, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Finish(); err != nil {
-		t.Errorf("a run that sent nothing, planned from a replaced snapshot: %v", err)
+	if saved, err := s.Finish(); err != nil || saved {
+		t.Errorf("a run that sent nothing, planned from a replaced snapshot: saved %v, %v", saved, err)
 	}
 	s, err = second.Send(&reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindUpdate, User: person("ann")}}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Finish(); err == nil || !strings.Contains(err.Error(), "another run replaced the snapshot") {
+	if _, err := s.Finish(); err == nil || !strings.Contains(err.Error(), "another run replaced the snapshot") {
 		t.Errorf("finish of a run planned from a replaced snapshot: %v", err)
 	}
 	if next := Begin(o.settings(), need); next.Kind() != Full {

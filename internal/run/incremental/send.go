@@ -129,12 +129,14 @@ func (s *Sending) ReadFully(ctx context.Context, full reconcile.Reader) (*reconc
 }
 
 // Finish records what was sent and releases the lock: the snapshot with
-// the confirmed changes is saved, which removes the sending marker. A
-// request that had no answer makes the next run read fully (the snapshot
-// says why); a snapshot another run replaced meanwhile is left as it is,
-// with the marker, so that the next run reads fully. The error says what
-// could not be recorded: the next run reads fully then, too.
-func (s *Sending) Finish() error {
+// the confirmed changes is saved (saved), which removes the sending
+// marker. A request that had no answer makes the next run read fully
+// (the snapshot says why); a snapshot another run replaced meanwhile is
+// left as it is, with the marker when this run sent anything, so that the
+// next run reads fully. An incremental run that changed nothing saves
+// nothing. The error says what could not be recorded: the next run reads
+// fully then, too.
+func (s *Sending) Finish() (saved bool, err error) {
 	defer s.lock.Unlock()
 	r := s.run
 	s.mu.Lock()
@@ -145,12 +147,11 @@ func (s *Sending) Finish() error {
 	s.mu.Unlock()
 	switch {
 	case s.stale && s.marked:
-		return errors.New("another run replaced the snapshot while this one planned: not recorded; the next run reads fully")
+		return false, errors.New("another run replaced the snapshot while this one planned: not recorded; the next run reads fully")
 	case s.stale:
-		return nil // nothing sent; the other run's snapshot stands
-	}
-	if j.empty() && contra == nil && r.kind == Incremental {
-		return r.s.Store.Unmark(r.s.Org)
+		return false, nil // nothing sent; the other run's snapshot stands
+	case j.empty() && contra == nil && r.kind == Incremental:
+		return false, r.s.Store.Unmark(r.s.Org)
 	}
 	now := r.s.Clock().UTC()
 	j.applyTo(r.snap, now)
@@ -161,7 +162,10 @@ func (s *Sending) Finish() error {
 	case len(j.unsure) > 0:
 		r.snap.Doubt = fmt.Sprintf("the run of %s had no answer for %s: the next run reads fully", now.Format(time.RFC3339), unsureList(j.unsure))
 	}
-	return r.s.Store.Save(r.s.Org, r.snap)
+	if err := r.s.Store.Save(r.s.Org, r.snap); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // unsureList names the first few targets without an answer.

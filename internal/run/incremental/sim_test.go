@@ -123,7 +123,7 @@ func (o *org) sync(t *testing.T, want []reconcile.User, pol *reconcile.Policy) o
 		out.plan = diff(t, want, cur, pol)
 		out.result, out.err = send(s, target, out.plan)
 	}
-	if err := s.Finish(); err != nil {
+	if _, err := s.Finish(); err != nil {
 		t.Fatalf("finish: %v", err)
 	}
 	return out
