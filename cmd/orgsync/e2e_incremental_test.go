@@ -102,6 +102,9 @@ func TestIncrementalRunsPlanFromTheSnapshot(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "# full read: first run with incremental runs: no snapshot of this organization yet\n") {
 		t.Errorf("first plan:\n%s", r.stdout)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "csv", "state", "snapshots")); !os.IsNotExist(err) {
+		t.Errorf("plan wrote in the state directory: %v", err)
+	}
 	mustRun(t, exitOK, "sync", "--config", cfg)
 	if rec := lastRun(t, dir); rec.Read != "full" || rec.ReadReason != "first run with incremental runs: no snapshot of this organization yet" {
 		t.Errorf("first sync's record: read %q (%q)", rec.Read, rec.ReadReason)

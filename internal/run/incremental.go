@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,18 +45,6 @@ type incrementalRun struct {
 	diff func(cur *reconcile.Current) (*reconcile.Plan, error)
 }
 
-// snapshots are the job's snapshots of the organizations, in state.dir,
-// opened at the first run that needs them.
-type snapshots struct {
-	once  sync.Once
-	store *snapshot.Store
-	err   error
-}
-
-func (j *Job) snapshotStore() (*snapshot.Store, error) {
-	j.snapshots.once.Do(func() { j.snapshots.store, j.snapshots.err = snapshot.Open(j.cfg.State.Dir) })
-	return j.snapshots.store, j.snapshots.err
-}
 
 // read reads organization p.Org's current state for need through t.
 // With incremental runs on, the organization's snapshot decides how
@@ -69,14 +56,8 @@ func (j *Job) read(ctx context.Context, p *OrgPlan, t *umtarget.Target, need rec
 	if !j.cfg.Incremental.Enabled {
 		return t.ReadCurrent(ctx, need)
 	}
-	store, err := j.snapshotStore()
-	if err != nil {
-		p.Read.Reason = "the snapshots cannot be kept in state.dir"
-		p.log.Warn("incremental runs: "+p.Read.Reason+": reading the whole organization", zap.Error(err))
-		return t.ReadCurrent(ctx, need)
-	}
 	start := time.Now()
-	r := incremental.Begin(incremental.Settings{Store: store, Org: p.Org.Name, OrgID: p.Org.OrgID,
+	r := incremental.Begin(incremental.Settings{Store: snapshot.Open(j.cfg.State.Dir), Org: p.Org.Name, OrgID: p.Org.OrgID,
 		Fingerprint: snapshot.Fingerprint(p.Org.OrgID, p.Org.BaseURL), FullEvery: time.Duration(j.cfg.Incremental.FullEvery),
 		Full: j.full}, need)
 	p.inc, p.Read = &incrementalRun{Run: r}, Reading{Kind: r.Kind(), Reason: r.Reason()}

@@ -92,10 +92,9 @@ type Job struct {
 	clients  clientCache
 	// quarantine is the gate's store of approvals: state.dir's.
 	quarantine quarantine
-	// snapshots are the organizations' snapshots (incremental runs), read
-	// in full when full is set.
-	snapshots snapshots
-	full      bool
+	// full reads every organization in full, whatever its snapshot
+	// (incremental runs).
+	full bool
 }
 
 // New checks the overrides against cfg (loaded by config.Load) and makes

@@ -51,10 +51,7 @@ func newOrg(t *testing.T, st *umsim.State) *org {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := snapshot.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := snapshot.Open(t.TempDir())
 	return &org{sim: sim, client: c, store: store, now: time.Now()}
 }
 

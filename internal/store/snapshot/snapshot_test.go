@@ -109,10 +109,7 @@ func TestOtherFormatVersion(t *testing.T) {
 }
 
 func TestStoreSaveLoad(t *testing.T) {
-	st, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := Open(t.TempDir())
 	if _, err := st.Load("main"); !errors.Is(err, ErrMissing) {
 		t.Fatalf("no snapshot yet: %v", err)
 	}
@@ -148,10 +145,7 @@ func TestStoreSaveLoad(t *testing.T) {
 }
 
 func TestLockIsExclusive(t *testing.T) {
-	st, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := Open(t.TempDir())
 	l, err := st.Lock("main", "pid 1, since 09:00")
 	if err != nil {
 		t.Fatal(err)
@@ -179,10 +173,7 @@ func TestLockIsExclusive(t *testing.T) {
 // keep the next run out.
 func TestLockDiesWithItsProcess(t *testing.T) {
 	if dir := os.Getenv("SNAPSHOT_TEST_HOLD"); dir != "" {
-		st, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := Open(dir)
 		if _, err := st.Lock("main", fmt.Sprintf("pid %d", os.Getpid())); err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +195,7 @@ func TestLockDiesWithItsProcess(t *testing.T) {
 	if _, err := out.Read(buf); err != nil || string(buf) != "locked" {
 		t.Fatalf("helper: %q %v", buf, err)
 	}
-	st, _ := Open(dir)
+	st := Open(dir)
 	if _, err := st.Lock("main", "me"); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", cmd.Process.Pid)) {
 		t.Fatalf("while the helper holds it: %v", err)
 	}

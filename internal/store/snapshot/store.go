@@ -23,14 +23,18 @@ const Folder = "snapshots"
 // ErrMissing is the error of Load when the organization has no snapshot.
 var ErrMissing = errors.New("no snapshot")
 
-// Open opens the snapshots folder of the state directory at stateDir,
-// creating it (readable by its owner only) when it does not exist.
-func Open(stateDir string) (*Store, error) {
-	dir := filepath.Join(stateDir, Folder)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("snapshots: %w", err)
+// Open opens the snapshots folder of the state directory at stateDir.
+// Reading makes nothing; the folder (readable by its owner only) is made
+// when a run first locks a snapshot.
+func Open(stateDir string) *Store { return &Store{dir: filepath.Join(stateDir, Folder)} }
+
+// makeFolder makes the store's folder, readable by its owner only, when
+// it does not exist.
+func (s *Store) makeFolder() error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("snapshots: %w", err)
 	}
-	return &Store{dir: dir}, nil
+	return nil
 }
 
 // path is the file of organization org with the extension ext.
@@ -58,6 +62,9 @@ func (s *Store) Load(org string) (*Snapshot, error) {
 // Save replaces organization org's snapshot with snap, atomically, and
 // then removes its sending marker: what the marker announced is recorded.
 func (s *Store) Save(org string, snap *Snapshot) error {
+	if err := s.makeFolder(); err != nil {
+		return err
+	}
 	if err := atomicfile.Write(s.path(org, ".snapshot"), func(w io.Writer) error { return Encode(w, snap) }); err != nil {
 		return fmt.Errorf("saving the snapshot: %w", err)
 	}
@@ -70,6 +77,9 @@ func (s *Store) Save(org string, snap *Snapshot) error {
 // was (Unmark): a run that finds it knows that the snapshot may lack
 // changes a run applied.
 func (s *Store) MarkSending(org, note string) error {
+	if err := s.makeFolder(); err != nil {
+		return err
+	}
 	return atomicfile.Write(s.path(org, ".sending"), func(w io.Writer) error {
 		_, err := io.WriteString(w, note)
 		return err
@@ -109,6 +119,9 @@ var ErrLocked = errors.New("another run holds the snapshot's lock")
 // Lock takes organization org's snapshot lock without waiting, noting who
 // holds it (note: the process and since when).
 func (s *Store) Lock(org, note string) (*Lock, error) {
+	if err := s.makeFolder(); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(s.path(org, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
