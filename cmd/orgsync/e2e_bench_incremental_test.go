@@ -151,7 +151,7 @@ func reportBig(b *testing.B, full, inc bigRun, planMemory float64) {
 
 // logNumber is the number of the last field key in the JSON log lines.
 func logNumber(b *testing.B, log, key string) float64 {
-	m := regexp.MustCompile(`"` + key + `":"?([0-9.]+)`).FindAllStringSubmatch(log, -1)
+	m := regexp.MustCompile(`"`+key+`":"?([0-9.]+)`).FindAllStringSubmatch(log, -1)
 	if len(m) == 0 {
 		b.Fatalf("no %s in the log:\n%.2000s", key, log)
 	}
@@ -197,7 +197,7 @@ func bigOrg(b *testing.B, dir string) *umsim.State {
 // first and last listing page and action request.
 type bigSim struct {
 	*sim
-	mu                                  sync.Mutex
+	mu                                     sync.Mutex
 	firstRead, lastRead, firstAct, lastAct time.Time
 }
 

@@ -45,7 +45,6 @@ type incrementalRun struct {
 	diff func(cur *reconcile.Current) (*reconcile.Plan, error)
 }
 
-
 // read reads organization p.Org's current state for need through t.
 // With incremental runs on, the organization's snapshot decides how
 // (p.Read says which and why): an incremental run plans from it, a full
