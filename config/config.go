@@ -20,6 +20,7 @@ import (
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/mapping"
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // Config is the whole configuration file.
@@ -57,74 +58,76 @@ type Config struct {
 }
 
 // Target says which organization to manage and how to reach the service.
+// Its settings are the service client's (umapi.Config): the client tag of
+// each names the client's field it sets (see ClientConfig).
 type Target struct {
 	// OrgID is the organization id, "<hex>@VendorOrg". Required.
-	OrgID string `yaml:"orgId"`
+	OrgID string `yaml:"orgId" client:"OrgID"`
 	// BaseURL is the service's base address (without /v2/usermanagement).
 	// Required.
-	BaseURL string `yaml:"baseURL"`
+	BaseURL string `yaml:"baseURL" client:"BaseURL"`
 	// AuthBaseURL is the token server's base address; default BaseURL.
-	AuthBaseURL string   `yaml:"authBaseURL"`
+	AuthBaseURL string   `yaml:"authBaseURL" client:"AuthBaseURL"`
 	Auth        Auth     `yaml:"auth"`
 	Limits      Limits   `yaml:"limits"`
 	Timeouts    Timeouts `yaml:"timeouts"`
 	Retries     Retries  `yaml:"retries"`
 	TLS         TLS      `yaml:"tls"`
 	// Proxy is an HTTP(S) proxy URL; default: the HTTPS_PROXY environment.
-	Proxy string `yaml:"proxy"`
+	Proxy string `yaml:"proxy" client:"ProxyURL"`
 }
 
-// Auth methods.
+// Auth methods (the service client's).
 const (
-	AuthJWT   = "jwt"
-	AuthOAuth = "oauth"
+	AuthJWT   = umapi.AuthJWT
+	AuthOAuth = umapi.AuthOAuth
 )
 
 // Auth holds the integration's credentials, secrets by reference only.
 type Auth struct {
 	// Method is "jwt" (JWT exchange, default) or "oauth" (client credentials).
-	Method       string     `yaml:"method"`
-	ClientID     string     `yaml:"clientId"`
-	ClientSecret secret.Ref `yaml:"clientSecret"`
+	Method       string     `yaml:"method" client:"AuthMethod"`
+	ClientID     string     `yaml:"clientId" client:"ClientID"`
+	ClientSecret secret.Ref `yaml:"clientSecret" client:"ClientSecret"`
 	// TechnicalAccountID and PrivateKey are needed by the jwt method.
-	TechnicalAccountID string     `yaml:"technicalAccountId"`
-	PrivateKey         secret.Ref `yaml:"privateKey"`
+	TechnicalAccountID string     `yaml:"technicalAccountId" client:"TechAccountID"`
+	PrivateKey         secret.Ref `yaml:"privateKey" client:"PrivateKeyPEM"`
 	// PrivateKeyPassphrase is where the passphrase of an encrypted
 	// (PKCS#8) private key is; unset for a key that is not encrypted.
-	PrivateKeyPassphrase secret.Ref `yaml:"privateKeyPassphrase"`
+	PrivateKeyPassphrase secret.Ref `yaml:"privateKeyPassphrase" client:"PrivateKeyPassphrase"`
 	// Scopes are requested by the oauth method.
-	Scopes []string `yaml:"scopes"`
+	Scopes []string `yaml:"scopes" client:"Scope"`
 }
 
 // Limits are the service's rate limits the client keeps to: at most Reads
 // listing and lookup requests and at most Requests requests in all per
 // Window (the service's limits are 25 and 100 a minute).
 type Limits struct {
-	Reads    int           `yaml:"reads"`
-	Requests int           `yaml:"requests"`
-	Window   time.Duration `yaml:"window"`
+	Reads    int           `yaml:"reads" client:"ReadLimit"`
+	Requests int           `yaml:"requests" client:"AppLimit"`
+	Window   time.Duration `yaml:"window" client:"LimitWindow"`
 }
 
 // Timeouts bound single HTTP requests.
 type Timeouts struct {
-	Request time.Duration `yaml:"request"`
+	Request time.Duration `yaml:"request" client:"Timeout"`
 }
 
 // Retries bound how a failed request (429, 5xx, timeout, dropped connection)
 // is retried: at most Max retries, with exponential back-off and jitter
 // between MinWait and MaxWait.
 type Retries struct {
-	Max     int           `yaml:"max"`
-	MinWait time.Duration `yaml:"minWait"`
-	MaxWait time.Duration `yaml:"maxWait"`
+	Max     int           `yaml:"max" client:"MaxRetries"`
+	MinWait time.Duration `yaml:"minWait" client:"RetryWaitMin"`
+	MaxWait time.Duration `yaml:"maxWait" client:"RetryWaitMax"`
 }
 
 // TLS configures certificate verification of the service and token server.
 type TLS struct {
 	// CAFile is a PEM bundle of extra certificate authorities.
-	CAFile string `yaml:"caFile"`
+	CAFile string `yaml:"caFile" client:"CAFile"`
 	// InsecureSkipVerify turns verification off; for tests only.
-	InsecureSkipVerify bool `yaml:"insecureSkipVerify"`
+	InsecureSkipVerify bool `yaml:"insecureSkipVerify" client:"InsecureSkipVerify"`
 }
 
 // Unmatched-user policies: what happens to users of the organization that

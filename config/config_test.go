@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // write puts files into a fresh directory and returns the path of the
@@ -50,7 +52,7 @@ func TestLoadMinimalAppliesDefaults(t *testing.T) {
 	if tg.Limits != (Limits{Reads: 25, Requests: 100, Window: time.Minute}) {
 		t.Errorf("limits = %+v", tg.Limits)
 	}
-	if tg.Retries.Max != DefaultMaxRetries || tg.Timeouts.Request != DefaultTimeout {
+	if tg.Retries.Max != umapi.DefaultMaxRetries || tg.Timeouts.Request != umapi.DefaultTimeout {
 		t.Errorf("retries/timeouts = %+v %+v", tg.Retries, tg.Timeouts)
 	}
 	if cfg.Policy.UnmatchedUsers != UnmatchedPreserve || strings.Join(cfg.Policy.UpdateAttributes, ",") != "firstname,lastname" {

@@ -5,19 +5,15 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
-// Defaults of the values that have a sensible one.
+// Defaults of the values that have a sensible one. The target's are the
+// service client's (umapi.Default...), applied here so that what Load
+// checks and reports is what the client gets.
 const (
-	DefaultReads      = 25
-	DefaultRequests   = 100
-	DefaultWindow     = time.Minute
-	DefaultTimeout    = 2 * time.Minute
-	DefaultMaxRetries = 8
-	DefaultMinWait    = time.Second
-	DefaultMaxWait    = time.Minute
-	DefaultCron       = "0 */2 * * *"
-	DefaultListen     = "127.0.0.1:9090"
+	DefaultCron   = "0 */2 * * *"
+	DefaultListen = "127.0.0.1:9090"
 	// DefaultMaxRemovalsPercent is the default safety limit on removals
 	// per run, a percentage of the managed users.
 	DefaultMaxRemovalsPercent = 10
@@ -77,17 +73,18 @@ func (c *Config) targets() []*Target {
 	return out
 }
 
-// applyDefaults fills in the target's values the file leaves out.
+// applyDefaults fills in the target's values the file leaves out, with the
+// service client's defaults.
 func (t *Target) applyDefaults() {
 	setDefault(&t.AuthBaseURL, t.BaseURL)
-	setDefault(&t.Auth.Method, AuthJWT)
-	setDefault(&t.Limits.Reads, DefaultReads)
-	setDefault(&t.Limits.Requests, DefaultRequests)
-	setDefault(&t.Limits.Window, DefaultWindow)
-	setDefault(&t.Timeouts.Request, DefaultTimeout)
-	setDefault(&t.Retries.Max, DefaultMaxRetries)
-	setDefault(&t.Retries.MinWait, DefaultMinWait)
-	setDefault(&t.Retries.MaxWait, DefaultMaxWait)
+	setDefault(&t.Auth.Method, umapi.DefaultAuthMethod)
+	setDefault(&t.Limits.Reads, umapi.DefaultReadLimit)
+	setDefault(&t.Limits.Requests, umapi.DefaultAppLimit)
+	setDefault(&t.Limits.Window, umapi.DefaultLimitWindow)
+	setDefault(&t.Timeouts.Request, umapi.DefaultTimeout)
+	setDefault(&t.Retries.Max, umapi.DefaultMaxRetries)
+	setDefault(&t.Retries.MinWait, umapi.DefaultRetryWaitMin)
+	setDefault(&t.Retries.MaxWait, umapi.DefaultRetryWaitMax)
 }
 
 // applyDefaults fills in the policy's values the file leaves out.

@@ -19,7 +19,7 @@ func (t *NamedTarget) Hint(err error) error {
 	var ce *umapi.ConfigError
 	switch {
 	case errors.As(err, &ce):
-		return errors.Join(t.configProblems(ce)...)
+		return errors.Join(t.clientProblems(ce)...)
 	case errors.As(err, &ue):
 		return fmt.Errorf("%w; %s", err, t.unreachableHint(ue))
 	case umapi.IsAuthFailure(err) && errors.As(err, &ae):
@@ -61,37 +61,4 @@ func (t *NamedTarget) refusedHint(ae *umapi.APIError) string {
 			t.path, t.OrgID)
 	}
 	return fmt.Sprintf("check %s.orgId (%s) and that the integration %[1]s.auth.clientId may manage that organization's users", t.path, t.OrgID)
-}
-
-// clientKeys are the keys, below a target, of the service client's fields
-// (umapi.FieldError.Field): the inverse of clientConfig.
-var clientKeys = map[string]string{
-	"baseURL": "baseURL", "authBaseURL": "authBaseURL", "proxyURL": "proxy", "orgID": "orgId",
-	"clientID": "auth.clientId", "clientSecret": "auth.clientSecret", "techAccountID": "auth.technicalAccountId",
-	"privateKey": "auth.privateKey", "authMethod": "auth.method", "scope": "auth.scopes",
-	"timeout": "timeouts.request", "caFile": "tls.caFile", "readLimit": "limits.reads", "appLimit": "limits.requests",
-	"limitWindow": "limits.window", "maxRetries": "retries.max", "retryWaitMin": "retries.minWait", "retryWaitMax": "retries.maxWait",
-}
-
-// key is the full key of a client field of t.
-func (t *NamedTarget) key(field string) string {
-	if k, ok := clientKeys[field]; ok {
-		return t.path + "." + k
-	}
-	return t.path + " (" + field + ")"
-}
-
-// configProblems names each problem the client found in t's settings by
-// its key in the file (and the private key's by its file, which is what
-// to open and fix).
-func (t *NamedTarget) configProblems(ce *umapi.ConfigError) []error {
-	errs := make([]error, len(ce.Problems))
-	for i, p := range ce.Problems {
-		where := t.key(p.Field)
-		if p.Field == "privateKey" && t.Auth.PrivateKey.File != "" {
-			where += " (the file " + t.Auth.PrivateKey.File + ")"
-		}
-		errs[i] = fmt.Errorf("%s: %w", where, p.Err)
-	}
-	return errs
 }

@@ -45,8 +45,9 @@ func (c *Config) TargetPolicy(t *NamedTarget, m *mapping.Mapper) (*reconcile.Pol
 		RefreshInviteGroups:    p.Invites.RefreshGroups,
 		MaxRemovals:            s.MaxRemovals.Reconcile(),
 		MaxChanges:             s.MaxChanges.Reconcile(),
+		Names:                  t.PolicyKey,
 	}
-	if err := p.fill(rp); err != nil {
+	if err := p.fill(rp, t.PolicyKey(reconcile.SettingExclude)); err != nil {
 		return nil, err
 	}
 	return rp, nil
@@ -88,8 +89,9 @@ func (c *Config) groupsOf(t *NamedTarget, names []string, everywhere bool) []str
 }
 
 // fill sets the attributes to update and the exclusions by identity type
-// and username of rp from p.
-func (p *Policy) fill(rp *reconcile.Policy) error {
+// and username of rp from p; exclude is the key of p's exclusions, for the
+// errors.
+func (p *Policy) fill(rp *reconcile.Policy, exclude string) error {
 	for _, a := range p.UpdateAttributes {
 		switch a {
 		case "firstname":
@@ -105,14 +107,14 @@ func (p *Policy) fill(rp *reconcile.Policy) error {
 	for _, s := range p.Exclude.IdentityTypes {
 		t, ok := reconcile.ParseIdentityType(s)
 		if !ok {
-			return fmt.Errorf("policy.exclude.identityTypes: %q is not an identity type", s)
+			return fmt.Errorf("%s.identityTypes: %q is not an identity type", exclude, s)
 		}
 		rp.ExcludeTypes = append(rp.ExcludeTypes, t)
 	}
 	for _, s := range p.Exclude.Usernames {
 		re, err := regexp.Compile(s)
 		if err != nil {
-			return fmt.Errorf("policy.exclude.usernames: %w", err)
+			return fmt.Errorf("%s.usernames: %w", exclude, err)
 		}
 		rp.ExcludeUsernames = append(rp.ExcludeUsernames, re)
 	}

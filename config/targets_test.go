@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // twoOrgs has a primary and a secondary organization, a mapping into both
@@ -44,7 +47,7 @@ func TestTargetsListAndQualifiedGroups(t *testing.T) {
 		t.Fatalf("targets = %+v", cfg.Targets)
 	}
 	emea := &cfg.Targets[1]
-	if emea.Limits.Reads != 10 || emea.Limits.Requests != DefaultRequests || emea.Members != MembersMapped || cfg.Primary().Members != MembersAll {
+	if emea.Limits.Reads != 10 || emea.Limits.Requests != umapi.DefaultAppLimit || emea.Members != MembersMapped || cfg.Primary().Members != MembersAll {
 		t.Errorf("emea defaults: %+v members %q", emea.Limits, emea.Members)
 	}
 	if len(cfg.Warnings) != 1 || cfg.Warnings[0].Path != "targets[1].auth.clientId" || !strings.Contains(cfg.Warnings[0].Message, "the same integration as targets[0]") {
@@ -162,6 +165,12 @@ func TestTargetOwnPolicy(t *testing.T) {
 	}
 	if p, _ := cfg.TargetPolicy(cfg.Primary(), m); p.Unmatched != "preserve" {
 		t.Errorf("main took emea's policy: %+v", p)
+	}
+	if got := cfg.Targets[1].PolicyKey(reconcile.SettingUnmatched); got != "targets[1].policy.unmatchedUsers" {
+		t.Errorf("emea's key = %q, want its own policy's", got)
+	}
+	if got := cfg.Primary().PolicyKey(SettingRevokeUnmatched); got != "policy.invites.revokeUnmatched" {
+		t.Errorf("main's key = %q, want the top-level policy's", got)
 	}
 	bad := strings.NewReplacer("unmatchedUsers: remove,", "unmatchedUsers: purge,", "emea::Too", "main::Too").Replace(own)
 	_, err = Parse([]byte(bad), filepath.Join(dir, "bad.yaml"))

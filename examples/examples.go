@@ -11,18 +11,3 @@ import "embed"
 //
 //go:embed csv yaml sim openldap activedirectory freeipa multiorg entra okta google
 var FS embed.FS
-
-// OpenLDAPReaderPassword is the password of orgsync's read-only account,
-// cn=reader,dc=example,dc=com, in openldap/users.ldif: a demo credential.
-const OpenLDAPReaderPassword = "reader-secret"
-
-// ActiveDirectoryServicePassword is the password of orgsync's account,
-// svc-orgsync, in the Active Directory example's throwaway domain
-// (activedirectory/demo/directory.ldif): a demo credential, from which the
-// demo exports the account's keytab.
-const ActiveDirectoryServicePassword = "Svc-Orgsync-Demo-1"
-
-// FreeIPAReaderPassword is the password of orgsync's system account,
-// uid=orgsync,cn=sysaccounts,cn=etc,dc=example,dc=com, in the FreeIPA
-// example's directory (freeipa/demo/directory.ldif): a demo credential.
-const FreeIPAReaderPassword = "Orgsync-Demo-1"

@@ -192,7 +192,7 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		errs = append(errs, plan.Safety)
 	}
 	if len(plan.MissingGroups) > 0 {
-		errs = append(errs, &MissingGroupsError{Groups: plan.MissingGroups})
+		errs = append(errs, &MissingGroupsError{Groups: plan.MissingGroups, Names: plan.Names})
 	}
 	if stop != nil {
 		errs = append(errs, fmt.Errorf("apply: stopped after %d of %d requests: %w", res.Requests, len(reqs), stop))
@@ -360,4 +360,11 @@ func (e *Entry) String() string {
 		}
 	}
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

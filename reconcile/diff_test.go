@@ -1,8 +1,6 @@
 package reconcile
 
 import (
-	"bytes"
-	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
@@ -170,19 +168,16 @@ func TestDiffInvites(t *testing.T) {
 	if p, err = Diff(des, cur, validPolicy(t, pol)); err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	if err := p.Render(&b); err != nil {
-		t.Fatal(err)
-	}
-	if len(p.InviteGroups) != 1 || !strings.Contains(b.String(), "= invite-groups pending@x.com (vendorID) groups: +Dev") {
-		t.Errorf("invite groups %+v; plan:\n%s", p.InviteGroups, b.String())
+	if len(p.InviteGroups) != 1 || p.InviteGroups[0].String() != "= invite-groups pending@x.com (vendorID) groups: +Dev" {
+		t.Errorf("invite groups %+v", p.InviteGroups)
 	}
 	pol.ResendExpiredInvites = false // an expired invite is then only noted: the user is not invited
+	pol.Names = func(s Setting) string { return "<the key of " + string(s) + ">" }
 	if p, err = Diff(des, cur, validPolicy(t, pol)); err != nil {
 		t.Fatal(err)
 	}
 	if findChange(p, KindResendInvite, "old@x.com") != nil || !slices.ContainsFunc(p.Notes, func(n string) bool {
-		return strings.Contains(n, "old@x.com: the invite sent") && strings.Contains(n, "resendExpired")
+		return strings.Contains(n, "old@x.com: the invite sent") && strings.Contains(n, "set <the key of resendExpiredInvites> to invite them again")
 	}) {
 		t.Errorf("without resendExpired: changes %v, notes %q; want a note on old@x.com's expired invite", p.Changes, p.Notes)
 	}
@@ -241,6 +236,10 @@ func TestSafety(t *testing.T) {
 		{"max removals percent rounding to 0", full, func(p *Policy) { p.MaxRemovals.Percent = 10 }, "2 removals exceed maxRemovals 0 (10% of 3 managed users, rounded down)"},
 		{"count below percent", full, func(p *Policy) { p.MaxRemovals = Limit{Count: 1, Percent: 50} }, "2 removals exceed maxRemovals 1:"},
 		{"max changes", full, func(p *Policy) { p.MaxChanges.Count = 2 }, "3 changes exceed maxChanges 2"},
+		{"limit named by the caller", full, func(p *Policy) {
+			p.MaxRemovals.Count = 1
+			p.Names = func(s Setting) string { return "<the key of " + string(s) + ">" }
+		}, "2 removals exceed <the key of maxRemovals> 1"},
 	} {
 		pol := basePolicy()
 		pol.Unmatched = RemoveUsers
@@ -256,7 +255,8 @@ func TestSafety(t *testing.T) {
 				t.Errorf("%s: destructive change kept: %v", tc.name, c.String())
 			}
 		}
-		if p.Safety == nil || !strings.Contains(p.Safety.Error(), tc.reason) || len(p.Withheld) == 0 {
+		limited := strings.Contains(tc.reason, " exceed ")
+		if p.Safety == nil || !strings.Contains(p.Safety.Error(), tc.reason) || len(p.Withheld) == 0 || (p.Safety.LimitName != "") != limited {
 			t.Errorf("%s: safety = %v, withheld %d; want reason %q", tc.name, p.Safety, len(p.Withheld), tc.reason)
 		}
 	}
@@ -266,45 +266,6 @@ func TestSafety(t *testing.T) {
 	p, _ := Diff(full, cur, validPolicy(t, pol))
 	if p.Safety != nil || len(p.Withheld) != 0 {
 		t.Errorf("within limits: safety %v, withheld %v", p.Safety, p.Withheld)
-	}
-}
-
-func TestRender(t *testing.T) {
-	pol := basePolicy()
-	pol.Unmatched = RemoveUsers
-	cur := &Current{Users: []User{ent("bob@x.com", "Bob", "Design"), ent("gone@x.com", "G")}}
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("new@x.com", "N", "Dev"), ent("bob@x.com", "Rob", "Dev")}}, cur, validPolicy(t, pol))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := p.Render(&b); err != nil {
-		t.Fatal(err)
-	}
-	want := `+ create new@x.com (enterpriseID) firstname="N" lastname="L" country="US" groups: +Dev
-~ update bob@x.com (enterpriseID) firstname="Rob" groups: +Dev -Design
-- remove gone@x.com (enterpriseID)
-# 1 unmatched user (in the organization, in no source; policy.unmatchedUsers says what happens to them):
-#   gone@x.com (enterpriseID)
-Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 groups to create, 0 invites to resend, 0 to revoke; 0 withheld, 1 unmatched, 0 excluded
-`
-	if b.String() != want {
-		t.Errorf("Render =\n%s\nwant\n%s", b.String(), want)
-	}
-	b.Reset()
-	if err := p.RenderJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		FormatVersion int
-		Counts        Counts
-		Changes       []Change
-	}
-	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.FormatVersion != PlanFormatVersion || got.Counts.Create != 1 || got.Counts.Remove != 1 || got.Counts.AddMemberships != 2 || len(got.Changes) != 3 {
-		t.Errorf("JSON plan = %+v", got)
 	}
 }
 

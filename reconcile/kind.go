@@ -115,3 +115,50 @@ func (p *Plan) Check() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Kinds returns every kind, in the order a plan lists them.
+func Kinds() []Kind {
+	out := make([]Kind, len(kindTable))
+	for i, r := range kindTable {
+		out[i] = r.kind
+	}
+	return out
+}
+
+// Steps returns what change c asks of the service, as the kinds table
+// says, for the consumers that describe a change outside this package
+// (the state store's history). A change sent through the invite
+// endpoints (invite: the call is named by its kind, resend-invite or
+// revoke-invite) sends its memberships after the call (StepAdd). Any other
+// change's steps are those of its action entry, whole (Batches may split
+// its memberships over entries and requests), in the order an entry holds
+// them: a user group's StepCreateUserGroup (the group is c.Group), or a
+// user's StepCreate, StepUpdate, StepAdd, StepRemove and
+// StepRemoveFromOrg. A kind the table does not know has none (Plan.Check
+// refuses it).
+func (c *Change) Steps() (steps []Step, invite bool) {
+	r, ok := kinds[c.Kind]
+	if !ok {
+		return nil, false
+	}
+	if r.send == asGroupEntry {
+		return []Step{{Kind: StepCreateUserGroup}}, false
+	}
+	if r.steps.create {
+		u := c.User
+		steps = append(steps, Step{Kind: StepCreate, Create: &u})
+	}
+	if c.Set != nil {
+		steps = append(steps, Step{Kind: StepUpdate, Set: c.Set})
+	}
+	if len(c.Add) > 0 {
+		steps = append(steps, Step{Kind: StepAdd, Groups: c.Add})
+	}
+	if len(c.Remove) > 0 {
+		steps = append(steps, Step{Kind: StepRemove, Groups: c.Remove})
+	}
+	if r.steps.removeFromOrg {
+		steps = append(steps, Step{Kind: StepRemoveFromOrg, DeleteAccount: r.steps.deleteAccount})
+	}
+	return steps, r.send == asResend || r.send == asRevoke
+}

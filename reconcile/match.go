@@ -77,7 +77,7 @@ func namedByEmail(u *User) bool { return u.Username == "" && u.Email != "" }
 // email that a source names by a username: the service may know its
 // account (found by the email, which is unique and identifies it) under
 // another username, which then changed in the directory. Matching it by
-// the email updates the username (policy.updateAttributes) instead of
+// the email updates the username (Policy.Update) instead of
 // creating the user (which the service answers by finding the account
 // with that email) and removing the account as unmatched, on every run.
 func namedByUsername(u *User) bool {

@@ -11,7 +11,8 @@ import (
 // A target that does not exist is created as a user group under
 // CreateUserGroups, unless it is an admin group; otherwise it is reported
 // with the number of users who wanted it, and no membership of it is
-// planned. Apply sends the rest and reports it.
+// planned. Apply sends the rest and reports it, with what to do, naming
+// the setting that creates user groups as the policy's Names do.
 func TestMissingTargets(t *testing.T) {
 	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev", "Design", "_admin_X"), ent("b@x.com", "B", "Dev")}}
 	cur := &Current{Users: []User{ent("a@x.com", "A", "Design")}, Missing: []string{"Dev", "_admin_X"}}
@@ -19,6 +20,7 @@ func TestMissingTargets(t *testing.T) {
 		pol := basePolicy()
 		pol.Managed = append(pol.Managed, "_admin_X")
 		pol.CreateUserGroups = create
+		pol.Names = func(s Setting) string { return "<the key of " + string(s) + ">" }
 		p, err := Diff(des, cur, validPolicy(t, pol))
 		if err != nil {
 			t.Fatal(err)
@@ -51,6 +53,10 @@ func TestMissingTargets(t *testing.T) {
 		var me *MissingGroupsError
 		if !errors.As(err, &me) || len(me.Groups) != len(want) || (create && len(s.requests) == 0) {
 			t.Errorf("create %v: Apply error %v after %d requests, want the rest sent and the missing groups reported", create, err, len(s.requests))
+		}
+		hint := "set <the key of createUserGroups>: true to have orgsync create it as a user group"
+		if err != nil && strings.Contains(err.Error(), hint) == create {
+			t.Errorf("create %v: Apply error %q; want %q for the missing user group only", create, err, hint)
 		}
 	}
 }

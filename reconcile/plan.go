@@ -40,6 +40,49 @@ func (c *Change) Key() string {
 	return c.User.Key()
 }
 
+// String renders one change on one line, e.g.
+// `+ create jane@example.com (enterpriseID) "Jane" "Doe" US groups: +Design +Dev`.
+func (c *Change) String() string {
+	var b strings.Builder
+	r, ok := kinds[c.Kind]
+	if !ok {
+		r.sign = "?"
+	}
+	fmt.Fprintf(&b, "%s %s %s", r.sign, c.Kind, c.Key())
+	if r.send == asGroupEntry {
+		return b.String()
+	}
+	if c.User.Type != "" {
+		fmt.Fprintf(&b, " (%s)", c.User.Type)
+	}
+	if c.Kind == KindCreate {
+		fmt.Fprintf(&b, " firstname=%q lastname=%q country=%q", c.User.FirstName, c.User.LastName, c.User.Country)
+	}
+	if r.steps.deleteAccount {
+		b.WriteString(" deleteAccount")
+	}
+	if c.Set != nil {
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"firstname", c.Set.FirstName}, {"lastname", c.Set.LastName}, {"email", c.Set.Email}, {"username", c.Set.Username}} {
+			if f.v != nil {
+				fmt.Fprintf(&b, " %s=%q", f.name, *f.v)
+			}
+		}
+	}
+	if len(c.Add)+len(c.Remove) > 0 {
+		b.WriteString(" groups:")
+		for _, g := range c.Add {
+			b.WriteString(" +" + g)
+		}
+		for _, g := range c.Remove {
+			b.WriteString(" -" + g)
+		}
+	}
+	return b.String()
+}
+
 // Destructive reports whether the change takes something away. A change
 // of an unknown kind counts as destructive, so that the safety rules hold
 // it back with the others.
@@ -84,6 +127,9 @@ type Plan struct {
 	// membership of them is planned, and Apply fails after applying the
 	// rest (see MissingGroupsError).
 	MissingGroups []MissingGroup `json:"missingGroups,omitempty"`
+	// Names names the settings in the plan's words: the policy's Names.
+	// The plan's views name them so.
+	Names Names `json:"-"`
 }
 
 // MissingGroup is a target group that does not exist in the organization.
@@ -92,32 +138,39 @@ type MissingGroup struct {
 	Users int    `json:"users"` // source users who would have been added to it
 }
 
-// Hint says what to do about the missing group. A user group is missing
-// only when policy.createUserGroups is off; an admin group ("_...") the
-// service cannot create.
-func (g MissingGroup) Hint() string {
+// Hint says what to do about the missing group, naming the settings by
+// names. A user group is missing only when the policy does not create user
+// groups (SettingCreateUserGroups); an admin group ("_...") the service
+// cannot create.
+func (g MissingGroup) Hint(names Names) string {
 	if strings.HasPrefix(g.Name, "_") {
 		return "an admin group, which the service cannot create: create the product or role it belongs to in the organization, or fix the mapping rule that names it"
 	}
-	return "create it in the organization (a product profile or a user group), set policy.createUserGroups: true to have orgsync create it as a user group, or fix the mapping rule that names it"
+	return fmt.Sprintf("create it in the organization (a product profile or a user group), set %s: true to have orgsync create it as a user group, or fix the mapping rule that names it",
+		names.Of(SettingCreateUserGroups))
 }
 
-func (g MissingGroup) String() string {
+// Describe says that the group is missing, how many users wanted it, and
+// what to do (Hint).
+func (g MissingGroup) Describe(names Names) string {
 	users := fmt.Sprintf("%d source users would be added to it", g.Users)
 	if g.Users == 1 {
 		users = "1 source user would be added to it"
 	}
-	return fmt.Sprintf("target group %q does not exist in the organization (%s; none is): %s", g.Name, users, g.Hint())
+	return fmt.Sprintf("target group %q does not exist in the organization (%s; none is): %s", g.Name, users, g.Hint(names))
 }
 
 // MissingGroupsError reports the plan's missing targets after the rest of
-// the plan was applied.
-type MissingGroupsError struct{ Groups []MissingGroup }
+// the plan was applied, naming the settings by Names (the plan's).
+type MissingGroupsError struct {
+	Groups []MissingGroup
+	Names  Names
+}
 
 func (e *MissingGroupsError) Error() string {
 	msgs := make([]string, len(e.Groups))
 	for i, g := range e.Groups {
-		msgs[i] = g.String()
+		msgs[i] = g.Describe(e.Names)
 	}
 	return strings.Join(msgs, "; ")
 }
@@ -131,13 +184,13 @@ func (p *Plan) InSync() bool { return p.Empty() && len(p.Withheld) == 0 && len(p
 
 // SafetyError says why the destructive changes of a plan were withheld.
 type SafetyError struct {
-	Reason    string `json:"reason"`
-	Withheld  int    `json:"withheld"`  // destructive changes withheld
-	Removals  int    `json:"removals"`  // destructive changes planned
-	Changes   int    `json:"changes"`   // all changes planned
-	Managed   int    `json:"managed"`   // managed users in the organization
-	Limit     int    `json:"limit"`     // the limit exceeded, -1 when none applies
-	LimitName string `json:"limitName"` // maxRemovals or maxChanges when a limit stopped the run
+	Reason    string  `json:"reason"`
+	Withheld  int     `json:"withheld"`  // destructive changes withheld
+	Removals  int     `json:"removals"`  // destructive changes planned
+	Changes   int     `json:"changes"`   // all changes planned
+	Managed   int     `json:"managed"`   // managed users in the organization
+	Limit     int     `json:"limit"`     // the limit exceeded, -1 when none applies
+	LimitName Setting `json:"limitName"` // SettingMaxRemovals or SettingMaxChanges when a limit stopped the run
 	// Stopped is set when every change was withheld, not only the
 	// destructive ones: nothing is sent.
 	Stopped bool `json:"stopped,omitempty"`
@@ -168,7 +221,7 @@ func Diff(desired Desired, current *Current, valid *ValidPolicy) (*Plan, error) 
 	d.held = desired.Held
 	d.scope = desired.Scope
 	d.markOut(&d.scope)
-	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...)}
+	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...), Names: policy.Names}
 	d.desiredChanges(desired.Users, plan)
 	d.unmatchedChanges(plan)
 	d.inviteChanges(plan)
@@ -423,8 +476,8 @@ func (d *differ) invitedChange(u *User, inv Invite, plan *Plan) {
 	case inv.Expired && d.policy.ResendExpiredInvites:
 		plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: nu, Add: d.addGroups(u, nil, plan)})
 	case inv.Expired:
-		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and the user is not invited again; set policy.invites.resendExpired (true by default) to invite them again",
-			u.Key(), inv.LastSent.UTC().Format(time.DateOnly)))
+		plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s: the invite sent %s has expired and the user is not invited again; set %s to invite them again",
+			u.Key(), inv.LastSent.UTC().Format(time.DateOnly), d.policy.Names.Of(SettingResendExpiredInvites)))
 	case d.policy.RefreshInviteGroups:
 		if add := d.addGroups(u, nil, plan); len(add) > 0 {
 			plan.InviteGroups = append(plan.InviteGroups, Change{Kind: KindInviteGroups, User: nu, Add: add})
@@ -664,11 +717,11 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 	case !desired.Complete:
 		e.Reason = "the sources reported problems (a skipped record, a disagreement between sources): fix them to let removals through"
 	case maxRm >= 0 && removals > maxRm:
-		e.Reason = fmt.Sprintf("%d removals exceed maxRemovals %d%s", removals, maxRm, d.policy.MaxRemovals.explain(maxRm, d.nManaged))
-		e.Limit, e.LimitName = maxRm, "maxRemovals"
+		e.Limit, e.LimitName = maxRm, SettingMaxRemovals
+		e.Reason = fmt.Sprintf("%d removals exceed %s %d%s", removals, d.policy.Names.Of(e.LimitName), maxRm, d.policy.MaxRemovals.explain(maxRm, d.nManaged))
 	case maxCh >= 0 && len(plan.Changes) > maxCh:
-		e.Reason = fmt.Sprintf("%d changes exceed maxChanges %d%s", len(plan.Changes), maxCh, d.policy.MaxChanges.explain(maxCh, d.nManaged))
-		e.Limit, e.LimitName = maxCh, "maxChanges"
+		e.Limit, e.LimitName = maxCh, SettingMaxChanges
+		e.Reason = fmt.Sprintf("%d changes exceed %s %d%s", len(plan.Changes), d.policy.Names.Of(e.LimitName), maxCh, d.policy.MaxChanges.explain(maxCh, d.nManaged))
 	default:
 		return
 	}

@@ -122,6 +122,10 @@ type Policy struct {
 	// changes. Over either, no destructive change is applied.
 	MaxRemovals Limit
 	MaxChanges  Limit
+	// Names names the settings in the plan's words as the caller writes
+	// them (nil: by their Setting words), so that a plan says what to
+	// change where the policy came from.
+	Names Names
 }
 
 // Validate reports the first inconsistency of the policy.
@@ -178,13 +182,15 @@ func (p *Policy) clone() Policy {
 func (v *ValidPolicy) Policy() Policy { return v.p.clone() }
 
 // WithMaxRemovals returns v with l as its limit on removals, checked as
-// Validate checks it.
-func (v *ValidPolicy) WithMaxRemovals(l Limit) (*ValidPolicy, error) {
+// Validate checks it; by names what set it (SettingMaxRemovals in the
+// plan's words).
+func (v *ValidPolicy) WithMaxRemovals(l Limit, by string) (*ValidPolicy, error) {
 	if err := checkLimit(l); err != nil {
 		return nil, err
 	}
 	out := &ValidPolicy{p: v.p.clone()}
 	out.p.MaxRemovals = l
+	out.p.Names = v.p.Names.With(SettingMaxRemovals, by)
 	return out, nil
 }
 

@@ -29,12 +29,16 @@ func TestValidPolicyIsCheckedOnceAndKeptApart(t *testing.T) {
 	if again := v.Policy(); again.Managed[0] != "A" || len(again.UserGroups) != 1 {
 		t.Errorf("the valid policy changed with its source or its copy: %+v", again)
 	}
-	if _, err := v.WithMaxRemovals(Limit{Percent: 150}); err == nil {
+	if _, err := v.WithMaxRemovals(Limit{Percent: 150}, "the flag"); err == nil {
 		t.Error("WithMaxRemovals accepted 150%")
 	}
-	w, err := v.WithMaxRemovals(Limit{Count: 3})
+	w, err := v.WithMaxRemovals(Limit{Count: 3}, "the flag")
 	if err != nil || w.Policy().MaxRemovals.Count != 3 || v.Policy().MaxRemovals.Count != 0 {
 		t.Errorf("WithMaxRemovals: %v, %+v", err, w.Policy().MaxRemovals)
+	}
+	if n := w.Policy().Names; n.Of(SettingMaxRemovals) != "the flag" || n.Of(SettingMaxChanges) != "maxChanges" {
+		t.Errorf("WithMaxRemovals names the limit on removals %q and the other %q; want the flag, and the other as before",
+			n.Of(SettingMaxRemovals), n.Of(SettingMaxChanges))
 	}
 	m := v.ManagingGroupsOf([]User{{Email: "a@x.com", Groups: []string{"B", "a"}}})
 	if got := m.Policy().Managed; len(got) != 2 || got[1] != "B" || len(v.Policy().Managed) != 1 {

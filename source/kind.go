@@ -1,6 +1,9 @@
 package source
 
 import (
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"go.uber.org/zap"
@@ -92,15 +95,72 @@ type Kind struct {
 	// New returns an empty configuration of the kind, for the block to be
 	// decoded into.
 	New func() Config
+	// Variants are the kind as `orgsync init` and `orgsync demo` offer it.
+	Variants []Variant
 }
 
-// KindOf returns the kind whose key is key and whose block is a C:
-// KindOf[csvfile.Config]("csv").
+// KindOf returns the kind whose key is key and whose block is a C, as
+// init and demo offer it in variants:
+// KindOf[csvfile.Config]("csv", csvfile.Variants()...).
 func KindOf[C any, P interface {
 	*C
 	Config
-}](key string) Kind {
-	return Kind{Key: key, New: func() Config { return P(new(C)) }}
+}](key string, variants ...Variant) Kind {
+	return Kind{Key: key, New: func() Config { return P(new(C)) }, Variants: variants}
+}
+
+// Variant is a kind as `orgsync init` and `orgsync demo` offer it, under a
+// --source name of its own: a kind has one, named after it, or several
+// when it serves different directories (ldap: OpenLDAP, Active Directory
+// and FreeIPA).
+type Variant struct {
+	// Name is the value of --source.
+	Name string
+	// Starter is the part of init's starter configuration that holds the
+	// sources and the mapping rules, with comments saying what to fill in.
+	Starter string
+	// Example is the example the demo syncs.
+	Example Example
+}
+
+// Example is an example of the examples folder that `orgsync demo` syncs.
+type Example struct {
+	// Dir is the example's folder: examples/<Dir>/orgsync.yaml.
+	Dir string
+	// Start, when set, starts what the example reads (a throwaway
+	// directory server, a fake of the vendor's service) for the examples
+	// copied under dir, printing where it is to out. It returns the
+	// replacements (old, new pairs) that point the example's configuration
+	// at it, and a function that stops it.
+	Start func(out io.Writer, dir string) (replace []string, stop func(), err error)
+}
+
+// WriteDemoSecret writes the demo secret of a fake of the vendor's
+// service beside the configuration of the example in folder example of
+// the examples copied under dir, as demo-secret (which the demo points the
+// configuration at: {file: demo-secret}), readable by its owner only.
+func WriteDemoSecret(dir, example, secret string) error {
+	return os.WriteFile(filepath.Join(dir, example, "demo-secret"), []byte(secret), 0o600)
+}
+
+// Variant returns the variant named name (a --source value of init and
+// demo).
+func (ks Kinds) Variant(name string) (Variant, bool) {
+	vs := ks.Variants()
+	i := slices.IndexFunc(vs, func(v Variant) bool { return v.Name == name })
+	if i < 0 {
+		return Variant{}, false
+	}
+	return vs[i], true
+}
+
+// Variants returns the variants of every kind, in the registry's order.
+func (ks Kinds) Variants() []Variant {
+	var out []Variant
+	for _, k := range ks {
+		out = append(out, k.Variants...)
+	}
+	return out
 }
 
 // Kinds is the registry of source kinds, in the order messages list them.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/util/logs"
-	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // decisionFlags are the flags of approve and reject: who decides.
@@ -37,9 +37,11 @@ func runApprove(ctx context.Context, io stdio, args []string) int {
 		return code
 	}
 	if c.fs.NArg() == 0 {
-		if err := e.control.List(io.out); err != nil {
+		pending, err := e.control.Pending()
+		if err != nil {
 			return fail(io, c.fs.Name(), err)
 		}
+		view.Approvals(io.out, pending)
 		return exitOK
 	}
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
@@ -52,8 +54,8 @@ func runApprove(ctx context.Context, io stdio, args []string) int {
 		}
 		o.Confirm = func() (bool, error) { return confirm(io, "apply these changes?") }
 	}
-	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), io.out, o)
-	e.control.WriteResult(io.out, r, j.Config().MultiOrg())
+	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), view.Approving{W: io.out}, o)
+	view.Result(io.out, r, j.Config().MultiOrg())
 	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
 }
 
@@ -85,7 +87,6 @@ func runReject(_ context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, c.fs.Name(), err)
 	}
-	fmt.Fprintf(io.out, "approval %s rejected by %s: its %s discarded (a later run holds them again while the sources still ask for them)\n",
-		a.ID, a.Decided.By, plural.Of(len(a.Changes), "change is", "changes are"))
+	view.Rejected(io.out, a)
 	return exitOK
 }

@@ -116,7 +116,7 @@ func flagValues(f *flag.Flag, cmd string, words []string) []string {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
 	case f.Name == "source" && cmd == "demo":
-		return slices.Sorted(maps.Keys(demo.Examples))
+		return slices.Sorted(maps.Keys(demo.Examples()))
 	case f.Name == "output" && f.DefValue == "text":
 		return []string{"text", "json"}
 	case f.Name == "log-format":

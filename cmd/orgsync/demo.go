@@ -13,6 +13,7 @@ import (
 	"github.com/orgsync/orgsync/internal/demo/steps"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/util/suggest"
+	"github.com/orgsync/orgsync/source"
 )
 
 // runDemo starts the simulator in-process with the two example
@@ -31,9 +32,9 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	if *review {
 		*name, rd = "csv", &steps.Review{Serve: *serve, Version: version}
 	}
-	example, ok := demo.Examples[*name]
+	example, ok := demo.Examples()[*name]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples))))
+		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples()))))
 		return exitError
 	}
 	if lf.level == "" {
@@ -49,7 +50,7 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 // loopback port (and what the example reads, when it needs a server) and
 // syncs the example into them; with review, it walks through change
 // control instead.
-func runExample(ctx context.Context, io stdio, lf *logFlags, example demo.Example, review *steps.Review) error {
+func runExample(ctx context.Context, io stdio, lf *logFlags, example source.Example, review *steps.Review) error {
 	start := time.Now()
 	d, err := demo.Start(ctx, example, io.out)
 	if err != nil {

@@ -159,7 +159,7 @@ func TestDemoStepsKeepATrippedLimit(t *testing.T) {
 	for _, onLimit := range []string{"stop", "hold"} {
 		t.Run(onLimit, func(t *testing.T) {
 			ctx := context.Background()
-			d, err := demo.Start(ctx, demo.Examples["csv"], io.Discard)
+			d, err := demo.Start(ctx, demo.Examples()["csv"], io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,7 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
-	"github.com/orgsync/orgsync/examples"
+	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -57,12 +57,12 @@ func TestOpenLDAPExampleByHand(t *testing.T) {
 			return false
 		}
 		defer conn.Close()
-		return conn.Bind("cn=reader,dc=example,dc=com", examples.OpenLDAPReaderPassword) == nil
+		return conn.Bind("cn=reader,dc=example,dc=com", ldap.OpenLDAPReaderPassword) == nil
 	})
 
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "openldap", s.url, "ldap://127.0.0.1:3890", url)
-	env := []string{"LDAP_BIND_PASSWORD=" + examples.OpenLDAPReaderPassword}
+	env := []string{"LDAP_BIND_PASSWORD=" + ldap.OpenLDAPReaderPassword}
 	if r := runBinary(t, env, "validate", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "configuration valid; 6 desired users from 1 source;") {
 		t.Fatalf("validate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

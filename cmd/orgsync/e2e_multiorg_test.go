@@ -317,14 +317,31 @@ func TestMultiOrgSlowOrganizationHoldsNoOtherBack(t *testing.T) {
 }
 
 // TestMultiOrgOwnPolicy: emea's own policy removes its users in no source
-// while the top-level policy, main's, only takes their managed groups.
+// while the top-level policy, main's, only takes their managed groups;
+// each plan names the settings of its own policy: emea's under
+// targets[1].policy, main's under the top-level policy.
 func TestMultiOrgOwnPolicy(t *testing.T) {
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url, "    members: mapped\n",
 		"    members: mapped\n    policy: {unmatchedUsers: remove, exclude: {groups: [_org_admin]}}\n")
-	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
+	r := runBinary(t, nil, "sync", "--config", cfg)
+	if r.code != exitOK {
 		t.Fatalf("sync: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	plans := map[string]string{} // by organization: sync shows each plan as it is ready
+	for _, block := range strings.Split(r.stdout, "== organization ")[1:] {
+		name, _, _ := strings.Cut(block, " ")
+		plans[name] = block
+	}
+	emea, main := plans["emea"], plans["main"]
+	for _, want := range []string{"in no source; targets[1].policy.unmatchedUsers says what happens to them", "left alone by targets[1].policy.exclude"} {
+		if !strings.Contains(emea, want) {
+			t.Errorf("emea's plan lacks %q:\n%s", want, emea)
+		}
+	}
+	if !strings.Contains(main, "in no source; policy.unmatchedUsers says") || strings.Contains(main, "targets[") {
+		t.Errorf("main's plan does not name the top-level policy's settings:\n%s", main)
 	}
 	if _, found := groupsOf(s.Org(emeaOrg), "oscar@example.com"); found {
 		t.Error("oscar, in no source, is still in emea, whose policy removes such users")

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
+	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -108,7 +108,7 @@ func startExampleSlapd(t *testing.T, dir string) (env, replace []string) {
 		t.Fatal(err)
 	}
 	url := ldaptest.StartSlapd(t, string(ldif))
-	return []string{"LDAP_BIND_PASSWORD=" + examples.OpenLDAPReaderPassword}, []string{"ldap://127.0.0.1:3890", url}
+	return []string{"LDAP_BIND_PASSWORD=" + ldap.OpenLDAPReaderPassword}, []string{"ldap://127.0.0.1:3890", url}
 }
 
 // TestLDAPAndCSVShareExactRules runs the OpenLDAP example with a CSV file
@@ -213,7 +213,7 @@ func TestSourceFailureFailsTheRun(t *testing.T) {
 // the freeipa example a real 389 Directory Server (the test fails in CI
 // when they cannot run).
 func TestDemo(t *testing.T) {
-	for _, name := range slices.Sorted(maps.Keys(demo.Examples)) {
+	for _, name := range slices.Sorted(maps.Keys(demo.Examples())) {
 		t.Run(name, func(t *testing.T) {
 			switch name {
 			case "ldap":
@@ -227,7 +227,7 @@ func TestDemo(t *testing.T) {
 			if r.code != exitOK {
 				t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
-			for _, want := range []string{"examples/" + demo.Examples[name].Dir + "/orgsync.yaml", "== 1. orgsync plan", "+ create dave@example.com",
+			for _, want := range []string{"examples/" + demo.Examples()[name].Dir + "/orgsync.yaml", "== 1. orgsync plan", "+ create dave@example.com",
 				"== 2. orgsync sync", "== 3. orgsync plan again", "Plan: 0 to create, 0 to update", "In sync.", "0 of them 429"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)

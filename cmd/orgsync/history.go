@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // runHistory prints the applied changes the state directory keeps,
@@ -25,9 +25,9 @@ func runHistory(_ context.Context, io stdio, args []string) int {
 		return fail(io, fs.Name(), err)
 	}
 	if *output == "json" {
-		err = store.WriteJSON(io.out, entries)
+		err = view.HistoryJSON(io.out, entries)
 	} else {
-		store.WriteTable(io.out, entries)
+		view.History(io.out, entries)
 	}
 	if err != nil {
 		return fail(io, fs.Name(), err)

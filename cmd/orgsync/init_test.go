@@ -9,15 +9,23 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/demo/starter"
+	"github.com/orgsync/orgsync/source/all"
 	"github.com/orgsync/orgsync/source/ldap"
 )
 
-// TestInitWritesStarterConfigs: each starter configuration loads, its only
-// problems the placeholders and the private key file the administrator
-// has to supply; with them in place the configuration is valid and has
-// the chosen kind of source.
+// TestInitWritesStarterConfigs: each starter configuration (one for each
+// variant of the registry's kinds) loads, its only problems the
+// placeholders and the private key file the administrator has to supply;
+// with them in place the configuration is valid and has the chosen kind
+// of source.
 func TestInitWritesStarterConfigs(t *testing.T) {
-	for kind, want := range map[string]string{"csv": "csv", "yaml": "yaml", "ldap": "ldap", "activedirectory": "ldap", "freeipa": "ldap", "entra": "entra", "okta": "okta", "google": "google"} {
+	variants := map[string]string{} // the kind of each variant
+	for _, k := range all.Kinds() {
+		for _, v := range k.Variants {
+			variants[v.Name] = k.Key
+		}
+	}
+	for kind, want := range variants {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "orgsync.yaml")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // runPlan is the dry run: it prints the plan of every organization, as
@@ -26,7 +27,10 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	if *out != "" {
 		e.control.KeepFingerprints()
 	}
-	plans, err := j.WritePlans(ctx, io.out, *c.output)
+	plans, err := j.Plan(ctx)
+	if err == nil {
+		err = view.Plans(io.out, plans, *c.output, j.Config().MultiOrg())
+	}
 	if err != nil {
 		return fail(io, fs.Name(), err)
 	}

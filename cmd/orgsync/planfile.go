@@ -10,6 +10,7 @@ import (
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // runApply applies a saved plan, and only it: it plans afresh and refuses,
@@ -52,7 +53,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	fmt.Fprintln(io.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	for _, r := range res {
-		e.control.WriteResult(io.out, r, j.Config().MultiOrg())
+		view.Result(io.out, r, j.Config().MultiOrg())
 	}
 	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
 }
@@ -83,7 +84,7 @@ func runShow(_ context.Context, io stdio, args []string) int {
 	if *output == "json" {
 		err = f.Encode(io.out)
 	} else {
-		err = f.WriteText(io.out, time.Now())
+		err = view.SavedPlan(io.out, f, time.Now())
 	}
 	if err != nil {
 		return fail(io, fs.Name(), err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // runSync applies the plans and prints what was done.
@@ -33,7 +34,7 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	multi := j.Config().MultiOrg()
 	res, err := j.Sync(ctx, mode, showPlans(io, multi))
 	for _, r := range res {
-		e.control.WriteResult(io.out, r, multi)
+		view.Result(io.out, r, multi)
 	}
 	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
 }
@@ -46,6 +47,6 @@ func showPlans(io stdio, multiOrg bool) func(g *run.Gated) error {
 		if shown++; shown > 1 {
 			fmt.Fprintln(io.out)
 		}
-		return g.OrgPlan().WriteText(io.out, multiOrg)
+		return view.OrgPlan(io.out, g.OrgPlan(), multiOrg)
 	}
 }

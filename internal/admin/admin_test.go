@@ -17,7 +17,7 @@ import (
 // by the simulator over loopback HTTP until the test ends.
 func open(t *testing.T, name string) (*Org, error) {
 	t.Helper()
-	d, err := demo.Start(context.Background(), demo.Examples["multiorg"], io.Discard)
+	d, err := demo.Start(context.Background(), demo.Examples()["multiorg"], io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/user"
 	"strings"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/util/plural"
-	"github.com/orgsync/orgsync/reconcile"
 )
 
 // ErrNoStateDir says that approvals need a state directory.
@@ -32,13 +29,23 @@ type ApproveOptions struct {
 	Confirm func() (bool, error)
 }
 
-// Approve shows approval id on w, plans its organization afresh with j
+// ApprovalView shows an approval being decided (internal/view's Approving
+// is one): the approval, then what releasing it against a fresh plan
+// applies, reporting whether that is anything, and that a dry run applied
+// nothing.
+type ApprovalView interface {
+	Approval(a *store.Approval)
+	Release(g *run.Gated) bool
+	NotApplied()
+}
+
+// Approve shows approval id on v, plans its organization afresh with j
 // (made with c as its observer), shows the held changes the fresh plan
 // still wants, and, unless a dry run or the approver says no, has the
 // safety gate release them: they are applied, once, and the approval is
 // closed with who approved it. It returns the result of applying them
 // (nil when nothing was applied).
-func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Writer, o ApproveOptions) (*run.Result, error) {
+func (c *Control) Approve(ctx context.Context, j *run.Job, id string, v ApprovalView, o ApproveOptions) (*run.Result, error) {
 	dir := c.StateDir()
 	if dir == nil {
 		return nil, ErrNoStateDir
@@ -50,7 +57,7 @@ func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Write
 	if a.Status != store.Pending {
 		return nil, fmt.Errorf("approval %s is %s already%s", a.ID, a.Status, decidedBy(a))
 	}
-	fmt.Fprintf(w, "approval %s, organization %s, held %s: %s\n", a.ID, a.Org, a.Created.Format(time.RFC3339), a.Reason)
+	v.Approval(a)
 	plans, err := j.Plan(ctx)
 	if err != nil {
 		return nil, err
@@ -63,9 +70,9 @@ func (c *Control) Approve(ctx context.Context, j *run.Job, id string, w io.Write
 	if err != nil {
 		return nil, err
 	}
-	applies := showRelease(w, g)
+	applies := v.Release(g)
 	if o.DryRun {
-		fmt.Fprintln(w, "dry run: nothing applied; the approval stays pending")
+		v.NotApplied()
 		return nil, nil
 	}
 	if applies && o.Confirm != nil {
@@ -88,25 +95,6 @@ func (c *Control) release(ctx context.Context, j *run.Job, p *run.OrgPlan, id st
 	}
 	res := j.Apply(ctx, g)
 	return res, res.Err
-}
-
-// showRelease writes what a release applies and what it leaves out, and
-// reports whether it applies anything.
-func showRelease(w io.Writer, g *run.Gated) bool {
-	d := g.Decision()
-	for i := range d.Dropped {
-		fmt.Fprintf(w, "no longer asked for by the sources, left out: %s\n", d.Dropped[i].String())
-	}
-	changes := g.OrgPlan().Plan.Changes
-	if len(changes) == 0 {
-		fmt.Fprintln(w, "nothing left to apply: approving drops the approval")
-		return false
-	}
-	fmt.Fprintf(w, "approving applies %s:\n", plural.Of(len(changes), "change", "changes"))
-	for i := range changes {
-		fmt.Fprintf(w, "  %s\n", changes[i].String())
-	}
-	return true
 }
 
 // Approver is who decides an approval: by when set (approve --by), else
@@ -161,67 +149,11 @@ func (c *Control) Reject(id string, by store.Decider) (*store.Approval, error) {
 	return a, dir.Close(a, store.Rejected, by)
 }
 
-// Show writes an approval and its changes.
-func Show(w io.Writer, a *store.Approval) {
-	fmt.Fprintf(w, "approval %s, organization %s, held %s: %s\n", a.ID, a.Org, a.Created.Format(time.RFC3339), a.Reason)
-	writeChanges(w, a.Changes)
-}
-
-func writeChanges(w io.Writer, changes []reconcile.Change) {
-	for i := range changes {
-		fmt.Fprintf(w, "  %s\n", changes[i].String())
-	}
-}
-
-// List writes the pending approvals, each with the changes it holds now
-// (a later run may have narrowed it) and the limit's reason when it was
-// held.
-func (c *Control) List(w io.Writer) error {
+// Pending returns the pending approvals, oldest first.
+func (c *Control) Pending() ([]store.Approval, error) {
 	dir := c.StateDir()
 	if dir == nil {
-		return ErrNoStateDir
+		return nil, ErrNoStateDir
 	}
-	list, err := dir.Approvals("", store.Pending)
-	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(w, "no pending approvals")
-	}
-	for _, a := range list {
-		fmt.Fprintf(w, "%s  %s  organization %s: %s held%s (when held: %s)\n", a.ID, a.Created.Format(time.RFC3339), a.Org,
-			plural.Of(len(a.Changes), "change", "changes"), narrowings(&a), a.Reason)
-	}
-	return nil
-}
-
-// narrowings says how many changes later runs took out of a, after a
-// comma; empty when none.
-func narrowings(a *store.Approval) string {
-	n := 0
-	for _, x := range a.Narrowed {
-		n += len(x.Dropped)
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %s no longer asked for dropped since", plural.Of(n, "change", "changes"))
-}
-
-// WriteResult writes the outcome of an organization's applied plan (see
-// run.Result.WriteText) and the approvals it holds, with what to do about
-// them.
-func (c *Control) WriteResult(w io.Writer, r *run.Result, multiOrg bool) {
-	if r == nil || r.Applied == nil {
-		return
-	}
-	r.WriteText(w, multiOrg)
-	prefix := ""
-	if multiOrg {
-		prefix = r.Org.Name + ": "
-	}
-	for _, a := range r.Decision.Pending {
-		fmt.Fprintf(w, "%sheld for approval: %s, %s (review it with orgsync approve %[2]s, or discard it with orgsync reject %[2]s)\n",
-			prefix, a.ID, plural.Of(len(a.Changes), "change", "changes"))
-	}
+	return dir.Approvals("", store.Pending)
 }

@@ -109,7 +109,7 @@ func (c *Control) Applied(r *run.Result) {
 	if r.Mode == run.Dry {
 		return
 	}
-	rec, entries := record(r, rulesOf(c.config(), r.Org))
+	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org))
 	c.mu.Lock()
 	c.done.Runs = append(c.done.Runs, *rec)
 	c.done.Entries = append(c.done.Entries, entries...)
@@ -152,8 +152,9 @@ func (c *Control) Unrecorded() bool {
 	return c.unrecorded
 }
 
-// record is the run record of r and its history entries.
-func record(r *run.Result, rules map[string]string) (*store.Run, []store.Entry) {
+// record is the run record of r and its history entries, whose reasons
+// name the mapping rules and the settings that asked for each change.
+func record(r *run.Result, rules map[string]string, settings store.Settings) (*store.Run, []store.Entry) {
 	end := time.Now().UTC()
 	d := &r.Decision
 	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
@@ -168,7 +169,7 @@ func record(r *run.Result, rules map[string]string) (*store.Run, []store.Entry) 
 	if r.Err != nil {
 		rec.Result, rec.Error, rec.Phase = store.RunFailure, r.Err.Error(), r.Phase
 	}
-	a := store.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly}
+	a := store.Applied{Run: rec.ID, Org: r.Org.Name, Time: end, TestOnly: r.Mode == run.TestOnly, Settings: settings}
 	var entries []store.Entry
 	for _, n := range d.Narrowed {
 		entries = append(entries, a.Dropped(n.Approval.ID, n.Dropped)...)
@@ -207,6 +208,13 @@ func rulesOf(cfg *config.Config, t *config.NamedTarget) map[string]string {
 		}
 	}
 	return out
+}
+
+// settingsOf names, by their keys in the configuration file, the policy
+// settings of organization t that ask for changes no source asks for.
+func settingsOf(t *config.NamedTarget) store.Settings {
+	return store.Settings{Unmatched: t.PolicyKey(reconcile.SettingUnmatched), CreateGroups: t.PolicyKey(reconcile.SettingCreateUserGroups),
+		RevokeInvites: t.PolicyKey(config.SettingRevokeUnmatched), ManagedGroups: t.PolicyKey(config.SettingManagedGroups)}
 }
 
 // modeName is a run record's mode.

@@ -22,7 +22,7 @@ import (
 // and returns the configuration's path and the simulator.
 func csvExample(t *testing.T, extra string) (string, *umsim.Multi) {
 	t.Helper()
-	d, err := demo.Start(context.Background(), demo.Examples["csv"], io.Discard)
+	d, err := demo.Start(context.Background(), demo.Examples()["csv"], io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,8 @@ func (c *Control) SavePlan(path, toolVersion string, plans *run.Plans, flags pla
 		if p.Err != nil {
 			return fmt.Errorf("organization %s could not be planned: no plan saved", p.Org.Name)
 		}
-		f.Organizations = append(f.Organizations, planfile.Org{Name: p.Org.Name, OrgID: p.Org.OrgID, Current: c.current[p.Org.Name], Plan: p.Plan})
+		f.Organizations = append(f.Organizations, planfile.Org{Name: p.Org.Name, OrgID: p.Org.OrgID, Current: c.current[p.Org.Name], Plan: p.Plan,
+			Keys: p.Org.PolicyKeys()})
 	}
 	return f.Write(path)
 }

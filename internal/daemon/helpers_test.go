@@ -25,7 +25,7 @@ import (
 // path.
 func example(t *testing.T, extra string) string {
 	t.Helper()
-	d, err := demo.Start(context.Background(), demo.Examples["csv"], io.Discard)
+	d, err := demo.Start(context.Background(), demo.Examples()["csv"], io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

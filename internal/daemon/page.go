@@ -15,6 +15,7 @@ import (
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // resolvedShown bound the approvals the page lists as decided lately.
@@ -97,8 +98,8 @@ func (d *daemon) decide(ctx context.Context, id, action string, who store.Decide
 	var out bytes.Buffer
 	err := d.exclusive(func() ([]*run.Result, error) {
 		job := d.begin(d.job.Load())
-		res, err := d.control.Approve(ctx, job, id, &out, changecontrol.ApproveOptions{By: who})
-		d.control.WriteResult(&out, res, job.Config().MultiOrg())
+		res, err := d.control.Approve(ctx, job, id, view.Approving{W: &out}, changecontrol.ApproveOptions{By: who})
+		view.Result(&out, res, job.Config().MultiOrg())
 		if res == nil {
 			return nil, err
 		}

@@ -1,10 +1,10 @@
 // Package demo sets up what `orgsync demo` syncs: the examples copied to a
 // temporary directory, the simulator of the example organizations on a
-// loopback port with the service's own limits, and the server an example
-// reads (a throwaway OpenLDAP, Samba Active Directory domain controller or
-// 389 Directory Server with FreeIPA's tree, the Entra ID, Okta or Google
-// Workspace fake), with the
-// example's configuration pointed at them.
+// loopback port with the service's own limits, and what an example reads
+// (a throwaway directory server or a fake of the vendor's service, which
+// the kind's variant starts: see source.Example), with the example's
+// configuration pointed at them. The examples are those of the source
+// registry's variants, and multiorg.
 package demo
 
 import (
@@ -22,37 +22,32 @@ import (
 
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/internal/demo/simserver"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/all"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
 
-// Example is one example the demo can sync.
-type Example struct {
-	// Dir is the example's directory: examples/<Dir>/orgsync.yaml.
-	Dir string
-	// start, when set, starts what the example reads (a directory server)
-	// with the example files copied under dir, printing where to out. It
-	// returns the replacements (old, new pairs) that point the example's
-	// configuration at it, and a function that stops it.
-	start func(out io.Writer, dir string) (replace []string, stop func(), err error)
-}
+// multiorg is the demo's own example: a CSV file synced into both example
+// organizations.
+const multiorg = "multiorg"
 
-// Examples are the examples the demo can sync, by --source name.
-var Examples = map[string]Example{
-	"multiorg":        {Dir: "multiorg"},
-	"csv":             {Dir: "csv"},
-	"yaml":            {Dir: "yaml"},
-	"ldap":            {Dir: "openldap", start: startSlapd},
-	"activedirectory": {Dir: "activedirectory/demo", start: startSamba},
-	"freeipa":         {Dir: "freeipa/demo", start: startDirsrv},
-	"entra":           {Dir: "entra", start: startEntra},
-	"okta":            {Dir: "okta", start: startOkta},
-	"google":          {Dir: "google", start: startGoogle},
+// Examples are the examples the demo can sync, by --source name: every
+// variant's of the source kinds and multiorg.
+func Examples() map[string]source.Example { return examplesOf(all.Kinds()) }
+
+// examplesOf is Examples for the variants of kinds.
+func examplesOf(kinds source.Kinds) map[string]source.Example {
+	out := map[string]source.Example{multiorg: {Dir: multiorg}}
+	for _, v := range kinds.Variants() {
+		out[v.Name] = v.Example
+	}
+	return out
 }
 
 // Names lists the --source values of the demo.
 func Names() string {
-	return strings.Join(slices.Sorted(maps.Keys(Examples)), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(Examples())), ", ")
 }
 
 // Setup is a running demo: Config is the example's configuration, pointed
@@ -68,7 +63,7 @@ type Setup struct {
 
 // Start sets up the demo of example, printing what it starts to out.
 // Close stops it.
-func Start(ctx context.Context, example Example, out io.Writer) (_ *Setup, err error) {
+func Start(ctx context.Context, example source.Example, out io.Writer) (_ *Setup, err error) {
 	dir, err := os.MkdirTemp("", "orgsync-demo-")
 	if err != nil {
 		return nil, err
@@ -83,8 +78,8 @@ func Start(ctx context.Context, example Example, out io.Writer) (_ *Setup, err e
 		return nil, err
 	}
 	var replace []string
-	if example.start != nil {
-		r, stop, err := example.start(out, dir)
+	if example.Start != nil {
+		r, stop, err := example.Start(out, dir)
 		if err != nil {
 			return nil, err
 		}

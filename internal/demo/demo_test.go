@@ -3,12 +3,17 @@ package demo
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/all"
+	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 )
 
@@ -18,7 +23,7 @@ import (
 // removes the copied examples.
 func TestStartPointsTheExampleAtItsServers(t *testing.T) {
 	var out bytes.Buffer
-	s, err := Start(context.Background(), Examples["okta"], &out)
+	s, err := Start(context.Background(), Examples()["okta"], &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,5 +52,23 @@ func TestStartPointsTheExampleAtItsServers(t *testing.T) {
 	}
 	if _, err := http.Get(s.URL); err == nil {
 		t.Error("the simulator still answers after Close")
+	}
+}
+
+// TestANewKindIsOneRegistryLine: a kind added to the registry, with its
+// variant's example, is a demo with nothing else changed here; the demo
+// offers every variant of the registry, and multiorg.
+func TestANewKindIsOneRegistryLine(t *testing.T) {
+	hr := source.Variant{Name: "hr", Example: source.Example{Dir: "csv"}}
+	got := examplesOf(append(all.Kinds(), source.KindOf[csvfile.Config]("hr", hr)))
+	if e, ok := got["hr"]; !ok || e.Dir != "csv" {
+		t.Errorf("the demo of the new kind: %+v, %v", e, ok)
+	}
+	want := []string{multiorg}
+	for _, v := range all.Kinds().Variants() {
+		want = append(want, v.Name)
+	}
+	if names := slices.Sorted(maps.Keys(Examples())); !slices.Equal(names, slices.Sorted(slices.Values(want))) {
+		t.Errorf("demo examples %v, want the registry's variants and multiorg %v", names, want)
 	}
 }

@@ -87,7 +87,7 @@ func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 	unmatched := slices.ContainsFunc(p.Plan.Unmatched, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
 	switch {
 	case unmatched:
-		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n", prefix)
+		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so %s applies\n", prefix, p.Org.PolicyKey(reconcile.SettingUnmatched))
 	case changes == 0 && len(d.Traces) == 0:
 		fmt.Fprintf(w, "%s: no change: the organization's users read for this plan have no such user either; check the name\n", prefix)
 		return

@@ -231,7 +231,8 @@ func (j *Job) quarantineHeld(g *Gated, pending []store.Approval) {
 	}
 }
 
-// onLimit applies safety.onLimit when a safety limit tripped.
+// onLimit applies the organization's onLimit (safety.onLimit) when a
+// safety limit tripped.
 func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error {
 	plan, t := g.plan.Plan, g.plan.Org
 	if !approval.LimitTripped(plan) {
@@ -246,7 +247,7 @@ func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error
 	case j.cfg.SafetyOf(t).OnLimit == config.OnLimitStop:
 		plan.Withheld = append(plan.Withheld, plan.Changes...)
 		plan.Changes, plan.InviteGroups = nil, nil
-		plan.Safety.Reason += " (safety.onLimit: stop)"
+		plan.Safety.Reason += fmt.Sprintf(" (%s: stop)", t.PolicyKey(config.SettingOnLimit))
 		plan.Safety.Stopped, plan.Safety.Withheld = true, len(plan.Withheld)
 		d.Stopped = true
 		if g.mode != Dry {

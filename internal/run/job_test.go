@@ -3,7 +3,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -22,8 +21,8 @@ import (
 
 // exampleConfig loads an example's configuration pointed at a simulator
 // of the example organizations, serving over loopback HTTP until the test
-// ends.
-func exampleConfig(t *testing.T, example string) *config.Config {
+// ends; edits are pairs of text to replace in it and what replaces it.
+func exampleConfig(t *testing.T, example string, edits ...string) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, examples.FS); err != nil {
@@ -45,6 +44,12 @@ func exampleConfig(t *testing.T, example string) *config.Config {
 		t.Fatal(err)
 	}
 	text := strings.ReplaceAll(string(data), "http://127.0.0.1:8080", hs.URL)
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(text, edits[i]) {
+			t.Fatalf("%s lacks %q", path, edits[i])
+		}
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -102,20 +107,6 @@ func TestPlanApplyConverges(t *testing.T) {
 		if p.Err != nil || p.Plan.Empty() {
 			t.Errorf("%s: plan %v, error %v", p.Org.Name, p.Plan, p.Err)
 		}
-	}
-	var doc struct {
-		FormatVersion int `json:"formatVersion"`
-		Organizations []struct {
-			Name   string          `json:"name"`
-			Counts json.RawMessage `json:"counts"`
-		} `json:"organizations"`
-	}
-	var buf bytes.Buffer
-	if err := plans.WriteJSON(&buf, true); err != nil || json.Unmarshal(buf.Bytes(), &doc) != nil {
-		t.Fatalf("JSON plan: %v\n%s", err, buf.String())
-	}
-	if doc.FormatVersion == 0 || len(doc.Organizations) != 2 || doc.Organizations[1].Name != "emea" || doc.Organizations[1].Counts == nil {
-		t.Errorf("JSON plan %+v", doc)
 	}
 	res, err := j.ApplyAll(ctx, plans, Real)
 	if err != nil {

@@ -152,7 +152,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		return nil, fmt.Errorf("planning: %w", err)
 	}
 	if path := ReportFile(j.cfg, p.Org); path != "" {
-		if err := writeUnmatchedReport(path, plan.Unmatched); err != nil {
+		if err := writeUnmatchedReport(path, plan.Unmatched, p.Org.PolicyKey(config.SettingReportFile)); err != nil {
 			return plan, err // the plan stands; the run fails
 		}
 		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unmatched)))

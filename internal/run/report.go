@@ -11,8 +11,9 @@ import (
 )
 
 // writeUnmatchedReport writes the users of the organization that are in no
-// source to path as CSV (atomically: a temporary file, then a rename).
-func writeUnmatchedReport(path string, users []reconcile.User) error {
+// source to path as CSV (atomically: a temporary file, then a rename); key
+// is the setting that names path, for the error.
+func writeUnmatchedReport(path string, users []reconcile.User, key string) error {
 	err := atomicfile.Write(path, func(f io.Writer) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"email", "username", "domain", "type", "firstname", "lastname", "country", "groups"})
@@ -23,7 +24,7 @@ func writeUnmatchedReport(path string, users []reconcile.User) error {
 		return w.Error()
 	})
 	if err != nil {
-		return fmt.Errorf("policy.reportFile: %w", err)
+		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil
 }

@@ -154,13 +154,13 @@ func runScopeConfig(sc config.Scope, ov Overrides) (config.Scope, error) {
 }
 
 // basePolicy is organization t's policy as Load checked it, with the run's
-// limit on removals when it sets one.
+// limit on removals when it sets one (named by its flag in the plan).
 func basePolicy(cfg *config.Config, t *config.NamedTarget, maxRemovals *config.Limit) (*reconcile.ValidPolicy, error) {
 	p, err := cfg.ValidPolicy(t)
 	if err != nil || maxRemovals == nil {
 		return p, err
 	}
-	return p.WithMaxRemovals(maxRemovals.Reconcile())
+	return p.WithMaxRemovals(maxRemovals.Reconcile(), "--max-removals")
 }
 
 // runPolicy is the policy of one organization's run: its base policy, and

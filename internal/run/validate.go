@@ -131,9 +131,9 @@ func (j *Job) checkTarget(ctx context.Context, v *Validation, t *config.NamedTar
 	}
 	for _, g := range missing {
 		if g.Created {
-			v.notice("target group %q does not exist in %s yet: sync creates it as a user group (policy.createUserGroups)", g.Name, where)
+			v.notice("target group %q does not exist in %s yet: sync creates it as a user group (%s)", g.Name, where, t.PolicyKey(reconcile.SettingCreateUserGroups))
 		} else {
-			v.problem("target group %q does not exist in %s: %s", g.Name, where, reconcile.MissingGroup{Name: g.Name}.Hint())
+			v.problem("target group %q does not exist in %s: %s", g.Name, where, reconcile.MissingGroup{Name: g.Name}.Hint(t.PolicyKey))
 		}
 	}
 }

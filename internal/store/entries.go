@@ -22,9 +22,22 @@ type Applied struct {
 	// give it ("mapping[0] (directory \"eng\")"), for the reason of a
 	// membership added or removed.
 	Rules map[string]string
+	// Settings names the settings that ask for the changes no source asks
+	// for.
+	Settings Settings
 	// Unsent are the targets a stopped run did not send
 	// (reconcile.Result.Unsent).
 	Unsent []string
+}
+
+// Settings names, in the caller's words (the keys of the organization's
+// policy in the configuration file), the settings that ask for the
+// changes no source asks for; the history's reasons name them as given.
+type Settings struct {
+	Unmatched     string // what is done with the users in no source
+	CreateGroups  string // creating the user groups that do not exist
+	RevokeInvites string // revoking the invites of users in no source
+	ManagedGroups string // the groups managed besides the mapping rules' targets
 }
 
 // Entries turns the changes a run sent, and the failures the service
@@ -69,31 +82,43 @@ func (a Applied) Dropped(id string, changes []reconcile.Change) []Entry {
 	return out
 }
 
-// steps lists what a change asks of the service, one item a step.
+// steps lists what a change asks of the service, one item a step, as the
+// change kinds' table says (reconcile.Change.Steps): the invite call named
+// by the kind, then the steps of its entry.
 func steps(c *reconcile.Change) []string {
+	steps, invite := c.Steps()
 	var out []string
-	switch c.Kind {
-	case reconcile.KindCreateGroup:
-		out = append(out, "createUserGroup "+c.Group)
-	case reconcile.KindCreate:
-		out = append(out, "create "+string(c.User.Type))
-	case reconcile.KindRemove:
-		out = append(out, "removeFromOrg")
-	case reconcile.KindDelete:
-		out = append(out, "removeFromOrg deleteAccount")
-	case reconcile.KindResendInvite, reconcile.KindRevokeInvite, reconcile.KindInviteGroups:
+	if invite {
 		out = append(out, string(c.Kind))
 	}
-	if c.Set != nil {
-		out = append(out, "update "+strings.Join(setFields(c.Set), ","))
-	}
-	for _, g := range c.Add {
-		out = append(out, "add "+g)
-	}
-	for _, g := range c.Remove {
-		out = append(out, "remove "+g)
+	for i := range steps {
+		out = append(out, stepWords(c, &steps[i])...)
 	}
 	return out
+}
+
+// stepWords names one step of change c: its kind, and what it acts on
+// ("create federatedID", "add Design"), never an attribute's value.
+func stepWords(c *reconcile.Change, s *reconcile.Step) []string {
+	switch s.Kind {
+	case reconcile.StepCreateUserGroup:
+		return []string{string(s.Kind) + " " + c.Group}
+	case reconcile.StepCreate:
+		return []string{string(s.Kind) + " " + string(s.Create.Type)}
+	case reconcile.StepUpdate:
+		return []string{string(s.Kind) + " " + strings.Join(setFields(s.Set), ",")}
+	case reconcile.StepAdd, reconcile.StepRemove:
+		out := make([]string, len(s.Groups))
+		for i, g := range s.Groups {
+			out[i] = string(s.Kind) + " " + g
+		}
+		return out
+	case reconcile.StepRemoveFromOrg:
+		if s.DeleteAccount {
+			return []string{string(s.Kind) + " deleteAccount"}
+		}
+	}
+	return []string{string(s.Kind)}
 }
 
 // setFields names the attributes an update sets (not their values).
@@ -111,17 +136,17 @@ func setFields(s *reconcile.Attrs) []string {
 }
 
 // reason says what asked for a change: the sources and the mapping rules
-// of the groups added or removed, or for a user in no source the
-// unmatched-users policy.
+// of the groups added or removed, or the setting that did (a user in no
+// source, a group created, an invite revoked).
 func (a Applied) reason(c *reconcile.Change) string {
 	var why string
 	switch {
 	case c.Kind == reconcile.KindCreateGroup:
-		return "a mapping rule names the group and policy.createUserGroups is on" + a.rulesOf([]string{c.Group})
+		return "a mapping rule names the group and " + a.Settings.CreateGroups + " is on" + a.rulesOf([]string{c.Group})
 	case a.Unmatched[c.Key()]:
-		why = "unmatched (in the organization, in no source): policy.unmatchedUsers"
+		why = "unmatched (in the organization, in no source): " + a.Settings.Unmatched
 	case c.Kind == reconcile.KindRevokeInvite:
-		return "invited, in no source: policy.invites.revokeUnmatched"
+		return "invited, in no source: " + a.Settings.RevokeInvites
 	case len(c.Remove) > 0 && len(c.Add) == 0:
 		why = "the sources no longer give these groups"
 	default:
@@ -131,13 +156,14 @@ func (a Applied) reason(c *reconcile.Change) string {
 }
 
 // rulesOf names the mapping rules of each group, "; Design: mapping[1]
-// (directory \"design\")", or a pattern rule's when no exact rule names it.
+// (directory \"design\")", or when no exact rule names it a pattern rule
+// or the managed groups.
 func (a Applied) rulesOf(groups []string) string {
 	var b strings.Builder
 	for _, g := range groups {
 		rule := a.Rules[strings.ToLower(g)]
 		if rule == "" {
-			rule = "a pattern rule or policy.managedGroups"
+			rule = "a pattern rule or " + a.Settings.ManagedGroups
 		}
 		b.WriteString("; " + g + ": " + rule)
 	}

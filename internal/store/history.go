@@ -3,10 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -99,42 +96,4 @@ func (f Filter) needle() []byte {
 		return nil
 	}
 	return []byte(`"user":"` + u + `"`)
-}
-
-// WriteJSON writes entries as JSON, one object a line.
-func WriteJSON(w io.Writer, entries []Entry) error {
-	enc := json.NewEncoder(w)
-	for i := range entries {
-		if err := enc.Encode(&entries[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteTable writes entries as aligned text, one a line.
-func WriteTable(w io.Writer, entries []Entry) {
-	if len(entries) == 0 {
-		fmt.Fprintln(w, "no changes recorded (for this filter)")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tORG\tUSER\tKIND\tSTEPS\tRESULT\tWHY")
-	for _, e := range entries {
-		result := e.Result
-		if e.Code != "" {
-			result += " " + e.Code
-		}
-		why := e.Reason
-		if e.Approval != "" {
-			why += " (approval " + e.Approval
-			if e.DecidedBy != "" {
-				why += ", approved by " + e.DecidedBy
-			}
-			why += ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
-			strings.Join(e.Steps, "; "), result, why)
-	}
-	tw.Flush()
 }

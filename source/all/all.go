@@ -1,6 +1,8 @@
 // Package all is the registry of the source kinds orgsync has: the key of
-// each kind in an entry of the configuration's sources list and the kind's
-// configuration type. Adding a kind is its package and one line here.
+// each kind in an entry of the configuration's sources list, the kind's
+// configuration type, and the kind as orgsync init and orgsync demo offer
+// it (its variants). Adding a kind is its package and one line here, for
+// every command.
 package all
 
 import (
@@ -16,11 +18,11 @@ import (
 // Kinds returns every source kind, in the order messages list them.
 func Kinds() source.Kinds {
 	return source.Kinds{
-		source.KindOf[csvfile.Config]("csv"),
-		source.KindOf[yamlfile.Config]("yaml"),
-		source.KindOf[ldap.Config]("ldap"),
-		source.KindOf[entra.Config]("entra"),
-		source.KindOf[okta.Config]("okta"),
-		source.KindOf[google.Config]("google"),
+		source.KindOf[csvfile.Config]("csv", csvfile.Variants()...),
+		source.KindOf[yamlfile.Config]("yaml", yamlfile.Variants()...),
+		source.KindOf[ldap.Config]("ldap", ldap.Variants()...),
+		source.KindOf[entra.Config]("entra", entra.Variants()...),
+		source.KindOf[okta.Config]("okta", okta.Variants()...),
+		source.KindOf[google.Config]("google", google.Variants()...),
 	}
 }

@@ -2,10 +2,13 @@ package all_test
 
 import (
 	"errors"
+	"io/fs"
+	"path"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/all"
@@ -29,6 +32,31 @@ func TestKindsKeepTheContract(t *testing.T) {
 		}
 		seen[k.Key] = true
 		t.Run(k.Key, func(t *testing.T) { checkKind(t, k) })
+	}
+}
+
+// TestVariantsAreOfferedWhole: every kind has at least one variant for
+// init and demo; each has a --source name of its own, a starter part
+// holding a source of its kind and mapping rules, and an example of the
+// examples folder (embedded, so that the demo runs anywhere).
+func TestVariantsAreOfferedWhole(t *testing.T) {
+	seen := map[string]bool{"multiorg": true} // the demo's own example
+	for _, k := range all.Kinds() {
+		if len(k.Variants) == 0 {
+			t.Errorf("kind %s has no variant: init and demo would not offer it", k.Key)
+		}
+		for _, v := range k.Variants {
+			if v.Name == "" || v.Name != strings.ToLower(v.Name) || seen[v.Name] {
+				t.Errorf("kind %s: variant %q: want a unique lower-case name", k.Key, v.Name)
+			}
+			seen[v.Name] = true
+			if !strings.HasPrefix(v.Starter, "sources:\n") || !strings.Contains(v.Starter, "\n  - "+k.Key+":") || !strings.Contains(v.Starter, "\nmapping:\n") {
+				t.Errorf("variant %s: the starter part does not hold a %s source and the mapping rules:\n%s", v.Name, k.Key, v.Starter)
+			}
+			if _, err := fs.Stat(examples.FS, path.Join(v.Example.Dir, "orgsync.yaml")); err != nil {
+				t.Errorf("variant %s: example %q: %v", v.Name, v.Example.Dir, err)
+			}
+		}
 	}
 }
 

@@ -83,7 +83,7 @@ func TestTokenAnswerLostMidway(t *testing.T) {
 	mux.HandleFunc(umwire.BasePath+"/", func(w http.ResponseWriter, r *http.Request) { pageOf(w, 0, 1, true, user("a")) })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "client-1",
+	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "client-1",
 		ClientSecret: "s3cret-value", RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond})
 	if _, err := c.OrgUsersPage(context.Background(), 0, OrgUsersOptions{}); err != nil || fetches.Load() != 2 {
 		t.Errorf("%v after %d token requests, want a page after 2", err, fetches.Load())

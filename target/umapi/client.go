@@ -50,9 +50,10 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // claim (for tests with a simulated clock).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
 
-// New checks cfg (every problem at once in a *ConfigError, each named by
-// its YAML field), applies the defaults and returns a Client. It sends nothing: the first
-// request fetches the first token.
+// New applies the defaults to cfg, checks its secrets and files (see
+// Config.Check; every problem at once in a *ConfigError, each named by its
+// field) and returns a Client. It sends nothing: the first request fetches
+// the first token.
 func New(cfg Config, opts ...Option) (*Client, error) {
 	o := options{logger: zap.NewNop(), clock: time.Now}
 	for _, opt := range opts {
@@ -62,6 +63,9 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	key, base, err := cfg.build()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.AuthMethod == AuthJWT && key == nil {
+		return nil, errNoKey
 	}
 	ids, err := newRequestIDs()
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -18,8 +17,10 @@ const (
 	AuthOAuth = "oauth" // OAuth client credentials
 )
 
-// Defaults applied by New to zero fields of Config.
+// Defaults applied by New to zero fields of Config. They are the only
+// defaults of these settings: orgsync's configuration applies the same.
 const (
+	DefaultAuthMethod     = AuthJWT
 	DefaultReadLimit      = 25          // requests per window, endpoints 1-3, per access token
 	DefaultAppLimit       = 100         // requests per window, whole application
 	DefaultLimitWindow    = time.Minute // the specification's limits are per minute
@@ -35,85 +36,87 @@ const (
 	DefaultInvitesPerCall = umwire.MaxInvitesPerCall
 )
 
-// Config configures a Client. Its plain fields map one to one to YAML; the
-// two secrets (ClientSecret and PrivateKeyPEM) are never read from YAML by
-// this package: the caller loads them (from an environment variable or a
-// file) and sets them. Every printed form of a Config redacts them.
+// Config configures a Client. The caller has checked its settings (orgsync
+// checks them where it reads its configuration file, and names the keys
+// there): New trusts them, and checks only what needs the secrets and
+// files themselves, the private key and the CA bundle (see Check). The
+// secrets (ClientSecret, PrivateKeyPEM, PrivateKeyPassphrase) are set by
+// the caller, which loads them; every printed form of a Config redacts
+// them, and its JSON leaves them out.
 type Config struct {
 	// BaseURL is the service's base address, e.g. https://um.example.com;
 	// the endpoints are under {BaseURL}/v2/usermanagement.
-	BaseURL string `yaml:"baseURL" json:"baseURL"`
+	BaseURL string
 	// AuthBaseURL is the authorization server's base address (contract 1);
 	// it also forms the JWT's audience and meta-scope claim.
-	AuthBaseURL string `yaml:"authBaseURL" json:"authBaseURL"`
+	AuthBaseURL string
 	// OrgID is the organization id, "<hex>@VendorOrg".
-	OrgID string `yaml:"orgID" json:"orgID"`
+	OrgID string
 	// ClientID is the integration's client id, sent as X-Api-Key.
-	ClientID string `yaml:"clientID" json:"clientID"`
-	// AuthMethod is AuthJWT or AuthOAuth; empty means AuthJWT when
-	// PrivateKeyPEM is set and AuthOAuth otherwise.
-	AuthMethod string `yaml:"authMethod,omitempty" json:"authMethod,omitempty"`
+	ClientID string
+	// AuthMethod is AuthJWT or AuthOAuth; default AuthJWT.
+	AuthMethod string
 	// TechAccountID is the technical account id, the JWT's subject.
-	TechAccountID string `yaml:"techAccountID,omitempty" json:"techAccountID,omitempty"`
+	TechAccountID string
 	// Scope is the OAuth scope (comma-separated); default DefaultScope.
-	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
+	Scope string
 
 	// ClientSecret is the integration's client secret (secret).
-	ClientSecret string `yaml:"-" json:"-"`
+	ClientSecret string `json:"-"`
 	// PrivateKeyPEM is the integration's RSA private key in PEM, PKCS#1 or
 	// PKCS#8, or encrypted PKCS#8 (secret); needed for AuthJWT.
-	PrivateKeyPEM string `yaml:"-" json:"-"`
+	PrivateKeyPEM string `json:"-"`
 	// PrivateKeyPassphrase decrypts an encrypted PKCS#8 PrivateKeyPEM
 	// (secret).
-	PrivateKeyPassphrase string `yaml:"-" json:"-"`
+	PrivateKeyPassphrase string `json:"-"`
 
 	// Timeout bounds one HTTP attempt (connect, send, headers, body).
-	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Timeout time.Duration
 	// ProxyURL is the HTTP(S) proxy; empty means HTTPS_PROXY/HTTP_PROXY/NO_PROXY.
-	ProxyURL string `yaml:"proxyURL,omitempty" json:"proxyURL,omitempty"`
+	ProxyURL string
 	// CAFile is a PEM bundle of extra root certificates to trust.
-	CAFile string `yaml:"caFile,omitempty" json:"caFile,omitempty"`
+	CAFile string
 	// InsecureSkipVerify turns TLS certificate verification off. Never use
 	// it outside a test installation.
-	InsecureSkipVerify bool `yaml:"insecureSkipVerify,omitempty" json:"insecureSkipVerify,omitempty"`
+	InsecureSkipVerify bool
 
 	// ReadLimit is the number of requests to endpoints 1-3 allowed per
 	// LimitWindow for one access token; default 25.
-	ReadLimit int `yaml:"readLimit,omitempty" json:"readLimit,omitempty"`
+	ReadLimit int
 	// AppLimit is the number of requests allowed per LimitWindow for the
 	// whole application; default 100.
-	AppLimit int `yaml:"appLimit,omitempty" json:"appLimit,omitempty"`
+	AppLimit int
 	// LimitWindow is the length of the server's sliding window; default 1m.
-	LimitWindow time.Duration `yaml:"limitWindow,omitempty" json:"limitWindow,omitempty"`
+	LimitWindow time.Duration
 	// RateMargin holds a long run of requests this fraction below the
 	// limits' rate (a window's allowance may still go at once; the
 	// sliding-window guard rules out a 429 either way); default 0.03. A
 	// negative value means no margin.
-	RateMargin float64 `yaml:"rateMargin,omitempty" json:"rateMargin,omitempty"`
+	RateMargin float64
 
 	// ReadAhead is the number of listing pages requested ahead of the one
 	// being handed over (they still wait on the rate limiters), so that
 	// slow answers do not leave the limit unused; default 4. A negative
 	// value reads one page at a time.
-	ReadAhead int `yaml:"readAhead,omitempty" json:"readAhead,omitempty"`
+	ReadAhead int
 
 	// InvitesPerCall is the most invites the service answers per call
 	// (200); a call answering fewer ends the invite listing without asking
 	// for more. Lower it if the service lowers its maximum.
-	InvitesPerCall int `yaml:"invitesPerCall,omitempty" json:"invitesPerCall,omitempty"`
+	InvitesPerCall int
 
 	// MaxRetries bounds the retries of one request; default 8. A negative
 	// value means no retries.
-	MaxRetries int `yaml:"maxRetries,omitempty" json:"maxRetries,omitempty"`
+	MaxRetries int
 	// RetryWaitMin and RetryWaitMax bound the exponential back-off.
-	RetryWaitMin time.Duration `yaml:"retryWaitMin,omitempty" json:"retryWaitMin,omitempty"`
-	RetryWaitMax time.Duration `yaml:"retryWaitMax,omitempty" json:"retryWaitMax,omitempty"`
+	RetryWaitMin time.Duration
+	RetryWaitMax time.Duration
 	// TokenRefreshMargin: a token is refreshed this long before it expires
 	// (at most a tenth of its lifetime); default 5m.
-	TokenRefreshMargin time.Duration `yaml:"tokenRefreshMargin,omitempty" json:"tokenRefreshMargin,omitempty"`
+	TokenRefreshMargin time.Duration
 	// UsertypeUnknown sends X-UMAPI-Usertype-Unknown: true, allowing the
 	// service to return type "unknown".
-	UsertypeUnknown bool `yaml:"usertypeUnknown,omitempty" json:"usertypeUnknown,omitempty"`
+	UsertypeUnknown bool
 }
 
 // String describes the configuration without its secrets.
@@ -138,12 +141,7 @@ func redact(s string) string {
 func (c Config) withDefaults() Config {
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	c.AuthBaseURL = strings.TrimRight(c.AuthBaseURL, "/")
-	if c.AuthMethod == "" {
-		c.AuthMethod = AuthOAuth
-		if c.PrivateKeyPEM != "" {
-			c.AuthMethod = AuthJWT
-		}
-	}
+	setDefault(&c.AuthMethod, DefaultAuthMethod)
 	setDefault(&c.Scope, DefaultScope)
 	setDefault(&c.Timeout, DefaultTimeout)
 	setDefault(&c.ReadLimit, DefaultReadLimit)
@@ -171,8 +169,8 @@ func setDefault[T comparable](field *T, def T) {
 }
 
 // FieldError is a problem of one field of a Config, named by the field's
-// YAML name ("baseURL", "privateKey"); the caller, which knows where the
-// field is in its own configuration, can name it there.
+// name in Config ("PrivateKeyPEM", "CAFile"); the caller, which knows
+// where the field comes from in its own configuration, can name it there.
 type FieldError struct {
 	Field string
 	Err   error
@@ -194,26 +192,26 @@ func (e *ConfigError) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
-// Check reports every problem of c that New would refuse, as a
-// *ConfigError, without sending anything: required fields, addresses,
-// bounds, the private key (parsed and, when encrypted, decrypted) and the
-// CA file.
+// Check reports, as a *ConfigError, every problem of the secrets and
+// files c gives that New would refuse, without sending anything: the
+// private key (parsed and, when encrypted, decrypted) and the CA bundle.
+// A secret c leaves empty is not checked: the caller reports why it has
+// none.
 func (c Config) Check() error {
 	_, _, err := c.withDefaults().build()
 	return err
 }
 
-// build checks a defaulted configuration and returns its private key (for
-// AuthJWT) and HTTP transport; the error is a *ConfigError.
+// build checks the given secrets and files of a defaulted configuration
+// and returns its private key (for AuthJWT) and HTTP transport; the error
+// is a *ConfigError.
 func (c Config) build() (*rsa.PrivateKey, *http.Transport, error) {
 	var problems []*FieldError
-	bad := func(field string, err error) { problems = append(problems, &FieldError{Field: field, Err: err}) }
-	c.validate(bad)
 	var key *rsa.PrivateKey
 	if c.AuthMethod == AuthJWT && c.PrivateKeyPEM != "" {
 		k, err := parsePrivateKey(c.PrivateKeyPEM, c.PrivateKeyPassphrase)
 		if err != nil {
-			bad("privateKey", err)
+			problems = append(problems, &FieldError{Field: "PrivateKeyPEM", Err: err})
 		}
 		key = k
 	}
@@ -228,72 +226,5 @@ func (c Config) build() (*rsa.PrivateKey, *http.Transport, error) {
 	return key, tr, nil
 }
 
-// validate reports each problem of a defaulted configuration to bad.
-func (c Config) validate(bad func(field string, err error)) {
-	c.validateAccess(bad)
-	c.validateBounds(bad)
-}
-
-// validateAccess checks the addresses and credentials.
-func (c Config) validateAccess(bad func(field string, err error)) {
-	checkURL := func(field, v string) {
-		if v == "" {
-			bad(field, ErrRequired)
-		} else if _, err := weburl.Parse(v); err != nil {
-			bad(field, err)
-		}
-	}
-	checkURL("baseURL", c.BaseURL)
-	checkURL("authBaseURL", c.AuthBaseURL)
-	if c.ProxyURL != "" {
-		checkURL("proxyURL", c.ProxyURL)
-	}
-	if c.OrgID == "" {
-		bad("orgID", ErrRequired)
-	}
-	if c.ClientID == "" {
-		bad("clientID", ErrRequired)
-	}
-	if c.ClientSecret == "" {
-		bad("clientSecret", ErrRequired)
-	}
-	switch c.AuthMethod {
-	case AuthJWT:
-		if c.TechAccountID == "" {
-			bad("techAccountID", errRequiredForJWT)
-		}
-		if c.PrivateKeyPEM == "" {
-			bad("privateKey", errRequiredForJWT)
-		}
-	case AuthOAuth:
-	default:
-		bad("authMethod", fmt.Errorf("%q is not %q or %q", c.AuthMethod, AuthJWT, AuthOAuth))
-	}
-}
-
-// ErrRequired is the problem of a field that must be set.
-var ErrRequired = errors.New("required")
-
-// errRequiredForJWT is the problem of a field AuthJWT needs.
-var errRequiredForJWT = fmt.Errorf("%w for authMethod jwt", ErrRequired)
-
-// validateBounds checks the limits, timeouts and waits.
-func (c Config) validateBounds(bad func(field string, err error)) {
-	positive := []struct {
-		field string
-		v     int64
-	}{
-		{"readLimit", int64(c.ReadLimit)}, {"appLimit", int64(c.AppLimit)},
-		{"limitWindow", int64(c.LimitWindow)}, {"timeout", int64(c.Timeout)},
-		{"retryWaitMin", int64(c.RetryWaitMin)}, {"retryWaitMax", int64(c.RetryWaitMax)},
-		{"tokenRefreshMargin", int64(c.TokenRefreshMargin)},
-	}
-	for _, p := range positive {
-		if p.v < 0 {
-			bad(p.field, errors.New("must be positive"))
-		}
-	}
-	if c.RetryWaitMax < c.RetryWaitMin {
-		bad("retryWaitMax", fmt.Errorf("%s is below retryWaitMin %s", c.RetryWaitMax, c.RetryWaitMin))
-	}
-}
+// errNoKey is New's answer to AuthJWT without a private key.
+var errNoKey = &ConfigError{Problems: []*FieldError{{Field: "PrivateKeyPEM", Err: errors.New("required for AuthJWT")}}}

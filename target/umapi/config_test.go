@@ -5,22 +5,41 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-func TestConfigValidation(t *testing.T) {
-	_, err := New(Config{BaseURL: "ftp://x", AuthMethod: AuthJWT, ReadLimit: -1, RetryWaitMin: 10, RetryWaitMax: 5})
-	if err == nil {
-		t.Fatal("want an error")
+// Check and New name each problem of the secrets and files by its field
+// of Config; a secret left empty is the caller's to report, but New
+// refuses AuthJWT without a private key.
+func TestCheckNamesTheFields(t *testing.T) {
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, []byte("no certificate"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{"baseURL: \"ftp://x\" is not", "authBaseURL: required", "orgID: required",
-		"clientID: required", "clientSecret: required", "techAccountID: required", "privateKey: required",
-		"readLimit: must be positive", "retryWaitMax:"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
+	cfg := Config{AuthMethod: AuthJWT, PrivateKeyPEM: "not a key", CAFile: ca}
+	var ce *ConfigError
+	if err := cfg.Check(); !errors.As(err, &ce) || len(ce.Problems) != 2 {
+		t.Fatalf("Check = %v, want the key's and the CA bundle's problems", err)
+	}
+	for _, p := range ce.Problems {
+		if _, ok := reflect.TypeFor[Config]().FieldByName(p.Field); !ok {
+			t.Errorf("problem %q names no field of Config", p)
 		}
+	}
+	if ce.Problems[0].Field != "PrivateKeyPEM" || ce.Problems[1].Field != "CAFile" {
+		t.Errorf("problems %v, want PrivateKeyPEM then CAFile", ce)
+	}
+	if err := (Config{AuthMethod: AuthJWT}).Check(); err != nil {
+		t.Errorf("Check of a configuration without a key = %v, want nothing (the caller says why)", err)
+	}
+	if _, err := New(Config{}); !errors.As(err, &ce) || ce.Problems[0].Field != "PrivateKeyPEM" {
+		t.Errorf("New without a key (AuthJWT by default) = %v, want it refused", err)
 	}
 }
 
@@ -35,7 +54,7 @@ func TestConfigRedactsSecrets(t *testing.T) {
 			t.Errorf("secret printed: %s", s)
 		}
 	}
-	if err == nil || !strings.Contains(err.Error(), "privateKey:") {
+	if err == nil || !strings.Contains(err.Error(), "PrivateKeyPEM:") {
 		t.Errorf("err = %v, want a privateKey error", err)
 	}
 }

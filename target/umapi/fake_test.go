@@ -58,7 +58,7 @@ func (f *fake) client(t testing.TB, change ...func(*Config)) *Client {
 	t.Helper()
 	cfg := Config{
 		BaseURL: f.srv.URL, AuthBaseURL: f.srv.URL, OrgID: fakeOrg,
-		ClientID: "client-1", ClientSecret: "s3cret-value",
+		AuthMethod: AuthOAuth, ClientID: "client-1", ClientSecret: "s3cret-value",
 		RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond, MaxRetries: 3,
 		ReadLimit: 100000, AppLimit: 100000, LimitWindow: time.Second,
 	}

@@ -76,7 +76,7 @@ func TestHangingServiceFailsInOneTimeout(t *testing.T) {
 	addr := hangingListener(t)
 	before := runtime.NumGoroutine()
 	for _, auth := range []string{"", "jwt"} {
-		cfg := Config{BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s", Timeout: 300 * time.Millisecond}
+		cfg := Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s", Timeout: 300 * time.Millisecond}
 		if auth == "jwt" {
 			_, key := testIntegration()
 			cfg.AuthMethod, cfg.TechAccountID = AuthJWT, "tech"
@@ -151,7 +151,7 @@ func TestHangingTokenEndpoint(t *testing.T) {
 	mux.HandleFunc(umwire.BasePath+"/", okUser)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	reach := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+	reach := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 		Timeout: 200 * time.Millisecond, MaxRetries: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: 2 * time.Millisecond})
 	reach.transport.reached.Store(strings.TrimPrefix(srv.URL, "http://"), true) // as if it had answered before
 	start := time.Now()
@@ -172,7 +172,7 @@ func TestHangingTokenEndpoint(t *testing.T) {
 func TestPlainHTTPServerFailsAtOnce(t *testing.T) {
 	f := newFake(t, okUser)
 	addr := strings.Replace(f.srv.URL, "http://", "https://", 1)
-	c := mustClient(t, Config{BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"})
+	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"})
 	start := time.Now()
 	_, err := c.GetUser(context.Background(), "a@b.c", "")
 	var ue *UnreachableError
@@ -204,7 +204,7 @@ func TestTokenEndpointUnlikeTheService(t *testing.T) {
 			w.WriteHeader(c.status)
 			_, _ = io.WriteString(w, c.body)
 		}))
-		c2 := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"})
+		c2 := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"})
 		_, err := c2.GetUser(context.Background(), "a@b.c", "")
 		srv.Close()
 		var ue *UnreachableError
@@ -246,7 +246,7 @@ func TestLongAnswerWaitIsLogged(t *testing.T) {
 	}))
 	defer srv.Close()
 	core, logs := observer.New(zap.InfoLevel)
-	c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 		Timeout: 400 * time.Millisecond, MaxRetries: 0}, WithLogger(zap.New(core)))
 	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err == nil {
 		t.Fatal("a service that never answers answered")

@@ -35,7 +35,7 @@ func TestTLSVerification(t *testing.T) {
 	if err := os.WriteFile(caFile, certPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base := Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+	base := Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 		RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond}
 	for _, tc := range []struct {
 		name   string
@@ -59,7 +59,7 @@ func TestTLSVerification(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+	if _, err := New(Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 		CAFile: filepath.Join(t.TempDir(), "missing.pem")}); err == nil {
 		t.Error("a missing CA file is not reported")
 	}

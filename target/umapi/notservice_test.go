@@ -35,7 +35,7 @@ func TestAPIEndpointUnlikeTheService(t *testing.T) {
 			w.WriteHeader(c.status)
 			_, _ = io.WriteString(w, c.body)
 		}))
-		cl := mustClient(t, Config{BaseURL: web.URL, AuthBaseURL: f.srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+		cl := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: web.URL, AuthBaseURL: f.srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 			MaxRetries: 1, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond})
 		_, err := cl.GetUser(context.Background(), "a@b.c", "")
 		web.Close()

@@ -142,7 +142,7 @@ func FuzzRetryPath(f *testing.F) {
 		s.mu.Unlock()
 		const timeout = 30 * time.Millisecond
 		maxRetries := int(min(max(retries, -1), 10))
-		c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+		c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 			Timeout: timeout, MaxRetries: maxRetries, RetryWaitMin: time.Millisecond, RetryWaitMax: 2 * time.Millisecond,
 			ReadLimit: 1 << 20, AppLimit: 1 << 20, LimitWindow: time.Second})
 		// Each attempt of the request may wait for a token fetch that makes

@@ -78,7 +78,7 @@ func TestTokenValidOnEveryAttempt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newShortTokens(t, 5)
-			c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
+			c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s",
 				ReadLimit: 1000, AppLimit: 1000, RetryWaitMin: 200 * time.Millisecond, RetryWaitMax: 800 * time.Millisecond, MaxRetries: 10}, tc.opts...)
 			start := time.Now()
 			if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
@@ -107,7 +107,7 @@ func TestUnreachableFailsFast(t *testing.T) {
 	addr := "http://" + l.Addr().String()
 	l.Close()
 	core, logs := observer.New(zap.WarnLevel)
-	c := mustClient(t, Config{BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"}, WithLogger(zap.New(core)))
+	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"}, WithLogger(zap.New(core)))
 	start := time.Now()
 	_, err = c.GetUser(context.Background(), "a@b.c", "")
 	elapsed := time.Since(start)

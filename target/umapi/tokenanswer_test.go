@@ -47,7 +47,7 @@ func TestTokenAnswerShapes(t *testing.T) {
 			})
 			srv := httptest.NewServer(mux)
 			t.Cleanup(srv.Close)
-			c := mustClient(t, Config{BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "client-1",
+			c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: srv.URL, AuthBaseURL: srv.URL, OrgID: fakeOrg, ClientID: "client-1",
 				ClientSecret: "s3cret-value", RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond})
 			for range 3 {
 				_, err := c.OrgUsersPage(context.Background(), 0, OrgUsersOptions{})

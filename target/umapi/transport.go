@@ -254,7 +254,7 @@ func baseTransport(c Config) (*http.Transport, error) {
 	if c.ProxyURL != "" {
 		u, err := url.Parse(c.ProxyURL)
 		if err != nil {
-			return nil, &FieldError{Field: "proxyURL", Err: err}
+			return nil, &FieldError{Field: "ProxyURL", Err: err}
 		}
 		tr.Proxy = http.ProxyURL(u)
 	}
@@ -262,7 +262,7 @@ func baseTransport(c Config) (*http.Transport, error) {
 	if c.CAFile != "" {
 		pool, err := loadCAFile(c.CAFile)
 		if err != nil {
-			return nil, &FieldError{Field: "caFile", Err: err}
+			return nil, &FieldError{Field: "CAFile", Err: err}
 		}
 		tlsConf.RootCAs = pool
 	}

@@ -34,7 +34,7 @@ func TestInvitesRespectedRevokedResent(t *testing.T) {
 	}
 	c := plan.Counts()
 	if c.Create != 1 || c.ResendInvite != 1 || c.RevokeInvite != 1 {
-		t.Errorf("plan: %s; want fresh@ invited, old@ resent, stray@ revoked, pending@ left alone", c)
+		t.Errorf("plan: %+v; want fresh@ invited, old@ resent, stray@ revoked, pending@ left alone", c)
 	}
 	got := map[string]int64{}
 	for _, in := range e.sim.Snapshot().Invites {

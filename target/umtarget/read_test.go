@@ -81,7 +81,7 @@ func TestReadByGroupConverges(t *testing.T) {
 		t.Errorf("first read %+v: want by group, 4 pages, 12 lookups", r)
 	}
 	if c := plan.Counts(); c.Create != 4 || c.Update != 34 || c.RemoveMemberships != 30 || c.AddMemberships != 38 {
-		t.Errorf("first plan %s: want the 4 new users created, 34 updated (+38 -30 memberships)", c)
+		t.Errorf("first plan %+v: want the 4 new users created, 34 updated (+38 -30 memberships)", c)
 	}
 	if again := e.plan(t, want, threePolicy); !again.Empty() {
 		t.Errorf("plan after apply is not empty:\n%s", render(again))
@@ -226,7 +226,7 @@ func TestConvergenceByGroup(t *testing.T) {
 					t.Fatal(err)
 				}
 				if r := e.target.LastRead; run == 0 && (!r.ByGroup || r.Lookups == 0 || plan.Counts().Create == 0) {
-					t.Fatalf("read %+v, plan %s: want a read by group with lookups and creates, the test would prove little", r, plan.Counts())
+					t.Fatalf("read %+v, plan %+v: want a read by group with lookups and creates, the test would prove little", r, plan.Counts())
 				}
 			}
 			if n := e.sim.Stats().Faults; faults && len(n) == 0 {

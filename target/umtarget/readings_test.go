@@ -48,7 +48,7 @@ func TestOneRunAgainstOtherReadings(t *testing.T) {
 			for _, n := range sim.Stats().Faults {
 				faults += n
 			}
-			t.Logf("first plan: %s; %d faults injected", first.Counts(), faults)
+			t.Logf("first plan: %+v; %d faults injected", first.Counts(), faults)
 			if st := sim.Stats().Faults; st[gate.FaultCut] == 0 || st[gate.FaultAmbiguous500]+st[gate.FaultAmbiguousDrop] == 0 {
 				t.Fatalf("faults %v: no answer cut or no action answer lost; the test would prove little", st)
 			}

@@ -290,9 +290,9 @@ func TestConvergence(t *testing.T) {
 				t.Fatalf("apply: %v", err)
 			}
 			if c := first.Counts(); c.Create == 0 || c.Update == 0 || c.AddMemberships == 0 || c.RemoveMemberships == 0 {
-				t.Fatalf("the first plan lacks a kind of change, the test would prove little: %s", c)
+				t.Fatalf("the first plan lacks a kind of change, the test would prove little: %+v", c)
 			}
-			t.Logf("first plan: %s; read by group: %v", first.Counts(), e.target.LastRead.ByGroup)
+			t.Logf("first plan: %+v; read by group: %v", first.Counts(), e.target.LastRead.ByGroup)
 			for _, c := range first.Changes {
 				if c.Set != nil && c.Set.Email != nil {
 					emails++
@@ -336,10 +336,17 @@ func TestConvergenceWithFaults(t *testing.T) {
 	}
 }
 
+// render lists the plan's changes, withheld changes and missing groups,
+// one a line, for a test's message.
 func render(p *reconcile.Plan) string {
 	var b strings.Builder
-	if err := p.Render(&b); err != nil {
-		return err.Error()
+	for _, list := range [][]reconcile.Change{p.Changes, p.Withheld} {
+		for i := range list {
+			b.WriteString(list[i].String() + "\n")
+		}
+	}
+	for _, g := range p.MissingGroups {
+		b.WriteString(g.Describe(p.Names) + "\n")
 	}
 	return b.String()
 }

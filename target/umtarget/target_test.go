@@ -198,7 +198,7 @@ func TestMissingTargetWithoutCreation(t *testing.T) {
 	want[0].Groups = append(want[0].Groups, "No Such Profile")
 	want[2].Groups = append(want[2].Groups, "No Such Profile")
 	plan := e.plan(t, want, pol)
-	if len(plan.MissingGroups) != 1 || plan.MissingGroups[0].Users != 2 || !strings.Contains(plan.MissingGroups[0].String(), "set policy.createUserGroups: true") {
+	if len(plan.MissingGroups) != 1 || plan.MissingGroups[0].Users != 2 || !strings.Contains(plan.MissingGroups[0].Describe(plan.Names), "set createUserGroups: true") {
 		t.Fatalf("missing groups %+v, want No Such Profile wanted by 2 users, with what to do", plan.MissingGroups)
 	}
 	for _, c := range plan.Changes {

@@ -74,6 +74,11 @@ type Org struct {
 	// Current is the fingerprint of the organization's users as read.
 	Current string          `json:"currentFingerprint"`
 	Plan    *reconcile.Plan `json:"plan"`
+	// Keys are how the organization's configuration names the settings
+	// of its policy (config.NamedTarget.PolicyKeys): Read gives them to
+	// the plan (reconcile.Plan.Names), which is shown without the
+	// configuration.
+	Keys map[reconcile.Setting]string `json:"keys,omitempty"`
 }
 
 // Fingerprint is the SHA-256 of v's JSON, in hexadecimal.
@@ -125,6 +130,11 @@ func Read(path string) (*File, error) {
 	}
 	if f.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("%s: a saved plan of format %d; this orgsync reads format %d: make the plan again with this version", path, f.FormatVersion, FormatVersion)
+	}
+	for i := range f.Organizations {
+		if o := &f.Organizations[i]; o.Plan != nil {
+			o.Plan.Names = func(s reconcile.Setting) string { return o.Keys[s] }
+		}
 	}
 	return &f, nil
 }
@@ -216,32 +226,3 @@ func lines(p *reconcile.Plan) []line {
 
 // Age is how old the saved plan is at now.
 func (f *File) Age(now time.Time) time.Duration { return now.Sub(f.Created) }
-
-// Summary is the header of a rendered saved plan: when, by which version,
-// from which configuration.
-func (f *File) Summary(now time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "saved plan (format %d), made %s (%s ago) by orgsync %s\n", f.FormatVersion,
-		f.Created.Format(time.RFC3339), f.Age(now).Round(time.Second), f.ToolVersion)
-	fmt.Fprintf(&b, "configuration %s (fingerprint %s)\nsources fingerprint %s\n", f.ConfigFile, short(f.Config), short(f.Sources))
-	if fl := f.Flags.String(); fl != "" {
-		fmt.Fprintf(&b, "made with %s (orgsync apply uses them too)\n", fl)
-	}
-	return b.String()
-}
-
-// short is the first 12 digits of a fingerprint.
-func short(fp string) string { return fp[:min(12, len(fp))] }
-
-// WriteText renders the saved plan for people: its header as of now, then
-// each organization's plan.
-func (f *File) WriteText(w io.Writer, now time.Time) error {
-	fmt.Fprint(w, f.Summary(now))
-	for _, o := range f.Organizations {
-		fmt.Fprintf(w, "\n== organization %s (%s)\n", o.Name, o.OrgID)
-		if err := o.Plan.Render(w); err != nil {
-			return err
-		}
-	}
-	return nil
-}

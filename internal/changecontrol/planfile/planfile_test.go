@@ -86,23 +86,28 @@ func TestUsersFingerprintIgnoresOrder(t *testing.T) {
 	}
 }
 
-// TestWriteTextShowsEveryOrganization: the header, then each
-// organization's plan under its name and id; OrgNames lists them in order.
-func TestWriteTextShowsEveryOrganization(t *testing.T) {
-	f := &File{Created: time.Now(), Config: "c0ffee", Sources: "5ca1ab1e", Organizations: []Org{
-		{Name: "main", OrgID: "1234ABCD@VendorOrg", Plan: &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")}}},
-		{Name: "emea", OrgID: "5678EF01@VendorOrg", Plan: &reconcile.Plan{}},
+// OrgNames lists the organizations in the file's order; Read gives each
+// plan the keys its configuration names its settings by.
+func TestOrgNamesAndKeys(t *testing.T) {
+	f := &File{FormatVersion: FormatVersion, Created: time.Now(), Organizations: []Org{
+		{Name: "main", Plan: &reconcile.Plan{}},
+		{Name: "emea", Plan: &reconcile.Plan{}, Keys: map[reconcile.Setting]string{reconcile.SettingUnmatched: "targets[1].policy.unmatchedUsers"}},
 	}}
-	var b strings.Builder
-	if err := f.WriteText(&b, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	text := b.String()
-	m, e := strings.Index(text, "== organization main (1234ABCD@VendorOrg)"), strings.Index(text, "== organization emea (5678EF01@VendorOrg)")
-	if !strings.HasPrefix(text, f.Summary(time.Now())[:20]) || m < 0 || e < m || !strings.Contains(text[m:e], "a@example.com") {
-		t.Errorf("saved plan as text:\n%s", text)
-	}
 	if got := strings.Join(f.OrgNames(), ","); got != "main,emea" {
 		t.Errorf("OrgNames = %s", got)
+	}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := f.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Organizations[1].Plan.Names.Of(reconcile.SettingUnmatched); got != "targets[1].policy.unmatchedUsers" {
+		t.Errorf("emea's plan read back names unmatched %q", got)
+	}
+	if got := back.Organizations[0].Plan.Names.Of(reconcile.SettingUnmatched); got != "unmatched" {
+		t.Errorf("main's plan, saved without keys, names unmatched %q", got)
 	}
 }

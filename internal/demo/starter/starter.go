@@ -1,63 +1,63 @@
 // Package starter is the commented starter configurations `orgsync init`
-// writes, one for each kind of source: the target's part, the source's
-// part and the policy's part (in parts/), with the kind and the file's
-// name filled in.
+// writes, one for each variant of the source kinds (the registry,
+// source/all): the target's part and the policy's part (in parts/) around
+// the variant's own sources and mapping part, with the variant and the
+// file's name filled in.
 package starter
 
 import (
-	"embed"
+	_ "embed" // the parts
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/orgsync/orgsync/internal/util/suggest"
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/all"
 )
 
-// parts holds the parts of the starter configurations: target.yaml, one
-// file per kind of source, and policy.yaml.
-//
-//go:embed parts/*.yaml
-var parts embed.FS
+// The parts of every starter configuration around the variant's own:
+// the target's, and the policy's with the rest of the file.
+var (
+	//go:embed parts/target.yaml
+	targetPart string
+	//go:embed parts/policy.yaml
+	policyPart string
+)
 
-// sources names, for each kind of source, the file of parts/ that holds
-// its sources and mapping.
-var sources = map[string]string{
-	"csv":             "csv.yaml",
-	"yaml":            "yaml.yaml",
-	"ldap":            "ldap.yaml",
-	"activedirectory": "activedirectory.yaml",
-	"freeipa":         "freeipa.yaml",
-	"entra":           "entra.yaml",
-	"okta":            "okta.yaml",
-	"google":          "google.yaml",
+// Kinds lists the variants of source there is a starter for.
+func Kinds() string { return kindsOf(all.Kinds()) }
+
+// Names are the variants of source there is a starter for, sorted.
+func Names() []string { return names(all.Kinds()) }
+
+// Config returns the starter configuration for the variant named source,
+// naming file in its instructions.
+func Config(source, file string) (string, error) { return configOf(all.Kinds(), source, file) }
+
+// kindsOf lists the variants of kinds, sorted.
+func kindsOf(kinds source.Kinds) string { return strings.Join(names(kinds), ", ") }
+
+// names are the names of the variants of kinds, sorted.
+func names(kinds source.Kinds) []string {
+	var out []string
+	for _, v := range kinds.Variants() {
+		out = append(out, v.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
-// Kinds lists the kinds of source there is a starter for.
-func Kinds() string { return strings.Join(Names(), ", ") }
-
-// Names are the kinds of source there is a starter for, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(sources)) }
-
-// Config returns the starter configuration for source, naming file in its
-// instructions.
-func Config(source, file string) (string, error) {
-	part, ok := sources[source]
+// configOf is Config for the variants of kinds.
+func configOf(kinds source.Kinds, name, file string) (string, error) {
+	v, ok := kinds.Variant(name)
 	if !ok {
-		return "", fmt.Errorf("--source %q: use one of %s%s", source, Kinds(), suggest.DidYouMean(source, slices.Sorted(maps.Keys(sources))))
+		return "", fmt.Errorf("--source %q: use one of %s%s", name, kindsOf(kinds), suggest.DidYouMean(name, names(kinds)))
 	}
-	var b strings.Builder
-	for _, name := range []string{"target.yaml", part, "policy.yaml"} {
-		data, err := parts.ReadFile("parts/" + name)
-		if err != nil {
-			return "", err
-		}
-		b.Write(data)
-	}
-	return strings.NewReplacer("{{source}}", source, "{{file}}", file).Replace(b.String()), nil
+	return strings.NewReplacer("{{source}}", name, "{{file}}", file).Replace(targetPart + v.Starter + policyPart), nil
 }
 
 // WriteNew writes data to path, readable by its owner only, refusing to

@@ -3,15 +3,20 @@ package starter
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/all"
+	"github.com/orgsync/orgsync/source/csvfile"
 )
 
 // TestConfigFillsEveryKind: each kind's starter has its source part, names
 // the file and the kind, and leaves no template marker; an unknown kind
 // is refused with the kinds there are.
 func TestConfigFillsEveryKind(t *testing.T) {
-	for kind := range sources {
+	for _, kind := range names(all.Kinds()) {
 		text, err := Config(kind, "my.yaml")
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
@@ -49,10 +54,24 @@ func TestWriteNewKeepsAnExistingFile(t *testing.T) {
 // directory (held removals need one) and shows a commented notify
 // section.
 func TestConfigKeepsStateAndShowsNotify(t *testing.T) {
-	for kind := range sources {
+	for _, kind := range names(all.Kinds()) {
 		text, _ := Config(kind, "my.yaml")
 		if !strings.Contains(text, "\nstate:\n  dir: state\n") || !strings.Contains(text, "\n# notify:\n") || !strings.Contains(text, "#     - url: {env: SLACK_WEBHOOK_URL}") {
 			t.Errorf("%s: no state.dir or no commented notify:\n%s", kind, text)
 		}
+	}
+}
+
+// TestANewKindIsOneRegistryLine: a kind added to the registry, with its
+// variant, has a starter with nothing else changed here.
+func TestANewKindIsOneRegistryLine(t *testing.T) {
+	hr := source.Variant{Name: "hr", Starter: "sources:\n  - hr: {url: https://hr.example.com}\n"}
+	kinds := append(all.Kinds(), source.KindOf[csvfile.Config]("hr", hr))
+	if !slices.Contains(names(kinds), "hr") || slices.Contains(names(all.Kinds()), "hr") {
+		t.Fatalf("variants %v: want hr, which the registry has not", names(kinds))
+	}
+	text, err := configOf(kinds, "hr", "my.yaml")
+	if err != nil || !strings.Contains(text, "orgsync init --source hr") || !strings.Contains(text, hr.Starter) || !strings.Contains(text, "\nstate:\n") {
+		t.Errorf("starter of the new kind: %v\n%s", err, text)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // Walk plans, syncs and plans again with j (heard by c), writing each step
@@ -29,20 +30,20 @@ import (
 func Walk(ctx context.Context, w io.Writer, j *run.Job, c *changecontrol.Control) error {
 	multi := j.Config().MultiOrg()
 	fmt.Fprintln(w, "\n== 1. orgsync plan: what a sync would change")
-	plans, err := j.WritePlans(ctx, w, "text")
+	plans, err := showPlans(ctx, w, j)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n== 2. orgsync sync: apply it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	for _, r := range res {
-		c.WriteResult(w, r, multi)
+		view.Result(w, r, multi)
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n== 3. orgsync plan again: nothing left to do")
-	again, err := j.WritePlans(ctx, w, "text")
+	again, err := showPlans(ctx, w, j)
 	if err != nil {
 		return err
 	}
@@ -55,6 +56,15 @@ func Walk(ctx context.Context, w io.Writer, j *run.Job, c *changecontrol.Control
 		}
 	}
 	return nil
+}
+
+// showPlans plans with j and writes the plans to w as orgsync plan does.
+func showPlans(ctx context.Context, w io.Writer, j *run.Job) (*run.Plans, error) {
+	plans, err := j.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return plans, view.Plans(w, plans, "text", j.Config().MultiOrg())
 }
 
 // Review is demo --review: the change-control walk-through on the CSV
@@ -92,7 +102,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	planPath := filepath.Join(r.dir, "plan.json")
 	fmt.Fprintln(w, "\n== 1. orgsync plan --out plan.json: the plan, saved for review")
 	c.KeepFingerprints()
-	plans, err := j.WritePlans(ctx, w, "text")
+	plans, err := showPlans(ctx, w, j)
 	if err != nil {
 		return err
 	}
@@ -104,7 +114,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	if err := f.WriteText(w, time.Now()); err != nil {
+	if err := view.SavedPlan(w, f, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n== 3. orgsync apply plan.json: exactly the reviewed plan; over maxRemovals 1, the removals are held")
@@ -113,7 +123,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	}
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	for _, rs := range res {
-		c.WriteResult(w, rs, false)
+		view.Result(w, rs, false)
 	}
 	if err != nil {
 		return err
@@ -123,8 +133,8 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 		return errors.New("the demo's removals were not held for approval")
 	}
 	fmt.Fprintf(w, "\n== 4. orgsync approve %s --yes: re-checked against the organization, applied once\n", created.ID)
-	rs, err := c.Approve(ctx, j, created.ID, w, changecontrol.ApproveOptions{By: changecontrol.Approver("demo", "orgsync demo --review")})
-	c.WriteResult(w, rs, false)
+	rs, err := c.Approve(ctx, j, created.ID, view.Approving{W: w}, changecontrol.ApproveOptions{By: changecontrol.Approver("demo", "orgsync demo --review")})
+	view.Result(w, rs, false)
 	if err != nil {
 		return err
 	}
@@ -134,7 +144,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	store.WriteTable(w, entries)
+	view.History(w, entries)
 	return r.outputs(ctx, w, c, sd)
 }
 

@@ -23,7 +23,7 @@ import (
 // returns the job of the configuration and its change control.
 func start(t *testing.T, example string, prepare func(string) error) (*run.Job, *changecontrol.Control) {
 	t.Helper()
-	d, err := demo.Start(context.Background(), demo.Examples[example], io.Discard)
+	d, err := demo.Start(context.Background(), demo.Examples()[example], io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -326,9 +326,9 @@ func TestSnapshotFollowsTheOrganization(t *testing.T) {
 				}
 				kinds[out.run.Kind()]++
 				counts := out.plan.Counts()
-				t.Logf("round %d: %s run, %d listing pages, plan %s", round, out.run.Kind(), pages, counts)
+				t.Logf("round %d: %s run, %d listing pages, plan %+v", round, out.run.Kind(), pages, counts)
 				if counts.Create == 0 || counts.Update == 0 || counts.AddMemberships == 0 || counts.RemoveMemberships == 0 {
-					t.Fatalf("round %d: the plan lacks a kind of change, the test would prove little: %s", round, counts)
+					t.Fatalf("round %d: the plan lacks a kind of change, the test would prove little: %+v", round, counts)
 				}
 				if out.run.Kind() == Incremental && pages != 0 {
 					t.Errorf("round %d: an incremental run read %d listing pages", round, pages)

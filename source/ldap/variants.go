@@ -1,18 +1,56 @@
-package demo
+package ldap
 
 import (
+	_ "embed" // the starter configurations
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/orgsync/orgsync/examples"
-	"github.com/orgsync/orgsync/source/entra/entrafake"
-	"github.com/orgsync/orgsync/source/google/googlefake"
+	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/ldap/dirsrv"
 	"github.com/orgsync/orgsync/source/ldap/samba"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
-	"github.com/orgsync/orgsync/source/okta/oktafake"
+)
+
+// The sources and mapping parts of init's starter configurations, one a
+// directory.
+var (
+	//go:embed starter-openldap.yaml
+	openLDAPStarter string
+	//go:embed starter-activedirectory.yaml
+	activeDirectoryStarter string
+	//go:embed starter-freeipa.yaml
+	freeIPAStarter string
+)
+
+// Variants are the kind as orgsync init and orgsync demo offer it, one a
+// directory: OpenLDAP (ldap), Active Directory and FreeIPA, each with its
+// starter configuration and its example, served by a throwaway server of
+// that directory.
+func Variants() []source.Variant {
+	return []source.Variant{
+		{Name: "ldap", Starter: openLDAPStarter, Example: source.Example{Dir: "openldap", Start: startSlapd}},
+		{Name: "activedirectory", Starter: activeDirectoryStarter, Example: source.Example{Dir: "activedirectory/demo", Start: startSamba}},
+		{Name: "freeipa", Starter: freeIPAStarter, Example: source.Example{Dir: "freeipa/demo", Start: startDirsrv}},
+	}
+}
+
+// The demo credentials of the examples' directories.
+const (
+	// OpenLDAPReaderPassword is the password of orgsync's read-only
+	// account, cn=reader,dc=example,dc=com, in the OpenLDAP example's
+	// directory (examples/openldap/users.ldif).
+	OpenLDAPReaderPassword = "reader-secret"
+	// ActiveDirectoryServicePassword is the password of orgsync's account,
+	// svc-orgsync, in the Active Directory example's throwaway domain
+	// (examples/activedirectory/demo/directory.ldif), from which the demo
+	// exports the account's keytab.
+	ActiveDirectoryServicePassword = "Svc-Orgsync-Demo-1"
+	// FreeIPAReaderPassword is the password of orgsync's system account,
+	// uid=orgsync,cn=sysaccounts,cn=etc,dc=example,dc=com, in the FreeIPA
+	// example's directory (examples/freeipa/demo/directory.ldif).
+	FreeIPAReaderPassword = "Orgsync-Demo-1"
 )
 
 // startSamba serves the Active Directory example's directory
@@ -33,7 +71,7 @@ func startSamba(out io.Writer, dir string) ([]string, func(), error) {
 	}
 	fmt.Fprintln(out, "Starting a Samba domain controller for CORP.EXAMPLE.COM (the first time, provisioning the domain takes a minute).")
 	srv, err := samba.Start(samba.Options{Dir: sdir, LDIF: string(ldif), CacheDir: filepath.Join(os.TempDir(), "orgsync-samba-cache"),
-		Passwords: map[string]string{"svc-orgsync": examples.ActiveDirectoryServicePassword}})
+		Passwords: map[string]string{"svc-orgsync": ActiveDirectoryServicePassword}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting Samba for the example: %w", err)
 	}
@@ -71,7 +109,7 @@ func startDirsrv(out io.Writer, dir string) ([]string, func(), error) {
 		err = os.WriteFile(filepath.Join(example, "ca.crt"), ca, 0o600)
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(example, "ldap-password"), []byte(examples.FreeIPAReaderPassword), 0o600)
+		err = os.WriteFile(filepath.Join(example, "ldap-password"), []byte(FreeIPAReaderPassword), 0o600)
 	}
 	if err != nil {
 		srv.Stop()
@@ -99,67 +137,10 @@ func startSlapd(out io.Writer, dir string) ([]string, func(), error) {
 		return nil, nil, fmt.Errorf("starting OpenLDAP for the example: %w", err)
 	}
 	pw := filepath.Join(dir, "openldap", "ldap-password")
-	if err := os.WriteFile(pw, []byte(examples.OpenLDAPReaderPassword), 0o600); err != nil {
+	if err := os.WriteFile(pw, []byte(OpenLDAPReaderPassword), 0o600); err != nil {
 		srv.Stop()
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "OpenLDAP slapd at %s serving examples/openldap/users.ldif.\n", srv.URL)
 	return []string{"ldap://127.0.0.1:3890", srv.URL, "password: {env: LDAP_BIND_PASSWORD}", "password: {file: ldap-password}"}, srv.Stop, nil
-}
-
-// startEntra starts a fake Entra ID tenant for the entra example and
-// points the example at it: its endpoints, its demo app and its demo
-// secret (written beside the example).
-func startEntra(out io.Writer, dir string) ([]string, func(), error) {
-	if err := writeSecret(dir, "entra", entrafake.DemoSecret); err != nil {
-		return nil, nil, err
-	}
-	s := entrafake.Start(entrafake.Demo(), entrafake.Options{})
-	fmt.Fprintf(out, "Fake Entra ID tenant (Microsoft Graph) at %s.\n", s.URL)
-	return []string{
-		"tenantId: contoso.onmicrosoft.com", fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", entrafake.DemoTenantID, s.URL, s.URL),
-		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: " + entrafake.DemoClientID,
-		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: demo-secret}",
-	}, s.Close, nil
-}
-
-// startOkta starts a fake Okta organization for the okta example and
-// points the example at it, with its demo API token.
-func startOkta(out io.Writer, dir string) ([]string, func(), error) {
-	if err := writeSecret(dir, "okta", oktafake.DemoToken); err != nil {
-		return nil, nil, err
-	}
-	s := oktafake.Start(oktafake.Demo(), oktafake.Options{})
-	fmt.Fprintf(out, "Fake Okta organization at %s.\n", s.URL)
-	return []string{
-		"orgURL: https://example.okta.com", "orgURL: " + s.URL,
-		"apiToken: {env: OKTA_API_TOKEN}", "apiToken: {file: demo-secret}",
-	}, s.Close, nil
-}
-
-// startGoogle starts a fake Google Workspace domain for the google
-// example and points the example at it: a service account's key file (of
-// a key made for the run, delegated the read-only scopes) and the
-// Directory API's address.
-func startGoogle(out io.Writer, dir string) ([]string, func(), error) {
-	key, err := googlefake.NewKey("orgsync-demo@orgsync-fake.iam.gserviceaccount.com", "100000000000000000042")
-	if err != nil {
-		return nil, nil, err
-	}
-	s := googlefake.Start(googlefake.Demo(key.Account), googlefake.Options{})
-	if err := writeSecret(dir, "google", string(key.File(s.TokenURL()))); err != nil {
-		s.Close()
-		return nil, nil, err
-	}
-	fmt.Fprintf(out, "Fake Google Workspace domain (Admin SDK Directory API) at %s.\n", s.URL)
-	return []string{
-		"credentials: {file: /etc/orgsync/secrets/google-service-account.json}", "credentials: {file: demo-secret}",
-		"subject: admin@example.com", fmt.Sprintf("subject: %s\n      apiURL: %s", googlefake.DemoSubject, s.URL),
-	}, s.Close, nil
-}
-
-// writeSecret writes a fake's demo secret into the example's
-// directory, as demo-secret.
-func writeSecret(dir, example, secret string) error {
-	return os.WriteFile(filepath.Join(dir, example, "demo-secret"), []byte(secret), 0o600)
 }

@@ -1,0 +1,53 @@
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orgsync/orgsync/internal/store"
+)
+
+// History writes the history's entries as aligned text, one a line: when,
+// the organization, the user, the kind, the steps, the result (with the
+// service's code of a failure) and why (with the approval that held it
+// and who approved it).
+func History(w io.Writer, entries []store.Entry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no changes recorded (for this filter)")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tORG\tUSER\tKIND\tSTEPS\tRESULT\tWHY")
+	for _, e := range entries {
+		result := e.Result
+		if e.Code != "" {
+			result += " " + e.Code
+		}
+		why := e.Reason
+		if e.Approval != "" {
+			why += " (approval " + e.Approval
+			if e.DecidedBy != "" {
+				why += ", approved by " + e.DecidedBy
+			}
+			why += ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
+			strings.Join(e.Steps, "; "), result, why)
+	}
+	tw.Flush()
+}
+
+// HistoryJSON writes the history's entries as JSON, one object a line.
+func HistoryJSON(w io.Writer, entries []store.Entry) error {
+	enc := json.NewEncoder(w)
+	for i := range entries {
+		if err := enc.Encode(&entries[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+// Package view is how orgsync shows plans, saved plans, run results,
+// approvals and the history: as text for people (plans terraform-like:
+// "+ create", "~ update", "- remove") and as JSON. What it shows is data
+// made elsewhere (reconcile's plans, the run's results, the state store's
+// approvals and history); the commands, the demo and the daemon render it
+// here, in one place. A plan names its policy's settings as the
+// configuration writes them (reconcile.Plan.Names).
+package view
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// MaxUnmatchedShown is the most unmatched users Plan lists one a line;
+// the others are counted.
+const MaxUnmatchedShown = 20
+
+// Plan writes the plan for people: one line per change, terraform-like
+// ("+ create", "~ update", "- remove"), then withheld changes, notes, the
+// unmatched users (at most MaxUnmatchedShown) and the excluded count, and a
+// summary line. A plan holding a change of a kind this version does not
+// know is not written (reconcile.Plan.Check).
+func Plan(w io.Writer, p *reconcile.Plan) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	b := bufio.NewWriter(w)
+	for i := range p.Changes {
+		b.WriteString(p.Changes[i].String())
+		b.WriteByte('\n')
+	}
+	for i := range p.InviteGroups {
+		b.WriteString(p.InviteGroups[i].String())
+		b.WriteByte('\n')
+	}
+	if len(p.InviteGroups) > 0 {
+		b.WriteString("# note: the groups of pending invites (=) are sent again on every sync: the service does not show the groups kept with an invite; sending them again changes nothing that is there already\n")
+	}
+	for i := range p.Withheld {
+		b.WriteString("! withheld ")
+		b.WriteString(p.Withheld[i].String())
+		b.WriteByte('\n')
+	}
+	if p.Safety != nil {
+		fmt.Fprintf(b, "! %s\n", p.Safety.Error())
+	}
+	for _, g := range p.MissingGroups {
+		fmt.Fprintf(b, "! %s\n", g.Describe(p.Names))
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(b, "# note: %s\n", n)
+	}
+	unmatched(b, p)
+	fmt.Fprintf(b, "Plan: %s\n", countsLine(p.Counts()))
+	return b.Flush()
+}
+
+// unmatched writes the unmatched users, at most MaxUnmatchedShown of
+// them, and the number of excluded users.
+func unmatched(b *bufio.Writer, p *reconcile.Plan) {
+	if n := len(p.Unmatched); n > 0 {
+		fmt.Fprintf(b, "# %s (in the organization, in no source; %s says what happens to them):\n",
+			plural.Of(n, "unmatched user", "unmatched users"), p.Names.Of(reconcile.SettingUnmatched))
+		for i := range p.Unmatched[:min(n, MaxUnmatchedShown)] {
+			u := &p.Unmatched[i]
+			fmt.Fprintf(b, "#   %s (%s)\n", u.Key(), u.Type)
+		}
+		if n > MaxUnmatchedShown {
+			fmt.Fprintf(b, "#   ... and %d more (see --output json or %s)\n", n-MaxUnmatchedShown, p.Names.Of(config.SettingReportFile))
+		}
+	}
+	if p.Excluded > 0 {
+		fmt.Fprintf(b, "# %s (left alone by %s)\n", plural.Of(p.Excluded, "excluded user", "excluded users"), p.Names.Of(reconcile.SettingExclude))
+	}
+}
+
+// countsLine is the one-line summary of the counts.
+func countsLine(c reconcile.Counts) string {
+	s := fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unmatched, %d excluded",
+		c.Create, c.Update, c.Remove, c.Delete, c.AddMemberships, c.RemoveMemberships, c.CreateGroup,
+		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unmatched, c.Excluded)
+	if c.OutOfScope > 0 {
+		s += fmt.Sprintf(", %d out of scope", c.OutOfScope)
+	}
+	if c.InviteGroups > 0 {
+		s += fmt.Sprintf("; %d pending invites' groups sent again", c.InviteGroups)
+	}
+	return s
+}
+
+// PlanFormatVersion is the version of the JSON plan's schema (PlanJSON).
+// Version 2 calls the users in the organization and in no source
+// "unmatched" (the plan's list and its count), as the configuration and
+// the plan's text do; version 1 called them "unlisted".
+const PlanFormatVersion = 2
+
+// planJSON is the stable machine-readable form of a plan.
+type planJSON struct {
+	FormatVersion int              `json:"formatVersion"`
+	Counts        reconcile.Counts `json:"counts"`
+	*reconcile.Plan
+}
+
+// PlanJSON writes the plan as one JSON object: formatVersion, counts,
+// changes, withheld, safety, unmatched, excluded, notes, userGroups,
+// missingGroups. A plan that fails reconcile.Plan.Check is not written.
+func PlanJSON(w io.Writer, p *reconcile.Plan) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Plan: p})
+}

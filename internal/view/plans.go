@@ -1,0 +1,107 @@
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/reconcile"
+)
+
+// Plans writes the plans as the safety gate lets them through
+// (run.Plans.Gated), as text or as JSON (format "json"): the plan itself
+// for a single target, else each organization's in the configuration's
+// order, with its error in place of a plan that failed. A single target's
+// failed plan is not written: its error is returned.
+func Plans(w io.Writer, ps *run.Plans, format string, multiOrg bool) error {
+	if p := ps.Gated[0].OrgPlan(); !multiOrg && p.Err != nil {
+		return p.Err
+	}
+	if format == "json" {
+		return plansJSON(w, ps, multiOrg)
+	}
+	for i, g := range ps.Gated {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := OrgPlan(w, g.OrgPlan(), multiOrg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OrgPlan writes one organization's plan as text: under a heading with
+// its name and id when there are several, its error in place of a plan
+// that failed (nothing for a single target: the error is reported); with
+// incremental runs on, after how the organization was read and why.
+func OrgPlan(w io.Writer, p *run.OrgPlan, multiOrg bool) error {
+	if !multiOrg {
+		if p.Err != nil {
+			return nil
+		}
+		reading(w, p)
+		return Plan(w, p.Plan)
+	}
+	fmt.Fprintf(w, "== organization %s (%s)\n", p.Org.Name, p.Org.OrgID)
+	if p.Err != nil {
+		_, err := fmt.Fprintf(w, "! failed: %v\n", p.Err)
+		return err
+	}
+	reading(w, p)
+	return Plan(w, p.Plan)
+}
+
+// reading writes how the organization was read, with incremental runs on
+// (which give a reason), e.g. "# incremental run: last full read 3h ago,
+// next in 21h".
+func reading(w io.Writer, p *run.OrgPlan) {
+	if p.Read.Reason != "" {
+		fmt.Fprintf(w, "# %s\n", p.Read)
+	}
+}
+
+// orgPlanJSON is one organization's part of the JSON plan: its name and
+// id, then the fields of its plan (PlanJSON's) or the error that stopped
+// it.
+type orgPlanJSON struct {
+	Name   string            `json:"name"`
+	OrgID  string            `json:"orgId"`
+	Error  string            `json:"error,omitempty"`
+	Counts *reconcile.Counts `json:"counts,omitempty"`
+	Read   *run.Reading      `json:"read,omitempty"` // with incremental runs on
+	*reconcile.Plan
+}
+
+// plansJSON writes the plans as JSON: the plan itself for a single target
+// (PlanJSON), else {formatVersion, organizations: [...]}.
+func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
+	if !multiOrg {
+		return PlanJSON(w, ps.Gated[0].OrgPlan().Plan)
+	}
+	orgs := make([]orgPlanJSON, len(ps.Gated))
+	for i, g := range ps.Gated {
+		p := g.OrgPlan()
+		orgs[i] = orgPlanJSON{Name: p.Org.Name, OrgID: p.Org.OrgID, Plan: p.Plan}
+		if p.Read.Reason != "" {
+			orgs[i].Read = &p.Read
+		}
+		if p.Err != nil {
+			orgs[i].Error = p.Err.Error()
+			continue
+		}
+		if err := p.Plan.Check(); err != nil {
+			return err
+		}
+		c := p.Plan.Counts()
+		orgs[i].Counts = &c
+	}
+	out := struct {
+		FormatVersion int           `json:"formatVersion"`
+		Organizations []orgPlanJSON `json:"organizations"`
+	}{FormatVersion: PlanFormatVersion, Organizations: orgs}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,18 @@
+package csvfile
+
+import (
+	_ "embed" // the starter configuration
+
+	"github.com/orgsync/orgsync/source"
+)
+
+// starter is the sources and mapping part of init's starter configuration.
+//
+//go:embed starter.yaml
+var starter string
+
+// Variants are the kind as orgsync init and orgsync demo offer it: the
+// starter configuration and the csv example.
+func Variants() []source.Variant {
+	return []source.Variant{{Name: "csv", Starter: starter, Example: source.Example{Dir: "csv"}}}
+}
