@@ -39,8 +39,10 @@ type Config struct {
 	Schedule Schedule       `yaml:"schedule"`
 	Logging  Logging        `yaml:"logging"`
 	State    State          `yaml:"state"`
-	Notify   Notify         `yaml:"notify"`
-	Status   Status         `yaml:"status"`
+	// Incremental configures incremental runs.
+	Incremental Incremental `yaml:"incremental"`
+	Notify      Notify      `yaml:"notify"`
+	Status      Status      `yaml:"status"`
 
 	// File is the path the configuration was read from.
 	File string `yaml:"-"`
@@ -207,6 +209,18 @@ type State struct {
 	MaxFileMB int `yaml:"maxFileMB"`
 	// Retention is how long rotated files are kept; default 90d.
 	Retention Age `yaml:"retention"`
+}
+
+// Incremental configures incremental runs: with Enabled (and State.Dir,
+// where each organization's snapshot is kept), a run plans from the
+// snapshot of the organization instead of reading all its users, and
+// reads them all again every FullEvery (and whenever the snapshot is in
+// doubt).
+type Incremental struct {
+	Enabled bool `yaml:"enabled"`
+	// FullEvery is the longest time between two full reads; default 24h
+	// (also in days: 1d).
+	FullEvery Age `yaml:"fullEvery"`
 }
 
 // Schedule configures the daemon.

@@ -27,6 +27,9 @@ const (
 	DefaultStateRetention = 90 * 24 * time.Hour
 	// DefaultNotifyTimeout bounds each notification, its retries included.
 	DefaultNotifyTimeout = 10 * time.Second
+	// DefaultFullEvery is the longest time between two full reads of an
+	// organization with incremental runs.
+	DefaultFullEvery = 24 * time.Hour
 )
 
 // presetDefaults sets, before the file is decoded, the defaults whose zero
@@ -53,6 +56,7 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Safety.OnLimit, OnLimitHold)
 	setDefault(&c.State.MaxFileMB, DefaultStateMaxFileMB)
 	setDefault(&c.State.Retention, Age(DefaultStateRetention))
+	setDefault(&c.Incremental.FullEvery, Age(DefaultFullEvery))
 	c.Notify.applyDefaults()
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
@@ -114,6 +115,7 @@ func (c *Config) validate(v *validation) {
 	c.Schedule.validate(v)
 	c.Logging.validate(v)
 	c.State.validate(v)
+	c.validateIncremental(v)
 	c.Notify.validate(v)
 	c.Status.validate(v)
 	oneOf(v, "safety.onLimit", c.Safety.OnLimit, onLimits)
@@ -133,6 +135,24 @@ func (s *State) validate(v *validation) {
 	}
 	if st, err := os.Stat(filepath.Dir(s.Dir)); err != nil || !st.IsDir() {
 		v.errorf("state.dir", "the directory above %s does not exist: create it (writable by the user orgsync runs as)", s.Dir)
+	}
+}
+
+// validateIncremental checks incremental runs: they need the state
+// directory, and a full read less often than the daemon runs.
+func (c *Config) validateIncremental(v *validation) {
+	in := &c.Incremental
+	if !in.Enabled {
+		return
+	}
+	if c.State.Dir == "" {
+		v.errorf("incremental.enabled", "incremental runs keep a snapshot of each organization in the state directory: set state.dir (e.g. state: {dir: /var/lib/orgsync}), or remove incremental")
+		return
+	}
+	if sched, err := c.Schedule.Parse(); err == nil {
+		if every := ShortestInterval(sched, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)); time.Duration(in.FullEvery) <= every {
+			v.warnf("incremental.fullEvery", "%s is not longer than the %s between the daemon's runs (schedule.cron): each of its runs reads the whole organization", time.Duration(in.FullEvery), every)
+		}
 	}
 }
 

@@ -45,6 +45,11 @@ type Step struct {
 	Groups        []string `json:"groups,omitempty"`
 	Users         []User   `json:"users,omitempty"`
 	DeleteAccount bool     `json:"deleteAccount,omitempty"`
+	// Strict makes a create step fail on a user that exists (or has a
+	// pending invite) instead of updating it: a plan made from a
+	// snapshot of the organization creates strictly, so that a user the
+	// snapshot does not know shows.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Entry is one command entry: rooted at a user (User set) or at a user

@@ -44,8 +44,15 @@ type result struct {
 	code           int
 }
 
-// runBinary runs orgsync with args and a timeout; env adds variables.
+// runBinary runs orgsync with args and a timeout of a minute; env adds
+// variables.
 func runBinary(t testing.TB, env []string, args ...string) result {
+	t.Helper()
+	return runBinaryFor(t, time.Minute, env, args...)
+}
+
+// runBinaryFor runs orgsync with args, killed after timeout.
+func runBinaryFor(t testing.TB, timeout time.Duration, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -59,7 +66,7 @@ func runBinary(t testing.TB, env []string, args ...string) result {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(timeout):
 		_ = cmd.Process.Kill()
 		t.Fatalf("orgsync %s: timed out\nstderr:\n%s", strings.Join(args, " "), stderr.String())
 	}

@@ -131,6 +131,7 @@ type runCommand struct {
 	setup   *setupFlags
 	scope   *scopeFlags // nil when the command takes no scope flags
 	explain *string     // plan --explain
+	full    *bool       // plan and sync --full
 	output  *string     // --output, checked when set
 	maxArgs int         // arguments allowed (approve ID)
 }
@@ -144,6 +145,12 @@ func newRunCommand(name string, scoped bool) *runCommand {
 		c.scope = addScopeFlags(fs)
 	}
 	return c
+}
+
+// addFullFlag defines --full: read every organization in full, whatever
+// its snapshot.
+func (c *runCommand) addFullFlag() {
+	c.full = c.fs.Bool("full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
 }
 
 // start parses the flags, sets up and makes the Job; plansShown says that
@@ -170,6 +177,9 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 	}
 	if c.explain != nil {
 		ov.Explain = *c.explain
+	}
+	if c.full != nil {
+		ov.Full = *c.full
 	}
 	if err != nil {
 		return nil, err

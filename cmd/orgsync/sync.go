@@ -13,6 +13,7 @@ import (
 // runSync applies the plans and prints what was done.
 func runSync(ctx context.Context, io stdio, args []string) int {
 	c := newRunCommand("sync", true)
+	c.addFullFlag()
 	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
 	reportFile := addReportFlag(c.fs)
 	e, code, ok := c.setup.start(c.fs, args, io, 0, nil)

@@ -159,7 +159,7 @@ func record(r *run.Result, rules map[string]string, settings store.Settings) (*s
 	d := &r.Decision
 	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
 		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
-		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held()}
+		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason}
 	if d.Released != nil {
 		rec.Approval = d.Released.ID
 	}

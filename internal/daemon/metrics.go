@@ -43,6 +43,7 @@ type metricSet struct {
 	requests    *prometheus.CounterVec
 	rateLimited *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
+	reads       *prometheus.CounterVec
 }
 
 // newMetrics registers every metric of the daemon with Go and process
@@ -56,8 +57,9 @@ func newMetrics() *metrics {
 	r.requests, o.requests = counters("api_requests_total", "Requests sent to the service, by HTTP status (0: no answer)", "status")
 	r.rateLimited, o.rateLimited = counters("api_rate_limited_total", "429 answers of the service")
 	r.duration, o.duration = histograms("run_duration_seconds", "Duration of sync runs")
+	r.reads, o.reads = counters("reads_total", "Organizations read, by kind (full, or incremental: planned from the organization's snapshot)", "kind")
 	for _, set := range []*metricSet{r, o} {
-		m.reg.MustRegister(set.runs, set.lastSuccess, set.changes, set.requests, set.rateLimited, set.duration)
+		m.reg.MustRegister(set.runs, set.lastSuccess, set.changes, set.requests, set.rateLimited, set.duration, set.reads)
 	}
 	m.lastRun = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "orgsync_last_run_timestamp_seconds", Help: "Unix time the last run ended, successful or not (absent before the first run).",
@@ -151,6 +153,10 @@ func (m *metrics) observeOrg(rep *run.Result, end time.Time) {
 	}
 	m.run.rateLimited.WithLabelValues().Add(float64(rep.Stats.TooManyRequests))
 	m.org.rateLimited.WithLabelValues(org).Add(float64(rep.Stats.TooManyRequests))
+	if kind := string(rep.Read.Kind); kind != "" {
+		m.run.reads.WithLabelValues(kind).Inc()
+		m.org.reads.WithLabelValues(org, kind).Inc()
+	}
 	if rep.Err != nil {
 		m.org.runs.WithLabelValues(org, "failure").Inc()
 		return

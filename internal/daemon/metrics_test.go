@@ -10,6 +10,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/run/incremental"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
@@ -21,9 +22,9 @@ func TestMetricsPerOrganization(t *testing.T) {
 	main, emea := &config.NamedTarget{Name: "main"}, &config.NamedTarget{Name: "emea"}
 	boom := errors.New("boom")
 	m.observe([]*run.Result{
-		{Org: main, ByKind: map[string]int{"create": 3}, Elapsed: 2 * time.Second,
+		{Org: main, ByKind: map[string]int{"create": 3}, Elapsed: 2 * time.Second, Read: run.Reading{Kind: incremental.Incremental},
 			Stats: umapi.Stats{Requests: map[string]map[int]int{umapi.EndpointAction: {200: 4}}, TooManyRequests: 1}},
-		{Org: emea, ByKind: map[string]int{"create": 1}, Elapsed: time.Second, Err: boom,
+		{Org: emea, ByKind: map[string]int{"create": 1}, Elapsed: time.Second, Err: boom, Read: run.Reading{Kind: incremental.Full},
 			Stats: umapi.Stats{Requests: map[string]map[int]int{umapi.EndpointOrgUsers: {200: 2}}}},
 	}, boom, time.Unix(1000, 0))
 	m.skipped([]string{"main", "emea"})
@@ -45,6 +46,9 @@ func TestMetricsPerOrganization(t *testing.T) {
 		`orgsync_org_api_rate_limited_total{org="main"} 1`,
 		`orgsync_org_last_success_timestamp_seconds{org="main"} 1000`,
 		`orgsync_org_run_duration_seconds_sum{org="emea"} 1`,
+		`orgsync_reads_total{kind="full"} 1`,
+		`orgsync_reads_total{kind="incremental"} 1`,
+		`orgsync_org_reads_total{kind="incremental",org="main"} 1`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)

@@ -38,6 +38,7 @@ type Result struct {
 	Elapsed  time.Duration     // since the run started reading
 	Err      error             // what failed the organization's run, if anything
 	Phase    string            // where it failed (the Phase constants)
+	Read     Reading           // how the organization was read, and why
 }
 
 // Apply sends what the safety gate let through of one organization's
@@ -59,7 +60,7 @@ func (j *Job) Apply(ctx context.Context, g *Gated) *Result {
 func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 	p, mode := &g.plan, g.mode
 	log := p.prepare(j)
-	res := &Result{Org: p.Org, Mode: mode, Run: p.Run, Start: p.start, Plan: p.Plan, Decision: g.decision}
+	res := &Result{Org: p.Org, Mode: mode, Run: p.Run, Start: p.start, Plan: p.Plan, Decision: g.decision, Read: p.Read}
 	if p.Err != nil {
 		log.Error("planning failed; the error is reported at the end of the run") // once, by the caller
 		res.Err, res.Phase, res.Elapsed = p.Err, p.Phase, time.Since(p.start)
@@ -74,17 +75,17 @@ func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 	}
 	reqs := p.Plan.Batches(reconcile.DefaultLimits())
 	out, stop := j.applyOutput(ctx, p, client, mode, len(reqs))
-	res.Applied, err = reconcile.Apply(ctx, p.Plan, newTarget(client), reconcile.ApplyOptions{
+	res.Applied, err = j.send(ctx, g, res, client, reconcile.ApplyOptions{
 		DryRun: mode == Dry, TestOnly: mode == TestOnly, Requests: reqs, Out: out})
 	out.Flush()
 	stop()
 	if mode == Real {
-		res.ByKind = appliedByKind(p.Plan, res.Applied)
+		res.ByKind = appliedByKind(res.Plan, res.Applied)
 	}
 	res.Stats = client.Stats().Since(p.stats0)
 	res.Elapsed = time.Since(p.start)
 	if mode != Dry && err != nil {
-		res.Err, res.Phase = err, PhaseApply
+		res.Err, res.Phase = err, phaseOr(err, PhaseApply)
 	}
 	j.settle(g, res)
 	summary(log, res, res.Err)
@@ -238,7 +239,7 @@ func summary(log *zap.Logger, res *Result, err error) {
 		zap.Int("remove", res.Counts.Remove), zap.Int("delete", res.Counts.Delete),
 		zap.Int("addMemberships", res.Counts.AddMemberships), zap.Int("removeMemberships", res.Counts.RemoveMemberships),
 		zap.Int("withheld", res.Counts.Withheld), zap.Int("unmatched", res.Counts.Unmatched),
-		zap.Int("requests", res.Stats.Total()), zap.Int("429s", res.Stats.TooManyRequests),
+		zap.String("read", string(res.Read.Kind)), zap.Int("requests", res.Stats.Total()), zap.Int("429s", res.Stats.TooManyRequests),
 		zap.Int("retries", res.Stats.Retries),
 		zap.Duration("elapsed", res.Elapsed.Round(time.Millisecond)),
 		zap.String("peakMemory", fmt.Sprintf("%.1f MiB", float64(peakMemory())/(1<<20))),

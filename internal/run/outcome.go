@@ -38,12 +38,15 @@ func InPhase(phase string, err error) error {
 
 // PhaseOf is the phase err was marked with (InPhase), PhaseSources when
 // it was not: what fails a run before it plans is a source.
-func PhaseOf(err error) string {
+func PhaseOf(err error) string { return phaseOr(err, PhaseSources) }
+
+// phaseOr is the phase err was marked with (InPhase), else phase.
+func phaseOr(err error, phase string) string {
 	var pe *PhaseError
 	if errors.As(err, &pe) {
 		return pe.Phase
 	}
-	return PhaseSources
+	return phase
 }
 
 // RunID names the run started at start; its organizations share it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ type OrgPlan struct {
 	Err   error           // what failed the organization, if anything
 	Phase string          // where it failed (the Phase constants)
 	Run   string          // the run's id (RunID)
+	Read  Reading         // how the organization was read, and why
 	// Desired are the source users the plan gives the organization, each
 	// with the organization's groups (those out of the run's scope left
 	// out).
@@ -32,6 +34,7 @@ type OrgPlan struct {
 	log    *zap.Logger
 	stats0 umapi.Stats // the client's statistics before this run
 	start  time.Time
+	inc    *incrementalRun // the run with the organization's snapshot (incremental runs on)
 }
 
 // Plans are the plans of a run's organizations, in the configuration's
@@ -134,10 +137,17 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		return nil, err
 	}
 	j.opts.Observer.Read(p, cur)
-	desired.Users = present(desired.Users, others, cur.Users)
-	p.Desired = desired.Users
+	diff := func(cur *reconcile.Current) (*reconcile.Plan, error) {
+		d := desired
+		d.Users = present(slices.Clip(desired.Users), others, cur.Users)
+		p.Desired = d.Users
+		return reconcile.Diff(d, cur, policy)
+	}
+	if p.inc != nil {
+		p.inc.diff = diff // to plan again after a full read
+	}
 	p.Phase = PhasePlan
-	plan, err := reconcile.Diff(desired, cur, policy)
+	plan, err := diff(cur)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}
@@ -164,7 +174,7 @@ func (j *Job) readCurrent(ctx context.Context, p *OrgPlan, needs reconcile.ReadN
 	}
 	p.stats0 = client.Stats()
 	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
-	cur, err := newTarget(client).ReadCurrent(ctx, needs)
+	cur, err := j.read(ctx, p, newTarget(client), needs)
 	stop()
 	if err != nil {
 		p.Phase = PhaseRead

@@ -57,6 +57,9 @@ type Overrides struct {
 	// Explain names a user (email or username) whose groups the sources
 	// trace (see Plans.Explain).
 	Explain string
+	// Full reads every organization in full, whatever its snapshot
+	// (incremental runs; --full).
+	Full bool
 }
 
 // Options are how a Job reports.
@@ -89,6 +92,9 @@ type Job struct {
 	clients  clientCache
 	// quarantine is the gate's store of approvals: state.dir's.
 	quarantine quarantine
+	// full reads every organization in full, whatever its snapshot
+	// (incremental runs).
+	full bool
 }
 
 // New checks the overrides against cfg (loaded by config.Load) and makes
@@ -105,7 +111,7 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 		return nil, err
 	}
 	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
-		quarantine: quarantine{path: cfg.State.Dir}}
+		quarantine: quarantine{path: cfg.State.Dir}, full: ov.Full}
 	if j.orgs, err = selectOrgs(cfg, ov.Orgs); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,11 @@ type Run struct {
 	// Held counts the changes the organization's pending approvals hold
 	// after the run.
 	Held int `json:"held,omitempty"`
+	// Read is how the run read the organization, full or incremental
+	// (planned from its snapshot), and ReadReason why (with incremental
+	// runs on).
+	Read       string `json:"read,omitempty"`
+	ReadReason string `json:"readReason,omitempty"`
 }
 
 // Duration is how long the run took.

@@ -34,12 +34,14 @@ func Plans(w io.Writer, ps *run.Plans, format string, multiOrg bool) error {
 
 // OrgPlan writes one organization's plan as text: under a heading with
 // its name and id when there are several, its error in place of a plan
-// that failed (nothing for a single target: the error is reported).
+// that failed (nothing for a single target: the error is reported); with
+// incremental runs on, after how the organization was read and why.
 func OrgPlan(w io.Writer, p *run.OrgPlan, multiOrg bool) error {
 	if !multiOrg {
 		if p.Err != nil {
 			return nil
 		}
+		reading(w, p)
 		return Plan(w, p.Plan)
 	}
 	fmt.Fprintf(w, "== organization %s (%s)\n", p.Org.Name, p.Org.OrgID)
@@ -47,7 +49,17 @@ func OrgPlan(w io.Writer, p *run.OrgPlan, multiOrg bool) error {
 		_, err := fmt.Fprintf(w, "! failed: %v\n", p.Err)
 		return err
 	}
+	reading(w, p)
 	return Plan(w, p.Plan)
+}
+
+// reading writes how the organization was read, with incremental runs on
+// (which give a reason), e.g. "# incremental run: last full read 3h ago,
+// next in 21h".
+func reading(w io.Writer, p *run.OrgPlan) {
+	if p.Read.Reason != "" {
+		fmt.Fprintf(w, "# %s\n", p.Read)
+	}
 }
 
 // orgPlanJSON is one organization's part of the JSON plan: its name and
@@ -58,6 +70,7 @@ type orgPlanJSON struct {
 	OrgID  string            `json:"orgId"`
 	Error  string            `json:"error,omitempty"`
 	Counts *reconcile.Counts `json:"counts,omitempty"`
+	Read   *run.Reading      `json:"read,omitempty"` // with incremental runs on
 	*reconcile.Plan
 }
 
@@ -71,6 +84,9 @@ func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
 	for i, g := range ps.Gated {
 		p := g.OrgPlan()
 		orgs[i] = orgPlanJSON{Name: p.Org.Name, OrgID: p.Org.OrgID, Plan: p.Plan}
+		if p.Read.Reason != "" {
+			orgs[i].Read = &p.Read
+		}
 		if p.Err != nil {
 			orgs[i].Error = p.Err.Error()
 			continue

@@ -206,6 +206,13 @@ func (t *Target) MissingGroups(ctx context.Context, groups []string) ([]string, 
 	return t.missingGroups(ctx, groups, users, map[string]*umapi.UsersPage{})
 }
 
+// CheckGroups returns those of groups that do not exist, reading no user:
+// through the group listing, or a probe of a group's members where the
+// listing cannot tell (see missingGroups).
+func (t *Target) CheckGroups(ctx context.Context, groups []string) ([]string, error) {
+	return t.missingGroups(ctx, groups, nil, map[string]*umapi.UsersPage{})
+}
+
 // missingGroups names the groups that do not exist. A group a listed user
 // belongs to exists, and so does one whose member listing answered. The
 // others are looked up in the group listing, read once (a few pages name

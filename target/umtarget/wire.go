@@ -102,13 +102,19 @@ func emailInDomain(u *reconcile.User) bool {
 // createStep is the create step of the new user's identity type. An
 // independent ID cannot be updated (rule 6): an existing one, or a pending
 // invite (contract 7), is left as it is (rule 4); the others are updated
-// to the create step's names.
+// to the create step's names. A strict step has no option: it fails on a
+// user that exists (rule 4).
 func createStep(_ string, s *reconcile.Step) (umwire.Step, error) {
 	c := &umwire.CreateUser{Email: s.Create.Email, Country: s.Create.Country, FirstName: s.Create.FirstName,
 		LastName: s.Create.LastName, Option: umwire.OptionUpdateIfExists}
+	if s.Strict {
+		c.Option = ""
+	}
 	switch s.Create.Type {
 	case reconcile.VendorID:
-		c.Option = umwire.OptionIgnoreIfExists
+		if !s.Strict {
+			c.Option = umwire.OptionIgnoreIfExists
+		}
 		return umwire.Step{AddVendorID: c}, nil
 	case reconcile.EnterpriseID:
 		return umwire.Step{CreateEnterpriseID: c}, nil

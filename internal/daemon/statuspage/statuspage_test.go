@@ -26,6 +26,7 @@ func sample() Status {
 			Changes: map[string]int{"create": i}})
 	}
 	runs[39].Result, runs[39].Approval = store.RunHeld, "0123abcd"
+	runs[39].Read, runs[39].ReadReason = "incremental", "last full read 3h ago, next in 21h"
 	return Status{Now: t0, NextRun: t0.Add(2 * time.Hour), Runs: runs, ConfigProblem: "mapping[0].targets (line 9): required",
 		Pending: []store.Approval{{ID: "0123abcd", Org: "<emea>", Reason: "3 removals exceed maxRemovals 1", Status: store.Pending,
 			Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.FederatedID, Email: "mallory@example.com"}}}}}}
@@ -49,7 +50,8 @@ func TestPageShowsRunsApprovalsChartAndProblem(t *testing.T) {
 		t.Fatalf("status %d", code)
 	}
 	for _, want := range []string{"- remove mallory@example.com (federatedID)", "orgsync approve 0123abcd", "&lt;emea&gt;",
-		"mapping[0].targets (line 9): required", "2026-11-25 12:00:00 UTC", `<td class="held">held</td>`, "create=39"} {
+		"mapping[0].targets (line 9): required", "2026-11-25 12:00:00 UTC", `<td class="held">held</td>`, "create=39",
+		`<td title="last full read 3h ago, next in 21h">incremental</td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
 		}
