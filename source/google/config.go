@@ -3,12 +3,11 @@ package google
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/orgsync/orgsync/internal/weburl"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -21,8 +20,7 @@ const (
 	DefaultPageSize = 500
 	// groupPageSize is the largest maxResults of groups.list and
 	// members.list.
-	groupPageSize  = 200
-	DefaultTimeout = time.Minute
+	groupPageSize = 200
 )
 
 // Scopes are the read-only Directory API scopes the source asks for: the
@@ -56,12 +54,12 @@ type Config struct {
 	Domain   string `yaml:"domain,omitempty"`
 	// APIURL and TokenURL are the endpoints (tests); TokenURL defaults to
 	// the key file's token_uri.
-	APIURL   string        `yaml:"apiURL,omitempty"`
-	TokenURL string        `yaml:"tokenURL,omitempty"`
-	PageSize int           `yaml:"pageSize,omitempty"` // users a page, default 500
-	Timeout  time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
-	Users    Users         `yaml:"users,omitempty"`
-	Groups   Groups        `yaml:"groups,omitempty"`
+	APIURL   string `yaml:"apiURL,omitempty"`
+	TokenURL string `yaml:"tokenURL,omitempty"`
+	// Requests: pageSize (users a page, default 500) and timeout.
+	clouddir.Requests `yaml:",inline"`
+	Users             Users  `yaml:"users,omitempty"`
+	Groups            Groups `yaml:"groups,omitempty"`
 }
 
 // Users says which users are read and how their fields are made from
@@ -73,12 +71,10 @@ type Users struct {
 	// archived users; they are left out by default.
 	IncludeSuspended bool `yaml:"includeSuspended,omitempty"`
 	IncludeArchived  bool `yaml:"includeArchived,omitempty"`
-	source.Templates `yaml:",inline"`
-	source.Defaults  `yaml:",inline"`
-	// ExtraAttributes are more user fields for the source's expressions
-	// (user.attributes.<name>), custom schema fields as
-	// customSchemas.<schema>.<field>.
-	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
+	// UserFields are the templates of the user fields (Directory API
+	// user fields), their defaults and extraAttributes (custom schema
+	// fields as customSchemas.<schema>.<field>).
+	clouddir.UserFields `yaml:",inline"`
 }
 
 // Groups says which groups are listed when a pattern rule or expressions
@@ -88,10 +84,6 @@ type Groups struct {
 	Query string `yaml:"query,omitempty"`
 	// Nested reads the members of nested groups too (default true).
 	Nested *bool `yaml:"nested,omitempty"`
-}
-
-func (u *Users) spec() usertmpl.Spec {
-	return usertmpl.Spec{Templates: u.Templates, Defaults: u.Defaults}
 }
 
 var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
@@ -111,20 +103,9 @@ func (c *Config) Validate() []diag.FieldError {
 	if name, dom, ok := strings.Cut(c.Subject, "@"); !ok || name == "" || dom == "" {
 		add("subject", "required: the email address of the administrator the service account acts for (domain-wide delegation)")
 	}
-	for _, u := range []struct{ key, val string }{{"apiURL", c.APIURL}, {"tokenURL", c.TokenURL}} {
-		if _, err := weburl.Parse(u.val); u.val != "" && err != nil {
-			add(u.key, "%v", err)
-		}
-	}
-	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
-		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
-	}
-	if c.Timeout < 0 {
-		add("timeout", "must not be negative")
-	}
-	spec := c.Users.spec()
-	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "orgUnitPath, customSchemas.Employment.costCenter")...)
-	return append(errs, spec.Validate("users.")...)
+	errs = append(errs, clouddir.CheckURLs("apiURL", c.APIURL, "tokenURL", c.TokenURL)...)
+	errs = append(errs, c.Requests.Validate(DefaultPageSize)...)
+	return append(errs, c.Users.Validate("orgUnitPath, customSchemas.Employment.costCenter")...)
 }
 
 func (c *Config) applyDefaults() {
@@ -135,10 +116,5 @@ func (c *Config) applyDefaults() {
 	if c.Customer == "" {
 		c.Customer = DefaultCustomer
 	}
-	if c.PageSize == 0 {
-		c.PageSize = DefaultPageSize
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
+	c.Requests.SetDefaults(DefaultPageSize)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/google"
 	"github.com/orgsync/orgsync/source/google/googlefake"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -256,8 +257,9 @@ func TestExpressionsAndCustomSchemas(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	c := google.Config{Subject: "admin", APIURL: "admin.googleapis.com", PageSize: 501,
-		Users: google.Users{Templates: source.Templates{Type: "robot"}, ExtraAttributes: []string{"a b"}}}
+	c := google.Config{Subject: "admin", APIURL: "admin.googleapis.com",
+		Users: google.Users{UserFields: clouddir.UserFields{Templates: source.Templates{Type: "robot"}, ExtraAttributes: []string{"a b"}}}}
+	c.PageSize = 501
 	var fields []string
 	for _, fe := range c.Validate() {
 		fields = append(fields, fe.Field)

@@ -37,11 +37,11 @@ type API struct {
 	Hint func(error) error
 }
 
-// NewSource returns a source named name that builds users by spec (with
+// newSource returns a source named name that builds users by spec (with
 // the source's default templates) and maps groups, runs expressions and
 // checks groups as o says; extra are the user attributes its expressions
 // read (users.extraAttributes). spec must have passed Validate.
-func NewSource(name string, spec, defaults usertmpl.Spec, extra []string, o source.Options, api API) (*Source, error) {
+func newSource(name string, spec, defaults usertmpl.Spec, extra []string, o source.Options, api API) (*Source, error) {
 	fields, err := usertmpl.Parse(spec, defaults, "users.")
 	if err != nil {
 		return nil, err

@@ -106,7 +106,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: tokenRT})
-	c.token = authErrors{src: opts.Auth.tokenSource(ctx, tokens.StandardClient()), where: opts.Auth.where()}
+	c.token = authErrors{src: opts.Auth.TokenSource(ctx, tokens.StandardClient()), where: opts.Auth.Where()}
 	c.http = c.retrying(opts, &http.Client{Timeout: opts.Timeout,
 		Transport: &oauth2.Transport{Source: c.token, Base: apiRT}})
 	return c, nil

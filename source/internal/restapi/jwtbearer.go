@@ -27,11 +27,11 @@ type JWTBearer struct {
 	Scopes       []string
 }
 
-func (j JWTBearer) tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+func (j JWTBearer) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
 	return oauth2.ReuseTokenSource(nil, &bearerSource{ctx: context.WithValue(ctx, oauth2.HTTPClient, hc), j: j})
 }
 
-func (j JWTBearer) where() string { return j.TokenURL }
+func (j JWTBearer) Where() string { return j.TokenURL }
 
 // bearerSource fetches a token with a freshly signed assertion.
 type bearerSource struct {
