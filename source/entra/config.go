@@ -41,16 +41,33 @@ const (
 
 // Config is one Entra ID tenant, as written under sources[i].entra.
 type Config struct {
-	// TenantID is the directory (tenant) id or one of its domains.
+	// TenantID is the directory (tenant) id or one of its domains
+	// (workloadIdentity: default $AZURE_TENANT_ID).
 	TenantID string `yaml:"tenantId"`
-	// ClientID is the application (client) id of the app registration.
+	// ClientID is the application (client) id of the app registration
+	// (workloadIdentity: default $AZURE_CLIENT_ID), or the client id of a
+	// user-assigned managed identity (managedIdentity; none: the
+	// system-assigned identity).
 	ClientID string `yaml:"clientId"`
+	// Auth is how the source signs in (AuthModes); default the
+	// credential set: clientSecret or certificate.
+	Auth string `yaml:"auth,omitempty"`
 	// ClientSecret is where the app's client secret is (env or file).
 	ClientSecret secret.Ref `yaml:"clientSecret,omitempty"`
 	// Certificate is where the app's certificate is (PEM); its private key
 	// is in PrivateKey, or in the same PEM when PrivateKey is not set.
 	Certificate secret.Ref `yaml:"certificate,omitempty"`
 	PrivateKey  secret.Ref `yaml:"privateKey,omitempty"`
+	// FederatedTokenFile is the file whose token the app's federated
+	// credential trusts (workloadIdentity; default
+	// $AZURE_FEDERATED_TOKEN_FILE, which AKS sets): read anew for each
+	// token request, as it rotates.
+	FederatedTokenFile string `yaml:"federatedTokenFile,omitempty"`
+	// IdentityEndpoint is the managed identity's token endpoint
+	// (managedIdentity; default $IDENTITY_ENDPOINT with $IDENTITY_HEADER
+	// on App Service and Container Apps, else the instance metadata
+	// service, DefaultIMDS).
+	IdentityEndpoint string `yaml:"identityEndpoint,omitempty"`
 	// LoginURL and GraphURL are the endpoints (national clouds, tests);
 	// they default to Microsoft's global cloud.
 	LoginURL string `yaml:"loginURL,omitempty"`
@@ -106,17 +123,8 @@ func (c *Config) Validate() []diag.FieldError {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
-	switch {
-	case c.TenantID == "":
-		add("tenantId", "required: the directory (tenant) id, e.g. 00000000-0000-0000-0000-000000000000, or a domain of the tenant")
-	case !tenantPattern.MatchString(c.TenantID):
-		add("tenantId", "%q is neither a tenant id nor a domain", c.TenantID)
-	}
-	if c.ClientID == "" {
-		add("clientId", "required: the application (client) id of the app registration")
-	}
-	c.validateCredential(add)
-	errs = append(errs, clouddir.CheckURLs("loginURL", c.LoginURL, "graphURL", c.GraphURL)...)
+	errs = append(errs, c.validateCredential()...)
+	errs = append(errs, clouddir.CheckURLs("loginURL", c.LoginURL, "graphURL", c.GraphURL, "identityEndpoint", c.IdentityEndpoint)...)
 	errs = append(errs, c.Requests.Validate(DefaultPageSize)...)
 	if f := c.Users.MailFallback; f != "" && f != NoMailFallback && !usertmpl.IsAttributeName(f) {
 		add("users.mailFallback", "%q is not a property name: use a user property such as userPrincipalName, or none", f)
@@ -146,33 +154,9 @@ func (c *Config) unlistable() []diag.FieldError {
 	return errs
 }
 
-// validateCredential checks that exactly one credential is set.
-func (c *Config) validateCredential(add func(field, format string, args ...any)) {
-	switch {
-	case c.ClientSecret.IsSet() && c.Certificate.IsSet():
-		add("clientSecret", "set clientSecret or certificate, not both")
-	case c.ClientSecret.IsSet():
-		if err := c.ClientSecret.Check(); err != nil {
-			add("clientSecret", "%v", err)
-		}
-	case c.Certificate.IsSet():
-		if err := c.Certificate.Check(); err != nil {
-			add("certificate", "%v", err)
-		}
-	default:
-		add("clientSecret", "required: set clientSecret (env or file) or certificate (a PEM file with the app's certificate)")
-	}
-	if c.PrivateKey.IsSet() {
-		if !c.Certificate.IsSet() {
-			add("privateKey", "belongs to certificate credentials: set certificate too, or remove privateKey")
-		} else if err := c.PrivateKey.Check(); err != nil {
-			add("privateKey", "%v", err)
-		}
-	}
-}
-
 // applyDefaults fills in the defaults.
 func (c *Config) applyDefaults() {
+	c.fromEnvironment()
 	if c.LoginURL == "" {
 		c.LoginURL = DefaultLoginURL
 	}

@@ -1,6 +1,9 @@
 package entra
 
 import (
+	"cmp"
+	"os"
+
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
@@ -8,7 +11,9 @@ import (
 )
 
 // Label returns the tenant (source.Config).
-func (c *Config) Label() string { return c.TenantID }
+func (c *Config) Label() string {
+	return cmp.Or(c.TenantID, os.Getenv(EnvTenantID), c.Auth)
+}
 
 // Uses returns the app's credential (every file of an entra block is a
 // secret) and users.extraAttributes (source.Config).

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -212,4 +215,37 @@ func FuzzRateLimitReset(f *testing.F) {
 			t.Errorf("backoff %s", b)
 		}
 	})
+}
+
+// TestAssertionFileIsReadPerTokenRequest: the federated token file
+// rotates, so each token request sends what the file holds then.
+func TestAssertionFileIsReadPerTokenRequest(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			_ = r.ParseForm()
+			got = append(got, r.PostForm.Get("client_assertion"))
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"access_token":"t%d","token_type":"Bearer","expires_in":1}`, len(got)) // expires at once: a new token each request
+			return
+		}
+		fmt.Fprint(w, `{}`)
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "token")
+	c, err := New(context.Background(), Options{BaseURL: srv.URL, Auth: AssertionFile{TokenURL: srv.URL + "/token", ClientID: "app", Path: file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{"first-token", "rotated-token"} {
+		if err := os.WriteFile(file, []byte(tok+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.GetJSON(context.Background(), "/x", nil, &struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, []string{"first-token", "rotated-token"}) {
+		t.Errorf("assertions sent %q, want the file's content at each token request", got)
+	}
 }
