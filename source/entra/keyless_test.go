@@ -96,9 +96,9 @@ func TestFederatedCredentialMismatch(t *testing.T) {
 	_, iss, cfg, file := federated(t, entrafake.Options{})
 	other, _ := entrafake.NewIssuer("https://oidc.other.example/")
 	for name, c := range map[string]struct{ tok, code string }{
-		"subject":  {iss.Token("system:serviceaccount:default:default", entrafake.DefaultFederatedAudience, time.Hour), "AADSTS700213"},
-		"audience": {iss.Token(entrafake.DemoServiceAccount, "api://other", time.Hour), "AADSTS700212"},
-		"issuer":   {other.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour), "AADSTS700211"},
+		"subject":                           {iss.Token("system:serviceaccount:default:default", entrafake.DefaultFederatedAudience, time.Hour), "AADSTS700213"},
+		"audience":                          {iss.Token(entrafake.DemoServiceAccount, "api://other", time.Hour), "AADSTS700212"},
+		"issuer":                            {other.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour), "AADSTS700211"},
 		"not a token issued by the cluster": {"not-a-jwt", "AADSTS700211"},
 	} {
 		writeToken(t, file, c.tok)
