@@ -209,7 +209,7 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 		"bad field":             {with(func(c *google.Config) { c.Users.FirstName = "{department}" }), []string{"400", "Invalid field selection users/department", "check the fields"}},
 		"unknown schema":        {with(func(c *google.Config) { c.Users.ExtraAttributes = []string{"customSchemas.HR.level"} }), []string{"400", "custom schema HR not found", "customSchemas.<schema>"}},
 		"wrong customer":        {with(func(c *google.Config) { c.Customer = "C999" }), []string{"400", "check customer (C999)"}},
-		"not a key file":        {with(func(c *google.Config) { c.Credentials = secret.Ref{File: textFile} }), []string{"credentials: not a service account's JSON key file"}},
+		"not a key file":        {with(func(c *google.Config) { c.Credentials = secret.Ref{File: textFile} }), []string{"credentials: not a JSON credentials file"}},
 		"a bad private key":     {with(func(c *google.Config) { c.Credentials = secret.Ref{File: badFile} }), []string{"credentials: the key file's private_key is not a PEM RSA private key"}},
 		"dead apiURL":           {with(func(c *google.Config) { c.APIURL = "http://127.0.0.1:1" }), []string{"cannot connect to 127.0.0.1:1", "check apiURL (http://127.0.0.1:1)"}},
 	} {

@@ -1,6 +1,8 @@
 package google
 
 import (
+	"cmp"
+
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
@@ -8,7 +10,7 @@ import (
 )
 
 // Label returns the administrator the source acts for (source.Config).
-func (c *Config) Label() string { return c.Subject }
+func (c *Config) Label() string { return cmp.Or(c.Subject, c.Customer) }
 
 // Uses returns the credentials file (a secret) and users.extraAttributes
 // (source.Config).
@@ -24,7 +26,7 @@ func (c *Config) Open(name string, o source.Options) (source.Source, error) {
 	s.cfg.applyDefaults()
 	var err error
 	s.Source, err = clouddir.Open(name, o, clouddir.Kind{Problems: c.Validate(), Users: &s.cfg.Users.UserFields, Defaults: defaultTemplates,
-		API: clouddir.API{BaseURL: s.cfg.APIURL, Timeout: s.cfg.Timeout, Auth: s.auth, Hint: s.hint,
+		API: clouddir.API{BaseURL: s.cfg.APIURL, Timeout: s.cfg.Timeout, RateLimit: s.cfg.RateLimit, Auth: s.auth, Hint: s.hint,
 			Directory: func(c *restapi.Client, attrs []string) clouddir.Directory { return newDirectory(c, &s.cfg, attrs) }}})
 	if err != nil {
 		return nil, err

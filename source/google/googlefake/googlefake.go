@@ -17,13 +17,17 @@
 package googlefake
 
 import (
+	"cmp"
 	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
+	"golang.org/x/time/rate"
 )
 
 // User is one user of the domain.
@@ -43,11 +47,17 @@ type Group struct {
 	Members         []string
 }
 
-// ServiceAccount is a service account with one key.
+// ServiceAccount is a service account with one key of its own (from a
+// key file; nil: none) and one that Google manages for it (signJwt signs
+// with it).
 type ServiceAccount struct {
 	Email, ClientID, KeyID string
 	Key                    *rsa.PublicKey
+	managed                *rsa.PrivateKey
 }
+
+// managedKeyID is the kid of the key Google manages for the account.
+func (a *ServiceAccount) managedKeyID() string { return "google-managed-" + a.ClientID }
 
 // Domain is the fake Google Workspace account.
 type Domain struct {
@@ -60,6 +70,41 @@ type Domain struct {
 	Schemas    []string // the custom schemas' names
 	Users      []User
 	Groups     []Group
+	// AdminAccounts are the service accounts an administrator role is
+	// assigned to: they read the directory as themselves, without
+	// delegation, and must name the customer by its ID.
+	AdminAccounts []string
+	// TokenCreators are who may sign JWTs and get access tokens as each
+	// service account (roles/iam.serviceAccountTokenCreator on it), by
+	// its email: "serviceAccount:<email>" or a federated principal
+	// "principal://iam.googleapis.com/<provider's pool>/subject/<sub>".
+	TokenCreators map[string][]string
+	// Providers are the workload identity pools' providers whose tokens
+	// the Security Token Service exchanges.
+	Providers []Provider
+	// Issuers are the keys of the OpenID Connect issuers the providers
+	// trust, by issuer URL.
+	Issuers map[string]*rsa.PublicKey
+}
+
+// Provider is a workload identity pool's OIDC provider: Name is
+// "projects/<number>/locations/global/workloadIdentityPools/<pool>/providers/<provider>";
+// it trusts the tokens of Issuer whose audience is one of
+// AllowedAudiences (default "https://iam.googleapis.com/" + Name).
+type Provider struct {
+	Name, Issuer     string
+	AllowedAudiences []string
+}
+
+// Pool is the provider's pool ("projects/.../workloadIdentityPools/<pool>").
+func (p *Provider) Pool() string {
+	pool, _, _ := strings.Cut(p.Name, "/providers/")
+	return pool
+}
+
+// Principal is the federated principal of a token's subject sub.
+func (p *Provider) Principal(sub string) string {
+	return "principal://iam.googleapis.com/" + p.Pool() + "/subject/" + sub
 }
 
 // Options are the fake's behaviour beyond the data.
@@ -70,13 +115,43 @@ type Options struct {
 	// Faults answers API request n (1-based) with status Faults[n], or
 	// drops the connection when it is 0.
 	Faults map[int]int
+	// MetadataAccount is the service account the metadata server gives
+	// tokens of (a GKE workload identity's, a VM's); "": the metadata
+	// server answers 404.
+	MetadataAccount string
+	// APIDisabled answers every API call 403 accessNotConfigured: the
+	// Admin SDK API is not enabled in the caller's project.
+	APIDisabled bool
+	// APIAccessOff answers every API call 403 domainCannotUseApis: the
+	// Admin console's API access is off for the account.
+	APIAccessOff bool
+	// Quota is the sustained quota of API requests (0: none).
+	Quota Quota
+	// PageTokenLifetime is how long a page token is good for (default
+	// one hour); an older one is answered 503 backendError.
+	PageTokenLifetime time.Duration
+}
+
+// Quota is a sustained limit of API requests, as the Directory API's
+// queries per minute per user: PerMinute a minute, counted over spans of
+// Window (default a minute: a token bucket of PerMinute*Window/minute
+// requests, refilled at PerMinute a minute); a request past it is
+// throttled. Concurrent (0: any) is how many requests may be in flight
+// at once: one more is answered 403 quotaExceeded.
+type Quota struct {
+	PerMinute  int
+	Window     time.Duration
+	Concurrent int
 }
 
 // Server is a running fake.
 type Server struct {
 	URL    string
 	srv    *httptest.Server
+	opts   Options
 	dom    Domain
+	quota  *rate.Limiter    // nil: none
+	flying atomic.Int64     // API requests in flight
 	users  map[string]*User // by id and by primary email
 	groups map[string]*Group
 	tokens fakeapi.Tokens
@@ -90,7 +165,11 @@ type Server struct {
 
 // Start serves dom on a loopback port until Close.
 func Start(dom Domain, o Options) *Server {
-	s := &Server{dom: dom, users: map[string]*User{}, groups: map[string]*Group{}, used: map[string]bool{}, lists: map[string][]item{}}
+	s := &Server{opts: o, dom: dom, users: map[string]*User{}, groups: map[string]*Group{}, used: map[string]bool{}, lists: map[string][]item{}}
+	if q := o.Quota; q.PerMinute > 0 {
+		window := cmp.Or(q.Window, time.Minute)
+		s.quota = rate.NewLimiter(rate.Limit(float64(q.PerMinute)/60), max(1, int(int64(q.PerMinute)*int64(window)/int64(time.Minute))))
+	}
 	for i := range dom.Users {
 		u := &dom.Users[i]
 		s.users[u.ID], s.users[strings.ToLower(u.PrimaryEmail)] = u, u
@@ -104,16 +183,39 @@ func Start(dom Domain, o Options) *Server {
 			writeError(w, status, "backendError", "Service unavailable. Please try again")
 		},
 	}
-	api := s.gate.Wrap(http.HandlerFunc(s.api))
+	api := s.gate.Wrap(http.HandlerFunc(s.limited))
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == tokenPath {
+		switch p := r.URL.Path; {
+		case p == tokenPath:
 			s.token(w, r)
-			return
+		case p == STSPath:
+			s.sts(w, r)
+		case strings.HasPrefix(p, MetadataPath):
+			s.metadata(w, r)
+		case strings.HasPrefix(p, iamPrefix):
+			s.iamCredentials(w, r)
+		default:
+			api.ServeHTTP(w, r)
 		}
-		api.ServeHTTP(w, r)
 	}))
 	s.URL = s.srv.URL
 	return s
+}
+
+// limited serves an API request within the quota: past the concurrent
+// requests, 403 quotaExceeded; past the sustained rate, throttled.
+func (s *Server) limited(w http.ResponseWriter, r *http.Request) {
+	n := s.flying.Add(1)
+	defer s.flying.Add(-1)
+	switch {
+	case s.opts.Quota.Concurrent > 0 && n > int64(s.opts.Quota.Concurrent):
+		s.gate.Rejected()
+		writeError(w, http.StatusForbidden, "quotaExceeded", "Quota exceeded for too many concurrent requests.")
+	case s.quota != nil && !s.quota.Allow():
+		s.gate.Reject(w)
+	default:
+		s.api(w, r)
+	}
 }
 
 // Close stops the server.

@@ -35,11 +35,14 @@ var listings = map[string]listing{
 	"members": {"members", "admin#directory#members", memberSchema, 200, 200},
 }
 
-// list serves users.list and groups.list of the customer or domain.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
+// list serves users.list and groups.list of the customer or domain;
+// my_customer names the impersonated administrator's account, so a
+// service account reading as itself (not delegated) must name the
+// customer by its ID.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string, delegated bool) {
 	q := r.URL.Query()
 	cust, dom := q.Get("customer"), q.Get("domain")
-	if cust == "" && dom == "" || cust != "" && cust != "my_customer" && cust != s.dom.CustomerID || dom != "" && !strings.EqualFold(dom, s.dom.Name) {
+	if cust == "" && dom == "" || cust == "my_customer" && !delegated || cust != "" && cust != "my_customer" && cust != s.dom.CustomerID || dom != "" && !strings.EqualFold(dom, s.dom.Name) {
 		writeError(w, http.StatusBadRequest, "badRequest", "Bad Request")
 		return
 	}

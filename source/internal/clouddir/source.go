@@ -27,6 +27,9 @@ type Source struct {
 type API struct {
 	BaseURL string
 	Timeout time.Duration
+	// RateLimit is the most requests a minute the client sends (0: no
+	// limit of its own).
+	RateLimit int
 	// Auth loads the credential (read at each Read).
 	Auth func() (restapi.Auth, error)
 	// Directory returns the directory over a signed-in client; attrs are
@@ -67,7 +70,7 @@ func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error
 		return nil, nil, err
 	}
 	opts := s.Retry
-	opts.BaseURL, opts.Auth, opts.Timeout = s.api.BaseURL, auth, s.api.Timeout
+	opts.BaseURL, opts.Auth, opts.Timeout, opts.RateLimit = s.api.BaseURL, auth, s.api.Timeout, s.api.RateLimit
 	c, err := restapi.New(ctx, opts)
 	if err != nil {
 		return nil, nil, err

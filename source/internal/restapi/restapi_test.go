@@ -68,15 +68,51 @@ func TestBackoff(t *testing.T) {
 		resp     *http.Response
 		min, max time.Duration
 	}{
-		{"Retry-After", resp(429, "Retry-After", "2"), 2 * time.Second, 2 * time.Second},
-		{"503 Retry-After", resp(503, "Retry-After", "1"), time.Second, time.Second},
+		{"Retry-After", resp(429, "Retry-After", "2"), 2 * time.Second, 2*time.Second + 50*time.Millisecond},
+		{"503 Retry-After", resp(503, "Retry-After", "1"), time.Second, time.Second + 50*time.Millisecond},
 		{"X-Rate-Limit-Reset", resp(429, HeaderRateLimitReset, reset), time.Second, 4 * time.Second},
-		{"500 doubles", resp(500), 400 * time.Millisecond, 400 * time.Millisecond},
-		{"huge Retry-After capped", resp(429, "Retry-After", "99999"), MaxThrottleWait, MaxThrottleWait},
+		{"500 doubles, jittered", resp(500), 200 * time.Millisecond, 400 * time.Millisecond},
+		{"huge Retry-After capped", resp(429, "Retry-After", "99999"), MaxThrottleWait, MaxThrottleWait + 50*time.Millisecond},
 	} {
 		if d := backoff(100*time.Millisecond, time.Second, 2, tc.resp); d < tc.min || d > tc.max {
 			t.Errorf("%s: wait %s, want %s..%s", tc.name, d, tc.min, tc.max)
 		}
+	}
+}
+
+// FuzzBackoff: every wait is jittered and bounded: a throttled answer's
+// Retry-After is waited in full and at most half of minWait more; any
+// other retry waits between half and all of the doubling wait.
+func FuzzBackoff(f *testing.F) {
+	f.Add(429, "2", 1)
+	f.Add(503, "", 3)
+	f.Add(500, "x", 40)
+	f.Add(403, "-1", 0)
+	f.Fuzz(func(t *testing.T, status int, retryAfter string, attempt int) {
+		minWait, maxWait := 100*time.Millisecond, 2*time.Second
+		r := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {retryAfter}}}
+		d := backoff(minWait, maxWait, attempt, r)
+		if d < 0 || d > MaxThrottleWait+minWait/2 {
+			t.Fatalf("status %d Retry-After %q attempt %d: wait %s", status, retryAfter, attempt, d)
+		}
+		if secs, err := strconv.Atoi(retryAfter); err == nil && secs >= 0 && secs < 300 && throttled(r) {
+			if asked := time.Duration(secs) * time.Second; d < asked || d > asked+minWait/2 {
+				t.Fatalf("Retry-After %ds: wait %s", secs, d)
+			}
+		}
+	})
+}
+
+// TestBackoffIsJittered: waits of the same retry differ, so that readers
+// throttled together do not come back together.
+func TestBackoffIsJittered(t *testing.T) {
+	seen := map[time.Duration]bool{}
+	for range 50 {
+		seen[backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"1"}}})] = true
+		seen[backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 500, Header: http.Header{}})] = true
+	}
+	if len(seen) < 50 {
+		t.Errorf("%d different waits in 100 retries: not jittered", len(seen))
 	}
 }
 
