@@ -1,10 +1,10 @@
 package google
 
 import (
-	"path"
 	"cmp"
 	"errors"
 	"net/http"
+	"path"
 	"regexp"
 	"strings"
 
