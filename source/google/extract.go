@@ -22,11 +22,14 @@ type extractor struct {
 }
 
 // node is one step of the paths: the slot of the path that ends here
-// (-1: none), the steps below, and every slot below it.
+// (-1: none), the steps below, and every slot below it. A custom schema
+// field (multi) may be multi-valued: a list of {"type", "value"}
+// objects, whose values it gives joined by commas.
 type node struct {
 	slot     int
 	children map[string]*node
 	below    []int
+	multi    bool
 }
 
 func newExtractor(paths []string) *extractor {
@@ -48,6 +51,7 @@ func newExtractor(paths []string) *extractor {
 			n = n.children[step]
 		}
 		n.slot = x.n
+		n.multi = strings.HasPrefix(p, "customSchemas.") && strings.Count(p, ".") == 2
 		x.n++
 	}
 	return x
@@ -138,6 +142,11 @@ func (x *extractor) element(d *jsontext.Decoder, n *node, vals []string) (primar
 // and for the slots below n its element marked primary, else its first
 // element when that is an object.
 func (x *extractor) array(d *jsontext.Decoder, n *node, vals []string) error {
+	if n.multi && n.slot >= 0 {
+		list, err := multiValues(d)
+		vals[n.slot] = strings.Join(list, ",")
+		return err
+	}
 	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
@@ -170,6 +179,48 @@ func (x *extractor) array(d *jsontext.Decoder, n *node, vals []string) error {
 			}
 			if i == 0 && n.slot >= 0 {
 				vals[n.slot] = text(t)
+			}
+		}
+	}
+}
+
+// multiValues reads a multi-valued custom field: its elements' values
+// (each an object's "value" member, or a scalar), in order.
+func multiValues(d *jsontext.Decoder) ([]string, error) {
+	if _, err := d.ReadToken(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for {
+		switch d.PeekKind() {
+		case ']':
+			_, err := d.ReadToken()
+			return out, err
+		case '{':
+			err := members(d, func(name string) error {
+				if name != "value" || d.PeekKind() == '{' || d.PeekKind() == '[' {
+					return d.SkipValue()
+				}
+				t, err := d.ReadToken()
+				if v := text(t); err == nil && v != "" {
+					out = append(out, v)
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		case '[':
+			if err := d.SkipValue(); err != nil {
+				return nil, err
+			}
+		default:
+			t, err := d.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			if v := text(t); v != "" {
+				out = append(out, v)
 			}
 		}
 	}

@@ -28,9 +28,28 @@ func TestNextPageToken(t *testing.T) {
 // attr is the reference reading of a user's attribute from the whole
 // user decoded as a map: the value at path, a list on the way giving its
 // element marked primary (else its first), a list at the end its first
-// value. The extractor must read the same.
+// value, but a custom schema field all its values (of scalars or of
+// {"value"} objects) joined by commas. The extractor must read the same.
 func attr(obj map[string]any, path string) string {
 	parts := strings.Split(path, ".")
+	if len(parts) == 3 && parts[0] == "customSchemas" {
+		if s, ok := obj[parts[0]].(map[string]any)[parts[1]].(map[string]any); ok {
+			if list, ok := s[parts[2]].([]any); ok {
+				var vals []string
+				for _, e := range list {
+					if m, ok := e.(map[string]any); ok {
+						e = m["value"]
+					}
+					if _, nested := e.([]any); !nested {
+						if v := restapi.Attr(map[string]any{"v": e}, "v"); v != "" {
+							vals = append(vals, v)
+						}
+					}
+				}
+				return strings.Join(vals, ",")
+			}
+		}
+	}
 	for _, key := range parts[:len(parts)-1] {
 		next, ok := primary(obj[key]).(map[string]any)
 		if !ok {
@@ -71,10 +90,11 @@ func TestExtractorTakesThePrimaryElement(t *testing.T) {
 	user := `{"primaryEmail":"a@x","name":{"givenName":"A"},
 		"addresses":[{"countryCode":"DE"},{"countryCode":"US","primary":true},{"countryCode":"FR","primary":true}],
 		"organizations":[{"department":"Sales"}],"emails":[],"phones":["x",{"value":"1","primary":true}],
-		"customSchemas":{"Employment":{"costCenter":"CC1","levels":[3,4.5e1]}},"suspended":true,"n":null}`
+		"customSchemas":{"Employment":{"costCenter":"CC1","levels":[3,4.5e1],"projects":[{"type":"work","value":"apollo"},{"value":"gemini"}],"grade":7}},"suspended":true,"n":null}`
 	want := map[string]string{"primaryEmail": "a@x", "name.givenName": "A", "addresses.countryCode": "US",
 		"organizations.department": "Sales", "emails.address": "", "phones.value": "1", "phones": "x",
-		"customSchemas.Employment.costCenter": "CC1", "customSchemas.Employment.levels": "3", "suspended": "true",
+		"customSchemas.Employment.costCenter": "CC1", "customSchemas.Employment.levels": "3,45", "suspended": "true",
+		"customSchemas.Employment.projects": "apollo,gemini", "customSchemas.Employment.grade": "7",
 		"name": "", "n": "", "missing.x": "", "primaryEmail.x": ""}
 	var paths []string
 	for p := range want {
@@ -105,7 +125,8 @@ func TestExtractorTakesThePrimaryElement(t *testing.T) {
 // the one the reference reading of the decoded user gives.
 func FuzzPage(f *testing.F) {
 	for _, s := range []string{`{"users":[{"id":"1","name":{"givenName":"A"}}],"nextPageToken":"t"}`, `{"users":[{"a":[{"b":1},{"b":2,"primary":true}]}]}`,
-		`{"users":[{"a":[1,{"b":"x"}],"c":[[1]],"d":{"e":[true]}}]}`, `[`, `{"nextPageToken":1}`} {
+		`{"users":[{"a":[1,{"b":"x"}],"c":[[1]],"d":{"e":[true]}}]}`, `[`, `{"nextPageToken":1}`,
+		`{"users":[{"customSchemas":{"S":{"f":[{"value":1},{"value":[2]},"x",{"type":"t"}]}}}]}`} {
 		f.Add(s, "a.b", "name.givenName")
 	}
 	f.Fuzz(func(t *testing.T, body, path1, path2 string) {

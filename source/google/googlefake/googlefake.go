@@ -41,11 +41,21 @@ type User struct {
 	CustomSchemas map[string]map[string]any
 }
 
-// Group is one group; Members are the ids of its users and groups.
+// Group is one group; Members are the ids of its users and groups, or
+// Customer (the whole account: every user), or the email of an external
+// member (a user of another domain). Aliases are its other addresses;
+// Owners and Managers are members whose role is OWNER or MANAGER.
 type Group struct {
 	ID, Email, Name string
+	Aliases         []string
 	Members         []string
+	Owners          []string
+	Managers        []string
 }
+
+// Customer is the member that stands for every user of the account (type
+// CUSTOMER), as a group's member list has it.
+const Customer = "CUSTOMER"
 
 // ServiceAccount is a service account with one key of its own (from a
 // key file; nil: none) and one that Google manages for it (signJwt signs
@@ -177,6 +187,9 @@ func Start(dom Domain, o Options) *Server {
 	for i := range dom.Groups {
 		g := &dom.Groups[i]
 		s.groups[g.ID], s.groups[strings.ToLower(g.Email)] = g, g
+		for _, a := range g.Aliases {
+			s.groups[strings.ToLower(a)] = g
+		}
 	}
 	s.gate = &fakeapi.Gate{ThrottleEvery: o.ThrottleEvery, Faults: o.Faults, Throttle: s.throttled,
 		Error: func(w http.ResponseWriter, status int) {

@@ -58,22 +58,35 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string, deleg
 	s.page(w, r, kind, proj, func() ([]item, error) { return s.userItems(q.Get("query")) })
 }
 
-// getGroup serves groups.get by id or email.
-func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, key string) {
+// group returns the group of key (its id, email or an alias), or
+// answers as Google does: 403 for an address outside the account's
+// domain, 404 for one in it that no group has.
+func (s *Server) group(w http.ResponseWriter, key string) (*Group, bool) {
 	g, ok := s.groups[strings.ToLower(key)]
-	if !ok {
-		writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
-		return
+	if ok {
+		return g, true
 	}
-	s.write(w, r, groupSchema, g.render(projection{}))
+	if _, dom, isEmail := strings.Cut(key, "@"); isEmail && !strings.EqualFold(dom, s.dom.Name) {
+		writeError(w, http.StatusForbidden, "forbidden", "Not Authorized to access this resource/api")
+		return nil, false
+	}
+	writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
+	return nil, false
+}
+
+// getGroup serves groups.get by id, email or alias: the answer names
+// the group by its primary email.
+func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, key string) {
+	if g, ok := s.group(w, key); ok {
+		s.write(w, r, groupSchema, g.render(projection{}))
+	}
 }
 
 // members serves members.list: the direct members, or with
 // includeDerivedMembership the members of nested groups too.
 func (s *Server) members(w http.ResponseWriter, r *http.Request, key string) {
-	g, ok := s.groups[strings.ToLower(key)]
+	g, ok := s.group(w, key)
 	if !ok {
-		writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
 		return
 	}
 	derived := r.URL.Query().Get("includeDerivedMembership") == "true"

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,8 +23,18 @@ import (
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Group is one directory group.
-type Group struct{ ID, Name string }
+// Group is one directory group; Aliases are other names a mapping rule
+// may give it (a Google group's other addresses), which map by exact
+// rules only.
+type Group struct {
+	ID, Name string
+	Aliases  []string
+}
+
+// Everyone is the member id that stands for every user of the directory
+// (a Google group whose member is the whole account, type CUSTOMER):
+// every user read is in the group.
+const Everyone = "\x00everyone"
 
 // Directory is one cloud directory's API.
 type Directory interface {
@@ -123,12 +134,29 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 // expressions (withGroups), builds the users listed for later.
 func (m *membership) build(c *usertmpl.Collector, later []record, withGroups bool) {
 	if !withGroups {
-		c.AttachGroups(m.targets)
+		c.AttachGroups(m.targetsOf)
 		return
 	}
 	for _, r := range later {
-		c.Build(r.id, r.attr, m.targets[r.id], m.names[r.id])
+		c.Build(r.id, r.attr, m.targetsOf(r.id), m.namesOf(r.id))
 	}
+}
+
+// targetsOf returns the target groups of user id, those of groups with
+// everyone as a member included.
+func (m *membership) targetsOf(id string) []string {
+	if all := m.targets[Everyone]; len(all) > 0 {
+		return source.UnionGroups(m.targets[id], all)
+	}
+	return m.targets[id]
+}
+
+// namesOf returns the directory groups user id is in.
+func (m *membership) namesOf(id string) []string {
+	if all := m.names[Everyone]; len(all) > 0 {
+		return source.UnionGroups(m.names[id], all)
+	}
+	return m.names[id]
 }
 
 // record is a user listed, built once the groups are known.
@@ -167,7 +195,11 @@ func readMemberships(ctx context.Context, dir Directory, o Options) (membership,
 	var mapped []Group
 	var targets [][]string
 	for _, g := range groups {
-		if t := o.Mapper.MapGroup(g.Name, g.ID); len(t) > 0 || o.withGroups() {
+		t := o.Mapper.MapGroup(g.Name, g.ID)
+		for _, a := range g.Aliases {
+			t = source.UnionGroups(t, o.Mapper.MapExact(a))
+		}
+		if len(t) > 0 || o.withGroups() {
 			mapped, targets = append(mapped, g), append(targets, t)
 		}
 	}
@@ -274,7 +306,7 @@ func exactGroups(groups []Group, m *mapping.Mapper, where string) (found []strin
 func hasGroup(groups []Group, want string) bool {
 	want = strings.TrimSpace(want)
 	for _, g := range groups {
-		if strings.EqualFold(g.Name, want) || strings.EqualFold(g.ID, want) {
+		if strings.EqualFold(g.Name, want) || strings.EqualFold(g.ID, want) || slices.ContainsFunc(g.Aliases, func(a string) bool { return strings.EqualFold(a, want) }) {
 			return true
 		}
 	}

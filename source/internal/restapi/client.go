@@ -178,6 +178,10 @@ func (c *Client) retrying(opts Options, hc *http.Client) *retryablehttp.Client {
 	}
 }
 
+// Log returns the client's logger, for what a directory notes as it
+// reads.
+func (c *Client) Log() *zap.Logger { return c.log }
+
 // Authorize gets the first access token, so that a wrong credential is
 // reported as such before anything is read.
 func (c *Client) Authorize() error {
