@@ -31,18 +31,14 @@ func (s *Source) hint(err error) error {
 
 // reachAdvice says what to check when an endpoint cannot be reached.
 func (s *Source) reachAdvice(err error) string {
-	var ae *restapi.AuthError
-	if errors.As(err, &ae) && strings.HasPrefix(ae.Where, "the metadata server") && connectFailed(err) {
+	var ce *restapi.ConnectError
+	metadata := &metadataCredential{base: s.cfg.MetadataURL}
+	if errors.As(err, &ce) && !s.cfg.Credentials.IsSet() && s.cfg.mode() != AuthKeyFile && strings.EqualFold("http://"+ce.Host, metadata.root()) {
 		return "no metadata server answers here: without credentials, auth: " + s.cfg.mode() + " takes the credential of GKE workload identity, " +
 			"Compute Engine or Cloud Run; elsewhere set credentials to an external account's configuration (workload identity federation)"
 	}
 	return restapi.ReachAdvice(err, restapi.URLKey{Key: "apiURL", URL: s.cfg.APIURL}, restapi.URLKey{Key: "tokenURL", URL: cmp.Or(s.cfg.TokenURL, DefaultTokenURL)},
 		restapi.URLKey{Key: "iamURL", URL: s.cfg.IAMURL}, restapi.URLKey{Key: "metadataURL", URL: s.cfg.MetadataURL})
-}
-
-func connectFailed(err error) bool {
-	var ce *restapi.ConnectError
-	return errors.As(err, &ce)
 }
 
 // delegation says where domain-wide delegation is granted, and by whom.
@@ -71,7 +67,7 @@ func (s *Source) signInAdvice(err error) string {
 		return "check subject (" + s.cfg.Subject + "): the administrator the service account acts for must be a user of the account"
 	case strings.Contains(desc, "short-lived"):
 		return "check this machine's clock: an assertion is valid for an hour from the time it is signed, and refused when dated ahead of Google's clock"
-	case strings.Contains(desc, "ID Token"), code == "invalid_target":
+	case strings.Contains(err.Error(), "ID Token"), strings.Contains(err.Error(), "invalid_target"):
 		return "the Security Token Service refused the external account's token: check the workload identity pool's provider " +
 			"(its issuer and allowed audiences) against the credentials file's audience and the token its credential_source gives"
 	case strings.Contains(desc, "Signature"), strings.Contains(desc, "account not found"):

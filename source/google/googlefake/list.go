@@ -1,6 +1,7 @@
 package googlefake
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
@@ -115,9 +117,13 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, p pro
 		writeError(w, http.StatusBadRequest, "invalid", "Invalid Input: "+err.Error())
 		return
 	}
-	start, ok := offsetOf(q.Get("pageToken"), key, len(items))
+	start, issued, ok := offsetOf(q.Get("pageToken"), key, len(items))
 	if !ok {
 		writeError(w, http.StatusBadRequest, "invalid", "Invalid Input: pageToken")
+		return
+	}
+	if life := cmp.Or(s.opts.PageTokenLifetime, time.Hour); !issued.IsZero() && time.Since(issued) > life {
+		writeError(w, http.StatusServiceUnavailable, "backendError", "Service unavailable. Please try again")
 		return
 	}
 	end := min(start+size, len(items))
@@ -130,7 +136,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, p pro
 		body[l.member] = page
 	}
 	if end < len(items) {
-		body["nextPageToken"] = tokenOf(end, key)
+		body["nextPageToken"] = tokenOf(end, key, time.Now())
 	}
 	fakeapi.WriteJSON(w, http.StatusOK, m.apply(body))
 }
@@ -186,24 +192,29 @@ func (s *Server) listing(key string, all func() ([]item, error)) ([]item, error)
 	return items, err
 }
 
-// tokenOf is the opaque page token of offset in the listing key.
-func tokenOf(offset int, key string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset) + "\x00" + key))
+// tokenOf is the opaque page token of offset in the listing key,
+// issued at t: Google's page tokens expire (PageTokenLifetime).
+func tokenOf(offset int, key string, t time.Time) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset) + "\x00" + strconv.FormatInt(t.UnixNano(), 10) + "\x00" + key))
 }
 
-// offsetOf returns the offset a page token holds; only a token of the
-// same listing is good.
-func offsetOf(token, key string, n int) (int, bool) {
+// offsetOf returns the offset a page token holds and when it was
+// issued; only a token of the same listing is good.
+func offsetOf(token, key string, n int) (int, time.Time, bool) {
 	if token == "" {
-		return 0, true
+		return 0, time.Time{}, true
 	}
 	b, err := base64.RawURLEncoding.DecodeString(token)
-	off, k, _ := strings.Cut(string(b), "\x00")
-	o, err2 := strconv.Atoi(off)
-	if err != nil || err2 != nil || k != key || o < 0 || o > n {
-		return 0, false
+	parts := strings.SplitN(string(b), "\x00", 3)
+	if err != nil || len(parts) != 3 || parts[2] != key {
+		return 0, time.Time{}, false
 	}
-	return o, true
+	o, err := strconv.Atoi(parts[0])
+	ns, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || err2 != nil || o < 0 || o > n {
+		return 0, time.Time{}, false
+	}
+	return o, time.Unix(0, ns), true
 }
 
 // projection says which custom schemas a user listing includes.
