@@ -235,9 +235,9 @@ func TestValidateSignInModes(t *testing.T) {
 		"signJwt bad email": {google.Config{Auth: google.AuthSignJwt, Subject: "a@example.com", ServiceAccount: "me@example.com"}, map[string]string{"serviceAccount": "not a service account"}},
 		"adminRole my_customer": {google.Config{Auth: google.AuthAdminRole, Subject: "a@example.com", Customer: "my_customer"},
 			map[string]string{"subject": "remove subject", "customer": "customer ID"}},
-		"adminRole":        {google.Config{Auth: google.AuthAdminRole, Customer: "C03az79cb"}, nil},
-		"keyFile with sa":  {google.Config{Credentials: secret.Ref{Env: "X"}, Subject: "a@example.com", ServiceAccount: account}, map[string]string{"serviceAccount": "belongs to auth: signJwt"}},
-		"negative rate":    {google.Config{Auth: google.AuthSignJwt, Subject: "a@example.com", RateLimit: -1}, map[string]string{"rateLimit": "negative"}},
+		"adminRole":       {google.Config{Auth: google.AuthAdminRole, Customer: "C03az79cb"}, nil},
+		"keyFile with sa": {google.Config{Credentials: secret.Ref{Env: "X"}, Subject: "a@example.com", ServiceAccount: account}, map[string]string{"serviceAccount": "belongs to auth: signJwt"}},
+		"negative rate":   {google.Config{Auth: google.AuthSignJwt, Subject: "a@example.com", RateLimit: -1}, map[string]string{"rateLimit": "negative"}},
 	} {
 		got := map[string]string{}
 		for _, fe := range c.cfg.Validate() {

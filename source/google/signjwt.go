@@ -3,6 +3,8 @@ package google
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -63,11 +65,14 @@ const (
 )
 
 // sign has IAM Credentials sign the delegation's claims as account: the
-// account, the subject, the scopes, Google's token URI as audience.
+// account, the subject, the scopes, Google's token URI as audience, and
+// a unique id, so that no two token requests send the same assertion.
 func (j *signJWT) sign(ctx context.Context, iam *http.Client, account string, now time.Time) (string, error) {
 	iat := now.Add(-backdate)
+	id := make([]byte, 16)
+	_, _ = rand.Read(id) // never fails
 	claims, _ := json.Marshal(map[string]any{"iss": account, "sub": j.Subject, "scope": strings.Join(j.Scopes, " "), "aud": DefaultTokenURL,
-		"iat": iat.Unix(), "exp": iat.Add(assertionLifetime).Unix()})
+		"iat": iat.Unix(), "exp": iat.Add(assertionLifetime).Unix(), "jti": hex.EncodeToString(id)})
 	body, _ := json.Marshal(map[string]string{"payload": string(claims)})
 	u := strings.TrimRight(j.IAMURL, "/") + "/v1/projects/-/serviceAccounts/" + url.PathEscape(account) + ":signJwt"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
