@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/orgsync/orgsync/examples"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
@@ -69,18 +70,28 @@ func startSlapd(out io.Writer, dir string) ([]string, func(), error) {
 }
 
 // startEntra starts a fake Entra ID tenant for the entra example and
-// points the example at it: its endpoints, its demo app and its demo
-// secret (written beside the example).
+// points the example at it: its endpoints, its demo app, and a sign-in
+// without a secret: workload identity federation, with a federated token
+// file (as AKS mounts it) of a demo cluster's issuer, which the demo
+// app's federated credential trusts.
 func startEntra(out io.Writer, dir string) ([]string, func(), error) {
-	if err := writeSecret(dir, "entra", entrafake.DemoSecret); err != nil {
+	iss, err := entrafake.NewIssuer(entrafake.DemoIssuer)
+	if err != nil {
 		return nil, nil, err
 	}
-	s := entrafake.Start(entrafake.Demo(), entrafake.Options{})
+	tenant := entrafake.Demo()
+	tenant.Trust(iss)
+	tok := iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, 24*time.Hour)
+	if err := os.WriteFile(filepath.Join(dir, "entra", "demo-federated-token"), []byte(tok), 0o600); err != nil {
+		return nil, nil, err
+	}
+	s := entrafake.Start(tenant, entrafake.Options{})
 	fmt.Fprintf(out, "Fake Entra ID tenant (Microsoft Graph) at %s.\n", s.URL)
+	fmt.Fprintln(out, "Signing in without a secret: workload identity federation, with a federated token file as AKS mounts it (auth: workloadIdentity).")
 	return []string{
 		"tenantId: contoso.onmicrosoft.com", fmt.Sprintf("tenantId: %s\n      loginURL: %s\n      graphURL: %s", entrafake.DemoTenantID, s.URL, s.URL),
 		"clientId: 00000000-0000-0000-0000-000000000000", "clientId: " + entrafake.DemoClientID,
-		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "clientSecret: {file: demo-secret}",
+		"clientSecret: {env: ENTRA_CLIENT_SECRET}", "auth: workloadIdentity\n      federatedTokenFile: demo-federated-token",
 	}, s.Close, nil
 }
 
@@ -99,23 +110,41 @@ func startOkta(out io.Writer, dir string) ([]string, func(), error) {
 }
 
 // startGoogle starts a fake Google Workspace domain for the google
-// example and points the example at it: a service account's key file (of
-// a key made for the run, delegated the read-only scopes) and the
-// Directory API's address.
+// example and points the example at it, signing in without a key file:
+// a demo cluster's token (a file) exchanged through workload identity
+// federation, the service account delegated the read-only scopes
+// impersonated, and the delegation signed by IAM Credentials (auth:
+// signJwt).
 func startGoogle(out io.Writer, dir string) ([]string, func(), error) {
-	key, err := googlefake.NewKey("orgsync-demo@orgsync-fake.iam.gserviceaccount.com", "100000000000000000042")
+	const account = "orgsync-demo@orgsync-fake.iam.gserviceaccount.com"
+	key, err := googlefake.NewKey(account, "100000000000000000042")
 	if err != nil {
 		return nil, nil, err
 	}
-	s := googlefake.Start(googlefake.Demo(key.Account), googlefake.Options{})
-	if err := writeSecret(dir, "google", string(key.File(s.TokenURL()))); err != nil {
+	iss, err := googlefake.NewIssuer(googlefake.DemoIssuer)
+	if err != nil {
+		return nil, nil, err
+	}
+	dom := googlefake.Demo(key.Account)
+	p := dom.Federate(googlefake.DemoProvider, iss)
+	dom.AllowTokenCreator(account, p.Principal(googlefake.DemoWorkload))
+	dom.AllowTokenCreator(account, "serviceAccount:"+account)
+	s := googlefake.Start(dom, googlefake.Options{})
+	tokenFile := filepath.Join(dir, "google", "demo-cluster-token")
+	err = os.WriteFile(tokenFile, []byte(iss.Token(googlefake.DemoWorkload, p.TokenAudience(), 24*time.Hour)), 0o600)
+	if err == nil {
+		err = writeSecret(dir, "google", string(s.ExternalAccount(p, map[string]any{"file": tokenFile}, account)))
+	}
+	if err != nil {
 		s.Close()
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "Fake Google Workspace domain (Admin SDK Directory API) at %s.\n", s.URL)
+	fmt.Fprintln(out, "Signing in without a key file: workload identity federation, and the delegation signed by IAM Credentials (auth: signJwt).")
 	return []string{
-		"credentials: {file: /etc/orgsync/secrets/google-service-account.json}", "credentials: {file: demo-secret}",
-		"subject: admin@example.com", fmt.Sprintf("subject: %s\n      apiURL: %s", googlefake.DemoSubject, s.URL),
+		"# credentials: {file: /etc/orgsync/google-external-account.json}", "credentials: {file: demo-secret}",
+		"subject: admin@example.com", fmt.Sprintf("subject: %s\n      apiURL: %s\n      tokenURL: %s\n      iamURL: %s",
+			googlefake.DemoSubject, s.URL, s.TokenURL(), s.URL),
 	}, s.Close, nil
 }
 

@@ -15,10 +15,13 @@ func (c *Config) Label() string {
 	return cmp.Or(c.TenantID, os.Getenv(EnvTenantID), c.Auth)
 }
 
-// Uses returns the app's credential (every file of an entra block is a
-// secret) and users.extraAttributes (source.Config).
+// Uses returns the app's credential (secrets), the federated token file
+// (a file that Kubernetes renews, not a secret reference) and
+// users.extraAttributes (source.Config).
 func (c *Config) Uses() source.Uses {
-	return c.Users.Uses(map[string]*secret.Ref{"clientSecret": &c.ClientSecret, "certificate": &c.Certificate, "privateKey": &c.PrivateKey})
+	u := c.Users.Uses(map[string]*secret.Ref{"clientSecret": &c.ClientSecret, "certificate": &c.Certificate, "privateKey": &c.PrivateKey})
+	u.Files = []*string{&c.FederatedTokenFile}
+	return u
 }
 
 // Open checks the configuration and returns a *Source (source.Config);
