@@ -19,7 +19,7 @@ const (
 	DefaultIAMURL   = "https://iamcredentials.googleapis.com"
 	// DefaultRateLimit is the most requests a minute the source sends by
 	// default: under the Directory API's 2,400 a minute per user.
-	DefaultRateLimit = 2000
+	DefaultRateLimit = 2200
 	// DefaultPageSize is users.list's largest maxResults.
 	DefaultPageSize = 500
 	// groupPageSize is the largest maxResults of groups.list and
