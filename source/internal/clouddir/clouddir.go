@@ -83,7 +83,8 @@ func (o *Options) withGroups() bool {
 
 // Read reads the users of dir with their target groups. The users are
 // listed while the groups' members are: the two are independent. With
-// expressions, the users listed wait for the groups to be built.
+// expressions, the users listed wait for the groups to be known, and
+// are built as they come once they are (pending).
 func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -101,10 +102,10 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	}()
 	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
 	c.Run(o.Expressions)
-	var later []record
+	p := pending{c: c, m: &m, done: done}
 	err := dir.Users(ctx, func(id string, attr func(string) string) {
 		if o.withGroups() {
-			later = append(later, record{id, attr})
+			p.add(id, attr)
 		} else {
 			c.Add(id, attr)
 		}
@@ -116,12 +117,16 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
-	if c.Records() == 0 && len(later) == 0 {
+	if c.Records() == 0 && len(p.later) == 0 {
 		// Far likelier a wrong filter or a missing permission than a
 		// company without staff; "nobody" would remove every user.
 		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
 	}
-	m.build(c, later, o.withGroups())
+	if o.withGroups() {
+		p.flush()
+	} else {
+		c.AttachGroups(m.targetsOf)
+	}
 	res := c.Result()
 	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
 		return nil, fmt.Errorf("users: the filter expression left none of the %d users (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
@@ -130,16 +135,41 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	return res, nil
 }
 
-// build gives the users collected their target groups, or, with
-// expressions (withGroups), builds the users listed for later.
-func (m *membership) build(c *usertmpl.Collector, later []record, withGroups bool) {
-	if !withGroups {
-		c.AttachGroups(m.targetsOf)
-		return
+// pending builds the users listed with expressions, which need each
+// user's groups: those listed before the groups are known wait (later),
+// and are built, with every user after them, once they are (done is
+// closed after m is written). Building while the users are still listed
+// overlaps the expressions with the listing, and frees each page's
+// records early.
+type pending struct {
+	c     *usertmpl.Collector
+	m     *membership
+	done  <-chan struct{}
+	later []record
+	known bool
+}
+
+// add builds the user, or keeps it for later while the groups are not
+// known.
+func (p *pending) add(id string, attr func(string) string) {
+	if !p.known {
+		select {
+		case <-p.done:
+			p.flush()
+		default:
+			p.later = append(p.later, record{id, attr})
+			return
+		}
 	}
-	for _, r := range later {
-		c.Build(r.id, r.attr, m.targetsOf(r.id), m.namesOf(r.id))
+	p.c.Build(id, attr, p.m.targetsOf(id), p.m.namesOf(id))
+}
+
+// flush builds the users kept for later; the groups must be known.
+func (p *pending) flush() {
+	for _, r := range p.later {
+		p.c.Build(r.id, r.attr, p.m.targetsOf(r.id), p.m.namesOf(r.id))
 	}
+	p.later, p.known = nil, true
 }
 
 // targetsOf returns the target groups of user id, those of groups with
