@@ -253,3 +253,36 @@ func TestValidateSignInModes(t *testing.T) {
 		}
 	}
 }
+
+// TestSignJwtFromAWS: a workload on AWS signs a GetCallerIdentity
+// request with its AWS credentials (here from the environment, as on a
+// container with a task role's keys), the Security Token Service checks
+// it, and the role impersonates the service account; a wrong AWS secret
+// is refused.
+func TestSignJwtFromAWS(t *testing.T) {
+	const role = "arn:aws:sts::123456789012:assumed-role/orgsync/i-0123"
+	var p googlefake.Provider
+	d := keyless(t, google.AuthSignJwt, googlefake.Options{}, func(dom *googlefake.Domain) {
+		p = googlefake.Provider{Name: googlefake.DemoProvider, AWS: true}
+		dom.Providers = append(dom.Providers, p)
+		dom.AWSKeys = map[string]googlefake.AWSKey{"AKIAFAKEORGSYNC": {Secret: "aws-secret-of-the-role", ARN: role}}
+		dom.AllowTokenCreator(account, p.Principal(role))
+		selfSigner(dom)
+	})
+	conf := filepath.Join(t.TempDir(), "external-account.json")
+	writeFile(t, conf, string(d.s.ExternalAccount(p, map[string]any{"environment_id": "aws1",
+		"regional_cred_verification_url": "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15"}, account)))
+	d.cfg.Credentials = secret.Ref{File: conf}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAFAKEORGSYNC")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-of-the-role")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	res, err := read(t, d.cfg, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGroups(t, sourcetest.GroupsByEmail(res.Users), demoGroups)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret")
+	if _, err := read(t, d.cfg, rules); err == nil || !strings.Contains(err.Error(), "signature does not match") || strings.Contains(err.Error(), "not-the-secret") {
+		t.Fatalf("wrong AWS secret: %v", err)
+	}
+}

@@ -153,6 +153,9 @@ const (
 func (s *Server) ExternalAccount(p Provider, source map[string]any, impersonate string) []byte {
 	f := map[string]any{"type": "external_account", "audience": "//iam.googleapis.com/" + p.Name,
 		"subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": s.URL + STSPath, "credential_source": source}
+	if p.AWS {
+		f["subject_token_type"] = awsTokenType
+	}
 	if impersonate != "" {
 		f["service_account_impersonation_url"] = s.URL + iamPrefix + impersonate + ":generateAccessToken"
 	}

@@ -95,15 +95,21 @@ type Domain struct {
 	// Issuers are the keys of the OpenID Connect issuers the providers
 	// trust, by issuer URL.
 	Issuers map[string]*rsa.PublicKey
+	// AWSKeys are the AWS access keys the AWS providers check signed
+	// requests with, by access key id.
+	AWSKeys map[string]AWSKey
 }
 
-// Provider is a workload identity pool's OIDC provider: Name is
-// "projects/<number>/locations/global/workloadIdentityPools/<pool>/providers/<provider>";
-// it trusts the tokens of Issuer whose audience is one of
-// AllowedAudiences (default "https://iam.googleapis.com/" + Name).
+// Provider is a workload identity pool's provider: Name is
+// "projects/<number>/locations/global/workloadIdentityPools/<pool>/providers/<provider>".
+// An OIDC provider trusts the tokens of Issuer whose audience is one of
+// AllowedAudiences (default "https://iam.googleapis.com/" + Name); an AWS
+// provider (AWS) the signed GetCallerIdentity requests of AWSKeys, whose
+// subject is the caller's ARN.
 type Provider struct {
 	Name, Issuer     string
 	AllowedAudiences []string
+	AWS              bool
 }
 
 // Pool is the provider's pool ("projects/.../workloadIdentityPools/<pool>").

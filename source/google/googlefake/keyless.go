@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -81,6 +82,15 @@ func (s *Server) sts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &s.dom.Providers[i]
+	if p.AWS {
+		arn, err := s.checkAWS(f.Get("subject_token"), f.Get("audience"))
+		if err != nil || f.Get("subject_token_type") != awsTokenType {
+			fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_grant", fmt.Sprintf("The AWS subject token is invalid: %v", err))
+			return
+		}
+		s.federated(w, f, p.Principal(arn))
+		return
+	}
 	c, err := fakeapi.CheckIssued(f.Get("subject_token"), s.dom.Issuers)
 	allowed := p.AllowedAudiences
 	if len(allowed) == 0 {
@@ -94,8 +104,13 @@ func (s *Server) sts(w http.ResponseWriter, r *http.Request) {
 		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_grant", fmt.Sprintf("The audience in ID Token %v does not match the expected audience.", c.Audience))
 		return
 	}
-	scopes := strings.Fields(f.Get("scope"))
-	tok, life := s.tokens.Issue(append(scopes, principalGrant+p.Principal(c.Subject))...)
+	s.federated(w, f, p.Principal(c.Subject))
+}
+
+// federated answers a federated access token of principal for the
+// scopes asked for.
+func (s *Server) federated(w http.ResponseWriter, f url.Values, principal string) {
+	tok, life := s.tokens.Issue(append(strings.Fields(f.Get("scope")), principalGrant+principal)...)
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"access_token": tok, "issued_token_type": accessTokenType, "token_type": "Bearer", "expires_in": life})
 }
 
