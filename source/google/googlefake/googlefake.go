@@ -1,19 +1,30 @@
-// Package googlefake is a fake Google Workspace domain: the OAuth 2.0
-// token endpoint of service accounts (the JWT bearer grant, with
-// domain-wide delegation to an impersonated user) and the Admin SDK
-// Directory API calls the google source makes (users.list, groups.list,
-// groups.get, members.list), over real HTTP. It behaves as Google
-// documents: pageToken paging with maxResults (and its maxima), partial
-// responses by the fields parameter (400 on an invalid field selection),
-// projection and customFieldMask for custom schemas, the JSON error body
-// {"error": {"code", "message", "errors": [{"domain", "reason"}]}}, 403
-// for a token without the scope or an impersonated user who is not an
-// administrator, 401 unauthorized_client at the token endpoint for a
-// client without domain-wide delegation of the scopes asked for, and
-// refusals of an assertion that is expired, for another audience, badly
-// signed or replayed. Throttling (429 rateLimitExceeded and 403
-// userRateLimitExceeded) and faults are injected on request. The tests
-// and `orgsync demo --source google` use it; no test reaches Google.
+// Package googlefake is a fake Google Workspace domain and the Google
+// Cloud endpoints that sign in to it, over real HTTP, as Google documents
+// them. Sign-in: the OAuth 2.0 token endpoint of service accounts (the
+// JWT bearer grant, with domain-wide delegation to an impersonated user,
+// or a service account that holds an admin role acting as itself; the
+// audience must be Google's token URI; assertions expired, issued in the
+// future, badly signed or replayed are refused), the metadata server
+// (keyless.go: only with Metadata-Flavor: Google and never through a
+// proxy), the Security Token Service (OIDC tokens of a provider's issuer
+// for its allowed audiences, and AWS signed GetCallerIdentity requests:
+// aws.go) and IAM Credentials (signJwt and generateAccessToken, for a
+// token creator of the account with the cloud-platform scope). The Admin
+// SDK Directory API calls of the google source (users.list, groups.list,
+// groups.get by id, email or alias, members.list with nested groups, the
+// whole account, external members, owners and suspended members):
+// pageToken paging with maxResults (and its maxima), page tokens that
+// expire (503 backendError), partial responses by the fields parameter
+// (400 on an invalid field selection), projection and customFieldMask
+// for custom schemas, the JSON error body {"error": {"code", "message",
+// "errors": [{"domain", "reason"}]}}, 403 for a token without the scope,
+// a subject who is not an administrator, a service account without an
+// admin role, another domain's group, the API not enabled
+// (accessNotConfigured) or API access off (domainCannotUseApis), a
+// sustained per-minute quota with a limit of concurrent requests (403
+// quotaExceeded). Throttling every n-th request and faults are injected
+// on request. The tests and `orgsync demo --source google` use it; no
+// test reaches Google.
 package googlefake
 
 import (
