@@ -1,12 +1,13 @@
 package entra_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orgsync/orgsync/source/internal/sourcetest"
 
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
@@ -27,16 +28,9 @@ func federated(t *testing.T, o entrafake.Options) (*entrafake.Server, *entrafake
 	s := entrafake.Start(tenant, o)
 	t.Cleanup(s.Close)
 	file := filepath.Join(t.TempDir(), "azure-identity-token")
-	writeToken(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour))
+	sourcetest.WriteFile(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour))
 	return s, iss, entra.Config{TenantID: entrafake.DemoTenantID, ClientID: entrafake.DemoClientID, Auth: entra.AuthWorkloadIdentity,
 		FederatedTokenFile: file, LoginURL: s.URL, GraphURL: s.URL}, file
-}
-
-func writeToken(t *testing.T, file, tok string) {
-	t.Helper()
-	if err := os.WriteFile(file, []byte(tok), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestWorkloadIdentity: the federated token file is the client
@@ -49,11 +43,11 @@ func TestWorkloadIdentity(t *testing.T) {
 	if err != nil || len(res.Users) != 6 {
 		t.Fatalf("workload identity: %v (%d users)", err, len(res.Users))
 	}
-	writeToken(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, -time.Minute))
+	sourcetest.WriteFile(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, -time.Minute))
 	if _, err := read(t, cfg, rules, false); err == nil || !strings.Contains(err.Error(), "AADSTS700024") || !strings.Contains(err.Error(), "projected service account token") {
 		t.Fatalf("expired token in the file: %v, want AADSTS700024 with advice", err)
 	}
-	writeToken(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour))
+	sourcetest.WriteFile(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour))
 	if _, err := read(t, cfg, rules, false); err != nil {
 		t.Fatalf("renewed token: %v", err)
 	}
@@ -101,7 +95,7 @@ func TestFederatedCredentialMismatch(t *testing.T) {
 		"issuer":                            {other.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, time.Hour), "AADSTS700211"},
 		"not a token issued by the cluster": {"not-a-jwt", "AADSTS700211"},
 	} {
-		writeToken(t, file, c.tok)
+		sourcetest.WriteFile(t, file, c.tok)
 		_, err := read(t, cfg, rules, false)
 		if err == nil || !strings.Contains(err.Error(), c.code) || !strings.Contains(err.Error(), "system:serviceaccount:<namespace>:<service account>") {
 			t.Errorf("%s: %v, want %s and how to add the federated credential", name, err, c.code)
@@ -203,17 +197,6 @@ func TestValidateSignInModes(t *testing.T) {
 		"certificate with an endpoint": {entra.Config{TenantID: "t", ClientID: "c", Auth: entra.AuthCertificate, IdentityEndpoint: "http://x"},
 			map[string]string{"identityEndpoint": "belongs to auth: managedIdentity", "certificate": "required"}},
 	} {
-		got := map[string]string{}
-		for _, fe := range c.cfg.Validate() {
-			got[fe.Field] = fe.Reason
-		}
-		if len(got) != len(c.want) {
-			t.Errorf("%s: %v, want %v", name, got, c.want)
-		}
-		for k, w := range c.want {
-			if !strings.Contains(got[k], w) {
-				t.Errorf("%s: %s: %q, want %q", name, k, got[k], w)
-			}
-		}
+		sourcetest.CheckProblems(t, name, c.cfg.Validate(), c.want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,23 +80,16 @@ func federation(t *testing.T, iss *googlefake.Issuer, impersonate bool) (func(*g
 	write := func(s *googlefake.Server) string {
 		dir := t.TempDir()
 		tokenFile := filepath.Join(dir, "token")
-		writeFile(t, tokenFile, iss.Token(googlefake.DemoWorkload, p.TokenAudience(), time.Hour))
+		sourcetest.WriteFile(t, tokenFile, iss.Token(googlefake.DemoWorkload, p.TokenAudience(), time.Hour))
 		sa := ""
 		if impersonate {
 			sa = account
 		}
 		conf := filepath.Join(dir, "external-account.json")
-		writeFile(t, conf, string(s.ExternalAccount(p, map[string]any{"file": tokenFile}, sa)))
+		sourcetest.WriteFile(t, conf, string(s.ExternalAccount(p, map[string]any{"file": tokenFile}, sa)))
 		return conf
 	}
 	return edit, write
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestSignJwtWithWorkloadIdentityFederation: a workload outside Google
@@ -140,7 +132,7 @@ func TestFederationRefusals(t *testing.T) {
 		"another issuer":   other.Token(googlefake.DemoWorkload, "https://iam.googleapis.com/"+googlefake.DemoProvider, time.Hour),
 		"another audience": iss.Token(googlefake.DemoWorkload, "api://AzureADTokenExchange", time.Hour),
 	} {
-		writeFile(t, filepath.Join(filepath.Dir(conf), "token"), tok)
+		sourcetest.WriteFile(t, filepath.Join(filepath.Dir(conf), "token"), tok)
 		if _, err := read(t, d.cfg, rules); err == nil || !strings.Contains(err.Error(), "invalid_grant") || !strings.Contains(err.Error(), "workload identity pool's provider") {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -169,7 +161,7 @@ func TestAdminRoleFromAURLSourcedCredential(t *testing.T) {
 	}))
 	t.Cleanup(imds.Close)
 	conf := filepath.Join(t.TempDir(), "external-account.json")
-	writeFile(t, conf, string(d.s.ExternalAccount(p, map[string]any{"url": imds.URL + "/metadata/identity/oauth2/token?api-version=2018-02-01",
+	sourcetest.WriteFile(t, conf, string(d.s.ExternalAccount(p, map[string]any{"url": imds.URL + "/metadata/identity/oauth2/token?api-version=2018-02-01",
 		"headers": map[string]string{"Metadata": "True"}, "format": map[string]string{"type": "json", "subject_token_field_name": "access_token"}}, account)))
 	d.cfg.Subject, d.cfg.Customer, d.cfg.Credentials = "", googlefake.DemoCustomer, secret.Ref{File: conf}
 	res, err := read(t, d.cfg, rules)
@@ -239,18 +231,7 @@ func TestValidateSignInModes(t *testing.T) {
 		"keyFile with sa": {google.Config{Credentials: secret.Ref{Env: "X"}, Subject: "a@example.com", ServiceAccount: account}, map[string]string{"serviceAccount": "belongs to auth: signJwt"}},
 		"negative rate":   {google.Config{Auth: google.AuthSignJwt, Subject: "a@example.com", RateLimit: -1}, map[string]string{"rateLimit": "negative"}},
 	} {
-		got := map[string]string{}
-		for _, fe := range c.cfg.Validate() {
-			got[fe.Field] = fe.Reason
-		}
-		if len(got) != len(c.want) {
-			t.Errorf("%s: %v, want %v", name, got, c.want)
-		}
-		for k, w := range c.want {
-			if !strings.Contains(got[k], w) {
-				t.Errorf("%s: %s: %q, want %q", name, k, got[k], w)
-			}
-		}
+		sourcetest.CheckProblems(t, name, c.cfg.Validate(), c.want)
 	}
 }
 
@@ -270,7 +251,7 @@ func TestSignJwtFromAWS(t *testing.T) {
 		selfSigner(dom)
 	})
 	conf := filepath.Join(t.TempDir(), "external-account.json")
-	writeFile(t, conf, string(d.s.ExternalAccount(p, map[string]any{"environment_id": "aws1",
+	sourcetest.WriteFile(t, conf, string(d.s.ExternalAccount(p, map[string]any{"environment_id": "aws1",
 		"regional_cred_verification_url": "https://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15"}, account)))
 	d.cfg.Credentials = secret.Ref{File: conf}
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAFAKEORGSYNC")
