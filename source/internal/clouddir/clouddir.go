@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -164,11 +165,13 @@ func (p *pending) add(id string, attr func(string) string) {
 	p.c.Build(id, attr, p.m.targetsOf(id), p.m.namesOf(id))
 }
 
-// flush builds the users kept for later; the groups must be known.
+// flush builds the users kept for later, their expressions run on every
+// core; the groups must be known.
 func (p *pending) flush() {
-	for _, r := range p.later {
-		p.c.Build(r.id, r.attr, p.m.targetsOf(r.id), p.m.namesOf(r.id))
-	}
+	p.c.BuildAll(len(p.later), runtime.GOMAXPROCS(0), func(i int) (string, func(string) string, []string, []string) {
+		r := &p.later[i]
+		return r.id, r.attr, p.m.targetsOf(r.id), p.m.namesOf(r.id)
+	})
 	p.later, p.known = nil, true
 }
 
