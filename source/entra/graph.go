@@ -3,6 +3,7 @@ package entra
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -22,27 +23,29 @@ type graph struct {
 	leftOut int      // disabled accounts and guests left out
 }
 
-// page is one page of a Graph collection.
+// page is one page of a Graph collection (its @odata.nextLink is read
+// by walk).
 type page[T any] struct {
-	Value []T    `json:"value"`
-	Next  string `json:"@odata.nextLink"`
+	Value []T `json:"value"`
 }
 
 // eventual is the header of advanced queries ($count, $filter beyond the
 // basic operators, $search): Graph answers them from an index that may lag.
 var eventual = http.Header{"Consistencylevel": {"eventual"}}
 
-// walk reads every item of a collection, calling fn for each.
+// walk reads every item of a collection, calling fn for each; the next
+// page (@odata.nextLink) is requested while this one is decoded.
 func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, hdr http.Header, fn func(*T)) error {
-	return c.Walk(ctx, path+"?"+q.Encode(), hdr, func(resp *http.Response) (string, error) {
+	next := func(_ http.Header, data []byte) (string, error) { return restapi.StringMember(data, "@odata.nextLink") }
+	return c.WalkAhead(ctx, path+"?"+q.Encode(), hdr, next, func(r io.Reader) error {
 		var p page[T]
-		if err := restapi.Decode(resp.Body, &p); err != nil {
-			return "", err
+		if err := restapi.Decode(r, &p); err != nil {
+			return err
 		}
 		for i := range p.Value {
 			fn(&p.Value[i])
 		}
-		return p.Next, nil
+		return nil
 	})
 }
 

@@ -1,9 +1,7 @@
 package google
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
@@ -108,31 +105,8 @@ func items[T any](fn func(*T)) func(io.Reader) error {
 	}
 }
 
-// nextPageToken returns the nextPageToken member of a page (a JSON
-// object), skipping the others undecoded.
-func nextPageToken(data []byte) (string, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(data))
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
-		return "", errors.New("the answer is not a JSON object")
-	}
-	for d.PeekKind() == '"' {
-		name, err := d.ReadToken()
-		if err != nil {
-			return "", err
-		}
-		if name.String() == "nextPageToken" {
-			v, err := d.ReadToken()
-			if err == nil && v.Kind() != '"' {
-				err = errors.New("nextPageToken is not a string")
-			}
-			return v.String(), err
-		}
-		if err := d.SkipValue(); err != nil {
-			return "", err
-		}
-	}
-	return "", nil
-}
+// nextPageToken returns the nextPageToken member of a page.
+func nextPageToken(data []byte) (string, error) { return restapi.StringMember(data, "nextPageToken") }
 
 // query returns the parameters of a listing of the customer (or
 // domain) with the page size n and the fields asked for.
