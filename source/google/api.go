@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
@@ -25,13 +26,13 @@ type directory struct {
 	full     bool // a template names customSchemas whole
 	leftOut  int  // suspended and archived users left out
 	basePath string
-	x        *extractor // reads the users' attributes
+	x        *jsonpick.Extractor // reads the users' attributes
 }
 
 // newDirectory returns the directory that reads attrs of each user.
 func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 	d := &directory{c: c, cfg: cfg, basePath: cfg.APIURL + "/admin/directory/v1",
-		x: newExtractor(append([]string{"id", "suspended", "archived"}, attrs...))}
+		x: jsonpick.New(append([]string{"id", "suspended", "archived"}, attrs...), customField)}
 	d.fields = "nextPageToken,users(" + strings.Join(userFields(attrs), ",") + ")"
 	for _, a := range attrs {
 		switch parts := strings.Split(a, "."); {
@@ -43,6 +44,12 @@ func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 		}
 	}
 	return d
+}
+
+// customField reports whether path is a custom schema field
+// ("customSchemas.<schema>.<field>"), which may be multi-valued.
+func customField(path string) bool {
+	return strings.HasPrefix(path, "customSchemas.") && strings.Count(path, ".") == 2
 }
 
 // primaryLists are the user's lists whose elements may be marked
@@ -213,7 +220,7 @@ func (d *directory) Users(ctx context.Context, fn func(string, func(string) stri
 		q.Set("customFieldMask", strings.Join(d.custom, ","))
 	}
 	return walk(ctx, d.c, d.basePath+"/users", q, func(r io.Reader) error {
-		return d.x.users(r, func(get func(string) string) {
+		return d.x.Records(r, "users", func(get func(string) string) {
 			if get("suspended") == "true" && !d.cfg.Users.IncludeSuspended || get("archived") == "true" && !d.cfg.Users.IncludeArchived {
 				d.leftOut++
 				return

@@ -285,3 +285,23 @@ func TestAssertionFileIsReadPerTokenRequest(t *testing.T) {
 		t.Errorf("assertions sent %q, want the file's content at each token request", got)
 	}
 }
+
+// FuzzStringMember: no body makes the member reading panic; a member
+// found is the one the decoded body has.
+func FuzzStringMember(f *testing.F) {
+	for _, s := range []string{`{"users":[{"nextPageToken":"inner"}],"nextPageToken":"t"}`, `[`, `{"nextPageToken":1}`, `{"a":{"b":[1,2]},"nextPageToken":"x"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		tok, err := StringMember([]byte(body), "nextPageToken")
+		if err != nil || tok == "" {
+			return
+		}
+		var p struct {
+			NextPageToken any `json:"nextPageToken"`
+		}
+		if Decode(strings.NewReader(body), &p) == nil && p.NextPageToken != tok {
+			t.Errorf("member %q, the body says %v", tok, p.NextPageToken)
+		}
+	})
+}
