@@ -25,7 +25,7 @@ func (c *Config) Open(name string, o source.Options) (source.Source, error) {
 	var err error
 	s.Source, err = clouddir.Open(name, o, clouddir.Kind{Problems: c.Validate(), Users: &s.cfg.Users.UserFields, Defaults: defaultTemplates,
 		API: clouddir.API{BaseURL: s.cfg.OrgURL, Timeout: s.cfg.Timeout, Auth: s.auth, Hint: s.hint,
-			Directory: func(c *restapi.Client, _ []string) clouddir.Directory { return &api{c: c, cfg: &s.cfg} }}})
+			Directory: func(c *restapi.Client, attrs []string) clouddir.Directory { return newAPI(c, &s.cfg, attrs) }}})
 	if err != nil {
 		return nil, err
 	}

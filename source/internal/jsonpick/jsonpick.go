@@ -75,15 +75,19 @@ func (x *Extractor) Records(r io.Reader, member string, fn func(get func(string)
 		return x.records(d, fn)
 	}
 	return members(d, func(name string) error {
-		if name != member || d.PeekKind() != '[' {
+		if name != member || d.PeekKind() != '[' && d.PeekKind() != 'n' {
 			return d.SkipValue()
 		}
 		return x.records(d, fn)
 	})
 }
 
-// records reads an array of records.
+// records reads an array of records (null: none).
 func (x *Extractor) records(d *jsontext.Decoder, fn func(get func(string) string)) error {
+	if d.PeekKind() == 'n' {
+		_, err := d.ReadToken()
+		return err
+	}
 	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
 		return errors.Join(errors.New("not a JSON array"), err)
 	}
