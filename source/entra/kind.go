@@ -37,7 +37,7 @@ func (c *Config) Open(name string, o source.Options) (source.Source, error) {
 				if s.cfg.Users.MailFallback != NoMailFallback {
 					attrs = append(attrs, s.cfg.Users.MailFallback)
 				}
-				return &graph{c: c, cfg: &s.cfg, attrs: selectOf(attrs)}
+				return newGraph(c, &s.cfg, attrs)
 			}}})
 	if err != nil {
 		return nil, err
