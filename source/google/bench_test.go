@@ -71,7 +71,7 @@ func rawPaging(b *testing.B, s *googlefake.Server, keyFile []byte) {
 	}
 	_ = json.Unmarshal(keyFile, &k)
 	cfg := jwt.Config{Email: k.Email, PrivateKey: []byte(k.Key), Subject: "user0@example.com", Scopes: google.Scopes,
-		TokenURL: s.TokenURL(), PrivateClaims: map[string]any{"jti": fmt.Sprint(b.N, b.Elapsed())}}
+		TokenURL: s.TokenURL(), Audience: googlefake.GoogleTokenURI, PrivateClaims: map[string]any{"jti": fmt.Sprint(b.N, b.Elapsed())}}
 	tok, err := cfg.TokenSource(context.Background()).Token()
 	if err != nil {
 		b.Fatal(err)
