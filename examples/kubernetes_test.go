@@ -2,9 +2,12 @@ package examples
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -12,6 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/source/entra"
+	"github.com/orgsync/orgsync/source/google"
 )
 
 // strict decodes manifests as the API server does with
@@ -110,4 +117,70 @@ func checkConfigMap(t *testing.T, file string, cm *corev1.ConfigMap) {
 	if _, ok := cm.Data["orgsync.yaml"]; !ok {
 		t.Errorf("%s: the ConfigMap holds no orgsync.yaml", file)
 	}
+}
+
+// TestKeylessManifests: the GKE and AKS examples give the pod the
+// identity each cloud maps (the annotated service account; AKS's label),
+// and their configuration signs in without a key or a secret, valid as
+// it is (AKS's identifiers from the variables its webhook sets).
+func TestKeylessManifests(t *testing.T) {
+	t.Setenv(entra.EnvTenantID, "00000000-0000-0000-0000-000000000001")
+	t.Setenv(entra.EnvClientID, "00000000-0000-0000-0000-000000000002")
+	t.Setenv(entra.EnvFederatedTokenFile, "/var/run/secrets/azure/tokens/azure-identity-token")
+	for file, c := range map[string]struct {
+		annotation, label string
+		validate          func(block []byte) error
+	}{
+		"gke-workload-identity.yaml": {"iam.gke.io/gcp-service-account", "", func(b []byte) error {
+			var cfg struct{ Google google.Config }
+			return validate(b, &cfg, func() (string, []diag.FieldError) { return cfg.Google.Auth, cfg.Google.Validate() }, google.AuthSignJwt)
+		}},
+		"aks-workload-identity.yaml": {"azure.workload.identity/client-id", "azure.workload.identity/use", func(b []byte) error {
+			var cfg struct{ Entra entra.Config }
+			return validate(b, &cfg, func() (string, []diag.FieldError) { return cfg.Entra.Auth, cfg.Entra.Validate() }, entra.AuthWorkloadIdentity)
+		}},
+	} {
+		data, err := os.ReadFile(filepath.Join("kubernetes", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, obj := range decodeStrict(t, file, data) {
+			seen[kindOf(obj)] = true
+			switch o := obj.(type) {
+			case *corev1.ServiceAccount:
+				if o.Annotations[c.annotation] == "" {
+					t.Errorf("%s: the service account lacks the annotation %s", file, c.annotation)
+				}
+			case *batchv1.CronJob:
+				pod := &o.Spec.JobTemplate.Spec.Template
+				if pod.Spec.ServiceAccountName != "orgsync" || c.label != "" && pod.Labels[c.label] != "true" {
+					t.Errorf("%s: the pod runs as %q with labels %v", file, pod.Spec.ServiceAccountName, pod.Labels)
+				}
+			case *corev1.ConfigMap:
+				if err := c.validate([]byte(o.Data["orgsync.yaml"])); err != nil {
+					t.Errorf("%s: %v", file, err)
+				}
+			}
+		}
+		if !seen["ServiceAccount"] || !seen["ConfigMap"] || !seen["CronJob"] {
+			t.Errorf("%s: kinds %v, want a ServiceAccount, a ConfigMap and a CronJob", file, seen)
+		}
+	}
+}
+
+// validate decodes the first source of a configuration into cfg and
+// checks that it validates in mode.
+func validate(text []byte, cfg any, check func() (string, []diag.FieldError), mode string) error {
+	var file struct{ Sources []yaml.Node }
+	if err := yaml.Unmarshal(text, &file); err != nil || len(file.Sources) != 1 {
+		return fmt.Errorf("not one source: %v", err)
+	}
+	if err := file.Sources[0].Decode(cfg); err != nil {
+		return err
+	}
+	if got, errs := check(); got != mode || len(errs) > 0 {
+		return fmt.Errorf("auth %q, problems %v; want %s and none", got, errs, mode)
+	}
+	return nil
 }

@@ -233,6 +233,10 @@ func TestDemo(t *testing.T) {
 					t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
 				}
 			}
+			// The cloud demos sign in without a downloaded key or a secret.
+			if keyless := map[string]string{"google": "Signing in without a key file", "entra": "Signing in without a secret"}[name]; !strings.Contains(r.stdout, keyless) {
+				t.Errorf("demo output lacks %q:\n%s", keyless, r.stdout)
+			}
 			// At debug level too, no demo secret (the fakes' included, and
 			// no private key such as the Google service account's) is printed.
 			for _, secret := range []string{entrafake.DemoSecret, oktafake.DemoToken, "demo-client-secret-not-a-real-secret", "PRIVATE KEY"} {

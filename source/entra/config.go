@@ -2,15 +2,14 @@ package entra
 
 import (
 	"fmt"
-	"github.com/orgsync/orgsync/internal/util/weburl"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -20,7 +19,6 @@ const (
 	DefaultGraphURL = "https://graph.microsoft.com"
 	// DefaultPageSize is Microsoft Graph's largest $top for users and groups.
 	DefaultPageSize = 999
-	DefaultTimeout  = time.Minute
 	// DefaultMailFallback is the property read as mail when a user has no
 	// mailbox; NoMailFallback turns the fallback off.
 	DefaultMailFallback = "userPrincipalName"
@@ -43,24 +41,41 @@ const (
 
 // Config is one Entra ID tenant, as written under sources[i].entra.
 type Config struct {
-	// TenantID is the directory (tenant) id or one of its domains.
+	// TenantID is the directory (tenant) id or one of its domains
+	// (workloadIdentity: default $AZURE_TENANT_ID).
 	TenantID string `yaml:"tenantId"`
-	// ClientID is the application (client) id of the app registration.
+	// ClientID is the application (client) id of the app registration
+	// (workloadIdentity: default $AZURE_CLIENT_ID), or the client id of a
+	// user-assigned managed identity (managedIdentity; none: the
+	// system-assigned identity).
 	ClientID string `yaml:"clientId"`
+	// Auth is how the source signs in (AuthModes); default the
+	// credential set: clientSecret or certificate.
+	Auth string `yaml:"auth,omitempty"`
 	// ClientSecret is where the app's client secret is (env or file).
 	ClientSecret secret.Ref `yaml:"clientSecret,omitempty"`
 	// Certificate is where the app's certificate is (PEM); its private key
 	// is in PrivateKey, or in the same PEM when PrivateKey is not set.
 	Certificate secret.Ref `yaml:"certificate,omitempty"`
 	PrivateKey  secret.Ref `yaml:"privateKey,omitempty"`
+	// FederatedTokenFile is the file whose token the app's federated
+	// credential trusts (workloadIdentity; default
+	// $AZURE_FEDERATED_TOKEN_FILE, which AKS sets): read anew for each
+	// token request, as it rotates.
+	FederatedTokenFile string `yaml:"federatedTokenFile,omitempty"`
+	// IdentityEndpoint is the managed identity's token endpoint
+	// (managedIdentity; default $IDENTITY_ENDPOINT with $IDENTITY_HEADER
+	// on App Service and Container Apps, else the instance metadata
+	// service, DefaultIMDS).
+	IdentityEndpoint string `yaml:"identityEndpoint,omitempty"`
 	// LoginURL and GraphURL are the endpoints (national clouds, tests);
 	// they default to Microsoft's global cloud.
-	LoginURL string        `yaml:"loginURL,omitempty"`
-	GraphURL string        `yaml:"graphURL,omitempty"`
-	PageSize int           `yaml:"pageSize,omitempty"` // $top, default 999
-	Timeout  time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
-	Users    Users         `yaml:"users,omitempty"`
-	Groups   Groups        `yaml:"groups,omitempty"`
+	LoginURL string `yaml:"loginURL,omitempty"`
+	GraphURL string `yaml:"graphURL,omitempty"`
+	// Requests: pageSize ($top, default 999) and timeout.
+	clouddir.Requests `yaml:",inline"`
+	Users             Users  `yaml:"users,omitempty"`
+	Groups            Groups `yaml:"groups,omitempty"`
 }
 
 // Users says which users are read and how their fields are made from
@@ -79,12 +94,11 @@ type Users struct {
 	// MailFallback is the property read as mail for a user without a
 	// mailbox (mail null): DefaultMailFallback unless set; "none" reads
 	// no other property.
-	MailFallback     string `yaml:"mailFallback,omitempty"`
-	source.Templates `yaml:",inline"`
-	source.Defaults  `yaml:",inline"`
-	// ExtraAttributes are more user properties to $select, for the
-	// source's expressions (user.attributes.<name>).
-	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
+	MailFallback string `yaml:"mailFallback,omitempty"`
+	// UserFields are the templates of the user fields (Graph user
+	// properties), their defaults and extraAttributes (more properties
+	// to $select).
+	clouddir.UserFields `yaml:",inline"`
 }
 
 // Groups says which groups are read and how membership is resolved.
@@ -95,11 +109,6 @@ type Groups struct {
 	// Nested counts the members of nested groups (transitiveMembers,
 	// the default); false counts direct members only.
 	Nested *bool `yaml:"nested,omitempty"`
-}
-
-// spec returns the templates and defaults of the user fields.
-func (u *Users) spec() usertmpl.Spec {
-	return usertmpl.Spec{Templates: u.Templates, Defaults: u.Defaults}
 }
 
 var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
@@ -114,33 +123,13 @@ func (c *Config) Validate() []diag.FieldError {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
-	switch {
-	case c.TenantID == "":
-		add("tenantId", "required: the directory (tenant) id, e.g. 00000000-0000-0000-0000-000000000000, or a domain of the tenant")
-	case !tenantPattern.MatchString(c.TenantID):
-		add("tenantId", "%q is neither a tenant id nor a domain", c.TenantID)
-	}
-	if c.ClientID == "" {
-		add("clientId", "required: the application (client) id of the app registration")
-	}
-	c.validateCredential(add)
-	for _, u := range []struct{ key, v string }{{"loginURL", c.LoginURL}, {"graphURL", c.GraphURL}} {
-		if _, err := weburl.Parse(u.v); u.v != "" && err != nil {
-			add(u.key, "%v", err)
-		}
-	}
-	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
-		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
-	}
-	if c.Timeout < 0 {
-		add("timeout", "must not be negative")
-	}
+	errs = append(errs, c.validateCredential()...)
+	errs = append(errs, clouddir.CheckURLs("loginURL", c.LoginURL, "graphURL", c.GraphURL, "identityEndpoint", c.IdentityEndpoint)...)
+	errs = append(errs, c.Requests.Validate(DefaultPageSize)...)
 	if f := c.Users.MailFallback; f != "" && f != NoMailFallback && !usertmpl.IsAttributeName(f) {
 		add("users.mailFallback", "%q is not a property name: use a user property such as userPrincipalName, or none", f)
 	}
-	spec := c.Users.spec()
-	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "department, employeeType, onPremisesExtensionAttributes.extensionAttribute1")...)
-	errs = append(errs, spec.Validate("users.")...)
+	errs = append(errs, c.Users.Validate("department, employeeType, onPremisesExtensionAttributes.extensionAttribute1")...)
 	return append(errs, c.unlistable()...)
 }
 
@@ -156,7 +145,7 @@ func (c *Config) unlistable() []diag.FieldError {
 				"Microsoft Graph returns %s only when one user is read, and fails a user listing that selects it (400): use another property", singleUserProperties[i])})
 		}
 	}
-	spec := c.Users.spec()
+	spec := c.Users.Spec()
 	spec.EachAttribute("users.", check)
 	for i, a := range c.Users.ExtraAttributes {
 		check(fmt.Sprintf("users.extraAttributes[%d]", i), a)
@@ -165,45 +154,16 @@ func (c *Config) unlistable() []diag.FieldError {
 	return errs
 }
 
-// validateCredential checks that exactly one credential is set.
-func (c *Config) validateCredential(add func(field, format string, args ...any)) {
-	switch {
-	case c.ClientSecret.IsSet() && c.Certificate.IsSet():
-		add("clientSecret", "set clientSecret or certificate, not both")
-	case c.ClientSecret.IsSet():
-		if err := c.ClientSecret.Check(); err != nil {
-			add("clientSecret", "%v", err)
-		}
-	case c.Certificate.IsSet():
-		if err := c.Certificate.Check(); err != nil {
-			add("certificate", "%v", err)
-		}
-	default:
-		add("clientSecret", "required: set clientSecret (env or file) or certificate (a PEM file with the app's certificate)")
-	}
-	if c.PrivateKey.IsSet() {
-		if !c.Certificate.IsSet() {
-			add("privateKey", "belongs to certificate credentials: set certificate too, or remove privateKey")
-		} else if err := c.PrivateKey.Check(); err != nil {
-			add("privateKey", "%v", err)
-		}
-	}
-}
-
 // applyDefaults fills in the defaults.
 func (c *Config) applyDefaults() {
+	c.fromEnvironment()
 	if c.LoginURL == "" {
 		c.LoginURL = DefaultLoginURL
 	}
 	if c.GraphURL == "" {
 		c.GraphURL = DefaultGraphURL
 	}
-	if c.PageSize == 0 {
-		c.PageSize = DefaultPageSize
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
+	c.Requests.SetDefaults(DefaultPageSize)
 	if c.Users.MailFallback == "" {
 		c.Users.MailFallback = DefaultMailFallback
 	}

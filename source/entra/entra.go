@@ -39,16 +39,24 @@ type Source struct {
 	cfg Config
 }
 
-// auth loads the credential: a client secret or a certificate.
+// auth loads the credential of the sign-in mode: a client secret, a
+// certificate, a federated token file (workload identity) or a managed
+// identity.
 func (s *Source) auth() (restapi.Auth, error) {
 	tokenURL := strings.TrimRight(s.cfg.LoginURL, "/") + "/" + s.cfg.TenantID + "/oauth2/v2.0/token"
-	scopes := []string{strings.TrimRight(s.cfg.GraphURL, "/") + "/.default"}
-	if s.cfg.ClientSecret.IsSet() {
+	resource := strings.TrimRight(s.cfg.GraphURL, "/")
+	scopes := []string{resource + "/.default"}
+	switch s.cfg.mode() {
+	case AuthClientSecret:
 		v, err := s.cfg.ClientSecret.Load()
 		if err != nil {
 			return nil, fmt.Errorf("clientSecret: %w", err)
 		}
 		return restapi.ClientSecret{TokenURL: tokenURL, ClientID: s.cfg.ClientID, Secret: v, Scopes: scopes}, nil
+	case AuthWorkloadIdentity:
+		return restapi.AssertionFile{TokenURL: tokenURL, ClientID: s.cfg.ClientID, Path: s.cfg.FederatedTokenFile, Scopes: scopes}, nil
+	case AuthManagedIdentity:
+		return newManagedIdentity(s.cfg.IdentityEndpoint, s.cfg.ClientID, resource)
 	}
 	key, thumb, err := s.certificate()
 	if err != nil {

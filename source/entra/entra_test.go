@@ -23,6 +23,7 @@ import (
 	"github.com/orgsync/orgsync/source/entra"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/expr"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -266,9 +267,10 @@ func TestCertificate(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	c := entra.Config{ClientSecret: secret.Ref{Env: "X"}, Certificate: secret.Ref{File: "y"}, GraphURL: "ftp://x", PageSize: 1000,
-		Users: entra.Users{Templates: source.Templates{Email: "{mail", FirstName: "{preferredName}"},
-			ExtraAttributes: []string{"department", "hireDate"}, MailFallback: "bad name"}}
+	c := entra.Config{ClientSecret: secret.Ref{Env: "X"}, Certificate: secret.Ref{File: "y"}, GraphURL: "ftp://x",
+		Users: entra.Users{MailFallback: "bad name", UserFields: clouddir.UserFields{Templates: source.Templates{Email: "{mail", FirstName: "{preferredName}"},
+			ExtraAttributes: []string{"department", "hireDate"}}}}
+	c.PageSize = 1000
 	var fields []string
 	reasons := map[string]string{}
 	for _, fe := range c.Validate() {

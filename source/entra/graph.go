@@ -3,6 +3,7 @@ package entra
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
@@ -18,31 +20,44 @@ import (
 type graph struct {
 	c       *restapi.Client
 	cfg     *Config
-	attrs   []string // user properties to $select
-	leftOut int      // disabled accounts and guests left out
+	attrs   []string            // user properties to $select
+	x       *jsonpick.Extractor // reads each user's properties in one pass
+	leftOut int                 // disabled accounts and guests left out
 }
 
-// page is one page of a Graph collection.
+// newGraph returns the API that reads the user properties attrs (paths,
+// such as onPremisesExtensionAttributes.extensionAttribute1).
+func newGraph(c *restapi.Client, cfg *Config, attrs []string) *graph {
+	return &graph{c: c, cfg: cfg, attrs: selectOf(attrs), x: jsonpick.New(append([]string{"id", "accountEnabled", "userType"}, attrs...), nil)}
+}
+
+// page is one page of a Graph collection (its @odata.nextLink is read
+// by walk).
 type page[T any] struct {
-	Value []T    `json:"value"`
-	Next  string `json:"@odata.nextLink"`
+	Value []T `json:"value"`
 }
 
 // eventual is the header of advanced queries ($count, $filter beyond the
 // basic operators, $search): Graph answers them from an index that may lag.
 var eventual = http.Header{"Consistencylevel": {"eventual"}}
 
-// walk reads every item of a collection, calling fn for each.
+// nextLink reads a page's @odata.nextLink, "" on the last page.
+func nextLink(_ http.Header, data []byte) (string, error) {
+	return restapi.StringMember(data, "@odata.nextLink")
+}
+
+// walk reads every item of a collection, calling fn for each; the next
+// page (@odata.nextLink) is requested while this one is decoded.
 func walk[T any](ctx context.Context, c *restapi.Client, path string, q url.Values, hdr http.Header, fn func(*T)) error {
-	return c.Walk(ctx, path+"?"+q.Encode(), hdr, func(resp *http.Response) (string, error) {
+	return c.WalkAhead(ctx, path+"?"+q.Encode(), hdr, nextLink, func(r io.Reader) error {
 		var p page[T]
-		if err := restapi.Decode(resp.Body, &p); err != nil {
-			return "", err
+		if err := restapi.Decode(r, &p); err != nil {
+			return err
 		}
 		for i := range p.Value {
 			fn(&p.Value[i])
 		}
-		return p.Next, nil
+		return nil
 	})
 }
 
@@ -129,23 +144,24 @@ const userType = "#microsoft.graph.user"
 // property as mail.
 func (g *graph) Users(ctx context.Context, fn func(string, func(string) string)) error {
 	q, hdr := g.query(strings.Join(g.attrs, ","), g.cfg.Users.Filter)
-	return walk(ctx, g.c, g.path("/users"), q, hdr, func(u *map[string]any) {
-		enabled, ok := (*u)["accountEnabled"].(bool)
-		disabled := ok && !enabled && !g.cfg.Users.IncludeDisabled
-		guest := strings.EqualFold(restapi.Attr(*u, "userType"), "Guest") && !g.cfg.Users.IncludeGuests
-		if disabled || guest {
-			g.leftOut++
-			return
-		}
-		fn(restapi.Attr(*u, "id"), func(a string) string { return g.attr(*u, a) })
+	return g.c.WalkAhead(ctx, g.path("/users")+"?"+q.Encode(), hdr, nextLink, func(r io.Reader) error {
+		return g.x.Records(r, "value", func(get func(string) string) {
+			disabled := get("accountEnabled") == "false" && !g.cfg.Users.IncludeDisabled
+			guest := strings.EqualFold(get("userType"), "Guest") && !g.cfg.Users.IncludeGuests
+			if disabled || guest {
+				g.leftOut++
+				return
+			}
+			fn(get("id"), func(a string) string { return g.attr(get, a) })
+		})
 	})
 }
 
 // attr returns a user's property a; mail falls back to mailFallback.
-func (g *graph) attr(u map[string]any, a string) string {
-	v := restapi.Attr(u, a)
+func (g *graph) attr(get func(string) string, a string) string {
+	v := get(a)
 	if v == "" && strings.EqualFold(a, "mail") && g.cfg.Users.MailFallback != NoMailFallback {
-		v = restapi.Attr(u, g.cfg.Users.MailFallback)
+		v = get(g.cfg.Users.MailFallback)
 	}
 	return v
 }

@@ -1,6 +1,7 @@
 package entra
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -12,16 +13,47 @@ import (
 // that cannot be reached, a sign-in refused (by the Microsoft identity
 // platform's AADSTS code) and a call Microsoft Graph refuses.
 func (s *Source) hint(err error) error {
-	advice := restapi.ReachAdvice(err, restapi.URLKey{Key: "loginURL", URL: s.cfg.LoginURL}, restapi.URLKey{Key: "graphURL", URL: s.cfg.GraphURL})
+	advice := s.reachAdvice(err)
 	if advice == "" {
 		_, desc := restapi.OAuthError(err)
-		advice = signInAdvice(desc)
+		advice = cmp.Or(signInAdvice(desc), s.identityAdvice(desc))
 	}
 	var se *restapi.StatusError
 	if advice == "" && errors.As(err, &se) {
 		advice = graphAdvice(se, s.cfg.GraphURL)
+		if se.Status == http.StatusForbidden && s.cfg.mode() == AuthManagedIdentity {
+			advice = strings.Replace(advice, "grant the app registration", "grant the managed identity's service principal", 1) +
+				"; the portal cannot grant application permissions to a managed identity: use PowerShell (New-MgServicePrincipalAppRoleAssignment) or the CLI (az rest, appRoleAssignments), as docs/sources.md shows"
+		}
 	}
 	return restapi.WithAdvice(err, advice)
+}
+
+// reachAdvice says what to check when an endpoint cannot be reached: the
+// keys naming it, or where a managed identity's endpoint is.
+func (s *Source) reachAdvice(err error) string {
+	var ce *restapi.ConnectError
+	if errors.As(err, &ce) && s.cfg.mode() == AuthManagedIdentity && strings.Contains(err.Error(), "managed identity") {
+		return "no managed identity endpoint answers here: auth: managedIdentity works on an Azure VM, scale set or AKS node with a managed identity (the instance metadata service), " +
+			"or in App Service or Container Apps with an identity (IDENTITY_ENDPOINT and IDENTITY_HEADER); elsewhere use workloadIdentity, certificate or clientSecret"
+	}
+	return restapi.ReachAdvice(err, restapi.URLKey{Key: "loginURL", URL: s.cfg.LoginURL}, restapi.URLKey{Key: "graphURL", URL: s.cfg.GraphURL},
+		restapi.URLKey{Key: "identityEndpoint", URL: s.cfg.IdentityEndpoint})
+}
+
+// identityAdvice says what to check when a managed identity endpoint
+// refuses the token request.
+func (s *Source) identityAdvice(desc string) string {
+	if s.cfg.mode() != AuthManagedIdentity {
+		return ""
+	}
+	switch {
+	case strings.Contains(desc, "Multiple user assigned identities"):
+		return "set clientId to the client id of the user-assigned managed identity to sign in as"
+	case strings.Contains(desc, "Identity not found"):
+		return "check clientId (" + cmp.Or(s.cfg.ClientID, "none: the system-assigned identity") + "): it must name a managed identity assigned to this VM or app"
+	}
+	return ""
 }
 
 // signInAdvice says what to check for the AADSTS code that begins an
@@ -39,6 +71,14 @@ func signInAdvice(desc string) string {
 		return "check certificate and privateKey: the certificate must be uploaded to the app registration (Certificates & secrets) and the key must be its own"
 	case "AADSTS1002012", "AADSTS500011":
 		return "check graphURL: the token is asked for <graphURL>/.default"
+	case "AADSTS700211", "AADSTS700212", "AADSTS700213":
+		return "the app registration has no federated credential matching the token's issuer, subject and audience (all three compared exactly): " +
+			"add one (Certificates & secrets > Federated credentials > Kubernetes accessing Azure resources) with the cluster's OIDC issuer URL (az aks show --query oidcIssuerProfile.issuerUrl), " +
+			"the subject system:serviceaccount:<namespace>:<service account> and the audience api://AzureADTokenExchange"
+	case "AADSTS700024":
+		return "the federated token has expired: the file must be one that Kubernetes renews (a projected service account token, as AKS workload identity mounts), not a copy"
+	case "AADSTS50027":
+		return "the federated token is not a token Entra ID can check: federatedTokenFile must be the projected service account token of the pod"
 	}
 	return ""
 }

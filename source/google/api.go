@@ -1,9 +1,7 @@
 package google
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
@@ -27,13 +26,13 @@ type directory struct {
 	full     bool // a template names customSchemas whole
 	leftOut  int  // suspended and archived users left out
 	basePath string
-	x        *extractor // reads the users' attributes
+	x        *jsonpick.Extractor // reads the users' attributes
 }
 
 // newDirectory returns the directory that reads attrs of each user.
 func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 	d := &directory{c: c, cfg: cfg, basePath: cfg.APIURL + "/admin/directory/v1",
-		x: newExtractor(append([]string{"id", "suspended", "archived"}, attrs...))}
+		x: jsonpick.New(append([]string{"id", "suspended", "archived"}, attrs...), customField)}
 	d.fields = "nextPageToken,users(" + strings.Join(userFields(attrs), ",") + ")"
 	for _, a := range attrs {
 		switch parts := strings.Split(a, "."); {
@@ -45,6 +44,12 @@ func newDirectory(c *restapi.Client, cfg *Config, attrs []string) *directory {
 		}
 	}
 	return d
+}
+
+// customField reports whether path is a custom schema field
+// ("customSchemas.<schema>.<field>"), which may be multi-valued.
+func customField(path string) bool {
+	return strings.HasPrefix(path, "customSchemas.") && strings.Count(path, ".") == 2
 }
 
 // primaryLists are the user's lists whose elements may be marked
@@ -107,31 +112,8 @@ func items[T any](fn func(*T)) func(io.Reader) error {
 	}
 }
 
-// nextPageToken returns the nextPageToken member of a page (a JSON
-// object), skipping the others undecoded.
-func nextPageToken(data []byte) (string, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(data))
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
-		return "", errors.New("the answer is not a JSON object")
-	}
-	for d.PeekKind() == '"' {
-		name, err := d.ReadToken()
-		if err != nil {
-			return "", err
-		}
-		if name.String() == "nextPageToken" {
-			v, err := d.ReadToken()
-			if err == nil && v.Kind() != '"' {
-				err = errors.New("nextPageToken is not a string")
-			}
-			return v.String(), err
-		}
-		if err := d.SkipValue(); err != nil {
-			return "", err
-		}
-	}
-	return "", nil
-}
+// nextPageToken returns the nextPageToken member of a page.
+func nextPageToken(data []byte) (string, error) { return restapi.StringMember(data, "nextPageToken") }
 
 // query returns the parameters of a listing of the customer (or
 // domain) with the page size n and the fields asked for.
@@ -146,24 +128,28 @@ func (d *directory) query(n int, fields string) url.Values {
 }
 
 type apiGroup struct {
-	ID    string `json:"id"`
-	Email string `json:"email"`
-	Name  string `json:"name"`
+	ID      string   `json:"id"`
+	Email   string   `json:"email"`
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases"`
 }
 
 // group is g for clouddir: its email is its id, so that a mapping rule
-// names a group by name or email.
-func (g *apiGroup) group() clouddir.Group { return clouddir.Group{ID: g.Email, Name: g.Name} }
+// names a group by name, email or alias.
+func (g *apiGroup) group() clouddir.Group {
+	return clouddir.Group{ID: g.Email, Name: g.Name, Aliases: g.Aliases}
+}
 
-const groupFields = "nextPageToken,groups(id,email,name)"
+const groupFields = "nextPageToken,groups(id,email,name,aliases)"
 
-// FindGroups returns the group whose email is name, or the groups named
-// name.
+// FindGroups returns the group whose email or alias is name (groups.get,
+// which answers for an alias with the group), or the groups named name
+// (a search, which Google's index may lag for a new group).
 func (d *directory) FindGroups(ctx context.Context, name string) ([]clouddir.Group, error) {
 	name = strings.TrimSpace(name)
 	if strings.Contains(name, "@") {
 		var g apiGroup
-		err := d.c.GetJSON(ctx, d.basePath+"/groups/"+url.PathEscape(name)+"?fields=id,email,name", nil, &g)
+		err := d.c.GetJSON(ctx, d.basePath+"/groups/"+url.PathEscape(name)+"?fields=id,email,name,aliases", nil, &g)
 		if restapi.IsNotFound(err) {
 			return nil, nil
 		}
@@ -196,7 +182,9 @@ func (d *directory) ListGroups(ctx context.Context, fn func(clouddir.Group)) err
 
 // Members lists the users in a group: through nested groups too
 // (includeDerivedMembership) unless groups.nested is false. The nested
-// groups themselves and the customer (type CUSTOMER) are skipped.
+// groups themselves are skipped, and so are external members (users of
+// another domain: no id here, never read as users); the whole account
+// as a member (type CUSTOMER) makes every user a member, and says so.
 func (d *directory) Members(ctx context.Context, g clouddir.Group, fn func(string)) error {
 	nested := d.cfg.Groups.Nested == nil || *d.cfg.Groups.Nested
 	q := url.Values{"maxResults": {strconv.Itoa(groupPageSize)}, "fields": {"nextPageToken,members(id,type)"},
@@ -206,8 +194,12 @@ func (d *directory) Members(ctx context.Context, g clouddir.Group, fn func(strin
 		Type string `json:"type"`
 	}
 	return walk(ctx, d.c, d.basePath+"/groups/"+url.PathEscape(g.ID)+"/members", q, items(func(m *member) {
-		if m.Type == "USER" {
+		switch {
+		case m.Type == "USER" && m.ID != "":
 			fn(m.ID)
+		case m.Type == "CUSTOMER":
+			d.c.Log().Info("the whole account is a member of this group (type CUSTOMER): every user read is in it", zap.String("group", g.ID))
+			fn(clouddir.Everyone)
 		}
 	}))
 }
@@ -228,7 +220,7 @@ func (d *directory) Users(ctx context.Context, fn func(string, func(string) stri
 		q.Set("customFieldMask", strings.Join(d.custom, ","))
 	}
 	return walk(ctx, d.c, d.basePath+"/users", q, func(r io.Reader) error {
-		return d.x.users(r, func(get func(string) string) {
+		return d.x.Records(r, "users", func(get func(string) string) {
 			if get("suspended") == "true" && !d.cfg.Users.IncludeSuspended || get("archived") == "true" && !d.cfg.Users.IncludeArchived {
 				d.leftOut++
 				return
@@ -243,10 +235,11 @@ func (d *directory) LeftOut() int { return d.leftOut }
 func (d *directory) Where() string { return d.basePath + "/users" }
 
 func (d *directory) GroupsWhere() string {
+	lag := "; Google's search finds a group by name up to a day after it is created: name a new group by its email"
 	if d.cfg.Groups.Query != "" {
-		return fmt.Sprintf("in the account's groups with groups.query %q", d.cfg.Groups.Query)
+		return fmt.Sprintf("in the account's groups with groups.query %q%s", d.cfg.Groups.Query, lag)
 	}
-	return "in the account's groups (by name or email)"
+	return "in the account's groups (by name, email or alias)" + lag
 }
 
 func (d *directory) UsersWhere() string {

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/orgsync/orgsync/source/expr"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/jwt"
@@ -43,13 +46,15 @@ func benchDomain(b *testing.B, o googlefake.Options) (*googlefake.Server, []byte
 	if err := os.WriteFile(path, file, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	return s, file, google.Config{Credentials: secret.Ref{File: path}, Subject: "user0@example.com", APIURL: s.URL}
+	// No rate limit of the source's own: the fake has no quota here.
+	return s, file, google.Config{Credentials: secret.Ref{File: path}, Subject: "user0@example.com", APIURL: s.URL, RateLimit: 1 << 30}
 }
 
 // readSource reads cfg with the rule that maps every group to a target
-// of the same name, checking the result.
-func readSource(b *testing.B, cfg google.Config) {
-	src, err := cfg.Open("bench", source.Options{Mapper: sourcetest.Mapper(b, sourcetest.Identity())})
+// of the same name (and the expressions p, when not nil), checking the
+// result.
+func readSource(b *testing.B, cfg google.Config, p *expr.Program) {
+	src, err := cfg.Open("bench", source.Options{Mapper: sourcetest.Mapper(b, sourcetest.Identity()), Expressions: p})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,7 +71,7 @@ func rawPaging(b *testing.B, s *googlefake.Server, keyFile []byte) {
 	}
 	_ = json.Unmarshal(keyFile, &k)
 	cfg := jwt.Config{Email: k.Email, PrivateKey: []byte(k.Key), Subject: "user0@example.com", Scopes: google.Scopes,
-		TokenURL: s.TokenURL(), PrivateClaims: map[string]any{"jti": fmt.Sprint(b.N, b.Elapsed())}}
+		TokenURL: s.TokenURL(), Audience: googlefake.GoogleTokenURI, PrivateClaims: map[string]any{"jti": fmt.Sprint(b.N, b.Elapsed())}}
 	tok, err := cfg.TokenSource(context.Background()).Token()
 	if err != nil {
 		b.Fatal(err)
@@ -118,5 +123,41 @@ func get(b *testing.B, tok *oauth2.Token, u string, v any) {
 func BenchmarkRead100k(b *testing.B) {
 	s, file, cfg := benchDomain(b, googlefake.Options{})
 	rawPaging(b, s, file)
-	sourcetest.CompareRaw(b, func() { rawPaging(b, s, file) }, func() { readSource(b, cfg) })
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s, file) }, func() { readSource(b, cfg, nil) })
+}
+
+// BenchmarkRead100kExpressions is BenchmarkRead100k with a filter, a
+// groups and a set expression that read every user's directory groups:
+// the users are built once the groups are known.
+func BenchmarkRead100kExpressions(b *testing.B) {
+	p := sourcetest.GroupExpressions(b)
+	s, file, cfg := benchDomain(b, googlefake.Options{})
+	rawPaging(b, s, file)
+	sourcetest.CompareRaw(b, func() { rawPaging(b, s, file) }, func() { readSource(b, cfg, p) })
+}
+
+// BenchmarkRead100kUnderQuota reads the 100,000 users with the fake
+// enforcing Google's quota, 2,400 requests a minute (over one-second
+// windows: 40 at most at once) and at most 10 requests in flight, and the
+// source at its default rate limit: no request may be throttled or
+// refused, and the read should take at most 1.2 times what the quota
+// allows for its requests (quota-ratio).
+func BenchmarkRead100kUnderQuota(b *testing.B) {
+	const quota = 2400
+	s, _, cfg := benchDomain(b, googlefake.Options{Quota: googlefake.Quota{PerMinute: quota, Window: time.Second, Concurrent: 10}})
+	cfg.RateLimit = 0 // the default
+	for b.Loop() {
+		before := s.Stats()
+		start := time.Now()
+		readSource(b, cfg, nil)
+		elapsed := time.Since(start)
+		st := s.Stats()
+		requests := st.Requests - before.Requests
+		if st.Throttled != before.Throttled || st.Faults != before.Faults {
+			b.Fatalf("%d requests throttled or refused under the quota", st.Throttled-before.Throttled)
+		}
+		allowed := time.Duration(float64(requests) / quota * float64(time.Minute))
+		b.ReportMetric(float64(requests), "requests/op")
+		b.ReportMetric(elapsed.Seconds()/allowed.Seconds(), "quota-ratio")
+	}
 }

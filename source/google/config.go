@@ -3,12 +3,11 @@ package google
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
@@ -17,12 +16,15 @@ const (
 	DefaultAPIURL   = "https://admin.googleapis.com"
 	DefaultTokenURL = "https://oauth2.googleapis.com/token"
 	DefaultCustomer = "my_customer"
+	DefaultIAMURL   = "https://iamcredentials.googleapis.com"
+	// DefaultRateLimit is the most requests a minute the source sends by
+	// default: under the Directory API's 2,400 a minute per user.
+	DefaultRateLimit = 2200
 	// DefaultPageSize is users.list's largest maxResults.
 	DefaultPageSize = 500
 	// groupPageSize is the largest maxResults of groups.list and
 	// members.list.
-	groupPageSize  = 200
-	DefaultTimeout = time.Minute
+	groupPageSize = 200
 )
 
 // Scopes are the read-only Directory API scopes the source asks for: the
@@ -44,24 +46,40 @@ const (
 // Config is one Google Workspace account, as written under
 // sources[i].google.
 type Config struct {
-	// Credentials is where the service account's JSON key file is (env
-	// or file).
-	Credentials secret.Ref `yaml:"credentials"`
+	// Auth is how the source signs in (AuthModes): keyFile (the
+	// default), signJwt or adminRole.
+	Auth string `yaml:"auth,omitempty"`
+	// Credentials is where the credentials file is (env or file):
+	// keyFile, the service account's JSON key; signJwt and adminRole, an
+	// external account's configuration (workload identity federation),
+	// or none for the metadata server.
+	Credentials secret.Ref `yaml:"credentials,omitempty"`
 	// Subject is the administrator the service account acts for
-	// (domain-wide delegation).
-	Subject string `yaml:"subject"`
+	// (domain-wide delegation: keyFile and signJwt).
+	Subject string `yaml:"subject,omitempty"`
+	// ServiceAccount is the service account with domain-wide delegation
+	// that signJwt signs as (its email); default the ambient
+	// credential's own.
+	ServiceAccount string `yaml:"serviceAccount,omitempty"`
 	// Customer is the account's customer id (default my_customer, the
 	// subject's own); Domain reads one of its domains only.
 	Customer string `yaml:"customer,omitempty"`
 	Domain   string `yaml:"domain,omitempty"`
-	// APIURL and TokenURL are the endpoints (tests); TokenURL defaults to
-	// the key file's token_uri.
-	APIURL   string        `yaml:"apiURL,omitempty"`
-	TokenURL string        `yaml:"tokenURL,omitempty"`
-	PageSize int           `yaml:"pageSize,omitempty"` // users a page, default 500
-	Timeout  time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
-	Users    Users         `yaml:"users,omitempty"`
-	Groups   Groups        `yaml:"groups,omitempty"`
+	// APIURL, TokenURL, IAMURL and MetadataURL are the endpoints (a
+	// proxy, tests); TokenURL defaults to the key file's token_uri. The
+	// assertions' audience is Google's token URI wherever they are sent.
+	APIURL      string `yaml:"apiURL,omitempty"`
+	TokenURL    string `yaml:"tokenURL,omitempty"`
+	IAMURL      string `yaml:"iamURL,omitempty"`
+	MetadataURL string `yaml:"metadataURL,omitempty"`
+	// RateLimit is the most API requests the source sends a minute
+	// (DefaultRateLimit, under the Directory API's quota of 2,400 a
+	// minute per user, which other tools of the project share).
+	RateLimit int `yaml:"rateLimit,omitempty"`
+	// Requests: pageSize (users a page, default 500) and timeout.
+	clouddir.Requests `yaml:",inline"`
+	Users             Users  `yaml:"users,omitempty"`
+	Groups            Groups `yaml:"groups,omitempty"`
 }
 
 // Users says which users are read and how their fields are made from
@@ -73,12 +91,10 @@ type Users struct {
 	// archived users; they are left out by default.
 	IncludeSuspended bool `yaml:"includeSuspended,omitempty"`
 	IncludeArchived  bool `yaml:"includeArchived,omitempty"`
-	source.Templates `yaml:",inline"`
-	source.Defaults  `yaml:",inline"`
-	// ExtraAttributes are more user fields for the source's expressions
-	// (user.attributes.<name>), custom schema fields as
-	// customSchemas.<schema>.<field>.
-	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
+	// UserFields are the templates of the user fields (Directory API
+	// user fields), their defaults and extraAttributes (custom schema
+	// fields as customSchemas.<schema>.<field>).
+	clouddir.UserFields `yaml:",inline"`
 }
 
 // Groups says which groups are listed when a pattern rule or expressions
@@ -90,10 +106,6 @@ type Groups struct {
 	Nested *bool `yaml:"nested,omitempty"`
 }
 
-func (u *Users) spec() usertmpl.Spec {
-	return usertmpl.Spec{Templates: u.Templates, Defaults: u.Defaults}
-}
-
 var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
 
 // Validate reports every problem of the configuration at once, each named
@@ -103,28 +115,13 @@ func (c *Config) Validate() []diag.FieldError {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, diag.FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
 	}
-	if !c.Credentials.IsSet() {
-		add("credentials", "required: where the service account's JSON key file is (file or env)")
-	} else if err := c.Credentials.Check(); err != nil {
-		add("credentials", "%v", err)
+	errs = append(errs, c.validateAuth()...)
+	if c.RateLimit < 0 {
+		add("rateLimit", "must not be negative (leave it out for %d a minute)", DefaultRateLimit)
 	}
-	if name, dom, ok := strings.Cut(c.Subject, "@"); !ok || name == "" || dom == "" {
-		add("subject", "required: the email address of the administrator the service account acts for (domain-wide delegation)")
-	}
-	for _, u := range []struct{ key, val string }{{"apiURL", c.APIURL}, {"tokenURL", c.TokenURL}} {
-		if _, err := weburl.Parse(u.val); u.val != "" && err != nil {
-			add(u.key, "%v", err)
-		}
-	}
-	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
-		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
-	}
-	if c.Timeout < 0 {
-		add("timeout", "must not be negative")
-	}
-	spec := c.Users.spec()
-	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "orgUnitPath, customSchemas.Employment.costCenter")...)
-	return append(errs, spec.Validate("users.")...)
+	errs = append(errs, clouddir.CheckURLs("apiURL", c.APIURL, "tokenURL", c.TokenURL, "iamURL", c.IAMURL, "metadataURL", c.MetadataURL)...)
+	errs = append(errs, c.Requests.Validate(DefaultPageSize)...)
+	return append(errs, c.Users.Validate("orgUnitPath, customSchemas.Employment.costCenter")...)
 }
 
 func (c *Config) applyDefaults() {
@@ -135,10 +132,11 @@ func (c *Config) applyDefaults() {
 	if c.Customer == "" {
 		c.Customer = DefaultCustomer
 	}
-	if c.PageSize == 0 {
-		c.PageSize = DefaultPageSize
+	if c.IAMURL == "" {
+		c.IAMURL = DefaultIAMURL
 	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+	if c.RateLimit == 0 {
+		c.RateLimit = DefaultRateLimit
 	}
+	c.Requests.SetDefaults(DefaultPageSize)
 }

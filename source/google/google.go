@@ -1,8 +1,15 @@
 // Package google is the Google Workspace source: it reads users and
-// groups through the Admin SDK Directory API as a service account with
-// domain-wide delegation (the JWT bearer grant, signed with the key of
-// the service account's JSON key file, acting for an administrator, with
-// the read-only directory scopes). It calls users.list (suspended and
+// groups through the Admin SDK Directory API with the read-only directory
+// scopes, signed in one of three ways (auth): a service account's JSON
+// key file with domain-wide delegation (the JWT bearer grant, acting for
+// an administrator); the same delegation without a key, its assertion
+// signed by the IAM Credentials API's signJwt with the ambient
+// credential (the metadata server of GKE workload identity, Compute
+// Engine or Cloud Run, or an external account's configuration: workload
+// identity federation from AWS, Azure or any OIDC issuer); or a service
+// account that holds an admin role itself, without delegation (it names
+// the customer by its ID). The credential kinds are in credential.go,
+// signJwt in signjwt.go. It calls users.list (suspended and
 // archived users left out unless asked for; custom schemas by
 // projection=custom and customFieldMask), groups.list and groups.get, and
 // members.list (with the members of nested groups by default), asks only
@@ -15,13 +22,8 @@
 package google
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
+	"cmp"
 
-	"github.com/golang-jwt/jwt/v5"
-
-	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
@@ -35,36 +37,26 @@ type Source struct {
 	clientID string
 }
 
-// keyFile is what the source reads of a service account's JSON key file.
-type keyFile struct {
-	Type         string `json:"type"`
-	ClientEmail  string `json:"client_email"`
-	ClientID     string `json:"client_id"`
-	PrivateKeyID string `json:"private_key_id"`
-	PrivateKey   string `json:"private_key"`
-	TokenURI     string `json:"token_uri"`
-}
-
-// auth loads the key file.
+// auth returns the credential of the sign-in mode: the key file's
+// delegation, a delegation signed by IAM Credentials with the ambient
+// credential, or the ambient credential of a service account with an
+// admin role.
 func (s *Source) auth() (restapi.Auth, error) {
-	v, err := s.cfg.Credentials.Load()
+	switch s.cfg.mode() {
+	case AuthSignJwt:
+		cred, err := s.ambient([]string{CloudPlatformScope})
+		if err != nil {
+			return nil, err
+		}
+		return &signJWT{cred: cred, Account: s.cfg.ServiceAccount, Subject: s.cfg.Subject, TokenURL: cmp.Or(s.cfg.TokenURL, DefaultTokenURL),
+			IAMURL: s.cfg.IAMURL, Scopes: Scopes}, nil
+	case AuthAdminRole:
+		return s.ambient(Scopes)
+	}
+	k, err := s.loadFile(typeServiceAccount)
 	if err != nil {
-		return nil, fmt.Errorf("credentials: %w", err)
-	}
-	var k keyFile
-	if err := json.Unmarshal([]byte(v.Reveal()), &k); err != nil || k.Type != "service_account" || k.ClientEmail == "" || k.PrivateKey == "" {
-		return nil, errors.New(`credentials: not a service account's JSON key file (type "service_account" with client_email and private_key): create a key of type JSON for the service account`)
-	}
-	if _, err := jwt.ParseRSAPrivateKeyFromPEM([]byte(k.PrivateKey)); err != nil {
-		return nil, errors.New("credentials: the key file's private_key is not a PEM RSA private key: download a new JSON key of the service account")
+		return nil, err
 	}
 	s.clientID = k.ClientID
-	tokenURL := s.cfg.TokenURL
-	for _, u := range []string{k.TokenURI, DefaultTokenURL} {
-		if tokenURL == "" {
-			tokenURL = u
-		}
-	}
-	return restapi.JWTBearer{TokenURL: tokenURL, Email: k.ClientEmail, KeyID: k.PrivateKeyID, PrivateKey: secret.Value(k.PrivateKey),
-		Subject: s.cfg.Subject, Scopes: Scopes}, nil
+	return k.bearer(s.cfg.TokenURL, s.cfg.Subject, Scopes), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/google"
 	"github.com/orgsync/orgsync/source/google/googlefake"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -208,7 +209,7 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 		"bad field":             {with(func(c *google.Config) { c.Users.FirstName = "{department}" }), []string{"400", "Invalid field selection users/department", "check the fields"}},
 		"unknown schema":        {with(func(c *google.Config) { c.Users.ExtraAttributes = []string{"customSchemas.HR.level"} }), []string{"400", "custom schema HR not found", "customSchemas.<schema>"}},
 		"wrong customer":        {with(func(c *google.Config) { c.Customer = "C999" }), []string{"400", "check customer (C999)"}},
-		"not a key file":        {with(func(c *google.Config) { c.Credentials = secret.Ref{File: textFile} }), []string{"credentials: not a service account's JSON key file"}},
+		"not a key file":        {with(func(c *google.Config) { c.Credentials = secret.Ref{File: textFile} }), []string{"credentials: not a JSON credentials file"}},
 		"a bad private key":     {with(func(c *google.Config) { c.Credentials = secret.Ref{File: badFile} }), []string{"credentials: the key file's private_key is not a PEM RSA private key"}},
 		"dead apiURL":           {with(func(c *google.Config) { c.APIURL = "http://127.0.0.1:1" }), []string{"cannot connect to 127.0.0.1:1", "check apiURL (http://127.0.0.1:1)"}},
 	} {
@@ -256,8 +257,9 @@ func TestExpressionsAndCustomSchemas(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	c := google.Config{Subject: "admin", APIURL: "admin.googleapis.com", PageSize: 501,
-		Users: google.Users{Templates: source.Templates{Type: "robot"}, ExtraAttributes: []string{"a b"}}}
+	c := google.Config{Subject: "admin", APIURL: "admin.googleapis.com",
+		Users: google.Users{UserFields: clouddir.UserFields{Templates: source.Templates{Type: "robot"}, ExtraAttributes: []string{"a b"}}}}
+	c.PageSize = 501
 	var fields []string
 	for _, fe := range c.Validate() {
 		fields = append(fields, fe.Field)

@@ -1,8 +1,11 @@
 package google
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
+	"path"
+	"regexp"
 	"strings"
 
 	"github.com/orgsync/orgsync/source/internal/restapi"
@@ -10,10 +13,12 @@ import (
 
 // hint adds to err what to do and which key to check: for an endpoint
 // that cannot be reached, a sign-in refused (domain-wide delegation, the
-// subject, the key) and a call the Directory API refuses (a scope, the
-// subject's role, a field or query it does not know).
+// subject, the key, IAM Credentials, the metadata server, the Security
+// Token Service) and a call the Directory API refuses (by its reason: a
+// scope, the API not enabled, API access off, the administrator, a group
+// of another account, a field or query it does not know).
 func (s *Source) hint(err error) error {
-	advice := restapi.ReachAdvice(err, restapi.URLKey{Key: "apiURL", URL: s.cfg.APIURL}, restapi.URLKey{Key: "tokenURL", URL: s.cfg.TokenURL})
+	advice := s.reachAdvice(err)
 	if advice == "" {
 		advice = s.signInAdvice(err)
 	}
@@ -24,15 +29,36 @@ func (s *Source) hint(err error) error {
 	return restapi.WithAdvice(err, advice)
 }
 
-// delegation says where domain-wide delegation is granted, and by whom.
-func (s *Source) delegation() string {
-	return "a super administrator grants it in the Admin console (Security > Access and data control > API controls > " +
-		"Manage Domain Wide Delegation) to the service account's client ID " + s.clientID + " with the scopes " + strings.Join(Scopes, ",")
+// reachAdvice says what to check when an endpoint cannot be reached.
+func (s *Source) reachAdvice(err error) string {
+	var ce *restapi.ConnectError
+	metadata := &metadataCredential{base: s.cfg.MetadataURL}
+	if errors.As(err, &ce) && !s.cfg.Credentials.IsSet() && s.cfg.mode() != AuthKeyFile && strings.EqualFold("http://"+ce.Host, metadata.root()) {
+		return "no metadata server answers here: without credentials, auth: " + s.cfg.mode() + " takes the credential of GKE workload identity, " +
+			"Compute Engine or Cloud Run; elsewhere set credentials to an external account's configuration (workload identity federation)"
+	}
+	return restapi.ReachAdvice(err, restapi.URLKey{Key: "apiURL", URL: s.cfg.APIURL}, restapi.URLKey{Key: "tokenURL", URL: cmp.Or(s.cfg.TokenURL, DefaultTokenURL)},
+		restapi.URLKey{Key: "iamURL", URL: s.cfg.IAMURL}, restapi.URLKey{Key: "metadataURL", URL: s.cfg.MetadataURL})
 }
 
-// signInAdvice says what to check when the token endpoint refuses the
-// assertion.
+// delegation says where domain-wide delegation is granted, and by whom.
+func (s *Source) delegation() string {
+	client := "the service account's client ID " + s.clientID
+	if s.cfg.mode() == AuthSignJwt {
+		client = "the client ID (unique ID) of the service account " + cmp.Or(s.cfg.ServiceAccount, "it signs as")
+	}
+	return "a super administrator grants it in the Admin console (Security > Access and data control > API controls > " +
+		"Manage Domain Wide Delegation) to " + client + " with the scopes " + strings.Join(Scopes, ",")
+}
+
+// signInAdvice says what to check when a sign-in is refused: by IAM
+// Credentials (signJwt), by the token endpoint or the Security Token
+// Service.
 func (s *Source) signInAdvice(err error) string {
+	var rpc *rpcError
+	if errors.As(err, &rpc) {
+		return iamAdvice(rpc)
+	}
 	code, desc := restapi.OAuthError(err)
 	switch {
 	case code == "unauthorized_client":
@@ -40,13 +66,31 @@ func (s *Source) signInAdvice(err error) string {
 	case strings.Contains(desc, "Invalid email or User ID"):
 		return "check subject (" + s.cfg.Subject + "): the administrator the service account acts for must be a user of the account"
 	case strings.Contains(desc, "short-lived"):
-		return "check this machine's clock: an assertion is valid for an hour from the time it is signed"
+		return "check this machine's clock: an assertion is valid for an hour from the time it is signed, and refused when dated ahead of Google's clock"
+	case strings.Contains(err.Error(), "ID Token"), strings.Contains(err.Error(), "invalid_target"):
+		return "the Security Token Service refused the external account's token: check the workload identity pool's provider " +
+			"(its issuer and allowed audiences) against the credentials file's audience and the token its credential_source gives"
 	case strings.Contains(desc, "Signature"), strings.Contains(desc, "account not found"):
 		return "check credentials: the key file must be a current key of an existing service account (a deleted key or account is refused); create a new JSON key"
 	case code != "":
 		return "check credentials and tokenURL"
 	}
 	return ""
+}
+
+// iamAdvice says what to do when IAM Credentials refuses to sign.
+func iamAdvice(e *rpcError) string {
+	switch e.reason() {
+	case "IAM_PERMISSION_DENIED":
+		return "grant the ambient identity (the metadata server's service account, or the external account's) the Service Account Token Creator role on " + e.Account +
+			" (gcloud iam service-accounts add-iam-policy-binding " + e.Account + " --role=roles/iam.serviceAccountTokenCreator --member=...), " +
+			"and enable the IAM Service Account Credentials API (iamcredentials.googleapis.com) in its project"
+	case "ACCESS_TOKEN_SCOPE_INSUFFICIENT":
+		return "the ambient credential lacks the cloud-platform scope: give the VM or node pool the cloud-platform access scope"
+	case "SERVICE_DISABLED":
+		return "enable the IAM Service Account Credentials API (iamcredentials.googleapis.com) in the project"
+	}
+	return "check serviceAccount and iamURL"
 }
 
 // scopeFor is the scope of the call to path.
@@ -60,13 +104,51 @@ func scopeFor(path string) string {
 	return Scopes[0]
 }
 
+// projectOf reads the project an accessNotConfigured message names.
+var projectOf = regexp.MustCompile(`project (\S+?)[ .]`)
+
 // apiAdvice says what to do when the Directory API refuses a call.
 func (s *Source) apiAdvice(se *restapi.StatusError) string {
-	switch {
-	case se.Code == "insufficientPermissions":
+	switch se.Code {
+	case "insufficientPermissions":
+		if s.cfg.mode() == AuthAdminRole {
+			return "the token lacks the scope " + scopeFor(se.Path) + ": the metadata server or the impersonated service account must be given the directory scopes"
+		}
 		return "the token lacks the scope " + scopeFor(se.Path) + ": " + s.delegation()
-	case se.Status == http.StatusForbidden:
-		return "check subject (" + s.cfg.Subject + "): it must be an administrator whose role reads users and groups (a super administrator, or a role with the Admin API privileges Users > Read and Groups > Read)"
+	case "accessNotConfigured":
+		project := "of the service account"
+		if m := projectOf.FindStringSubmatch(se.Message); m != nil {
+			project = m[1]
+		}
+		return "enable the Admin SDK API (admin.googleapis.com) in the Google Cloud project " + project +
+			" (the project that owns the service account or the credential): gcloud services enable admin.googleapis.com --project " + project + ", then wait a few minutes"
+	case "domainCannotUseApis":
+		return "API access is off for this Google Workspace account: a super administrator turns it on in the Admin console (Security > Access and data control > API controls)"
+	case "backendError":
+		return "Google answers 503 backendError to a page token older than an hour: a listing that takes that long cannot finish (raise rateLimit, narrow users.query); otherwise Google is unavailable: retry later"
+	case "forbidden":
+		return s.forbiddenAdvice(se)
+	}
+	return s.requestAdvice(se)
+}
+
+// forbiddenAdvice says why a call was refused: a group of another
+// account, or a caller who is not an administrator.
+func (s *Source) forbiddenAdvice(se *restapi.StatusError) string {
+	admin := "check subject (" + s.cfg.Subject + "): it must be an administrator whose role reads users and groups (a super administrator, or a role with the Admin API privileges Users > Read and Groups > Read)"
+	if s.cfg.mode() == AuthAdminRole {
+		admin = "assign the service account an admin role whose privileges read users and groups (Admin console > Account > Admin roles > a role with Admin API privileges Users > Read and Groups > Read > Assign service accounts), and check customer (" + s.cfg.Customer + ")"
+	}
+	if strings.Contains(se.Path, "/groups/") && !strings.HasSuffix(se.Path, "/members") {
+		return "the group " + path.Base(se.Path) + " may be of another Google Workspace account (Google answers 403, not 404, for a group outside the account's domains): check the mapping rule; if it is this account's, " + admin
+	}
+	return admin
+}
+
+// requestAdvice says what to check when the Directory API refuses a
+// request as it is.
+func (s *Source) requestAdvice(se *restapi.StatusError) string {
+	switch {
 	case se.Code == "invalidParameter" && strings.Contains(se.Message, "field selection"):
 		return "check the fields named in users' templates and extraAttributes: Google's user fields are such as primaryEmail, name.givenName, orgUnitPath, addresses.countryCode and customSchemas.<schema>.<field>"
 	case se.Status == http.StatusBadRequest && se.Message == "Bad Request":

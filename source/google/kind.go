@@ -1,37 +1,33 @@
 package google
 
 import (
+	"cmp"
+
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
-	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
 // Label returns the administrator the source acts for (source.Config).
-func (c *Config) Label() string { return c.Subject }
+func (c *Config) Label() string { return cmp.Or(c.Subject, c.Customer) }
 
-// Uses returns the key file (a secret) and users.extraAttributes
+// Uses returns the credentials file (a secret) and users.extraAttributes
 // (source.Config).
 func (c *Config) Uses() source.Uses {
-	return source.Uses{Secrets: map[string]*secret.Ref{"credentials": &c.Credentials},
-		ExtraAttributesKey: "users.extraAttributes", ExtraAttributes: c.Users.ExtraAttributes}
+	return c.Users.Uses(map[string]*secret.Ref{"credentials": &c.Credentials})
 }
 
 // Open checks the configuration and returns a *Source (source.Config);
 // it does not sign in yet (Read does, each time). A configuration problem
 // is returned as a diag.FieldErrors naming every bad key.
 func (c *Config) Open(name string, o source.Options) (source.Source, error) {
-	if err := diag.Err(c.Validate()); err != nil {
-		return nil, err
-	}
 	s := &Source{cfg: *c}
 	s.cfg.applyDefaults()
 	var err error
-	s.Source, err = clouddir.NewSource(name, s.cfg.Users.spec(), defaultTemplates, s.cfg.Users.ExtraAttributes, o, clouddir.API{
-		BaseURL: s.cfg.APIURL, Timeout: s.cfg.Timeout, Auth: s.auth, Hint: s.hint,
-		Directory: func(c *restapi.Client, attrs []string) clouddir.Directory { return newDirectory(c, &s.cfg, attrs) },
-	})
+	s.Source, err = clouddir.Open(name, o, clouddir.Kind{Problems: c.Validate(), Users: &s.cfg.Users.UserFields, Defaults: defaultTemplates,
+		API: clouddir.API{BaseURL: s.cfg.APIURL, Timeout: s.cfg.Timeout, RateLimit: s.cfg.RateLimit, Auth: s.auth, Hint: s.hint,
+			Directory: func(c *restapi.Client, attrs []string) clouddir.Directory { return newDirectory(c, &s.cfg, attrs) }}})
 	if err != nil {
 		return nil, err
 	}

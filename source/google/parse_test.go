@@ -1,10 +1,7 @@
 package google
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
 func TestNextPageToken(t *testing.T) {
@@ -23,117 +20,4 @@ func TestNextPageToken(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-}
-
-// attr is the reference reading of a user's attribute from the whole
-// user decoded as a map: the value at path, a list on the way giving its
-// element marked primary (else its first), a list at the end its first
-// value. The extractor must read the same.
-func attr(obj map[string]any, path string) string {
-	parts := strings.Split(path, ".")
-	for _, key := range parts[:len(parts)-1] {
-		next, ok := primary(obj[key]).(map[string]any)
-		if !ok {
-			return ""
-		}
-		obj = next
-	}
-	return restapi.Attr(obj, parts[len(parts)-1])
-}
-
-func primary(v any) any {
-	list, ok := v.([]any)
-	if !ok || len(list) == 0 {
-		return v
-	}
-	for _, e := range list {
-		if m, ok := e.(map[string]any); ok && m["primary"] == true {
-			return m
-		}
-	}
-	return list[0]
-}
-
-// extract reads the users page body with the extractor of paths.
-func extract(body string, paths []string) ([]map[string]string, error) {
-	var out []map[string]string
-	err := newExtractor(paths).users(strings.NewReader(body), func(get func(string) string) {
-		m := map[string]string{}
-		for _, p := range paths {
-			m[p] = get(p)
-		}
-		out = append(out, m)
-	})
-	return out, err
-}
-
-func TestExtractorTakesThePrimaryElement(t *testing.T) {
-	user := `{"primaryEmail":"a@x","name":{"givenName":"A"},
-		"addresses":[{"countryCode":"DE"},{"countryCode":"US","primary":true},{"countryCode":"FR","primary":true}],
-		"organizations":[{"department":"Sales"}],"emails":[],"phones":["x",{"value":"1","primary":true}],
-		"customSchemas":{"Employment":{"costCenter":"CC1","levels":[3,4.5e1]}},"suspended":true,"n":null}`
-	want := map[string]string{"primaryEmail": "a@x", "name.givenName": "A", "addresses.countryCode": "US",
-		"organizations.department": "Sales", "emails.address": "", "phones.value": "1", "phones": "x",
-		"customSchemas.Employment.costCenter": "CC1", "customSchemas.Employment.levels": "3", "suspended": "true",
-		"name": "", "n": "", "missing.x": "", "primaryEmail.x": ""}
-	var paths []string
-	for p := range want {
-		paths = append(paths, p)
-	}
-	got, err := extract(`{"kind":"k","users":[`+user+`],"nextPageToken":"t"}`, paths)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("%v, %v", got, err)
-	}
-	var u map[string]any
-	if err := restapi.Decode(strings.NewReader(user), &u); err != nil {
-		t.Fatal(err)
-	}
-	for p, w := range want {
-		if got[0][p] != w || attr(u, p) != w {
-			t.Errorf("%s: extractor %q, reference %q, want %q", p, got[0][p], attr(u, p), w)
-		}
-	}
-	for _, bad := range []string{`[]`, `{"users":[{"a":}]}`, `{"users":[{"a":1}`, `{"users":[1]}`} {
-		if _, err := extract(bad, []string{"a"}); err == nil {
-			t.Errorf("%s: no error", bad)
-		}
-	}
-}
-
-// FuzzPage: no answer body makes the page reading panic; the token found
-// is the body's nextPageToken, and every attribute the extractor reads is
-// the one the reference reading of the decoded user gives.
-func FuzzPage(f *testing.F) {
-	for _, s := range []string{`{"users":[{"id":"1","name":{"givenName":"A"}}],"nextPageToken":"t"}`, `{"users":[{"a":[{"b":1},{"b":2,"primary":true}]}]}`,
-		`{"users":[{"a":[1,{"b":"x"}],"c":[[1]],"d":{"e":[true]}}]}`, `[`, `{"nextPageToken":1}`} {
-		f.Add(s, "a.b", "name.givenName")
-	}
-	f.Fuzz(func(t *testing.T, body, path1, path2 string) {
-		if tok, err := nextPageToken([]byte(body)); err == nil && tok != "" {
-			var p struct {
-				NextPageToken any `json:"nextPageToken"`
-			}
-			if restapi.Decode(strings.NewReader(body), &p) == nil && p.NextPageToken != tok {
-				t.Errorf("token %q, the body says %v", tok, p.NextPageToken)
-			}
-		}
-		paths := []string{path1, path2}
-		got, err := extract(body, paths)
-		var page struct {
-			Users []map[string]any `json:"users"`
-		}
-		if err != nil || restapi.Decode(strings.NewReader(body), &page) != nil {
-			return
-		}
-		if len(got) != len(page.Users) {
-			t.Fatalf("%d users, the decoded page has %d", len(got), len(page.Users))
-		}
-		for i, u := range page.Users {
-			for _, p := range paths {
-				if got[i][p] != attr(u, p) {
-					t.Errorf("user %d %q: extractor %q, reference %q", i, p, got[i][p], attr(u, p))
-				}
-			}
-		}
-	})
 }

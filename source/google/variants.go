@@ -4,6 +4,9 @@ import (
 	_ "embed" // the starter configuration
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/google/googlefake"
@@ -21,22 +24,40 @@ func Variants() []source.Variant {
 }
 
 // startDemo starts a fake Google Workspace domain for the google example
-// and points the example at it: a service account's key file (of a key
-// made for the run, delegated the read-only scopes) and the Directory
-// API's address.
+// and points the example at it, signing in without a key file: a demo
+// cluster's token (a file) exchanged through workload identity
+// federation, the service account delegated the read-only scopes
+// impersonated, and the delegation signed by IAM Credentials (auth:
+// signJwt).
 func startDemo(out io.Writer, dir string) ([]string, func(), error) {
-	key, err := googlefake.NewKey("orgsync-demo@orgsync-fake.iam.gserviceaccount.com", "100000000000000000042")
+	const account = "orgsync-demo@orgsync-fake.iam.gserviceaccount.com"
+	key, err := googlefake.NewKey(account, "100000000000000000042")
 	if err != nil {
 		return nil, nil, err
 	}
-	s := googlefake.Start(googlefake.Demo(key.Account), googlefake.Options{})
-	if err := source.WriteDemoSecret(dir, "google", string(key.File(s.TokenURL()))); err != nil {
+	iss, err := googlefake.NewIssuer(googlefake.DemoIssuer)
+	if err != nil {
+		return nil, nil, err
+	}
+	dom := googlefake.Demo(key.Account)
+	p := dom.Federate(googlefake.DemoProvider, iss)
+	dom.AllowTokenCreator(account, p.Principal(googlefake.DemoWorkload))
+	dom.AllowTokenCreator(account, "serviceAccount:"+account)
+	s := googlefake.Start(dom, googlefake.Options{})
+	tokenFile := filepath.Join(dir, "google", "demo-cluster-token")
+	err = os.WriteFile(tokenFile, []byte(iss.Token(googlefake.DemoWorkload, p.TokenAudience(), 24*time.Hour)), 0o600)
+	if err == nil {
+		err = source.WriteDemoSecret(dir, "google", string(s.ExternalAccount(p, map[string]any{"file": tokenFile}, account)))
+	}
+	if err != nil {
 		s.Close()
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "Fake Google Workspace domain (Admin SDK Directory API) at %s.\n", s.URL)
+	fmt.Fprintln(out, "Signing in without a key file: workload identity federation, and the delegation signed by IAM Credentials (auth: signJwt).")
 	return []string{
-		"credentials: {file: /etc/orgsync/secrets/google-service-account.json}", "credentials: {file: demo-secret}",
-		"subject: admin@example.com", fmt.Sprintf("subject: %s\n      apiURL: %s", googlefake.DemoSubject, s.URL),
+		"# credentials: {file: /etc/orgsync/google-external-account.json}", "credentials: {file: demo-secret}",
+		"subject: admin@example.com", fmt.Sprintf("subject: %s\n      apiURL: %s\n      tokenURL: %s\n      iamURL: %s",
+			googlefake.DemoSubject, s.URL, s.TokenURL(), s.URL),
 	}, s.Close, nil
 }

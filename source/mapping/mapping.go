@@ -220,6 +220,15 @@ func (m *Mapper) MapGroup(name, dn string) []string {
 	return m.mapCandidates(candidatesOf(name, dn))
 }
 
+// MapExact returns the targets of the exact rules that name g (a group's
+// other name, such as an alias address): patterns are not applied.
+func (m *Mapper) MapExact(g string) []string {
+	if m.Empty() {
+		return nil
+	}
+	return dedupe(nil, m.exact[normalize(g)]...)
+}
+
 // mapCandidates maps a group known by the candidate strings (see
 // candidatesOf and fileCandidates).
 func (m *Mapper) mapCandidates(candidates [3]string) []string {

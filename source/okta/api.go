@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
@@ -19,6 +20,23 @@ import (
 type api struct {
 	c   *restapi.Client
 	cfg *Config
+	// x reads the users' id, status and profile attributes from each
+	// page in one pass; profile is the path of each profile attribute.
+	x       *jsonpick.Extractor
+	profile map[string]string
+}
+
+// newAPI returns the API that reads the profile attributes attrs of each
+// user.
+func newAPI(c *restapi.Client, cfg *Config, attrs []string) *api {
+	a := &api{c: c, cfg: cfg, profile: map[string]string{}}
+	paths := []string{"id", "status"}
+	for _, name := range attrs {
+		a.profile[name] = "profile." + name
+		paths = append(paths, a.profile[name])
+	}
+	a.x = jsonpick.New(paths, nil)
+	return a
 }
 
 // walk reads every item of a listing, calling fn for each; pages follow
@@ -118,31 +136,23 @@ func (a *api) Members(ctx context.Context, g clouddir.Group, fn func(string)) er
 	return walk(ctx, a.c, "/api/v1/groups/"+url.PathEscape(g.ID)+"/users", q, func(m *member) { fn(m.ID) })
 }
 
-// oktaUser is one user: its id, status and profile attributes.
-type oktaUser struct {
-	ID      string         `json:"id"`
-	Status  string         `json:"status"`
-	Profile map[string]any `json:"profile"`
-}
-
-// attr returns a profile attribute, else a top-level one (id, status).
-func (u *oktaUser) attr(name string) string {
-	if v := restapi.Attr(u.Profile, name); v != "" {
-		return v
-	}
-	switch name {
-	case "id":
-		return u.ID
-	case "status":
-		return u.Status
-	}
-	return ""
-}
-
-// Users lists the users of the configured statuses (and users.search).
+// Users lists the users of the configured statuses (and users.search),
+// each with its profile attributes, else its top-level id and status.
 func (a *api) Users(ctx context.Context, fn func(string, func(string) string)) error {
 	q := url.Values{"limit": {strconv.Itoa(a.cfg.PageSize)}, "search": {a.userSearch()}}
-	return walk(ctx, a.c, "/api/v1/users", q, func(u *oktaUser) { fn(u.ID, u.attr) })
+	return a.c.WalkLinked(ctx, "/api/v1/users?"+q.Encode(), nil, func(r io.Reader) error {
+		return a.x.Records(r, "", func(get func(string) string) {
+			fn(get("id"), func(name string) string {
+				if v := get(a.profile[name]); v != "" {
+					return v
+				}
+				if name == "id" || name == "status" {
+					return get(name)
+				}
+				return ""
+			})
+		})
+	})
 }
 
 // userSearch is the search expression of the users read.

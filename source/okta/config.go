@@ -2,14 +2,14 @@ package okta
 
 import (
 	"fmt"
-	"github.com/orgsync/orgsync/internal/util/weburl"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/restapi"
 	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
@@ -19,9 +19,8 @@ const (
 	// DefaultPageSize is the largest limit of Okta's user listing.
 	DefaultPageSize = 200
 	// groupPageSize is the limit of group and member listings.
-	groupPageSize  = 1000
-	DefaultTimeout = time.Minute
-	StatusActive   = "ACTIVE"
+	groupPageSize = 1000
+	StatusActive  = "ACTIVE"
 )
 
 // DPoPModes are the values of dpop; the first is the default.
@@ -71,11 +70,11 @@ type Config struct {
 	// DPoP says when the sign-in with a private key proves possession of
 	// an ephemeral key (RFC 9449), as service apps that require DPoP
 	// want: auto (default: once the token endpoint asks), always, never.
-	DPoP     string        `yaml:"dpop,omitempty"`
-	PageSize int           `yaml:"pageSize,omitempty"` // users a page, default 200
-	Timeout  time.Duration `yaml:"timeout,omitempty"`  // per request, default 1m
-	Users    Users         `yaml:"users,omitempty"`
-	Groups   Groups        `yaml:"groups,omitempty"`
+	DPoP string `yaml:"dpop,omitempty"`
+	// Requests: pageSize (users a page, default 200) and timeout.
+	clouddir.Requests `yaml:",inline"`
+	Users             Users  `yaml:"users,omitempty"`
+	Groups            Groups `yaml:"groups,omitempty"`
 }
 
 // Users says which users are read and how their fields are made from
@@ -85,12 +84,10 @@ type Users struct {
 	Statuses []string `yaml:"statuses,omitempty"`
 	// Search is an Okta search expression that users must also match,
 	// e.g. profile.department eq "Engineering".
-	Search           string `yaml:"search,omitempty"`
-	source.Templates `yaml:",inline"`
-	source.Defaults  `yaml:",inline"`
-	// ExtraAttributes are more profile attributes for the source's
-	// expressions (user.attributes.<name>).
-	ExtraAttributes []string `yaml:"extraAttributes,omitempty"`
+	Search string `yaml:"search,omitempty"`
+	// UserFields are the templates of the user fields (profile
+	// attributes), their defaults and extraAttributes.
+	clouddir.UserFields `yaml:",inline"`
 }
 
 // Groups says which groups are listed when a pattern rule or an
@@ -102,10 +99,6 @@ type Groups struct {
 	// Types are the group types listed (default DefaultGroupTypes); a
 	// group named by an exact rule is read whatever its type.
 	Types []string `yaml:"types,omitempty"`
-}
-
-func (u *Users) spec() usertmpl.Spec {
-	return usertmpl.Spec{Templates: u.Templates, Defaults: u.Defaults}
 }
 
 var defaultTemplates = usertmpl.Spec{Templates: source.Templates{Email: DefaultEmail, FirstName: DefaultFirstName, LastName: DefaultLastName, Country: DefaultCountry}}
@@ -143,12 +136,7 @@ func (c *Config) Validate() []diag.FieldError {
 	case !slices.Contains(DPoPModes, c.DPoP):
 		add("dpop", "%q is not a DPoP mode: use %s", c.DPoP, strings.Join(DPoPModes, ", "))
 	}
-	if c.PageSize < 0 || c.PageSize > DefaultPageSize {
-		add("pageSize", "must be between 1 and %d (leave it out for %d)", DefaultPageSize, DefaultPageSize)
-	}
-	if c.Timeout < 0 {
-		add("timeout", "must not be negative")
-	}
+	errs = append(errs, c.Requests.Validate(DefaultPageSize)...)
 	if restapi.UsesOperator(c.Users.Search, "ne") {
 		add("users.search", "Okta refuses the ne operator in a user search: use eq, sw, gt, lt (or pr) with and/or, e.g. status eq \"ACTIVE\" instead of status ne \"SUSPENDED\"")
 	}
@@ -162,19 +150,12 @@ func (c *Config) Validate() []diag.FieldError {
 			add(fmt.Sprintf("users.statuses[%d]", i), "%q is not a user status: use %s", s, strings.Join(Statuses, ", "))
 		}
 	}
-	spec := c.Users.spec()
-	errs = append(errs, usertmpl.ValidateExtra("users.", c.Users.ExtraAttributes, "department, costCenter, employeeNumber")...)
-	return append(errs, spec.Validate("users.")...)
+	return append(errs, c.Users.Validate("department, costCenter, employeeNumber")...)
 }
 
 func (c *Config) applyDefaults() {
 	c.OrgURL = strings.TrimRight(c.OrgURL, "/")
-	if c.PageSize == 0 {
-		c.PageSize = DefaultPageSize
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
+	c.Requests.SetDefaults(DefaultPageSize)
 	if len(c.Scopes) == 0 {
 		c.Scopes = DefaultScopes
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/expr"
+	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/source/okta"
@@ -220,9 +221,10 @@ func TestMissingGroupAndMergeWithCSV(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	c := okta.Config{OrgURL: "example.okta.com", APIToken: secret.Ref{Env: "T"}, ClientID: "x", PageSize: 500,
-		Users:  okta.Users{Statuses: []string{"GONE"}, Templates: source.Templates{Type: "robot"}, Search: `(status ne "SUSPENDED")`},
+	c := okta.Config{OrgURL: "example.okta.com", APIToken: secret.Ref{Env: "T"}, ClientID: "x",
+		Users:  okta.Users{Statuses: []string{"GONE"}, UserFields: clouddir.UserFields{Templates: source.Templates{Type: "robot"}}, Search: `(status ne "SUSPENDED")`},
 		Groups: okta.Groups{Types: []string{"OKTA_GROUP", "TEAM"}}}
+	c.PageSize = 500
 	var fields []string
 	reasons := map[string]string{}
 	for _, fe := range c.Validate() {

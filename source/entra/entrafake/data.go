@@ -1,6 +1,11 @@
 package entrafake
 
-import "fmt"
+import (
+	"crypto/rsa"
+	"fmt"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
+)
 
 // Generate returns a tenant with the app and n enabled users
 // (user<i>@example.com), each in perUser of groups groups ("group<j>"),
@@ -31,6 +36,31 @@ const (
 	DemoSecret   = "demo-entra-secret-not-a-real-secret"
 )
 
+// The demo's workload identity: the OpenID Connect issuer of an AKS
+// cluster, whose tokens for the service account DemoServiceAccount the
+// demo app's federated credential trusts (the demo makes the issuer's
+// key: Trust).
+const (
+	DemoIssuer         = "https://oidc.prod-aks.azure.com/00000000-0000-0000-0000-00000000demo/"
+	DemoServiceAccount = "system:serviceaccount:orgsync:orgsync"
+)
+
+// Issuer is an OpenID Connect issuer of workload tokens (a Kubernetes
+// cluster's service account issuer).
+type Issuer = fakeapi.Issuer
+
+// NewIssuer returns an issuer at url with a new key.
+func NewIssuer(url string) (*Issuer, error) { return fakeapi.NewIssuer(url) }
+
+// Trust makes the tenant able to check the tokens of iss (as it would
+// from the issuer's discovery document).
+func (t *Tenant) Trust(iss *Issuer) {
+	if t.Issuers == nil {
+		t.Issuers = map[string]*rsa.PublicKey{}
+	}
+	t.Issuers[iss.URL] = iss.Key
+}
+
 // DemoDomain is a verified domain of the demo tenant, which names it as
 // well as its id.
 const DemoDomain = "example.onmicrosoft.com"
@@ -53,7 +83,8 @@ func Demo() Tenant {
 		// Members that are not users, as real groups have: never synced.
 		Others: []Member{{ID: "d-build", DisplayName: "build-agent-01", Kind: "device"},
 			{ID: "sp-figma", DisplayName: "Figma SCIM", Kind: "servicePrincipal"}, {ID: "c-agency", DisplayName: "Agency Contact", Kind: "orgContact"}},
-		Apps: []App{{ClientID: DemoClientID, Secret: DemoSecret}},
+		Apps: []App{{ClientID: DemoClientID, Secret: DemoSecret,
+			Federated: []FederatedCredential{{Issuer: DemoIssuer, Subject: DemoServiceAccount}}}},
 		Users: []User{
 			user("u-alice", "alice@example.com", "Alice", "Anders", "US", true),
 			user("u-bob", "bob@example.com", "Bob", "Builder", "DE", true),

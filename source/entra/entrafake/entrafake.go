@@ -1,6 +1,10 @@
 // Package entrafake is a fake Microsoft Entra ID tenant: the token
 // endpoint of the Microsoft identity platform (client credentials with a
-// client secret or a certificate's client assertion) and the Microsoft
+// client secret, a certificate's client assertion, or a federated token
+// checked against the app's federated credentials: issuer, subject and
+// audience, signature and lifetime), the managed identity endpoints (the
+// instance metadata service's and App Service's, with the headers each
+// checks and the choice of identity), and the Microsoft
 // Graph v1.0 calls the entra source makes (users, groups, a group's
 // members and transitiveMembers), over real HTTP, with $select, $top,
 // $filter (eq and startswith, joined by and), $count with
@@ -11,6 +15,7 @@ package entrafake
 
 import (
 	"cmp"
+	"crypto/rsa"
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
@@ -50,15 +55,39 @@ type Member struct {
 	Kind            string // "device", "servicePrincipal", "orgContact"
 }
 
-// App is an app registration that may sign in: with Secret, or with a
-// client assertion signed by Certificate's key. Permissions are its
-// Microsoft Graph application permissions (with admin consent); nil
-// grants DefaultPermissions.
+// App is an app registration that may sign in: with Secret, with a
+// client assertion signed by Certificate's key, or with a token of
+// another issuer that one of its Federated credentials trusts (workload
+// identity federation). Permissions are its Microsoft Graph application
+// permissions (with admin consent); nil grants DefaultPermissions.
 type App struct {
 	ClientID    string
 	Secret      string
 	Certificate *x509.Certificate
+	Federated   []FederatedCredential
 	Permissions []string
+}
+
+// FederatedCredential is a federated identity credential of an app
+// registration: it trusts the tokens of Issuer for Subject and
+// Audience (default DefaultFederatedAudience), each compared exactly.
+type FederatedCredential struct {
+	Issuer, Subject, Audience string
+}
+
+// DefaultFederatedAudience is the audience Entra ID proposes for a
+// federated credential, and AKS workload identity projects tokens for.
+const DefaultFederatedAudience = "api://AzureADTokenExchange"
+
+// ManagedIdentity is a managed identity of the machine or app the fake's
+// identity endpoints serve: the system-assigned one, or a user-assigned
+// one named by ClientID. Its Microsoft Graph application permissions
+// are granted by PowerShell or the CLI (the portal cannot): nil grants
+// none.
+type ManagedIdentity struct {
+	ClientID       string
+	SystemAssigned bool
+	Permissions    []string
 }
 
 // DefaultPermissions are those the entra source needs.
@@ -81,6 +110,11 @@ type Tenant struct {
 	Groups  []Group
 	// Others are the members of groups that are not users or groups.
 	Others []Member
+	// Issuers are the OpenID Connect issuers the tenant can check tokens
+	// of (the keys their discovery documents publish), by issuer URL.
+	Issuers map[string]*rsa.PublicKey
+	// Identities are the managed identities of the machine or app.
+	Identities []ManagedIdentity
 }
 
 // Options are the fake's behaviour beyond the data.
@@ -96,6 +130,9 @@ type Options struct {
 	// Faults answers Graph request n (1-based) with status Faults[n], or
 	// drops the connection when it is 0.
 	Faults map[int]int
+	// IdentityHeader is the secret the App Service identity endpoint
+	// checks (X-IDENTITY-HEADER), as IDENTITY_HEADER holds it.
+	IdentityHeader string
 }
 
 // Server is a running fake.
@@ -133,6 +170,10 @@ func Start(t Tenant, o Options) *Server {
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tenant, ok := strings.CutSuffix(r.URL.Path, "/oauth2/v2.0/token"); ok {
 			s.token(w, r, strings.TrimPrefix(tenant, "/"))
+			return
+		}
+		if r.URL.Path == IMDSPath || r.URL.Path == AppServicePath {
+			s.identity(w, r, o.IdentityHeader)
 			return
 		}
 		api.ServeHTTP(w, r)

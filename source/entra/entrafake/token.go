@@ -1,10 +1,14 @@
 package entrafake
 
 import (
+	"cmp"
 	"crypto/rsa"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
@@ -65,11 +69,51 @@ func (s *Server) app(clientID string) *App {
 	return nil
 }
 
+const assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+// selfSigned reports whether an assertion is the app's own (issued by its
+// client id: a certificate's), not another issuer's.
+func selfSigned(assertion, clientID string) bool {
+	var c jwt.RegisteredClaims
+	_, _, err := jwt.NewParser().ParseUnverified(assertion, &c)
+	return err == nil && c.Issuer == clientID
+}
+
+// checkFederated checks a token of another issuer against the app's
+// federated credentials, as Entra ID does: signed by the issuer's key,
+// within its lifetime, and issuer, subject and audience those of one
+// credential (AADSTS700211, 700213 and 700212 say which did not match).
+func (s *Server) checkFederated(assertion string, app *App) (code, desc string) {
+	const check = ". Please check your federated identity credential Subject, Audience and Issuer against the presented assertion."
+	c, err := fakeapi.CheckIssued(assertion, s.tenant.Issuers)
+	issuerKnown := slices.ContainsFunc(app.Federated, func(f FederatedCredential) bool { return f.Issuer == c.Issuer })
+	switch {
+	case !issuerKnown:
+		return "invalid_request", "AADSTS700211: No matching federated identity record found for presented assertion issuer '" + c.Issuer + "'" + check
+	case errors.Is(err, fakeapi.ErrExpired):
+		return "invalid_client", "AADSTS700024: Client assertion is not within its valid time range."
+	case err != nil:
+		return "invalid_client", "AADSTS50027: JWT token is invalid or malformed: " + err.Error()
+	}
+	bySubject := slices.IndexFunc(app.Federated, func(f FederatedCredential) bool { return f.Issuer == c.Issuer && f.Subject == c.Subject })
+	if bySubject < 0 {
+		return "invalid_request", "AADSTS700213: No matching federated identity record found for presented assertion subject '" + c.Subject + "'" + check
+	}
+	aud := cmp.Or(app.Federated[bySubject].Audience, DefaultFederatedAudience)
+	if !slices.Contains(c.Audience, aud) {
+		return "invalid_request", "AADSTS700212: No matching federated identity record found for presented assertion audience '" + strings.Join(c.Audience, " ") + "'" + check
+	}
+	return "", ""
+}
+
 // checkCredential returns the error of a wrong secret or assertion.
 func (s *Server) checkCredential(r *http.Request, app *App) (code, desc string) {
 	f := r.PostForm
+	if a := f.Get("client_assertion"); a != "" && f.Get("client_assertion_type") == assertionType && !selfSigned(a, app.ClientID) {
+		return s.checkFederated(a, app)
+	}
 	if a := f.Get("client_assertion"); a != "" {
-		if f.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" || app.Certificate == nil {
+		if f.Get("client_assertion_type") != assertionType || app.Certificate == nil {
 			return "invalid_client", "AADSTS700027: Client assertion failed signature validation."
 		}
 		aud := "http://" + r.Host + r.URL.Path

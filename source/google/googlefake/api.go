@@ -37,17 +37,28 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "httpMethodNotAllowed", "Method Not Allowed")
 		return
 	}
+	switch {
+	case s.opts.APIDisabled:
+		writeError(w, http.StatusForbidden, "accessNotConfigured", "Admin SDK API has not been used in project "+FakeProject+
+			" before or it is disabled. Enable it by visiting https://console.developers.google.com/apis/api/admin.googleapis.com/overview?project="+FakeProject+
+			" then retry. If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry.")
+		return
+	case s.opts.APIAccessOff:
+		writeError(w, http.StatusForbidden, "domainCannotUseApis", "Domain cannot use apis.")
+		return
+	}
 	if !slices.ContainsFunc(scopesOf[kind], func(sc string) bool { return slices.Contains(grants, sc) }) {
 		writeError(w, http.StatusForbidden, "insufficientPermissions", "Request had insufficient authentication scopes.")
 		return
 	}
-	if !s.admin(grants) {
+	delegated, ok := s.admin(grants)
+	if !ok {
 		writeError(w, http.StatusForbidden, "forbidden", "Not Authorized to access this resource/api")
 		return
 	}
 	switch len(parts) {
 	case 1:
-		s.list(w, r, kind)
+		s.list(w, r, kind, delegated)
 	case 2:
 		s.getGroup(w, r, parts[1])
 	case 3:
@@ -55,15 +66,24 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admin reports whether the token acts for an administrator: a service
-// account without domain-wide delegation acts for itself and reads
-// nothing.
-func (s *Server) admin(grants []string) bool {
+// admin reports whether the token acts for an administrator: the user
+// it impersonates (delegated), or a service account an administrator
+// role is assigned to. Any other service account acts for itself and
+// reads nothing.
+func (s *Server) admin(grants []string) (delegated, ok bool) {
 	for _, g := range grants {
 		if sub, ok := strings.CutPrefix(g, subjectGrant); ok {
 			u := s.users[sub]
-			return u != nil && u.IsAdmin && !u.Suspended
+			return true, u != nil && u.IsAdmin && !u.Suspended
 		}
 	}
-	return false
+	for _, g := range grants {
+		if sa, ok := strings.CutPrefix(g, accountGrant); ok && slices.ContainsFunc(s.dom.AdminAccounts, func(a string) bool { return strings.EqualFold(a, sa) }) {
+			return false, true
+		}
+	}
+	return false, false
 }
+
+// FakeProject is the Google Cloud project of the fake's service accounts.
+const FakeProject = "orgsync-fake"

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"strings"
+
+	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
 
 // Key is a service account with its private key: what the key file
@@ -103,3 +106,63 @@ func Generate(acct ServiceAccount, n, groups, perUser int) Domain {
 	d.Users[0].IsAdmin = true
 	return d
 }
+
+// Issuer is an OpenID Connect issuer of workload tokens (a Kubernetes
+// cluster's service account issuer, any OIDC identity provider).
+type Issuer = fakeapi.Issuer
+
+// NewIssuer returns an issuer at url with a new key.
+func NewIssuer(url string) (*Issuer, error) { return fakeapi.NewIssuer(url) }
+
+// Federate makes the domain's Security Token Service exchange the tokens
+// of iss through a provider named name (DemoProvider, for example), and
+// returns the provider.
+func (d *Domain) Federate(name string, iss *Issuer) Provider {
+	if d.Issuers == nil {
+		d.Issuers = map[string]*rsa.PublicKey{}
+	}
+	d.Issuers[iss.URL] = iss.Key
+	p := Provider{Name: name, Issuer: iss.URL}
+	d.Providers = append(d.Providers, p)
+	return p
+}
+
+// AllowTokenCreator lets member (a "serviceAccount:<email>" or a
+// federated principal) sign JWTs and get tokens as the service account.
+func (d *Domain) AllowTokenCreator(account, member string) {
+	if d.TokenCreators == nil {
+		d.TokenCreators = map[string][]string{}
+	}
+	account = strings.ToLower(account)
+	d.TokenCreators[account] = append(d.TokenCreators[account], member)
+}
+
+// The demo's workload identity federation: a provider of a pool trusting
+// a Kubernetes cluster's issuer, for the service account DemoWorkload.
+const (
+	DemoProvider = "projects/100000000042/locations/global/workloadIdentityPools/orgsync/providers/cluster"
+	DemoIssuer   = "https://container.googleapis.com/v1/projects/orgsync-fake/locations/europe-west1/clusters/demo"
+	DemoWorkload = "system:serviceaccount:orgsync:orgsync"
+)
+
+// ExternalAccount returns an external account's configuration file (as
+// gcloud iam workload-identity-pools create-cred-config writes it) for
+// the provider p of s: its subject token read from source (a
+// credential_source object: {"file": ...} or {"url": ..., "format":
+// ...}), impersonating the service account impersonate ("": none).
+func (s *Server) ExternalAccount(p Provider, source map[string]any, impersonate string) []byte {
+	f := map[string]any{"type": "external_account", "audience": "//iam.googleapis.com/" + p.Name,
+		"subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": s.URL + STSPath, "credential_source": source}
+	if p.AWS {
+		f["subject_token_type"] = awsTokenType
+	}
+	if impersonate != "" {
+		f["service_account_impersonation_url"] = s.URL + iamPrefix + impersonate + ":generateAccessToken"
+	}
+	b, _ := json.MarshalIndent(f, "", "  ")
+	return b
+}
+
+// TokenAudience is the audience the provider p accepts by default in
+// the tokens it exchanges.
+func (p Provider) TokenAudience() string { return "https://iam.googleapis.com/" + p.Name }

@@ -3,6 +3,7 @@ package googlefake
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 func TestMask(t *testing.T) {
@@ -63,15 +64,15 @@ func FuzzQueryAndPageToken(f *testing.F) {
 			u := &User{GivenName: "Bob", OrgUnitPath: "/Staff/Sub"}
 			_ = match(func(term string) string { return userTerms[term](u) })
 		}
-		_, _ = offsetOf(q, "key", 10)
+		_, _, _ = offsetOf(q, "key", 10)
 		if off < 0 || off > 10 {
 			return
 		}
-		tok := tokenOf(off, "/users?customer=my_customer")
-		if got, ok := offsetOf(tok, "/users?customer=my_customer", 10); !ok || got != off {
+		tok := tokenOf(off, "/users?customer=my_customer", time.Unix(1, 2))
+		if got, at, ok := offsetOf(tok, "/users?customer=my_customer", 10); !ok || got != off || !at.Equal(time.Unix(1, 2)) {
 			t.Errorf("offset %d came back %d, %v", off, got, ok)
 		}
-		if _, ok := offsetOf(tok, "/groups?customer=my_customer", 10); ok {
+		if _, _, ok := offsetOf(tok, "/groups?customer=my_customer", 10); ok {
 			t.Error("a users page token was taken for groups")
 		}
 	})

@@ -67,7 +67,7 @@ func grant(a string) url.Values { return url.Values{"grant_type": {jwtBearer}, "
 func TestTokenEndpointRefusals(t *testing.T) {
 	s, k := fake(t)
 	other, _ := NewKey(k.Account.Email, k.Account.ClientID)
-	aud := s.TokenURL()
+	aud := GoogleTokenURI // wherever the assertion is sent
 	good := assertion(t, k, aud, nil)
 	if st, body := post(t, s, grant(good)); st != 200 || body["access_token"] == "" {
 		t.Fatalf("good assertion: %d %v", st, body)
@@ -82,8 +82,11 @@ func TestTokenEndpointRefusals(t *testing.T) {
 		"expired": {grant(assertion(t, k, aud, func(c jwt.MapClaims) {
 			c["iat"], c["exp"] = time.Now().Add(-2*time.Hour).Unix(), time.Now().Add(-time.Hour).Unix()
 		})), 400, "invalid_grant", "short-lived"},
-		"too long-lived":  {grant(assertion(t, k, aud, func(c jwt.MapClaims) { c["exp"] = time.Now().Add(2 * time.Hour).Unix() })), 400, "invalid_grant", "short-lived"},
-		"other audience":  {grant(assertion(t, k, "https://oauth2.googleapis.com/token", nil)), 400, "invalid_grant", "audience"},
+		"too long-lived":                     {grant(assertion(t, k, aud, func(c jwt.MapClaims) { c["exp"] = time.Now().Add(2 * time.Hour).Unix() })), 400, "invalid_grant", "short-lived"},
+		"the fake's own address as audience": {grant(assertion(t, k, s.TokenURL(), nil)), 400, "invalid_grant", "audience"},
+		"issued in the future": {grant(assertion(t, k, aud, func(c jwt.MapClaims) {
+			c["iat"], c["exp"] = time.Now().Add(5*time.Second).Unix(), time.Now().Add(time.Hour).Unix()
+		})), 400, "invalid_grant", "short-lived"},
 		"another key":     {grant(assertion(t, other, aud, nil)), 400, "invalid_grant", "Invalid JWT Signature."},
 		"unknown account": {grant(assertion(t, k, aud, func(c jwt.MapClaims) { c["iss"] = "x@y.iam.gserviceaccount.com" })), 400, "invalid_grant", "account not found"},
 		"no scope":        {grant(assertion(t, k, aud, func(c jwt.MapClaims) { delete(c, "scope") })), 400, "invalid_scope", "Empty or missing scope"},
@@ -135,7 +138,7 @@ func reason(body map[string]any) string {
 func TestDirectoryAPI(t *testing.T) {
 	s, k := fake(t)
 	token := func(edit func(jwt.MapClaims)) string {
-		_, body := post(t, s, grant(assertion(t, k, s.TokenURL(), edit)))
+		_, body := post(t, s, grant(assertion(t, k, GoogleTokenURI, edit)))
 		tok, _ := body["access_token"].(string)
 		return tok
 	}

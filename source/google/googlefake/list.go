@@ -1,6 +1,7 @@
 package googlefake
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orgsync/orgsync/source/internal/fakeapi"
 )
@@ -35,11 +37,14 @@ var listings = map[string]listing{
 	"members": {"members", "admin#directory#members", memberSchema, 200, 200},
 }
 
-// list serves users.list and groups.list of the customer or domain.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
+// list serves users.list and groups.list of the customer or domain;
+// my_customer names the impersonated administrator's account, so a
+// service account reading as itself (not delegated) must name the
+// customer by its ID.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string, delegated bool) {
 	q := r.URL.Query()
 	cust, dom := q.Get("customer"), q.Get("domain")
-	if cust == "" && dom == "" || cust != "" && cust != "my_customer" && cust != s.dom.CustomerID || dom != "" && !strings.EqualFold(dom, s.dom.Name) {
+	if cust == "" && dom == "" || cust == "my_customer" && !delegated || cust != "" && cust != "my_customer" && cust != s.dom.CustomerID || dom != "" && !strings.EqualFold(dom, s.dom.Name) {
 		writeError(w, http.StatusBadRequest, "badRequest", "Bad Request")
 		return
 	}
@@ -55,22 +60,35 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
 	s.page(w, r, kind, proj, func() ([]item, error) { return s.userItems(q.Get("query")) })
 }
 
-// getGroup serves groups.get by id or email.
-func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, key string) {
+// group returns the group of key (its id, email or an alias), or
+// answers as Google does: 403 for an address outside the account's
+// domain, 404 for one in it that no group has.
+func (s *Server) group(w http.ResponseWriter, key string) (*Group, bool) {
 	g, ok := s.groups[strings.ToLower(key)]
-	if !ok {
-		writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
-		return
+	if ok {
+		return g, true
 	}
-	s.write(w, r, groupSchema, g.render(projection{}))
+	if _, dom, isEmail := strings.Cut(key, "@"); isEmail && !strings.EqualFold(dom, s.dom.Name) {
+		writeError(w, http.StatusForbidden, "forbidden", "Not Authorized to access this resource/api")
+		return nil, false
+	}
+	writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
+	return nil, false
+}
+
+// getGroup serves groups.get by id, email or alias: the answer names
+// the group by its primary email.
+func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, key string) {
+	if g, ok := s.group(w, key); ok {
+		s.write(w, r, groupSchema, g.render(projection{}))
+	}
 }
 
 // members serves members.list: the direct members, or with
 // includeDerivedMembership the members of nested groups too.
 func (s *Server) members(w http.ResponseWriter, r *http.Request, key string) {
-	g, ok := s.groups[strings.ToLower(key)]
+	g, ok := s.group(w, key)
 	if !ok {
-		writeError(w, http.StatusNotFound, "notFound", "Resource Not Found: groupKey")
 		return
 	}
 	derived := r.URL.Query().Get("includeDerivedMembership") == "true"
@@ -99,9 +117,13 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, p pro
 		writeError(w, http.StatusBadRequest, "invalid", "Invalid Input: "+err.Error())
 		return
 	}
-	start, ok := offsetOf(q.Get("pageToken"), key, len(items))
+	start, issued, ok := offsetOf(q.Get("pageToken"), key, len(items))
 	if !ok {
 		writeError(w, http.StatusBadRequest, "invalid", "Invalid Input: pageToken")
+		return
+	}
+	if life := cmp.Or(s.opts.PageTokenLifetime, time.Hour); !issued.IsZero() && time.Since(issued) > life {
+		writeError(w, http.StatusServiceUnavailable, "backendError", "Service unavailable. Please try again")
 		return
 	}
 	end := min(start+size, len(items))
@@ -114,7 +136,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, kind string, p pro
 		body[l.member] = page
 	}
 	if end < len(items) {
-		body["nextPageToken"] = tokenOf(end, key)
+		body["nextPageToken"] = tokenOf(end, key, time.Now())
 	}
 	fakeapi.WriteJSON(w, http.StatusOK, m.apply(body))
 }
@@ -170,24 +192,29 @@ func (s *Server) listing(key string, all func() ([]item, error)) ([]item, error)
 	return items, err
 }
 
-// tokenOf is the opaque page token of offset in the listing key.
-func tokenOf(offset int, key string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset) + "\x00" + key))
+// tokenOf is the opaque page token of offset in the listing key,
+// issued at t: Google's page tokens expire (PageTokenLifetime).
+func tokenOf(offset int, key string, t time.Time) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset) + "\x00" + strconv.FormatInt(t.UnixNano(), 10) + "\x00" + key))
 }
 
-// offsetOf returns the offset a page token holds; only a token of the
-// same listing is good.
-func offsetOf(token, key string, n int) (int, bool) {
+// offsetOf returns the offset a page token holds and when it was
+// issued; only a token of the same listing is good.
+func offsetOf(token, key string, n int) (int, time.Time, bool) {
 	if token == "" {
-		return 0, true
+		return 0, time.Time{}, true
 	}
 	b, err := base64.RawURLEncoding.DecodeString(token)
-	off, k, _ := strings.Cut(string(b), "\x00")
-	o, err2 := strconv.Atoi(off)
-	if err != nil || err2 != nil || k != key || o < 0 || o > n {
-		return 0, false
+	parts := strings.SplitN(string(b), "\x00", 3)
+	if err != nil || len(parts) != 3 || parts[2] != key {
+		return 0, time.Time{}, false
 	}
-	return o, true
+	o, err := strconv.Atoi(parts[0])
+	ns, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || err2 != nil || o < 0 || o > n {
+		return 0, time.Time{}, false
+	}
+	return o, time.Unix(0, ns), true
 }
 
 // projection says which custom schemas a user listing includes.

@@ -2,6 +2,7 @@ package googlefake
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,8 +31,12 @@ func (u *User) render(p projection) resource {
 }
 
 func (g *Group) render(projection) resource {
-	return resource{"kind": "admin#directory#group", "id": g.ID, "email": g.Email, "name": g.Name,
+	r := resource{"kind": "admin#directory#group", "id": g.ID, "email": g.Email, "name": g.Name,
 		"directMembersCount": strconv.Itoa(len(g.Members))}
+	if len(g.Aliases) > 0 {
+		r["aliases"] = g.Aliases
+	}
+	return r
 }
 
 // userItems are the users that match query.
@@ -64,20 +69,43 @@ func (s *Server) groupItems(query string) ([]item, error) {
 	return out, nil
 }
 
-// member is one member of a group: a user or a group.
+// member is one member of a group: a user, a group, the customer or an
+// external address, with its role in the group.
 type member struct {
-	user  *User
-	group *Group
+	user     *User
+	group    *Group
+	customer string // the customer's ID
+	external string // an address of another domain
+	role     string
 }
 
 func (m member) render(projection) resource {
-	r := resource{"kind": "admin#directory#member", "role": "MEMBER", "status": "ACTIVE"}
-	if m.user != nil {
+	r := resource{"kind": "admin#directory#member", "role": m.role, "status": "ACTIVE"}
+	switch {
+	case m.user != nil:
 		r["id"], r["email"], r["type"] = m.user.ID, m.user.PrimaryEmail, "USER"
-	} else {
+		if m.user.Suspended {
+			r["status"] = "SUSPENDED"
+		}
+	case m.group != nil:
 		r["id"], r["email"], r["type"] = m.group.ID, m.group.Email, "GROUP"
+	case m.customer != "":
+		r["id"], r["type"] = m.customer, "CUSTOMER"
+	default:
+		r["email"], r["type"] = m.external, "USER" // an external user: an email, no id of this account
 	}
 	return r
+}
+
+// role returns the role of member id in g.
+func (g *Group) role(id string) string {
+	switch {
+	case slices.Contains(g.Owners, id):
+		return "OWNER"
+	case slices.Contains(g.Managers, id):
+		return "MANAGER"
+	}
+	return "MEMBER"
 }
 
 // memberItems are g's members; with derived, the users of its nested
@@ -92,13 +120,18 @@ func (s *Server) memberItems(g *Group, derived bool) []item {
 				continue
 			}
 			seen[id] = true
+			role := g.role(id)
 			if u, ok := s.users[id]; ok {
-				out = append(out, member{user: u})
+				out = append(out, member{user: u, role: role})
 			} else if sub, ok := s.groups[id]; ok {
-				out = append(out, member{group: sub})
+				out = append(out, member{group: sub, role: role})
 				if derived {
 					walk(sub)
 				}
+			} else if id == Customer {
+				out = append(out, member{customer: s.dom.CustomerID, role: role})
+			} else if strings.Contains(id, "@") {
+				out = append(out, member{external: id, role: role})
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fakeapi.OAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Invalid grant_type: "+gt)
 		return
 	}
-	c, acct, err := s.verify(r.PostForm.Get("assertion"), "http://"+r.Host+tokenPath)
+	c, acct, err := s.verify(r.PostForm.Get("assertion"), GoogleTokenURI)
 	if err != nil {
 		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_grant", err.Error())
 		return
@@ -56,7 +56,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		fakeapi.OAuthError(w, http.StatusBadRequest, "invalid_scope", "Empty or missing scope not allowed.")
 		return
 	}
-	grants := scopes
+	grants := append(slices.Clone(scopes), accountGrant+acct.Email)
 	if c.Subject != "" {
 		if !s.delegated(acct.ClientID, scopes) {
 			fakeapi.OAuthError(w, http.StatusUnauthorized, "unauthorized_client", unauthorized)
@@ -72,8 +72,18 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"access_token": tok, "expires_in": life, "token_type": "Bearer"})
 }
 
-// subjectGrant marks the grant naming the impersonated user.
-const subjectGrant = "sub="
+// The grants naming who a token acts for: the impersonated user
+// (domain-wide delegation), a service account as itself, a federated
+// principal (a workload identity pool's subject).
+const (
+	subjectGrant   = "sub="
+	accountGrant   = "sa="
+	principalGrant = "principal="
+)
+
+// GoogleTokenURI is the audience every assertion must name, wherever it
+// is sent (a proxy in front of the token endpoint included).
+const GoogleTokenURI = "https://oauth2.googleapis.com/token"
 
 // verify checks an assertion: signed (RS256) by the key of the service
 // account that issued it, for the token endpoint aud, living at most an
@@ -87,7 +97,10 @@ func (s *Server) verify(assertion, aud string) (*claims, *ServiceAccount, error)
 		if acct == nil {
 			return nil, errors.New("Invalid grant: account not found")
 		}
-		if kid, _ := t.Header["kid"].(string); kid != "" && kid != acct.KeyID {
+		switch kid, _ := t.Header["kid"].(string); {
+		case kid == acct.managedKeyID() && acct.managed != nil:
+			return &acct.managed.PublicKey, nil
+		case kid != "" && kid != acct.KeyID || acct.Key == nil:
 			return nil, errors.New("Invalid JWT Signature.")
 		}
 		return acct.Key, nil
@@ -107,14 +120,15 @@ func (s *Server) verify(assertion, aud string) (*claims, *ServiceAccount, error)
 	return &c, acct, nil
 }
 
-// lifetimeOK reports whether c was issued (with a minute's clock skew)
-// and not expired at now, living at most an hour.
+// lifetimeOK reports whether c was issued (not in the future: a clock
+// ahead of Google's is refused) and not expired at now, living at most
+// an hour.
 func lifetimeOK(c *claims, now time.Time) bool {
 	if c.IssuedAt == nil || c.ExpiresAt == nil {
 		return false
 	}
 	iat, exp := c.IssuedAt.Time, c.ExpiresAt.Time
-	return !iat.After(now.Add(time.Minute)) && exp.After(now) && exp.Sub(iat) <= maxLifetime
+	return !iat.After(now) && exp.After(now) && exp.Sub(iat) <= maxLifetime
 }
 
 // firstUse records an assertion and reports whether it is new.

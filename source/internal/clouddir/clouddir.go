@@ -13,6 +13,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,8 +24,18 @@ import (
 	"github.com/orgsync/orgsync/source/mapping"
 )
 
-// Group is one directory group.
-type Group struct{ ID, Name string }
+// Group is one directory group; Aliases are other names a mapping rule
+// may give it (a Google group's other addresses), which map by exact
+// rules only.
+type Group struct {
+	ID, Name string
+	Aliases  []string
+}
+
+// Everyone is the member id that stands for every user of the directory
+// (a Google group whose member is the whole account, type CUSTOMER):
+// every user read is in the group.
+const Everyone = "\x00everyone"
 
 // Directory is one cloud directory's API.
 type Directory interface {
@@ -72,7 +84,8 @@ func (o *Options) withGroups() bool {
 
 // Read reads the users of dir with their target groups. The users are
 // listed while the groups' members are: the two are independent. With
-// expressions, the users listed wait for the groups to be built.
+// expressions, the users listed wait for the groups to be known, and
+// are built as they come once they are (pending).
 func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -90,10 +103,10 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	}()
 	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
 	c.Run(o.Expressions)
-	var later []record
+	p := pending{c: c, m: &m, done: done}
 	err := dir.Users(ctx, func(id string, attr func(string) string) {
 		if o.withGroups() {
-			later = append(later, record{id, attr})
+			p.add(id, attr)
 		} else {
 			c.Add(id, attr)
 		}
@@ -105,12 +118,16 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
-	if c.Records() == 0 && len(later) == 0 {
+	if c.Records() == 0 && len(p.later) == 0 {
 		// Far likelier a wrong filter or a missing permission than a
 		// company without staff; "nobody" would remove every user.
 		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
 	}
-	m.build(c, later, o.withGroups())
+	if o.withGroups() {
+		p.flush()
+	} else {
+		c.AttachGroups(m.targetsOf)
+	}
 	res := c.Result()
 	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
 		return nil, fmt.Errorf("users: the filter expression left none of the %d users (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
@@ -119,16 +136,60 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	return res, nil
 }
 
-// build gives the users collected their target groups, or, with
-// expressions (withGroups), builds the users listed for later.
-func (m *membership) build(c *usertmpl.Collector, later []record, withGroups bool) {
-	if !withGroups {
-		c.AttachGroups(m.targets)
-		return
+// pending builds the users listed with expressions, which need each
+// user's groups: those listed before the groups are known wait (later),
+// and are built, with every user after them, once they are (done is
+// closed after m is written). Building while the users are still listed
+// overlaps the expressions with the listing, and frees each page's
+// records early.
+type pending struct {
+	c     *usertmpl.Collector
+	m     *membership
+	done  <-chan struct{}
+	later []record
+	known bool
+}
+
+// add builds the user, or keeps it for later while the groups are not
+// known.
+func (p *pending) add(id string, attr func(string) string) {
+	if !p.known {
+		select {
+		case <-p.done:
+			p.flush()
+		default:
+			p.later = append(p.later, record{id, attr})
+			return
+		}
 	}
-	for _, r := range later {
-		c.Build(r.id, r.attr, m.targets[r.id], m.names[r.id])
+	p.c.Build(id, attr, p.m.targetsOf(id), p.m.namesOf(id))
+}
+
+// flush builds the users kept for later, their expressions run on every
+// core; the groups must be known.
+func (p *pending) flush() {
+	p.c.BuildAll(len(p.later), runtime.GOMAXPROCS(0), func(i int) (string, func(string) string, []string, []string) {
+		r := &p.later[i]
+		return r.id, r.attr, p.m.targetsOf(r.id), p.m.namesOf(r.id)
+	})
+	p.later, p.known = nil, true
+}
+
+// targetsOf returns the target groups of user id, those of groups with
+// everyone as a member included.
+func (m *membership) targetsOf(id string) []string {
+	if all := m.targets[Everyone]; len(all) > 0 {
+		return source.UnionGroups(m.targets[id], all)
 	}
+	return m.targets[id]
+}
+
+// namesOf returns the directory groups user id is in.
+func (m *membership) namesOf(id string) []string {
+	if all := m.names[Everyone]; len(all) > 0 {
+		return source.UnionGroups(m.names[id], all)
+	}
+	return m.names[id]
 }
 
 // record is a user listed, built once the groups are known.
@@ -167,7 +228,11 @@ func readMemberships(ctx context.Context, dir Directory, o Options) (membership,
 	var mapped []Group
 	var targets [][]string
 	for _, g := range groups {
-		if t := o.Mapper.MapGroup(g.Name, g.ID); len(t) > 0 || o.withGroups() {
+		t := o.Mapper.MapGroup(g.Name, g.ID)
+		for _, a := range g.Aliases {
+			t = source.UnionGroups(t, o.Mapper.MapExact(a))
+		}
+		if len(t) > 0 || o.withGroups() {
 			mapped, targets = append(mapped, g), append(targets, t)
 		}
 	}
@@ -274,7 +339,7 @@ func exactGroups(groups []Group, m *mapping.Mapper, where string) (found []strin
 func hasGroup(groups []Group, want string) bool {
 	want = strings.TrimSpace(want)
 	for _, g := range groups {
-		if strings.EqualFold(g.Name, want) || strings.EqualFold(g.ID, want) {
+		if strings.EqualFold(g.Name, want) || strings.EqualFold(g.ID, want) || slices.ContainsFunc(g.Aliases, func(a string) bool { return strings.EqualFold(a, want) }) {
 			return true
 		}
 	}

@@ -27,6 +27,9 @@ type Source struct {
 type API struct {
 	BaseURL string
 	Timeout time.Duration
+	// RateLimit is the most requests a minute the client sends (0: no
+	// limit of its own).
+	RateLimit int
 	// Auth loads the credential (read at each Read).
 	Auth func() (restapi.Auth, error)
 	// Directory returns the directory over a signed-in client; attrs are
@@ -37,11 +40,11 @@ type API struct {
 	Hint func(error) error
 }
 
-// NewSource returns a source named name that builds users by spec (with
+// newSource returns a source named name that builds users by spec (with
 // the source's default templates) and maps groups, runs expressions and
 // checks groups as o says; extra are the user attributes its expressions
 // read (users.extraAttributes). spec must have passed Validate.
-func NewSource(name string, spec, defaults usertmpl.Spec, extra []string, o source.Options, api API) (*Source, error) {
+func newSource(name string, spec, defaults usertmpl.Spec, extra []string, o source.Options, api API) (*Source, error) {
 	fields, err := usertmpl.Parse(spec, defaults, "users.")
 	if err != nil {
 		return nil, err
@@ -67,7 +70,7 @@ func (s *Source) connect(ctx context.Context) (*restapi.Client, Directory, error
 		return nil, nil, err
 	}
 	opts := s.Retry
-	opts.BaseURL, opts.Auth, opts.Timeout = s.api.BaseURL, auth, s.api.Timeout
+	opts.BaseURL, opts.Auth, opts.Timeout, opts.RateLimit = s.api.BaseURL, auth, s.api.Timeout, s.api.RateLimit
 	c, err := restapi.New(ctx, opts)
 	if err != nil {
 		return nil, nil, err

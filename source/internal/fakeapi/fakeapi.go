@@ -73,9 +73,12 @@ func (g *Gate) Wrap(h http.Handler) http.Handler {
 // Reject answers with Throttle's answer and counts it: for a handler
 // that enforces a rate limit of its own.
 func (g *Gate) Reject(w http.ResponseWriter) {
-	g.throttled.Add(1)
+	g.Rejected()
 	g.Throttle(w)
 }
+
+// Rejected counts a request that a handler answered as throttled itself.
+func (g *Gate) Rejected() { g.throttled.Add(1) }
 
 // drop closes the connection without an answer.
 func drop(w http.ResponseWriter) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -19,14 +20,19 @@ import (
 	"github.com/orgsync/orgsync/secret"
 )
 
-// Auth says how requests are authorized. Its token sources are built
-// on golang.org/x/oauth2: tokens are fetched, cached and renewed by it.
+// Auth says how requests are authorized: one credential kind. Its token
+// sources are built on golang.org/x/oauth2: tokens are fetched, cached
+// and renewed by it. The kinds every vendor shares are here (an API
+// token, a client secret, a private-key JWT, a client assertion read from
+// a file, the JWT bearer grant); a vendor's own kinds (a metadata server,
+// a managed identity, IAM Credentials' signJwt) are in its package.
 type Auth interface {
-	// tokenSource returns where tokens come from; hc sends the token
-	// requests (with the client's retries on throttling).
-	tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource
-	// where names the token endpoint (or the scheme) for errors.
-	where() string
+	// TokenSource returns where tokens come from; hc sends the token
+	// requests (with the client's retries on throttling), and ctx is
+	// their lifetime.
+	TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource
+	// Where names the token endpoint (or the scheme) for errors.
+	Where() string
 }
 
 // prover is an Auth whose requests may prove possession of a key (DPoP).
@@ -47,11 +53,11 @@ type StaticToken struct {
 	Token  secret.Value
 }
 
-func (s StaticToken) tokenSource(context.Context, *http.Client) oauth2.TokenSource {
+func (s StaticToken) TokenSource(context.Context, *http.Client) oauth2.TokenSource {
 	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: s.Token.Reveal(), TokenType: s.Scheme})
 }
 
-func (s StaticToken) where() string { return s.Scheme + " token" }
+func (s StaticToken) Where() string { return s.Scheme + " token" }
 
 // ClientSecret is the OAuth 2.0 client credentials grant with a client
 // secret (RFC 6749 section 4.4), sent in the request body.
@@ -61,13 +67,13 @@ type ClientSecret struct {
 	Scopes             []string
 }
 
-func (c ClientSecret) tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+func (c ClientSecret) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
 	cfg := &clientcredentials.Config{ClientID: c.ClientID, ClientSecret: c.Secret.Reveal(), TokenURL: c.TokenURL,
 		Scopes: c.Scopes, AuthStyle: oauth2.AuthStyleInParams}
 	return cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, hc))
 }
 
-func (c ClientSecret) where() string { return c.TokenURL }
+func (c ClientSecret) Where() string { return c.TokenURL }
 
 // PrivateKeyJWT is the client credentials grant where the client proves
 // who it is with a JWT it signs (RFC 7523 section 2.2, "private_key_jwt"):
@@ -92,11 +98,11 @@ type PrivateKeyJWT struct {
 // Client assertion type of RFC 7523.
 const assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
-func (p PrivateKeyJWT) tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
-	return oauth2.ReuseTokenSource(nil, &assertionSource{ctx: context.WithValue(ctx, oauth2.HTTPClient, hc), p: p})
+func (p PrivateKeyJWT) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+	return newAssertionSource(ctx, hc, p.TokenURL, p.ClientID, p.Scopes)
 }
 
-func (p PrivateKeyJWT) where() string { return p.TokenURL }
+func (p PrivateKeyJWT) Where() string { return p.TokenURL }
 
 // dpop returns the key of the client's DPoP proofs, nil for none.
 func (p PrivateKeyJWT) dpop() (*dpopKey, error) {
@@ -106,17 +112,43 @@ func (p PrivateKeyJWT) dpop() (*dpopKey, error) {
 	return newDPoPKey(p.DPoP)
 }
 
-// assertionSource fetches a token; the token transport signs its
-// assertion (assertionTransport).
-type assertionSource struct {
-	ctx context.Context
-	p   PrivateKeyJWT
+// AssertionFile is the client credentials grant with a client assertion
+// that another party issues into a file (RFC 7523 section 2.2): workload
+// identity federation, where Kubernetes projects a service account token
+// that the identity provider trusts (AKS: AZURE_FEDERATED_TOKEN_FILE).
+// The file is read anew for each token request that goes out: the token
+// in it rotates.
+type AssertionFile struct {
+	TokenURL, ClientID, Path string
+	Scopes                   []string
 }
 
-func (a *assertionSource) Token() (*oauth2.Token, error) {
-	cfg := &clientcredentials.Config{ClientID: a.p.ClientID, TokenURL: a.p.TokenURL, Scopes: a.p.Scopes, AuthStyle: oauth2.AuthStyleInParams,
+func (a AssertionFile) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+	return newAssertionSource(ctx, hc, a.TokenURL, a.ClientID, a.Scopes)
+}
+
+func (a AssertionFile) Where() string { return a.TokenURL }
+
+// sign returns the file's token.
+func (a AssertionFile) sign(time.Time) (string, error) {
+	b, err := os.ReadFile(a.Path)
+	if err != nil {
+		return "", fmt.Errorf("reading the federated token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("the federated token file %s is empty", a.Path)
+	}
+	return tok, nil
+}
+
+// newAssertionSource returns the token source of a client credentials
+// grant with a client assertion; the token transport puts the assertion
+// in (assertionTransport).
+func newAssertionSource(ctx context.Context, hc *http.Client, tokenURL, clientID string, scopes []string) oauth2.TokenSource {
+	cfg := &clientcredentials.Config{ClientID: clientID, TokenURL: tokenURL, Scopes: scopes, AuthStyle: oauth2.AuthStyleInParams,
 		EndpointParams: url.Values{"client_assertion_type": {assertionType}}}
-	return cfg.Token(a.ctx)
+	return cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, hc))
 }
 
 // assertionTransport puts a freshly signed client assertion into every

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -25,6 +26,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
@@ -58,7 +61,10 @@ type Options struct {
 	// to MaxWait unless the server says how long to wait.
 	MaxRetries       int
 	MinWait, MaxWait time.Duration
-	Log              *zap.Logger
+	// RateLimit is the most API requests (attempts) sent a minute,
+	// evenly spaced; 0: no limit of the client's own.
+	RateLimit int
+	Log       *zap.Logger
 }
 
 func (o *Options) applyDefaults() {
@@ -105,8 +111,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.RateLimit > 0 {
+		apiRT = &limited{lim: rate.NewLimiter(rate.Limit(float64(opts.RateLimit)/60), 1), base: apiRT}
+	}
 	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: tokenRT})
-	c.token = authErrors{src: opts.Auth.tokenSource(ctx, tokens.StandardClient()), where: opts.Auth.where()}
+	c.token = authErrors{src: opts.Auth.TokenSource(ctx, tokens.StandardClient()), where: opts.Auth.Where()}
 	c.http = c.retrying(opts, &http.Client{Timeout: opts.Timeout,
 		Transport: &oauth2.Transport{Source: c.token, Base: apiRT}})
 	return c, nil
@@ -132,6 +141,20 @@ func transports(auth Auth, count func(*http.Response)) (token, api http.RoundTri
 	return &dpopTransport{key: key, base: token, token: true, dropped: count}, &dpopTransport{key: key, base: api, dropped: count}, nil
 }
 
+// limited sends each request when the rate limit allows: every attempt
+// counts against an API's quota, retries included.
+type limited struct {
+	lim  *rate.Limiter
+	base http.RoundTripper
+}
+
+func (l *limited) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := l.lim.Wait(req.Context()); err != nil {
+		return nil, err
+	}
+	return l.base.RoundTrip(req)
+}
+
 // MaxConns is how many connections to the API a client keeps open: a
 // read runs up to five listings at once (users and four groups' members),
 // each with its next page requested while one is decoded.
@@ -154,6 +177,10 @@ func (c *Client) retrying(opts Options, hc *http.Client) *retryablehttp.Client {
 		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) { c.count(resp) },
 	}
 }
+
+// Log returns the client's logger, for what a directory notes as it
+// reads.
+func (c *Client) Log() *zap.Logger { return c.log }
 
 // Authorize gets the first access token, so that a wrong credential is
 // reported as such before anything is read.
@@ -306,14 +333,44 @@ func hostOf(u string) string {
 }
 
 // backoff waits what a throttled answer asks (Retry-After, else Okta's
-// X-Rate-Limit-Reset), else doubles from minWait to maxWait.
+// X-Rate-Limit-Reset) and up to half of minWait more, else a random wait
+// between half and all of a wait that doubles from minWait to maxWait:
+// every retry is jittered, so that the readers throttled at once (a
+// read's five listings, other tools on the same quota) do not come back
+// at once.
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && throttled(resp) && resp.Header.Get("Retry-After") == "" {
-		if d, ok := rateLimitReset(resp.Header, time.Now()); ok {
-			return d + time.Duration(attempt)*minWait/4
+	if resp != nil && throttled(resp) {
+		if d, ok := askedWait(resp, minWait, attempt); ok {
+			return d + jitter(minWait/2)
 		}
 	}
-	return min(retryablehttp.DefaultBackoff(minWait, maxWait, attempt, resp), MaxThrottleWait)
+	d := min(retryablehttp.DefaultBackoff(minWait, maxWait, attempt, nil), MaxThrottleWait)
+	return d/2 + jitter(d-d/2)
+}
+
+// askedWait is the wait a throttled answer asks for, at most
+// MaxThrottleWait.
+func askedWait(resp *http.Response, minWait time.Duration, attempt int) (time.Duration, bool) {
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if secs, err := strconv.ParseInt(s, 10, 64); err == nil && secs >= 0 {
+			return min(time.Duration(min(secs, int64(MaxThrottleWait/time.Second)))*time.Second, MaxThrottleWait), true
+		}
+		if t, err := http.ParseTime(s); err == nil {
+			return min(max(time.Until(t), 0), MaxThrottleWait), true
+		}
+	}
+	if d, ok := rateLimitReset(resp.Header, time.Now()); ok {
+		return d + time.Duration(attempt)*minWait/4, true
+	}
+	return 0, false
+}
+
+// jitter returns a random duration in [0, d].
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d + 1)
 }
 
 // wait sleeps until the rate-limit window allows a request.

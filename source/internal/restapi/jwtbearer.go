@@ -19,6 +19,9 @@ import (
 // a new jti, so that no two token requests send the same assertion.
 type JWTBearer struct {
 	TokenURL string
+	// Audience is the assertion's audience: the token endpoint's own
+	// name, which a proxy at TokenURL does not change (default TokenURL).
+	Audience string
 	// Email is the issuer (the service account's address); KeyID the
 	// key's id (kid); PrivateKey its PEM (PKCS#1 or PKCS#8).
 	Email, KeyID string
@@ -27,11 +30,11 @@ type JWTBearer struct {
 	Scopes       []string
 }
 
-func (j JWTBearer) tokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+func (j JWTBearer) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
 	return oauth2.ReuseTokenSource(nil, &bearerSource{ctx: context.WithValue(ctx, oauth2.HTTPClient, hc), j: j})
 }
 
-func (j JWTBearer) where() string { return j.TokenURL }
+func (j JWTBearer) Where() string { return j.TokenURL }
 
 // bearerSource fetches a token with a freshly signed assertion.
 type bearerSource struct {
@@ -41,7 +44,7 @@ type bearerSource struct {
 
 func (b *bearerSource) Token() (*oauth2.Token, error) {
 	cfg := &jwt.Config{Email: b.j.Email, PrivateKey: []byte(b.j.PrivateKey.Reveal()), PrivateKeyID: b.j.KeyID, Subject: b.j.Subject,
-		Scopes: b.j.Scopes, TokenURL: b.j.TokenURL, PrivateClaims: map[string]any{"jti": newJTI()}}
+		Scopes: b.j.Scopes, TokenURL: b.j.TokenURL, Audience: b.j.Audience, PrivateClaims: map[string]any{"jti": newJTI()}}
 	t, err := cfg.TokenSource(b.ctx).Token()
 	return t, withOAuthCode(err)
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/orgsync/orgsync/internal/util/crash"
@@ -359,4 +360,32 @@ func Attr(obj map[string]any, path string) string {
 		return x.String()
 	}
 	return ""
+}
+
+// StringMember returns the top-level member name of a JSON object (a
+// page's nextPageToken or @odata.nextLink), "" when it has none, skipping
+// the others undecoded: the next page can be asked for before this one is
+// decoded.
+func StringMember(data []byte, name string) (string, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(data))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return "", errors.New("the answer is not a JSON object")
+	}
+	for d.PeekKind() == '"' {
+		key, err := d.ReadToken()
+		if err != nil {
+			return "", err
+		}
+		if key.String() == name {
+			v, err := d.ReadToken()
+			if err == nil && v.Kind() != '"' {
+				err = fmt.Errorf("%s is not a string", name)
+			}
+			return v.String(), err
+		}
+		if err := d.SkipValue(); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -65,15 +68,51 @@ func TestBackoff(t *testing.T) {
 		resp     *http.Response
 		min, max time.Duration
 	}{
-		{"Retry-After", resp(429, "Retry-After", "2"), 2 * time.Second, 2 * time.Second},
-		{"503 Retry-After", resp(503, "Retry-After", "1"), time.Second, time.Second},
+		{"Retry-After", resp(429, "Retry-After", "2"), 2 * time.Second, 2*time.Second + 50*time.Millisecond},
+		{"503 Retry-After", resp(503, "Retry-After", "1"), time.Second, time.Second + 50*time.Millisecond},
 		{"X-Rate-Limit-Reset", resp(429, HeaderRateLimitReset, reset), time.Second, 4 * time.Second},
-		{"500 doubles", resp(500), 400 * time.Millisecond, 400 * time.Millisecond},
-		{"huge Retry-After capped", resp(429, "Retry-After", "99999"), MaxThrottleWait, MaxThrottleWait},
+		{"500 doubles, jittered", resp(500), 200 * time.Millisecond, 400 * time.Millisecond},
+		{"huge Retry-After capped", resp(429, "Retry-After", "99999"), MaxThrottleWait, MaxThrottleWait + 50*time.Millisecond},
 	} {
 		if d := backoff(100*time.Millisecond, time.Second, 2, tc.resp); d < tc.min || d > tc.max {
 			t.Errorf("%s: wait %s, want %s..%s", tc.name, d, tc.min, tc.max)
 		}
+	}
+}
+
+// FuzzBackoff: every wait is jittered and bounded: a throttled answer's
+// Retry-After is waited in full and at most half of minWait more; any
+// other retry waits between half and all of the doubling wait.
+func FuzzBackoff(f *testing.F) {
+	f.Add(429, "2", 1)
+	f.Add(503, "", 3)
+	f.Add(500, "x", 40)
+	f.Add(403, "-1", 0)
+	f.Fuzz(func(t *testing.T, status int, retryAfter string, attempt int) {
+		minWait, maxWait := 100*time.Millisecond, 2*time.Second
+		r := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {retryAfter}}}
+		d := backoff(minWait, maxWait, attempt, r)
+		if d < 0 || d > MaxThrottleWait+minWait/2 {
+			t.Fatalf("status %d Retry-After %q attempt %d: wait %s", status, retryAfter, attempt, d)
+		}
+		if secs, err := strconv.Atoi(retryAfter); err == nil && secs >= 0 && secs < 300 && throttled(r) {
+			if asked := time.Duration(secs) * time.Second; d < asked || d > asked+minWait/2 {
+				t.Fatalf("Retry-After %ds: wait %s", secs, d)
+			}
+		}
+	})
+}
+
+// TestBackoffIsJittered: waits of the same retry differ, so that readers
+// throttled together do not come back together.
+func TestBackoffIsJittered(t *testing.T) {
+	seen := map[time.Duration]bool{}
+	for range 50 {
+		seen[backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"1"}}})] = true
+		seen[backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 500, Header: http.Header{}})] = true
+	}
+	if len(seen) < 50 {
+		t.Errorf("%d different waits in 100 retries: not jittered", len(seen))
 	}
 }
 
@@ -210,6 +249,59 @@ func FuzzRateLimitReset(f *testing.F) {
 		}
 		if b := backoff(DefaultMinWait, DefaultMaxWait, 3, &http.Response{StatusCode: http.StatusTooManyRequests, Header: h}); b < 0 {
 			t.Errorf("backoff %s", b)
+		}
+	})
+}
+
+// TestAssertionFileIsReadPerTokenRequest: the federated token file
+// rotates, so each token request sends what the file holds then.
+func TestAssertionFileIsReadPerTokenRequest(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			_ = r.ParseForm()
+			got = append(got, r.PostForm.Get("client_assertion"))
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"access_token":"t%d","token_type":"Bearer","expires_in":1}`, len(got)) // expires at once: a new token each request
+			return
+		}
+		fmt.Fprint(w, `{}`)
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "token")
+	c, err := New(context.Background(), Options{BaseURL: srv.URL, Auth: AssertionFile{TokenURL: srv.URL + "/token", ClientID: "app", Path: file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{"first-token", "rotated-token"} {
+		if err := os.WriteFile(file, []byte(tok+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.GetJSON(context.Background(), "/x", nil, &struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, []string{"first-token", "rotated-token"}) {
+		t.Errorf("assertions sent %q, want the file's content at each token request", got)
+	}
+}
+
+// FuzzStringMember: no body makes the member reading panic; a member
+// found is the one the decoded body has.
+func FuzzStringMember(f *testing.F) {
+	for _, s := range []string{`{"users":[{"nextPageToken":"inner"}],"nextPageToken":"t"}`, `[`, `{"nextPageToken":1}`, `{"a":{"b":[1,2]},"nextPageToken":"x"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		tok, err := StringMember([]byte(body), "nextPageToken")
+		if err != nil || tok == "" {
+			return
+		}
+		var p struct {
+			NextPageToken any `json:"nextPageToken"`
+		}
+		if Decode(strings.NewReader(body), &p) == nil && p.NextPageToken != tok {
+			t.Errorf("member %q, the body says %v", tok, p.NextPageToken)
 		}
 	})
 }

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/mapping"
 )
@@ -122,5 +124,31 @@ func ReadN(t testing.TB, src source.Source, n, groups int) {
 	}
 	if len(res.Users) != n || len(res.Users[n-1].Groups) != groups {
 		t.Fatalf("read %d users, want %d", len(res.Users), n)
+	}
+}
+
+// WriteFile writes content to path (mode 0600), failing t on an error.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// CheckProblems fails t (naming the case name) unless errs are exactly
+// the keys of want, each reason containing the key's text.
+func CheckProblems(t testing.TB, name string, errs []diag.FieldError, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, fe := range errs {
+		got[fe.Field] = fe.Reason
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: %v, want %v", name, got, want)
+	}
+	for k, w := range want {
+		if !strings.Contains(got[k], w) {
+			t.Errorf("%s: %s: %q, want %q", name, k, got[k], w)
+		}
 	}
 }

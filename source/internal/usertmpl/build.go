@@ -2,6 +2,7 @@ package usertmpl
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
@@ -22,7 +23,7 @@ type Expressions struct {
 type builder struct {
 	Expressions
 	leftByFilter int
-	xr           expr.Record // reused for each record
+	xr           expr.Record // reused for each record Build builds
 }
 
 // Run makes Build run x over each record.
@@ -34,16 +35,63 @@ func (c *Collector) Run(x Expressions) { c.b = builder{Expressions: x} }
 // the groups expression, and collects it, leaves it out (filter, scope) or
 // skips it with its problems.
 func (c *Collector) Build(id string, get func(attr string) string, targets, directoryGroups []string) {
-	b := &c.b
-	v := c.fields.Raw(get)
-	out := expr.Outcome{Keep: true}
-	if b.Program != nil {
-		var err error
-		if out, err = b.evaluate(get, &v, directoryGroups); err != nil {
-			c.Skip(id, []Problem{{Field: expr.KeyOf(err), Reason: err.Error() + ": this record is skipped"}})
-			c.trace(id, v, directoryGroups, nil, err.Error())
-			return
-		}
+	e := c.evaluate(&c.b.xr, get, directoryGroups)
+	c.finish(id, &e, targets, directoryGroups)
+}
+
+// BuildAll builds n records as Build does, in order; record(i) gives
+// record i's id, attributes, target groups and directory groups. Their
+// templates and expressions run on up to workers goroutines at once (the
+// attributes are only read, the expressions are safe to run at once);
+// the users are collected in the records' order, as by Build.
+func (c *Collector) BuildAll(n, workers int, record func(i int) (id string, get func(string) string, targets, groups []string)) {
+	evs := make([]evaluated, n)
+	var wg sync.WaitGroup
+	k := max(1, min(workers, n))
+	for w := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var x expr.Record
+			for i := w; i < n; i += k {
+				_, get, _, groups := record(i)
+				evs[i] = c.evaluate(&x, get, groups)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range evs {
+		id, _, targets, groups := record(i)
+		c.finish(id, &evs[i], targets, groups)
+	}
+}
+
+// evaluated is a record through its templates and expressions, not yet
+// collected: its values (with those the expressions set), the outcome,
+// or the error of an expression.
+type evaluated struct {
+	v   [expr.NumFields]string
+	out expr.Outcome
+	err error
+}
+
+// evaluate reads a record's values and runs the expressions over them
+// with its directory groups; x is the expr.Record to reuse.
+func (c *Collector) evaluate(x *expr.Record, get func(string) string, groups []string) evaluated {
+	e := evaluated{v: c.fields.Raw(get), out: expr.Outcome{Keep: true}}
+	if c.b.Program != nil {
+		e.out, e.err = c.b.evaluate(x, get, &e.v, groups)
+	}
+	return e
+}
+
+// finish collects an evaluated record, leaves it out or skips it.
+func (c *Collector) finish(id string, e *evaluated, targets, directoryGroups []string) {
+	b, v, out := &c.b, e.v, e.out
+	if e.err != nil {
+		c.Skip(id, []Problem{{Field: expr.KeyOf(e.err), Reason: e.err.Error() + ": this record is skipped"}})
+		c.trace(id, v, directoryGroups, nil, e.err.Error())
+		return
 	}
 	u, defaulted, probs := c.fields.UserOf(v)
 	computed(probs, out.Set, b.Program)
@@ -66,8 +114,7 @@ func (c *Collector) LeftByFilter() int { return c.b.leftByFilter }
 
 // evaluate runs the expressions over the raw values v (which it updates
 // with the computed ones), the extra attributes and directory groups.
-func (b *builder) evaluate(get func(string) string, v *[expr.NumFields]string, groups []string) (expr.Outcome, error) {
-	x := &b.xr
+func (b *builder) evaluate(x *expr.Record, get func(string) string, v *[expr.NumFields]string, groups []string) (expr.Outcome, error) {
 	x.Fields, x.DirectoryGroups = *v, groups
 	if x.Attributes == nil {
 		x.Attributes = make(map[string]string, len(b.ExtraAttributes))

@@ -334,9 +334,9 @@ func (c *Collector) report(id string, probs []Problem) {
 }
 
 // AttachGroups gives each user collected the groups of its record's id.
-func (c *Collector) AttachGroups(byID map[string][]string) {
+func (c *Collector) AttachGroups(groupsOf func(id string) []string) {
 	for i, id := range c.ids {
-		c.users[i/chunkSize][i%chunkSize].Groups = byID[id]
+		c.users[i/chunkSize][i%chunkSize].Groups = groupsOf(id)
 	}
 }
 

@@ -103,7 +103,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, all func(string) [
 	if next != "" {
 		w.Header().Add("Link", `<`+next+`>; rel="next"`)
 	}
-	fakeapi.WriteJSON(w, http.StatusOK, objs[start:end])
+	page := objs[start:end]
+	if page == nil {
+		page = []object{} // Okta answers an empty list as [], never null
+	}
+	fakeapi.WriteJSON(w, http.StatusOK, page)
 }
 
 // lagging leaves out of a group search the groups that it does not show

@@ -1,0 +1,153 @@
+package entra
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/orgsync/orgsync/secret"
+)
+
+// managedIdentity gets Microsoft Graph tokens from the managed identity
+// endpoint of the machine or the app (restapi.Auth), as Microsoft
+// documents it: the instance metadata service (GET with "Metadata: true",
+// API version 2018-02-01) on virtual machines, scale sets and AKS nodes;
+// App Service's and Container Apps' endpoint (IDENTITY_ENDPOINT, with the
+// X-IDENTITY-HEADER it checks, API version 2019-08-01). No secret is kept.
+type managedIdentity struct {
+	endpoint string
+	// header is App Service's IDENTITY_HEADER; "" for the instance
+	// metadata service.
+	header   secret.Value
+	clientID string // of a user-assigned identity; "": the system-assigned one
+	resource string
+}
+
+// newManagedIdentity returns the managed identity of endpoint (the
+// identityEndpoint key), else of the environment: App Service's or
+// Container Apps' endpoint, else the instance metadata service.
+func newManagedIdentity(endpoint, clientID, resource string) (*managedIdentity, error) {
+	m := &managedIdentity{endpoint: endpoint, clientID: clientID, resource: resource}
+	if m.endpoint != "" {
+		return m, nil
+	}
+	if e := os.Getenv(EnvIdentityEndpoint); e != "" {
+		h := os.Getenv(EnvIdentityHeader)
+		if h == "" {
+			return nil, fmt.Errorf("managed identity: %s is set but %s is not: the App Service or Container Apps environment is incomplete", EnvIdentityEndpoint, EnvIdentityHeader)
+		}
+		m.endpoint, m.header = e, secret.Value(h)
+		return m, nil
+	}
+	m.endpoint = DefaultIMDS
+	return m, nil
+}
+
+func (m *managedIdentity) Where() string { return "the managed identity endpoint " + m.endpoint }
+
+func (m *managedIdentity) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
+	return oauth2.ReuseTokenSource(nil, &identityTokens{ctx: ctx, hc: hc, m: m})
+}
+
+// identityTokens asks the endpoint for a token.
+type identityTokens struct {
+	ctx context.Context
+	hc  *http.Client
+	m   *managedIdentity
+}
+
+// identityToken is the endpoint's answer: expires_in and expires_on are
+// strings of seconds (the instance metadata service sends both, App
+// Service expires_on).
+type identityToken struct {
+	AccessToken string          `json:"access_token"`
+	TokenType   string          `json:"token_type"`
+	ExpiresIn   json.RawMessage `json:"expires_in"`
+	ExpiresOn   json.RawMessage `json:"expires_on"`
+	Error       string          `json:"error"`
+	Description string          `json:"error_description"`
+}
+
+func (t *identityTokens) Token() (*oauth2.Token, error) {
+	req, err := t.request()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var it identityToken
+	jerr := json.Unmarshal(body, &it)
+	if resp.StatusCode != http.StatusOK || jerr != nil || it.AccessToken == "" {
+		return nil, &oauth2.RetrieveError{Response: resp, Body: body, ErrorCode: it.Error, ErrorDescription: it.Description}
+	}
+	return &oauth2.Token{AccessToken: it.AccessToken, TokenType: "Bearer", Expiry: it.expiry(time.Now())}, nil
+}
+
+// request is the token request: the resource, the API version and the
+// client id of a user-assigned identity, with the header the endpoint
+// checks.
+func (t *identityTokens) request() (*http.Request, error) {
+	m := t.m
+	q := url.Values{"resource": {m.resource}, "api-version": {"2018-02-01"}}
+	if m.header != "" {
+		q.Set("api-version", "2019-08-01")
+	}
+	if m.clientID != "" {
+		q.Set("client_id", m.clientID)
+	}
+	u, err := url.Parse(m.endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("managed identity endpoint %q: %w", m.endpoint, err)
+	}
+	u.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(t.ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if m.header != "" {
+		req.Header.Set("X-IDENTITY-HEADER", m.header.Reveal())
+	} else {
+		req.Header.Set("Metadata", "true")
+	}
+	return req, nil
+}
+
+// expiry reads expires_on (Unix seconds), else expires_in (seconds from
+// now); a token without either is renewed in five minutes.
+func (it *identityToken) expiry(now time.Time) time.Time {
+	if s, err := seconds(it.ExpiresOn); err == nil {
+		return time.Unix(s, 0)
+	}
+	if s, err := seconds(it.ExpiresIn); err == nil {
+		return now.Add(time.Duration(s) * time.Second)
+	}
+	return now.Add(5 * time.Minute)
+}
+
+// seconds reads a number of seconds sent as a JSON number or string.
+func seconds(raw json.RawMessage) (int64, error) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		s = string(raw)
+	}
+	if s == "" {
+		return 0, errors.New("none")
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
