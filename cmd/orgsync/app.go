@@ -16,6 +16,12 @@ import (
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
 // --detailed-exitcode` found changes, 3 changes were applied that the
 // state directory could not record (history, run record).
+//
+// One convention for the steps of a command: a command returns its exit
+// code; a step that may end it (parseFlags, subcommand, setup's start)
+// returns what it made, then the exit code and whether to go on
+// (..., code int, ok bool); a step that fails with an error leaves the
+// printing to fail, which returns exitError.
 const (
 	exitOK         = 0
 	exitError      = 1
@@ -45,7 +51,7 @@ type inspection struct {
 // command is one subcommand.
 type command struct {
 	summary string
-	run     func(ctx context.Context, io stdio, args []string) int
+	run     func(ctx context.Context, std stdio, args []string) int
 }
 
 // commands returns the subcommands by name.
@@ -76,36 +82,36 @@ func commands() map[string]command {
 
 // dispatch runs the subcommand named by args[0] and returns the exit
 // code.
-func dispatch(ctx context.Context, args []string, io stdio) int {
+func dispatch(ctx context.Context, args []string, std stdio) int {
 	cmds := commands()
 	if len(args) > 1 && isHelp(args[0]) { // help COMMAND [SUBCOMMAND]: as COMMAND -h
-		return dispatch(ctx, append(slices.Clone(args[1:]), "-h"), io)
+		return dispatch(ctx, append(slices.Clone(args[1:]), "-h"), std)
 	}
 	if len(args) == 0 || isHelp(args[0]) {
-		usage(io.out, cmds)
+		usage(std.out, cmds)
 		if len(args) == 0 {
 			return exitError
 		}
 		return exitOK
 	}
 	if args[0] == "--version" || args[0] == "-version" {
-		return runVersion(ctx, io, args[1:])
+		return runVersion(ctx, std, args[1:])
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync: unknown command %q%s\n", args[0], suggest.DidYouMean(args[0], slices.Sorted(maps.Keys(cmds))))
-		usage(io.err, cmds)
+		fmt.Fprintf(std.err, "orgsync: unknown command %q%s\n", args[0], suggest.DidYouMean(args[0], slices.Sorted(maps.Keys(cmds))))
+		usage(std.err, cmds)
 		return exitError
 	}
-	return guarded(io, args[0], func() int { return c.run(ctx, io, args[1:]) })
+	return guarded(std, args[0], func() int { return c.run(ctx, std, args[1:]) })
 }
 
 // guarded runs a command and returns its exit code. A panic in it (a bug)
 // is printed with its stack and exits 1, never with the 2 of Go's own
 // panic exit, which plan --detailed-exitcode gives to "changes pending".
-func guarded(io stdio, name string, cmd func() int) (code int) {
+func guarded(std stdio, name string, cmd func() int) (code int) {
 	if e := crash.Run(func() { code = cmd() }); e != nil {
-		fmt.Fprintf(io.err, "orgsync %s: %v\n%s", name, e, e.Stack)
+		fmt.Fprintf(std.err, "orgsync %s: %v\n%s", name, e, e.Stack)
 		return exitError
 	}
 	return code
@@ -132,66 +138,66 @@ func isHelp(arg string) bool {
 }
 
 // subcommand checks that args start with one of a command's subcommands
-// (users list, users get ...). On help it prints the usage line to io.out
-// and returns false with exit 0; on anything else but a subcommand, to
-// io.err with exit 1.
-func subcommand(io stdio, args []string, usageLine string, subs ...string) (ok bool, code int) {
+// (users list, users get ...). On help it prints the usage line to std.out
+// and returns exit 0 and false; on anything else but a subcommand, to
+// std.err, exit 1 and false.
+func subcommand(std stdio, args []string, usageLine string, subs ...string) (code int, ok bool) {
 	if len(args) > 0 && slices.Contains(subs, args[0]) {
-		return true, exitOK
+		return exitOK, true
 	}
-	if io.inspect != nil {
-		io.inspect.subs = subs
-		return false, exitOK
+	if std.inspect != nil {
+		std.inspect.subs = subs
+		return exitOK, false
 	}
 	if len(args) > 0 && isHelp(args[0]) {
-		fmt.Fprintln(io.out, usageLine)
-		fmt.Fprintln(io.out, "(orgsync <command> <subcommand> -h lists its flags)")
-		return false, exitOK
+		fmt.Fprintln(std.out, usageLine)
+		fmt.Fprintln(std.out, "(orgsync <command> <subcommand> -h lists its flags)")
+		return exitOK, false
 	}
-	fmt.Fprintln(io.err, usageLine)
-	return false, exitError
+	fmt.Fprintln(std.err, usageLine)
+	return exitError, false
 }
 
 // fail prints err prefixed with the command's name and returns exitError.
-func fail(io stdio, name string, err error) int {
-	fmt.Fprintf(io.err, "%s: %v\n", name, err)
+func fail(std stdio, name string, err error) int {
+	fmt.Fprintf(std.err, "%s: %v\n", name, err)
 	return exitError
 }
 
 // validOutput reports whether a command's --output value is text or json,
 // printing what to use when it is not.
-func validOutput(io stdio, name, output string) bool {
+func validOutput(std stdio, name, output string) bool {
 	if output == "text" || output == "json" {
 		return true
 	}
-	fmt.Fprintf(io.err, "%s: --output %q: use text or json\n", name, output)
+	fmt.Fprintf(std.err, "%s: --output %q: use text or json\n", name, output)
 	return false
 }
 
 // parseFlags parses a subcommand's flags, before or after its arguments,
 // allowing at most maxArgs arguments; fs.Args then holds the arguments. It
-// returns false (having printed why) when the command should stop; code is
-// then its exit code. -h prints the flags to io.out and exits 0.
-func parseFlags(fs *flag.FlagSet, args []string, io stdio, maxArgs int) (ok bool, code int) {
-	if io.inspect != nil {
-		io.inspect.flags = fs
-		return false, exitOK
+// returns ok false (having printed why) when the command should stop, with
+// code its exit code. -h prints the flags to std.out and exits 0.
+func parseFlags(fs *flag.FlagSet, args []string, std stdio, maxArgs int) (code int, ok bool) {
+	if std.inspect != nil {
+		std.inspect.flags = fs
+		return exitOK, false
 	}
-	fs.SetOutput(io.err)
+	fs.SetOutput(std.err)
 	fs.Usage = func() {}
 	err := parseInterspersed(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		flagUsage(io.out, fs)
-		return false, exitOK
+		flagUsage(std.out, fs)
+		return exitOK, false
 	case err != nil:
-		flagUsage(io.err, fs)
-		return false, exitError
+		flagUsage(std.err, fs)
+		return exitError, false
 	case fs.NArg() > maxArgs:
-		fmt.Fprintf(io.err, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
-		return false, exitError
+		fmt.Fprintf(std.err, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
+		return exitError, false
 	}
-	return true, exitOK
+	return exitOK, true
 }
 
 // arguments are the arguments of the commands that take some, as their

@@ -25,38 +25,38 @@ func addDecisionFlags(fs *flag.FlagSet) decisionFlags {
 
 // runApprove lists the pending approvals, or shows approval ID, asks, and
 // applies what a fresh plan still wants of it.
-func runApprove(ctx context.Context, io stdio, args []string) int {
+func runApprove(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("approve", false)
 	reportFile := addReportFlag(c.fs)
 	who := addDecisionFlags(c.fs)
 	yes := c.fs.Bool("yes", false, "apply without asking (needed when orgsync does not run on a terminal)")
 	dryRun := c.fs.Bool("dry-run", false, "show what approving applies, and apply nothing")
 	c.maxArgs = 1
-	e, j, code, ok := c.start(io, args, true)
+	e, j, code, ok := c.start(std, args, true)
 	if !ok {
 		return code
 	}
 	if c.fs.NArg() == 0 {
 		pending, err := e.control.Pending()
 		if err != nil {
-			return fail(io, c.fs.Name(), err)
+			return fail(std, c.fs.Name(), err)
 		}
-		view.Approvals(io.out, pending)
+		view.Approvals(std.out, pending)
 		return exitOK
 	}
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
 	o := changecontrol.ApproveOptions{By: changecontrol.Approver(*who.by, "orgsync approve"), DryRun: *dryRun}
 	if !*yes && !*dryRun {
-		if !logs.IsTerminal(io.in) {
-			return fail(io, c.fs.Name(), errors.New("not on a terminal: give --yes to apply the approval (orgsync approve ID --dry-run shows what it applies)"))
+		if !logs.IsTerminal(std.in) {
+			return fail(std, c.fs.Name(), errors.New("not on a terminal: give --yes to apply the approval (orgsync approve ID --dry-run shows what it applies)"))
 		}
-		o.Confirm = func() (bool, error) { return confirm(io, "apply these changes?") }
+		o.Confirm = func() (bool, error) { return confirm(std, "apply these changes?") }
 	}
-	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), view.Approving{W: io.out}, o)
-	view.Result(io.out, r, j.Config().MultiOrg())
-	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
+	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), view.Approving{W: std.out}, o)
+	view.Result(std.out, r, j.Config().MultiOrg())
+	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
 }
 
 // confirm asks question on s.err and reads the answer from s.in: yes
@@ -72,21 +72,21 @@ func confirm(s stdio, question string) (bool, error) {
 }
 
 // runReject discards pending approval ID.
-func runReject(_ context.Context, io stdio, args []string) int {
+func runReject(_ context.Context, std stdio, args []string) int {
 	c := newRunCommand("reject", false)
 	who := addDecisionFlags(c.fs)
 	c.maxArgs = 1
-	e, code, ok := c.setup.start(c.fs, args, io, 1, nil)
+	e, code, ok := c.setup.start(c.fs, args, std, 1, nil)
 	if !ok {
 		return code
 	}
 	if c.fs.NArg() == 0 {
-		return fail(io, c.fs.Name(), errors.New("name the approval to reject (orgsync approve lists them)"))
+		return fail(std, c.fs.Name(), errors.New("name the approval to reject (orgsync approve lists them)"))
 	}
 	a, err := e.control.Reject(c.fs.Arg(0), changecontrol.Approver(*who.by, "orgsync reject"))
 	if err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
-	view.Rejected(io.out, a)
+	view.Rejected(std.out, a)
 	return exitOK
 }

@@ -20,23 +20,23 @@ import (
 
 // runCompletion prints the completion script of a shell, or (for the
 // scripts) the candidates of the last of the words after --.
-func runCompletion(ctx context.Context, io stdio, args []string) int {
+func runCompletion(ctx context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync completion", flag.ContinueOnError)
 	shells := slices.Sorted(maps.Keys(completion.Scripts))
-	if ok, code := parseFlags(fs, args, io, math.MaxInt); !ok {
+	if code, ok := parseFlags(fs, args, std, math.MaxInt); !ok {
 		return code
 	}
 	switch name := fs.Arg(0); {
 	case name == "candidates":
 		for _, c := range candidates(ctx, fs.Args()[1:]) {
-			fmt.Fprintln(io.out, c)
+			fmt.Fprintln(std.out, c)
 		}
 		return exitOK
 	case completion.Scripts[name] != "" && fs.NArg() == 1:
-		fmt.Fprint(io.out, completion.Scripts[name])
+		fmt.Fprint(std.out, completion.Scripts[name])
 		return exitOK
 	}
-	fmt.Fprintf(io.err, "orgsync completion: name the shell: %s (orgsync completion bash, then source its output)\n", strings.Join(shells, ", "))
+	fmt.Fprintf(std.err, "orgsync completion: name the shell: %s (orgsync completion bash, then source its output)\n", strings.Join(shells, ", "))
 	return exitError
 }
 

@@ -11,14 +11,14 @@ func addReportFlag(fs *flag.FlagSet) *string {
 }
 
 // reportTo writes the report to path when it is set and says where.
-func (e *env) reportTo(io stdio, path string) error {
+func (e *env) reportTo(std stdio, path string) error {
 	if path == "" {
 		return nil
 	}
 	if err := e.control.WriteReport(path); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	fmt.Fprintf(io.out, "report written to %s\n", path)
+	fmt.Fprintf(std.out, "report written to %s\n", path)
 	return nil
 }
 
@@ -26,17 +26,17 @@ func (e *env) reportTo(io stdio, path string) error {
 // under way, and returns the exit code: exitUnrecorded when changes were
 // applied that the state directory could not record, else exitError with
 // err printed, else exitOK.
-func (e *env) end(io stdio, name string, err error) int {
+func (e *env) end(std stdio, name string, err error) int {
 	e.control.Wait()
 	if e.control.Unrecorded() {
 		if err != nil {
-			fmt.Fprintf(io.err, "%s: %v\n", name, err)
+			fmt.Fprintf(std.err, "%s: %v\n", name, err)
 		}
-		fmt.Fprintf(io.err, "%s: changes were applied that the state directory could not record (see the log): exit %d\n", name, exitUnrecorded)
+		fmt.Fprintf(std.err, "%s: changes were applied that the state directory could not record (see the log): exit %d\n", name, exitUnrecorded)
 		return exitUnrecorded
 	}
 	if err != nil {
-		return fail(io, name, err)
+		return fail(std, name, err)
 	}
 	return exitOK
 }

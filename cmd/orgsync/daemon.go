@@ -11,11 +11,11 @@ import (
 // SIGINT, never two runs at once, reading the configuration again before
 // each run and at SIGHUP, and serves /healthz, /readyz, /metrics and the
 // status page.
-func runDaemon(ctx context.Context, io stdio, args []string) int {
+func runDaemon(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("daemon", false)
 	runAtStart := c.fs.Bool("run-at-start", false, "run once at start (also schedule.runAtStart)")
 	listen := c.fs.String("listen", "", "address of /healthz, /readyz, /metrics and the status page (default schedule.listen)")
-	e, code, ok := c.setup.start(c.fs, args, io, c.maxArgs, c.output)
+	e, code, ok := c.setup.start(c.fs, args, std, c.maxArgs, c.output)
 	if !ok {
 		return code
 	}
@@ -23,7 +23,7 @@ func runDaemon(ctx context.Context, io stdio, args []string) int {
 		Control: e.control, Listen: *listen, RunAtStart: *runAtStart, Log: e.log})
 	e.control.Wait()
 	if err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
 	return exitOK
 }

@@ -19,13 +19,13 @@ import (
 // runDemo starts the simulator in-process with the two example
 // organizations and syncs an example into them: the plan, the result, and
 // a second plan that has nothing to do.
-func runDemo(ctx context.Context, io stdio, args []string) int {
+func runDemo(ctx context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync demo", flag.ContinueOnError)
 	lf := addLogFlags(fs)
 	name := fs.String("source", "multiorg", "example to sync (multiorg: a CSV file into both organizations; the others into the first): "+demo.Names())
 	review := fs.Bool("review", false, "the change-control walk-through on the csv example: plan --out, show, apply with removals held, approve, history, report, status page")
 	serve := fs.Duration("serve", 0, "with --review, serve the status page on loopback this long")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
+	if code, ok := parseFlags(fs, args, std, 0); !ok {
 		return code
 	}
 	var rd *steps.Review
@@ -34,14 +34,14 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 	}
 	example, ok := demo.Examples()[*name]
 	if !ok {
-		fmt.Fprintf(io.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples()))))
+		fmt.Fprintf(std.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples()))))
 		return exitError
 	}
 	if lf.level == "" {
 		lf.level = "warn" // the demo prints the plans; the logs would repeat them
 	}
-	if err := runExample(ctx, io, lf, example, rd); err != nil {
-		return fail(io, fs.Name(), err)
+	if err := runExample(ctx, std, lf, example, rd); err != nil {
+		return fail(std, fs.Name(), err)
 	}
 	return exitOK
 }
@@ -50,9 +50,9 @@ func runDemo(ctx context.Context, io stdio, args []string) int {
 // loopback port (and what the example reads, when it needs a server) and
 // syncs the example into them; with review, it walks through change
 // control instead.
-func runExample(ctx context.Context, io stdio, lf *logFlags, example source.Example, review *steps.Review) error {
+func runExample(ctx context.Context, std stdio, lf *logFlags, example source.Example, review *steps.Review) error {
 	start := time.Now()
-	d, err := demo.Start(ctx, example, io.out)
+	d, err := demo.Start(ctx, example, std.out)
 	if err != nil {
 		return err
 	}
@@ -62,19 +62,19 @@ func runExample(ctx context.Context, io stdio, lf *logFlags, example source.Exam
 			return err
 		}
 	}
-	if err := demoSteps(ctx, io, lf, d, review); err != nil {
+	if err := demoSteps(ctx, std, lf, d, review); err != nil {
 		return err
 	}
 	requests, tooMany := simserver.Totals(d.Sim)
-	fmt.Fprintf(io.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
+	fmt.Fprintf(std.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
 		requests, tooMany, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 // demoSteps runs the demo's steps on the running demo d: plan, sync and
 // plan again, or with review the change-control walk-through.
-func demoSteps(ctx context.Context, io stdio, lf *logFlags, d *demo.Setup, review *steps.Review) error {
-	e, ok := (&setupFlags{config: d.Config, log: lf}).setup(io)
+func demoSteps(ctx context.Context, std stdio, lf *logFlags, d *demo.Setup, review *steps.Review) error {
+	e, ok := (&setupFlags{config: d.Config, log: lf}).setup(std)
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")
 	}
@@ -84,7 +84,7 @@ func demoSteps(ctx context.Context, io stdio, lf *logFlags, d *demo.Setup, revie
 	}
 	defer e.control.Wait()
 	if review != nil {
-		return review.Steps(ctx, io.out, j, e.control)
+		return review.Steps(ctx, std.out, j, e.control)
 	}
-	return steps.Walk(ctx, io.out, j, e.control)
+	return steps.Walk(ctx, std.out, j, e.control)
 }

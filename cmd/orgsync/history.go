@@ -9,28 +9,28 @@ import (
 
 // runHistory prints the applied changes the state directory keeps,
 // filtered by user, organization and age.
-func runHistory(_ context.Context, io stdio, args []string) int {
+func runHistory(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync history", flag.ContinueOnError)
 	sf := addSetupFlags(fs)
 	user := fs.String("user", "", "only this user's changes (email, or username@domain)")
 	org := fs.String("org", "", "only this organization's changes (targets[].name)")
 	since := fs.String("since", "", "only changes in this time back from now: 90m, 24h, 7d")
 	output := fs.String("output", "text", "text or json (one JSON object a line)")
-	e, code, ok := sf.start(fs, args, io, 0, output)
+	e, code, ok := sf.start(fs, args, std, 0, output)
 	if !ok {
 		return code
 	}
 	entries, err := e.control.History(*user, *org, *since)
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	if *output == "json" {
-		err = view.HistoryJSON(io.out, entries)
+		err = view.HistoryJSON(std.out, entries)
 	} else {
-		view.History(io.out, entries)
+		view.History(std.out, entries)
 	}
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	return exitOK
 }

@@ -9,12 +9,12 @@ import (
 )
 
 // runInit writes a commented starter configuration for one kind of source.
-func runInit(_ context.Context, io stdio, args []string) int {
+func runInit(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync init", flag.ContinueOnError)
 	source := fs.String("source", "csv", "the kind of source: "+starter.Kinds())
 	output := fs.String("output", defaultConfigPath, `the file to write ("-": standard output)`)
 	force := fs.Bool("force", false, "overwrite the file when it exists")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
+	if code, ok := parseFlags(fs, args, std, 0); !ok {
 		return code
 	}
 	named := *output
@@ -23,15 +23,15 @@ func runInit(_ context.Context, io stdio, args []string) int {
 	}
 	text, err := starter.Config(*source, named)
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	if *output == "-" {
-		fmt.Fprint(io.out, text)
+		fmt.Fprint(std.out, text)
 		return exitOK
 	}
 	if err := starter.WriteNew(*output, []byte(text), *force); err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
-	fmt.Fprintf(io.out, "wrote %s: fill in what is marked FILL IN, then run orgsync validate --config %s\n", *output, *output)
+	fmt.Fprintf(std.out, "wrote %s: fill in what is marked FILL IN, then run orgsync validate --config %s\n", *output, *output)
 	return exitOK
 }

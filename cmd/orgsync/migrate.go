@@ -15,43 +15,43 @@ import (
 // runMigrate turns the incumbent tool's configuration (its main file and
 // the files it names) into an orgsync configuration, prints the migration
 // report and checks the result as validate does without the network.
-func runMigrate(ctx context.Context, io stdio, args []string) int {
+func runMigrate(ctx context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync migrate", flag.ContinueOnError)
 	out := fs.String("out", "", `the orgsync configuration to write (default: standard output, the report then on standard error)`)
 	flags := fs.String("flags", "", `the incumbent's command-line options as it is run, e.g. "--process-groups --users mapped"`)
 	reportFile := fs.String("report", "", "also write the migration report to this file")
 	force := fs.Bool("force", false, "overwrite --out when it exists")
-	if ok, code := parseFlags(fs, args, io, 1); !ok {
+	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(io.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE]")
+		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE]")
 		return exitError
 	}
 	words, err := splitWords(*flags)
 	if err != nil {
-		return fail(io, fs.Name(), fmt.Errorf("--flags: %w", err))
+		return fail(std, fs.Name(), fmt.Errorf("--flags: %w", err))
 	}
 	res, err := migrate.Migrate(fs.Arg(0), migrate.Options{Flags: words, Out: *out})
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	name := *out
 	if name == "" {
 		name = defaultConfigPath
 	}
 	res.Report.Check = migrate.CheckConfig(ctx, res.Config, name)
-	report := io.out
+	report := std.out
 	if *out == "" {
-		fmt.Fprint(io.out, string(res.Config))
-		report = io.err
+		fmt.Fprint(std.out, string(res.Config))
+		report = std.err
 	} else if err := starter.WriteNew(*out, res.Config, *force); err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	res.Report.WriteText(report)
 	if *reportFile != "" {
 		if err := writeReport(*reportFile, res.Report); err != nil {
-			return fail(io, fs.Name(), err)
+			return fail(std, fs.Name(), err)
 		}
 	}
 	if *out != "" {

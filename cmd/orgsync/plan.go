@@ -12,7 +12,7 @@ import (
 
 // runPlan is the dry run: it prints the plan of every organization, as
 // the safety gate would let it through, and changes nothing.
-func runPlan(ctx context.Context, io stdio, args []string) int {
+func runPlan(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("plan", true)
 	fs := c.fs
 	c.output = fs.String("output", "text", "plan format: text or json")
@@ -20,7 +20,7 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
 	c.explain = fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
 	out := fs.String("out", "", "also save the plan, with the one-off flags that shaped it, to this file, for review and orgsync apply FILE")
-	e, j, code, ok := c.start(io, args, true)
+	e, j, code, ok := c.start(std, args, true)
 	if !ok {
 		return code
 	}
@@ -29,18 +29,18 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 	}
 	plans, err := j.Plan(ctx)
 	if err == nil {
-		err = view.Plans(io.out, plans, *c.output, j.Config().MultiOrg())
+		err = view.Plans(std.out, plans, *c.output, j.Config().MultiOrg())
 	}
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
-	w := io.out
+	w := std.out
 	if *c.output == "json" {
-		w = io.err // the plan on stdout stays one JSON document
+		w = std.err // the plan on stdout stays one JSON document
 	}
 	j.Explain(w, plans)
 	if _, err := j.ApplyAll(ctx, plans, run.Dry); err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	if *out != "" {
 		flags, err := c.savedFlags(e)
@@ -48,9 +48,9 @@ func runPlan(ctx context.Context, io stdio, args []string) int {
 			err = e.control.SavePlan(*out, version, plans, flags)
 		}
 		if err != nil {
-			return fail(io, fs.Name(), fmt.Errorf("--out: %w", err))
+			return fail(std, fs.Name(), fmt.Errorf("--out: %w", err))
 		}
-		fmt.Fprintf(io.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
+		fmt.Fprintf(std.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
 	}
 	if *detailed && !plans.InSync() {
 		return exitChanges

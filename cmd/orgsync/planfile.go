@@ -15,27 +15,27 @@ import (
 
 // runApply applies a saved plan, and only it: it plans afresh and refuses,
 // listing the differences, unless the fresh plans are the saved ones.
-func runApply(ctx context.Context, io stdio, args []string) int {
+func runApply(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("apply", false)
 	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this (more than 0)")
 	reportFile := addReportFlag(c.fs)
 	c.maxArgs = 1
-	e, code, ok := c.setup.start(c.fs, args, io, 1, nil)
+	e, code, ok := c.setup.start(c.fs, args, std, 1, nil)
 	if !ok {
 		return code
 	}
 	if c.fs.NArg() != 1 {
-		return fail(io, c.fs.Name(), errors.New("name the saved plan to apply (orgsync plan --out FILE writes one)"))
+		return fail(std, c.fs.Name(), errors.New("name the saved plan to apply (orgsync plan --out FILE writes one)"))
 	}
 	if *maxAge <= 0 {
-		return fail(io, c.fs.Name(), fmt.Errorf("--max-age %s: give a duration more than 0, such as 24h", *maxAge))
+		return fail(std, c.fs.Name(), fmt.Errorf("--max-age %s: give a duration more than 0, such as 24h", *maxAge))
 	}
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
 	f, err := planfile.Read(c.fs.Arg(0))
 	if err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
 	e.orgs = f.OrgNames()
 	ov, err := savedOverrides(f.Flags)
@@ -44,18 +44,18 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 		j, err = e.job(ov, true)
 	}
 	if err != nil {
-		return fail(io, c.fs.Name(), fmt.Errorf("the saved plan's flags (%s): %w", f.Flags, err))
+		return fail(std, c.fs.Name(), fmt.Errorf("the saved plan's flags (%s): %w", f.Flags, err))
 	}
 	plans, err := e.control.CheckSaved(ctx, j, f, *maxAge)
 	if err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
-	fmt.Fprintln(io.out, "a fresh plan is the saved plan: applying it")
+	fmt.Fprintln(std.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	for _, r := range res {
-		view.Result(io.out, r, j.Config().MultiOrg())
+		view.Result(std.out, r, j.Config().MultiOrg())
 	}
-	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
+	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
 }
 
 // savedOverrides are the run's overrides of a saved plan's flags.
@@ -65,29 +65,29 @@ func savedOverrides(f planfile.Flags) (run.Overrides, error) {
 }
 
 // runShow prints a saved plan as text or JSON.
-func runShow(_ context.Context, io stdio, args []string) int {
+func runShow(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync show", flag.ContinueOnError)
 	output := fs.String("output", "text", "text or json")
-	if ok, code := parseFlags(fs, args, io, 1); !ok {
+	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
 	}
-	if !validOutput(io, fs.Name(), *output) {
+	if !validOutput(std, fs.Name(), *output) {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		return fail(io, fs.Name(), errors.New("name the saved plan to show (orgsync plan --out FILE writes one)"))
+		return fail(std, fs.Name(), errors.New("name the saved plan to show (orgsync plan --out FILE writes one)"))
 	}
 	f, err := planfile.Read(fs.Arg(0))
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	if *output == "json" {
-		err = f.Encode(io.out)
+		err = f.Encode(std.out)
 	} else {
-		err = view.SavedPlan(io.out, f, time.Now())
+		err = view.SavedPlan(std.out, f, time.Now())
 	}
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	return exitOK
 }

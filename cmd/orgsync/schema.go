@@ -10,15 +10,15 @@ import (
 
 // runSchema prints the JSON Schema of the configuration file, for editors
 // (the yaml-language-server modeline) and CI.
-func runSchema(_ context.Context, io stdio, args []string) int {
+func runSchema(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync schema", flag.ContinueOnError)
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
+	if code, ok := parseFlags(fs, args, std, 0); !ok {
 		return code
 	}
 	data, err := config.Schema()
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
-	fmt.Fprintf(io.out, "%s\n", data)
+	fmt.Fprintf(std.out, "%s\n", data)
 	return exitOK
 }

@@ -52,14 +52,14 @@ func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 // most maxArgs arguments), checks its --output value when output is not
 // nil, and sets up. It returns false when the command should stop; code is
 // then its exit code.
-func (f *setupFlags) start(fs *flag.FlagSet, args []string, io stdio, maxArgs int, output *string) (*env, int, bool) {
-	if ok, code := parseFlags(fs, args, io, maxArgs); !ok {
+func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs int, output *string) (*env, int, bool) {
+	if code, ok := parseFlags(fs, args, std, maxArgs); !ok {
 		return nil, code, false
 	}
-	if output != nil && !validOutput(io, fs.Name(), *output) {
+	if output != nil && !validOutput(std, fs.Name(), *output) {
 		return nil, exitError, false
 	}
-	e, ok := f.setup(io)
+	e, ok := f.setup(std)
 	if !ok {
 		return nil, exitError, false
 	}
@@ -80,31 +80,31 @@ type env struct {
 }
 
 // setup loads the configuration and builds the logger. Configuration
-// problems are printed to io.err, every one with its line; warnings are
+// problems are printed to std.err, every one with its line; warnings are
 // logged.
-func (f *setupFlags) setup(io stdio) (*env, bool) {
+func (f *setupFlags) setup(std stdio) (*env, bool) {
 	cfg, err := config.Load(f.config)
 	if err != nil {
 		var cerr *config.Error
 		switch {
 		case errors.As(err, &cerr):
-			fmt.Fprintln(io.err, cerr.Error())
+			fmt.Fprintln(std.err, cerr.Error())
 		case errors.Is(err, fs.ErrNotExist):
-			fmt.Fprintf(io.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
+			fmt.Fprintf(std.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
 		default:
-			fmt.Fprintf(io.err, "orgsync: %v\n", err)
+			fmt.Fprintf(std.err, "orgsync: %v\n", err)
 		}
 		return nil, false
 	}
-	log, err := f.log.logger(io.err, &cfg.Logging)
+	log, err := f.log.logger(std.err, &cfg.Logging)
 	if err != nil {
-		fmt.Fprintf(io.err, "orgsync: %v\n", err)
+		fmt.Fprintf(std.err, "orgsync: %v\n", err)
 		return nil, false
 	}
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
-	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(io.err), control: changecontrol.New(cfg, log)}
+	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(std.err), control: changecontrol.New(cfg, log)}
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}
@@ -156,14 +156,14 @@ func (c *runCommand) addFullFlag() {
 // start parses the flags, sets up and makes the Job; plansShown says that
 // the command prints the plans. It returns false when the command should
 // stop; code is then its exit code.
-func (c *runCommand) start(io stdio, args []string, plansShown bool) (*env, *run.Job, int, bool) {
-	e, code, ok := c.setup.start(c.fs, args, io, c.maxArgs, c.output)
+func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *run.Job, int, bool) {
+	e, code, ok := c.setup.start(c.fs, args, std, c.maxArgs, c.output)
 	if !ok {
 		return nil, nil, code, false
 	}
 	j, err := c.job(e, plansShown)
 	if err != nil {
-		return nil, nil, fail(io, c.fs.Name(), err), false
+		return nil, nil, fail(std, c.fs.Name(), err), false
 	}
 	return e, j, exitOK, true
 }
@@ -191,13 +191,13 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 // its phase): every organization's run is recorded and notified as
 // failed, the report written when asked, and err printed; it returns
 // exitError.
-func (e *env) failRun(io stdio, name string, mode run.Mode, err error, reportFile string) int {
+func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
 	for _, r := range run.FailedRun(e.targets(), mode, time.Now(), err) {
 		e.control.Applied(r)
 	}
-	err = errors.Join(err, e.reportTo(io, reportFile))
+	err = errors.Join(err, e.reportTo(std, reportFile))
 	e.control.Wait()
-	return fail(io, name, err)
+	return fail(std, name, err)
 }
 
 // targets are the organizations --orgs names (all when none, or when it

@@ -39,7 +39,7 @@ func addSimFlags(fs *flag.FlagSet) *simFlags {
 
 // runSim serves the simulator until SIGTERM or SIGINT, then saves the state
 // when asked.
-func runSim(ctx context.Context, io stdio, args []string) int {
+func runSim(ctx context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync sim", flag.ContinueOnError)
 	sf := addSimFlags(fs)
 	lf := addLogFlags(fs)
@@ -49,16 +49,16 @@ func runSim(ctx context.Context, io stdio, args []string) int {
 	fs.BoolVar(&h.Save, "save", false, "save the state back to --state on shutdown")
 	fs.StringVar(&h.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key), for clients that insist on https")
 	fs.StringVar(&h.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
+	if code, ok := parseFlags(fs, args, std, 0); !ok {
 		return code
 	}
-	log, err := lf.logger(io.err, nil)
+	log, err := lf.logger(std.err, nil)
 	if err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	h.Options, h.Log = sf.opts, log
 	if err := h.Run(ctx); err != nil {
-		return fail(io, fs.Name(), err)
+		return fail(std, fs.Name(), err)
 	}
 	return exitOK
 }

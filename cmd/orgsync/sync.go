@@ -11,17 +11,17 @@ import (
 )
 
 // runSync applies the plans and prints what was done.
-func runSync(ctx context.Context, io stdio, args []string) int {
+func runSync(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("sync", true)
 	c.addFullFlag()
 	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
 	reportFile := addReportFlag(c.fs)
-	e, code, ok := c.setup.start(c.fs, args, io, 0, nil)
+	e, code, ok := c.setup.start(c.fs, args, std, 0, nil)
 	if !ok {
 		return code
 	}
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
-		return fail(io, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), err)
 	}
 	mode := run.Real
 	if *testOnly {
@@ -29,24 +29,24 @@ func runSync(ctx context.Context, io stdio, args []string) int {
 	}
 	j, err := c.job(e, true)
 	if err != nil {
-		return e.failRun(io, c.fs.Name(), mode, run.InPhase(run.PhaseConfig, err), *reportFile)
+		return e.failRun(std, c.fs.Name(), mode, run.InPhase(run.PhaseConfig, err), *reportFile)
 	}
 	multi := j.Config().MultiOrg()
-	res, err := j.Sync(ctx, mode, showPlans(io, multi))
+	res, err := j.Sync(ctx, mode, showPlans(std, multi))
 	for _, r := range res {
-		view.Result(io.out, r, multi)
+		view.Result(std.out, r, multi)
 	}
-	return e.end(io, c.fs.Name(), errors.Join(err, e.reportTo(io, *reportFile)))
+	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
 }
 
 // showPlans prints each gated plan as it is ready, a blank line between
 // organizations (in the order they are ready; Sync shows one at a time).
-func showPlans(io stdio, multiOrg bool) func(g *run.Gated) error {
+func showPlans(std stdio, multiOrg bool) func(g *run.Gated) error {
 	shown := 0
 	return func(g *run.Gated) error {
 		if shown++; shown > 1 {
-			fmt.Fprintln(io.out)
+			fmt.Fprintln(std.out)
 		}
-		return view.OrgPlan(io.out, g.OrgPlan(), multiOrg)
+		return view.OrgPlan(std.out, g.OrgPlan(), multiOrg)
 	}
 }

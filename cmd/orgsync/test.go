@@ -12,19 +12,19 @@ import (
 
 // runTest runs mapping tests: each file's expectations of what its
 // configuration gives which user, offline (see package mappingtest).
-func runTest(ctx context.Context, io stdio, args []string) int {
+func runTest(ctx context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync test", flag.ContinueOnError)
-	if ok, code := parseFlags(fs, args, io, math.MaxInt); !ok {
+	if code, ok := parseFlags(fs, args, std, math.MaxInt); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
-		return fail(io, fs.Name(), errors.New("name the test files (orgsync test orgsync.test.yaml; see docs/configuration.md#mapping-tests)"))
+		return fail(std, fs.Name(), errors.New("name the test files (orgsync test orgsync.test.yaml; see docs/configuration.md#mapping-tests)"))
 	}
 	code := exitOK
 	for _, file := range fs.Args() {
-		r, err := mappingtest.Run(ctx, file, io.out)
+		r, err := mappingtest.Run(ctx, file, std.out)
 		if err != nil {
-			fmt.Fprintf(io.err, "%s: %v\n", fs.Name(), err)
+			fmt.Fprintf(std.err, "%s: %v\n", fs.Name(), err)
 			code = exitError
 		} else if r.Failed > 0 {
 			code = exitError

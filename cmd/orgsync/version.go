@@ -21,12 +21,12 @@ var (
 )
 
 // runVersion prints the version, commit, dates and Go version.
-func runVersion(_ context.Context, io stdio, args []string) int {
+func runVersion(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync version", flag.ContinueOnError)
-	if ok, code := parseFlags(fs, args, io, 0); !ok {
+	if code, ok := parseFlags(fs, args, std, 0); !ok {
 		return code
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(io.out, buildinfo.Line(version, commit, buildDate, bi))
+	fmt.Fprintln(std.out, buildinfo.Line(version, commit, buildDate, bi))
 	return exitOK
 }
