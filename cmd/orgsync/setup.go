@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -192,27 +191,10 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 // failed, the report written when asked, and err printed; it returns
 // exitError.
 func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
-	for _, r := range run.FailedRun(e.targets(), mode, time.Now(), err) {
+	for _, r := range run.FailedRun(run.NamedOrgs(e.cfg, e.orgs), mode, time.Now(), err) {
 		e.control.Applied(r)
 	}
 	err = errors.Join(err, e.reportTo(std, reportFile))
 	e.control.Wait()
 	return fail(std, name, err)
-}
-
-// targets are the organizations --orgs names (all when none, or when it
-// names one the configuration does not have).
-func (e *env) targets() []*config.NamedTarget {
-	var out []*config.NamedTarget
-	for i := range e.cfg.Targets {
-		if t := &e.cfg.Targets[i]; len(e.orgs) == 0 || slices.Contains(e.orgs, t.Name) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 {
-		for i := range e.cfg.Targets {
-			out = append(out, &e.cfg.Targets[i])
-		}
-	}
-	return out
 }
