@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"strings"
-	"text/tabwriter"
-	"time"
+	"io"
 
 	"github.com/orgsync/orgsync/internal/admin"
-	"github.com/orgsync/orgsync/target/umwire"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // adminCommand is the common part of users, invites and products: flags,
-// configuration, organization, and output as a table or JSON.
+// configuration, organization, and output as a table or JSON (view).
 type adminCommand struct {
 	fs     *flag.FlagSet
 	setup  *setupFlags
@@ -57,38 +54,16 @@ func (a *adminCommand) startOne(std stdio, args []string, what string) (*admin.O
 	return o, a.fs.Arg(0), exitOK, true
 }
 
-// print writes v as JSON, or as a table made by rows, and returns the exit
-// code; err, when set, is printed instead.
-func (a *adminCommand) print(std stdio, v any, err error, header string, rows func(tw *tabwriter.Writer)) int {
-	if err == nil && *a.output == "json" {
-		enc := json.NewEncoder(std.out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(v)
-	} else if err == nil {
-		tw := tabwriter.NewWriter(std.out, 2, 4, 2, ' ', 0)
-		if header != "" {
-			fmt.Fprintln(tw, header)
-		}
-		rows(tw)
-		err = tw.Flush()
+// show writes v with render in the command's --output format, or prints
+// err, and returns the exit code.
+func show[T any](a *adminCommand, std stdio, v T, err error, render func(io.Writer, T, string) error) int {
+	if err == nil {
+		err = render(std.out, v, *a.output)
 	}
 	if err != nil {
 		return fail(std, a.fs.Name(), err)
 	}
 	return exitOK
-}
-
-// printList is print for a list: a table with one row per item, or a JSON
-// array (`[]` when there is none, never `null`).
-func printList[T any](a *adminCommand, std stdio, items []T, err error, header string, row func(T) string) int {
-	if items == nil {
-		items = []T{}
-	}
-	return a.print(std, items, err, header, func(tw *tabwriter.Writer) {
-		for _, it := range items {
-			fmt.Fprintln(tw, row(it))
-		}
-	})
 }
 
 // runUsers: `users list [--group G]` and `users get EMAIL [--domain D]`.
@@ -105,22 +80,14 @@ func runUsers(ctx context.Context, std stdio, args []string) int {
 			return code
 		}
 		u, err := o.User(ctx, email, *domain)
-		return a.print(std, u, err, usersHeader, func(tw *tabwriter.Writer) { fmt.Fprintln(tw, userRow(*u)) }) // one user: an object, not a list
+		return show(a, std, u, err, view.User)
 	}
 	o, code, ok := a.start(std, args[1:], 0)
 	if !ok {
 		return code
 	}
 	users, err := o.Users(ctx, *group)
-	return printList(a, std, users, err, usersHeader, userRow)
-}
-
-// usersHeader heads the table of users.
-const usersHeader = "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS"
-
-// userRow is a user's row of the table.
-func userRow(u umwire.User) string {
-	return strings.Join([]string{u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", ")}, "\t")
+	return show(a, std, users, err, view.Users)
 }
 
 // runInvites: `invites list`, `invites resend EMAIL`, `invites revoke EMAIL`.
@@ -136,23 +103,14 @@ func runInvites(ctx context.Context, std stdio, args []string) int {
 			return code
 		}
 		invites, err := o.Invites(ctx, *excludeExpired)
-		return printList(a, std, invites, err, "EMAIL\tLAST SENT\tINVITED BY", func(in umwire.Invite) string {
-			return in.Email + "\t" + time.UnixMilli(in.LastSentDTS).UTC().Format(time.RFC3339) + "\t" + in.InvitedBy.Email
-		})
+		return show(a, std, invites, err, view.Invites)
 	}
 	o, email, code, ok := a.startOne(std, args[1:], "the invited user's email")
 	if !ok {
 		return code
 	}
-	verb, err := o.Invite(ctx, args[0], email)
-	done := inviteDone{Email: email, Done: verb}
-	return a.print(std, done, err, "", func(tw *tabwriter.Writer) { fmt.Fprintf(tw, "invite of %s %s\n", email, verb) })
-}
-
-// inviteDone is what `invites resend` and `invites revoke --output json` print.
-type inviteDone struct {
-	Email string `json:"email"`
-	Done  string `json:"done"` // "resent" or "revoked"
+	done, err := o.Invite(ctx, args[0], email)
+	return show(a, std, view.InviteAction{Email: email, Done: done}, err, view.InviteDone)
 }
 
 // runProducts lists the organization's products (deprecated endpoint).
@@ -163,7 +121,5 @@ func runProducts(ctx context.Context, std stdio, args []string) int {
 		return code
 	}
 	products, err := o.Products(ctx)
-	return printList(a, std, products, err, "ID\tCODE\tNAME\tUSERS\tPROFILES\tQUOTA", func(p umwire.Product) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d", p.ID, p.Code, p.Name, p.UserCount, p.ConfigurationCount, p.LicenseQuota)
-	})
+	return show(a, std, products, err, view.Products)
 }

@@ -101,7 +101,12 @@ func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
 		FormatVersion int           `json:"formatVersion"`
 		Organizations []orgPlanJSON `json:"organizations"`
 	}{FormatVersion: PlanFormatVersion, Organizations: orgs}
+	return indentedJSON(w, out)
+}
+
+// indentedJSON writes v as JSON indented by two spaces, and a newline.
+func indentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(v)
 }
