@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -28,7 +27,7 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 	}
 	switch name := fs.Arg(0); {
 	case name == "candidates":
-		for _, c := range candidates(ctx, fs.Args()[1:]) {
+		for _, c := range completion.Candidates(tree{ctx, commands()}, fs.Args()[1:]) {
 			fmt.Fprintln(std.out, c)
 		}
 		return exitOK
@@ -40,45 +39,26 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 	return exitError
 }
 
-// candidates returns the completions of the last of words, the words of
-// the command line after "orgsync" (the last one maybe ""): commands,
-// subcommands, flags, a flag's values, and approval ids for approve and
-// reject. Nothing means a file name.
-func candidates(ctx context.Context, words []string) []string {
-	if len(words) == 0 {
-		return nil
-	}
-	cur, before := words[len(words)-1], words[:len(words)-1]
-	cmds := commands()
-	names := slices.Sorted(maps.Keys(cmds))
-	switch {
-	case len(before) == 0:
-		return withPrefix(append(names, "help"), cur)
-	case isHelp(before[0]) && len(before) == 1:
-		return withPrefix(names, cur)
-	case isHelp(before[0]):
-		before = before[1:]
-	}
-	c, ok := cmds[before[0]]
+// tree is the command tree as completion walks it (completion.Tree).
+type tree struct {
+	ctx  context.Context
+	cmds map[string]command
+}
+
+// Commands are the commands' names, sorted, then help.
+func (t tree) Commands() []string { return append(slices.Sorted(maps.Keys(t.cmds)), "help") }
+
+// IsHelp is isHelp.
+func (tree) IsHelp(word string) bool { return isHelp(word) }
+
+// Inspect returns what command name declares (inspect).
+func (t tree) Inspect(name string, args []string) (*flag.FlagSet, []string, bool) {
+	c, ok := t.cmds[name]
 	if !ok {
-		return nil
+		return nil, nil, false
 	}
-	in := inspect(ctx, c, before[1:])
-	if in.flags == nil { // a command whose subcommand is not named yet
-		return withPrefix(in.subs, cur)
-	}
-	if f := valueOf(in.flags, before[len(before)-1]); f != nil {
-		return withPrefix(flagValues(f, before[0], before), cur)
-	}
-	if strings.HasPrefix(cur, "-") {
-		var flags []string
-		in.flags.VisitAll(func(f *flag.Flag) { flags = append(flags, "--"+f.Name) })
-		return withPrefix(flags, cur)
-	}
-	if before[0] == "approve" || before[0] == "reject" {
-		return withPrefix(approvalIDs(before), cur)
-	}
-	return nil
+	in := inspect(t.ctx, c, args)
+	return in.flags, in.subs, true
 }
 
 // inspect returns the flags and subcommands command c declares, with its
@@ -89,29 +69,21 @@ func inspect(ctx context.Context, c command, args []string) *inspection {
 	return in
 }
 
-// valueOf returns the flag that word names when the word after it is that
-// flag's value (a flag that is not true or false, written without =).
-func valueOf(fs *flag.FlagSet, word string) *flag.Flag {
-	name, ok := strings.CutPrefix(strings.TrimPrefix(word, "-"), "-")
-	if !ok {
-		name = strings.TrimPrefix(word, "-")
-	}
-	if !strings.HasPrefix(word, "-") || strings.Contains(name, "=") {
+// Arguments are the pending approvals' ids for approve and reject, from
+// the state directory of the configuration the words name.
+func (tree) Arguments(name string, words []string) []string {
+	if name != "approve" && name != "reject" {
 		return nil
 	}
-	f := fs.Lookup(name)
-	if f == nil {
-		return nil
+	if cfg := configOf(words); cfg != nil {
+		return store.PendingIDs(cfg.State.Dir)
 	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return nil
-	}
-	return f
+	return nil
 }
 
-// flagValues returns the values flag f of command cmd takes; nil for a
-// file name or a free value.
-func flagValues(f *flag.Flag, cmd string, words []string) []string {
+// Values are the values flag f of command cmd takes; nil for a file name
+// or a free value.
+func (tree) Values(cmd string, f *flag.Flag, words []string) []string {
 	switch {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
@@ -125,48 +97,16 @@ func flagValues(f *flag.Flag, cmd string, words []string) []string {
 		return config.LogLevels
 	case f.Name == "orgs" || f.Name == "org":
 		if cfg := configOf(words); cfg != nil {
-			var names []string
-			for _, t := range cfg.Targets {
-				names = append(names, t.Name)
-			}
-			return names
+			return cfg.TargetNames()
 		}
 	}
 	return nil
 }
 
-// approvalIDs returns the pending approvals' ids, from the state directory
-// of the configuration the words name, when it exists and can be read.
-func approvalIDs(words []string) []string {
-	cfg := configOf(words)
-	if cfg == nil || cfg.State.Dir == "" {
-		return nil
-	}
-	if _, err := os.Stat(cfg.State.Dir); err != nil {
-		return nil // never create it here
-	}
-	dir, err := store.Open(cfg.State.Dir, store.Options{})
-	if err != nil {
-		return nil
-	}
-	list, err := dir.Approvals("", store.Pending)
-	if err != nil {
-		return nil
-	}
-	ids := make([]string, len(list))
-	for i, a := range list {
-		ids[i] = a.ID
-	}
-	return ids
-}
-
 // configOf loads the configuration the words name (--config), else
 // $ORGSYNC_CONFIG or orgsync.yaml; nil when it does not load.
 func configOf(words []string) *config.Config {
-	path := os.Getenv("ORGSYNC_CONFIG")
-	if path == "" {
-		path = defaultConfigPath
-	}
+	path := configDefault()
 	for i, w := range words {
 		switch name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "="); {
 		case !strings.HasPrefix(w, "-") || name != "config":
@@ -181,15 +121,4 @@ func configOf(words []string) *config.Config {
 		return nil
 	}
 	return cfg
-}
-
-// withPrefix returns the words that start with prefix.
-func withPrefix(words []string, prefix string) []string {
-	var out []string
-	for _, w := range words {
-		if strings.HasPrefix(w, prefix) {
-			out = append(out, w)
-		}
-	}
-	return out
 }

@@ -35,16 +35,21 @@ func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 	fs.StringVar(&f.orgs, "org", "", "the same as --orgs")
 }
 
-// addSetupFlags defines --config (default $ORGSYNC_CONFIG, else
-// orgsync.yaml) and the logging flags.
+// addSetupFlags defines --config (default configDefault) and the logging
+// flags.
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
-	def := os.Getenv("ORGSYNC_CONFIG")
-	if def == "" {
-		def = defaultConfigPath
-	}
 	f := &setupFlags{log: addLogFlags(fs)}
-	fs.StringVar(&f.config, "config", def, "configuration file; the default is $ORGSYNC_CONFIG when set")
+	fs.StringVar(&f.config, "config", configDefault(), "configuration file; the default is $ORGSYNC_CONFIG when set")
 	return f
+}
+
+// configDefault is the configuration file when --config is not given:
+// $ORGSYNC_CONFIG, else orgsync.yaml.
+func configDefault() string {
+	if path := os.Getenv("ORGSYNC_CONFIG"); path != "" {
+		return path
+	}
+	return defaultConfigPath
 }
 
 // start parses the flags of a command that reads the configuration (at
