@@ -38,7 +38,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 		return fail(std, c.fs.Name(), err)
 	}
 	e.orgs = f.OrgNames()
-	ov, err := savedOverrides(f.Flags)
+	ov, err := f.Flags.Overrides()
 	var j *run.Job
 	if err == nil {
 		j, err = e.job(ov, true)
@@ -56,12 +56,6 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 		view.Result(std.out, r, j.Config().MultiOrg())
 	}
 	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
-}
-
-// savedOverrides are the run's overrides of a saved plan's flags.
-func savedOverrides(f planfile.Flags) (run.Overrides, error) {
-	sf := scopeFlags{excludeUnmapped: f.ExcludeUnmappedUsers, groups: f.ScopeGroups, usersFile: f.UsersFile, maxRemovals: f.MaxRemovals}
-	return sf.overrides()
 }
 
 // runShow prints a saved plan as text or JSON.

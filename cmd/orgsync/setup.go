@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/util/logs"
 )
@@ -133,11 +134,11 @@ func (e *env) runOptions(plansShown bool) run.Options {
 type runCommand struct {
 	fs      *flag.FlagSet
 	setup   *setupFlags
-	scope   *scopeFlags // nil when the command takes no scope flags
-	explain *string     // plan --explain
-	full    *bool       // plan and sync --full
-	output  *string     // --output, checked when set
-	maxArgs int         // arguments allowed (approve ID)
+	scope   *planfile.Flags // nil when the command takes no scope flags
+	explain *string         // plan --explain
+	full    *bool           // plan and sync --full
+	output  *string         // --output, checked when set
+	maxArgs int             // arguments allowed (approve ID)
 }
 
 // newRunCommand defines the flags every command that runs the job has.
@@ -177,7 +178,7 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 	var ov run.Overrides
 	var err error
 	if c.scope != nil {
-		ov, err = c.scope.overrides()
+		ov, err = c.scope.Overrides()
 	}
 	if c.explain != nil {
 		ov.Explain = *c.explain
