@@ -94,6 +94,25 @@ func Start(ctx context.Context, example source.Example, out io.Writer) (_ *Setup
 	return s, err
 }
 
+// Run starts the demo of example (Start), runs steps on it and stops it;
+// then it says how many requests the simulator answered and how long the
+// demo took.
+func Run(ctx context.Context, example source.Example, out io.Writer, steps func(*Setup) error) error {
+	start := time.Now()
+	d, err := Start(ctx, example, out)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := steps(d); err != nil {
+		return err
+	}
+	requests, tooMany := simserver.Totals(d.Sim)
+	fmt.Fprintf(out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
+		requests, tooMany, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
 // serveSim serves the example organizations on a loopback port with the
 // service's own limits until Close.
 func (s *Setup) serveSim(ctx context.Context, dir string) error {
