@@ -18,7 +18,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 	c.output = fs.String("output", "text", "plan format: text or json")
 	c.addFullFlag()
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
-	c.explain = fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
+	fs.StringVar(&c.ov.Explain, "explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
 	out := fs.String("out", "", "also save the plan, with the one-off flags that shaped it, to this file, for review and orgsync apply FILE")
 	e, j, code, ok := c.start(std, args, true)
 	if !ok {

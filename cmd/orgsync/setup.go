@@ -135,8 +135,7 @@ type runCommand struct {
 	fs      *flag.FlagSet
 	setup   *setupFlags
 	scope   *planfile.Flags // nil when the command takes no scope flags
-	explain *string         // plan --explain
-	full    *bool           // plan and sync --full
+	ov      run.Overrides   // --explain (plan) and --full (plan and sync)
 	output  *string         // --output, checked when set
 	maxArgs int             // arguments allowed (approve ID)
 }
@@ -155,7 +154,7 @@ func newRunCommand(name string, scoped bool) *runCommand {
 // addFullFlag defines --full: read every organization in full, whatever
 // its snapshot.
 func (c *runCommand) addFullFlag() {
-	c.full = c.fs.Bool("full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
+	c.fs.BoolVar(&c.ov.Full, "full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
 }
 
 // start parses the flags, sets up and makes the Job; plansShown says that
@@ -175,19 +174,14 @@ func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *ru
 
 // job makes the command's Job from its flags.
 func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
-	var ov run.Overrides
-	var err error
+	ov := c.ov
 	if c.scope != nil {
-		ov, err = c.scope.Overrides()
-	}
-	if c.explain != nil {
-		ov.Explain = *c.explain
-	}
-	if c.full != nil {
-		ov.Full = *c.full
-	}
-	if err != nil {
-		return nil, err
+		scoped, err := c.scope.Overrides()
+		if err != nil {
+			return nil, err
+		}
+		scoped.Explain, scoped.Full = ov.Explain, ov.Full
+		ov = scoped
 	}
 	return e.job(ov, plansShown)
 }
