@@ -88,7 +88,7 @@ func (tree) Values(cmd string, f *flag.Flag, words []string) []string {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
 	case f.Name == "source" && cmd == "demo":
-		return slices.Sorted(maps.Keys(demo.Examples()))
+		return demo.ExampleNames()
 	case f.Name == "output" && f.DefValue == "text":
 		return []string{"text", "json"}
 	case f.Name == "log-format":

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/demo/steps"
@@ -31,7 +29,7 @@ func runDemo(ctx context.Context, std stdio, args []string) int {
 	}
 	example, ok := demo.Examples()[*name]
 	if !ok {
-		fmt.Fprintf(std.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples()))))
+		fmt.Fprintf(std.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, demo.ExampleNames()))
 		return exitError
 	}
 	if lf.level == "" {

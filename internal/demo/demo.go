@@ -45,10 +45,12 @@ func examplesOf(kinds source.Kinds) map[string]source.Example {
 	return out
 }
 
-// Names lists the --source values of the demo.
-func Names() string {
-	return strings.Join(slices.Sorted(maps.Keys(Examples())), ", ")
-}
+// ExampleNames are the names of Examples, sorted: the --source values of
+// the demo.
+func ExampleNames() []string { return slices.Sorted(maps.Keys(Examples())) }
+
+// Names lists ExampleNames, for a message.
+func Names() string { return strings.Join(ExampleNames(), ", ") }
 
 // Setup is a running demo: Config is the example's configuration, pointed
 // at the simulator (Sim, at URL) and at what the example reads.
