@@ -27,7 +27,7 @@ func addDecisionFlags(fs *flag.FlagSet) decisionFlags {
 // applies what a fresh plan still wants of it.
 func runApprove(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("approve", false)
-	reportFile := addReportFlag(c.fs)
+	reportFile := c.setup.addReportFlag(c.fs)
 	who := addDecisionFlags(c.fs)
 	yes := c.fs.Bool("yes", false, "apply without asking (needed when orgsync does not run on a terminal)")
 	dryRun := c.fs.Bool("dry-run", false, "show what approving applies, and apply nothing")
