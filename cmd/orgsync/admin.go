@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"strings"
-	"text/tabwriter"
-	"time"
+	"io"
 
 	"github.com/orgsync/orgsync/internal/admin"
-	"github.com/orgsync/orgsync/target/umwire"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // adminCommand is the common part of users, invites and products: flags,
@@ -25,7 +22,7 @@ type adminCommand struct {
 // newAdminCommand defines the flags every admin command has.
 func newAdminCommand(name string) *adminCommand {
 	fs := flag.NewFlagSet("orgsync "+name, flag.ContinueOnError)
-	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", "text", "output format: text or json"),
+	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", view.FormatText, "output format: text or json"),
 		org: fs.String("org", "", "the organization (a name of targets:); default the primary")}
 }
 
@@ -57,38 +54,16 @@ func (a *adminCommand) startOne(std stdio, args []string, what string) (*admin.O
 	return o, a.fs.Arg(0), exitOK, true
 }
 
-// print writes v as JSON, or as a table made by rows, and returns the exit
-// code; err, when set, is printed instead.
-func (a *adminCommand) print(std stdio, v any, err error, header string, rows func(tw *tabwriter.Writer)) int {
-	if err == nil && *a.output == "json" {
-		enc := json.NewEncoder(std.out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(v)
-	} else if err == nil {
-		tw := tabwriter.NewWriter(std.out, 2, 4, 2, ' ', 0)
-		if header != "" {
-			fmt.Fprintln(tw, header)
-		}
-		rows(tw)
-		err = tw.Flush()
+// print ends the command with what show wrote, or err (the call's or the
+// writing's).
+func (a *adminCommand) print(std stdio, err error, show func(w io.Writer, format string) error) int {
+	if err == nil {
+		err = show(std.out, *a.output)
 	}
 	if err != nil {
 		return fail(std, a.fs.Name(), err)
 	}
 	return exitOK
-}
-
-// printList is print for a list: a table with one row per item, or a JSON
-// array (`[]` when there is none, never `null`).
-func printList[T any](a *adminCommand, std stdio, items []T, err error, header string, row func(T) string) int {
-	if items == nil {
-		items = []T{}
-	}
-	return a.print(std, items, err, header, func(tw *tabwriter.Writer) {
-		for _, it := range items {
-			fmt.Fprintln(tw, row(it))
-		}
-	})
 }
 
 // runUsers: `users list [--group G]` and `users get EMAIL [--domain D]`.
@@ -105,22 +80,14 @@ func runUsers(ctx context.Context, std stdio, args []string) int {
 			return code
 		}
 		u, err := o.User(ctx, email, *domain)
-		return a.print(std, u, err, usersHeader, func(tw *tabwriter.Writer) { fmt.Fprintln(tw, userRow(*u)) }) // one user: an object, not a list
+		return a.print(std, err, func(w io.Writer, format string) error { return view.User(w, u, format) }) // one user: an object, not a list
 	}
 	o, code, ok := a.start(std, args[1:], 0)
 	if !ok {
 		return code
 	}
 	users, err := o.Users(ctx, *group)
-	return printList(a, std, users, err, usersHeader, userRow)
-}
-
-// usersHeader heads the table of users.
-const usersHeader = "EMAIL\tTYPE\tFIRST\tLAST\tCOUNTRY\tGROUPS"
-
-// userRow is a user's row of the table.
-func userRow(u umwire.User) string {
-	return strings.Join([]string{u.Email, u.Type, u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ", ")}, "\t")
+	return a.print(std, err, func(w io.Writer, format string) error { return view.Users(w, users, format) })
 }
 
 // runInvites: `invites list`, `invites resend EMAIL`, `invites revoke EMAIL`.
@@ -136,23 +103,14 @@ func runInvites(ctx context.Context, std stdio, args []string) int {
 			return code
 		}
 		invites, err := o.Invites(ctx, *excludeExpired)
-		return printList(a, std, invites, err, "EMAIL\tLAST SENT\tINVITED BY", func(in umwire.Invite) string {
-			return in.Email + "\t" + time.UnixMilli(in.LastSentDTS).UTC().Format(time.RFC3339) + "\t" + in.InvitedBy.Email
-		})
+		return a.print(std, err, func(w io.Writer, format string) error { return view.Invites(w, invites, format) })
 	}
 	o, email, code, ok := a.startOne(std, args[1:], "the invited user's email")
 	if !ok {
 		return code
 	}
-	verb, err := o.Invite(ctx, args[0], email)
-	done := inviteDone{Email: email, Done: verb}
-	return a.print(std, done, err, "", func(tw *tabwriter.Writer) { fmt.Fprintf(tw, "invite of %s %s\n", email, verb) })
-}
-
-// inviteDone is what `invites resend` and `invites revoke --output json` print.
-type inviteDone struct {
-	Email string `json:"email"`
-	Done  string `json:"done"` // "resent" or "revoked"
+	done, err := o.Invite(ctx, args[0], email)
+	return a.print(std, err, func(w io.Writer, format string) error { return view.InviteDone(w, email, done, format) })
 }
 
 // runProducts lists the organization's products (deprecated endpoint).
@@ -163,7 +121,5 @@ func runProducts(ctx context.Context, std stdio, args []string) int {
 		return code
 	}
 	products, err := o.Products(ctx)
-	return printList(a, std, products, err, "ID\tCODE\tNAME\tUSERS\tPROFILES\tQUOTA", func(p umwire.Product) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d", p.ID, p.Code, p.Name, p.UserCount, p.ConfigurationCount, p.LicenseQuota)
-	})
+	return a.print(std, err, func(w io.Writer, format string) error { return view.Products(w, products, format) })
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/completion"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // runCompletion prints the completion script of a shell, or (for the
@@ -117,8 +118,8 @@ func flagValues(f *flag.Flag, cmd string, words []string) []string {
 		return starter.Names()
 	case f.Name == "source" && cmd == "demo":
 		return slices.Sorted(maps.Keys(demo.Examples()))
-	case f.Name == "output" && f.DefValue == "text":
-		return []string{"text", "json"}
+	case f.Name == "output" && f.DefValue == view.FormatText:
+		return []string{view.FormatText, view.FormatJSON}
 	case f.Name == "log-format":
 		return config.LogFormats
 	case f.Name == "log-level":

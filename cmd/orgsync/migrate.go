@@ -4,9 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/orgsync/orgsync/internal/admin/migrate"
 	"github.com/orgsync/orgsync/internal/demo/starter"
@@ -28,7 +26,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE]")
 		return exitError
 	}
-	words, err := splitWords(*flags)
+	words, err := migrate.SplitFlags(*flags)
 	if err != nil {
 		return fail(std, fs.Name(), fmt.Errorf("--flags: %w", err))
 	}
@@ -50,7 +48,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	}
 	res.Report.WriteText(report)
 	if *reportFile != "" {
-		if err := writeReport(*reportFile, res.Report); err != nil {
+		if err := res.Report.WriteFile(*reportFile); err != nil {
 			return fail(std, fs.Name(), err)
 		}
 	}
@@ -61,49 +59,4 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// writeReport writes the report to path.
-func writeReport(path string, r *migrate.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	r.WriteText(f)
-	return f.Close()
-}
-
-// splitWords splits a command line into words as a shell would for plain
-// words and quoted ones ("..." or '...'), without expanding anything.
-func splitWords(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("an unterminated %c quote", quote)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }

@@ -67,7 +67,7 @@ func savedOverrides(f planfile.Flags) (run.Overrides, error) {
 // runShow prints a saved plan as text or JSON.
 func runShow(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync show", flag.ContinueOnError)
-	output := fs.String("output", "text", "text or json")
+	output := fs.String("output", view.FormatText, "text or json")
 	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
 	}
