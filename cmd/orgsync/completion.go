@@ -42,44 +42,26 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 }
 
 // candidates returns the completions of the last of words, the words of
-// the command line after "orgsync" (the last one maybe ""): commands,
-// subcommands, flags, a flag's values, and approval ids for approve and
-// reject. Nothing means a file name.
+// the command line after "orgsync": from the commands, what each
+// declares, the values of their flags, and approval ids for approve and
+// reject.
 func candidates(ctx context.Context, words []string) []string {
-	if len(words) == 0 {
-		return nil
-	}
-	cur, before := words[len(words)-1], words[:len(words)-1]
 	cmds := commands()
-	names := slices.Sorted(maps.Keys(cmds))
-	switch {
-	case len(before) == 0:
-		return withPrefix(append(names, "help"), cur)
-	case isHelp(before[0]) && len(before) == 1:
-		return withPrefix(names, cur)
-	case isHelp(before[0]):
-		before = before[1:]
-	}
-	c, ok := cmds[before[0]]
-	if !ok {
-		return nil
-	}
-	in := inspect(ctx, c, before[1:])
-	if in.flags == nil { // a command whose subcommand is not named yet
-		return withPrefix(in.subs, cur)
-	}
-	if f := valueOf(in.flags, before[len(before)-1]); f != nil {
-		return withPrefix(flagValues(f, before[0], before), cur)
-	}
-	if strings.HasPrefix(cur, "-") {
-		var flags []string
-		in.flags.VisitAll(func(f *flag.Flag) { flags = append(flags, "--"+f.Name) })
-		return withPrefix(flags, cur)
-	}
-	if before[0] == "approve" || before[0] == "reject" {
-		return withPrefix(approvalIDs(before), cur)
-	}
-	return nil
+	return completion.Tree{
+		Commands: slices.Sorted(maps.Keys(cmds)),
+		IsHelp:   isHelp,
+		Declared: func(cmd string, args []string) (*flag.FlagSet, []string) {
+			in := inspect(ctx, cmds[cmd], args)
+			return in.flags, in.subs
+		},
+		Values: flagValues,
+		Arguments: func(cmd string, words []string) []string {
+			if cmd == "approve" || cmd == "reject" {
+				return approvalIDs(words)
+			}
+			return nil
+		},
+	}.Candidates(words)
 }
 
 // inspect returns the flags and subcommands command c declares, with its
@@ -90,29 +72,9 @@ func inspect(ctx context.Context, c command, args []string) *inspection {
 	return in
 }
 
-// valueOf returns the flag that word names when the word after it is that
-// flag's value (a flag that is not true or false, written without =).
-func valueOf(fs *flag.FlagSet, word string) *flag.Flag {
-	name, ok := strings.CutPrefix(strings.TrimPrefix(word, "-"), "-")
-	if !ok {
-		name = strings.TrimPrefix(word, "-")
-	}
-	if !strings.HasPrefix(word, "-") || strings.Contains(name, "=") {
-		return nil
-	}
-	f := fs.Lookup(name)
-	if f == nil {
-		return nil
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return nil
-	}
-	return f
-}
-
 // flagValues returns the values flag f of command cmd takes; nil for a
 // file name or a free value.
-func flagValues(f *flag.Flag, cmd string, words []string) []string {
+func flagValues(cmd string, f *flag.Flag, words []string) []string {
 	switch {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
@@ -182,15 +144,4 @@ func configOf(words []string) *config.Config {
 		return nil
 	}
 	return cfg
-}
-
-// withPrefix returns the words that start with prefix.
-func withPrefix(words []string, prefix string) []string {
-	var out []string
-	for _, w := range words {
-		if strings.HasPrefix(w, prefix) {
-			out = append(out, w)
-		}
-	}
-	return out
 }

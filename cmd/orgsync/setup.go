@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -136,9 +134,7 @@ func (f *setupFlags) recordFailure(std stdio, cerr *config.Error) {
 	}
 	e := &env{cfg: cfg, log: log, control: changecontrol.New(cfg, log)}
 	problems := run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error()))
-	for _, r := range run.FailedRun(e.targets(), run.Real, time.Now(), problems) {
-		e.control.Applied(r)
-	}
+	e.control.Failed(cfg.TargetsNamed(nil), run.Real, problems)
 	if f.report != nil {
 		_ = e.reportTo(std, *f.report)
 	}
@@ -226,27 +222,8 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 // failed, the report written when asked, and err printed; it returns
 // exitError.
 func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
-	for _, r := range run.FailedRun(e.targets(), mode, time.Now(), err) {
-		e.control.Applied(r)
-	}
+	e.control.Failed(e.cfg.TargetsNamed(e.orgs), mode, err)
 	err = errors.Join(err, e.reportTo(std, reportFile))
 	e.control.Wait()
 	return fail(std, name, err)
-}
-
-// targets are the organizations --orgs names (all when none, or when it
-// names one the configuration does not have).
-func (e *env) targets() []*config.NamedTarget {
-	var out []*config.NamedTarget
-	for i := range e.cfg.Targets {
-		if t := &e.cfg.Targets[i]; len(e.orgs) == 0 || slices.Contains(e.orgs, t.Name) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 {
-		for i := range e.cfg.Targets {
-			out = append(out, &e.cfg.Targets[i])
-		}
-	}
-	return out
 }
