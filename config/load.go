@@ -78,7 +78,7 @@ func ParseNode(doc *yaml.Node, name string) (*Config, error) {
 	cfg.validate(v)
 	cfg.Warnings = v.warnings
 	if problems := v.merged(); len(problems) > 0 {
-		return nil, &Error{File: name, Problems: problems}
+		return nil, &Error{File: name, Problems: problems, decoded: cfg}
 	}
 	return cfg, nil
 }

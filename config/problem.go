@@ -35,6 +35,36 @@ func (p Problem) String() string {
 type Error struct {
 	File     string
 	Problems []Problem
+	// decoded is the configuration as far as it decoded, for Salvage.
+	decoded *Config
+}
+
+// salvaged are the sections of a configuration that does not load which
+// a failed run still trusts when no problem concerns them: where runs are
+// recorded and whom they are told.
+var salvaged = []string{"state", "notify"}
+
+// Salvage returns the configuration as far as it decoded when its state
+// directory and notifications are free of problems, so that the failed
+// run is still recorded there and told (its organizations, when the
+// target sections have problems too, are the one default organization);
+// nil when the file did not parse, or a problem concerns those sections.
+// Nothing else of it may be used.
+func (e *Error) Salvage() *Config {
+	if e.decoded == nil {
+		return nil
+	}
+	for _, p := range e.Problems {
+		for _, key := range salvaged {
+			if p.Path == key || strings.HasPrefix(p.Path, key+".") || strings.HasPrefix(p.Path, key+"[") {
+				return nil
+			}
+		}
+	}
+	if len(e.decoded.Targets) == 0 {
+		e.decoded.Targets = []NamedTarget{{Name: DefaultTargetName}}
+	}
+	return e.decoded
 }
 
 // Error returns the file, the number of problems and each problem on a

@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -272,4 +273,22 @@ func (c *Config) targetDefaults(w *walker) {
 			t.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
 		}
 	}
+}
+
+// TargetsNamed returns the organizations names names (all when none, or
+// when it names none the configuration has): the organizations a run of
+// --orgs names acts on.
+func (c *Config) TargetsNamed(names []string) []*NamedTarget {
+	var out []*NamedTarget
+	for i := range c.Targets {
+		if t := &c.Targets[i]; len(names) == 0 || slices.Contains(names, t.Name) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		for i := range c.Targets {
+			out = append(out, &c.Targets[i])
+		}
+	}
+	return out
 }

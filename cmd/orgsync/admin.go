@@ -11,7 +11,7 @@ import (
 )
 
 // adminCommand is the common part of users, invites and products: flags,
-// configuration, organization, and output as a table or JSON (view).
+// configuration, organization, and output as a table or JSON.
 type adminCommand struct {
 	fs     *flag.FlagSet
 	setup  *setupFlags
@@ -22,7 +22,7 @@ type adminCommand struct {
 // newAdminCommand defines the flags every admin command has.
 func newAdminCommand(name string) *adminCommand {
 	fs := flag.NewFlagSet("orgsync "+name, flag.ContinueOnError)
-	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", "text", "output format: text or json"),
+	return &adminCommand{fs: fs, setup: addSetupFlags(fs), output: fs.String("output", view.FormatText, "output format: text or json"),
 		org: fs.String("org", "", "the organization (a name of targets:); default the primary")}
 }
 
@@ -54,11 +54,11 @@ func (a *adminCommand) startOne(std stdio, args []string, what string) (*admin.O
 	return o, a.fs.Arg(0), exitOK, true
 }
 
-// show writes v with render in the command's --output format, or prints
-// err, and returns the exit code.
-func show[T any](a *adminCommand, std stdio, v T, err error, render func(io.Writer, T, string) error) int {
+// print ends the command with what show wrote, or err (the call's or the
+// writing's).
+func (a *adminCommand) print(std stdio, err error, show func(w io.Writer, format string) error) int {
 	if err == nil {
-		err = render(std.out, v, *a.output)
+		err = show(std.out, *a.output)
 	}
 	if err != nil {
 		return fail(std, a.fs.Name(), err)
@@ -80,14 +80,14 @@ func runUsers(ctx context.Context, std stdio, args []string) int {
 			return code
 		}
 		u, err := o.User(ctx, email, *domain)
-		return show(a, std, u, err, view.User)
+		return a.print(std, err, func(w io.Writer, format string) error { return view.User(w, u, format) }) // one user: an object, not a list
 	}
 	o, code, ok := a.start(std, args[1:], 0)
 	if !ok {
 		return code
 	}
 	users, err := o.Users(ctx, *group)
-	return show(a, std, users, err, view.Users)
+	return a.print(std, err, func(w io.Writer, format string) error { return view.Users(w, users, format) })
 }
 
 // runInvites: `invites list`, `invites resend EMAIL`, `invites revoke EMAIL`.
@@ -103,14 +103,14 @@ func runInvites(ctx context.Context, std stdio, args []string) int {
 			return code
 		}
 		invites, err := o.Invites(ctx, *excludeExpired)
-		return show(a, std, invites, err, view.Invites)
+		return a.print(std, err, func(w io.Writer, format string) error { return view.Invites(w, invites, format) })
 	}
 	o, email, code, ok := a.startOne(std, args[1:], "the invited user's email")
 	if !ok {
 		return code
 	}
 	done, err := o.Invite(ctx, args[0], email)
-	return show(a, std, view.InviteAction{Email: email, Done: done}, err, view.InviteDone)
+	return a.print(std, err, func(w io.Writer, format string) error { return view.InviteDone(w, email, done, format) })
 }
 
 // runProducts lists the organization's products (deprecated endpoint).
@@ -121,5 +121,5 @@ func runProducts(ctx context.Context, std stdio, args []string) int {
 		return code
 	}
 	products, err := o.Products(ctx)
-	return show(a, std, products, err, view.Products)
+	return a.print(std, err, func(w io.Writer, format string) error { return view.Products(w, products, format) })
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/internal/util/interspersed"
 	"github.com/orgsync/orgsync/internal/util/suggest"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // Exit codes (docs/commands.md): 0 in sync or applied, 1 error, 2 `plan
@@ -168,7 +169,7 @@ func fail(std stdio, name string, err error) int {
 // validOutput reports whether a command's --output value is text or json,
 // printing what to use when it is not.
 func validOutput(std stdio, name, output string) bool {
-	if output == "text" || output == "json" {
+	if output == view.FormatText || output == view.FormatJSON {
 		return true
 	}
 	fmt.Fprintf(std.err, "%s: --output %q: use text or json\n", name, output)

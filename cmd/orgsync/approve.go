@@ -23,7 +23,7 @@ func addByFlag(fs *flag.FlagSet) *string {
 // applies what a fresh plan still wants of it.
 func runApprove(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("approve", false)
-	reportFile := addReportFlag(c.fs)
+	reportFile := c.setup.addReportFlag(c.fs)
 	by := addByFlag(c.fs)
 	yes := c.fs.Bool("yes", false, "apply without asking (needed when orgsync does not run on a terminal)")
 	dryRun := c.fs.Bool("dry-run", false, "show what approving applies, and apply nothing")

@@ -15,6 +15,7 @@ import (
 	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/completion"
+	"github.com/orgsync/orgsync/internal/view"
 )
 
 // runCompletion prints the completion script of a shell, or (for the
@@ -27,7 +28,7 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 	}
 	switch name := fs.Arg(0); {
 	case name == "candidates":
-		for _, c := range completion.Candidates(tree{ctx, commands()}, fs.Args()[1:]) {
+		for _, c := range candidates(ctx, fs.Args()[1:]) {
 			fmt.Fprintln(std.out, c)
 		}
 		return exitOK
@@ -39,26 +40,30 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 	return exitError
 }
 
-// tree is the command tree as completion walks it (completion.Tree).
-type tree struct {
-	ctx  context.Context
-	cmds map[string]command
-}
-
-// Commands are the commands' names, sorted, then help.
-func (t tree) Commands() []string { return append(slices.Sorted(maps.Keys(t.cmds)), "help") }
-
-// IsHelp is isHelp.
-func (tree) IsHelp(word string) bool { return isHelp(word) }
-
-// Inspect returns what command name declares (inspect).
-func (t tree) Inspect(name string, args []string) (*flag.FlagSet, []string, bool) {
-	c, ok := t.cmds[name]
-	if !ok {
-		return nil, nil, false
-	}
-	in := inspect(t.ctx, c, args)
-	return in.flags, in.subs, true
+// candidates returns the completions of the last of words, the words of
+// the command line after "orgsync": from the commands, what each
+// declares, the values of their flags, and the pending approvals' ids for
+// approve and reject.
+func candidates(ctx context.Context, words []string) []string {
+	cmds := commands()
+	return completion.Tree{
+		Commands: slices.Sorted(maps.Keys(cmds)),
+		IsHelp:   isHelp,
+		Declared: func(cmd string, args []string) (*flag.FlagSet, []string) {
+			in := inspect(ctx, cmds[cmd], args)
+			return in.flags, in.subs
+		},
+		Values: flagValues,
+		Arguments: func(cmd string, words []string) []string {
+			if cmd != "approve" && cmd != "reject" {
+				return nil
+			}
+			if cfg := configOf(words); cfg != nil {
+				return store.PendingIDs(cfg.State.Dir)
+			}
+			return nil
+		},
+	}.Candidates(words)
 }
 
 // inspect returns the flags and subcommands command c declares, with its
@@ -69,28 +74,16 @@ func inspect(ctx context.Context, c command, args []string) *inspection {
 	return in
 }
 
-// Arguments are the pending approvals' ids for approve and reject, from
-// the state directory of the configuration the words name.
-func (tree) Arguments(name string, words []string) []string {
-	if name != "approve" && name != "reject" {
-		return nil
-	}
-	if cfg := configOf(words); cfg != nil {
-		return store.PendingIDs(cfg.State.Dir)
-	}
-	return nil
-}
-
-// Values are the values flag f of command cmd takes; nil for a file name
-// or a free value.
-func (tree) Values(cmd string, f *flag.Flag, words []string) []string {
+// flagValues returns the values flag f of command cmd takes; nil for a
+// file name or a free value.
+func flagValues(cmd string, f *flag.Flag, words []string) []string {
 	switch {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
 	case f.Name == "source" && cmd == "demo":
 		return demo.ExampleNames()
-	case f.Name == "output" && f.DefValue == "text":
-		return []string{"text", "json"}
+	case f.Name == "output" && f.DefValue == view.FormatText:
+		return []string{view.FormatText, view.FormatJSON}
 	case f.Name == "log-format":
 		return config.LogFormats
 	case f.Name == "log-level":

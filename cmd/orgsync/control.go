@@ -5,9 +5,12 @@ import (
 	"fmt"
 )
 
-// addReportFlag defines --report.
-func addReportFlag(fs *flag.FlagSet) *string {
-	return fs.String("report", "", "write the run's summary and every change sent to this file: .csv, or .html (one self-contained page)")
+// addReportFlag defines --report, on a command whose runs are recorded
+// (recordRuns).
+func (f *setupFlags) addReportFlag(fs *flag.FlagSet) *string {
+	f.recordRuns()
+	f.report = fs.String("report", "", "write the run's summary and every change sent to this file: .csv, or .html (one self-contained page)")
+	return f.report
 }
 
 // reportTo writes the report to path when it is set and says where.

@@ -15,6 +15,7 @@ func runDaemon(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("daemon", false)
 	runAtStart := c.fs.Bool("run-at-start", false, "run once at start (also schedule.runAtStart)")
 	listen := c.fs.String("listen", "", "address of /healthz, /readyz, /metrics and the status page (default schedule.listen)")
+	c.setup.recordRuns()
 	e, code, ok := c.setup.start(c.fs, args, std, c.maxArgs, c.output)
 	if !ok {
 		return code

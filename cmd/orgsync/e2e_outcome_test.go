@@ -205,3 +205,47 @@ func TestCommandLineThatDoesNotFitIsRecorded(t *testing.T) {
 		t.Errorf("run records %+v, want the failure with the phase configuration", runs)
 	}
 }
+
+// TestBrokenConfigurationIsRecordedAndNotified: a sync, apply or approve
+// whose configuration does not load (here a misspelt policy value) is
+// still a failed run: recorded in runs.jsonl with the phase
+// "configuration", told to the notifications the file names, and in the
+// report asked for, as long as no problem concerns state: or notify:. Where
+// one does, the problems printed are all there is, and nothing is written.
+func TestBrokenConfigurationIsRecordedAndNotified(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	h := startHooks(t)
+	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state",
+		"unmatchedUsers: remove-groups", "unmatchedUsers: sometimes")
+	appendFile(t, cfg, "notify:\n  webhooks: [{url: {env: HOOK_URL}}]\n")
+	t.Setenv("HOOK_URL", h.url)
+	report := filepath.Join(dir, "failed.csv")
+	r := runBinary(t, nil, "sync", "--config", cfg, "--report", report)
+	if r.code != exitError || !strings.Contains(r.stderr, "policy.unmatchedUsers") {
+		t.Fatalf("sync with a broken configuration: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	runs := runsOf(t, cfg)
+	if len(runs) != 1 || runs[0].Result != store.RunFailure || runs[0].Phase != "configuration" || !strings.Contains(runs[0].Error, "sometimes") {
+		t.Errorf("runs.jsonl: %+v, want the failed run in the configuration phase", runs)
+	}
+	if data, err := os.ReadFile(report); err != nil || !strings.Contains(string(data), "failure") {
+		t.Errorf("the report: %v\n%s", err, data)
+	}
+	waitFor(t, "the failure notification", 10*time.Second, func() bool { return len(h.events()) > 0 })
+	if ev := h.events()[0]; ev["event"] != "failure" || ev["phase"] != "configuration" {
+		t.Errorf("notification %v, want a failure in the configuration", ev)
+	}
+
+	// plan is a dry run: nothing recorded. A broken notify: section: nothing trusted.
+	if r := runBinary(t, nil, "plan", "--config", cfg); r.code != exitError {
+		t.Errorf("plan: exit %d", r.code)
+	}
+	rewrite(t, cfg, "{env: HOOK_URL}", "{env: ORGSYNC_TEST_UNSET_HOOK}")
+	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitError {
+		t.Errorf("sync: exit %d", r.code)
+	}
+	if runs := runsOf(t, cfg); len(runs) != 1 {
+		t.Errorf("runs.jsonl after a plan and a sync whose notify: is broken: %d runs, want the first only", len(runs))
+	}
+}

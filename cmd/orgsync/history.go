@@ -15,7 +15,7 @@ func runHistory(_ context.Context, std stdio, args []string) int {
 	user := fs.String("user", "", "only this user's changes (email, or username@domain)")
 	org := fs.String("org", "", "only this organization's changes (targets[].name)")
 	since := fs.String("since", "", "only changes in this time back from now: 90m, 24h, 7d")
-	output := fs.String("output", "text", "text or json (one JSON object a line)")
+	output := fs.String("output", view.FormatText, "text or json (one JSON object a line)")
 	e, code, ok := sf.start(fs, args, std, 0, output)
 	if !ok {
 		return code

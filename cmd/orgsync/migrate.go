@@ -26,7 +26,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE]")
 		return exitError
 	}
-	words, err := migrate.SplitWords(*flags)
+	words, err := migrate.SplitFlags(*flags)
 	if err != nil {
 		return fail(std, fs.Name(), fmt.Errorf("--flags: %w", err))
 	}

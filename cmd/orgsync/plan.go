@@ -15,7 +15,7 @@ import (
 func runPlan(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("plan", true)
 	fs := c.fs
-	c.output = fs.String("output", "text", "plan format: text or json")
+	c.output = fs.String("output", view.FormatText, "plan format: text or json")
 	c.addFullFlag()
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
 	fs.StringVar(&c.ov.Explain, "explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")

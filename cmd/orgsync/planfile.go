@@ -18,7 +18,7 @@ import (
 func runApply(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("apply", false)
 	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this (more than 0)")
-	reportFile := addReportFlag(c.fs)
+	reportFile := c.setup.addReportFlag(c.fs)
 	c.maxArgs = 1
 	e, code, ok := c.setup.start(c.fs, args, std, 1, nil)
 	if !ok {
@@ -59,7 +59,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 // runShow prints a saved plan as text or JSON.
 func runShow(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync show", flag.ContinueOnError)
-	output := fs.String("output", "text", "text or json")
+	output := fs.String("output", view.FormatText, "text or json")
 	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
 	}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -26,7 +25,15 @@ type setupFlags struct {
 	config string
 	log    *logFlags
 	orgs   string // --orgs, where the command has it (see addOrgsFlag)
+	// records is set for the commands whose runs are recorded (sync,
+	// apply, approve, daemon): a configuration that does not load is then
+	// their failed run, recorded and told where it can be (recordFailure).
+	records bool
+	report  *string // --report, where the command has it
 }
+
+// recordRuns says that the command's runs are recorded.
+func (f *setupFlags) recordRuns() { f.records = true }
 
 // addOrgsFlag defines --orgs, the organizations a run syncs, and --org,
 // the same (the admin commands' flag, which an administrator types here
@@ -94,6 +101,7 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 		switch {
 		case errors.As(err, &cerr):
 			fmt.Fprintln(std.err, cerr.Error())
+			f.recordFailure(std, cerr)
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(std.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
 		default:
@@ -114,6 +122,29 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 		e.orgs = strings.Split(f.orgs, ",")
 	}
 	return e, true
+}
+
+// recordFailure records and tells the failed run of a command whose runs
+// are recorded when its configuration does not load: in the state
+// directory and to the notifications the file names, when no problem
+// concerns them (config.Error.Salvage), with the report asked for. Where
+// they cannot be trusted, the problems printed are all there is.
+func (f *setupFlags) recordFailure(std stdio, cerr *config.Error) {
+	cfg := cerr.Salvage()
+	if !f.records || cfg == nil {
+		return
+	}
+	log, err := f.log.logger(std.err, nil)
+	if err != nil {
+		return
+	}
+	e := &env{cfg: cfg, log: log, control: changecontrol.New(cfg, log)}
+	problems := run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error()))
+	e.control.Failed(cfg.TargetsNamed(nil), run.Real, problems)
+	if f.report != nil {
+		_ = e.reportTo(std, *f.report)
+	}
+	e.control.Wait()
 }
 
 // job makes the run of the configuration with the command line's
@@ -191,9 +222,7 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 // failed, the report written when asked, and err printed; it returns
 // exitError.
 func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
-	for _, r := range run.FailedRun(run.NamedOrgs(e.cfg, e.orgs), mode, time.Now(), err) {
-		e.control.Applied(r)
-	}
+	e.control.Failed(e.cfg.TargetsNamed(e.orgs), mode, err)
 	err = errors.Join(err, e.reportTo(std, reportFile))
 	e.control.Wait()
 	return fail(std, name, err)

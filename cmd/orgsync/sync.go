@@ -14,7 +14,7 @@ func runSync(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("sync", true)
 	c.addFullFlag()
 	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
-	reportFile := addReportFlag(c.fs)
+	reportFile := c.setup.addReportFlag(c.fs)
 	e, code, ok := c.setup.start(c.fs, args, std, 0, nil)
 	if !ok {
 		return code

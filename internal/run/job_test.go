@@ -207,26 +207,6 @@ func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
 	}
 }
 
-// TestNamedOrgs: the organizations a run that could not start is
-// recorded for are those named that the configuration has, else all.
-func TestNamedOrgs(t *testing.T) {
-	cfg := exampleConfig(t, "multiorg")
-	for _, tt := range []struct{ names, want []string }{
-		{nil, []string{"main", "emea"}},
-		{[]string{"emea"}, []string{"emea"}},
-		{[]string{"emea", "apac"}, []string{"emea"}},
-		{[]string{"apac"}, []string{"main", "emea"}},
-	} {
-		var got []string
-		for _, o := range NamedOrgs(cfg, tt.names) {
-			got = append(got, o.Name)
-		}
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("NamedOrgs(%q) = %q, want %q", tt.names, got, tt.want)
-		}
-	}
-}
-
 // TestExplain: plan --explain says which rule gave each group, and what
 // the plan does for the user in each organization.
 func TestExplain(t *testing.T) {

@@ -210,23 +210,6 @@ func selectOrgs(cfg *config.Config, names []string) ([]*config.NamedTarget, erro
 	return out, nil
 }
 
-// NamedOrgs are the organizations of names the configuration has, in its
-// order; all when none is named, or when it has none of those named: the
-// organizations a run that could not start (a name it does not have, say)
-// is recorded for.
-func NamedOrgs(cfg *config.Config, names []string) []*config.NamedTarget {
-	var out []*config.NamedTarget
-	for i := range cfg.Targets {
-		if t := &cfg.Targets[i]; len(names) == 0 || slices.Contains(names, t.Name) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 && len(names) > 0 {
-		return NamedOrgs(cfg, nil)
-	}
-	return out
-}
-
 // Target returns the organization named name, or the primary when name is
 // empty; flag names the option that named it, for the error.
 func Target(cfg *config.Config, flag, name string) (*config.NamedTarget, error) {

@@ -68,7 +68,7 @@ func TestAdminViews(t *testing.T) {
 ]
 `},
 		{"invite done", func(b *bytes.Buffer, f string) error {
-			return InviteDone(b, InviteAction{Email: "cy@example.com", Done: "revoked"}, f)
+			return InviteDone(b, "cy@example.com", "revoked", f)
 		}, "invite of cy@example.com revoked\n", "{\n  \"email\": \"cy@example.com\",\n  \"done\": \"revoked\"\n}\n"},
 		{"products", func(b *bytes.Buffer, f string) error { return Products(b, []umwire.Product{product}, f) },
 			"ID  CODE  NAME            USERS  PROFILES  QUOTA\np1  CC    Creative Cloud  3      2         10\n",

@@ -14,9 +14,9 @@ import (
 // History writes the history's entries as aligned text, one a line: when,
 // the organization, the user, the kind, the steps, the result (with the
 // service's code of a failure) and why (with the approval that held it
-// and who approved it); or as JSON (format "json"), one object a line.
+// and who approved it); or as JSON (FormatJSON), one object a line.
 func History(w io.Writer, entries []store.Entry, format string) error {
-	if format == "json" {
+	if format == FormatJSON {
 		return historyJSON(w, entries)
 	}
 	if len(entries) == 0 {

@@ -19,7 +19,7 @@ func TestHistory(t *testing.T) {
 		{Run: "r1", Time: at, Org: "main", User: "eve@example.com", Kind: "update", Steps: []string{"add X", "remove Y"}, Result: store.ResultFailed, Code: "error.group.not_found"},
 	}
 	var b bytes.Buffer
-	if err := History(&b, entries, "json"); err != nil {
+	if err := History(&b, entries, FormatJSON); err != nil {
 		t.Fatal(err)
 	}
 	dec := json.NewDecoder(&b)
@@ -30,7 +30,7 @@ func TestHistory(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := History(&b, entries, "text"); err != nil {
+	if err := History(&b, entries, FormatText); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -40,7 +40,7 @@ func TestHistory(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := History(&b, nil, "text"); err != nil {
+	if err := History(&b, nil, FormatText); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "no changes recorded") {

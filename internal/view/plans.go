@@ -18,7 +18,7 @@ func Plans(w io.Writer, ps *run.Plans, format string, multiOrg bool) error {
 	if p := ps.Gated[0].OrgPlan(); !multiOrg && p.Err != nil {
 		return p.Err
 	}
-	if format == "json" {
+	if format == FormatJSON {
 		return plansJSON(w, ps, multiOrg)
 	}
 	for i, g := range ps.Gated {

@@ -11,9 +11,9 @@ import (
 // SavedPlan writes a saved plan for people: its header as of now (when it
 // was made, by which version, from which configuration and flags), then
 // each organization's plan under its name and id; or as the file has it
-// (format "json").
+// (FormatJSON).
 func SavedPlan(w io.Writer, f *planfile.File, format string, now time.Time) error {
-	if format == "json" {
+	if format == FormatJSON {
 		return f.Encode(w)
 	}
 	fmt.Fprintf(w, "saved plan (format %d), made %s (%s ago) by orgsync %s\n", f.FormatVersion,

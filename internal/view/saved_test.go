@@ -30,7 +30,7 @@ func TestSavedPlanShowsEveryOrganization(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := SavedPlan(&b, back, "text", time.Now()); err != nil {
+	if err := SavedPlan(&b, back, FormatText, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -42,7 +42,7 @@ func TestSavedPlanShowsEveryOrganization(t *testing.T) {
 		t.Errorf("saved plan as text:\n%s", text)
 	}
 	var j, file strings.Builder
-	if err := SavedPlan(&j, back, "json", time.Now()); err != nil || back.Encode(&file) != nil || j.String() != file.String() {
+	if err := SavedPlan(&j, back, FormatJSON, time.Now()); err != nil || back.Encode(&file) != nil || j.String() != file.String() {
 		t.Errorf("saved plan as JSON is not the file's: %v\n%s", err, j.String())
 	}
 }

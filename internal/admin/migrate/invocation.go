@@ -322,39 +322,3 @@ func (m *migration) optionEntry(name string, o Outcome, to []string, note string
 		m.rep.add(o, to, note, opt.set)
 	}
 }
-
-// SplitWords splits the incumbent's command line (as its cron job or
-// script runs it) into words as a shell would for plain words and quoted
-// ones ("..." or '...'), without expanding anything.
-func SplitWords(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("an unterminated %c quote", quote)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
-}

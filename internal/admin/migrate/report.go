@@ -3,7 +3,6 @@ package migrate
 import (
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -207,14 +206,4 @@ func (r *Report) writeHook(w io.Writer) {
 	for _, l := range h.Left {
 		fmt.Fprintf(w, "  not covered: %s\n", l)
 	}
-}
-
-// WriteFile writes the report for a person to read to the file at path.
-func (r *Report) WriteFile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	r.WriteText(f)
-	return f.Close()
 }

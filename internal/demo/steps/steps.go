@@ -112,7 +112,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	if err := view.SavedPlan(w, f, "text", time.Now()); err != nil {
+	if err := view.SavedPlan(w, f, view.FormatText, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n== 3. orgsync apply plan.json: exactly the reviewed plan; over maxRemovals 1, the removals are held")
@@ -142,7 +142,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	if err := view.History(w, entries, "text"); err != nil {
+	if err := view.History(w, entries, view.FormatText); err != nil {
 		return err
 	}
 	return r.outputs(ctx, w, c, sd)

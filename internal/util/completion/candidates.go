@@ -6,51 +6,45 @@ import (
 	"strings"
 )
 
-// Tree is a program's command tree as completion walks it; the program
-// implements it.
-type Tree interface {
-	// Commands are the commands' names in the order they are offered,
-	// the help command's among them.
-	Commands() []string
-	// IsHelp reports whether word asks for help: before a command, it
-	// completes as the command (help plan --o<TAB>).
-	IsHelp(word string) bool
-	// Inspect returns the flags command declares with args (args[0]
-	// naming its subcommand, when it has some), or, when it has
-	// subcommands and args name none, flags nil and its subcommands; ok
-	// is false when there is no such command.
-	Inspect(command string, args []string) (flags *flag.FlagSet, subs []string, ok bool)
-	// Values are the values flag f of command takes, given the words of
-	// the command line before the one completed; nil for a file name or a
-	// free value.
-	Values(command string, f *flag.Flag, words []string) []string
-	// Arguments are the arguments command takes, given the words before
-	// the one completed; nil for a file name.
-	Arguments(command string, words []string) []string
+// Tree is what a command line is completed from: the program's commands
+// and what each declares.
+type Tree struct {
+	Commands []string               // the commands' names
+	IsHelp   func(word string) bool // whether a word asks for help (help COMMAND completes as COMMAND)
+	// Declared returns the flags and subcommands command cmd declares, with
+	// its subcommand when args start with one; its flags are nil while a
+	// subcommand is still to be named.
+	Declared func(cmd string, args []string) (*flag.FlagSet, []string)
+	// Values returns the values flag f of command cmd takes, the words
+	// before given; nil for a file name or a free value.
+	Values func(cmd string, f *flag.Flag, words []string) []string
+	// Arguments returns the candidates of command cmd's arguments, the
+	// words before given; nil for a file name.
+	Arguments func(cmd string, words []string) []string
 }
 
 // Candidates returns the completions of the last of words, the words of
 // the command line after the program's name (the last one maybe ""):
-// commands, subcommands, flags, a flag's values, and a command's
-// arguments. Nothing means a file name.
-func Candidates(t Tree, words []string) []string {
+// commands, subcommands, flags, a flag's values and the arguments'
+// candidates. Nothing means a file name.
+func (t Tree) Candidates(words []string) []string {
 	if len(words) == 0 {
 		return nil
 	}
 	cur, before := words[len(words)-1], words[:len(words)-1]
 	switch {
 	case len(before) == 0:
-		return withPrefix(t.Commands(), cur)
+		return withPrefix(append(slices.Clone(t.Commands), "help"), cur)
 	case t.IsHelp(before[0]) && len(before) == 1:
-		return withPrefix(slices.DeleteFunc(t.Commands(), t.IsHelp), cur)
+		return withPrefix(t.Commands, cur)
 	case t.IsHelp(before[0]):
 		before = before[1:]
 	}
-	flags, subs, ok := t.Inspect(before[0], before[1:])
-	switch {
-	case !ok:
+	if !slices.Contains(t.Commands, before[0]) {
 		return nil
-	case flags == nil: // a command whose subcommand is not named yet
+	}
+	flags, subs := t.Declared(before[0], before[1:])
+	if flags == nil { // a command whose subcommand is not named yet
 		return withPrefix(subs, cur)
 	}
 	if f := valueOf(flags, before[len(before)-1]); f != nil {

@@ -1,0 +1,40 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// TestSalvage: a configuration that does not load still gives its state
+// directory and notifications to the failed run's record when no problem
+// concerns them, and nothing when one does or the file does not parse.
+func TestSalvage(t *testing.T) {
+	const base = "target:\n  orgId: 12AB@VendorOrg\n  baseURL: https://um.example.com\n  auth:\n    clientId: cid\n    clientSecret: {env: HOME}\n" +
+		"sources:\n  - csv:\n      path: users.csv\n"
+	for _, tc := range []struct {
+		name, extra string
+		salvaged    bool
+	}{
+		{"a bad policy", "state:\n  dir: st\npolicy:\n  unmatchedUsers: sometimes\n", true},
+		{"a misspelt key", "state:\n  dir: st\nsafty:\n  maxRemovals: 1\n", true},
+		{"a bad state section", "state:\n  dir: st\n  retention: forever\npolicy:\n  unmatchedUsers: sometimes\n", false},
+		{"a bad notification", "state:\n  dir: st\nnotify:\n  webhooks: [{url: \"http://x\"}]\npolicy:\n  unmatchedUsers: sometimes\n", false},
+		{"broken YAML", "state:\n\tdir: st\n", false},
+	} {
+		dir := t.TempDir()
+		_, err := Parse([]byte(base+tc.extra), filepath.Join(dir, "orgsync.yaml"))
+		var cerr *Error
+		if !errors.As(err, &cerr) {
+			t.Fatalf("%s: %v, want problems", tc.name, err)
+		}
+		cfg := cerr.Salvage()
+		if (cfg != nil) != tc.salvaged {
+			t.Errorf("%s: salvaged %v, want %v (%v)", tc.name, cfg != nil, tc.salvaged, err)
+			continue
+		}
+		if cfg != nil && (cfg.State.Dir != filepath.Join(dir, "st") || len(cfg.Targets) != 1) {
+			t.Errorf("%s: state.dir %q, targets %d; want the file's folder's st and one organization", tc.name, cfg.State.Dir, len(cfg.Targets))
+		}
+	}
+}
