@@ -55,6 +55,16 @@ func (t *NamedTarget) Path() string { return t.path }
 // Primary returns the primary organization: the first target.
 func (c *Config) Primary() *NamedTarget { return &c.Targets[0] }
 
+// TargetNames are the organizations' names (targets[].name), in the
+// file's order.
+func (c *Config) TargetNames() []string {
+	names := make([]string, len(c.Targets))
+	for i := range c.Targets {
+		names[i] = c.Targets[i].Name
+	}
+	return names
+}
+
 // MultiOrg reports whether the file uses the targets: list (the plan and
 // its JSON are then grouped by organization).
 func (c *Config) MultiOrg() bool { return c.multi }

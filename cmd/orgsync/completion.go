@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -43,8 +42,8 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 
 // candidates returns the completions of the last of words, the words of
 // the command line after "orgsync": from the commands, what each
-// declares, the values of their flags, and approval ids for approve and
-// reject.
+// declares, the values of their flags, and the pending approvals' ids for
+// approve and reject.
 func candidates(ctx context.Context, words []string) []string {
 	cmds := commands()
 	return completion.Tree{
@@ -56,8 +55,11 @@ func candidates(ctx context.Context, words []string) []string {
 		},
 		Values: flagValues,
 		Arguments: func(cmd string, words []string) []string {
-			if cmd == "approve" || cmd == "reject" {
-				return approvalIDs(words)
+			if cmd != "approve" && cmd != "reject" {
+				return nil
+			}
+			if cfg := configOf(words); cfg != nil {
+				return store.PendingIDs(cfg.State.Dir)
 			}
 			return nil
 		},
@@ -79,7 +81,7 @@ func flagValues(cmd string, f *flag.Flag, words []string) []string {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
 	case f.Name == "source" && cmd == "demo":
-		return slices.Sorted(maps.Keys(demo.Examples()))
+		return demo.ExampleNames()
 	case f.Name == "output" && f.DefValue == view.FormatText:
 		return []string{view.FormatText, view.FormatJSON}
 	case f.Name == "log-format":
@@ -88,48 +90,16 @@ func flagValues(cmd string, f *flag.Flag, words []string) []string {
 		return config.LogLevels
 	case f.Name == "orgs" || f.Name == "org":
 		if cfg := configOf(words); cfg != nil {
-			var names []string
-			for _, t := range cfg.Targets {
-				names = append(names, t.Name)
-			}
-			return names
+			return cfg.TargetNames()
 		}
 	}
 	return nil
 }
 
-// approvalIDs returns the pending approvals' ids, from the state directory
-// of the configuration the words name, when it exists and can be read.
-func approvalIDs(words []string) []string {
-	cfg := configOf(words)
-	if cfg == nil || cfg.State.Dir == "" {
-		return nil
-	}
-	if _, err := os.Stat(cfg.State.Dir); err != nil {
-		return nil // never create it here
-	}
-	dir, err := store.Open(cfg.State.Dir, store.Options{})
-	if err != nil {
-		return nil
-	}
-	list, err := dir.Approvals("", store.Pending)
-	if err != nil {
-		return nil
-	}
-	ids := make([]string, len(list))
-	for i, a := range list {
-		ids[i] = a.ID
-	}
-	return ids
-}
-
 // configOf loads the configuration the words name (--config), else
 // $ORGSYNC_CONFIG or orgsync.yaml; nil when it does not load.
 func configOf(words []string) *config.Config {
-	path := os.Getenv("ORGSYNC_CONFIG")
-	if path == "" {
-		path = defaultConfigPath
-	}
+	path := configDefault()
 	for i, w := range words {
 		switch name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "="); {
 		case !strings.HasPrefix(w, "-") || name != "config":

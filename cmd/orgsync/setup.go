@@ -12,6 +12,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/util/logs"
 )
@@ -42,16 +43,21 @@ func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 	fs.StringVar(&f.orgs, "org", "", "the same as --orgs")
 }
 
-// addSetupFlags defines --config (default $ORGSYNC_CONFIG, else
-// orgsync.yaml) and the logging flags.
+// addSetupFlags defines --config (default configDefault) and the logging
+// flags.
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
-	def := os.Getenv("ORGSYNC_CONFIG")
-	if def == "" {
-		def = defaultConfigPath
-	}
 	f := &setupFlags{log: addLogFlags(fs)}
-	fs.StringVar(&f.config, "config", def, "configuration file; the default is $ORGSYNC_CONFIG when set")
+	fs.StringVar(&f.config, "config", configDefault(), "configuration file; the default is $ORGSYNC_CONFIG when set")
 	return f
+}
+
+// configDefault is the configuration file when --config is not given:
+// $ORGSYNC_CONFIG, else orgsync.yaml.
+func configDefault() string {
+	if path := os.Getenv("ORGSYNC_CONFIG"); path != "" {
+		return path
+	}
+	return defaultConfigPath
 }
 
 // start parses the flags of a command that reads the configuration (at
@@ -159,11 +165,10 @@ func (e *env) runOptions(plansShown bool) run.Options {
 type runCommand struct {
 	fs      *flag.FlagSet
 	setup   *setupFlags
-	scope   *scopeFlags // nil when the command takes no scope flags
-	explain *string     // plan --explain
-	full    *bool       // plan and sync --full
-	output  *string     // --output, checked when set
-	maxArgs int         // arguments allowed (approve ID)
+	scope   *planfile.Flags // nil when the command takes no scope flags
+	ov      run.Overrides   // --explain (plan) and --full (plan and sync)
+	output  *string         // --output, checked when set
+	maxArgs int             // arguments allowed (approve ID)
 }
 
 // newRunCommand defines the flags every command that runs the job has.
@@ -180,7 +185,7 @@ func newRunCommand(name string, scoped bool) *runCommand {
 // addFullFlag defines --full: read every organization in full, whatever
 // its snapshot.
 func (c *runCommand) addFullFlag() {
-	c.full = c.fs.Bool("full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
+	c.fs.BoolVar(&c.ov.Full, "full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
 }
 
 // start parses the flags, sets up and makes the Job; plansShown says that
@@ -200,19 +205,14 @@ func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *ru
 
 // job makes the command's Job from its flags.
 func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
-	var ov run.Overrides
-	var err error
+	ov := c.ov
 	if c.scope != nil {
-		ov, err = c.scope.overrides()
-	}
-	if c.explain != nil {
-		ov.Explain = *c.explain
-	}
-	if c.full != nil {
-		ov.Full = *c.full
-	}
-	if err != nil {
-		return nil, err
+		scoped, err := c.scope.Overrides()
+		if err != nil {
+			return nil, err
+		}
+		scoped.Explain, scoped.Full = ov.Explain, ov.Full
+		ov = scoped
 	}
 	return e.job(ov, plansShown)
 }
