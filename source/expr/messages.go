@@ -29,22 +29,22 @@ func explainIssues(text, issues string) string {
 		return msg
 	}
 	if bad := unknownFields(text); len(bad) > 0 {
-		return fmt.Sprintf("%s is not a user field: the fields are user.%s; an extra attribute is read as user.attributes.%s",
+		return fmt.Sprintf("%s is not a user field: the fields are user.%s; an extra attribute is read as user.attributes.%s (its values as a list: user.attributeValues.%[3]s)",
 			bad[0], strings.Join(fieldNames[:], ", user."), strings.TrimPrefix(bad[0], "user."))
 	}
 	return msg + "; the variables are user.<field> (" + strings.Join(fieldNames[:], ", ") +
-		"), user.attributes and directoryGroups, and the functions CEL's standard ones and its string extensions"
+		"), user.attributes, user.attributeValues and directoryGroups, and the functions CEL's standard ones and its string extensions"
 }
 
 // userField is a user.<name> reference in an expression's text.
 var userField = regexp.MustCompile(`\buser\.([A-Za-z_][A-Za-z0-9_]*)`)
 
 // unknownFields returns the user.<name> references of text that name no
-// field (user.attributes aside), in order.
+// field (user.attributes and user.attributeValues aside), in order.
 func unknownFields(text string) []string {
 	var bad []string
 	for _, m := range userField.FindAllStringSubmatch(text, -1) {
-		if m[1] != "attributes" && !slices.Contains(fieldNames[:], m[1]) && !slices.Contains(bad, m[0]) {
+		if !slices.Contains(attributeMaps, m[1]) && !slices.Contains(fieldNames[:], m[1]) && !slices.Contains(bad, m[0]) {
 			bad = append(bad, m[0])
 		}
 	}
