@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/orgsync/orgsync/internal/util/suggest"
 )
 
 // wantHint says, by the type an expression must give, how to write one.
@@ -29,8 +31,13 @@ func explainIssues(text, issues string) string {
 		return msg
 	}
 	if bad := unknownFields(text); len(bad) > 0 {
-		return fmt.Sprintf("%s is not a user field: the fields are user.%s; an extra attribute is read as user.attributes.%s (its values as a list: user.attributeValues.%[3]s)",
-			bad[0], strings.Join(fieldNames[:], ", user."), strings.TrimPrefix(bad[0], "user."))
+		name := strings.TrimPrefix(bad[0], "user.")
+		var near string
+		if n := suggest.Nearest(name, append(fieldNames[:], attributeMaps...)); n != "" {
+			near = " (did you mean user." + n + "?)"
+		}
+		return fmt.Sprintf("%s is not a user field%s: the fields are user.%s; an extra attribute is read as user.attributes.%s, all its values as user.attributeValues.%[4]s",
+			bad[0], near, strings.Join(fieldNames[:], ", user."), name)
 	}
 	return msg + "; the variables are user.<field> (" + strings.Join(fieldNames[:], ", ") +
 		"), user.attributes, user.attributeValues and directoryGroups, and the functions CEL's standard ones and its string extensions"

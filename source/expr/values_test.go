@@ -94,8 +94,8 @@ func TestAttributeValuesErrors(t *testing.T) {
 // as a string, fail when the configuration is loaded.
 func TestAttributeValuesAtLoad(t *testing.T) {
 	for text, want := range map[string]string{
-		`user.attributeValue.projects.exists(p, p == "x")`: "user.attributeValue is not a user field: the fields are user.firstname",
-		`user.attributesValues["projects"].size() > 0`:     "user.attributesValues is not a user field",
+		`user.attributeValue.projects.exists(p, p == "x")`: "user.attributeValue is not a user field (did you mean user.attributeValues?): the fields are user.firstname",
+		`user.attributesValues["projects"].size() > 0`:     "user.attributesValues is not a user field (did you mean user.attributeValues?)",
 		`user.attributeValues.projects == "apollo"`:        "no matching overload for '_==_' applied to '(list(string), string)'",
 		`user.attributeValues.projects.exists(p, p == 1)`:  "no matching overload",
 	} {
@@ -120,7 +120,7 @@ func TestAttributeValuesAtLoad(t *testing.T) {
 // attribute, and each value is bounded by MaxValueLen; when they do not,
 // the values are neither counted nor checked.
 func TestAttributeValuesLimits(t *testing.T) {
-	values, plain := mustCompile(t, `size(user.attributeValues) >= 0`), mustCompile(t, `size(user.attributes) >= 0`)
+	values, plain := mustCompile(t, Config{Filter: `size(user.attributeValues) >= 0`}), mustCompile(t, Config{Filter: `size(user.attributes) >= 0`})
 	many := valuesRecord()
 	many.Values["projects"] = make([]string, MaxAttributes-2) // with the 3 other values: one over
 	long := valuesRecord()
@@ -150,11 +150,11 @@ func TestAttributeValuesLimits(t *testing.T) {
 // at load (it runs uncounted); a loop nested in a loop over every value
 // is counted and stopped quickly on the largest record allowed.
 func TestAttributeValuesCost(t *testing.T) {
-	p := mustCompile(t, `user.attributeValues.projects.exists(v, v.startsWith("ap"))`)
+	p := mustCompile(t, Config{Filter: `user.attributeValues.projects.exists(v, v.startsWith("ap"))`})
 	if p.filter.counted {
 		t.Error("a loop over one attribute's values is counted")
 	}
-	p = mustCompile(t, `user.attributeValues.all(k, user.attributeValues[k].all(a, user.attributeValues[k].all(b, a + b != "")))`)
+	p = mustCompile(t, Config{Filter: `user.attributeValues.all(k, user.attributeValues[k].all(a, user.attributeValues[k].all(b, a + b != "")))`})
 	r := valuesRecord()
 	r.Values["projects"] = slices.Repeat([]string{strings.Repeat("p", 1000)}, MaxAttributes-3)
 	start := time.Now()
@@ -170,7 +170,7 @@ func TestAttributeValuesCost(t *testing.T) {
 // TestAttributeValuesReused: a source that reuses its Record and maps
 // from record to record gets each record's values.
 func TestAttributeValuesReused(t *testing.T) {
-	p := mustCompileGroups(t, `user.attributeValues.p`)
+	p := mustCompile(t, Config{Groups: `user.attributeValues.p`})
 	r := &Record{Attributes: map[string]string{}, Values: map[string][]string{}}
 	for i, want := range [][]string{{"a", "b"}, {"c"}, nil, {"d", "e", "f"}} {
 		r.Attributes["p"] = strings.Join(want, ",")
@@ -205,18 +205,9 @@ func TestAttributeValuesAsGo(t *testing.T) {
 	}
 }
 
-func mustCompile(t *testing.T, filter string) *Program {
+func mustCompile(t *testing.T, c Config) *Program {
 	t.Helper()
-	p, err := Compile(Config{Filter: filter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func mustCompileGroups(t *testing.T, groups string) *Program {
-	t.Helper()
-	p, err := Compile(Config{Groups: groups})
+	p, err := Compile(c)
 	if err != nil {
 		t.Fatal(err)
 	}
