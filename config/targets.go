@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -53,6 +54,16 @@ func (t *NamedTarget) Path() string { return t.path }
 
 // Primary returns the primary organization: the first target.
 func (c *Config) Primary() *NamedTarget { return &c.Targets[0] }
+
+// TargetNames are the organizations' names (targets[].name), in the
+// file's order.
+func (c *Config) TargetNames() []string {
+	names := make([]string, len(c.Targets))
+	for i := range c.Targets {
+		names[i] = c.Targets[i].Name
+	}
+	return names
+}
 
 // MultiOrg reports whether the file uses the targets: list (the plan and
 // its JSON are then grouped by organization).
@@ -262,4 +273,22 @@ func (c *Config) targetDefaults(w *walker) {
 			t.Safety.MaxRemovals = Limit{N: DefaultMaxRemovalsPercent, Percent: true}
 		}
 	}
+}
+
+// TargetsNamed returns the organizations names names (all when none, or
+// when it names none the configuration has): the organizations a run of
+// --orgs names acts on.
+func (c *Config) TargetsNamed(names []string) []*NamedTarget {
+	var out []*NamedTarget
+	for i := range c.Targets {
+		if t := &c.Targets[i]; len(names) == 0 || slices.Contains(names, t.Name) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		for i := range c.Targets {
+			out = append(out, &c.Targets[i])
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/interspersed"
 	"github.com/orgsync/orgsync/internal/util/suggest"
 	"github.com/orgsync/orgsync/internal/view"
 )
@@ -186,7 +187,7 @@ func parseFlags(fs *flag.FlagSet, args []string, std stdio, maxArgs int) (code i
 	}
 	fs.SetOutput(std.err)
 	fs.Usage = func() {}
-	err := parseInterspersed(fs, args)
+	err := interspersed.Parse(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		flagUsage(std.out, fs)
@@ -218,28 +219,4 @@ func flagUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage of %s (flags may come before or after the arguments):\n", fs.Name())
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-}
-
-// parseInterspersed is fs.Parse that also accepts flags after arguments
-// (`users get alice@example.com --config X`); "--" ends the flags. The
-// arguments are left in fs.Args.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
-			positional = append(positional, rest...)
-			break
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-	// Parsing "--" and the arguments sets fs.Args without touching the flags.
-	return fs.Parse(append([]string{"--"}, positional...))
 }

@@ -14,13 +14,9 @@ import (
 	"github.com/orgsync/orgsync/internal/view"
 )
 
-// decisionFlags are the flags of approve and reject: who decides.
-type decisionFlags struct {
-	by *string
-}
-
-func addDecisionFlags(fs *flag.FlagSet) decisionFlags {
-	return decisionFlags{by: fs.String("by", "", "who decides, as the approval and the history record it (default: the OS user running orgsync)")}
+// addByFlag defines --by, approve's and reject's: who decides.
+func addByFlag(fs *flag.FlagSet) *string {
+	return fs.String("by", "", "who decides, as the approval and the history record it (default: the OS user running orgsync)")
 }
 
 // runApprove lists the pending approvals, or shows approval ID, asks, and
@@ -28,7 +24,7 @@ func addDecisionFlags(fs *flag.FlagSet) decisionFlags {
 func runApprove(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("approve", false)
 	reportFile := c.setup.addReportFlag(c.fs)
-	who := addDecisionFlags(c.fs)
+	by := addByFlag(c.fs)
 	yes := c.fs.Bool("yes", false, "apply without asking (needed when orgsync does not run on a terminal)")
 	dryRun := c.fs.Bool("dry-run", false, "show what approving applies, and apply nothing")
 	c.maxArgs = 1
@@ -47,7 +43,7 @@ func runApprove(ctx context.Context, std stdio, args []string) int {
 	if err := changecontrol.CheckReport(*reportFile); err != nil {
 		return fail(std, c.fs.Name(), err)
 	}
-	o := changecontrol.ApproveOptions{By: changecontrol.Approver(*who.by, "orgsync approve"), DryRun: *dryRun}
+	o := changecontrol.ApproveOptions{By: changecontrol.Approver(*by, "orgsync approve"), DryRun: *dryRun}
 	if !*yes && !*dryRun {
 		if !logs.IsTerminal(std.in) {
 			return fail(std, c.fs.Name(), errors.New("not on a terminal: give --yes to apply the approval (orgsync approve ID --dry-run shows what it applies)"))
@@ -74,7 +70,7 @@ func confirm(s stdio, question string) (bool, error) {
 // runReject discards pending approval ID.
 func runReject(_ context.Context, std stdio, args []string) int {
 	c := newRunCommand("reject", false)
-	who := addDecisionFlags(c.fs)
+	by := addByFlag(c.fs)
 	c.maxArgs = 1
 	e, code, ok := c.setup.start(c.fs, args, std, 1, nil)
 	if !ok {
@@ -83,7 +79,7 @@ func runReject(_ context.Context, std stdio, args []string) int {
 	if c.fs.NArg() == 0 {
 		return fail(std, c.fs.Name(), errors.New("name the approval to reject (orgsync approve lists them)"))
 	}
-	a, err := e.control.Reject(c.fs.Arg(0), changecontrol.Approver(*who.by, "orgsync reject"))
+	a, err := e.control.Reject(c.fs.Arg(0), changecontrol.Approver(*by, "orgsync reject"))
 	if err != nil {
 		return fail(std, c.fs.Name(), err)
 	}

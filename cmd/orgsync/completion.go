@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -42,44 +41,29 @@ func runCompletion(ctx context.Context, std stdio, args []string) int {
 }
 
 // candidates returns the completions of the last of words, the words of
-// the command line after "orgsync" (the last one maybe ""): commands,
-// subcommands, flags, a flag's values, and approval ids for approve and
-// reject. Nothing means a file name.
+// the command line after "orgsync": from the commands, what each
+// declares, the values of their flags, and the pending approvals' ids for
+// approve and reject.
 func candidates(ctx context.Context, words []string) []string {
-	if len(words) == 0 {
-		return nil
-	}
-	cur, before := words[len(words)-1], words[:len(words)-1]
 	cmds := commands()
-	names := slices.Sorted(maps.Keys(cmds))
-	switch {
-	case len(before) == 0:
-		return withPrefix(append(names, "help"), cur)
-	case isHelp(before[0]) && len(before) == 1:
-		return withPrefix(names, cur)
-	case isHelp(before[0]):
-		before = before[1:]
-	}
-	c, ok := cmds[before[0]]
-	if !ok {
-		return nil
-	}
-	in := inspect(ctx, c, before[1:])
-	if in.flags == nil { // a command whose subcommand is not named yet
-		return withPrefix(in.subs, cur)
-	}
-	if f := valueOf(in.flags, before[len(before)-1]); f != nil {
-		return withPrefix(flagValues(f, before[0], before), cur)
-	}
-	if strings.HasPrefix(cur, "-") {
-		var flags []string
-		in.flags.VisitAll(func(f *flag.Flag) { flags = append(flags, "--"+f.Name) })
-		return withPrefix(flags, cur)
-	}
-	if before[0] == "approve" || before[0] == "reject" {
-		return withPrefix(approvalIDs(before), cur)
-	}
-	return nil
+	return completion.Tree{
+		Commands: slices.Sorted(maps.Keys(cmds)),
+		IsHelp:   isHelp,
+		Declared: func(cmd string, args []string) (*flag.FlagSet, []string) {
+			in := inspect(ctx, cmds[cmd], args)
+			return in.flags, in.subs
+		},
+		Values: flagValues,
+		Arguments: func(cmd string, words []string) []string {
+			if cmd != "approve" && cmd != "reject" {
+				return nil
+			}
+			if cfg := configOf(words); cfg != nil {
+				return store.PendingIDs(cfg.State.Dir)
+			}
+			return nil
+		},
+	}.Candidates(words)
 }
 
 // inspect returns the flags and subcommands command c declares, with its
@@ -90,34 +74,14 @@ func inspect(ctx context.Context, c command, args []string) *inspection {
 	return in
 }
 
-// valueOf returns the flag that word names when the word after it is that
-// flag's value (a flag that is not true or false, written without =).
-func valueOf(fs *flag.FlagSet, word string) *flag.Flag {
-	name, ok := strings.CutPrefix(strings.TrimPrefix(word, "-"), "-")
-	if !ok {
-		name = strings.TrimPrefix(word, "-")
-	}
-	if !strings.HasPrefix(word, "-") || strings.Contains(name, "=") {
-		return nil
-	}
-	f := fs.Lookup(name)
-	if f == nil {
-		return nil
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return nil
-	}
-	return f
-}
-
 // flagValues returns the values flag f of command cmd takes; nil for a
 // file name or a free value.
-func flagValues(f *flag.Flag, cmd string, words []string) []string {
+func flagValues(cmd string, f *flag.Flag, words []string) []string {
 	switch {
 	case f.Name == "source" && cmd == "init":
 		return starter.Names()
 	case f.Name == "source" && cmd == "demo":
-		return slices.Sorted(maps.Keys(demo.Examples()))
+		return demo.ExampleNames()
 	case f.Name == "output" && f.DefValue == view.FormatText:
 		return []string{view.FormatText, view.FormatJSON}
 	case f.Name == "log-format":
@@ -126,48 +90,16 @@ func flagValues(f *flag.Flag, cmd string, words []string) []string {
 		return config.LogLevels
 	case f.Name == "orgs" || f.Name == "org":
 		if cfg := configOf(words); cfg != nil {
-			var names []string
-			for _, t := range cfg.Targets {
-				names = append(names, t.Name)
-			}
-			return names
+			return cfg.TargetNames()
 		}
 	}
 	return nil
 }
 
-// approvalIDs returns the pending approvals' ids, from the state directory
-// of the configuration the words name, when it exists and can be read.
-func approvalIDs(words []string) []string {
-	cfg := configOf(words)
-	if cfg == nil || cfg.State.Dir == "" {
-		return nil
-	}
-	if _, err := os.Stat(cfg.State.Dir); err != nil {
-		return nil // never create it here
-	}
-	dir, err := store.Open(cfg.State.Dir, store.Options{})
-	if err != nil {
-		return nil
-	}
-	list, err := dir.Approvals("", store.Pending)
-	if err != nil {
-		return nil
-	}
-	ids := make([]string, len(list))
-	for i, a := range list {
-		ids[i] = a.ID
-	}
-	return ids
-}
-
 // configOf loads the configuration the words name (--config), else
 // $ORGSYNC_CONFIG or orgsync.yaml; nil when it does not load.
 func configOf(words []string) *config.Config {
-	path := os.Getenv("ORGSYNC_CONFIG")
-	if path == "" {
-		path = defaultConfigPath
-	}
+	path := configDefault()
 	for i, w := range words {
 		switch name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "="); {
 		case !strings.HasPrefix(w, "-") || name != "config":
@@ -182,15 +114,4 @@ func configOf(words []string) *config.Config {
 		return nil
 	}
 	return cfg
-}
-
-// withPrefix returns the words that start with prefix.
-func withPrefix(words []string, prefix string) []string {
-	var out []string
-	for _, w := range words {
-		if strings.HasPrefix(w, prefix) {
-			out = append(out, w)
-		}
-	}
-	return out
 }

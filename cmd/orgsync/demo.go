@@ -4,16 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"maps"
-	"slices"
-	"time"
 
 	"github.com/orgsync/orgsync/internal/demo"
-	"github.com/orgsync/orgsync/internal/demo/simserver"
 	"github.com/orgsync/orgsync/internal/demo/steps"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/util/suggest"
-	"github.com/orgsync/orgsync/source"
 )
 
 // runDemo starts the simulator in-process with the two example
@@ -34,46 +29,27 @@ func runDemo(ctx context.Context, std stdio, args []string) int {
 	}
 	example, ok := demo.Examples()[*name]
 	if !ok {
-		fmt.Fprintf(std.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, slices.Sorted(maps.Keys(demo.Examples()))))
+		fmt.Fprintf(std.err, "orgsync demo: --source %q: use one of %s%s\n", *name, demo.Names(), suggest.DidYouMean(*name, demo.ExampleNames()))
 		return exitError
 	}
 	if lf.level == "" {
 		lf.level = "warn" // the demo prints the plans; the logs would repeat them
 	}
-	if err := runExample(ctx, std, lf, example, rd); err != nil {
+	if err := demo.Run(ctx, example, std.out, func(d *demo.Setup) error { return demoSteps(ctx, std, lf, d, rd) }); err != nil {
 		return fail(std, fs.Name(), err)
 	}
 	return exitOK
 }
 
-// runExample runs the simulator with the example organizations on a
-// loopback port (and what the example reads, when it needs a server) and
-// syncs the example into them; with review, it walks through change
-// control instead.
-func runExample(ctx context.Context, std stdio, lf *logFlags, example source.Example, review *steps.Review) error {
-	start := time.Now()
-	d, err := demo.Start(ctx, example, std.out)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
+// demoSteps runs the demo's steps on the running demo d: plan, sync and
+// plan again, or with review the change-control walk-through (its files
+// prepared first).
+func demoSteps(ctx context.Context, std stdio, lf *logFlags, d *demo.Setup, review *steps.Review) error {
 	if review != nil {
 		if err := review.Prepare(d.Config); err != nil {
 			return err
 		}
 	}
-	if err := demoSteps(ctx, std, lf, d, review); err != nil {
-		return err
-	}
-	requests, tooMany := simserver.Totals(d.Sim)
-	fmt.Fprintf(std.out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
-		requests, tooMany, time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-// demoSteps runs the demo's steps on the running demo d: plan, sync and
-// plan again, or with review the change-control walk-through.
-func demoSteps(ctx context.Context, std stdio, lf *logFlags, d *demo.Setup, review *steps.Review) error {
 	e, ok := (&setupFlags{config: d.Config, log: lf}).setup(std)
 	if !ok {
 		return fmt.Errorf("the example configuration does not load")

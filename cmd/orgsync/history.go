@@ -21,13 +21,8 @@ func runHistory(_ context.Context, std stdio, args []string) int {
 		return code
 	}
 	entries, err := e.control.History(*user, *org, *since)
-	if err != nil {
-		return fail(std, fs.Name(), err)
-	}
-	if *output == view.FormatJSON {
-		err = view.HistoryJSON(std.out, entries)
-	} else {
-		view.History(std.out, entries)
+	if err == nil {
+		err = view.History(std.out, entries, *output)
 	}
 	if err != nil {
 		return fail(std, fs.Name(), err)

@@ -18,7 +18,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 	c.output = fs.String("output", view.FormatText, "plan format: text or json")
 	c.addFullFlag()
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when there is nothing to do, 2 when there are changes, 1 on error")
-	c.explain = fs.String("explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
+	fs.StringVar(&c.ov.Explain, "explain", "", "after the plan, show for this user (email or username) which mapping rule or expression gave each group")
 	out := fs.String("out", "", "also save the plan, with the one-off flags that shaped it, to this file, for review and orgsync apply FILE")
 	e, j, code, ok := c.start(std, args, true)
 	if !ok {
@@ -43,7 +43,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 		return fail(std, fs.Name(), err)
 	}
 	if *out != "" {
-		flags, err := c.savedFlags(e)
+		flags, err := c.savedFlags()
 		if err == nil {
 			err = e.control.SavePlan(*out, version, plans, flags)
 		}
@@ -58,16 +58,15 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 	return exitOK
 }
 
-// savedFlags are the one-off flags a saved plan keeps, for apply.
-func (c *runCommand) savedFlags(e *env) (planfile.Flags, error) {
-	f := planfile.Flags{Orgs: c.setup.orgs, MaxRemovals: c.scope.maxRemovals, ScopeGroups: c.scope.groups,
-		ExcludeUnmappedUsers: c.scope.excludeUnmapped}
-	if c.scope.usersFile != "" {
-		abs, err := filepath.Abs(c.scope.usersFile)
-		if err != nil {
-			return f, err
-		}
-		f.UsersFile = abs
+// savedFlags are the one-off flags a saved plan keeps, for apply: the
+// scope flags and --orgs, the users file's path made absolute.
+func (c *runCommand) savedFlags() (planfile.Flags, error) {
+	f := *c.scope
+	f.Orgs = c.setup.orgs
+	if f.UsersFile == "" {
+		return f, nil
 	}
-	return f, nil
+	abs, err := filepath.Abs(f.UsersFile)
+	f.UsersFile = abs
+	return f, err
 }

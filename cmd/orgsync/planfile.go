@@ -38,7 +38,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 		return fail(std, c.fs.Name(), err)
 	}
 	e.orgs = f.OrgNames()
-	ov, err := savedOverrides(f.Flags)
+	ov, err := f.Flags.Overrides()
 	var j *run.Job
 	if err == nil {
 		j, err = e.job(ov, true)
@@ -52,16 +52,8 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 	}
 	fmt.Fprintln(std.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
-	for _, r := range res {
-		view.Result(std.out, r, j.Config().MultiOrg())
-	}
+	view.Results(std.out, res, j.Config().MultiOrg())
 	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
-}
-
-// savedOverrides are the run's overrides of a saved plan's flags.
-func savedOverrides(f planfile.Flags) (run.Overrides, error) {
-	sf := scopeFlags{excludeUnmapped: f.ExcludeUnmappedUsers, groups: f.ScopeGroups, usersFile: f.UsersFile, maxRemovals: f.MaxRemovals}
-	return sf.overrides()
 }
 
 // runShow prints a saved plan as text or JSON.
@@ -78,13 +70,8 @@ func runShow(_ context.Context, std stdio, args []string) int {
 		return fail(std, fs.Name(), errors.New("name the saved plan to show (orgsync plan --out FILE writes one)"))
 	}
 	f, err := planfile.Read(fs.Arg(0))
-	if err != nil {
-		return fail(std, fs.Name(), err)
-	}
-	if *output == "json" {
-		err = f.Encode(std.out)
-	} else {
-		err = view.SavedPlan(std.out, f, time.Now())
+	if err == nil {
+		err = view.SavedPlan(std.out, f, *output, time.Now())
 	}
 	if err != nil {
 		return fail(std, fs.Name(), err)

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
+	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/util/logs"
 )
@@ -44,16 +43,21 @@ func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 	fs.StringVar(&f.orgs, "org", "", "the same as --orgs")
 }
 
-// addSetupFlags defines --config (default $ORGSYNC_CONFIG, else
-// orgsync.yaml) and the logging flags.
+// addSetupFlags defines --config (default configDefault) and the logging
+// flags.
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
-	def := os.Getenv("ORGSYNC_CONFIG")
-	if def == "" {
-		def = defaultConfigPath
-	}
 	f := &setupFlags{log: addLogFlags(fs)}
-	fs.StringVar(&f.config, "config", def, "configuration file; the default is $ORGSYNC_CONFIG when set")
+	fs.StringVar(&f.config, "config", configDefault(), "configuration file; the default is $ORGSYNC_CONFIG when set")
 	return f
+}
+
+// configDefault is the configuration file when --config is not given:
+// $ORGSYNC_CONFIG, else orgsync.yaml.
+func configDefault() string {
+	if path := os.Getenv("ORGSYNC_CONFIG"); path != "" {
+		return path
+	}
+	return defaultConfigPath
 }
 
 // start parses the flags of a command that reads the configuration (at
@@ -136,9 +140,7 @@ func (f *setupFlags) recordFailure(std stdio, cerr *config.Error) {
 	}
 	e := &env{cfg: cfg, log: log, control: changecontrol.New(cfg, log)}
 	problems := run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error()))
-	for _, r := range run.FailedRun(e.targets(), run.Real, time.Now(), problems) {
-		e.control.Applied(r)
-	}
+	e.control.Failed(cfg.TargetsNamed(nil), run.Real, problems)
 	if f.report != nil {
 		_ = e.reportTo(std, *f.report)
 	}
@@ -163,11 +165,10 @@ func (e *env) runOptions(plansShown bool) run.Options {
 type runCommand struct {
 	fs      *flag.FlagSet
 	setup   *setupFlags
-	scope   *scopeFlags // nil when the command takes no scope flags
-	explain *string     // plan --explain
-	full    *bool       // plan and sync --full
-	output  *string     // --output, checked when set
-	maxArgs int         // arguments allowed (approve ID)
+	scope   *planfile.Flags // nil when the command takes no scope flags
+	ov      run.Overrides   // --explain (plan) and --full (plan and sync)
+	output  *string         // --output, checked when set
+	maxArgs int             // arguments allowed (approve ID)
 }
 
 // newRunCommand defines the flags every command that runs the job has.
@@ -184,7 +185,7 @@ func newRunCommand(name string, scoped bool) *runCommand {
 // addFullFlag defines --full: read every organization in full, whatever
 // its snapshot.
 func (c *runCommand) addFullFlag() {
-	c.full = c.fs.Bool("full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
+	c.fs.BoolVar(&c.ov.Full, "full", false, "read every organization in full, whatever its snapshot (with incremental.enabled): find what changed behind orgsync's back")
 }
 
 // start parses the flags, sets up and makes the Job; plansShown says that
@@ -204,19 +205,14 @@ func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *ru
 
 // job makes the command's Job from its flags.
 func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
-	var ov run.Overrides
-	var err error
+	ov := c.ov
 	if c.scope != nil {
-		ov, err = c.scope.overrides()
-	}
-	if c.explain != nil {
-		ov.Explain = *c.explain
-	}
-	if c.full != nil {
-		ov.Full = *c.full
-	}
-	if err != nil {
-		return nil, err
+		scoped, err := c.scope.Overrides()
+		if err != nil {
+			return nil, err
+		}
+		scoped.Explain, scoped.Full = ov.Explain, ov.Full
+		ov = scoped
 	}
 	return e.job(ov, plansShown)
 }
@@ -226,27 +222,8 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 // failed, the report written when asked, and err printed; it returns
 // exitError.
 func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
-	for _, r := range run.FailedRun(e.targets(), mode, time.Now(), err) {
-		e.control.Applied(r)
-	}
+	e.control.Failed(e.cfg.TargetsNamed(e.orgs), mode, err)
 	err = errors.Join(err, e.reportTo(std, reportFile))
 	e.control.Wait()
 	return fail(std, name, err)
-}
-
-// targets are the organizations --orgs names (all when none, or when it
-// names one the configuration does not have).
-func (e *env) targets() []*config.NamedTarget {
-	var out []*config.NamedTarget
-	for i := range e.cfg.Targets {
-		if t := &e.cfg.Targets[i]; len(e.orgs) == 0 || slices.Contains(e.orgs, t.Name) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 {
-		for i := range e.cfg.Targets {
-			out = append(out, &e.cfg.Targets[i])
-		}
-	}
-	return out
 }

@@ -9,15 +9,8 @@ import (
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
-// simFlags are the simulator's options as flags.
-type simFlags struct {
-	opts umsim.Options
-}
-
-// addSimFlags defines the simulator's options on fs.
-func addSimFlags(fs *flag.FlagSet) *simFlags {
-	f := &simFlags{}
-	o := &f.opts
+// addSimFlags defines the simulator's options o as flags on fs.
+func addSimFlags(fs *flag.FlagSet, o *umsim.Options) {
 	fs.IntVar(&o.PageSize, "page-size", 0, "users per listing page (default 2000)")
 	fs.IntVar(&o.InvitePageSize, "invite-page-size", 0, "invites per call (default 200)")
 	fs.DurationVar(&o.InviteExpiry, "invite-expiry", 0, "invite expiry (default 720h)")
@@ -34,16 +27,15 @@ func addSimFlags(fs *flag.FlagSet) *simFlags {
 	fs.Float64Var(&o.Faults.HangRate, "hang-rate", 0, "fraction of requests accepted and never answered")
 	fs.BoolVar(&o.Faults.HangAll, "hang", false, "accept every request, the token endpoints' too, and never answer")
 	fs.Float64Var(&o.Faults.CutRate, "cut-rate", 0, "fraction of requests served whose answer is cut in the middle of its body")
-	return f
 }
 
 // runSim serves the simulator until SIGTERM or SIGINT, then saves the state
 // when asked.
 func runSim(ctx context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync sim", flag.ContinueOnError)
-	sf := addSimFlags(fs)
-	lf := addLogFlags(fs)
 	h := simserver.Host{}
+	addSimFlags(fs, &h.Options)
+	lf := addLogFlags(fs)
 	fs.StringVar(&h.Listen, "listen", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&h.State, "state", "", "state file (YAML or JSON) of one organization (org:) or several (orgs:), required")
 	fs.BoolVar(&h.Save, "save", false, "save the state back to --state on shutdown")
@@ -56,7 +48,7 @@ func runSim(ctx context.Context, std stdio, args []string) int {
 	if err != nil {
 		return fail(std, fs.Name(), err)
 	}
-	h.Options, h.Log = sf.opts, log
+	h.Log = log
 	if err := h.Run(ctx); err != nil {
 		return fail(std, fs.Name(), err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/run"
@@ -32,21 +31,7 @@ func runSync(ctx context.Context, std stdio, args []string) int {
 		return e.failRun(std, c.fs.Name(), mode, run.InPhase(run.PhaseConfig, err), *reportFile)
 	}
 	multi := j.Config().MultiOrg()
-	res, err := j.Sync(ctx, mode, showPlans(std, multi))
-	for _, r := range res {
-		view.Result(std.out, r, multi)
-	}
+	res, err := j.Sync(ctx, mode, view.PlansAsReady(std.out, multi))
+	view.Results(std.out, res, multi)
 	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
-}
-
-// showPlans prints each gated plan as it is ready, a blank line between
-// organizations (in the order they are ready; Sync shows one at a time).
-func showPlans(std stdio, multiOrg bool) func(g *run.Gated) error {
-	shown := 0
-	return func(g *run.Gated) error {
-		if shown++; shown > 1 {
-			fmt.Fprintln(std.out)
-		}
-		return view.OrgPlan(std.out, g.OrgPlan(), multiOrg)
-	}
 }

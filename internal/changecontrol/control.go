@@ -126,6 +126,15 @@ func (c *Control) Applied(r *run.Result) {
 	c.notifyRun(r)
 }
 
+// Failed records and tells the run of organizations orgs that failed
+// before it could plan (err, marked with its phase), as Applied does for
+// any other.
+func (c *Control) Failed(orgs []*config.NamedTarget, mode run.Mode, err error) {
+	for _, r := range run.FailedRun(orgs, mode, time.Now(), err) {
+		c.Applied(r)
+	}
+}
+
 // store appends the history entries and the run record to the state
 // directory, when state.dir is set.
 func (c *Control) store(rec *store.Run, entries []store.Entry) error {

@@ -45,10 +45,12 @@ func examplesOf(kinds source.Kinds) map[string]source.Example {
 	return out
 }
 
-// Names lists the --source values of the demo.
-func Names() string {
-	return strings.Join(slices.Sorted(maps.Keys(Examples())), ", ")
-}
+// ExampleNames are the names of Examples, sorted: the --source values of
+// the demo.
+func ExampleNames() []string { return slices.Sorted(maps.Keys(Examples())) }
+
+// Names lists ExampleNames, for a message.
+func Names() string { return strings.Join(ExampleNames(), ", ") }
 
 // Setup is a running demo: Config is the example's configuration, pointed
 // at the simulator (Sim, at URL) and at what the example reads.
@@ -92,6 +94,25 @@ func Start(ctx context.Context, example source.Example, out io.Writer) (_ *Setup
 	fmt.Fprintf(out, "Simulator with the example organizations at %s; syncing examples/%s/orgsync.yaml into them.\n", s.URL, example.Dir)
 	s.Config, err = writeConfig(dir, example.Dir, append(replace, "http://127.0.0.1:8080", s.URL))
 	return s, err
+}
+
+// Run starts the demo of example (Start), runs steps on it and stops it;
+// then it says how many requests the simulator answered and how long the
+// demo took.
+func Run(ctx context.Context, example source.Example, out io.Writer, steps func(*Setup) error) error {
+	start := time.Now()
+	d, err := Start(ctx, example, out)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := steps(d); err != nil {
+		return err
+	}
+	requests, tooMany := simserver.Totals(d.Sim)
+	fmt.Fprintf(out, "\nIn sync. The simulator answered %d requests, %d of them 429; the demo took %s.\n",
+		requests, tooMany, time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // serveSim serves the example organizations on a loopback port with the

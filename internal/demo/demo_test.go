@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"os"
@@ -52,6 +53,36 @@ func TestStartPointsTheExampleAtItsServers(t *testing.T) {
 	}
 	if _, err := http.Get(s.URL); err == nil {
 		t.Error("the simulator still answers after Close")
+	}
+}
+
+// TestRunStopsTheDemoAndCountsTheRequests: Run gives the steps a running
+// demo, stops it after them, and counts the simulator's requests; a step's
+// error is Run's, without the count.
+func TestRunStopsTheDemoAndCountsTheRequests(t *testing.T) {
+	var out bytes.Buffer
+	var ran *Setup
+	err := Run(context.Background(), Examples()["csv"], &out, func(d *Setup) error {
+		ran = d
+		resp, err := http.Get(d.URL + "/v2/usermanagement/organizations/1234ABCD@VendorOrg/users/0")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	})
+	if err != nil || ran == nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !strings.Contains(out.String(), "In sync. The simulator answered 1 requests, 0 of them 429; the demo took ") {
+		t.Errorf("output: %q", out.String())
+	}
+	if _, err := os.Stat(ran.Config); !os.IsNotExist(err) {
+		t.Errorf("the demo is left running after Run: %v", err)
+	}
+	out.Reset()
+	failed := errors.New("a step failed")
+	if err := Run(context.Background(), Examples()["csv"], &out, func(*Setup) error { return failed }); err != failed || strings.Contains(out.String(), "In sync") {
+		t.Errorf("a failing step: %v\n%s", err, out.String())
 	}
 }
 

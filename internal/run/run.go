@@ -231,11 +231,7 @@ func NoSuchOrg(cfg *config.Config, flag, name string) error {
 		return fmt.Errorf("%s: no organization %q in %s: it has a single target: (named %s); name organizations with targets:",
 			flag, name, cfg.File, config.DefaultTargetName)
 	}
-	names := make([]string, len(cfg.Targets))
-	for i := range cfg.Targets {
-		names[i] = cfg.Targets[i].Name
-	}
-	return fmt.Errorf("%s: no organization %q in %s; its organizations (targets[].name) are %s", flag, name, cfg.File, strings.Join(names, ", "))
+	return fmt.Errorf("%s: no organization %q in %s; its organizations (targets[].name) are %s", flag, name, cfg.File, strings.Join(cfg.TargetNames(), ", "))
 }
 
 // orgLog is the logger of organization t: with an org field when the

@@ -143,6 +143,28 @@ func (d *Dir) Approvals(org, status string) ([]Approval, error) {
 	return d.approvals(org, status, "*.json", func(p string) bool { return strings.HasSuffix(p, ".applying.json") })
 }
 
+// PendingIDs returns the ids of the pending approvals of the state
+// directory at path, oldest first, when it exists and can be read; nil
+// otherwise. It never creates the directory (shell completion asks).
+func PendingIDs(path string) []string {
+	if _, err := os.Stat(path); err != nil { // "" too
+		return nil
+	}
+	d, err := Open(path, Options{})
+	if err != nil {
+		return nil
+	}
+	list, err := d.Approvals("", Pending)
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, len(list))
+	for i, a := range list {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
 // Claimed returns organization org's approvals being applied (claimed,
 // not closed yet): still held until they are.
 func (d *Dir) Claimed(org string) ([]Approval, error) {

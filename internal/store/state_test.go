@@ -166,6 +166,32 @@ func TestApprovalLifecycle(t *testing.T) {
 	}
 }
 
+// TestPendingIDs: the pending approvals' ids, oldest first; none, and no
+// directory made, where there is none.
+func TestPendingIDs(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "state")
+	if ids := PendingIDs(missing); ids != nil {
+		t.Errorf("a missing directory: %q", ids)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("PendingIDs made the directory: %v", err)
+	}
+	d := open(t, Options{})
+	now := time.Now().UTC()
+	for i, a := range []*Approval{{ID: "0000000b", Status: Pending}, {ID: "0000000a", Status: Pending}, {ID: "0000000c", Status: Rejected}} {
+		a.Org, a.Created = "main", now.Add(time.Duration(i)*time.Second)
+		if err := d.SaveApproval(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ids := PendingIDs(d.Path()); strings.Join(ids, " ") != "0000000b 0000000a" {
+		t.Errorf("pending ids %q, want 0000000b 0000000a", ids)
+	}
+	if ids := PendingIDs(""); ids != nil {
+		t.Errorf("no path: %q", ids)
+	}
+}
+
 func TestApprovalIDIsChecked(t *testing.T) {
 	d := open(t, Options{})
 	for _, id := range []string{"../../etc/passwd", "", "ABCDEF12", "1234567"} {

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -76,9 +75,7 @@ func list[T any](w io.Writer, items []T, format, header string, row func(T) stri
 // is one), then the rows.
 func show(w io.Writer, v any, format, header string, rows func(tw io.Writer)) error {
 	if format == FormatJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return indentedJSON(w, v)
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	if header != "" {

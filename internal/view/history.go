@@ -14,11 +14,14 @@ import (
 // History writes the history's entries as aligned text, one a line: when,
 // the organization, the user, the kind, the steps, the result (with the
 // service's code of a failure) and why (with the approval that held it
-// and who approved it).
-func History(w io.Writer, entries []store.Entry) {
+// and who approved it); or as JSON (FormatJSON), one object a line.
+func History(w io.Writer, entries []store.Entry, format string) error {
+	if format == FormatJSON {
+		return historyJSON(w, entries)
+	}
 	if len(entries) == 0 {
-		fmt.Fprintln(w, "no changes recorded (for this filter)")
-		return
+		_, err := fmt.Fprintln(w, "no changes recorded (for this filter)")
+		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tORG\tUSER\tKIND\tSTEPS\tRESULT\tWHY")
@@ -38,11 +41,11 @@ func History(w io.Writer, entries []store.Entry) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
 			strings.Join(e.Steps, "; "), result, why)
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
-// HistoryJSON writes the history's entries as JSON, one object a line.
-func HistoryJSON(w io.Writer, entries []store.Entry) error {
+// historyJSON writes the history's entries as JSON, one object a line.
+func historyJSON(w io.Writer, entries []store.Entry) error {
 	enc := json.NewEncoder(w)
 	for i := range entries {
 		if err := enc.Encode(&entries[i]); err != nil {

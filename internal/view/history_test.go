@@ -19,7 +19,7 @@ func TestHistory(t *testing.T) {
 		{Run: "r1", Time: at, Org: "main", User: "eve@example.com", Kind: "update", Steps: []string{"add X", "remove Y"}, Result: store.ResultFailed, Code: "error.group.not_found"},
 	}
 	var b bytes.Buffer
-	if err := HistoryJSON(&b, entries); err != nil {
+	if err := History(&b, entries, FormatJSON); err != nil {
 		t.Fatal(err)
 	}
 	dec := json.NewDecoder(&b)
@@ -30,7 +30,9 @@ func TestHistory(t *testing.T) {
 		}
 	}
 	b.Reset()
-	History(&b, entries)
+	if err := History(&b, entries, FormatText); err != nil {
+		t.Fatal(err)
+	}
 	text := b.String()
 	for _, want := range []string{"TIME", "(approval a1, approved by ann)", "failed error.group.not_found", "add X; remove Y"} {
 		if !strings.Contains(text, want) {
@@ -38,7 +40,9 @@ func TestHistory(t *testing.T) {
 		}
 	}
 	b.Reset()
-	History(&b, nil)
+	if err := History(&b, nil, FormatText); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(b.String(), "no changes recorded") {
 		t.Errorf("empty table: %q", b.String())
 	}

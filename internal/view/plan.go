@@ -1,15 +1,16 @@
 // Package view is how orgsync shows plans, saved plans, run results,
-// approvals and the history: as text for people (plans terraform-like:
-// "+ create", "~ update", "- remove") and as JSON. What it shows is data
-// made elsewhere (reconcile's plans, the run's results, the state store's
-// approvals and history); the commands, the demo and the daemon render it
+// approvals, the history and the admin commands' users, invites and
+// products: as text for people (plans terraform-like: "+ create",
+// "~ update", "- remove"; tables) and as JSON. What it shows is data made
+// elsewhere (reconcile's plans, the run's results, the state store's
+// approvals and history, the service's objects); the commands, the demo
+// and the daemon render it
 // here, in one place. A plan names its policy's settings as the
 // configuration writes them (reconcile.Plan.Names).
 package view
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -115,7 +116,5 @@ func PlanJSON(w io.Writer, p *reconcile.Plan) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Plan: p})
+	return indentedJSON(w, planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Plan: p})
 }

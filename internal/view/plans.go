@@ -32,6 +32,19 @@ func Plans(w io.Writer, ps *run.Plans, format string, multiOrg bool) error {
 	return nil
 }
 
+// PlansAsReady returns what writes each organization's gated plan as it
+// is ready (run.Job.Sync's show) as OrgPlan does, a blank line between
+// organizations (in the order they are ready; Sync shows one at a time).
+func PlansAsReady(w io.Writer, multiOrg bool) func(g *run.Gated) error {
+	shown := 0
+	return func(g *run.Gated) error {
+		if shown++; shown > 1 {
+			fmt.Fprintln(w)
+		}
+		return OrgPlan(w, g.OrgPlan(), multiOrg)
+	}
+}
+
 // OrgPlan writes one organization's plan as text: under a heading with
 // its name and id when there are several, its error in place of a plan
 // that failed (nothing for a single target: the error is reported); with
@@ -101,7 +114,12 @@ func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
 		FormatVersion int           `json:"formatVersion"`
 		Organizations []orgPlanJSON `json:"organizations"`
 	}{FormatVersion: PlanFormatVersion, Organizations: orgs}
+	return indentedJSON(w, out)
+}
+
+// indentedJSON writes v as JSON indented by two spaces, and a newline.
+func indentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(v)
 }

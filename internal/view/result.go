@@ -8,6 +8,13 @@ import (
 	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
+// Results writes each organization's Result, in order.
+func Results(w io.Writer, res []*run.Result, multiOrg bool) {
+	for _, r := range res {
+		Result(w, r, multiOrg)
+	}
+}
+
 // Result writes the outcome of an organization's applied plan (nothing
 // when it has none), its lines prefixed with the organization's name when
 // there are several: the requests, entries and failures, the entries a

@@ -10,8 +10,12 @@ import (
 
 // SavedPlan writes a saved plan for people: its header as of now (when it
 // was made, by which version, from which configuration and flags), then
-// each organization's plan under its name and id.
-func SavedPlan(w io.Writer, f *planfile.File, now time.Time) error {
+// each organization's plan under its name and id; or as the file has it
+// (FormatJSON).
+func SavedPlan(w io.Writer, f *planfile.File, format string, now time.Time) error {
+	if format == FormatJSON {
+		return f.Encode(w)
+	}
 	fmt.Fprintf(w, "saved plan (format %d), made %s (%s ago) by orgsync %s\n", f.FormatVersion,
 		f.Created.Format(time.RFC3339), f.Age(now).Round(time.Second), f.ToolVersion)
 	fmt.Fprintf(w, "configuration %s (fingerprint %s)\nsources fingerprint %s\n", f.ConfigFile, short(f.Config), short(f.Sources))

@@ -30,7 +30,7 @@ func TestSavedPlanShowsEveryOrganization(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := SavedPlan(&b, back, time.Now()); err != nil {
+	if err := SavedPlan(&b, back, FormatText, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -40,5 +40,9 @@ func TestSavedPlanShowsEveryOrganization(t *testing.T) {
 		m < 0 || e < m || !strings.Contains(text[m:e], "- remove a@example.com") ||
 		!strings.Contains(text[e:], "# 1 unmatched user (in the organization, in no source; targets[1].policy.unmatchedUsers says") {
 		t.Errorf("saved plan as text:\n%s", text)
+	}
+	var j, file strings.Builder
+	if err := SavedPlan(&j, back, FormatJSON, time.Now()); err != nil || back.Encode(&file) != nil || j.String() != file.String() {
+		t.Errorf("saved plan as JSON is not the file's: %v\n%s", err, j.String())
 	}
 }

@@ -36,9 +36,7 @@ func Walk(ctx context.Context, w io.Writer, j *run.Job, c *changecontrol.Control
 	}
 	fmt.Fprintln(w, "\n== 2. orgsync sync: apply it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
-	for _, r := range res {
-		view.Result(w, r, multi)
-	}
+	view.Results(w, res, multi)
 	if err != nil {
 		return err
 	}
@@ -114,7 +112,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	if err := view.SavedPlan(w, f, time.Now()); err != nil {
+	if err := view.SavedPlan(w, f, view.FormatText, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n== 3. orgsync apply plan.json: exactly the reviewed plan; over maxRemovals 1, the removals are held")
@@ -144,7 +142,9 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err != nil {
 		return err
 	}
-	view.History(w, entries)
+	if err := view.History(w, entries, view.FormatText); err != nil {
+		return err
+	}
 	return r.outputs(ctx, w, c, sd)
 }
 

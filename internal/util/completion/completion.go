@@ -1,6 +1,7 @@
 // Package completion holds orgsync's shell completion scripts, which
 // orgsync completion prints and the packages install (make dist). The
-// candidates they ask for are the command's (cmd/orgsync).
+// candidates they ask for are completed by Tree.Candidates from what the
+// commands declare (cmd/orgsync gives the Tree).
 package completion
 
 // Files are where a package installs each shell's script.
