@@ -66,7 +66,7 @@ bench:
 # interleaved COUNT times each on this machine and compared with benchstat
 # (docs/performance.md says when and how); BENCH picks some of them.
 bench-compare:
-	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [COUNT=6] [BENCH='csv expr merge plan listing']"; exit 2; }
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [COUNT=6] [BENCH='csv expr merge plan listing google']"; exit 2; }
 	GO=$(GO) COUNT=$(or $(COUNT),6) BENCH="$(BENCH)" bash scripts/bench-compare.sh $(REF)
 
 # A 10,000-user Active Directory read (Samba, LDAPS) against ldapsearch over

@@ -347,6 +347,10 @@ sources:
       apiToken: {env: T}
     set:
       country: user.attributes.country
+  - ldap:
+      url: ldap://ldap.example.org
+      users: {baseDN: "ou=people,dc=example,dc=com", extraAttributes: [mail]}
+    groups: 'user.attributeValues.mails.map(m, m.split("@")[1])'
 mapping:
   - directory: eng
     targets: [Engineering, Design]
@@ -355,9 +359,10 @@ mapping:
 	got := wantProblems(t, cerr, []string{
 		"sources[0].groups (line 10): reads user.attributes.departement, but ldap.users.extraAttributes does not list it (it lists department)",
 		"sources[1].set.country (line 15): reads user.attributes.country, but okta.users.extraAttributes does not list it (it lists none)",
+		"sources[2].groups (line 19): reads user.attributeValues.mails, but ldap.users.extraAttributes does not list it (it lists mail)",
 	})
-	if len(got) != 2 {
-		t.Errorf("want 2 problems, got:\n%s", strings.Join(got, "\n"))
+	if len(got) != 3 {
+		t.Errorf("want 3 problems, got:\n%s", strings.Join(got, "\n"))
 	}
 }
 

@@ -155,9 +155,9 @@ func (c *Config) validateExpressions(v *validation, s *Source, at string) {
 	v.fieldErrors(at, err)
 	s.prog = p
 	if uses := s.settings.Uses(); uses.ExtraAttributesKey != "" {
-		if read, name := p.Unlisted(uses.ExtraAttributes); name != "" {
-			v.errorf(join(at, read), "reads user.attributes.%s, but %s does not list it (%s): add it there or fix the name",
-				name, join(s.kind, uses.ExtraAttributesKey), listOrNone(uses.ExtraAttributes))
+		if key, read := p.Unlisted(uses.ExtraAttributes); read != "" {
+			v.errorf(join(at, key), "reads %s, but %s does not list it (%s): add it there or fix the name",
+				read, join(s.kind, uses.ExtraAttributesKey), listOrNone(uses.ExtraAttributes))
 		}
 	}
 }

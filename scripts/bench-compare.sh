@@ -29,6 +29,7 @@ expr     ./source/expr     ^BenchmarkRun$                  1s
 merge    ./source          ^BenchmarkMerge1M$              3x
 plan     ./reconcile       ^BenchmarkDiffAndBatches1M$     3x
 listing  ./target/umapi    ^BenchmarkDecodeOrgListing$     1x
+google   ./source/google   ^BenchmarkRead100kExpressions$  1x
 '
 root=$(git rev-parse --show-toplevel)
 commit=$(git -C "$root" rev-parse --verify --quiet "$ref^{commit}") ||

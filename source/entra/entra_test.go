@@ -500,3 +500,48 @@ func TestExpressions(t *testing.T) {
 		t.Errorf("a filter that leaves everybody out: %v, %v", err, res)
 	}
 }
+
+// TestAttributeValues: an array property (proxyAddresses) named in
+// extraAttributes gives the expressions all its values in
+// user.attributeValues (its first in user.attributes), and a numeric
+// directory extension its decimal text.
+func TestAttributeValues(t *testing.T) {
+	tenant := entrafake.Demo()
+	const level = "extension_0123456789abcdef0123456789abcdef_level"
+	for i := range tenant.Users {
+		u := &tenant.Users[i]
+		u.Props["proxyAddresses"] = []any{"SMTP:" + u.ID + "@example.com", "smtp:" + u.ID + "@old.example.com"}
+		u.Props[level] = i
+	}
+	s := entrafake.Start(tenant, entrafake.Options{})
+	defer s.Close()
+	cfg := config(t, s)
+	cfg.Users.ExtraAttributes = []string{"proxyAddresses", level}
+	p, err := expr.Compile(expr.Config{
+		Filter: `int(user.attributeValues["` + level + `"][0]) >= 1`,
+		Groups: `user.attributeValues.proxyAddresses.exists(a, a.endsWith("@old.example.com")) ? [string(size(user.attributeValues.proxyAddresses)), user.attributes.proxyAddresses] : []`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := open(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, nil), Expressions: p}).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if len(res.Filtered) != 1 || len(got) != 5 {
+		t.Errorf("users %v, filtered %v: want the user of level 0 left out", got, res.Filtered)
+	}
+	checked := 0
+	for _, u := range tenant.Users[1:] {
+		if groups, ok := got[u.Props["userPrincipalName"].(string)]; ok {
+			checked++
+			if !slices.Equal(groups, []string{"2", "SMTP:" + u.ID + "@example.com"}) {
+				t.Errorf("%s: %q, want both addresses counted and the first", u.ID, groups)
+			}
+		}
+	}
+	if checked != 5 {
+		t.Errorf("%d users checked, want 5", checked)
+	}
+}

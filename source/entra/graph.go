@@ -14,6 +14,7 @@ import (
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
 // graph is the Microsoft Graph API of one tenant (clouddir.Directory).
@@ -142,26 +143,33 @@ const userType = "#microsoft.graph.user"
 // unless users.includeDisabled is set and guests unless
 // users.includeGuests is; a user without mail gets the mailFallback
 // property as mail.
-func (g *graph) Users(ctx context.Context, fn func(string, func(string) string)) error {
+func (g *graph) Users(ctx context.Context, fn func(string, usertmpl.Attributes)) error {
 	q, hdr := g.query(strings.Join(g.attrs, ","), g.cfg.Users.Filter)
 	return g.c.WalkAhead(ctx, g.path("/users")+"?"+q.Encode(), hdr, nextLink, func(r io.Reader) error {
-		return g.x.Records(r, "value", func(get func(string) string) {
-			disabled := get("accountEnabled") == "false" && !g.cfg.Users.IncludeDisabled
-			guest := strings.EqualFold(get("userType"), "Guest") && !g.cfg.Users.IncludeGuests
+		return g.x.Records(r, "value", func(u *jsonpick.Record) {
+			disabled := u.Get("accountEnabled") == "false" && !g.cfg.Users.IncludeDisabled
+			guest := strings.EqualFold(u.Get("userType"), "Guest") && !g.cfg.Users.IncludeGuests
 			if disabled || guest {
 				g.leftOut++
 				return
 			}
-			fn(get("id"), func(a string) string { return g.attr(get, a) })
+			fn(u.Get("id"), user{u, g.cfg.Users.MailFallback})
 		})
 	})
 }
 
-// attr returns a user's property a; mail falls back to mailFallback.
-func (g *graph) attr(get func(string) string, a string) string {
-	v := get(a)
-	if v == "" && strings.EqualFold(a, "mail") && g.cfg.Users.MailFallback != NoMailFallback {
-		v = get(g.cfg.Users.MailFallback)
+// user is a user's properties (usertmpl.Attributes): mail falls back to
+// the property mailFallback names.
+type user struct {
+	*jsonpick.Record
+	mailFallback string
+}
+
+// Get returns the user's property a.
+func (u user) Get(a string) string {
+	v := u.Record.Get(a)
+	if v == "" && strings.EqualFold(a, "mail") && u.mailFallback != NoMailFallback {
+		v = u.Record.Get(u.mailFallback)
 	}
 	return v
 }

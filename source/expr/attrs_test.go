@@ -22,6 +22,9 @@ func TestCheckAttributes(t *testing.T) {
 		{Config{Set: map[string]string{"country": `"c" in user.attributes ? user.attributes["c"] : "US"`}}, ""},
 		{Config{Set: map[string]string{"country": `user.attributes.?c.orValue("US")`}}, ""},
 		{Config{Filter: `user.country != "CN"`, Groups: `directoryGroups.map(g, g + "!")`}, ""},
+		{Config{Groups: `user.attributeValues.departement`}, "groups reads user.attributeValues.departement, but the file has no such column"},
+		{Config{Groups: `user.attributeValues["department"].map(d, d + "!")`}, ""},
+		{Config{Groups: `user.attributeValues.?c.orValue([])`}, ""},
 	}
 	for _, tt := range tests {
 		p, err := Compile(tt.cfg)

@@ -52,3 +52,27 @@ func BenchmarkLoopOverGroups(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunValues is the cost per user of expressions over
+// user.attributeValues: a filter and a groups expression looking through
+// a multi-valued attribute's values, and a set expression over a
+// single-valued one's list.
+func BenchmarkRunValues(b *testing.B) {
+	p, err := Compile(Config{
+		Filter: `user.attributeValues.projects.exists(p, p.startsWith("apollo"))`,
+		Groups: `"gemini, the sequel" in user.attributeValues.projects ? ["Gemini"] : []`,
+		Set:    map[string]string{"firstname": `user.attributeValues.displayName[0].split(" ")[0]`},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &Record{Attributes: map[string]string{"projects": "apollo,gemini, the sequel,mercury", "displayName": "Given1 Family1"},
+		Values: map[string][]string{"projects": {"apollo", "gemini, the sequel", "mercury"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Fields[FirstName] = "First1"
+		if out, err := p.Run(r); err != nil || len(out.Groups) != 1 || !out.Keep {
+			b.Fatal(out, err)
+		}
+	}
+}

@@ -16,13 +16,22 @@
 //	user.firstname, user.lastname, user.email, user.country, user.type,
 //	user.username, user.domain    string: the record's values as read
 //	user.attributes               map(string, string): the extra attributes
+//	user.attributeValues          map(string, list(string)): every value of
+//	                              each extra attribute, in the source's order
 //	directoryGroups               list(string): the record's directory groups
+//
+// user.attributeValues has the keys of user.attributes: an attribute
+// with one value gives a list of it, one without ("") an empty list, a
+// multi-valued one (Record.Values) all its values, where
+// user.attributes has one of them or all joined by commas, as the source
+// says. A number is its decimal text (int(...) and double(...) convert
+// it).
 //
 // The CEL standard library, the string extensions (split, lowerAscii,
 // replace, ...) and optional values (user.attributes.?c.orValue("US"))
 // are available. No expression can stall a run, whatever the records
-// hold: records are bounded (MaxValueLen, MaxAttributes,
-// MaxDirectoryGroups); replace, join and format refuse to make a string
+// hold: records are bounded (MaxValueLen, MaxAttributes, which counts
+// every value of user.attributeValues, MaxDirectoryGroups); replace, join and format refuse to make a string
 // over MaxResultLen; an expression whose cost CEL cannot bound below
 // MaxCost for such records is stopped on each record at MaxCost or
 // MaxEvalTime, and not run again in the run after MaxLimitHits records.
@@ -95,13 +104,16 @@ func (f Field) Name() string { return fieldNames[f] }
 // Record is one source record as the expressions see it. A source fills
 // it from what it read, before checking the values: Fields are the raw
 // values (trimmed), Attributes the extra attributes it exposes (a missing
-// one reads as an absent key), DirectoryGroups the names of the
-// record's directory groups. A source may reuse one Record, and one
+// one reads as an absent key), Values every value of those of them that
+// may have several (see user.attributeValues; needed only when
+// Program.ReadsValues), DirectoryGroups the names of the record's
+// directory groups. A source may reuse one Record, and one
 // Attributes map whose values it changes in place, for all its records:
 // Run then converts them for CEL once, not once per record.
 type Record struct {
 	Fields          [NumFields]string
 	Attributes      map[string]string
+	Values          map[string][]string
 	DirectoryGroups []string
 
 	act activation // reused by Run: a Record is for one goroutine at a time
@@ -126,7 +138,7 @@ const MaxCost = 1_000_000
 // back; a record over one is reported and skipped.
 const (
 	MaxValueLen        = 64 << 10 // bytes of a field, an attribute value or a group name
-	MaxAttributes      = 1000     // extra attributes of a record
+	MaxAttributes      = 1000     // extra attributes of a record; their values, when the expressions read user.attributeValues
 	MaxDirectoryGroups = 10000    // directory groups of a record
 	MaxGroups          = 1000     // groups one groups expression gives
 )
@@ -138,6 +150,7 @@ type Program struct {
 	groups *program
 	set    [NumFields]*program
 	setAny bool
+	values bool              // an expression reads user.attributeValues
 	scope  []string          // see WithScope
 	text   map[string]string // key -> expression, for messages
 	// stopped counts the records on which an expression hit a limit;
@@ -168,6 +181,7 @@ func Compile(c Config) (*Program, error) {
 		}
 		*dst = prg
 		p.text[canonical] = text
+		p.values = p.values || prg.values
 	}
 	if c.Filter != "" {
 		add("filter", "filter", c.Filter, cel.BoolType, &p.filter)
@@ -195,6 +209,10 @@ func Compile(c Config) (*Program, error) {
 	return p, nil
 }
 
+// ReadsValues reports whether an expression reads user.attributeValues:
+// a source need only fill Record.Values then.
+func (p *Program) ReadsValues() bool { return p != nil && p.values }
+
 // WithScope returns a copy of p for one run, scoped to some directory
 // groups: Run leaves out, as the filter does, the records in none of them
 // (by name, or a DN's or RDN's first value; letter case ignored); without
@@ -220,6 +238,7 @@ func newEnv() (*cel.Env, error) {
 	opts := append([]cel.EnvOption{ext.Strings()}, guardedStrings()...)
 	opts = append(opts, cel.OptionalTypes(),
 		cel.Variable("user.attributes", cel.MapType(cel.StringType, cel.StringType)),
+		cel.Variable("user.attributeValues", cel.MapType(cel.StringType, cel.ListType(cel.StringType))),
 		cel.Variable("directoryGroups", cel.ListType(cel.StringType)))
 	for _, n := range fieldNames {
 		opts = append(opts, cel.Variable("user."+n, cel.StringType))
@@ -249,7 +268,7 @@ func compile(env *cel.Env, text string, want *cel.Type) (*program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot be prepared: %w", err)
 	}
-	return &program{Program: prg, counted: counted, reads: attributeReads(ast)}, nil
+	return &program{Program: prg, counted: counted, reads: attributeReads(ast), values: readsValues(ast)}, nil
 }
 
 // recordSizes bounds the sizes of a record's values for CEL's static cost
@@ -264,8 +283,10 @@ func (recordSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 		return nil
 	case len(path) == 1 && path[0] == "directoryGroups":
 		return &checker.SizeEstimate{Max: MaxDirectoryGroups}
-	case len(path) == 1 && path[0] == "user.attributes":
+	case len(path) == 1 && (path[0] == "user.attributes" || path[0] == "user.attributeValues"):
 		return &checker.SizeEstimate{Max: MaxAttributes}
+	case len(path) == 2 && path[0] == "user.attributeValues" && path[1] != "@keys":
+		return &checker.SizeEstimate{Max: MaxAttributes} // one attribute's values
 	}
 	return &checker.SizeEstimate{Max: MaxValueLen}
 }
@@ -371,7 +392,7 @@ func (p *Program) Run(r *Record) (Outcome, error) {
 	if p == nil {
 		return out, nil
 	}
-	if err := r.check(); err != nil {
+	if err := r.check(p.values); err != nil {
 		return Outcome{}, err
 	}
 	if len(p.scope) > 0 && !inGroups(r.DirectoryGroups, p.scope) {
@@ -456,8 +477,9 @@ func inGroups(groups, want []string) bool {
 	return false
 }
 
-// check enforces the limits on a record's values.
-func (r *Record) check() error {
+// check enforces the limits on a record's values; values: those of
+// user.attributeValues too.
+func (r *Record) check(values bool) error {
 	for f, v := range r.Fields {
 		if len(v) > MaxValueLen {
 			return fmt.Errorf("the %s value is %d bytes long, more than the %d expressions accept", fieldNames[f], len(v), MaxValueLen)
@@ -469,6 +491,11 @@ func (r *Record) check() error {
 	for k, v := range r.Attributes {
 		if len(v) > MaxValueLen {
 			return fmt.Errorf("attribute %s is %d bytes long, more than the %d expressions accept", k, len(v), MaxValueLen)
+		}
+	}
+	if values {
+		if err := r.checkValues(); err != nil {
+			return err
 		}
 	}
 	if len(r.DirectoryGroups) > MaxDirectoryGroups {
@@ -534,6 +561,8 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "user.attributes":
 		return a.r.attributes(), true
+	case "user.attributeValues":
+		return attributeValues{a.r}, true
 	case "directoryGroups":
 		return a.r.directoryGroups(), true
 	}

@@ -21,6 +21,8 @@ func FuzzRun(f *testing.F) {
 	f.Add(`[user.email.substring(1, 3)]`, "", "", "", "")
 	f.Add(`user.firstname.replace("", user.firstname).replace("", user.firstname)`, "Ann Lee", "", "", "")
 	f.Add(`"%s".format([directoryGroups.map(a, directoryGroups.join(a))])`, "", "", "", "g")
+	f.Add(`user.attributeValues.department.filter(d, d != "")`, "", "", "a,b,,c", "")
+	f.Add(`user.attributeValues.all(k, user.attributeValues[k].all(v, v in user.attributeValues[k]))`, "", "", "a,b", "")
 	f.Fuzz(func(t *testing.T, text, first, country, attr, group string) {
 		var progs []*Program
 		for _, c := range []Config{{Filter: text}, {Groups: text}, {Set: map[string]string{"firstname": text}}} {
@@ -30,6 +32,7 @@ func FuzzRun(f *testing.F) {
 		}
 		for _, p := range progs {
 			r := record(map[string]string{"firstname": first, "country": country}, map[string]string{"department": attr, "displayName": attr, "c": country}, group, strings.ToUpper(group))
+			r.Values = map[string][]string{"department": strings.Split(attr, ",")}
 			out, err := p.Run(r)
 			if err != nil {
 				continue

@@ -36,7 +36,8 @@ var errOverLimit = errors.New("over the limits")
 type program struct {
 	cel.Program
 	counted bool
-	reads   []string // the attributes it reads outright (attributeReads)
+	reads   []attributeRead // the attributes it reads outright (attributeReads)
+	values  bool            // it reads user.attributeValues
 }
 
 // eval runs the expression of key over the record of a.

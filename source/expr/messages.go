@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/orgsync/orgsync/internal/util/suggest"
 )
 
 // wantHint says, by the type an expression must give, how to write one.
@@ -29,22 +31,27 @@ func explainIssues(text, issues string) string {
 		return msg
 	}
 	if bad := unknownFields(text); len(bad) > 0 {
-		return fmt.Sprintf("%s is not a user field: the fields are user.%s; an extra attribute is read as user.attributes.%s",
-			bad[0], strings.Join(fieldNames[:], ", user."), strings.TrimPrefix(bad[0], "user."))
+		name := strings.TrimPrefix(bad[0], "user.")
+		var near string
+		if n := suggest.Nearest(name, append(fieldNames[:], attributeMaps...)); n != "" {
+			near = " (did you mean user." + n + "?)"
+		}
+		return fmt.Sprintf("%s is not a user field%s: the fields are user.%s; an extra attribute is read as user.attributes.%s, all its values as user.attributeValues.%[4]s",
+			bad[0], near, strings.Join(fieldNames[:], ", user."), name)
 	}
 	return msg + "; the variables are user.<field> (" + strings.Join(fieldNames[:], ", ") +
-		"), user.attributes and directoryGroups, and the functions CEL's standard ones and its string extensions"
+		"), user.attributes, user.attributeValues and directoryGroups, and the functions CEL's standard ones and its string extensions"
 }
 
 // userField is a user.<name> reference in an expression's text.
 var userField = regexp.MustCompile(`\buser\.([A-Za-z_][A-Za-z0-9_]*)`)
 
 // unknownFields returns the user.<name> references of text that name no
-// field (user.attributes aside), in order.
+// field (user.attributes and user.attributeValues aside), in order.
 func unknownFields(text string) []string {
 	var bad []string
 	for _, m := range userField.FindAllStringSubmatch(text, -1) {
-		if m[1] != "attributes" && !slices.Contains(fieldNames[:], m[1]) && !slices.Contains(bad, m[0]) {
+		if !slices.Contains(attributeMaps, m[1]) && !slices.Contains(fieldNames[:], m[1]) && !slices.Contains(bad, m[0]) {
 			bad = append(bad, m[0])
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
 // directory is the Directory API of one account (clouddir.Directory).
@@ -207,7 +208,7 @@ func (d *directory) Members(ctx context.Context, g clouddir.Group, fn func(strin
 // Users lists the users (of users.query), leaving out the suspended and
 // the archived ones unless users.includeSuspended or includeArchived is
 // set.
-func (d *directory) Users(ctx context.Context, fn func(string, func(string) string)) error {
+func (d *directory) Users(ctx context.Context, fn func(string, usertmpl.Attributes)) error {
 	q := d.query(d.cfg.PageSize, d.fields)
 	if d.cfg.Users.Query != "" {
 		q.Set("query", d.cfg.Users.Query)
@@ -220,12 +221,12 @@ func (d *directory) Users(ctx context.Context, fn func(string, func(string) stri
 		q.Set("customFieldMask", strings.Join(d.custom, ","))
 	}
 	return walk(ctx, d.c, d.basePath+"/users", q, func(r io.Reader) error {
-		return d.x.Records(r, "users", func(get func(string) string) {
-			if get("suspended") == "true" && !d.cfg.Users.IncludeSuspended || get("archived") == "true" && !d.cfg.Users.IncludeArchived {
+		return d.x.Records(r, "users", func(u *jsonpick.Record) {
+			if u.Get("suspended") == "true" && !d.cfg.Users.IncludeSuspended || u.Get("archived") == "true" && !d.cfg.Users.IncludeArchived {
 				d.leftOut++
 				return
 			}
-			fn(get("id"), get)
+			fn(u.Get("id"), u)
 		})
 	})
 }

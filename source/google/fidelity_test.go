@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/google/googlefake"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -117,5 +119,59 @@ func TestUnderTheQuota(t *testing.T) {
 	}
 	if st := over.s.Stats(); st.Throttled == 0 {
 		t.Errorf("stats %+v: a rate over the quota was not throttled", st)
+	}
+}
+
+// TestMultiValuedCustomFields: a multi-valued custom schema field reaches
+// the expressions as a list in user.attributeValues, each value one
+// element even with a comma inside (user.attributes keeps all of them
+// joined by commas), and a numeric field as its decimal text that int()
+// converts; a misspelt variable fails when the expressions are loaded.
+func TestMultiValuedCustomFields(t *testing.T) {
+	d := startDemo(t, googlefake.Options{}, func(dom *googlefake.Domain) {
+		project := func(v string) map[string]any { return map[string]any{"type": "work", "value": v} }
+		dom.Users[3].CustomSchemas["Employment"]["projects"] = []any{project("apollo, phase 2"), project("x")} // dave
+		dom.Users[3].CustomSchemas["Employment"]["grade"] = 7
+		dom.Users[2].CustomSchemas["Employment"]["projects"] = []any{project("gemini")} // carol
+		dom.Users[2].CustomSchemas["Employment"]["grade"] = 3.5
+	})
+	d.cfg.Users.ExtraAttributes = []string{"customSchemas.Employment.projects", "customSchemas.Employment.grade"}
+	const (
+		projects = `user.attributeValues["customSchemas.Employment.projects"]`
+		grade    = `user.attributeValues["customSchemas.Employment.grade"]`
+	)
+	p, err := expr.Compile(expr.Config{
+		Filter: `size(` + grade + `) == 0 || double(user.attributes["customSchemas.Employment.grade"]) >= 3.0`,
+		Groups: projects + `.exists(p, p == "x") ? ["Project X"] : []`,
+		Set: map[string]string{"lastname": `user.lastname + "/" + string(size(` + projects + `)) + "/" + user.attributes["customSchemas.Employment.projects"] +
+			"/" + ` + projects + `.join("|") + "/" + string(size(` + grade + `) == 0 ? 1 : int(double(` + grade + `[0])) + 1)`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := openWith(t, d.cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p}).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if !slices.Contains(got["dave@example.com"], "Project X") || slices.Contains(got["carol@example.com"], "Project X") || len(got) != 5 {
+		t.Errorf("groups %v: only dave is in Project X", got)
+	}
+	lastnames := map[string]string{}
+	for _, u := range res.Users {
+		lastnames[u.Email] = u.LastName
+	}
+	for email, want := range map[string]string{
+		"dave@example.com":  "Doe/2/apollo, phase 2,x/apollo, phase 2|x/8",
+		"carol@example.com": "Clark/1/gemini/gemini/4",
+		"alice@example.com": "Anders/0///1",
+	} {
+		if lastnames[email] != want {
+			t.Errorf("%s: %q, want %q", email, lastnames[email], want)
+		}
+	}
+	_, err = expr.Compile(expr.Config{Groups: `user.attributeValue["customSchemas.Employment.projects"].exists(p, p == "x") ? ["Project X"] : []`})
+	if err == nil || !strings.Contains(err.Error(), "groups: ") || !strings.Contains(err.Error(), "user.attributeValue is not a user field (did you mean user.attributeValues?)") {
+		t.Errorf("a misspelt variable: %v", err)
 	}
 }

@@ -71,3 +71,39 @@ func TestOpenLDAPExpressions(t *testing.T) {
 		t.Errorf("Traces = %+v, want user003's, in eng and platform (nested), given Platform Team", res.Traces)
 	}
 }
+
+// TestOpenLDAPAttributeValues: a multi-valued attribute named in
+// extraAttributes gives the expressions all its values, in the server's
+// order, in user.attributeValues, and its first in user.attributes.
+func TestOpenLDAPAttributeValues(t *testing.T) {
+	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
+	cfg := readerConfig(t, srv.URL)
+	cfg.Users.ExtraAttributes = []string{"mail", "uid"}
+	p, err := expr.Compile(expr.Config{
+		Filter: `user.attributeValues.uid == ["user001"] || user.attributeValues.uid == ["user002"]`,
+		Groups: `user.attributeValues.mail.map(m, "mail " + m) + [user.attributes.mail] + (user.attributeValues.mail.exists(m, m.startsWith("second002@")) ? ["Second"] : [])`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, nil), Expressions: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := byEmail(res.Users)
+	for i, want := range map[string][]string{
+		"user001@example.com": {"mail user001@example.com", "mail second001@example.com", "user001@example.com"},
+		"user002@example.com": {"mail user002@example.com", "mail second002@example.com", "user002@example.com", "Second"},
+	} {
+		if !slices.Equal(users[i].Groups, want) {
+			t.Errorf("%s: groups %q, want %q", i, users[i].Groups, want)
+		}
+	}
+	if len(res.Users) != 2 {
+		t.Errorf("%d users, want user001 and user002", len(res.Users))
+	}
+}

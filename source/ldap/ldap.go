@@ -39,7 +39,8 @@ type Source struct {
 	callerChecksGroups bool
 	// prog runs over every user entry (nil: none), with the
 	// users.extraAttributes of the entry as its attributes (an attribute
-	// the entry lacks reads as "") and the directory groups it is in (see
+	// the entry lacks reads as ""; every value of a multi-valued one in
+	// user.attributeValues) and the directory groups it is in (see
 	// splitNames) as its directory groups.
 	prog    *expr.Program
 	explain string // the user to trace (source.Options.Explain)

@@ -47,7 +47,7 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 			return
 		}
 		targets, groups := splitNames(memb.targets(e, p))
-		c.Build(e.DN, func(attr string) string { return e.GetEqualFoldAttributeValue(attr) }, targets, groups)
+		c.Build(e.DN, entry{e}, targets, groups)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
@@ -68,6 +68,16 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 	}
 	return res, nil
 }
+
+// entry is an entry's attributes (usertmpl.Attributes): an attribute's
+// first value, or all of them, by its name in any letter case.
+type entry struct{ *ldap3.Entry }
+
+// Get returns the first value of attr.
+func (e entry) Get(attr string) string { return e.GetEqualFoldAttributeValue(attr) }
+
+// Values returns every value of attr, in the server's order.
+func (e entry) Values(attr string) []string { return e.GetEqualFoldAttributeValues(attr) }
 
 // uniqueFold removes case-insensitive duplicates, keeping the first.
 func uniqueFold(ss []string) []string {

@@ -14,6 +14,7 @@ import (
 	"github.com/orgsync/orgsync/source/internal/clouddir"
 	"github.com/orgsync/orgsync/source/internal/jsonpick"
 	"github.com/orgsync/orgsync/source/internal/restapi"
+	"github.com/orgsync/orgsync/source/internal/usertmpl"
 )
 
 // api is the Management API of one organization (clouddir.Directory).
@@ -138,22 +139,33 @@ func (a *api) Members(ctx context.Context, g clouddir.Group, fn func(string)) er
 
 // Users lists the users of the configured statuses (and users.search),
 // each with its profile attributes, else its top-level id and status.
-func (a *api) Users(ctx context.Context, fn func(string, func(string) string)) error {
+func (a *api) Users(ctx context.Context, fn func(string, usertmpl.Attributes)) error {
 	q := url.Values{"limit": {strconv.Itoa(a.cfg.PageSize)}, "search": {a.userSearch()}}
 	return a.c.WalkLinked(ctx, "/api/v1/users?"+q.Encode(), nil, func(r io.Reader) error {
-		return a.x.Records(r, "", func(get func(string) string) {
-			fn(get("id"), func(name string) string {
-				if v := get(a.profile[name]); v != "" {
-					return v
-				}
-				if name == "id" || name == "status" {
-					return get(name)
-				}
-				return ""
-			})
-		})
+		return a.x.Records(r, "", func(u *jsonpick.Record) { fn(u.Get("id"), user{u, a.profile}) })
 	})
 }
+
+// user is a user's profile attributes, by name (usertmpl.Attributes), else
+// its top-level id and status.
+type user struct {
+	*jsonpick.Record
+	profile map[string]string // the path of each profile attribute
+}
+
+// Get returns the profile attribute name.
+func (u user) Get(name string) string {
+	if v := u.Record.Get(u.profile[name]); v != "" {
+		return v
+	}
+	if name == "id" || name == "status" {
+		return u.Record.Get(name)
+	}
+	return ""
+}
+
+// Values returns every value of the profile attribute name (of an array).
+func (u user) Values(name string) []string { return u.Record.Values(u.profile[name]) }
 
 // userSearch is the search expression of the users read.
 func (a *api) userSearch() string {

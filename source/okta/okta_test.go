@@ -427,3 +427,42 @@ func TestExpressions(t *testing.T) {
 		t.Errorf("scoped to Design: %v, %v", err, sourcetest.GroupsByEmail(res.Users))
 	}
 }
+
+// TestAttributeValues: a string-array profile attribute named in
+// extraAttributes gives the expressions all its values in
+// user.attributeValues (its first in user.attributes), and a number
+// attribute its decimal text.
+func TestAttributeValues(t *testing.T) {
+	org := oktafake.Demo()
+	for i, u := range org.Users {
+		u.Profile["projects"] = []any{fmt.Sprintf("p%d, main", i), fmt.Sprintf("p%d-side", i)}
+		u.Profile["level"] = float64(i) + 0.5
+	}
+	s := oktafake.Start(org, oktafake.Options{})
+	defer s.Close()
+	cfg := config(t, s)
+	cfg.Users.ExtraAttributes = []string{"projects", "level"}
+	p, err := expr.Compile(expr.Config{
+		Filter: `double(user.attributeValues.level[0]) >= 1.0`,
+		Groups: `user.attributeValues.projects.exists(p, p.endsWith("-side")) ? user.attributeValues.projects + ["first " + user.attributes.projects, user.attributes.level] : []`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, nil), Expressions: p}).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sourcetest.GroupsByEmail(res.Users)
+	if len(res.Filtered) != 1 || len(got) == 0 {
+		t.Fatalf("users %v, filtered %v: want the user of level 0.5 left out", got, res.Filtered)
+	}
+	for i, u := range org.Users {
+		if groups, ok := got[u.Profile["email"].(string)]; ok {
+			want := []string{fmt.Sprintf("%d.5", i), fmt.Sprintf("first p%d, main", i), fmt.Sprintf("p%d, main", i), fmt.Sprintf("p%d-side", i)}
+			if !slices.Equal(slices.Sorted(slices.Values(groups)), want) {
+				t.Errorf("%s: %q, want %q", u.Profile["email"], groups, want)
+			}
+		}
+	}
+}

@@ -47,9 +47,9 @@ type Directory interface {
 	// groups too, where the directory has them and the source wants them).
 	Members(ctx context.Context, g Group, fn func(userID string)) error
 	// Users calls fn for every user to sync, with its id and its
-	// attributes; those left out by configuration (disabled, inactive)
-	// are not given.
-	Users(ctx context.Context, fn func(id string, attr func(string) string)) error
+	// attributes (fn may keep them); those left out by configuration
+	// (disabled, inactive) are not given.
+	Users(ctx context.Context, fn func(id string, attrs usertmpl.Attributes)) error
 	// LeftOut counts the users that Users did not give (disabled,
 	// inactive).
 	LeftOut() int
@@ -104,11 +104,11 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
 	c.Run(o.Expressions)
 	p := pending{c: c, m: &m, done: done}
-	err := dir.Users(ctx, func(id string, attr func(string) string) {
+	err := dir.Users(ctx, func(id string, attrs usertmpl.Attributes) {
 		if o.withGroups() {
-			p.add(id, attr)
+			p.add(id, attrs)
 		} else {
-			c.Add(id, attr)
+			c.Add(id, attrs)
 		}
 	})
 	if err != nil {
@@ -152,25 +152,25 @@ type pending struct {
 
 // add builds the user, or keeps it for later while the groups are not
 // known.
-func (p *pending) add(id string, attr func(string) string) {
+func (p *pending) add(id string, attrs usertmpl.Attributes) {
 	if !p.known {
 		select {
 		case <-p.done:
 			p.flush()
 		default:
-			p.later = append(p.later, record{id, attr})
+			p.later = append(p.later, record{id, attrs})
 			return
 		}
 	}
-	p.c.Build(id, attr, p.m.targetsOf(id), p.m.namesOf(id))
+	p.c.Build(id, attrs, p.m.targetsOf(id), p.m.namesOf(id))
 }
 
 // flush builds the users kept for later, their expressions run on every
 // core; the groups must be known.
 func (p *pending) flush() {
-	p.c.BuildAll(len(p.later), runtime.GOMAXPROCS(0), func(i int) (string, func(string) string, []string, []string) {
+	p.c.BuildAll(len(p.later), runtime.GOMAXPROCS(0), func(i int) (string, usertmpl.Attributes, []string, []string) {
 		r := &p.later[i]
-		return r.id, r.attr, p.m.targetsOf(r.id), p.m.namesOf(r.id)
+		return r.id, r.attrs, p.m.targetsOf(r.id), p.m.namesOf(r.id)
 	})
 	p.later, p.known = nil, true
 }
@@ -194,8 +194,8 @@ func (m *membership) namesOf(id string) []string {
 
 // record is a user listed, built once the groups are known.
 type record struct {
-	id   string
-	attr func(string) string
+	id    string
+	attrs usertmpl.Attributes
 }
 
 // membership is what the groups say: each user's target groups (and,

@@ -9,6 +9,11 @@
 // A path the Extractor is told is multi-valued gives every value of a
 // list at its end (of scalars, or of {"value": ...} objects) joined by
 // commas (Google's multi-valued custom schema fields).
+//
+// Every path also gives all its values (Record.Values) when a list is on
+// its way (each element's value, not only the primary one's) or at its
+// end (each scalar, or each value of a multi-valued path), in the page's
+// order, empty ones left out.
 package jsonpick
 
 import (
@@ -65,11 +70,47 @@ func New(paths []string, multi func(path string) bool) *Extractor {
 	return x
 }
 
-// Records reads a page and calls fn with each record's attributes (get
-// returns "" for a path it was not made with): the records are the array
-// of the page's member named member, or the page itself when member is
-// "".
-func (x *Extractor) Records(r io.Reader, member string, fn func(get func(string) string)) error {
+// Record is the attributes of one record of a page.
+type Record struct {
+	x     *Extractor
+	vals  []string   // the value of each path
+	lists [][]string // every value of each path with a list on its way or at its end; nil until one has one
+}
+
+// Get returns the value of path: "" for one missing, or that the
+// Extractor was not made with.
+func (r *Record) Get(path string) string {
+	if i, ok := r.x.index[path]; ok {
+		return r.vals[i]
+	}
+	return ""
+}
+
+// Values returns every value of path, in the page's order, when a list
+// is on its way or at its end; nil when there is none, and when path
+// has at most one value, Get's.
+func (r *Record) Values(path string) []string {
+	if i, ok := r.x.index[path]; ok && r.lists != nil {
+		return r.lists[i]
+	}
+	return nil
+}
+
+// add notes v, read inside a list, as one of the values of slot.
+func (r *Record) add(slot int, v ...string) {
+	if len(v) == 0 || len(v) == 1 && v[0] == "" {
+		return
+	}
+	if r.lists == nil {
+		r.lists = make([][]string, r.x.n)
+	}
+	r.lists[slot] = append(r.lists[slot], v...)
+}
+
+// Records reads a page and calls fn with each record's attributes: the
+// records are the array of the page's member named member, or the page
+// itself when member is "". fn may keep the record.
+func (x *Extractor) Records(r io.Reader, member string, fn func(*Record)) error {
 	d := jsontext.NewDecoder(r)
 	if member == "" {
 		return x.records(d, fn)
@@ -83,7 +124,7 @@ func (x *Extractor) Records(r io.Reader, member string, fn func(get func(string)
 }
 
 // records reads an array of records (null: none).
-func (x *Extractor) records(d *jsontext.Decoder, fn func(get func(string) string)) error {
+func (x *Extractor) records(d *jsontext.Decoder, fn func(*Record)) error {
 	if d.PeekKind() == 'n' {
 		_, err := d.ReadToken()
 		return err
@@ -92,16 +133,11 @@ func (x *Extractor) records(d *jsontext.Decoder, fn func(get func(string) string
 		return errors.Join(errors.New("not a JSON array"), err)
 	}
 	for d.PeekKind() == '{' {
-		vals := make([]string, x.n)
-		if err := x.object(d, x.root, vals); err != nil {
+		rec := &Record{x: x, vals: make([]string, x.n)}
+		if _, err := x.element(d, x.root, rec.vals, rec, false); err != nil {
 			return err
 		}
-		fn(func(a string) string {
-			if i, ok := x.index[a]; ok {
-				return vals[i]
-			}
-			return ""
-		})
+		fn(rec)
 	}
 	_, err := d.ReadToken() // "]", or the error of anything else
 	return err
@@ -124,30 +160,30 @@ func members(d *jsontext.Decoder, fn func(name string) error) error {
 	}
 }
 
-// value reads the next value into vals, as n says.
-func (x *Extractor) value(d *jsontext.Decoder, n *node, vals []string) error {
+// value reads the next value into vals, as n says, and into rec's lists
+// when it is inside a list (inList).
+func (x *Extractor) value(d *jsontext.Decoder, n *node, vals []string, rec *Record, inList bool) error {
 	switch d.PeekKind() {
 	case '{':
-		return x.object(d, n, vals)
+		_, err := x.element(d, n, vals, rec, inList)
+		return err
 	case '[':
-		return x.array(d, n, vals)
+		return x.array(d, n, vals, rec)
 	}
 	t, err := d.ReadToken()
 	if err == nil && n.slot >= 0 {
 		vals[n.slot] = text(t)
+		if inList {
+			rec.add(n.slot, vals[n.slot])
+		}
 	}
 	return err
 }
 
-// object reads an object into vals, as n says.
-func (x *Extractor) object(d *jsontext.Decoder, n *node, vals []string) error {
-	_, err := x.element(d, n, vals)
-	return err
-}
-
-// element reads an object into vals, as n says, and reports whether it
-// is marked primary (its member primary is true).
-func (x *Extractor) element(d *jsontext.Decoder, n *node, vals []string) (primary bool, err error) {
+// element reads an object into vals (and rec's lists, inList), as n
+// says, and reports whether it is marked primary (its member primary is
+// true).
+func (x *Extractor) element(d *jsontext.Decoder, n *node, vals []string, rec *Record, inList bool) (primary bool, err error) {
 	err = members(d, func(name string) error {
 		if name == "primary" && d.PeekKind() == 't' {
 			primary = true
@@ -156,18 +192,19 @@ func (x *Extractor) element(d *jsontext.Decoder, n *node, vals []string) (primar
 		if child == nil {
 			return d.SkipValue()
 		}
-		return x.value(d, child, vals)
+		return x.value(d, child, vals, rec, inList)
 	})
 	return primary, err
 }
 
 // array reads a list: its first value for n's own slot (when a scalar),
 // and for the slots below n its element marked primary, else its first
-// element when that is an object.
-func (x *Extractor) array(d *jsontext.Decoder, n *node, vals []string) error {
+// element when that is an object; every value goes to rec's lists.
+func (x *Extractor) array(d *jsontext.Decoder, n *node, vals []string, rec *Record) error {
 	if n.multi && n.slot >= 0 {
 		list, err := multiValues(d)
 		vals[n.slot] = strings.Join(list, ",")
+		rec.add(n.slot, list...)
 		return err
 	}
 	if _, err := d.ReadToken(); err != nil {
@@ -181,7 +218,7 @@ func (x *Extractor) array(d *jsontext.Decoder, n *node, vals []string) error {
 			return err
 		case '{':
 			scratch := make([]string, len(vals))
-			primary, err := x.element(d, n, scratch)
+			primary, err := x.element(d, n, scratch, rec, true)
 			if err != nil {
 				return err
 			}
@@ -200,8 +237,12 @@ func (x *Extractor) array(d *jsontext.Decoder, n *node, vals []string) error {
 			if err != nil {
 				return err
 			}
-			if i == 0 && n.slot >= 0 {
-				vals[n.slot] = text(t)
+			if n.slot >= 0 {
+				v := text(t)
+				if i == 0 {
+					vals[n.slot] = v
+				}
+				rec.add(n.slot, v)
 			}
 		}
 	}

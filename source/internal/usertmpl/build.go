@@ -29,13 +29,13 @@ type builder struct {
 // Run makes Build run x over each record.
 func (c *Collector) Run(x Expressions) { c.b = builder{Expressions: x} }
 
-// Build builds the user of the record named id whose attributes get
-// returns (templates, then the expressions with the record's directory
-// groups), gives it the target groups of the mapping rules and those of
-// the groups expression, and collects it, leaves it out (filter, scope) or
-// skips it with its problems.
-func (c *Collector) Build(id string, get func(attr string) string, targets, directoryGroups []string) {
-	e := c.evaluate(&c.b.xr, get, directoryGroups)
+// Build builds the user of the record named id of attributes a
+// (templates, then the expressions with the record's directory groups),
+// gives it the target groups of the mapping rules and those of the groups
+// expression, and collects it, leaves it out (filter, scope) or skips it
+// with its problems.
+func (c *Collector) Build(id string, a Attributes, targets, directoryGroups []string) {
+	e := c.evaluate(&c.b.xr, a, directoryGroups)
 	c.finish(id, &e, targets, directoryGroups)
 }
 
@@ -44,7 +44,7 @@ func (c *Collector) Build(id string, get func(attr string) string, targets, dire
 // templates and expressions run on up to workers goroutines at once (the
 // attributes are only read, the expressions are safe to run at once);
 // the users are collected in the records' order, as by Build.
-func (c *Collector) BuildAll(n, workers int, record func(i int) (id string, get func(string) string, targets, groups []string)) {
+func (c *Collector) BuildAll(n, workers int, record func(i int) (id string, a Attributes, targets, groups []string)) {
 	evs := make([]evaluated, n)
 	var wg sync.WaitGroup
 	k := max(1, min(workers, n))
@@ -54,8 +54,8 @@ func (c *Collector) BuildAll(n, workers int, record func(i int) (id string, get 
 			defer wg.Done()
 			var x expr.Record
 			for i := w; i < n; i += k {
-				_, get, _, groups := record(i)
-				evs[i] = c.evaluate(&x, get, groups)
+				_, a, _, groups := record(i)
+				evs[i] = c.evaluate(&x, a, groups)
 			}
 		}()
 	}
@@ -77,10 +77,10 @@ type evaluated struct {
 
 // evaluate reads a record's values and runs the expressions over them
 // with its directory groups; x is the expr.Record to reuse.
-func (c *Collector) evaluate(x *expr.Record, get func(string) string, groups []string) evaluated {
-	e := evaluated{v: c.fields.Raw(get), out: expr.Outcome{Keep: true}}
+func (c *Collector) evaluate(x *expr.Record, a Attributes, groups []string) evaluated {
+	e := evaluated{v: c.fields.Raw(a.Get), out: expr.Outcome{Keep: true}}
 	if c.b.Program != nil {
-		e.out, e.err = c.b.evaluate(x, get, &e.v, groups)
+		e.out, e.err = c.b.evaluate(x, a, &e.v, groups)
 	}
 	return e
 }
@@ -113,14 +113,17 @@ func (c *Collector) finish(id string, e *evaluated, targets, directoryGroups []s
 func (c *Collector) LeftByFilter() int { return c.b.leftByFilter }
 
 // evaluate runs the expressions over the raw values v (which it updates
-// with the computed ones), the extra attributes and directory groups.
-func (b *builder) evaluate(x *expr.Record, get func(string) string, v *[expr.NumFields]string, groups []string) (expr.Outcome, error) {
+// with the computed ones), the extra attributes of a and directory groups.
+func (b *builder) evaluate(x *expr.Record, a Attributes, v *[expr.NumFields]string, groups []string) (expr.Outcome, error) {
 	x.Fields, x.DirectoryGroups = *v, groups
 	if x.Attributes == nil {
 		x.Attributes = make(map[string]string, len(b.ExtraAttributes))
 	}
-	for _, a := range b.ExtraAttributes {
-		x.Attributes[a] = strings.TrimSpace(get(a))
+	for _, name := range b.ExtraAttributes {
+		x.Attributes[name] = strings.TrimSpace(a.Get(name))
+	}
+	if b.Program.ReadsValues() {
+		b.values(x, a)
 	}
 	out, err := b.Program.Run(x)
 	if err == nil {

@@ -3,6 +3,7 @@ package usertmpl_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/orgsync/orgsync/source"
@@ -46,14 +47,14 @@ func TestBuildAllIsBuildInOrder(t *testing.T) {
 	one := usertmpl.NewCollector("src", "here", &fields)
 	one.Run(x)
 	for _, r := range recs {
-		one.Build(r.id, func(a string) string { return r.attrs[a] }, r.targets, r.names)
+		one.Build(r.id, attrs(r.attrs), r.targets, r.names)
 	}
 	for _, workers := range []int{1, 2, 7, 500} {
 		all := usertmpl.NewCollector("src", "here", &fields)
 		all.Run(x)
-		all.BuildAll(len(recs), workers, func(i int) (string, func(string) string, []string, []string) {
+		all.BuildAll(len(recs), workers, func(i int) (string, usertmpl.Attributes, []string, []string) {
 			r := recs[i]
-			return r.id, func(a string) string { return r.attrs[a] }, r.targets, r.names
+			return r.id, attrs(r.attrs), r.targets, r.names
 		})
 		if want, got := one.Result(), all.Result(); !reflect.DeepEqual(got, want) || all.LeftByFilter() != one.LeftByFilter() {
 			t.Errorf("%d workers: %d users, %d problems, %d left out; one by one: %d, %d, %d", workers,
@@ -62,5 +63,64 @@ func TestBuildAllIsBuildInOrder(t *testing.T) {
 	}
 	if res := one.Result(); len(res.Users) == 0 || len(res.Problems) == 0 || one.LeftByFilter() == 0 {
 		t.Fatalf("the records do not exercise users, problems and the filter: %d, %d, %d", len(res.Users), len(res.Problems), one.LeftByFilter())
+	}
+}
+
+// attrs are a record's attributes, each with one value.
+type attrs map[string]string
+
+func (a attrs) Get(name string) string      { return a[name] }
+func (a attrs) Values(name string) []string { return nil }
+
+// multiAttrs are a record's attributes with several values each.
+type multiAttrs map[string][]string
+
+func (a multiAttrs) Get(name string) string {
+	if vs := a[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+func (a multiAttrs) Values(name string) []string { return a[name] }
+
+// TestBuildGivesAttributeValues: the expressions see every value of each
+// extra attribute in user.attributeValues (trimmed, empty ones left
+// out), its first in user.attributes; one record's values never leak
+// into the next's, one by one or at once.
+func TestBuildGivesAttributeValues(t *testing.T) {
+	fields, err := usertmpl.Parse(usertmpl.Spec{Templates: source.Templates{Email: "{mail}"}}, usertmpl.Spec{}, "users.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := expr.Compile(expr.Config{Groups: `user.attributeValues.proj.map(p, "P " + p) + [user.attributes.proj + "!"] + user.attributeValues.site`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []multiAttrs{
+		{"mail": {"a@example.com"}, "proj": {" apollo ", "", "gemini, the sequel"}, "site": {"Berlin"}},
+		{"mail": {"b@example.com"}, "proj": {"x"}},
+		{"mail": {"c@example.com"}},
+	}
+	want := map[string][]string{"a@example.com": {"P apollo", "P gemini, the sequel", "apollo!", "Berlin"}, "b@example.com": {"P x", "x!"}, "c@example.com": {"!"}}
+	x := usertmpl.Expressions{Program: p, ExtraAttributes: []string{"proj", "site"}}
+	for _, workers := range []int{0, 2} {
+		c := usertmpl.NewCollector("src", "here", &fields)
+		c.Run(x)
+		if workers == 0 {
+			for i, r := range recs {
+				c.Build(fmt.Sprint(i), r, nil, nil)
+			}
+		} else {
+			c.BuildAll(len(recs), workers, func(i int) (string, usertmpl.Attributes, []string, []string) { return fmt.Sprint(i), recs[i], nil, nil })
+		}
+		res := c.Result()
+		if len(res.Users) != 3 || len(res.Problems) != 0 {
+			t.Fatalf("%d workers: %+v", workers, res)
+		}
+		for _, u := range res.Users {
+			if !slices.Equal(u.Groups, want[u.Email]) {
+				t.Errorf("%d workers: %s: %q, want %q", workers, u.Email, u.Groups, want[u.Email])
+			}
+		}
 	}
 }

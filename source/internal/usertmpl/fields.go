@@ -274,10 +274,10 @@ func NewCollector(sourceName, where string, f *Fields) *Collector {
 	return &Collector{source: sourceName, where: where, fields: f, seen: map[string]string{}}
 }
 
-// Add builds the user of the record named id (a DN, a user id) whose
-// attributes get returns, without target groups (see AttachGroups).
-func (c *Collector) Add(id string, get func(attr string) string) {
-	u, defaulted, probs := c.fields.User(get)
+// Add builds the user of the record named id (a DN, a user id) of
+// attributes a, without target groups (see AttachGroups).
+func (c *Collector) Add(id string, a Attributes) {
+	u, defaulted, probs := c.fields.User(a.Get)
 	c.Collect(id, u, defaulted, probs)
 }
 
