@@ -399,9 +399,12 @@ func TestExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p}).Read(context.Background())
+	res, err := openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p, Explain: "bob@example.com"}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Traces) != 1 || res.Traces[0].Set["lastname"] != "Builder (CC1)" || !slices.Equal(res.Traces[0].DirectoryGroups, []string{"Engineering Staff", "Everyone"}) {
+		t.Errorf("traces %+v, want bob's with his computed last name and his two directory groups", res.Traces)
 	}
 	got := sourcetest.GroupsByEmail(res.Users)
 	want := map[string][]string{"alice@example.com": {"Engineering"}, "bob@example.com": {"Engineering"},

@@ -84,8 +84,9 @@ func (o *Options) withGroups() bool {
 
 // Read reads the users of dir with their target groups. The users are
 // listed while the groups' members are: the two are independent. With
-// expressions, the users listed wait for the groups to be known, and
-// are built as they come once they are (pending).
+// expressions, the users listed are built by a goroutine of its own once
+// the groups are known (pending), so that the listing never waits for
+// them.
 func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -103,30 +104,29 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 	}()
 	c := usertmpl.NewCollector(o.Name, dir.Where(), o.Fields)
 	c.Run(o.Expressions)
-	p := pending{c: c, m: &m, done: done}
-	err := dir.Users(ctx, func(id string, attrs usertmpl.Attributes) {
-		if o.withGroups() {
-			p.add(id, attrs)
-		} else {
-			c.Add(id, attrs)
-		}
-	})
-	if err != nil {
+	add := c.Add
+	var p *pending
+	if o.withGroups() {
+		p = startPending(ctx, cancel, c, &m, done)
+		add = p.add
+	}
+	if err := dir.Users(ctx, add); err != nil {
 		cancel(fmt.Errorf("users: %w", err))
+	}
+	if p != nil {
+		p.end()
 	}
 	<-done
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
-	if c.Records() == 0 && len(p.later) == 0 {
+	if c.Records() == 0 {
 		// Far likelier a wrong filter or a missing permission than a
 		// company without staff; "nobody" would remove every user.
 		return nil, fmt.Errorf("users: the directory returned no user %s: check the filter and the application's permissions", dir.UsersWhere())
 	}
-	if o.withGroups() {
-		p.flush()
-	} else {
-		c.AttachGroups(m.targetsOf)
+	if p == nil {
+		c.AttachGroups(func(id string) []string { return m.of(id).targets })
 	}
 	res := c.Result()
 	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
@@ -137,59 +137,103 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 }
 
 // pending builds the users listed with expressions, which need each
-// user's groups: those listed before the groups are known wait (later),
-// and are built, with every user after them, once they are (done is
-// closed after m is written). Building while the users are still listed
-// overlaps the expressions with the listing, and frees each page's
-// records early.
+// user's groups, on a goroutine of its own: the users listed queue until
+// the groups are known (known is closed after m is written), and are then
+// built as they come, in the order listed, each batch's expressions on
+// every core. The listing only queues them, so the next page is never
+// waited for while users are built, and each page's records are freed
+// early.
 type pending struct {
-	c     *usertmpl.Collector
-	m     *membership
-	done  <-chan struct{}
-	later []record
-	known bool
+	c      *usertmpl.Collector
+	m      *membership
+	mu     sync.Mutex
+	queued []record
+	ended  bool          // every user is listed
+	wake   chan struct{} // (capacity 1) records queued, or the listing ended
+	built  chan struct{} // closed when the builder returns
 }
 
-// add builds the user, or keeps it for later while the groups are not
-// known.
+// startPending starts the builder; a panic in it cancels ctx.
+func startPending(ctx context.Context, cancel context.CancelCauseFunc, c *usertmpl.Collector, m *membership, known <-chan struct{}) *pending {
+	p := &pending{c: c, m: m, wake: make(chan struct{}, 1), built: make(chan struct{})}
+	go func() {
+		defer close(p.built)
+		if err := crash.Call(func() error { p.build(ctx, known); return nil }); err != nil {
+			cancel(err)
+		}
+	}()
+	return p
+}
+
+// add queues a user listed.
 func (p *pending) add(id string, attrs usertmpl.Attributes) {
-	if !p.known {
+	p.mu.Lock()
+	p.queued = append(p.queued, record{id, attrs})
+	p.mu.Unlock()
+	p.signal()
+}
+
+// end says that every user is listed and waits for the builder.
+func (p *pending) end() {
+	p.mu.Lock()
+	p.ended = true
+	p.mu.Unlock()
+	p.signal()
+	<-p.built
+}
+
+func (p *pending) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default: // a wake-up is already due
+	}
+}
+
+// build waits for the groups, then builds the users queued until the
+// listing ends; it stops early when ctx ends (a failed read).
+func (p *pending) build(ctx context.Context, known <-chan struct{}) {
+	select {
+	case <-known:
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil { // the groups failed, or the listing did
+		return
+	}
+	for {
 		select {
-		case <-p.done:
-			p.flush()
-		default:
-			p.later = append(p.later, record{id, attrs})
+		case <-p.wake:
+		case <-ctx.Done():
+			return
+		}
+		p.mu.Lock()
+		batch, ended := p.queued, p.ended
+		p.queued = nil
+		p.mu.Unlock()
+		p.c.BuildAll(len(batch), runtime.GOMAXPROCS(0), func(i int) (string, usertmpl.Attributes, []string, []string) {
+			r := &batch[i]
+			g := p.m.of(r.id)
+			return r.id, r.attrs, g.targets, g.names
+		})
+		if ended {
 			return
 		}
 	}
-	p.c.Build(id, attrs, p.m.targetsOf(id), p.m.namesOf(id))
 }
 
-// flush builds the users kept for later, their expressions run on every
-// core; the groups must be known.
-func (p *pending) flush() {
-	p.c.BuildAll(len(p.later), runtime.GOMAXPROCS(0), func(i int) (string, usertmpl.Attributes, []string, []string) {
-		r := &p.later[i]
-		return r.id, r.attrs, p.m.targetsOf(r.id), p.m.namesOf(r.id)
-	})
-	p.later, p.known = nil, true
-}
-
-// targetsOf returns the target groups of user id, those of groups with
-// everyone as a member included.
-func (m *membership) targetsOf(id string) []string {
-	if all := m.targets[Everyone]; len(all) > 0 {
-		return source.UnionGroups(m.targets[id], all)
+// of returns what the groups say of user id, with what they say of
+// everyone.
+func (m *membership) of(id string) userGroups {
+	var g userGroups
+	if u := m.users[id]; u != nil {
+		g = *u
 	}
-	return m.targets[id]
-}
-
-// namesOf returns the directory groups user id is in.
-func (m *membership) namesOf(id string) []string {
-	if all := m.names[Everyone]; len(all) > 0 {
-		return source.UnionGroups(m.names[id], all)
+	if len(m.everyone.targets) > 0 {
+		g.targets = source.UnionGroups(g.targets, m.everyone.targets)
 	}
-	return m.names[id]
+	if len(m.everyone.names) > 0 {
+		g.names = source.UnionGroups(g.names, m.everyone.names)
+	}
+	return g
 }
 
 // record is a user listed, built once the groups are known.
@@ -198,14 +242,31 @@ type record struct {
 	attrs usertmpl.Attributes
 }
 
-// membership is what the groups say: each user's target groups (and,
-// with expressions, its directory groups' names) by user id, and the
-// exactly mapped groups found and missing.
+// membership is what the groups say: of each user by id, of everyone
+// (the members of groups whose member is Everyone), and the exactly
+// mapped groups found and missing.
 type membership struct {
-	targets map[string][]string
-	names   map[string][]string
-	found   []string
-	missing []source.MissingGroup
+	users    map[string]*userGroups
+	everyone userGroups
+	found    []string
+	missing  []source.MissingGroup
+}
+
+// userGroups are the target groups of a user and, with expressions, the
+// names of its directory groups.
+type userGroups struct{ targets, names []string }
+
+// user returns what the groups say of the member id, to add to.
+func (m *membership) user(id string) *userGroups {
+	if id == Everyone {
+		return &m.everyone
+	}
+	u := m.users[id]
+	if u == nil {
+		u = &userGroups{}
+		m.users[id] = u
+	}
+	return u
 }
 
 // Concurrency is how many groups' members are read at once.
@@ -213,7 +274,7 @@ const Concurrency = 4
 
 // readMemberships finds the mapped groups and reads their members.
 func readMemberships(ctx context.Context, dir Directory, o Options) (membership, error) {
-	m := membership{targets: map[string][]string{}, names: map[string][]string{}}
+	m := membership{users: map[string]*userGroups{}}
 	if o.Mapper.Empty() && !o.withGroups() {
 		return m, nil
 	}
@@ -248,12 +309,14 @@ func readMemberships(ctx context.Context, dir Directory, o Options) (membership,
 		return m, err
 	}
 	for i, ids := range members { // in group order: the same groups in the same order every run
+		name := []string{mapped[i].Name}
 		for _, id := range ids {
+			u := m.user(id)
 			if len(targets[i]) > 0 {
-				m.targets[id] = source.UnionGroups(m.targets[id], targets[i])
+				u.targets = source.UnionGroups(u.targets, targets[i])
 			}
 			if o.withGroups() {
-				m.names[id] = source.UnionGroups(m.names[id], []string{mapped[i].Name})
+				u.names = source.UnionGroups(u.names, name)
 			}
 		}
 	}

@@ -45,7 +45,12 @@ func (c *Collector) Build(id string, a Attributes, targets, directoryGroups []st
 // attributes are only read, the expressions are safe to run at once);
 // the users are collected in the records' order, as by Build.
 func (c *Collector) BuildAll(n, workers int, record func(i int) (id string, a Attributes, targets, groups []string)) {
-	evs := make([]evaluated, n)
+	type built struct {
+		id              string
+		targets, groups []string
+		evaluated
+	}
+	bs := make([]built, n)
 	var wg sync.WaitGroup
 	k := max(1, min(workers, n))
 	for w := range k {
@@ -54,15 +59,17 @@ func (c *Collector) BuildAll(n, workers int, record func(i int) (id string, a At
 			defer wg.Done()
 			var x expr.Record
 			for i := w; i < n; i += k {
-				_, a, _, groups := record(i)
-				evs[i] = c.evaluate(&x, a, groups)
+				b := &bs[i]
+				var a Attributes
+				b.id, a, b.targets, b.groups = record(i)
+				b.evaluated = c.evaluate(&x, a, b.groups)
 			}
 		}()
 	}
 	wg.Wait()
-	for i := range evs {
-		id, _, targets, groups := record(i)
-		c.finish(id, &evs[i], targets, groups)
+	for i := range bs {
+		b := &bs[i]
+		c.finish(b.id, &b.evaluated, b.targets, b.groups)
 	}
 }
 
@@ -145,8 +152,9 @@ func computed(probs []Problem, set [expr.NumFields]bool, p *expr.Program) {
 	}
 }
 
-// trace notes how the record of the explained user was built (out is nil
-// when an expression failed; skipped says why it was skipped, if it was).
+// trace notes how the record of the explained user was built, v its
+// values after the expressions (out is nil when an expression failed;
+// skipped says why it was skipped, if it was).
 func (c *Collector) trace(id string, v [expr.NumFields]string, groups []string, out *expr.Outcome, skipped string) {
 	b := &c.b
 	if b.Explain == "" || !source.Explains(b.Explain, v[expr.Email], v[expr.Username]) {
@@ -154,7 +162,7 @@ func (c *Collector) trace(id string, v [expr.NumFields]string, groups []string, 
 	}
 	t := diag.Trace{Source: c.source, File: c.where, Record: id, DirectoryGroups: groups, Skipped: skipped}
 	if out != nil {
-		out.Trace(&t, &b.xr)
+		out.Trace(&t, &expr.Record{Fields: v})
 	}
 	c.Trace(t)
 }

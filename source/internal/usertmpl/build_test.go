@@ -14,7 +14,8 @@ import (
 // TestBuildAllIsBuildInOrder: building records at once on several
 // goroutines gives the same result as building them one by one: the same
 // users, problems and records left out, in the same order, whatever the
-// number of workers.
+// number of workers, with the explained user's trace (its computed
+// values its own).
 func TestBuildAllIsBuildInOrder(t *testing.T) {
 	fields, err := usertmpl.Parse(usertmpl.Spec{Templates: source.Templates{Email: "{mail}", FirstName: "{given}", LastName: "{sur}", Country: "{c}"}}, usertmpl.Spec{}, "users.")
 	if err != nil {
@@ -43,7 +44,7 @@ func TestBuildAllIsBuildInOrder(t *testing.T) {
 			"c": []string{"US", "DE", "XX"}[i%3], "dept": []string{"R&D", "Sales"}[i%2]},
 			targets: []string{fmt.Sprint("T", i%4)}, names: make([]string, i%3)})
 	}
-	x := usertmpl.Expressions{Program: p, ExtraAttributes: []string{"dept"}}
+	x := usertmpl.Expressions{Program: p, ExtraAttributes: []string{"dept"}, Explain: "u4@example.com"}
 	one := usertmpl.NewCollector("src", "here", &fields)
 	one.Run(x)
 	for _, r := range recs {
@@ -63,6 +64,9 @@ func TestBuildAllIsBuildInOrder(t *testing.T) {
 	}
 	if res := one.Result(); len(res.Users) == 0 || len(res.Problems) == 0 || one.LeftByFilter() == 0 {
 		t.Fatalf("the records do not exercise users, problems and the filter: %d, %d, %d", len(res.Users), len(res.Problems), one.LeftByFilter())
+	}
+	if tr := one.Result().Traces; len(tr) != 1 || tr[0].Record != "id4" || tr[0].Set["lastname"] != "S4" {
+		t.Errorf("traces %+v, want u4's with its computed last name", tr)
 	}
 }
 
