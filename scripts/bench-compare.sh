@@ -29,7 +29,9 @@ expr     ./source/expr     ^BenchmarkRun$                  1s
 merge    ./source          ^BenchmarkMerge1M$              3x
 plan     ./reconcile       ^BenchmarkDiffAndBatches1M$     3x
 listing  ./target/umapi    ^BenchmarkDecodeOrgListing$     1x
-google   ./source/google   ^BenchmarkRead100kExpressions$  1x
+okta     ./source/okta     ^BenchmarkRead100k(Expressions)?$  5x
+entra    ./source/entra    ^BenchmarkRead100k(Expressions)?$  5x
+google   ./source/google   ^BenchmarkRead100k(Expressions)?$  3x
 '
 root=$(git rev-parse --show-toplevel)
 commit=$(git -C "$root" rev-parse --verify --quiet "$ref^{commit}") ||
