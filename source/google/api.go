@@ -236,7 +236,7 @@ func (d *directory) LeftOut() int { return d.leftOut }
 func (d *directory) Where() string { return d.basePath + "/users" }
 
 func (d *directory) GroupsWhere() string {
-	lag := "; Google's search finds a group by name up to a day after it is created: name a new group by its email"
+	lag := "; Google's search finds a group by name up to 36 hours after it is made (most within an hour): name a new group by its email"
 	if d.cfg.Groups.Query != "" {
 		return fmt.Sprintf("in the account's groups with groups.query %q%s", d.cfg.Groups.Query, lag)
 	}
