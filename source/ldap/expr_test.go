@@ -8,6 +8,7 @@ import (
 
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/expr"
+	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 )
 
@@ -32,14 +33,7 @@ func TestOpenLDAPExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, testRules()), Expressions: p, Explain: "USER003@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := src.Read(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openAndRead(t, cfg, source.Options{Mapper: newMapper(t, testRules()), Expressions: p, Explain: "USER003@example.com"})
 	users := byEmail(res.Users)
 	if len(res.Users) != nUsers-4 {
 		t.Errorf("got %d users, want %d (two left out, two bad)", len(res.Users), nUsers-4)
@@ -86,14 +80,7 @@ func TestOpenLDAPAttributeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := cfg.Open("sources[0]", source.Options{Mapper: newMapper(t, nil), Expressions: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := src.Read(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openAndRead(t, cfg, source.Options{Mapper: newMapper(t, nil), Expressions: p})
 	users := byEmail(res.Users)
 	for i, want := range map[string][]string{
 		"user001@example.com": {"mail user001@example.com", "mail second001@example.com", "user001@example.com"},
@@ -106,4 +93,18 @@ func TestOpenLDAPAttributeValues(t *testing.T) {
 	if len(res.Users) != 2 {
 		t.Errorf("%d users, want user001 and user002", len(res.Users))
 	}
+}
+
+// openAndRead opens the source of cfg with opts and reads it once.
+func openAndRead(t *testing.T, cfg ldap.Config, opts source.Options) *source.Result {
+	t.Helper()
+	src, err := cfg.Open("sources[0]", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
