@@ -164,7 +164,7 @@ func TestDemoStepsKeepATrippedLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			rewrite(t, d.Config, "maxRemovals: 50%", "maxRemovals: 1\n  onLimit: "+onLimit+"\nstate:\n  dir: state")
+			rewrite(t, d.Config, "maxRemovals: 50%", "maxRemovals: 1\n  onLimit: "+onLimit) // the demo gives the example a state.dir
 			var out, errs bytes.Buffer
 			err = demoSteps(ctx, stdio{out: &out, err: &errs}, &logFlags{level: "warn", format: "json"}, d, nil)
 			if (err == nil) != (onLimit == "hold") || d.Changes.Destructive() != 0 || (onLimit == "stop" && d.Changes.Writes() != 0) {

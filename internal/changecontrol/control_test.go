@@ -18,9 +18,9 @@ import (
 
 // csvExample starts the demo of the CSV example (the simulator of the
 // example organizations over loopback HTTP, until the test ends), with a
-// removal limit of 1 and the extra text appended to its configuration,
-// and returns the configuration's path and the simulator.
-func csvExample(t *testing.T, extra string) (string, *umsim.Multi) {
+// removal limit of 1 and, withState, the state directory the demo gives
+// it, and returns the configuration's path and the simulator.
+func csvExample(t *testing.T, withState bool) (string, *umsim.Multi) {
 	t.Helper()
 	d, err := demo.Start(context.Background(), demo.Examples()["csv"], io.Discard)
 	if err != nil {
@@ -28,12 +28,9 @@ func csvExample(t *testing.T, extra string) (string, *umsim.Multi) {
 	}
 	t.Cleanup(d.Close)
 	rewrite(t, d.Config, "maxRemovals: 50%", "maxRemovals: 1")
-	f, err := os.OpenFile(d.Config, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
+	if !withState {
+		rewrite(t, d.Config, demo.StateSection, "")
 	}
-	_, _ = f.WriteString(extra)
-	f.Close()
 	return d.Config, d.Sim
 }
 
@@ -58,7 +55,7 @@ func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*ru
 }
 
 func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
-	path, _ := csvExample(t, "state:\n  dir: state\n")
+	path, _ := csvExample(t, true)
 	cfg := load(t, path)
 	c := New(cfg, zap.NewNop())
 	res := syncOnce(t, c, cfg, run.Real)
@@ -84,7 +81,7 @@ func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 }
 
 func TestStopAppliesNothing(t *testing.T) {
-	path, sim := csvExample(t, "")
+	path, sim := csvExample(t, false)
 	rewrite(t, path, "maxRemovals: 1", "maxRemovals: 1\n  onLimit: stop")
 	cfg := load(t, path)
 	res := syncOnce(t, New(cfg, zap.NewNop()), cfg, run.Real)

@@ -14,7 +14,7 @@ import (
 // and age; a mistaken option is an error naming its flag; without a
 // state directory there is no history.
 func TestHistoryFilters(t *testing.T) {
-	path, _ := csvExample(t, "state:\n  dir: state\n")
+	path, _ := csvExample(t, true)
 	cfg := load(t, path)
 	c := New(cfg, zap.NewNop())
 	syncOnce(t, c, cfg, run.Real)
@@ -41,7 +41,7 @@ func TestHistoryFilters(t *testing.T) {
 			t.Errorf("org %q since %q: %v, want an error naming %s", tt[0], since, err, tt[1])
 		}
 	}
-	path, _ = csvExample(t, "")
+	path, _ = csvExample(t, false)
 	if _, err := New(load(t, path), zap.NewNop()).History("", "", ""); !errors.Is(err, ErrNoStateDir) {
 		t.Errorf("without state.dir: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -154,8 +155,16 @@ func writeConfig(dir, example string, replace []string) (string, error) {
 	}
 	out := filepath.Join(dir, example, "demo.yaml")
 	text := strings.NewReplacer(replace...).Replace(string(data))
+	if !regexp.MustCompile(`(?m)^state:`).MatchString(text) {
+		text += "\n" + StateSection
+	}
 	return out, os.WriteFile(out, []byte(text), 0o600)
 }
+
+// StateSection is the state directory writeConfig gives an example that
+// names none, as init does: beside the demo's copy of the example, so
+// its run records and history go with it.
+const StateSection = "state:\n  dir: state\n"
 
 // CopyExamples writes the embedded example files under dir, readable by
 // their owner only (they include the demo's credentials).

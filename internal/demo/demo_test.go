@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,8 +37,12 @@ func TestStartPointsTheExampleAtItsServers(t *testing.T) {
 		strings.Contains(string(text), oktafake.DemoToken) {
 		t.Errorf("configuration not pointed at the demo's servers, or holding the secret:\n%s", text)
 	}
-	if _, err := config.Load(s.Config); err != nil {
-		t.Errorf("the demo configuration does not load: %v", err)
+	cfg, err := config.Load(s.Config)
+	if err != nil {
+		t.Fatalf("the demo configuration does not load: %v", err)
+	}
+	if sd := cfg.State.Dir; !strings.HasPrefix(sd, filepath.Dir(filepath.Dir(s.Config))) {
+		t.Errorf("the demo keeps its run records in %q, not beside its copy of the example", sd)
 	}
 	if !strings.Contains(out.String(), "Fake Okta organization at") || !strings.Contains(out.String(), s.URL) {
 		t.Errorf("output: %q", out.String())

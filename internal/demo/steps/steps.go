@@ -19,6 +19,7 @@ import (
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/daemon/statuspage"
+	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
@@ -87,8 +88,8 @@ func (r *Review) Prepare(config string) error {
 	if err != nil {
 		return err
 	}
-	text := strings.Replace(string(data), "maxRemovals: 50%",
-		fmt.Sprintf("maxRemovals: 1\n  onLimit: hold\nstate:\n  dir: %s", filepath.Join(dir, "state")), 1)
+	text := strings.NewReplacer("maxRemovals: 50%", "maxRemovals: 1\n  onLimit: hold",
+		demo.StateSection, fmt.Sprintf("state:\n  dir: %s\n", filepath.Join(dir, "state"))).Replace(string(data))
 	return os.WriteFile(config, []byte(text), 0o600)
 }
 
