@@ -44,18 +44,32 @@ type Error struct {
 // recorded and whom they are told.
 var salvaged = []string{"state", "notify"}
 
+// readSections are the sections reading the sources takes.
+var readSections = []string{"sources", "mapping", "scope"}
+
 // Salvage returns the configuration as far as it decoded when its state
 // directory and notifications are free of problems, so that the failed
 // run is still recorded there and told (its organizations, when the
 // target sections have problems too, are the one default organization);
 // nil when the file did not parse, or a problem concerns those sections.
 // Nothing else of it may be used.
-func (e *Error) Salvage() *Config {
+func (e *Error) Salvage() *Config { return e.salvage(salvaged) }
+
+// SalvageSources is Salvage for reading the sources: the configuration as
+// far as it decoded when its sources, mapping and scope are free of
+// problems, so that validate still reads the sources of a file whose
+// target is not yet filled in; nil otherwise. Nothing but those sections
+// may be used.
+func (e *Error) SalvageSources() *Config { return e.salvage(readSections) }
+
+// salvage returns the configuration as far as it decoded when no problem
+// concerns sections, nil otherwise.
+func (e *Error) salvage(sections []string) *Config {
 	if e.decoded == nil {
 		return nil
 	}
 	for _, p := range e.Problems {
-		for _, key := range salvaged {
+		for _, key := range sections {
 			if p.Path == key || strings.HasPrefix(p.Path, key+".") || strings.HasPrefix(p.Path, key+"[") {
 				return nil
 			}

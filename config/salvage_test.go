@@ -38,3 +38,35 @@ func TestSalvage(t *testing.T) {
 		}
 	}
 }
+
+// TestSalvageSources: validate still reads the sources of a file whose
+// problems leave the sources, the mapping and the scope alone, and not
+// when one concerns them.
+func TestSalvageSources(t *testing.T) {
+	const sources = "sources:\n  - csv:\n      path: users.csv\n"
+	for _, tc := range []struct {
+		name, text string
+		salvaged   bool
+	}{
+		{"no target", sources, true},
+		{"a bad policy", sources + "target:\n  orgId: 12AB@VendorOrg\npolicy:\n  unmatchedUsers: sometimes\n", true},
+		{"a bad source", "sources:\n  - csv:\n      path: users.csv\n      encoding: ebcdic\n", false},
+		{"a bad mapping", sources + "mapping:\n  - directory: eng\n", false},
+		{"a bad scope", sources + "scope:\n  usersFile: nowhere.txt\n", false},
+	} {
+		dir := t.TempDir()
+		_, err := Parse([]byte(tc.text), filepath.Join(dir, "orgsync.yaml"))
+		var cerr *Error
+		if !errors.As(err, &cerr) {
+			t.Fatalf("%s: %v, want problems", tc.name, err)
+		}
+		cfg := cerr.SalvageSources()
+		if (cfg != nil) != tc.salvaged {
+			t.Errorf("%s: salvaged %v, want %v (%v)", tc.name, cfg != nil, tc.salvaged, err)
+			continue
+		}
+		if cfg != nil && (len(cfg.Sources) != 1 || len(cfg.Targets) != 1) {
+			t.Errorf("%s: %d sources, %d targets; want the one source and one organization", tc.name, len(cfg.Sources), len(cfg.Targets))
+		}
+	}
+}

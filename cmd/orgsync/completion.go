@@ -99,15 +99,9 @@ func flagValues(cmd string, f *flag.Flag, words []string) []string {
 // configOf loads the configuration the words name (--config), else
 // $ORGSYNC_CONFIG or orgsync.yaml; nil when it does not load.
 func configOf(words []string) *config.Config {
-	path := configDefault()
-	for i, w := range words {
-		switch name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "="); {
-		case !strings.HasPrefix(w, "-") || name != "config":
-		case hasValue:
-			path = value
-		case i+1 < len(words):
-			path = words[i+1]
-		}
+	path := completion.FlagValue(words, "config")
+	if path == "" {
+		path = configDefault()
 	}
 	cfg, err := config.Load(path)
 	if err != nil {

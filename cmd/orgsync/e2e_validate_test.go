@@ -73,3 +73,36 @@ func TestMisspeltDirectoryGroupDidYouMean(t *testing.T) {
 		t.Errorf("validate does not say %q:\n%s\n%s", want, r.stdout, r.stderr)
 	}
 }
+
+// TestValidateOfAStarterReadsItsSources: the file orgsync init writes,
+// its target not yet filled in, still has its sources read by validate,
+// so the first validate names the CSV file that is missing, then the bad
+// record, beside the target's problems, and counts them all. A problem in
+// the sources themselves stops there: they are not read.
+func TestValidateOfAStarterReadsItsSources(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "orgsync.yaml")
+	if r := runBinary(t, nil, "init", "--source", "csv", "--output", cfg); r.code != exitOK {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runBinary(t, nil, "validate", "--config", cfg)
+	if r.code != exitError || !strings.Contains(r.stderr, "target.orgId (line") ||
+		!strings.Contains(r.stdout, "problem: sources[0] (csv users.csv): cannot read the CSV file") ||
+		!strings.HasSuffix(strings.TrimSpace(r.stdout), "orgsync.yaml: 7 problems to fix; 0 desired users from 1 source; 0 notices") {
+		t.Fatalf("validate of the starter: exit %d, want 1, the target's problems and the missing CSV file counted together\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	csv := "firstname,lastname,email,country,groups\nAda,Lovelace,ada@example.com,GB,engineering\nBob,Bad,bad-email,US,design\n"
+	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte(csv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(t, nil, "validate", "--config", cfg)
+	if r.code != exitError || !strings.Contains(r.stdout, `users.csv:3 bad-email: email: "bad-email" is not an email address`) ||
+		!strings.HasSuffix(strings.TrimSpace(r.stdout), "orgsync.yaml: 7 problems to fix; 1 desired user from 1 source; 0 notices") {
+		t.Fatalf("validate with the CSV file: exit %d, want 1 and the bad record\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rewrite(t, cfg, "path: users.csv", "path: users.csv\n      encoding: ebcdic")
+	r = runBinary(t, nil, "validate", "--config", cfg)
+	if r.code != exitError || !strings.Contains(r.stderr, "encoding") || r.stdout != "" {
+		t.Fatalf("validate with a bad source setting: exit %d, want 1, the problem, and no source read\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

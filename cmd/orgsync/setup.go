@@ -25,15 +25,17 @@ type setupFlags struct {
 	config string
 	log    *logFlags
 	orgs   string // --orgs, where the command has it (see addOrgsFlag)
-	// records is set for the commands whose runs are recorded (sync,
-	// apply, approve, daemon): a configuration that does not load is then
-	// their failed run, recorded and told where it can be (recordFailure).
-	records bool
-	report  *string // --report, where the command has it
+	// broken is what the command still does with a configuration that
+	// does not load, once its problems are printed: the commands whose
+	// runs are recorded (sync, apply, approve, daemon) record and tell
+	// their failed run where they can (recordFailure); validate reads the
+	// sources all the same. nil: nothing.
+	broken func(std stdio, cerr *config.Error, log *zap.Logger)
+	report *string // --report, where the command has it
 }
 
 // recordRuns says that the command's runs are recorded.
-func (f *setupFlags) recordRuns() { f.records = true }
+func (f *setupFlags) recordRuns() { f.broken = f.recordFailure }
 
 // addOrgsFlag defines --orgs, the organizations a run syncs, and --org,
 // the same (the admin commands' flag, which an administrator types here
@@ -101,7 +103,9 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 		switch {
 		case errors.As(err, &cerr):
 			fmt.Fprintln(std.err, cerr.Error())
-			f.recordFailure(std, cerr)
+			if log, err := f.log.logger(std.err, nil); err == nil && f.broken != nil {
+				f.broken(std, cerr, log)
+			}
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(std.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
 		default:
@@ -125,26 +129,15 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 }
 
 // recordFailure records and tells the failed run of a command whose runs
-// are recorded when its configuration does not load: in the state
-// directory and to the notifications the file names, when no problem
-// concerns them (config.Error.Salvage), with the report asked for. Where
-// they cannot be trusted, the problems printed are all there is.
-func (f *setupFlags) recordFailure(std stdio, cerr *config.Error) {
-	cfg := cerr.Salvage()
-	if !f.records || cfg == nil {
-		return
+// are recorded when its configuration does not load, where it can
+// (changecontrol.FailedToLoad), with the report asked for.
+func (f *setupFlags) recordFailure(std stdio, cerr *config.Error, log *zap.Logger) {
+	if c := changecontrol.FailedToLoad(cerr, log); c != nil {
+		if f.report != nil {
+			_ = (&env{control: c}).reportTo(std, *f.report)
+		}
+		c.Wait()
 	}
-	log, err := f.log.logger(std.err, nil)
-	if err != nil {
-		return
-	}
-	e := &env{cfg: cfg, log: log, control: changecontrol.New(cfg, log)}
-	problems := run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error()))
-	e.control.Failed(cfg.TargetsNamed(nil), run.Real, problems)
-	if f.report != nil {
-		_ = e.reportTo(std, *f.report)
-	}
-	e.control.Wait()
 }
 
 // job makes the run of the configuration with the command line's

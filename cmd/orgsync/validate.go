@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run"
+	"go.uber.org/zap"
 )
 
 // runValidate checks the configuration and reads the sources, reporting
@@ -12,16 +16,27 @@ import (
 func runValidate(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("validate", false)
 	checkTarget := c.fs.Bool("check-target", false, "also sign in to the service, read one page of users and check that the target groups exist")
+	c.setup.broken = func(std stdio, cerr *config.Error, log *zap.Logger) {
+		if v, err := run.ValidateUnloaded(ctx, cerr, log); v != nil {
+			printValidation(std, c.fs.Name(), v, err)
+		}
+	}
 	_, j, code, ok := c.start(std, args, false)
 	if !ok {
 		return code
 	}
 	v, err := j.Validate(ctx, *checkTarget)
+	return printValidation(std, c.fs.Name(), v, err)
+}
+
+// printValidation prints what validate found, its summary last, and
+// returns the exit code.
+func printValidation(std stdio, name string, v *run.Validation, err error) int {
 	for _, line := range v.Lines {
 		fmt.Fprintln(std.out, line)
 	}
 	if err != nil {
-		return fail(std, c.fs.Name(), err)
+		return fail(std, name, err)
 	}
 	fmt.Fprintln(std.out, v.Summary())
 	if v.Problems > 0 {

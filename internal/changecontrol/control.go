@@ -135,6 +135,21 @@ func (c *Control) Failed(orgs []*config.NamedTarget, mode run.Mode, err error) {
 	}
 }
 
+// FailedToLoad records and tells the failed run of a configuration that
+// does not load (cerr), in its state directory and to the notifications
+// it names, when no problem concerns them (config.Error.Salvage); it
+// returns the Control that heard it (for its report; Wait for the
+// notifications), nil where they cannot be trusted.
+func FailedToLoad(cerr *config.Error, log *zap.Logger) *Control {
+	cfg := cerr.Salvage()
+	if cfg == nil {
+		return nil
+	}
+	c := New(cfg, log)
+	c.Failed(cfg.TargetsNamed(nil), run.Real, run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error())))
+	return c
+}
+
 // store appends the history entries and the run record to the state
 // directory, when state.dir is set.
 func (c *Control) store(rec *store.Run, entries []store.Entry) error {

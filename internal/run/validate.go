@@ -9,6 +9,7 @@ import (
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
+	"go.uber.org/zap"
 )
 
 // MissingGroup is a target group an organization does not have.
@@ -79,27 +80,10 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 			v.problem("state.dir %s: %v: no run could be recorded, nor changes held for approval", dir, err)
 		}
 	}
-	d, err := j.ReadSources(ctx)
-	if err != nil { // every source that failed, one problem each
-		for _, err := range unjoin(err) {
-			v.problem("%v", err)
-		}
-		d = &Sources{}
+	d, err := j.checkSources(ctx, v)
+	if err != nil {
+		return v, err
 	}
-	if f := j.scope.UsersFile; f != "" {
-		uf, err := config.ReadUsersFile(f) // readable: Load checked it
-		if err != nil {
-			return v, fmt.Errorf("scope.usersFile: %w", err)
-		}
-		d.Problems = append(d.Problems, uf.Problems...)
-	}
-	for _, p := range d.Problems {
-		v.problem("%s", p)
-	}
-	for _, n := range d.Notices {
-		v.notice("%s", n)
-	}
-	v.users, v.leftOut = len(d.Users), len(d.Filtered)
 	parts := j.Split(d)
 	if j.cfg.MultiOrg() {
 		for _, t := range j.orgs {
@@ -112,6 +96,54 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 		}
 	}
 	return v, nil
+}
+
+// ValidateUnloaded is Validate for a configuration that does not load
+// (cerr) when its problems leave the sources, the mapping and the scope
+// alone (config.Error.SalvageSources): a target not yet filled in. It
+// reads the sources and collects their problems, counting the
+// configuration's own in the summary; nil when the problems concern the
+// sources.
+func ValidateUnloaded(ctx context.Context, cerr *config.Error, log *zap.Logger) (*Validation, error) {
+	cfg := cerr.SalvageSources()
+	if cfg == nil {
+		return nil, nil
+	}
+	j, err := New(cfg, Overrides{}, Options{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	v := &Validation{file: cfg.File, sources: len(cfg.Sources), Problems: len(cerr.Problems)}
+	_, err = j.checkSources(ctx, v)
+	return v, err
+}
+
+// checkSources reads the sources and adds their problems and notices to
+// v, with the bad lines of scope.usersFile; it returns what they gave (no
+// user when a source failed).
+func (j *Job) checkSources(ctx context.Context, v *Validation) (*Sources, error) {
+	d, err := j.ReadSources(ctx)
+	if err != nil { // every source that failed, one problem each
+		for _, err := range unjoin(err) {
+			v.problem("%v", err)
+		}
+		d = &Sources{}
+	}
+	if f := j.scope.UsersFile; f != "" {
+		uf, err := config.ReadUsersFile(f) // readable: Load checked it
+		if err != nil {
+			return nil, fmt.Errorf("scope.usersFile: %w", err)
+		}
+		d.Problems = append(d.Problems, uf.Problems...)
+	}
+	for _, p := range d.Problems {
+		v.problem("%s", p)
+	}
+	for _, n := range d.Notices {
+		v.notice("%s", n)
+	}
+	v.users, v.leftOut = len(d.Users), len(d.Filtered)
+	return d, nil
 }
 
 // checkTarget signs in to organization t and adds a line for each target

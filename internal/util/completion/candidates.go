@@ -88,3 +88,20 @@ func withPrefix(words []string, prefix string) []string {
 	}
 	return out
 }
+
+// FlagValue returns the value words give flag name (--name VALUE,
+// --name=VALUE, one dash or two; the last one wins), "" when they give
+// none.
+func FlagValue(words []string, name string) string {
+	value := ""
+	for i, w := range words {
+		switch n, v, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "="); {
+		case !strings.HasPrefix(w, "-") || n != name:
+		case hasValue:
+			value = v
+		case i+1 < len(words):
+			value = words[i+1]
+		}
+	}
+	return value
+}

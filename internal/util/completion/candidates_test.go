@@ -59,3 +59,22 @@ func TestCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagValue: the value of a flag in the words typed so far, in each
+// form, the last one winning; none when it has no value yet.
+func TestFlagValue(t *testing.T) {
+	for _, tt := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"plan", "--config", "a.yaml", "--orgs", ""}, "a.yaml"},
+		{[]string{"plan", "-config=b.yaml"}, "b.yaml"},
+		{[]string{"plan", "--config", "a.yaml", "--config=c.yaml"}, "c.yaml"},
+		{[]string{"plan", "--config"}, ""},
+		{[]string{"plan", "config", "a.yaml", "--configs", "x"}, ""},
+	} {
+		if got := FlagValue(tt.words, "config"); got != tt.want {
+			t.Errorf("FlagValue(%q) = %q, want %q", tt.words, got, tt.want)
+		}
+	}
+}
