@@ -41,6 +41,10 @@ func (c *Config) presetDefaults() {
 	c.Policy.Invites.ResendExpired = true
 	c.Logging.MaxBackups = DefaultLogMaxBackups // 0 keeps them all
 	c.Logging.MaxSizeMB = DefaultLogMaxSizeMB   // 0 is refused
+	// 0 is refused for these three, not taken for the default.
+	c.State.MaxFileMB = DefaultStateMaxFileMB
+	c.State.Retention = Age(DefaultStateRetention)
+	c.Incremental.FullEvery = Age(DefaultFullEvery)
 }
 
 // applyDefaults fills in every value the file leaves out.
@@ -54,9 +58,6 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Logging.Level, "info")
 	setDefault(&c.Logging.Format, FormatAuto)
 	setDefault(&c.Safety.OnLimit, OnLimitHold)
-	setDefault(&c.State.MaxFileMB, DefaultStateMaxFileMB)
-	setDefault(&c.State.Retention, Age(DefaultStateRetention))
-	setDefault(&c.Incremental.FullEvery, Age(DefaultFullEvery))
 	c.Notify.applyDefaults()
 }
 

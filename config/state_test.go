@@ -44,3 +44,22 @@ func TestStateRetentionInDays(t *testing.T) {
 		t.Errorf("retention in words: %s", err)
 	}
 }
+
+// TestZeroIsNotTheDefault: a zero written for state.retention,
+// state.maxFileMB or incremental.fullEvery is refused, not silently taken
+// for the default (a file that says nothing gets the default).
+func TestZeroIsNotTheDefault(t *testing.T) {
+	err := loadError(t, minimal+"state: {dir: s, maxFileMB: 0, retention: 0s}\nincremental: {enabled: true, fullEvery: 0h}\n")
+	for _, want := range []string{
+		"state.maxFileMB (line 14): must be greater than zero",
+		"state.retention (line 14): must be greater than zero",
+		"incremental.fullEvery (line 15): must be greater than zero",
+	} {
+		if !strings.Contains(err, want) {
+			t.Errorf("want %q in:\n%s", want, err)
+		}
+	}
+	if cfg := loadText(t, minimal+"state: {dir: s}\nincremental: {enabled: true}\n"); cfg.Incremental.FullEvery != Age(DefaultFullEvery) {
+		t.Errorf("fullEvery left out: %v, want the default", time.Duration(cfg.Incremental.FullEvery))
+	}
+}

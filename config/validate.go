@@ -142,6 +142,7 @@ func (s *State) validate(v *validation) {
 // directory, and a full read less often than the daemon runs.
 func (c *Config) validateIncremental(v *validation) {
 	in := &c.Incremental
+	positive(v, "incremental.fullEvery", int64(in.FullEvery))
 	if !in.Enabled {
 		return
 	}
