@@ -119,6 +119,10 @@ func TestIncrementalRunsPlanFromTheSnapshot(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "# incremental run: last full read 0m ago, next in 24h\n") || !strings.Contains(r.stdout, "~ update frank@example.com") {
 		t.Errorf("plan after a change in the source:\n%s", r.stdout)
 	}
+	r = mustRun(t, exitOK, "plan", "--config", cfg, "--output", "json")
+	if !strings.Contains(r.stdout, `"read": {`+"\n"+`    "kind": "incremental",`+"\n"+`    "reason": "last full read 0m ago, next in 24h"`) {
+		t.Errorf("the JSON plan does not say how the organization is read:\n%s", r.stdout)
+	}
 	r = mustRun(t, exitOK, "sync", "--config", cfg, "--log-format", "json")
 	if g, _ := groupsOf(s, "frank@example.com"); !hasFold(g, "Design") {
 		t.Errorf("frank after the incremental sync: %v", g)
@@ -234,9 +238,18 @@ func TestAnswerContradictingTheSnapshotSwitchesToAFullRead(t *testing.T) {
 	behind(t, orgClient(t, cfg), umwire.Entry{User: "bob@example.com", Do: []umwire.Step{{RemoveFromOrg: &umwire.RemoveFromOrg{}}}})
 	writeUsers(t, dir, strings.Replace(exampleUsers, "Bob,Builder", "Bob,Baker", 1))
 
-	r := mustRun(t, exitOK, "sync", "--config", cfg, "--log-format", "json")
+	report := filepath.Join(t.TempDir(), "report.html")
+	r := mustRun(t, exitOK, "sync", "--config", cfg, "--log-format", "json", "--report", report)
 	if !strings.Contains(r.stderr, "an answer of the service contradicts the snapshot") || !strings.Contains(r.stderr, "error.user.nonexistent for bob@example.com") {
 		t.Errorf("the switch is not explained:\n%s", r.stderr)
+	}
+	// The plan printed first is the snapshot's (bob updated); what was sent
+	// (bob created) follows the result.
+	if _, sent, ok := strings.Cut(r.stdout, "is not all that was sent"); !ok || !strings.Contains(sent, "What it sent:\n") || !strings.Contains(sent, "\n+ create bob@example.com") {
+		t.Errorf("the output does not show what the switched run sent:\n%s", r.stdout)
+	}
+	if html, err := os.ReadFile(report); err != nil || !strings.Contains(string(html), "full: switched to a full read: the service answered error.user.nonexistent") {
+		t.Errorf("the report does not say how the organization was read: %v\n%s", err, html)
 	}
 	found := false
 	for _, u := range s.Snapshot().Users {

@@ -39,6 +39,10 @@ type Result struct {
 	Err      error             // what failed the organization's run, if anything
 	Phase    string            // where it failed (the Phase constants)
 	Read     Reading           // how the organization was read, and why
+	// Switched is set when an answer contradicted the organization's
+	// snapshot and the run read it whole and planned again (Read says
+	// which answer): Plan is then what was sent of both plans.
+	Switched bool
 }
 
 // Apply sends what the safety gate let through of one organization's

@@ -112,7 +112,7 @@ func (j *Job) send(ctx context.Context, g *Gated, res *Result, client *umapi.Cli
 	sctx, sender = s.Wrap(ctx, target, g2.plan.Plan)
 	second, err := reconcile.Apply(sctx, g2.plan.Plan, sender, o)
 	res.Plan = sentPlan(p.Plan, first, g2.plan.Plan, c)
-	res.Counts, res.Decision, res.Read = res.Plan.Counts(), mergeDecisions(g.decision, g2.decision), again.Read
+	res.Counts, res.Decision, res.Read, res.Switched = res.Plan.Counts(), mergeDecisions(g.decision, g2.decision), again.Read, true
 	return sentResult(first, second), err
 }
 

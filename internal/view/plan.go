@@ -16,6 +16,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -106,15 +107,18 @@ const PlanFormatVersion = 2
 type planJSON struct {
 	FormatVersion int              `json:"formatVersion"`
 	Counts        reconcile.Counts `json:"counts"`
+	Read          *run.Reading     `json:"read,omitempty"` // with incremental runs on
 	*reconcile.Plan
 }
 
 // PlanJSON writes the plan as one JSON object: formatVersion, counts,
 // changes, withheld, safety, unmatched, excluded, notes, userGroups,
-// missingGroups. A plan that fails reconcile.Plan.Check is not written.
-func PlanJSON(w io.Writer, p *reconcile.Plan) error {
+// missingGroups, and read (how the organization was read, when read is
+// not nil: with incremental runs on). A plan that fails
+// reconcile.Plan.Check is not written.
+func PlanJSON(w io.Writer, p *reconcile.Plan, read *run.Reading) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	return indentedJSON(w, planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Plan: p})
+	return indentedJSON(w, planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Read: read, Plan: p})
 }

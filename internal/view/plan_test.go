@@ -52,7 +52,7 @@ Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 g
 		t.Errorf("Plan =\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	if err := PlanJSON(&b, p); err != nil {
+	if err := PlanJSON(&b, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -118,7 +118,7 @@ func TestPlanOfAnUnknownKindIsNotShown(t *testing.T) {
 	if err := Plan(&bytes.Buffer{}, p); !errors.Is(err, reconcile.ErrUnknownKind) {
 		t.Errorf("Plan: %v; want ErrUnknownKind", err)
 	}
-	if err := PlanJSON(&bytes.Buffer{}, p); !errors.Is(err, reconcile.ErrUnknownKind) {
+	if err := PlanJSON(&bytes.Buffer{}, p, nil); !errors.Is(err, reconcile.ErrUnknownKind) {
 		t.Errorf("PlanJSON: %v; want ErrUnknownKind", err)
 	}
 }

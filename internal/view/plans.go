@@ -91,15 +91,13 @@ type orgPlanJSON struct {
 // (PlanJSON), else {formatVersion, organizations: [...]}.
 func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
 	if !multiOrg {
-		return PlanJSON(w, ps.Gated[0].OrgPlan().Plan)
+		p := ps.Gated[0].OrgPlan()
+		return PlanJSON(w, p.Plan, readingOf(p))
 	}
 	orgs := make([]orgPlanJSON, len(ps.Gated))
 	for i, g := range ps.Gated {
 		p := g.OrgPlan()
-		orgs[i] = orgPlanJSON{Name: p.Org.Name, OrgID: p.Org.OrgID, Plan: p.Plan}
-		if p.Read.Reason != "" {
-			orgs[i].Read = &p.Read
-		}
+		orgs[i] = orgPlanJSON{Name: p.Org.Name, OrgID: p.Org.OrgID, Plan: p.Plan, Read: readingOf(p)}
 		if p.Err != nil {
 			orgs[i].Error = p.Err.Error()
 			continue
@@ -115,6 +113,15 @@ func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
 		Organizations []orgPlanJSON `json:"organizations"`
 	}{FormatVersion: PlanFormatVersion, Organizations: orgs}
 	return indentedJSON(w, out)
+}
+
+// readingOf is how p's organization was read, nil without incremental
+// runs.
+func readingOf(p *run.OrgPlan) *run.Reading {
+	if p.Read.Reason == "" {
+		return nil
+	}
+	return &p.Read
 }
 
 // indentedJSON writes v as JSON indented by two spaces, and a newline.

@@ -42,6 +42,10 @@ func Result(w io.Writer, r *run.Result, multiOrg bool) {
 	for _, f := range r.Applied.Failures {
 		fmt.Fprintf(w, "  failed: %s\n", f)
 	}
+	if r.Switched {
+		fmt.Fprintf(w, "%sthe plan above (made from the snapshot) is not all that was sent: an answer contradicted the snapshot, so the run read the whole organization, planned again and sent the rest. What it sent:\n", prefix)
+		_ = Plan(w, r.Plan)
+	}
 	for _, a := range r.Decision.Pending {
 		fmt.Fprintf(w, "%sheld for approval: %s, %s (review it with orgsync approve %[2]s, or discard it with orgsync reject %[2]s)\n",
 			prefix, a.ID, plural.Of(len(a.Changes), "change", "changes"))
