@@ -359,3 +359,43 @@ func TestDaemonRunsIncrementally(t *testing.T) {
 		t.Errorf("daemon exit %d\n%s", code, stderr.String())
 	}
 }
+
+// TestIncrementalRunsKeepTheSafetyLimit: an incremental run over
+// maxRemovals holds the removals as a full run does (nothing destructive
+// is sent), a later incremental run does not send them either, approve
+// applies them once, and the snapshot records it: the next incremental
+// plan has nothing left to do.
+func TestIncrementalRunsKeepTheSafetyLimit(t *testing.T) {
+	notGolden(t)
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := incrementalConfig(t, dir, s.url)
+	mustRun(t, exitOK, "sync", "--config", cfg)
+	rewrite(t, cfg, "maxRemovals: 50%", "maxRemovals: 1\n  onLimit: hold")
+	// alice and bob leave the CSV: each loses the managed groups
+	// (unmatchedUsers: remove-groups), two removals over a limit of one.
+	writeUsers(t, dir, strings.Join(slices.Delete(strings.Split(exampleUsers, "\n"), 1, 3), "\n"))
+	var id string
+	for run := range 2 {
+		r := mustRun(t, exitOK, "sync", "--config", cfg)
+		m := heldID.FindStringSubmatch(r.stdout)
+		if !strings.HasPrefix(r.stdout, "# incremental run: ") || m == nil || (id != "" && m[1] != id) {
+			t.Fatalf("incremental sync %d over the limit: want it held as approval %q\n%s", run+1, id, r.stdout)
+		}
+		id = m[1]
+		for _, u := range []string{"alice@example.com", "bob@example.com"} {
+			if g, _ := groupsOf(s, u); !hasFold(g, "Engineering") {
+				t.Fatalf("a held removal was sent by incremental sync %d: %s has %v", run+1, u, g)
+			}
+		}
+	}
+	mustRun(t, exitOK, "approve", id, "--config", cfg, "--yes")
+	for _, u := range []string{"alice@example.com", "bob@example.com"} {
+		if g, _ := groupsOf(s, u); hasFold(g, "Engineering") {
+			t.Errorf("approve did not apply the held removal: %s has %v", u, g)
+		}
+	}
+	if r := mustRun(t, exitOK, "plan", "--config", cfg, "--detailed-exitcode"); !strings.HasPrefix(r.stdout, "# incremental run: ") {
+		t.Errorf("the plan after approve is not incremental:\n%s", r.stdout)
+	}
+}
