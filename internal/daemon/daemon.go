@@ -172,10 +172,15 @@ func (d *daemon) logNextRun() {
 }
 
 // location is the time zone the schedule runs in: schedule.timezone, the
-// schedule's CRON_TZ, or the machine's local time.
+// schedule's CRON_TZ, or the machine's local time. An @every schedule
+// runs at fixed intervals in any zone, and shows its times in
+// schedule.timezone.
 func (d *daemon) location() *time.Location {
 	if spec, ok := d.sched.(*cron.SpecSchedule); ok {
 		return spec.Location
+	}
+	if loc, err := time.LoadLocation(d.schedule.Timezone); err == nil && d.schedule.Timezone != "" {
+		return loc
 	}
 	return time.Local
 }

@@ -121,3 +121,16 @@ func health(t *testing.T, addr string) Health {
 	}
 	return h
 }
+
+// TestEveryScheduleShowsItsTimezone: an @every schedule runs at fixed
+// intervals, and its times are shown in schedule.timezone all the same.
+func TestEveryScheduleShowsItsTimezone(t *testing.T) {
+	d, _, stop := startDaemon(t, config.Schedule{Cron: "@every 1h", Timezone: "Asia/Kolkata"})
+	defer stop()
+	if z := d.zone(); !strings.HasPrefix(z, "Asia/Kolkata (IST)") {
+		t.Errorf("zone %q, want Asia/Kolkata", z)
+	}
+	if _, offset := d.nextRun(time.Now()).Zone(); offset != 5*3600+1800 {
+		t.Errorf("the next run is shown at offset %ds, want IST's", offset)
+	}
+}
