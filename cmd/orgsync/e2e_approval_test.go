@@ -13,6 +13,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 )
@@ -348,5 +349,56 @@ func TestApproveAsksOnATerminal(t *testing.T) {
 	}
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("answering y did not apply the removal: mallory has %v", g)
+	}
+}
+
+// TestRejectedRemovalsAreHeldAgain: a rejection discards the held
+// changes; it never lets a later run send them. Bob's and mallory's
+// removals are held (2 over 1), bob is put back (1 left, within the
+// limit) and the approval is rejected: plan shows mallory's removal
+// withheld, the next sync sends nothing destructive and holds it again in
+// a new approval (told as held), the one after it holds nothing more, and
+// approving the new one applies it.
+func TestRejectedRemovalsAreHeldAgain(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	h := startHooks(t)
+	cfg := heldConfig(t, dir, s.url, "")
+	appendFile(t, cfg, "notify:\n  webhooks:\n    - url: {env: ORGSYNC_TEST_HOOK}\n")
+	env := []string{"ORGSYNC_TEST_HOOK=" + h.url}
+	r := runBinary(t, env, "sync", "--config", cfg)
+	first := heldID.FindStringSubmatch(r.stdout)
+	if first == nil {
+		t.Fatalf("the first sync held nothing:\n%s\n%s", r.stdout, r.stderr)
+	}
+	id := first[1]
+	rewrite(t, filepath.Join(dir, "csv", "users.csv"), "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`)
+	mustRun(t, exitOK, "reject", id, "--config", cfg, "--by", "auditor")
+
+	r = mustRun(t, exitOK, "plan", "--config", cfg)
+	if !strings.Contains(r.stdout, "! withheld ~ update mallory@example.com") || !strings.Contains(r.stdout, "rejected approval "+id+": 1 change the sources still ask for, held") {
+		t.Errorf("plan after the rejection does not hold mallory's removal:\n%s", r.stdout)
+	}
+	r = runBinary(t, env, "sync", "--config", cfg)
+	again := heldID.FindStringSubmatch(r.stdout)
+	if r.code != exitOK || again == nil || again[1] == id {
+		t.Fatalf("sync after the rejection: exit %d, want mallory's removal held in a new approval\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if g, _ := groupsOf(s, "mallory@example.com"); !hasFold(g, "Marketing") {
+		t.Fatalf("a rejected removal was sent: mallory has %v", g)
+	}
+	told := false
+	for _, ev := range h.events() {
+		told = told || ev["event"] == string(notify.Held) && ev["approval"] == again[1]
+	}
+	if !told {
+		t.Errorf("holding the rejected removal again was not told: %v", h.events())
+	}
+	if m := heldID.FindAllStringSubmatch(mustRun(t, exitOK, "sync", "--config", cfg).stdout, -1); len(m) != 1 || m[0][1] != again[1] {
+		t.Errorf("the next sync lists approvals %v, want %s alone", m, again[1])
+	}
+	mustRun(t, exitOK, "approve", again[1], "--config", cfg, "--yes")
+	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+		t.Errorf("approving the approval held again did not apply it: mallory has %v", g)
 	}
 }

@@ -120,7 +120,10 @@ func (c *Control) notifyRun(r *run.Result) {
 		ev.Changes, ev.More = firstChanges(changes)
 		c.notify(&ev)
 	}
-	if a := r.Decision.Created; a != nil {
+	for _, a := range []*store.Approval{r.Decision.Created, r.Decision.HeldAgain} {
+		if a == nil {
+			continue
+		}
 		ev := base
 		ev.Kind, ev.Approval = notify.Held, a.ID
 		ev.Summary = fmt.Sprintf("%s: %s held for approval; the other changes were applied", a.Reason, plural.Of(len(a.Changes), "destructive change", "destructive changes"))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +50,10 @@ type Decision struct {
 	// Created is the approval the run made of what it withheld and no
 	// pending approval held yet (onLimit hold, a real run).
 	Created *store.Approval
+	// HeldAgain is the approval the run made of what rejected approvals
+	// held and the sources still ask for (a real run): a rejection
+	// discards changes, it never lets a later run send them.
+	HeldAgain *store.Approval
 	// Pending are the organization's pending approvals after the gate.
 	Pending []store.Approval
 	// Released is the approval the plan applies (orgsync approve), and
@@ -120,6 +125,9 @@ func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
 	if err == nil {
 		pending, err = j.narrow(g, pending, log)
 	}
+	if err == nil {
+		pending, err = j.holdRejected(g, pending, log)
+	}
 	if err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
 		return g
@@ -138,6 +146,62 @@ func (d *Decision) createdList() []store.Approval {
 		return nil
 	}
 	return []store.Approval{*d.Created}
+}
+
+// holdRejected holds what the organization's rejected approvals held and
+// the sources still ask for: the first real run after a rejection makes
+// of it a new pending approval (whatever the run's own count), added to
+// pending, and takes the rejected approvals up; what the sources no
+// longer ask for is let go. A dry or test-only run holds the same and
+// writes nothing. Sources that were incomplete take nothing up.
+func (j *Job) holdRejected(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
+	rejected, err := j.quarantine.rejected(g.plan.Org.Name)
+	if err != nil || len(rejected) == 0 {
+		return pending, err
+	}
+	plan := g.plan.Plan
+	held := make([][]reconcile.Change, len(pending))
+	for i := range pending {
+		held[i] = pending[i].Changes
+	}
+	var still []reconcile.Change
+	ids := make([]string, len(rejected))
+	for i, a := range rejected {
+		kept, _ := approval.Narrow(a.Changes, plan)
+		still = append(still, approval.Uncovered(kept, append(held, still)...)...)
+		ids[i] = a.ID
+	}
+	now := time.Now().UTC()
+	again := store.Approval{ID: store.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run, Status: store.Pending, Changes: still,
+		Reason: fmt.Sprintf("rejected in approval %s, still asked for by the sources: held again until someone decides", strings.Join(ids, ", "))}
+	if g.mode != Real || approval.SourcesIncomplete(plan) {
+		if n := holdBack(g, still); n > 0 {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("rejected approval %s: %s the sources still ask for, held; a sync holds them again for approval",
+				strings.Join(ids, ", "), plural.Of(n, "change", "changes")))
+		}
+		return pending, nil
+	}
+	if len(still) > 0 {
+		if err := j.quarantine.save(&again); err != nil {
+			return nil, fmt.Errorf("holding again the changes of rejected approval %s (nothing destructive sent): %w", strings.Join(ids, ", "), err)
+		}
+		log.Warn("changes a rejected approval held, still asked for by the sources, held again for approval", zap.String("approval", again.ID),
+			zap.Int("changes", len(still)), zap.Strings("rejected", ids))
+		g.decision.HeldAgain = &again
+		pending = append(pending, again)
+		plan.Notes = append(plan.Notes, fmt.Sprintf("rejected approval %s: %s the sources still ask for, held again as approval %s",
+			strings.Join(ids, ", "), plural.Of(len(still), "change", "changes"), again.ID))
+	}
+	for _, a := range rejected {
+		a.TakenUp, a.Updated = g.plan.Run, now
+		if len(still) > 0 {
+			a.HeldAgain = again.ID
+		}
+		if err := j.quarantine.save(&a); err != nil {
+			return nil, fmt.Errorf("approval %s: recording that this run took it up: %w", a.ID, err)
+		}
+	}
+	return pending, nil
 }
 
 // Holding returns the pending approval of organization t that holds c, nil
@@ -219,16 +283,24 @@ func (j *Job) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]sto
 func (j *Job) quarantineHeld(g *Gated, pending []store.Approval) {
 	plan := g.plan.Plan
 	for _, a := range pending {
-		var held []reconcile.Change
-		plan.Changes, held = approval.Quarantine(plan.Changes, a.Changes)
-		_, inWithheld := approval.Quarantine(plan.Withheld, a.Changes)
-		plan.Withheld = append(plan.Withheld, held...)
-		g.decision.Quarantined = append(g.decision.Quarantined, held...)
-		if n := len(held) + len(inWithheld); n > 0 {
+		if n := holdBack(g, a.Changes); n > 0 {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("approval %s holds %s of the withheld changes until someone decides: orgsync approve %[1]s applies them, orgsync reject %[1]s discards them",
 				a.ID, plural.Of(n, "change", "changes")))
 		}
 	}
+}
+
+// holdBack moves the parts of the plan's changes that held holds to the
+// withheld ones, not sent, and returns how many of the plan's changes
+// (sent or withheld) held holds.
+func holdBack(g *Gated, held []reconcile.Change) int {
+	plan := g.plan.Plan
+	var quarantined []reconcile.Change
+	plan.Changes, quarantined = approval.Quarantine(plan.Changes, held)
+	_, inWithheld := approval.Quarantine(plan.Withheld, held)
+	plan.Withheld = append(plan.Withheld, quarantined...)
+	g.decision.Quarantined = append(g.decision.Quarantined, quarantined...)
+	return len(quarantined) + len(inWithheld)
 }
 
 // onLimit applies the organization's onLimit (safety.onLimit) when a
@@ -347,6 +419,20 @@ func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
 		return dir.Close(a, store.Dropped, *a.Decided)
 	}
 	return dir.SaveApproval(a)
+}
+
+// rejected returns organization org's rejected approvals no run has
+// taken up yet.
+func (q *quarantine) rejected(org string) ([]store.Approval, error) {
+	dir, err := q.open(false)
+	if err != nil || dir == nil {
+		return nil, err
+	}
+	list, err := dir.RejectedOpen(org)
+	if err != nil {
+		return nil, fmt.Errorf("reading the rejected approvals (nothing is sent while they cannot be read): %w", err)
+	}
+	return list, nil
 }
 
 // save writes a new approval.

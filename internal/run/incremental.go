@@ -171,6 +171,9 @@ func mergeDecisions(first, second Decision) Decision {
 	if second.Created == nil {
 		second.Created = first.Created
 	}
+	if second.HeldAgain == nil {
+		second.HeldAgain = first.HeldAgain
+	}
 	second.Narrowed = slices.Concat(first.Narrowed, second.Narrowed)
 	return second
 }

@@ -46,6 +46,11 @@ type Approval struct {
 	// Narrowed lists each run that took changes out of it because the
 	// sources no longer asked for them.
 	Narrowed []Narrowing `json:"narrowed,omitempty"`
+	// TakenUp is, on a rejected approval, the first real run after the
+	// rejection (until then its changes are held); that run held again
+	// what the sources still asked for in approval HeldAgain.
+	TakenUp   string `json:"takenUp,omitempty"`
+	HeldAgain string `json:"heldAgain,omitempty"`
 }
 
 // Decider is who closed an approval and how: the OS user or --by of
@@ -141,6 +146,14 @@ func readApproval(path string) (*Approval, error) {
 // first; not those being applied (Claimed).
 func (d *Dir) Approvals(org, status string) ([]Approval, error) {
 	return d.approvals(org, status, "*.json", func(p string) bool { return strings.HasSuffix(p, ".applying.json") })
+}
+
+// RejectedOpen returns organization org's rejected approvals no run has
+// taken up yet (TakenUp), oldest first: their changes are held until one
+// does.
+func (d *Dir) RejectedOpen(org string) ([]Approval, error) {
+	list, err := d.Approvals(org, Rejected)
+	return slices.DeleteFunc(list, func(a Approval) bool { return a.TakenUp != "" }), err
 }
 
 // PendingIDs returns the ids of the pending approvals of the state

@@ -74,6 +74,6 @@ func (v Approving) NotApplied() {
 // Rejected writes that approval a was rejected, by whom, and what becomes
 // of its changes.
 func Rejected(w io.Writer, a *store.Approval) {
-	fmt.Fprintf(w, "approval %s rejected by %s: its %s discarded (a later run holds them again while the sources still ask for them)\n",
+	fmt.Fprintf(w, "approval %s rejected by %s: its %s discarded; those the sources still ask for are never sent on their own: the next sync holds them again, in a new approval\n",
 		a.ID, a.Decided.By, plural.Of(len(a.Changes), "change is", "changes are"))
 }

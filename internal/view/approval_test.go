@@ -36,7 +36,7 @@ func TestApprovals(t *testing.T) {
 	for _, want := range []string{
 		"approval 0123abcd, organization emea, held 2026-11-25T09:00:00Z: 3 removals exceed targets[1].safety.maxRemovals 1\n",
 		"dry run: nothing applied; the approval stays pending\n",
-		"approval 0123abcd rejected by ann: its 2 changes are discarded (a later run holds them again",
+		"approval 0123abcd rejected by ann: its 2 changes are discarded; those the sources still ask for are never sent on their own: the next sync holds them again, in a new approval",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("lacks %q:\n%s", want, b.String())
