@@ -15,8 +15,8 @@ import (
 	"io"
 
 	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
