@@ -209,6 +209,7 @@ var arguments = map[string]string{
 	"orgsync reject":  "ID",
 	"orgsync apply":   "FILE",
 	"orgsync show":    "FILE",
+	"orgsync init":    "[KIND]   (the same as --source KIND)",
 }
 
 // flagUsage writes a command's arguments and flags to w.

@@ -169,3 +169,15 @@ func TestAdminNotFoundSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestInitTakesTheKindAsItsArgument: orgsync init ldap is init --source
+// ldap, as an administrator types it first; a second argument is refused.
+func TestInitTakesTheKindAsItsArgument(t *testing.T) {
+	code, out, errOut := runInProcess("init", "ldap", "--output", "-")
+	if code != exitOK || !strings.Contains(out, "written by `orgsync init --source ldap`") {
+		t.Errorf("init ldap: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := runInProcess("init", "ldap", "csv", "--output", "-"); code != exitError || !strings.Contains(errOut, `unexpected argument "csv"`) {
+		t.Errorf("init with two kinds: exit %d\n%s", code, errOut)
+	}
+}

@@ -8,14 +8,18 @@ import (
 	"github.com/orgsync/orgsync/internal/demo/starter"
 )
 
-// runInit writes a commented starter configuration for one kind of source.
+// runInit writes a commented starter configuration for one kind of source
+// (--source KIND, or KIND as its argument).
 func runInit(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync init", flag.ContinueOnError)
 	source := fs.String("source", "csv", "the kind of source: "+starter.Kinds())
 	output := fs.String("output", defaultConfigPath, `the file to write ("-": standard output)`)
 	force := fs.Bool("force", false, "overwrite the file when it exists")
-	if code, ok := parseFlags(fs, args, std, 0); !ok {
+	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
+	}
+	if fs.NArg() == 1 { // orgsync init ldap: the kind without --source
+		*source = fs.Arg(0)
 	}
 	named := *output
 	if named == "-" {
