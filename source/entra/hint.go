@@ -3,6 +3,7 @@ package entra
 import (
 	"cmp"
 	"errors"
+	"golang.org/x/oauth2"
 	"net/http"
 	"strings"
 
@@ -15,8 +16,8 @@ import (
 func (s *Source) hint(err error) error {
 	advice := s.reachAdvice(err)
 	if advice == "" {
-		_, desc := restapi.OAuthError(err)
-		advice = cmp.Or(signInAdvice(desc), s.identityAdvice(desc))
+		code, desc := restapi.OAuthError(err)
+		advice = cmp.Or(signInAdvice(desc), s.identityAdvice(err, code, desc))
 	}
 	var se *restapi.StatusError
 	if advice == "" && errors.As(err, &se) {
@@ -34,20 +35,29 @@ func (s *Source) hint(err error) error {
 func (s *Source) reachAdvice(err error) string {
 	var ce *restapi.ConnectError
 	if errors.As(err, &ce) && s.cfg.mode() == AuthManagedIdentity && strings.Contains(err.Error(), "managed identity") {
-		return "no managed identity endpoint answers here: auth: managedIdentity works on an Azure VM, scale set or AKS node with a managed identity (the instance metadata service), " +
-			"or in App Service or Container Apps with an identity (IDENTITY_ENDPOINT and IDENTITY_HEADER); elsewhere use workloadIdentity, certificate or clientSecret"
+		return noIdentityEndpoint
 	}
 	return restapi.ReachAdvice(err, restapi.URLKey{Key: "loginURL", URL: s.cfg.LoginURL}, restapi.URLKey{Key: "graphURL", URL: s.cfg.GraphURL},
 		restapi.URLKey{Key: "identityEndpoint", URL: s.cfg.IdentityEndpoint})
 }
 
+// noIdentityEndpoint is the advice when no managed identity endpoint
+// answers: nothing listens there, or something else does (another
+// cloud's metadata service, a proxy).
+const noIdentityEndpoint = "no managed identity endpoint answers here: auth: managedIdentity works on an Azure VM, scale set or AKS node with a managed identity (the instance metadata service), " +
+	"or in App Service or Container Apps with an identity (IDENTITY_ENDPOINT and IDENTITY_HEADER); elsewhere use workloadIdentity, certificate or clientSecret"
+
 // identityAdvice says what to check when a managed identity endpoint
-// refuses the token request.
-func (s *Source) identityAdvice(desc string) string {
-	if s.cfg.mode() != AuthManagedIdentity {
+// refuses the token request (err, with its OAuth error code and
+// description: none when what answered is not such an endpoint).
+func (s *Source) identityAdvice(err error, code, desc string) string {
+	var re *oauth2.RetrieveError
+	if s.cfg.mode() != AuthManagedIdentity || !errors.As(err, &re) {
 		return ""
 	}
 	switch {
+	case code == "" && desc == "":
+		return noIdentityEndpoint
 	case strings.Contains(desc, "Multiple user assigned identities"):
 		return "set clientId to the client id of the user-assigned managed identity to sign in as"
 	case strings.Contains(desc, "Identity not found"):

@@ -1,6 +1,8 @@
 package entra_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -198,5 +200,21 @@ func TestValidateSignInModes(t *testing.T) {
 			map[string]string{"identityEndpoint": "belongs to auth: managedIdentity", "certificate": "required"}},
 	} {
 		sourcetest.CheckProblems(t, name, c.cfg.Validate(), c.want)
+	}
+}
+
+// TestNotAnIdentityEndpoint: an endpoint that answers, but is not a
+// managed identity's (another cloud's metadata service: a bare 403), gets
+// the same advice as none at all.
+func TestNotAnIdentityEndpoint(t *testing.T) {
+	_, cfg := managed(t, entrafake.Options{})
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "Forbidden", http.StatusForbidden)
+	}))
+	defer other.Close()
+	cfg.IdentityEndpoint = other.URL + entrafake.IMDSPath
+	_, err := read(t, cfg, rules, false)
+	if err == nil || !strings.Contains(err.Error(), "no managed identity endpoint answers here") {
+		t.Fatalf("an endpoint that is not a managed identity's: %v", err)
 	}
 }

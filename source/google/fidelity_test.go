@@ -98,9 +98,11 @@ func TestPageTokenExpired(t *testing.T) {
 // limit of concurrent requests, the source's own rate limit under it
 // reads without a single throttled or refused request.
 func TestUnderTheQuota(t *testing.T) {
-	d := startDemo(t, googlefake.Options{Quota: googlefake.Quota{PerMinute: 1200, Window: time.Second, Concurrent: 5}}, nil)
+	// 5 requests a one-second window: the read's 13 or more requests, sent
+	// at once, would be throttled without the client's own limit.
+	d := startDemo(t, googlefake.Options{Quota: googlefake.Quota{PerMinute: 300, Window: time.Second, Concurrent: 5}}, nil)
 	d.cfg.PageSize = 1
-	d.cfg.RateLimit = 1080 // 90% of the quota
+	d.cfg.RateLimit = 240 // 80% of the quota
 	res, err := read(t, d.cfg, rules)
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ func TestGoogleErrors(t *testing.T) {
 	}{
 		{403, body(403, "userRateLimitExceeded"), true, "userRateLimitExceeded", "m userRateLimitExceeded"},
 		{403, body(403, "rateLimitExceeded"), true, "rateLimitExceeded", "m rateLimitExceeded"},
+		{403, body(403, "quotaExceeded"), true, "quotaExceeded", "m quotaExceeded"}, // too many requests at once
 		{403, body(403, "forbidden"), false, "forbidden", "m forbidden"},
 		{403, body(403, "insufficientPermissions"), false, "insufficientPermissions", "m insufficientPermissions"},
 		{400, body(400, "invalidParameter"), false, "invalidParameter", "m invalidParameter"},
