@@ -27,7 +27,14 @@ import (
 // API version does not have, and a value of the wrong type.
 var strict = serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
 
-// decodeStrict decodes every document of a manifest file strictly.
+// served are the stable API versions of the kinds the manifests use,
+// served by every Kubernetes release still supported: client-go's scheme
+// also decodes versions the API server stopped serving (batch/v1beta1
+// CronJob, removed in 1.25; extensions/v1beta1 Deployment, in 1.16).
+var served = map[string]bool{"v1": true, "apps/v1": true, "batch/v1": true, "rbac.authorization.k8s.io/v1": true, "policy/v1": true, "networking.k8s.io/v1": true}
+
+// decodeStrict decodes every document of a manifest file strictly, in an
+// API version Kubernetes serves.
 func decodeStrict(t *testing.T, name string, data []byte) []runtime.Object {
 	t.Helper()
 	var objs []runtime.Object
@@ -35,9 +42,13 @@ func decodeStrict(t *testing.T, name string, data []byte) []runtime.Object {
 		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
 			continue
 		}
-		obj, _, err := strict.Decode(doc, nil, nil)
+		obj, gvk, err := strict.Decode(doc, nil, nil)
 		if err != nil {
 			t.Errorf("%s, document %d: %v", name, i+1, err)
+			continue
+		}
+		if gv := gvk.GroupVersion().String(); !served[gv] {
+			t.Errorf("%s, document %d: %s %s: an API version current Kubernetes no longer serves (or a beta one); use the stable one", name, i+1, gv, gvk.Kind)
 			continue
 		}
 		objs = append(objs, obj)

@@ -205,11 +205,13 @@ func parseFlags(fs *flag.FlagSet, args []string, std stdio, maxArgs int) (code i
 // arguments are the arguments of the commands that take some, as their
 // usage names them.
 var arguments = map[string]string{
-	"orgsync approve": "[ID]     (no ID: list the pending approvals)",
-	"orgsync reject":  "ID",
-	"orgsync apply":   "FILE",
-	"orgsync show":    "FILE",
-	"orgsync init":    "[KIND]   (the same as --source KIND)",
+	"orgsync approve":    "[ID]     (no ID: list the pending approvals)",
+	"orgsync reject":     "ID",
+	"orgsync apply":      "FILE",
+	"orgsync show":       "FILE",
+	"orgsync init":       "[KIND]   (the same as --source KIND)",
+	"orgsync test":       "FILE...  (mapping tests: orgsync.test.yaml files)",
+	"orgsync completion": "bash|zsh|fish",
 }
 
 // flagUsage writes a command's arguments and flags to w.

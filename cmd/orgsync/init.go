@@ -21,11 +21,7 @@ func runInit(_ context.Context, std stdio, args []string) int {
 	if fs.NArg() == 1 { // orgsync init ldap: the kind without --source
 		*source = fs.Arg(0)
 	}
-	named := *output
-	if named == "-" {
-		named = defaultConfigPath
-	}
-	text, err := starter.Config(*source, named)
+	text, err := starter.Config(*source, *output)
 	if err != nil {
 		return fail(std, fs.Name(), err)
 	}

@@ -53,9 +53,9 @@ var formats = []string{"deb", "rpm"}
 // Where the package puts things.
 const (
 	binPath    = "/usr/bin/orgsync"
-	configDir  = "/etc/orgsync"
+	configDir  = starter.PackagedConfigDir
 	configPath = configDir + "/orgsync.yaml"
-	stateDir   = "/var/lib/orgsync"
+	stateDir   = starter.PackagedStateDir
 	unitDir    = "/usr/lib/systemd/system"
 )
 
@@ -156,20 +156,19 @@ func writeStage(stage, examples string) error {
 }
 
 // starterConfig is the configuration the package installs: orgsync init's
-// for an LDAP or Active Directory source, keeping its state in the
-// package's state directory.
+// for an LDAP or Active Directory source, which keeps its state in the
+// package's state directory (init does so for a file in configDir).
 func starterConfig() (string, error) {
 	text, err := starter.Config("ldap", configPath)
 	if err != nil {
 		return "", err
 	}
-	const relative = "\nstate:\n  dir: state\n"
-	if !strings.Contains(text, relative) {
-		return "", errors.New("the starter configuration no longer has the state section to point at " + stateDir)
+	if !strings.Contains(text, "\nstate:\n  dir: "+stateDir+"\n") {
+		return "", errors.New("the starter configuration does not keep its state in " + stateDir)
 	}
 	header := "# Installed by the orgsync package: never replaced by an upgrade. Another\n" +
 		"# kind of source: orgsync init --source KIND --output " + configPath + " --force\n"
-	return header + strings.Replace(text, relative, "\nstate:\n  dir: "+stateDir+"\n", 1), nil
+	return header + text, nil
 }
 
 // fsCopy writes the files under dir of fsys into out.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -35,8 +36,12 @@ func Kinds() string { return kindsOf(all.Kinds()) }
 func Names() []string { return names(all.Kinds()) }
 
 // Config returns the starter configuration for the variant named source,
-// naming file in its instructions.
+// naming file in its instructions (orgsync.yaml for "-", standard output).
 func Config(source, file string) (string, error) { return configOf(all.Kinds(), source, file) }
+
+// stdoutName is the file name a configuration written to standard output
+// ("-") names in its comments.
+const stdoutName = "orgsync.yaml"
 
 // kindsOf lists the variants of kinds, sorted.
 func kindsOf(kinds source.Kinds) string { return strings.Join(names(kinds), ", ") }
@@ -57,7 +62,28 @@ func configOf(kinds source.Kinds, name, file string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("--source %q: use one of %s%s", name, kindsOf(kinds), suggest.DidYouMean(name, names(kinds)))
 	}
-	return strings.NewReplacer("{{source}}", name, "{{file}}", file).Replace(targetPart + v.Starter + policyPart), nil
+	if file == "-" {
+		file = stdoutName
+	}
+	return strings.NewReplacer("{{source}}", name, "{{file}}", file, "{{stateDir}}", stateDir(file)).Replace(targetPart + v.Starter + policyPart), nil
+}
+
+// PackagedConfigDir is where the packages install the configuration, and
+// PackagedStateDir the state directory they make, writable by the
+// service's user (the configuration's folder is not).
+const (
+	PackagedConfigDir = "/etc/orgsync"
+	PackagedStateDir  = "/var/lib/orgsync"
+)
+
+// stateDir is the state.dir of a configuration written to file: the
+// packages' state directory for one in their configuration folder, else
+// "state", beside the file.
+func stateDir(file string) string {
+	if abs, err := filepath.Abs(file); err == nil && filepath.Dir(abs) == PackagedConfigDir {
+		return PackagedStateDir
+	}
+	return "state"
 }
 
 // WriteNew writes data to path, readable by its owner only, refusing to

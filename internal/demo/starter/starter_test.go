@@ -75,3 +75,20 @@ func TestANewKindIsOneRegistryLine(t *testing.T) {
 		t.Errorf("starter of the new kind: %v\n%s", err, text)
 	}
 }
+
+// TestPackagedConfigKeepsStateWhereThePackageMadeIt: a configuration
+// written into the packages' configuration folder keeps its state in
+// their state directory (the folder itself is not the service user's to
+// write); elsewhere beside the file.
+func TestPackagedConfigKeepsStateWhereThePackageMadeIt(t *testing.T) {
+	for file, want := range map[string]string{
+		PackagedConfigDir + "/orgsync.yaml": "\nstate:\n  dir: " + PackagedStateDir + "\n",
+		"orgsync.yaml":                      "\nstate:\n  dir: state\n",
+		"/srv/sync/orgsync.yaml":            "\nstate:\n  dir: state\n",
+	} {
+		text, err := Config("csv", file)
+		if err != nil || !strings.Contains(text, want) {
+			t.Errorf("%s: %v, want %q in\n%s", file, err, want, text)
+		}
+	}
+}
