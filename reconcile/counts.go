@@ -37,3 +37,12 @@ func (p *Plan) Counts() Counts {
 	}
 	return c
 }
+
+// Of is the count of changes of kind k (0 for a kind the table does not
+// know): what a summary that lists every kind reads.
+func (c Counts) Of(k Kind) int {
+	if r, ok := kinds[k]; ok {
+		return *r.count(&c)
+	}
+	return 0
+}

@@ -238,16 +238,18 @@ func appliedByKind(plan *reconcile.Plan, res *reconcile.Result) map[string]int {
 
 // summary logs the final line of an organization's run.
 func summary(log *zap.Logger, res *Result, err error) {
-	fields := []zap.Field{
-		zap.Int("create", res.Counts.Create), zap.Int("update", res.Counts.Update),
-		zap.Int("remove", res.Counts.Remove), zap.Int("delete", res.Counts.Delete),
+	var fields []zap.Field
+	for _, k := range reconcile.Kinds() { // every kind of the table, by its name
+		fields = append(fields, zap.Int(string(k), res.Counts.Of(k)))
+	}
+	fields = append(fields,
 		zap.Int("addMemberships", res.Counts.AddMemberships), zap.Int("removeMemberships", res.Counts.RemoveMemberships),
 		zap.Int("withheld", res.Counts.Withheld), zap.Int("unmatched", res.Counts.Unmatched),
 		zap.String("read", string(res.Read.Kind)), zap.Int("requests", res.Stats.Total()), zap.Int("429s", res.Stats.TooManyRequests),
 		zap.Int("retries", res.Stats.Retries),
 		zap.Duration("elapsed", res.Elapsed.Round(time.Millisecond)),
 		zap.String("peakMemory", fmt.Sprintf("%.1f MiB", float64(peakMemory())/(1<<20))),
-	}
+	)
 	if res.Applied != nil {
 		fields = append(fields, zap.Int("actionRequests", res.Applied.Requests), zap.Int("failures", len(res.Applied.Failures)))
 	}

@@ -122,3 +122,19 @@ func TestPlanOfAnUnknownKindIsNotShown(t *testing.T) {
 		t.Errorf("PlanJSON: %v; want ErrUnknownKind", err)
 	}
 }
+
+// TestThePlanLineCountsEveryKind: the Plan: line shows a change of every
+// kind of the reconciler's table; a kind added there without a place on
+// the line fails here.
+func TestThePlanLineCountsEveryKind(t *testing.T) {
+	none := countsLine((&reconcile.Plan{}).Counts())
+	for _, k := range reconcile.Kinds() {
+		p := &reconcile.Plan{Changes: []reconcile.Change{{Kind: k}}}
+		if k == reconcile.KindInviteGroups {
+			p = &reconcile.Plan{InviteGroups: []reconcile.Change{{Kind: k}}}
+		}
+		if got := countsLine(p.Counts()); got == none {
+			t.Errorf("a %s change leaves the Plan: line as it is without one: %s", k, got)
+		}
+	}
+}
