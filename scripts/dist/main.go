@@ -265,7 +265,14 @@ func contents(bin, stage string) files.Contents {
 		c = append(c, file(filepath.Join(stage, u), unitDir+"/"+u, 0o644))
 	}
 	for shell, dst := range completion.Files {
-		c = append(c, file(filepath.Join(stage, "completion."+shell), dst, 0o644))
+		f := file(filepath.Join(stage, "completion."+shell), dst, 0o644)
+		if rpmDst, ok := completion.FilesRPM[shell]; ok {
+			f.Packager = "deb"
+			r := file(filepath.Join(stage, "completion."+shell), rpmDst, 0o644)
+			r.Packager = "rpm"
+			c = append(c, r)
+		}
+		c = append(c, f)
 	}
 	deb := func(src, dst string) *files.Content {
 		f := file(src, dst, 0o644)

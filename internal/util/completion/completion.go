@@ -11,6 +11,11 @@ var Files = map[string]string{
 	"fish": "/usr/share/fish/vendor_completions.d/orgsync.fish",
 }
 
+// FilesRPM are the paths of an .rpm where they differ from Files: the zsh
+// of Fedora and RHEL reads site-functions, not Debian's
+// vendor-completions.
+var FilesRPM = map[string]string{"zsh": "/usr/share/zsh/site-functions/_orgsync"}
+
 // Scripts are the shell completion scripts orgsync completion prints,
 // by shell. Each asks `orgsync completion candidates -- WORDS...` for the
 // candidates of the word being completed (the last), so that commands,
