@@ -27,6 +27,9 @@ type source struct {
 	// regardless of letter case (an LDAP search), as for a selection by
 	// group.
 	caseFold bool
+	// columns are a CSV source's renamed columns, each with the user
+	// field it holds (what the hook's source_attributes[column] is).
+	columns map[string]string
 }
 
 // translateDirectory translates directory_users: the connector the

@@ -147,6 +147,9 @@ func (m *migration) hookScope(src *source, e *hookEffects) *scope {
 	return &scope{
 		vars: map[string]cel{},
 		attribute: func(name string) cel {
+			if f, ok := src.columns[name]; ok { // a renamed CSV column
+				return cel{"user." + f, "string"}
+			}
 			if f, ok := sourceFields(src.kind)[name]; ok {
 				return cel{"user." + f, "string"}
 			}

@@ -179,3 +179,27 @@ func TestSplitGroupFilter(t *testing.T) {
 func compileAnchored(pattern string) (*mapping.Mapper, error) {
 	return mapping.New([]mapping.Rule{{Pattern: pattern, Targets: []string{"x"}}})
 }
+
+// TestHookUpperSaysASCII: Python's upper() becomes upperAscii(), which
+// leaves letters outside ASCII as they are: the report says so.
+func TestHookUpperSaysASCII(t *testing.T) {
+	main := strings.Replace(mainWith(""), "  groups:", "  extension: extension-config.yml\n  groups:", 1)
+	ext := "after_mapping_hook: |\n  target_attributes['firstname'] = source_attributes['firstname'].upper()\n"
+	res, _ := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "extension-config.yml": ext}, "--connector", "csv", "users.csv")
+	if text := reportText(res.Report); !strings.Contains(text, "upperAscii() and lowerAscii() change the ASCII letters only") {
+		t.Errorf("the report does not say that upperAscii is not upper():\n%s", text)
+	}
+}
+
+// TestHookReadsARenamedColumn: a hook reading the column a CSV
+// connector renamed (first_name_column_name: given) reads the user's
+// field, as the incumbent's hook sees the column.
+func TestHookReadsARenamedColumn(t *testing.T) {
+	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    csv: connector-csv.yml\n  extension: extension-config.yml\n  groups:", 1)
+	ext := "after_mapping_hook: |\n  target_attributes['firstname'] = source_attributes['given'].strip()\n"
+	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "extension-config.yml": ext, "connector-csv.yml": "first_name_column_name: given\n"},
+		"--connector", "csv", "users.csv")
+	if cfg == nil || !strings.Contains(string(res.Config), "user.firstname.trim()") || strings.Contains(string(res.Config), "user.attributes.given") {
+		t.Errorf("the hook does not read the renamed column as the field:\n%s\n%s", res.Config, reportText(res.Report))
+	}
+}

@@ -72,21 +72,25 @@ type HookReport struct {
 	Left      []string // statements no proposal covers, each with why
 }
 
-// add appends an entry for the settings ss (the first names the entry;
-// all are accounted for).
+// add appends an entry for each of the settings ss, translated together
+// (the entries after the first say so): every one is accounted for, each
+// with its line.
 func (r *Report) add(o Outcome, to []string, note string, ss ...*setting) {
 	ss = slices.DeleteFunc(slices.Clone(ss), func(s *setting) bool { return s == nil })
-	if len(ss) == 0 {
-		return
-	}
-	for _, s := range ss {
+	for i, s := range ss {
 		s.done = true
+		value := display(s)
+		if o == Unknown && s.leaf && !s.isNull() {
+			value = "(not shown: a key migrate does not know may hold a secret)"
+		}
+		n := note
+		if i > 0 && note != "" {
+			n = "with " + ss[0].where() + ": " + note
+		} else if i > 0 {
+			n = "with " + ss[0].where()
+		}
+		r.Entries = append(r.Entries, Entry{Where: s.where(), Value: value, Outcome: o, To: to, Note: n})
 	}
-	value := display(ss[0])
-	if o == Unknown && ss[0].leaf && !ss[0].isNull() {
-		value = "(not shown: a key migrate does not know may hold a secret)"
-	}
-	r.Entries = append(r.Entries, Entry{Where: ss[0].where(), Value: value, Outcome: o, To: to, Note: note})
 }
 
 // addFlag appends an entry for an invocation option given on the
@@ -200,8 +204,13 @@ func (r *Report) writeHook(w io.Writer) {
 	default:
 		fmt.Fprintln(w, "Some statements are covered; these expressions are proposed, commented out, in the migrated configuration:")
 	}
+	ascii := false
 	for _, p := range h.Proposals {
 		fmt.Fprintf(w, "    %s\n", p)
+		ascii = ascii || strings.Contains(p, "upperAscii()") || strings.Contains(p, "lowerAscii()")
+	}
+	if ascii {
+		fmt.Fprintln(w, "  differs: Python's upper() and lower() change every letter; upperAscii() and lowerAscii() change the ASCII letters only (\"Zoë\".upperAscii() is \"ZOë\"): check the names with other letters")
 	}
 	for _, l := range h.Left {
 		fmt.Fprintf(w, "  not covered: %s\n", l)

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,7 +225,8 @@ func TestLDAPBinds(t *testing.T) {
 	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    ldap: connector-ldap.yml\n  groups:", 1)
 	for _, c := range []struct{ conn, want string }{
 		{"username: CORP\\svc-ust\npassword: x-not-a-real-secret\nauthentication_method: NTLM\n", "bind: ntlm"},
-		{"authentication_method: kerberos\n", "bind: kerberos"},
+		{"authentication_method: kerberos\npassword: x-not-a-real-secret\n", "bind: kerberos"},
+		{"authentication_method: Anonymous\nusername: cn=ignored,dc=corp,dc=example,dc=org\n", "filter"},
 		{"# no username: anonymous\n", "filter"},
 		{"username: cn=svc,dc=corp,dc=example,dc=org\npassword: x-not-a-real-secret\nrequire_tls_cert: True\nhost: ldap://dc1.corp.example.org\n", "startTLS: true"}, // host given twice: the later wins
 	} {
@@ -240,6 +242,11 @@ func TestLDAPBinds(t *testing.T) {
 		}
 		if strings.Contains(string(res.Config)+reportText(res.Report), "x-not-a-real-secret") {
 			t.Errorf("%q: the password was copied", c.conn)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(conn), "\n") { // every setting accounted for, each with its line
+			if key, _, _ := strings.Cut(line, ":"); !strings.HasPrefix(line, "#") && !strings.Contains(reportText(res.Report), fmt.Sprintf("connector-ldap.yml:%d %s", i+1, key)) {
+				t.Errorf("%q: the report does not account for line %d (%s):\n%s", c.conn, i+1, line, reportText(res.Report))
+			}
 		}
 	}
 }
