@@ -236,6 +236,7 @@ func (p *Program) WithScope(groups []string) *Program {
 // newEnv declares the variables of a record.
 func newEnv() (*cel.Env, error) {
 	opts := append([]cel.EnvOption{ext.Strings()}, guardedStrings()...)
+	opts = append(opts, letterCase()...)
 	opts = append(opts, cel.OptionalTypes(),
 		cel.Variable("user.attributes", cel.MapType(cel.StringType, cel.StringType)),
 		cel.Variable("user.attributeValues", cel.MapType(cel.StringType, cel.ListType(cel.StringType))),

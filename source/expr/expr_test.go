@@ -323,3 +323,22 @@ func TestMissingAttributeOfARecordWithNone(t *testing.T) {
 		t.Errorf("Run = %v", err)
 	}
 }
+
+// TestLetterCase: upper() and lower() change every letter, as Unicode
+// says; upperAscii() and lowerAscii() only the ASCII ones.
+func TestLetterCase(t *testing.T) {
+	p, err := Compile(Config{Set: map[string]string{
+		"firstname": `user.firstname.upper()`, "lastname": `user.lastname.lower()`,
+		"country": `user.firstname.upperAscii()`,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := record(map[string]string{"firstname": "Zoë", "lastname": "ÇELIK Øster"}, nil)
+	if _, err := p.Run(r); err != nil {
+		t.Fatal(err)
+	}
+	if got := [3]string{r.Fields[FirstName], r.Fields[LastName], r.Fields[Country]}; got != [3]string{"ZOË", "çelik øster", "ZOë"} {
+		t.Errorf("upper, lower, upperAscii = %q", got)
+	}
+}

@@ -46,6 +46,17 @@ func guardedStrings() []cel.EnvOption {
 	}
 }
 
+// letterCase declares upper() and lower(), which change every letter as
+// Unicode says ("Zoë".upper() is "ZOË"), beside the string extensions'
+// upperAscii() and lowerAscii(), which change the ASCII letters only.
+func letterCase() []cel.EnvOption {
+	caseFn := func(name string, to func(string) string) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload("string_"+name, []*cel.Type{cel.StringType}, cel.StringType,
+			cel.UnaryBinding(func(s ref.Val) ref.Val { return types.String(to(string(s.(types.String)))) })))
+	}
+	return []cel.EnvOption{caseFn("upper", strings.ToUpper), caseFn("lower", strings.ToLower)}
+}
+
 // tooLong is the error of a call that would make a string over MaxResultLen.
 func tooLong(fn string) ref.Val {
 	return types.NewErrFromString(fmt.Sprintf("%s would make a string of more than %d bytes, the most an expression may make", fn, MaxResultLen))

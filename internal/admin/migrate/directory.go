@@ -395,7 +395,7 @@ func groupFilter(groups []string, fold bool) string {
 	}
 	list := "[" + strings.Join(quoted, ", ") + "]"
 	if fold {
-		return "directoryGroups.exists(g, g.lowerAscii() in " + list + ")"
+		return "directoryGroups.exists(g, g.lower() in " + list + ")" // lower(), as strings.ToLower above
 	}
 	return "directoryGroups.exists(g, g in " + list + ")"
 }

@@ -312,7 +312,7 @@ func (p *parser) postfix() (cel, error) {
 
 // stringMethods are the Python string methods migrate writes in CEL.
 var stringMethods = map[string]string{
-	"lower": "lowerAscii", "upper": "upperAscii", "strip": "trim",
+	"lower": "lower", "upper": "upper", "strip": "trim",
 	"startswith": "startsWith", "endswith": "endsWith", "replace": "replace",
 }
 
