@@ -121,12 +121,12 @@ func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
 	}
 	g.plan.Plan = clonePlan(p.Plan)
 	log := p.logger(j)
-	pending, applying, err := j.quarantine.pending(p.Org.Name, mode == Real)
+	pending, applying, rejected, err := j.quarantine.approvals(p.Org.Name, mode == Real)
 	if err == nil {
 		pending, err = j.narrow(g, pending, log)
 	}
 	if err == nil {
-		pending, err = j.holdRejected(g, pending, log)
+		pending, err = j.holdRejected(g, pending, rejected, log)
 	}
 	if err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
@@ -148,16 +148,16 @@ func (d *Decision) createdList() []store.Approval {
 	return []store.Approval{*d.Created}
 }
 
-// holdRejected holds what the organization's rejected approvals held and
+// holdRejected holds what the organization's rejected approvals no run
+// has taken up yet (rejected) held and
 // the sources still ask for: the first real run after a rejection makes
 // of it a new pending approval (whatever the run's own count), added to
 // pending, and takes the rejected approvals up; what the sources no
 // longer ask for is let go. A dry or test-only run holds the same and
 // writes nothing. Sources that were incomplete take nothing up.
-func (j *Job) holdRejected(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
-	rejected, err := j.quarantine.rejected(g.plan.Org.Name)
-	if err != nil || len(rejected) == 0 {
-		return pending, err
+func (j *Job) holdRejected(g *Gated, pending, rejected []store.Approval, log *zap.Logger) ([]store.Approval, error) {
+	if len(rejected) == 0 {
+		return pending, nil
 	}
 	plan := g.plan.Plan
 	held := make([][]reconcile.Change, len(pending))
@@ -208,7 +208,7 @@ func (j *Job) holdRejected(g *Gated, pending []store.Approval, log *zap.Logger) 
 // when none does: what an action outside a run (invites revoke) must not
 // send while an approval holds it.
 func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approval, error) {
-	pending, applying, err := j.quarantine.pending(t.Name, false)
+	pending, applying, _, err := j.quarantine.approvals(t.Name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -384,21 +384,31 @@ func (q *quarantine) open(create bool) (*store.Dir, error) {
 	return dir, nil
 }
 
-// pending returns organization org's pending approvals, and those being
-// applied (orgsync approve has claimed them): held until they are closed.
-func (q *quarantine) pending(org string, create bool) (pending, applying []store.Approval, err error) {
+// approvals returns organization org's pending approvals, those being
+// applied (orgsync approve has claimed them: held until they are closed),
+// and the rejected ones no run has taken up yet, in one read of the
+// directory.
+func (q *quarantine) approvals(org string, create bool) (pending, applying, rejected []store.Approval, err error) {
 	dir, err := q.open(create)
 	if err != nil || dir == nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	pending, err = dir.Approvals(org, store.Pending)
+	all, err := dir.Approvals(org, "")
 	if err == nil {
 		applying, err = dir.Claimed(org)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the pending approvals (nothing is sent while they cannot be read): %w", err)
+		return nil, nil, nil, fmt.Errorf("reading the pending approvals (nothing is sent while they cannot be read): %w", err)
 	}
-	return pending, applying, nil
+	for _, a := range all {
+		switch {
+		case a.Status == store.Pending:
+			pending = append(pending, a)
+		case a.Status == store.Rejected && a.TakenUp == "":
+			rejected = append(rejected, a)
+		}
+	}
+	return pending, applying, rejected, nil
 }
 
 // narrowed records a narrowed approval when write is set: saved, or
@@ -419,20 +429,6 @@ func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
 		return dir.Close(a, store.Dropped, *a.Decided)
 	}
 	return dir.SaveApproval(a)
-}
-
-// rejected returns organization org's rejected approvals no run has
-// taken up yet.
-func (q *quarantine) rejected(org string) ([]store.Approval, error) {
-	dir, err := q.open(false)
-	if err != nil || dir == nil {
-		return nil, err
-	}
-	list, err := dir.RejectedOpen(org)
-	if err != nil {
-		return nil, fmt.Errorf("reading the rejected approvals (nothing is sent while they cannot be read): %w", err)
-	}
-	return list, nil
 }
 
 // save writes a new approval.

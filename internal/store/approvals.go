@@ -148,14 +148,6 @@ func (d *Dir) Approvals(org, status string) ([]Approval, error) {
 	return d.approvals(org, status, "*.json", func(p string) bool { return strings.HasSuffix(p, ".applying.json") })
 }
 
-// RejectedOpen returns organization org's rejected approvals no run has
-// taken up yet (TakenUp), oldest first: their changes are held until one
-// does.
-func (d *Dir) RejectedOpen(org string) ([]Approval, error) {
-	list, err := d.Approvals(org, Rejected)
-	return slices.DeleteFunc(list, func(a Approval) bool { return a.TakenUp != "" }), err
-}
-
 // PendingIDs returns the ids of the pending approvals of the state
 // directory at path, oldest first, when it exists and can be read; nil
 // otherwise. It never creates the directory (shell completion asks).
