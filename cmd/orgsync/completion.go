@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -97,15 +99,14 @@ func flagValues(cmd string, f *flag.Flag, words []string) []string {
 }
 
 // configOf loads the configuration the words name (--config), else
-// $ORGSYNC_CONFIG or orgsync.yaml; nil when it does not load.
+// $ORGSYNC_CONFIG or orgsync.yaml: as far as it decoded when it has
+// problems that leave state and notify alone (config.Error.Salvage), nil
+// when it does not load at all.
 func configOf(words []string) *config.Config {
-	path := completion.FlagValue(words, "config")
-	if path == "" {
-		path = configDefault()
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		return nil
+	path := cmp.Or(completion.FlagValue(words, "config"), configDefault())
+	cfg, err := config.Load(path) // nil when it does not load
+	if cerr := (*config.Error)(nil); errors.As(err, &cerr) {
+		cfg = cerr.Salvage() // a file init wrote, not yet filled in, still names its organizations
 	}
 	return cfg
 }

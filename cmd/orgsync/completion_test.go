@@ -111,6 +111,16 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"reject", "--config", cfg, "a1"}, []string{"a1b2c3d4"}},
 		{[]string{"validate", "--config", ""}, nil}, // a file: the shell's own completion
 	}
+	// A file init wrote, its target not filled in: its organization and
+	// state directory are completed all the same.
+	starterFile := filepath.Join(dir, "starter.yaml")
+	if r := runBinary(t, nil, "init", "--output", starterFile); r.code != exitOK {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	tests = append(tests, struct {
+		words []string
+		want  []string
+	}{[]string{"plan", "--config", starterFile, "--orgs", ""}, []string{"default"}})
 	for _, k := range all.Kinds() { // every kind of the registry has a starter
 		if !slices.Contains(starter.Names(), k.Key) {
 			t.Errorf("init --source does not complete the source kind %s", k.Key)
