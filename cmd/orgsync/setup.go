@@ -41,7 +41,7 @@ func (f *setupFlags) recordRuns() { f.broken = f.recordFailure }
 // the same (the admin commands' flag, which an administrator types here
 // too).
 func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
-	fs.StringVar(&f.orgs, "orgs", "", "sync only these organizations of targets: (names, comma-separated); default all")
+	fs.StringVar(&f.orgs, "orgs", "", "only these organizations of targets: (names, comma-separated); default all")
 	fs.StringVar(&f.orgs, "org", "", "the same as --orgs")
 }
 
