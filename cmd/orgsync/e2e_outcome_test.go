@@ -118,6 +118,10 @@ func TestUnrecordedChangesExitApart(t *testing.T) {
 	if !found {
 		t.Errorf("no notification that the run was not recorded: %v", h.events())
 	}
+	// The run record, which could be written, does not call it a success.
+	if runs := runsOf(t, cfg); len(runs) != 1 || runs[0].Result != store.RunFailure || runs[0].Phase != "record" || !strings.Contains(runs[0].Error, "the history of its changes could not be written") {
+		t.Errorf("runs.jsonl after the unrecorded sync: %+v", runs)
+	}
 	r = runBinary(t, []string{"HOOK_URL=" + h.url}, "validate", "--config", cfg)
 	if r.code != exitError || !strings.Contains(r.stdout, "problem: state.dir ") || !strings.Contains(r.stdout, "history.jsonl cannot be appended to") {
 		t.Errorf("validate with a history that cannot be written: exit %d\n%s", r.code, r.stdout)

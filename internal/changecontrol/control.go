@@ -110,11 +110,12 @@ func (c *Control) Applied(r *run.Result) {
 		return
 	}
 	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org))
+	err := c.store(rec, entries)
 	c.mu.Lock()
 	c.done.Runs = append(c.done.Runs, *rec)
 	c.done.Entries = append(c.done.Entries, entries...)
 	c.mu.Unlock()
-	if err := c.store(rec, entries); err != nil {
+	if err != nil {
 		c.log.Error("the run could not be recorded in the state directory", zap.String("org", r.Org.Name), zap.Error(err))
 		if sent(r) {
 			c.mu.Lock()
@@ -151,7 +152,9 @@ func FailedToLoad(cerr *config.Error, log *zap.Logger) *Control {
 }
 
 // store appends the history entries and the run record to the state
-// directory, when state.dir is set.
+// directory, when state.dir is set. A run whose history cannot be
+// written is recorded as failed in phase record (what it applied is not
+// in the history), never as a success.
 func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 	dir := c.StateDir()
 	if dir == nil && c.config().State.Dir == "" {
@@ -160,7 +163,12 @@ func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 	if dir == nil {
 		return fmt.Errorf("state.dir %s cannot be opened", c.config().State.Dir)
 	}
-	return errors.Join(dir.AppendHistory(entries), dir.AppendRun(rec))
+	herr := dir.AppendHistory(entries)
+	if herr != nil {
+		rec.Result, rec.Phase = store.RunFailure, run.PhaseRecord
+		rec.Error = strings.TrimPrefix(rec.Error+"; ", "; ") + "the history of its changes could not be written: " + herr.Error()
+	}
+	return errors.Join(herr, dir.AppendRun(rec))
 }
 
 // sent reports whether r's run sent changes.
