@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"go.uber.org/zap"
+
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
-	"go.uber.org/zap"
 )
 
 // runValidate checks the configuration and reads the sources, reporting

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
-	"go.uber.org/zap"
 )
 
 // MissingGroup is a target group an organization does not have.
