@@ -3,9 +3,10 @@ package entra
 import (
 	"cmp"
 	"errors"
-	"golang.org/x/oauth2"
 	"net/http"
 	"strings"
+
+	"golang.org/x/oauth2"
 
 	"github.com/orgsync/orgsync/source/internal/restapi"
 )
