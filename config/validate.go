@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/orgsync/orgsync/internal/util/weburl"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/diag"

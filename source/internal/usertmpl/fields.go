@@ -10,7 +10,6 @@ package usertmpl
 import (
 	"cmp"
 	"fmt"
-	"github.com/orgsync/orgsync/target/umwire"
 	"slices"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/textenc"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // Spec is the user fields' templates and defaults as a source's users
