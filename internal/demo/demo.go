@@ -155,11 +155,14 @@ func writeConfig(dir, example string, replace []string) (string, error) {
 	}
 	out := filepath.Join(dir, example, "demo.yaml")
 	text := strings.NewReplacer(replace...).Replace(string(data))
-	if !regexp.MustCompile(`(?m)^state:`).MatchString(text) {
+	if !stateKey.MatchString(text) {
 		text += "\n" + StateSection
 	}
 	return out, os.WriteFile(out, []byte(text), 0o600)
 }
+
+// stateKey finds a configuration's top-level state section.
+var stateKey = regexp.MustCompile(`(?m)^state:`)
 
 // StateSection is the state directory writeConfig gives an example that
 // names none, as init does: beside the demo's copy of the example, so

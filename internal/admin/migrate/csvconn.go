@@ -64,8 +64,11 @@ func (m *migration) csvConnector(src *source, f merged) {
 		}
 		if !strings.EqualFold(s.str(), c.field) {
 			b.set("columns."+c.field, s.str(), "from "+s.origin())
-			if c.field != "groups" {
-				src.columns = mapSet(src.columns, s.str(), c.field)
+			if c.field != "groups" { // what the hook reads by the column's name
+				if src.columns == nil {
+					src.columns = map[string]string{}
+				}
+				src.columns[s.str()] = c.field
 			}
 		}
 		m.rep.add(Translated, []string{at + ".columns." + c.field}, "", s)
@@ -107,13 +110,4 @@ func (m *migration) csvDelimiter(src *source, f merged, path string) {
 // normalizeEncoding is Python's normalization of an encoding name.
 func normalizeEncoding(name string) string {
 	return strings.ToLower(strings.NewReplacer("-", "_", " ", "_").Replace(strings.TrimSpace(name)))
-}
-
-// mapSet sets m[k] to v, making m when it is nil, and returns it.
-func mapSet(m map[string]string, k, v string) map[string]string {
-	if m == nil {
-		m = map[string]string{}
-	}
-	m[k] = v
-	return m
 }
