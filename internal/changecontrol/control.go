@@ -165,8 +165,11 @@ func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 	}
 	herr := dir.AppendHistory(entries)
 	if herr != nil {
-		rec.Result, rec.Phase = store.RunFailure, run.PhaseRecord
-		rec.Error = strings.TrimPrefix(rec.Error+"; ", "; ") + "the history of its changes could not be written: " + herr.Error()
+		msg := "the history of its changes could not be written: " + herr.Error()
+		if rec.Error != "" {
+			msg = rec.Error + "; " + msg
+		}
+		rec.Result, rec.Phase, rec.Error = store.RunFailure, run.PhaseRecord, msg
 	}
 	return errors.Join(herr, dir.AppendRun(rec))
 }
