@@ -11,5 +11,6 @@ func (c *Config) Choices() map[string]source.Choice {
 	return map[string]source.Choice{
 		"delimiter": {Words: []string{"auto", ",", ";", "tab", "\t", `\t`}},
 		"encoding":  {Words: textenc.Words(), AnyCase: true},
+		"shortRows": {Words: []string{ShortRowsRefuse, ShortRowsEmpty}},
 	}
 }

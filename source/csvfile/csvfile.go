@@ -47,9 +47,20 @@ type Config struct {
 	Encoding string `yaml:"encoding,omitempty"`
 	// Columns names the header column of each field.
 	Columns Columns `yaml:"columns,omitempty"`
+	// ShortRows is what a row with fewer fields than the header is:
+	// ShortRowsRefuse (the default), a bad record; ShortRowsEmpty, read
+	// with the missing trailing fields empty, as the incumbent tool's CSV
+	// reader reads it.
+	ShortRows string `yaml:"shortRows,omitempty"`
 	// Defaults for fields a row leaves empty.
 	source.Defaults `yaml:",inline"`
 }
+
+// What a row with fewer fields than the header is (Config.ShortRows).
+const (
+	ShortRowsRefuse = "refuse"
+	ShortRowsEmpty  = "empty"
+)
 
 // Columns are the header names of the fields, matched case-insensitively.
 // Each defaults to its field's name: firstname, lastname, email, country,
@@ -92,6 +103,9 @@ func (c *Config) Validate() []diag.FieldError {
 	}
 	if _, err := delimiter(c.Delimiter); err != nil {
 		errs = append(errs, diag.FieldError{Field: "delimiter", Reason: err.Error()})
+	}
+	if r := c.ShortRows; r != "" && r != ShortRowsRefuse && r != ShortRowsEmpty {
+		errs = append(errs, diag.FieldError{Field: "shortRows", Reason: fmt.Sprintf("%q: use %s (a short row is a bad record) or %s (its missing trailing fields are empty)", r, ShortRowsRefuse, ShortRowsEmpty)})
 	}
 	if c.GroupSeparator != "" && strings.TrimSpace(c.GroupSeparator) == "" {
 		errs = append(errs, diag.FieldError{Field: "groupSeparator", Reason: "must not be blank"})
@@ -327,6 +341,9 @@ func (s *Source) rows(ctx context.Context, r *csv.Reader, cols columns, b *userr
 			return parseError(s.cfg.Path, err)
 		}
 		line, _ := r.FieldPos(0)
+		for len(row) < cols.width && s.cfg.ShortRows == ShortRowsEmpty {
+			row = append(row, "")
+		}
 		if len(row) != cols.width {
 			b.Skip(line, fmt.Sprintf("has %d fields but the header has %d: quote fields that contain the delimiter %q", len(row), cols.width, r.Comma))
 			continue
