@@ -222,10 +222,10 @@ func (a *authenticator) signJWT() (string, error) {
 // parsePrivateKey reads an RSA private key in PEM: PKCS#1, PKCS#8, or
 // PKCS#8 encrypted with passphrase (PBES2, as `openssl pkcs8 -topk8`
 // writes it; the standard library cannot decrypt it, so
-// github.com/youmark/pkcs8 does). Its errors never quote the key or the
-// passphrase.
+// github.com/youmark/pkcs8 does), or either in the legacy encrypted form
+// (decryptLegacyPEM). Its errors never quote the key or the passphrase.
 func parsePrivateKey(pemText, passphrase string) (*rsa.PrivateKey, error) {
-	block, _ := pem.Decode([]byte(strings.TrimSpace(pemText)))
+	block, _ := pem.Decode([]byte(strings.TrimSpace(oneNewline(pemText))))
 	switch {
 	case block == nil:
 		return nil, errors.New("not PEM (expected -----BEGIN RSA PRIVATE KEY-----, -----BEGIN PRIVATE KEY----- or -----BEGIN ENCRYPTED PRIVATE KEY-----)")
@@ -234,7 +234,7 @@ func parsePrivateKey(pemText, passphrase string) (*rsa.PrivateKey, error) {
 	case block.Type == "ENCRYPTED PRIVATE KEY":
 		return decryptPrivateKey(block.Bytes, passphrase)
 	case block.Headers["Proc-Type"] == "4,ENCRYPTED":
-		return nil, errors.New("encrypted in the legacy OpenSSL format, which is insecure: convert it to encrypted PKCS#8 (openssl pkcs8 -topk8 -v2 aes-256-cbc -in old.pem -out new.pem) and set privateKeyPassphrase")
+		return decryptLegacyPEM(block, passphrase)
 	}
 	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
 		return k, nil

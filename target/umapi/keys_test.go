@@ -1,8 +1,11 @@
 package umapi
 
 import (
+	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,19 +67,51 @@ func TestEncryptedPrivateKey(t *testing.T) {
 	}
 }
 
-// A key encrypted in the legacy OpenSSL PEM format is refused with the
-// command that converts it.
-func TestLegacyEncryptedKeyIsRefused(t *testing.T) {
-	e := newSimEnv(t, testState(1), umsim.Options{})
-	key, err := parsePrivateKey(e.config(AuthJWT).PrivateKeyPEM, "")
+// A key encrypted in the legacy OpenSSL PEM form (Proc-Type:
+// 4,ENCRYPTED) signs in with its passphrase: the incumbent tool's own
+// encrypted test key (DES-EDE3-CBC over PKCS#8, lone CR line endings) is
+// its unencrypted twin, and the simulator's key so encrypted signs in;
+// without the passphrase or with a wrong one, the error says what to do
+// and shows neither the key nor the passphrase.
+func TestLegacyEncryptedKey(t *testing.T) {
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	plain, err := parsePrivateKey(read("incumbent-private.key"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacy := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY",
-		Headers: map[string]string{"Proc-Type": "4,ENCRYPTED", "DEK-Info": "AES-256-CBC,00000000000000000000000000000000"},
-		Bytes:   x509.MarshalPKCS1PrivateKey(key)})
-	_, err = parsePrivateKey(string(legacy), "pass")
-	if err == nil || !strings.Contains(err.Error(), "openssl pkcs8 -topk8") {
-		t.Fatalf("err = %v, want the conversion named", err)
+	got, err := parsePrivateKey(read("incumbent-encrypted.key"), "password")
+	if err != nil || !got.Equal(plain) {
+		t.Fatalf("the incumbent's encrypted key: %v, same key %v", err, err == nil && got.Equal(plain))
+	}
+	for _, tc := range []struct{ pass, want string }{
+		{"", "set privateKeyPassphrase"},
+		{"Tr0ub4dor&3", "cannot decrypt the key with privateKeyPassphrase"},
+	} {
+		_, err := parsePrivateKey(read("incumbent-encrypted.key"), tc.pass)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || tc.pass != "" && strings.Contains(err.Error(), tc.pass) {
+			t.Errorf("passphrase %q: err = %v, want %q", tc.pass, err, tc.want)
+		}
+	}
+	e := newSimEnv(t, testState(3), umsim.Options{PageSize: 1})
+	cfg := e.config(AuthJWT)
+	key, err := parsePrivateKey(cfg.PrivateKeyPEM, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pass = "correct horse battery staple"
+	block, err := x509.EncryptPEMBlock(rand.Reader, "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(key), []byte(pass), x509.PEMCipherAES256) //nolint:staticcheck // the legacy form under test
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PrivateKeyPEM = strings.ReplaceAll(string(pem.EncodeToMemory(block)), "\n", "\r\n")
+	cfg.PrivateKeyPassphrase = pass
+	if n := countUsers(t, mustClient(t, cfg)); n != 4 {
+		t.Fatalf("read %d users, want 4", n)
 	}
 }
