@@ -19,18 +19,20 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	flags := fs.String("flags", "", `the incumbent's command-line options as it is run, e.g. "--process-groups --users mapped"`)
 	reportFile := fs.String("report", "", "also write the migration report to this file")
 	force := fs.Bool("force", false, "overwrite --out when it exists")
+	accept := fs.Bool("accept-differences", false, "accept the differences that remove a protection or apply changes the incumbent would not (listed at the top of the configuration); without it migrate exits 1 when there are some")
+	keyring := fs.String("keyring", "", `where the incumbent's keyring entries (secure_*_key) are read: wincred (Windows Credential Manager) or command (Python's keyring command); default wincred on Windows, command elsewhere`)
 	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE]")
+		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE] [--accept-differences]")
 		return exitError
 	}
 	words, err := migrate.SplitFlags(*flags)
 	if err != nil {
 		return fail(std, fs.Name(), fmt.Errorf("--flags: %w", err))
 	}
-	res, err := migrate.Migrate(fs.Arg(0), migrate.Options{Flags: words, Out: *out})
+	res, err := migrate.Migrate(fs.Arg(0), migrate.Options{Flags: words, Out: *out, AcceptDifferences: *accept, Keyring: *keyring})
 	if err != nil {
 		return fail(std, fs.Name(), err)
 	}
@@ -55,7 +57,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	if *out != "" {
 		fmt.Fprintf(report, "\nwrote %s\n", filepath.Clean(*out))
 	}
-	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 {
+	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 || res.Report.Blocked() {
 		return exitError
 	}
 	return exitOK

@@ -76,9 +76,11 @@ func (m *migration) csvConnector(src *source, f merged) {
 	if s := f.get("logger_name"); s != nil {
 		m.rep.add(NoEquivalent, nil, "orgsync names the source in its logs by its position and kind (sources[0] (csv …))", s)
 	}
+	b.set("shortRows", "empty", "a row with fewer fields than the header is read with the missing trailing fields empty, as the incumbent reads it")
 	src.item.set("set.type", adobeIDType, "the incumbent's CSV files write adobeID, orgsync's vendorID")
+	m.filters = append(m.filters, `user.email.contains("@")`)
 	m.rep.Differences = append(m.rep.Differences,
-		"CSV rows: the incumbent skips a row without an email and merges two rows of one email (the later values win); orgsync reads a Federated ID known by username and domain without an email, and reports a second row that disagrees as a bad record (nobody loses access in that run)")
+		"CSV rows: the incumbent skips a row without an email (with an @), which orgsync's filter expression leaves alone; it merges two rows of one email (the later values win, the groups add up), where orgsync reports a second row that disagrees as a bad record (nobody loses access in that run)")
 }
 
 // csvOrigin names the option that gives the CSV file.

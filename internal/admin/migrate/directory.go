@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -174,7 +175,7 @@ func (m *migration) userDefaults(src *source, files merged) {
 	}
 	t, ok := identityTypes[typ]
 	if !ok {
-		m.rep.Differences = append(m.rep.Differences, fmt.Sprintf("user_identity_type %q is not an identity type: the incumbent refuses it; migrate wrote federatedID: fix it", typ))
+		m.rep.refused(firstSetting(own, main).where(), fmt.Sprintf("user_identity_type %q is not an identity type: the incumbent refuses it; migrate wrote federatedID: fix it", typ))
 		t = "federatedID"
 	}
 	src.block.set(src.users+"defaultType", t, from)
@@ -209,7 +210,7 @@ func (m *migration) translateGroups(src *source) {
 		targets := m.main.get(item.canon + ".adobe_groups")
 		name := dir.str()
 		if name == "" {
-			m.rep.add(Unknown, nil, "a mapping item without directory_group: the incumbent refuses it", tree(item)...)
+			m.rep.add(Unknown, nil, "a mapping item without directory_group: the incumbent refuses it", itemSettings(item, dir, targets)...)
 			continue
 		}
 		if !slices.Contains(m.mapped, name) {
@@ -218,13 +219,22 @@ func (m *migration) translateGroups(src *source) {
 		names := m.qualified(targets.strings())
 		m.known = append(m.known, names...)
 		if len(names) == 0 {
-			m.rep.add(Translated, nil, "maps to no target group: no rule (its members still count as mapped users for users: mapped)", tree(item)...)
+			m.rep.add(Translated, nil, "maps to no target group: no rule (its members still count as mapped users for users: mapped)", itemSettings(item, dir, targets)...)
 			continue
 		}
 		rule := m.mappingRule(item)
-		rule.set("directory", name, "from "+dir.origin())
+		o, note := Translated, ""
+		if src != nil && src.kind == "csv" {
+			// The incumbent's CSV connector compares group names exactly;
+			// orgsync's exact rules ignore letter case, its patterns
+			// can heed it.
+			rule.set("pattern", "(?-i:"+regexp.QuoteMeta(name)+")", "from "+dir.origin()+" (the name, letter case heeded, as the incumbent's CSV connector compares it)")
+		} else {
+			rule.set("directory", name, "from "+dir.origin())
+			o, note = Differs, "a mapped group the directory lacks fails the orgsync run (a renamed group must not strip everybody's access), where the incumbent only warns and syncs without it"
+		}
 		rule.set("targets", names, "from "+firstSetting(targets, dir).origin())
-		m.rep.add(Translated, []string{fmt.Sprintf("mapping[%d]", m.ruleIndex())}, m.exactRuleNote(src), tree(item)...)
+		m.rep.add(o, []string{fmt.Sprintf("mapping[%d]", m.ruleIndex())}, note, itemSettings(item, dir, targets)...)
 	}
 }
 
@@ -250,16 +260,11 @@ func (m *migration) groupsOff() bool { return !m.inv.opt("process_groups").on() 
 // ruleIndex is the index of the last rule of mapping:.
 func (m *migration) ruleIndex() int { return len(m.root.child("mapping").kids) - 1 }
 
-// exactRuleNote is what differs for an exact rule of this source.
-func (m *migration) exactRuleNote(src *source) string {
-	switch {
-	case src == nil:
-		return ""
-	case src.kind == "csv":
-		return "orgsync compares group names without regard to letter case; the incumbent's CSV connector compares them exactly"
-	default:
-		return "a mapped group the directory lacks fails the orgsync run (a renamed group must not strip everybody's access); the incumbent only warns and syncs without it"
-	}
+// itemSettings returns a list item and its keys that a translation
+// reads (nil ones left out): the item's other keys are not accounted for,
+// so that a misspelt one is reported as unknown.
+func itemSettings(item *setting, keys ...*setting) []*setting {
+	return append([]*setting{item}, keys...)
 }
 
 // qualified returns target group names with their organization renamed
@@ -286,21 +291,28 @@ func (m *migration) translateAdditionalGroups(src *source) {
 		return
 	}
 	s.done = true
-	for _, item := range m.main.children("directory_users.additional_groups") {
+	items := m.main.children("directory_users.additional_groups")
+	for _, item := range items {
 		from, to := m.main.get(item.canon+".source"), m.main.get(item.canon+".target")
+		if src != nil && src.kind == "okta" {
+			m.rep.add(NotUsed, nil, "the incumbent's Okta connector ignores additional_groups: no rule", itemSettings(item, from, to)...)
+			continue
+		}
 		pattern, targets, note, err := additionalRule(from.str(), to.str())
 		if err != nil {
-			m.rep.add(NoEquivalent, nil, err.Error(), tree(item)...)
+			m.rep.add(NoEquivalent, nil, err.Error()+": no rule, so the groups it gives are not given (and taken away where another rule manages them)", itemSettings(item, from, to)...).riskIf(!m.groupsOff(), AppliesMore)
 			continue
 		}
 		targets = m.qualified([]string{targets})[0]
 		rule := m.mappingRule(item)
 		rule.set("pattern", pattern, "from "+from.origin()+" (case-sensitive, as the incumbent's)")
 		rule.set("targets", []string{targets}, "from "+firstSetting(to, from).origin())
-		if src != nil && src.kind == "okta" {
-			note = joinNotes(note, "the incumbent's Okta connector ignores additional_groups; orgsync applies the rule to the Okta groups of each user")
-		}
-		m.rep.add(Differs, []string{fmt.Sprintf("mapping[%d]", m.ruleIndex())}, joinNotes(note, "two directory groups giving one target group are an error for the incumbent; orgsync takes their union"), tree(item)...)
+		// Two directory groups giving one target group stop the
+		// incumbent's whole run; orgsync takes their union. That can
+		// happen when the target keeps nothing of the name, or between
+		// two rules.
+		conflict := !strings.Contains(to.str(), `\`) || len(items) > 1
+		m.rep.add(Differs, []string{fmt.Sprintf("mapping[%d]", m.ruleIndex())}, joinNotes(note, "two directory groups giving one target group stop the incumbent's run (it applies nothing); orgsync takes their union"), itemSettings(item, from, to)...).riskIf(conflict && !m.groupsOff(), AppliesMore)
 	}
 }
 
@@ -323,12 +335,12 @@ func (m *migration) translateSelection(src *source) {
 	}
 	m.usersSelection(src)
 	if f := m.inv.opt("user_filter"); f.first() != "" {
-		re, err := pythonRegexp(f.values[0])
-		if err != nil {
-			m.optionEntry("user_filter", NoEquivalent, nil, err.Error())
-		} else {
-			m.filters = append(m.filters, fmt.Sprintf(`(user.username != "" ? user.username : user.email).matches(%s)`, celString("(?i)^(?:"+re+")$")))
+		if test, ok := selectionCEL(`(user.username != "" ? user.username : user.email)`, f.values[0]); ok {
+			m.filters = append(m.filters, test)
 			m.optionEntry("user_filter", Differs, []string{"sources[0].filter"}, "users the filter rejects are left alone by orgsync; the incumbent treats those in the organization as users only there (their groups removed, or removed, per adobe_only_user_action)")
+		} else {
+			_, err := pythonRegexp(f.values[0])
+			m.optionEntry("user_filter", NoEquivalent, nil, fmt.Sprintf("%v: orgsync selects every directory user, more than the incumbent: write the selection as a filter expression (docs/sources.md)", err)).risk(AppliesMore)
 		}
 	}
 	if len(m.filters) > 0 {
@@ -374,7 +386,7 @@ func (m *migration) usersSelection(src *source) {
 		return
 	}
 	if len(groups) == 0 {
-		m.optionEntry("users", NoEquivalent, nil, "no directory group to select by")
+		m.optionEntry("users", NoEquivalent, nil, "no directory group to select by: orgsync takes every directory user, more than the incumbent").risk(AppliesMore)
 		return
 	}
 	m.filters = append(m.filters, groupFilter(groups, src.caseFold))

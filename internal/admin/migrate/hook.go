@@ -39,6 +39,7 @@ func (m *migration) translateExtension(src *source) {
 		groups := m.qualified(g.strings())
 		m.known = append(m.known, groups...)
 		if len(groups) > 0 {
+			m.managed = groups
 			n := m.root.set("policy.managedGroups", groups, "from "+g.origin())
 			n.proposal = m.groupsOff()
 		}
@@ -47,7 +48,7 @@ func (m *migration) translateExtension(src *source) {
 	if h := get("after_mapping_hook"); h != nil {
 		m.hook(src, h)
 	} else {
-		m.rep.Differences = append(m.rep.Differences, "the extension file has no after_mapping_hook: the incumbent refuses it")
+		m.rep.refused(files.name()+": after_mapping_hook (not set)", "the incumbent refuses an extension file without it")
 	}
 }
 
@@ -184,12 +185,14 @@ func sourceFields(kind string) map[string]string {
 // celIdent is a name CEL reads as a field selection.
 var celIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// attributeCEL reads an extra attribute in CEL.
+// attributeCEL reads an extra attribute in CEL, guarded: an attribute the
+// user (a CSV file's header, a directory entry) lacks reads as "", as the
+// incumbent's source_attributes.get gives None for it.
 func attributeCEL(name string) string {
 	if celIdent.MatchString(name) {
-		return "user.attributes." + name
+		return "user.attributes.?" + name + `.orValue("")`
 	}
-	return "user.attributes[" + celString(name) + "]"
+	return "user.attributes[?" + celString(name) + `].orValue("")`
 }
 
 // hookOutput writes the hook's expressions (in force when every statement
@@ -230,9 +233,9 @@ func (m *migration) hookOutput(src *source, h *setting, rep *HookReport, e *hook
 	case rep.Applied:
 		m.rep.add(Differs, to, "translated into expressions (see the hook section): check them with orgsync plan --explain USER", h)
 	case len(keys) > 0:
-		m.rep.add(NoEquivalent, to, "partly recognised: expressions proposed, commented out (see the hook section)", h)
+		m.rep.add(NoEquivalent, to, "partly recognised: expressions proposed, commented out (see the hook section); until the hook's logic is written, orgsync gives the users what the mapping alone gives them", h).risk(AppliesMore)
 	default:
-		m.rep.add(NoEquivalent, nil, "orgsync runs no Python: write the hook's logic as expressions (see the hook section)", h)
+		m.rep.add(NoEquivalent, nil, "orgsync runs no Python: write the hook's logic as expressions (see the hook section); until then orgsync gives the users what the mapping alone gives them", h).risk(AppliesMore)
 	}
 }
 

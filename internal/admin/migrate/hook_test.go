@@ -44,13 +44,13 @@ func TestHookPatterns(t *testing.T) {
 		left       string // a statement left, "" for none
 	}{
 		{name: "group from an attribute", code: "if source_attributes.get('department') == 'Design':\n    target_groups.add('Design')",
-			groups: `((user.attributes.department == "Design") ? ["Design"] : [])`},
+			groups: `((user.attributes.?department.orValue("") == "Design") ? ["Design"] : [])`},
 		{name: "membership test", code: "if 'contractors' in source_groups:\n    target_groups.add('Design')\nelse:\n    pass",
 			groups: `(("contractors" in directoryGroups) ? ["Design"] : [])`},
 		{name: "rewrite a field", code: "target_attributes['email'] = target_attributes['email'].lower()\ntarget_attributes['country'] = 'US'",
 			set: map[string]string{"email": "user.email.lower()", "country": `"US"`}},
 		{name: "name from another attribute", code: "nick = source_attributes['nickname']\nif nick:\n    target_attributes['firstname'] = nick.strip()",
-			set: map[string]string{"firstname": `(user.attributes.nickname != "" ? user.attributes.nickname.trim() : user.firstname)`}},
+			set: map[string]string{"firstname": `(user.attributes.?nickname.orValue("") != "" ? user.attributes.?nickname.orValue("").trim() : user.firstname)`}},
 		{name: "unknown group", code: "target_groups.add('Nowhere')", left: ""},
 		{name: "group taken away", code: "target_groups.discard('Design')", left: "cannot take away"},
 		{name: "a loop", code: "for g in source_groups:\n    target_groups.add(g)", left: "not a statement migrate recognises"},
@@ -89,7 +89,7 @@ func TestHookPartlyCovered(t *testing.T) {
 		t.Fatalf("a partly covered hook's expression is in force:\n%s", res.Config)
 	}
 	h := res.Report.Hook
-	if h.Applied || len(h.Left) != 1 || !strings.Contains(string(res.Config), "# groups: '((user.attributes.dept") {
+	if h.Applied || len(h.Left) != 1 || !strings.Contains(string(res.Config), "# groups: '((user.attributes.?dept") {
 		t.Errorf("hook report %+v\n%s", h, res.Config)
 	}
 	if !strings.Contains(reportText(res.Report), "    | target_groups.discard('All Apps')") {

@@ -267,6 +267,14 @@ func relPath(dir, name string) string {
 // them, a key of a later file winning.
 type merged []*file
 
+// name names the files for the report: the last one, which wins.
+func (fs merged) name() string {
+	if len(fs) == 0 {
+		return "the connector file"
+	}
+	return fs[len(fs)-1].name
+}
+
 // get returns the setting at canon of the files (the last file that has
 // it wins; the ones it overrides are accounted for as such).
 func (fs merged) get(canon string) *setting {

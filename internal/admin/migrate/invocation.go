@@ -120,7 +120,7 @@ func (m *migration) invocation(flags []string) (*invocation, error) {
 		m.rep.Assumed = append(m.rep.Assumed, fmt.Sprintf("%s: %s (%s)", o.name, strings.Join(opt.values, " "), opt.from()))
 	}
 	for _, p := range inv.problems {
-		m.rep.Differences = append(m.rep.Differences, "the incumbent refuses these options: "+p)
+		m.rep.refused("the invocation options", p+": the incumbent refuses these options and runs not at all; migrate assumed what the report's first section says")
 	}
 	return inv, nil
 }
@@ -309,16 +309,13 @@ func splitList(s string) []string {
 // optionEntry reports what became of an invocation option (when a file
 // setting or a flag set it: a default is no setting). A file setting that
 // the command line overrides is reported as not used.
-func (m *migration) optionEntry(name string, o Outcome, to []string, note string) {
+func (m *migration) optionEntry(name string, o Outcome, to []string, note string) added {
 	opt := m.inv.opt(name)
 	if opt.flag != "" {
 		if opt.set != nil {
 			m.rep.add(NotUsed, nil, "the command line's "+opt.flag+" wins over it", opt.set)
 		}
-		m.rep.addFlag(opt.flag, o, to, note)
-		return
+		return m.rep.addFlag(opt.flag, o, to, note)
 	}
-	if opt.set != nil {
-		m.rep.add(o, to, note, opt.set)
-	}
+	return m.rep.add(o, to, note, opt.set)
 }

@@ -144,7 +144,7 @@ func (m *migration) ldapBind(src *source, f merged) {
 		m.rep.FillIn = append(m.rep.FillIn, at+".bindDN and "+at+".kerberos.keytab (or kerberos.ccache): the Kerberos principal and its keytab (ktpass, or samba-tool domain exportkeytab)")
 		m.rep.add(NotUsed, nil, "the incumbent refuses a username or password with the kerberos method", user, pw, pwKey)
 	default:
-		m.rep.add(NoEquivalent, nil, fmt.Sprintf("%q is not an authentication method of the incumbent (simple, anonymous, kerberos, ntlm)", method.str()), method)
+		m.rep.add(NoEquivalent, nil, fmt.Sprintf("%q is not an authentication method of the incumbent (simple, anonymous, kerberos, ntlm): it refuses it", method.str()), method).risk(Refused)
 	}
 }
 
@@ -158,7 +158,7 @@ func (m *migration) templates(src *source, f merged) {
 		}
 		tmpl, err := pythonFormat(s.str())
 		if err != nil {
-			m.rep.add(NoEquivalent, nil, err.Error(), s)
+			m.rep.add(NoEquivalent, nil, err.Error()+"; without it orgsync reads the field its own way (docs/sources.md), so users may be known or named otherwise", s).risk(AppliesMore)
 			continue
 		}
 		key := src.users + t.to
@@ -209,7 +209,7 @@ func (m *migration) ldapGroups(src *source, f merged) {
 	gf := f.get("group_filter_format")
 	filter, nameAttr, ok := splitGroupFilter(firstNonEmpty(gf.str(), ustGroupFormat))
 	if !ok {
-		m.rep.add(NoEquivalent, nil, "orgsync finds a group by its name attribute within groups.filter: the format must hold {group} once, as (attribute={group}); migrate kept the incumbent's default filter", gf)
+		m.rep.add(NoEquivalent, nil, "orgsync finds a group by its name attribute within groups.filter: the format must hold {group} once, as (attribute={group}); migrate kept the incumbent's default filter, which may find other groups", gf).risk(AppliesMore)
 		filter, nameAttr, _ = splitGroupFilter(ustGroupFormat)
 	} else {
 		m.rep.add(Translated, []string{at + ".groups.filter", at + ".groups.nameAttribute"}, "", gf)
@@ -228,10 +228,10 @@ func (m *migration) ldapGroups(src *source, f merged) {
 		}
 		m.rep.add(Translated, []string{at + ".groups.membership"}, "the additional group rules see the groups the users' memberOf names, as with the incumbent", dyn)
 	case additional && dyn != nil:
-		m.rep.add(NoEquivalent, []string{at + ".groups.membership"}, "orgsync reads a user's own groups from memberOf only; migrate added the memberOf mode, the closest", dyn)
+		m.rep.add(NoEquivalent, []string{at + ".groups.membership"}, "orgsync reads a user's own groups from memberOf only; migrate added the memberOf mode, the closest, which may give the additional group rules other groups", dyn).risk(AppliesMore)
 		modes = append(modes, "memberOf")
 	case additional:
-		m.rep.Differences = append(m.rep.Differences, "additional_groups without dynamic_group_member_attribute: the incumbent refuses to run; migrate added the memberOf mode, which it means")
+		m.rep.refused(f.name()+": dynamic_group_member_attribute (not set)", "the incumbent refuses additional_groups without it; migrate added the memberOf mode, which it means")
 		modes = append(modes, "memberOf")
 	case dyn != nil:
 		m.rep.add(NotUsed, nil, "the incumbent reads it only for additional_groups, which this configuration has none of", dyn)
@@ -263,7 +263,7 @@ func (m *migration) membership(src *source, f merged) (modes []string, nested, a
 			m.rep.add(Translated, []string{at + ".groups.membership"}, "the group's member list, as the incumbent's second step reads it", attr)
 			return []string{canonicalMode(a)}, nested, false
 		default:
-			m.rep.add(NoEquivalent, []string{at + ".groups.membership"}, fmt.Sprintf("orgsync reads member lists from member, uniqueMember (DNs) or memberUid (uids); %q is none: migrate used member", a), attr)
+			m.rep.add(NoEquivalent, []string{at + ".groups.membership"}, fmt.Sprintf("orgsync reads member lists from member, uniqueMember (DNs) or memberUid (uids); %q is none: migrate used member, which may find other members", a), attr).risk(AppliesMore)
 			return []string{"member"}, nested, false
 		}
 	}
@@ -279,7 +279,7 @@ func (m *migration) membership(src *source, f merged) (modes []string, nested, a
 		m.rep.add(Translated, []string{at + ".flavor", at + ".groups.membership"}, "Active Directory's in-chain rule: members of nested groups count; orgsync asks the same of the server", mf)
 		return []string{"member"}, true, true
 	default:
-		m.rep.add(NoEquivalent, []string{at + ".groups.membership"}, fmt.Sprintf("orgsync knows a member from the group's member list or the user's memberOf, not from a filter such as %q: migrate used memberOf (direct members), the closest; check it with orgsync plan --explain", mf.str()), mf)
+		m.rep.add(NoEquivalent, []string{at + ".groups.membership"}, fmt.Sprintf("orgsync knows a member from the group's member list or the user's memberOf, not from a filter such as %q: migrate used memberOf (direct members), the closest, which may find other members; check it with orgsync plan --explain", mf.str()), mf).risk(AppliesMore)
 		return []string{"memberOf"}, false, false
 	}
 }

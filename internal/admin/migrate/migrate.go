@@ -32,6 +32,16 @@ type Options struct {
 	// paths in it are written relative to its directory. "" means the
 	// current directory.
 	Out string
+	// AcceptDifferences accepts the differences that remove a protection
+	// or apply changes the incumbent would not: the configuration's
+	// header lists them, and they no longer make migrate fail.
+	AcceptDifferences bool
+	// Keyring is where the incumbent's OS keyring entries are read from:
+	// KeyringWincred (Windows Credential Manager, the incumbent's keyring
+	// on Windows) or KeyringCommand (Python's keyring command). "" is
+	// Credential Manager when migrate runs on Windows, the command
+	// elsewhere.
+	Keyring string
 }
 
 // Result is a migrated configuration and its report.
@@ -53,15 +63,25 @@ type migration struct {
 	// orgsync names (where they differ).
 	targetNames map[string]string
 	multi       bool // several organizations (targets:)
+	// secondaries are the secondary organizations' items of targets:.
+	secondaries []secondary
 	// mapped are the directory groups the mapping names (for --users
 	// mapped) and known the target groups the incumbent knows (its
 	// mapping's, the extension's and the excluded ones), for the hook.
 	mapped []string
 	known  []string
+	// managed are the groups of policy.managedGroups (qualified).
+	managed []string
 	// extraAttributes are the directory attributes the extension reads.
 	extraAttributes []string
 	// filters are the parts of the source's filter expression, and-ed.
 	filters []string
+	// head are comment lines for the top of the configuration: what a
+	// reader must know before using it (test mode).
+	head []string
+	// keyring is where keyring entries are read from (Options.Keyring,
+	// resolved).
+	keyring string
 }
 
 // Migrate reads the incumbent's main configuration file at path (and the
@@ -73,13 +93,19 @@ func Migrate(path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &migration{dir: filepath.Dir(abs), rep: &Report{Main: path}, root: &node{}, targetNames: map[string]string{}}
+	m := &migration{dir: filepath.Dir(abs), rep: &Report{Main: path, Accepted: opt.AcceptDifferences}, root: &node{}, targetNames: map[string]string{}}
+	if m.keyring, err = keyringFor(opt.Keyring); err != nil {
+		return nil, err
+	}
 	m.outDir, _ = filepath.Abs(filepath.Dir(opt.Out))
 	if m.main, err = readFile(abs, filepath.Base(abs)); err != nil {
 		return nil, err
 	}
 	m.files = append(m.files, m.main)
 	if err := m.refuseV1(); err != nil {
+		return nil, err
+	}
+	if err := m.refuseOther(); err != nil {
 		return nil, err
 	}
 	if m.inv, err = m.invocation(opt.Flags); err != nil {
@@ -89,6 +115,7 @@ func Migrate(path string, opt Options) (*Result, error) {
 	m.translateDirectory()
 	m.translatePolicy()
 	m.translateLogging()
+	m.secondaryPolicies()
 	m.reportUnknown()
 	return &Result{Config: []byte(m.render()), Report: m.rep}, nil
 }
@@ -168,6 +195,19 @@ func (m *migration) render() string {
 	b.WriteString("# The comment on each line names the incumbent setting it came from; the migration\n")
 	b.WriteString("# report lists every setting, what became of it and what orgsync does differently.\n")
 	b.WriteString("# Next: orgsync validate, then orgsync validate --check-target, then orgsync plan (docs/migrating.md).\n")
+	for _, h := range m.head {
+		b.WriteString("# " + h + "\n")
+	}
+	if blocking := m.rep.Blocking(); len(blocking) > 0 {
+		if m.rep.Accepted {
+			fmt.Fprintf(&b, "# %d difference(s) accepted with orgsync migrate --accept-differences (the migration report explains each):\n", len(blocking))
+		} else {
+			fmt.Fprintf(&b, "# NOT READY: %d difference(s) not accepted yet (orgsync migrate exited 1; the migration report explains each):\n", len(blocking))
+		}
+		for _, e := range blocking {
+			fmt.Fprintf(&b, "#   - %s: %s, %s\n", strings.ReplaceAll(e.Where, "\n", " "), e.Outcome, e.Risk)
+		}
+	}
 	m.root.write(&b, 0, false)
 	return b.String()
 }

@@ -32,7 +32,7 @@ func (m *migration) oktaConnector(src *source, f merged) {
 		if strings.TrimSpace(s.str()) == "{group}" {
 			m.rep.add(Translated, nil, "orgsync finds a mapped Okta group by its name, as the incumbent's default", s)
 		} else {
-			m.rep.add(NoEquivalent, nil, "orgsync finds a mapped Okta group by its exact name; a query built around it has no equivalent (groups.search narrows the groups listed for pattern rules)", s)
+			m.rep.add(NoEquivalent, nil, "orgsync finds a mapped Okta group by its exact name; a query built around it has no equivalent (groups.search narrows the groups listed for pattern rules), and the name alone may find other groups", s).risk(AppliesMore)
 		}
 	}
 	m.templates(src, f)
@@ -62,7 +62,7 @@ func (m *migration) oktaUsersFilter(src *source, f merged) {
 		}
 	}
 	if statuses == nil {
-		m.rep.add(NoEquivalent, nil, "a Python test orgsync cannot run: write it as an Okta search (users.search, e.g. profile.department eq \"Design\") or a filter expression over user.attributes (docs/sources.md)", s)
+		m.rep.add(NoEquivalent, nil, "a Python test orgsync cannot run: write it as an Okta search (users.search, e.g. profile.department eq \"Design\") or a filter expression over user.attributes (docs/sources.md); until then orgsync reads the users of its default statuses (docs/sources.md), which may be more than the incumbent's", s).risk(AppliesMore)
 		return
 	}
 	src.block.set("users.statuses", statuses, originOr(s, "the incumbent's default all_users_filter, active users only (orgsync's default also keeps users locked out or with an expired password)"))

@@ -144,6 +144,8 @@ func yamlValue(v any) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	case secret.Ref:
 		return secretYAML(v)
+	case wincredRef:
+		return "{wincred: " + quoteInFlow(v.target) + ", user: " + quoteInFlow(v.user) + "}"
 	}
 	panic(fmt.Sprintf("migrate: no YAML for %T", v))
 }

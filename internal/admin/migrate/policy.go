@@ -26,43 +26,83 @@ func (m *migration) translatePolicy() {
 // exclude_users: users orgsync never touches, as the incumbent.
 func (m *migration) exclusions() {
 	if s := m.main.get("adobe_users.exclude_identity_types"); s != nil {
-		var types []string
+		var types, bad []string
 		for _, t := range s.strings() {
 			if o, ok := identityTypes[strings.ToLower(t)]; ok {
 				types = append(types, o)
 			} else {
-				m.rep.Differences = append(m.rep.Differences, fmt.Sprintf("exclude_identity_types: %q is not an identity type (the incumbent refuses it): left out", t))
+				bad = append(bad, fmt.Sprintf("%q", t))
 			}
 		}
-		m.setList("policy.exclude.identityTypes", types, s, "the incumbent's adobeID is orgsync's vendorID; excluded users are never touched, by either tool")
+		a := m.setList("policy.exclude.identityTypes", types, s, "the incumbent's adobeID is orgsync's vendorID; excluded users are never touched, by either tool")
+		if len(bad) > 0 {
+			m.rep.Entries[a.from].Outcome = NoEquivalent
+			m.rep.Entries[a.from].Note = strings.Join(bad, ", ") + " is not an identity type (the incumbent refuses it): left out"
+			a.risk(Refused)
+		}
 	}
 	if s := m.main.get("adobe_users.exclude_adobe_groups"); s != nil {
-		groups := m.qualified(s.strings())
-		m.known = append(m.known, groups...)
-		m.setList("policy.exclude.groups", groups, s, "members of these groups are never touched, in every organization (the incumbent takes groups of the primary only, and leaves alone in a secondary organization every user it excludes in the primary)")
+		m.excludeGroups(s)
 	}
 	if s := m.main.get("adobe_users.exclude_users"); s != nil {
-		var res []string
-		for _, p := range s.strings() {
-			re, err := pythonRegexp(p)
-			if err != nil {
-				m.rep.Differences = append(m.rep.Differences, "exclude_users: "+err.Error()+": left out, so the users it protected are not protected")
-				continue
-			}
-			res = append(res, "(?i)^(?:"+re+")$")
+		m.excludeUsers(s)
+	}
+}
+
+// excludeGroups translates exclude_adobe_groups: groups of the primary
+// organization whose members the incumbent never touches.
+func (m *migration) excludeGroups(s *setting) {
+	groups := m.qualified(s.strings())
+	m.known = append(m.known, groups...)
+	for _, g := range groups {
+		if strings.Contains(g, "::") {
+			m.setList("policy.exclude.groups", groups, s, "")
+			e := &m.rep.Entries[len(m.rep.Entries)-1]
+			e.Outcome, e.Note, e.Risk = NoEquivalent, fmt.Sprintf("%q is a group of a secondary organization: the incumbent refuses it (it excludes by the groups of the primary only)", g), Refused
+			return
 		}
-		m.setList("policy.exclude.usernames", res, s, "anchored and case-insensitive, as the incumbent matches them, against the username (the email when there is none)")
+	}
+	if !m.multi {
+		m.setList("policy.exclude.groups", groups, s, "members of these groups are never touched, as with the incumbent")
+		return
+	}
+	m.multiOrgExclusion(s, groups)
+}
+
+// excludeUsers translates exclude_users: Python expressions matched
+// against the whole username, ignoring letter case. One Go cannot read is
+// replaced by a wider one that protects every user it protects, when
+// there is one.
+func (m *migration) excludeUsers(s *setting) {
+	var res, problems []string
+	for _, p := range s.strings() {
+		re, err := pythonRegexp(p)
+		if err == nil {
+			res = append(res, "(?i)^(?:"+re+")$")
+			continue
+		}
+		if wide, ok := widenRegexp(p); ok {
+			res = append(res, "(?i)^(?:"+wide+")$")
+			problems = append(problems, fmt.Sprintf("%v; migrate wrote in its place %q, which protects every user it protects and maybe more (check the users it also protects)", err, wide))
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("%v, and migrate has no expression that protects at least the same users: left out, so the users it protected are not protected: write an expression that matches them all", err))
+	}
+	a := m.setList("policy.exclude.usernames", res, s, "anchored and case-insensitive, as the incumbent matches them, against the username (the email when there is none)")
+	if len(problems) > 0 {
+		m.rep.Entries[a.from].Outcome = NoEquivalent
+		m.rep.Entries[a.from].Note = strings.Join(problems, "; ")
+		a.risk(RemovesProtection)
 	}
 }
 
 // setList writes a list setting of the policy (or reports an empty one).
-func (m *migration) setList(key string, list []string, s *setting, note string) {
+func (m *migration) setList(key string, list []string, s *setting, note string) added {
 	if len(list) == 0 {
-		m.rep.add(Translated, nil, "empty: nothing to translate", s)
-		return
+		return m.rep.add(Translated, nil, "empty: nothing to translate", s)
 	}
 	m.root.set(key, list, "from "+s.origin())
-	m.rep.add(Translated, []string{key}, note, s)
+	return m.rep.add(Translated, []string{key}, note, s)
 }
 
 // updateAttributes translates update_user_info and update_attributes.
@@ -76,6 +116,7 @@ func (m *migration) updateAttributes() {
 		return
 	}
 	attrs, from := []string{"firstname", "lastname", "email"}, "the incumbent's default update_attributes"
+	var bad []string
 	if s != nil {
 		attrs, from = nil, "from "+s.origin()
 		for _, a := range s.strings() {
@@ -84,13 +125,17 @@ func (m *migration) updateAttributes() {
 			case "firstname", "lastname", "email", "username":
 				attrs = append(attrs, a)
 			default:
-				m.rep.Differences = append(m.rep.Differences, fmt.Sprintf("update_attributes: %q is not an attribute the incumbent updates (it refuses it): left out", a))
+				bad = append(bad, fmt.Sprintf("%q", a))
 			}
 		}
 	}
 	m.root.set("policy.updateAttributes", attrs, from+" (update_user_info on)")
 	note := "orgsync updates them on Enterprise and Federated IDs the organization owns; the incumbent in the primary organization only (a secondary organization cannot change users it does not own)"
 	m.optionEntry("update_user_info", Translated, []string{"policy.updateAttributes"}, "on")
+	if len(bad) > 0 {
+		m.rep.add(NoEquivalent, []string{"policy.updateAttributes"}, strings.Join(bad, ", ")+" is not an attribute the incumbent updates (it refuses it): left out", s).risk(Refused)
+		return
+	}
 	m.rep.add(Translated, []string{"policy.updateAttributes"}, note, s)
 }
 
@@ -175,10 +220,11 @@ func (m *migration) limits() {
 	}
 	s := m.main.get("limits.max_adobe_only_users")
 	if g := m.main.get("limits.group_removals_only"); g != nil {
-		m.rep.add(NoEquivalent, nil, "orgsync has no way to act only on the users only in the organization who still have managed groups: closest, policy.unmatchedUsers: remove-groups (which changes nothing for those without)", g)
+		m.groupRemovalsOnly(g)
 	}
 	if s == nil {
-		m.rep.Differences = append(m.rep.Differences, "limits.max_adobe_only_users is missing (the incumbent requires it): orgsync's default safety.maxRemovals, 10% of the managed users, applies")
+		m.root.set("safety.maxRemovals", "10%", "orgsync's default, written: the incumbent has no limit without limits.max_adobe_only_users (it refuses such a file)")
+		m.rep.refused(m.main.name+": limits.max_adobe_only_users (not set)", "the incumbent requires it and refuses the file without it: migrate wrote orgsync's default safety.maxRemovals, 10% of the managed users")
 		return
 	}
 	text := strings.TrimSpace(s.str())
@@ -187,8 +233,11 @@ func (m *migration) limits() {
 		f, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
 		switch {
 		case err != nil || f < 0 || f > 100:
-			m.rep.add(NoEquivalent, nil, "not a count or a percentage (the incumbent refuses it): orgsync's default, 10%, applies", s)
-		case int(f) == 0:
+			m.rep.add(NoEquivalent, nil, "not a count or a percentage (the incumbent refuses it): orgsync's default, 10%, applies", s).risk(Refused)
+		case int(f) == 0 && f > 0:
+			m.root.set("safety.maxRemovals", 1, "from "+s.origin()+": under 1%, written as 1 user")
+			m.rep.add(Differs, []string{"safety.maxRemovals"}, note+"; orgsync's percentages are whole: "+pct+"% is written as a count of 1", s)
+		case f == 0:
 			m.noneAllowed(s)
 		default:
 			if float64(int(f)) != f {
@@ -202,7 +251,7 @@ func (m *migration) limits() {
 	n, err := strconv.Atoi(text)
 	switch {
 	case err != nil || n < 0:
-		m.rep.add(NoEquivalent, nil, "not a count or a percentage (the incumbent refuses it): orgsync's default, 10%, applies", s)
+		m.rep.add(NoEquivalent, nil, "not a count or a percentage (the incumbent refuses it): orgsync's default, 10%, applies", s).risk(Refused)
 	case n == 0:
 		m.noneAllowed(s)
 	default:
@@ -211,11 +260,27 @@ func (m *migration) limits() {
 	}
 }
 
+// groupRemovalsOnly translates limits.group_removals_only: with it the
+// incumbent acts only on the users only in the organization who still have
+// mapped groups, and counts only them against the limit.
+func (m *migration) groupRemovalsOnly(g *setting) {
+	on, _ := g.boolean()
+	switch {
+	case !on:
+		m.rep.add(Translated, nil, "off: the incumbent's default; orgsync acts on every user only in the organization, as the incumbent then does", g)
+	case m.inv.action == "remove" || m.inv.action == "delete" || m.inv.action == "remove-adobe-groups":
+		m.rep.add(NoEquivalent, nil, "orgsync has no way to act only on the users only in the organization who still have managed groups: with "+m.inv.action+" it acts on all of them, where the incumbent leaves alone those without mapped groups; closest: policy.unmatchedUsers: remove-groups (which changes nothing for those without)", g).risk(AppliesMore)
+	default:
+		m.rep.add(Differs, nil, "the incumbent's action on users only in the organization changes nothing for those without mapped groups anyway; only its count against max_adobe_only_users differs (orgsync counts the users it takes groups away from)", g)
+	}
+}
+
 // noneAllowed translates a limit of 0 users only in the organization: the
 // incumbent never acts on them, which is orgsync's preserve.
 func (m *migration) noneAllowed(s *setting) {
 	m.root.set("policy.unmatchedUsers", "preserve", "from "+s.origin()+": 0, so the incumbent never acts on users only in the organization")
-	m.rep.add(Differs, []string{"policy.unmatchedUsers"}, "a limit of 0 stops the incumbent from acting on any user only in the organization: orgsync's unmatchedUsers: preserve (its safety.maxRemovals: 0 would mean no limit)", s)
+	m.root.set("safety.maxRemovals", "10%", "orgsync's default, written: with "+s.origin()+" at 0 the incumbent sets no limit on the groups it takes away from directory users (orgsync's maxRemovals: 0 would mean no limit either, and would drop this protection)")
+	m.rep.add(Differs, []string{"policy.unmatchedUsers", "safety.maxRemovals"}, "a limit of 0 stops the incumbent from acting on any user only in the organization: orgsync's unmatchedUsers: preserve. The incumbent limits nothing else; orgsync's safety.maxRemovals, written as its default 10%, also holds for approval the managed groups taken away from directory users over that limit, which the incumbent applies", s)
 }
 
 // scope translates exclude_unmapped_users, adobe_only_user_list and
@@ -229,14 +294,26 @@ func (m *migration) scope() {
 	}
 	if l := m.inv.opt("adobe_only_user_list"); l.first() != "" {
 		m.root.set("scope.usersFile", m.pathFor(l.values[0]), "from "+l.from())
-		m.optionEntry("adobe_only_user_list", Differs, []string{"scope.usersFile"}, "orgsync acts on the listed users only, as the incumbent; but it also reads the directory: a listed user still in a source is synced, not removed (the incumbent removes every listed user). For a one-off run: orgsync sync --users-file FILE")
+		m.optionEntry("adobe_only_user_list", Differs, []string{"scope.usersFile"}, "orgsync acts on the listed users only, as the incumbent; but it also reads the directory: a listed user still in a source is synced (given the groups the directory maps him to, his attributes updated), not removed (the incumbent reads no directory and applies adobe_only_user_action to every listed user). For a one-off run: orgsync sync --users-file FILE").risk(AppliesMore)
 	}
 	switch m.inv.adobeUsers {
 	case "all":
 		m.optionEntry("adobe_users", Translated, nil, "every user of the organization: orgsync's default")
 	default:
-		m.optionEntry("adobe_users", NoEquivalent, nil, fmt.Sprintf("orgsync reads the whole organization (the managed groups' members, or every user when it may remove some): users outside %s are not left out. Closest: exclude the users to leave alone (policy.exclude.groups with their groups)", m.adobeUsersGroups()))
+		m.optionEntry("adobe_users", NoEquivalent, nil, fmt.Sprintf("orgsync reads the whole organization (the managed groups' members, or every user when it may remove some): users outside %s are not left out. Closest: exclude the users to leave alone (policy.exclude.groups with their groups)", m.adobeUsersGroups())).risk(AppliesMore)
 	}
+}
+
+// testMode translates test_mode on: the incumbent applies nothing. orgsync
+// has no configuration key that stops sync and the daemon from applying:
+// the configuration is written with a warning at its top, and the
+// difference must be accepted.
+func (m *migration) testMode(tm *option) {
+	m.head = append(m.head,
+		"TEST MODE: the incumbent runs in test mode ("+tm.from()+"): it applies nothing.",
+		"Use this configuration with orgsync plan (changes nothing) or orgsync sync --test-only (the service",
+		"checks each request and changes nothing) only: orgsync sync and orgsync daemon APPLY its changes.")
+	m.optionEntry("test_mode", Differs, nil, "the incumbent applies nothing in test mode; orgsync has no configuration key for it: orgsync sync and orgsync daemon apply the changes. migrate wrote a warning at the top of the configuration: run orgsync plan, or orgsync sync --test-only (the service checks each request and changes nothing), and schedule orgsync sync or the daemon only when the incumbent's runs would apply too").risk(AppliesMore)
 }
 
 // runOptions reports the options that choose how a run goes rather than
@@ -244,7 +321,7 @@ func (m *migration) scope() {
 func (m *migration) runOptions() {
 	tm := m.inv.opt("test_mode")
 	if tm.on() {
-		m.optionEntry("test_mode", Translated, nil, "no configuration key: run orgsync plan (changes nothing) or orgsync sync --test-only (the service checks every request and changes nothing)")
+		m.testMode(tm)
 	} else {
 		m.optionEntry("test_mode", Translated, nil, "off: orgsync sync applies the changes")
 	}
@@ -258,6 +335,16 @@ func (m *migration) runOptions() {
 		}
 	}
 	if s := m.main.get("post_sync"); s != nil {
-		m.rep.add(NoEquivalent, nil, "the incumbent no longer runs post_sync (it refuses the key); orgsync syncs the User Management Service only", tree(s)...)
+		m.rep.add(NoEquivalent, nil, "the incumbent no longer runs post_sync (it refuses the key); orgsync syncs the User Management Service only", tree(s)...).risk(Refused)
 	}
+}
+
+// multiOrgExclusion translates exclude_adobe_groups with several
+// organizations. The incumbent checks the groups in the primary only and,
+// in a secondary organization, touches only the users of the primary it
+// did not exclude there; orgsync checks each organization's own members of
+// the groups, and touches users of a secondary who are not in the primary.
+func (m *migration) multiOrgExclusion(s *setting, groups []string) {
+	m.root.set("policy.exclude.groups", groups, "from "+s.origin()+" (checked in each organization: see the report)")
+	m.rep.add(Differs, []string{"policy.exclude.groups"}, "the incumbent checks these groups in the primary organization only, and in a secondary one leaves alone every user it excluded in the primary (and every user not in the primary); orgsync checks the members of the same-named groups in each organization. So, in a secondary organization: a user excluded in the primary who is not a member of the group there (a primary administrator) may have managed groups changed by orgsync where the incumbent never touches him; and a member of the group there who is not excluded in the primary is left alone by orgsync where the incumbent acts. `orgsync plan` shows every change: check each secondary organization's changes to users who are members of these groups in the primary", s).risk(RemovesProtection)
 }

@@ -17,9 +17,9 @@ type Outcome string
 const (
 	// Translated: orgsync does the same from the keys named.
 	Translated Outcome = "translated"
-	// Differs: translated, but orgsync behaves differently in the way
-	// the note says.
-	Differs Outcome = "translated, differs"
+	// Differs: written, but orgsync behaves differently in the way the
+	// note says.
+	Differs Outcome = "differs"
 	// NoEquivalent: orgsync has nothing that does it; the note says what
 	// comes closest.
 	NoEquivalent Outcome = "no equivalent"
@@ -28,8 +28,26 @@ const (
 	// changes nothing).
 	NotUsed Outcome = "not used by the incumbent"
 	// Unknown: not a setting of the incumbent migrate knows; it is not
-	// translated.
+	// translated, and the incumbent refuses such a file.
 	Unknown Outcome = "unknown setting"
+)
+
+// Risk says why a difference must be accepted before the migrated
+// configuration is used: "" for a difference that only makes orgsync do
+// less than the incumbent, or stop where it goes on.
+type Risk string
+
+// The risks, as the report names them.
+const (
+	Safe Risk = ""
+	// RemovesProtection: orgsync may change users the incumbent leaves
+	// alone.
+	RemovesProtection Risk = "removes a protection"
+	// AppliesMore: orgsync may apply changes the incumbent would not.
+	AppliesMore Risk = "applies changes the incumbent would not"
+	// Refused: the incumbent refuses the file as it is, so it applies
+	// nothing at all; what migrate wrote for it is a guess.
+	Refused Risk = "the incumbent refuses it"
 )
 
 // Entry is the report's line for one setting (or one group of settings,
@@ -40,6 +58,9 @@ type Entry struct {
 	Outcome Outcome  // what became of it
 	To      []string // the orgsync keys it became
 	Note    string   // why, what differs, what comes closest
+	// Risk, when set, makes the entry a difference to accept before the
+	// configuration is used.
+	Risk Risk
 }
 
 // Report accounts for every setting of the incumbent's files and says
@@ -61,6 +82,46 @@ type Report struct {
 	FillIn []string
 	// Check is the result of checking the migrated configuration.
 	Check *Check
+	// Accepted is set when the differences to accept were accepted
+	// (--accept-differences): the configuration's header lists them.
+	Accepted bool
+}
+
+// Blocking returns the entries that must be accepted before the migrated
+// configuration is used.
+func (r *Report) Blocking() []Entry {
+	var out []Entry
+	for _, e := range r.Entries {
+		if e.Risk != Safe {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Blocked reports whether migrate must exit non-zero for the differences:
+// some must be accepted and were not.
+func (r *Report) Blocked() bool { return !r.Accepted && len(r.Blocking()) > 0 }
+
+// added are the entries one call appended, so that a risk can be set on
+// them.
+type added struct {
+	r        *Report
+	from, to int
+}
+
+// risk marks the entries as differences to accept, for the reason k.
+func (a added) risk(k Risk) {
+	for i := a.from; i < a.to; i++ {
+		a.r.Entries[i].Risk = k
+	}
+}
+
+// riskIf is risk when cond holds.
+func (a added) riskIf(cond bool, k Risk) {
+	if cond {
+		a.risk(k)
+	}
 }
 
 // HookReport is what migrate made of an after_mapping_hook.
@@ -75,8 +136,9 @@ type HookReport struct {
 // add appends an entry for each of the settings ss, translated together
 // (the entries after the first say so): every one is accounted for, each
 // with its line.
-func (r *Report) add(o Outcome, to []string, note string, ss ...*setting) {
+func (r *Report) add(o Outcome, to []string, note string, ss ...*setting) added {
 	ss = slices.DeleteFunc(slices.Clone(ss), func(s *setting) bool { return s == nil })
+	a := added{r: r, from: len(r.Entries)}
 	for i, s := range ss {
 		s.done = true
 		value := display(s)
@@ -89,14 +151,28 @@ func (r *Report) add(o Outcome, to []string, note string, ss ...*setting) {
 		} else if i > 0 {
 			n = "with " + ss[0].where()
 		}
-		r.Entries = append(r.Entries, Entry{Where: s.where(), Value: value, Outcome: o, To: to, Note: n})
+		e := Entry{Where: s.where(), Value: value, Outcome: o, To: to, Note: n}
+		if o == Unknown {
+			e.Risk = Refused
+		}
+		r.Entries = append(r.Entries, e)
 	}
+	a.to = len(r.Entries)
+	return a
+}
+
+// refused appends an entry, to accept, for what the incumbent refuses
+// that is no single setting (a key the file lacks, options that do not
+// go together): where names it.
+func (r *Report) refused(where, note string) {
+	r.Entries = append(r.Entries, Entry{Where: where, Value: "(the incumbent refuses it)", Outcome: NoEquivalent, Note: note, Risk: Refused})
 }
 
 // addFlag appends an entry for an invocation option given on the
 // incumbent's command line.
-func (r *Report) addFlag(flag string, o Outcome, to []string, note string) {
+func (r *Report) addFlag(flag string, o Outcome, to []string, note string) added {
 	r.Entries = append(r.Entries, Entry{Where: "command line: " + flag, Outcome: o, To: to, Note: note})
+	return added{r: r, from: len(r.Entries) - 1, to: len(r.Entries)}
 }
 
 // secretKey matches the keys whose values may be secrets (the
@@ -149,8 +225,12 @@ func (r *Report) WriteText(w io.Writer) {
 		if e.Note != "" {
 			fmt.Fprintf(w, "    %s\n", e.Note)
 		}
+		if e.Risk != Safe {
+			fmt.Fprintf(w, "    ! to accept: %s\n", e.Risk)
+		}
 	}
 	section(w, "Where orgsync deliberately behaves differently", r.Differences)
+	r.writeBlocking(w)
 	r.writeHook(w)
 	section(w, "Secrets (none was copied into the configuration)", r.Secrets)
 	section(w, "To fill in before the first run", r.FillIn)
@@ -172,6 +252,23 @@ func (r *Report) counts() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeBlocking writes the differences to accept, and whether they were.
+func (r *Report) writeBlocking(w io.Writer) {
+	b := r.Blocking()
+	if len(b) == 0 {
+		return
+	}
+	if r.Accepted {
+		fmt.Fprintf(w, "\n== %d difference(s) accepted with --accept-differences (listed at the top of the configuration)\n", len(b))
+	} else {
+		fmt.Fprintf(w, "\n== %d difference(s) to accept before use: migrate exits 1 until they are accepted\n", len(b))
+		fmt.Fprintln(w, "Each removes a protection of the incumbent's, applies changes the incumbent would not, or stands for a file the incumbent refuses. Fix them in the incumbent's files or in the configuration, or read each and run migrate again with --accept-differences.")
+	}
+	for _, e := range b {
+		fmt.Fprintf(w, "- %s: %s, %s\n", e.Where, e.Outcome, e.Risk)
+	}
 }
 
 // section writes a titled list (nothing when it is empty).

@@ -40,9 +40,10 @@ func (m *migration) translateTargets() {
 	}
 	m.multi = len(targets) > 1
 	if m.multi {
-		m.rep.Differences = append(m.rep.Differences, "several organizations: orgsync treats the users of each organization that are in no source as unmatched there, under the same policy (a target's own policy can differ); the incumbent leaves alone the users of a secondary organization who are not members of the primary. If a secondary organization has users of its own directory, give it a policy of its own (targets[i].policy, unmatchedUsers: preserve) or exclude them")
+		m.rep.add(Differs, []string{"targets"}, "each connector file is one organization; each secondary organization gets a policy of its own (targets[i].policy) that keeps what the incumbent does there: it never touches a user of a secondary organization who is not in the primary (orgsync: unmatchedUsers preserve there) and updates attributes in the primary only (updateAttributes [] there). It differs in one way, which only makes orgsync do less: the incumbent also applies adobe_only_user_action in a secondary organization to the users it applies it to in the primary; orgsync leaves them alone there", append([]*setting{s}, m.main.under(s.canon)...)...)
+	} else {
+		m.rep.add(Translated, []string{m.targetsKey()}, "the connector file is the organization", append([]*setting{s}, m.main.under(s.canon)...)...)
 	}
-	m.rep.add(Translated, []string{m.targetsKey()}, "each connector file is one organization", append([]*setting{s}, m.main.under(s.canon)...)...)
 	if s := m.main.get("adobe_users.connectors"); s != nil {
 		s.done = true
 	}
@@ -54,6 +55,9 @@ func (m *migration) translateTargets() {
 			name := m.orgsyncName(t.name)
 			n.set("name", name, nameComment(t))
 			at = fmt.Sprintf("targets[%d]", i)
+			if t.name != "" {
+				m.secondaries = append(m.secondaries, secondary{node: n, name: name})
+			}
 		} else {
 			n = m.root.child("target")
 			n.comment = "from " + t.merged[0].name + " (adobe_users.connectors.umapi)"
@@ -305,9 +309,9 @@ func (m *migration) clientID(n *node, at string, t serviceTarget, get func(strin
 		value := "FILL IN: the client id kept in the keyring under " + key.str()
 		n.set("auth.clientId", value, "from "+key.origin()+" (a keyring key: the value is not read)")
 		m.rep.add(Translated, []string{at + ".auth.clientId"}, "orgsync keeps the client id in the configuration (it is sent with every request and is not a secret); read it with: keyring get "+key.str()+" "+orgID, key)
-		m.rep.FillIn = append(m.rep.FillIn, fmt.Sprintf("%s.auth.clientId: the client id kept in the OS keyring (keyring get %s %s)", at, key.str(), orgID))
+		m.rep.FillIn = append(m.rep.FillIn, fmt.Sprintf("%s.auth.clientId: the client id kept in the OS keyring under key %q, user %q (keyring get %s %s)", at, key.str(), orgID, key.str(), orgID))
 		if id != nil {
-			m.rep.add(NotUsed, nil, "the incumbent refuses both client_id and secure_client_id_key", id)
+			m.rep.add(NotUsed, nil, "the incumbent refuses both client_id and secure_client_id_key", id).risk(Refused)
 		}
 		return
 	}
@@ -344,7 +348,7 @@ func (m *migration) jwtCredentials(n *node, at string, t serviceTarget, get func
 	}
 	pass, passKey := get("priv_key_pass"), get("secure_priv_key_pass_key")
 	if pass != nil || passKey != nil {
-		m.secretSetting(n, at+".auth.privateKeyPassphrase", "auth.privateKeyPassphrase", pass, passKey, orgID, envName(t.name, "PRIVATE_KEY_PASSPHRASE"), "the passphrase of the encrypted private key (the incumbent's encrypt command writes encrypted PKCS#8, which orgsync reads)")
+		m.secretSetting(n, at+".auth.privateKeyPassphrase", "auth.privateKeyPassphrase", pass, passKey, orgID, envName(t.name, "PRIVATE_KEY_PASSPHRASE"), "the passphrase of the encrypted private key (orgsync reads the key as the incumbent's encrypt command writes it)")
 	}
 }
 
@@ -354,13 +358,13 @@ func (m *migration) jwtCredentials(n *node, at string, t serviceTarget, get func
 func (m *migration) secretSetting(n *node, key, rel string, plain, key2 *setting, user, env, what string) {
 	switch {
 	case key2 != nil:
-		ref := secret.Ref{Exec: []string{"keyring", "get", key2.str(), user}}
+		ref, how := m.keyringRef(key2.str(), user)
 		n.set(rel, ref, "from "+key2.origin()+" (the same OS keyring entry)")
-		m.rep.add(Translated, []string{key}, "read from the OS keyring as the incumbent does, with Python's keyring command", key2)
-		m.rep.Secrets = append(m.rep.Secrets, fmt.Sprintf("%s: %s stays in the OS keyring (key %q, user %q), read with `keyring get` (pip install keyring) at every run. To move it out of the keyring: keyring get %s %s > secret-file (chmod 600) and write {file: secret-file}, or put it in the environment variable of your choice ({env: NAME}), or read it from your secret manager ({exec: [...]}, docs/configuration.md)",
-			key, what, key2.str(), user, key2.str(), user))
+		m.rep.add(Translated, []string{key}, "the same keyring entry, "+how, key2)
+		m.rep.Secrets = append(m.rep.Secrets, fmt.Sprintf("%s: %s stays in the OS keyring (key %q, user %q), %s. To move it out of the keyring: write it to a file only orgsync reads (mode 600) and use {file: path}, or put it in an environment variable ({env: NAME}), or read it from your secret manager ({exec: [...]}, docs/configuration.md)",
+			key, what, key2.str(), user, how))
 		if plain != nil {
-			m.rep.add(NotUsed, nil, "the incumbent refuses a secret both in plain text and in the keyring", plain)
+			m.rep.add(NotUsed, nil, "the incumbent refuses a secret both in plain text and in the keyring", plain).risk(Refused)
 		}
 	case plain != nil:
 		n.set(rel, secret.Ref{Env: env}, "from "+plain.origin()+" (the value is not copied)")
