@@ -298,6 +298,10 @@ func (m *migration) translateAdditionalGroups(src *source) {
 			m.rep.add(NotUsed, nil, "the incumbent's Okta connector ignores additional_groups: no rule", itemSettings(item, from, to)...)
 			continue
 		}
+		if from.str() == "" || to.str() == "" {
+			m.rep.add(NoEquivalent, nil, "an additional group rule needs both source and target: the incumbent refuses it", itemSettings(item, from, to)...).risk(Refused)
+			continue
+		}
 		pattern, targets, note, err := additionalRule(from.str(), to.str())
 		if err != nil {
 			m.rep.add(NoEquivalent, nil, err.Error()+": no rule, so the groups it gives are not given (and taken away where another rule manages them)", itemSettings(item, from, to)...).riskIf(!m.groupsOff(), AppliesMore)

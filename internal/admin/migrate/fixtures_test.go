@@ -145,8 +145,15 @@ func yamlEqual(a, b any) bool {
 // it; it fails the test when the input cannot be read.
 func migrateIn(t *testing.T, dir string, flags ...string) (*Result, string) {
 	t.Helper()
+	return migrateInWith(t, dir, Options{}, flags...)
+}
+
+// migrateInWith is migrateIn with options (Flags and Out are set).
+func migrateInWith(t *testing.T, dir string, opt Options, flags ...string) (*Result, string) {
+	t.Helper()
 	out := filepath.Join(dir, "orgsync.yaml")
-	res, err := Migrate(filepath.Join(dir, "user-sync-config.yml"), Options{Flags: flags, Out: out})
+	opt.Flags, opt.Out = flags, out
+	res, err := Migrate(filepath.Join(dir, "user-sync-config.yml"), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -290,7 +290,7 @@ func (in *incumbent) csvUsers() []*dirUser {
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
-	r.Comma = ','
+	r.Comma, r.FieldsPerRecord = ',', -1 // Python's DictReader: a short row's missing fields are None
 	if d := fmt.Sprint(orDefault(in.conn["delimiter"], "")); d != "" {
 		r.Comma = []rune(d)[0]
 	} else if !strings.HasSuffix(path, ".csv") {
@@ -334,8 +334,8 @@ func (in *incumbent) csvUsers() []*dirUser {
 		if u.domain == "" && u.username != email {
 			u.domain = email[strings.Index(email, "@")+1:]
 		}
-		for i, h := range rows[0] {
-			u.attrs[h] = row[i]
+		for _, h := range rows[0] {
+			u.attrs[h] = get(h)
 		}
 	}
 	return out

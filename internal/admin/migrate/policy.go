@@ -268,6 +268,8 @@ func (m *migration) groupRemovalsOnly(g *setting) {
 	switch {
 	case !on:
 		m.rep.add(Translated, nil, "off: the incumbent's default; orgsync acts on every user only in the organization, as the incumbent then does", g)
+	case m.inv.action == "" || m.inv.action == "exclude" || m.groupsOff() && (m.inv.action == "preserve" || m.inv.action == "write-file"):
+		m.rep.add(NotUsed, nil, "the incumbent acts on no user only in the organization with these options", g)
 	case m.inv.action == "remove" || m.inv.action == "delete" || m.inv.action == "remove-adobe-groups":
 		m.rep.add(NoEquivalent, nil, "orgsync has no way to act only on the users only in the organization who still have managed groups: with "+m.inv.action+" it acts on all of them, where the incumbent leaves alone those without mapped groups; closest: policy.unmatchedUsers: remove-groups (which changes nothing for those without)", g).risk(AppliesMore)
 	default:

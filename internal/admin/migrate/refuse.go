@@ -16,8 +16,8 @@ var otherFiles = []struct {
 	{[]string{"integration_key", "secure_integration_key_key", "admin_email"}, "a Sign Sync connector file (connector-sign.yml): orgsync syncs the User Management Service only, so Sign Sync is out of scope"},
 	{[]string{"enterprise", "integration", "server"}, "a service connector file (connector-umapi.yml)"},
 	{[]string{"after_mapping_hook", "extended_attributes", "extended_adobe_groups", "extended_vendor_groups", "extensions"}, "an extension file (extension-config.yml)"},
-	{[]string{"base_dn", "group_filter_format", "group_member_filter_format", "two_steps_lookup", "user_email_format", "search_page_size", "require_tls_cert"}, "an LDAP connector file (connector-ldap.yml)"},
 	{[]string{"api_token", "secure_api_token_key"}, "an Okta connector file (connector-okta.yml)"},
+	{[]string{"base_dn", "group_filter_format", "group_member_filter_format", "two_steps_lookup", "user_email_format", "search_page_size", "require_tls_cert"}, "an LDAP connector file (connector-ldap.yml)"},
 	{[]string{"file_path", "email_column_name", "groups_column_name", "delimiter"}, "a CSV connector file (connector-csv.yml)"},
 }
 

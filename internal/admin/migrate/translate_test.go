@@ -42,6 +42,12 @@ limits:
 // over them) with flags, and loads the result (nil when it does not load).
 func migrateFiles(t *testing.T, files map[string]string, flags ...string) (*Result, *config.Config) {
 	t.Helper()
+	return migrateFilesWith(t, files, Options{}, flags...)
+}
+
+// migrateFilesWith is migrateFiles with options.
+func migrateFilesWith(t *testing.T, files map[string]string, opt Options, flags ...string) (*Result, *config.Config) {
+	t.Helper()
 	dir := t.TempDir()
 	copyFile(t, "testdata/directory/users.csv", filepath.Join(dir, "users.csv"), false)
 	for name, text := range baseFiles {
@@ -50,7 +56,7 @@ func migrateFiles(t *testing.T, files map[string]string, flags ...string) (*Resu
 	for name, text := range files {
 		writeFile(t, filepath.Join(dir, name), text)
 	}
-	res, path := migrateIn(t, dir, flags...)
+	res, path := migrateInWith(t, dir, opt, flags...)
 	cfg, err := config.Load(path)
 	if err != nil {
 		t.Logf("does not load: %v\n%s", err, res.Config)
