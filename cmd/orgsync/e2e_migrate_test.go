@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,23 +57,12 @@ Cy,Ng,cy@example.com,,sales,,,
 // plan: migrate (the configuration written, the report printed, the check
 // passed), then validate and plan against the simulator.
 func TestMigrateToFirstPlan(t *testing.T) {
-	dir := exampleDir(t)
-	inc := filepath.Join(dir, "incumbent")
-	if err := os.Mkdir(inc, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range incumbentFiles {
-		if err := os.WriteFile(filepath.Join(inc, name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, inc := incumbentDir(t, incumbentFiles)
 	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(inc, "private.key"), key, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
 	r := runBinary(t, env, "migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out,
@@ -135,5 +128,186 @@ func TestMigrateReportsWhatDoesNotLoad(t *testing.T) {
 	}
 	if code, _, stderr := runInProcess("migrate", filepath.Join(dir, "user-sync-config.yml"), "--flags", "--colour blue"); code != exitError || !strings.Contains(stderr, "--colour is not an option") {
 		t.Errorf("bad --flags: exit %d: %s", code, stderr)
+	}
+}
+
+// incumbentDir copies the examples into a new directory and writes the
+// incumbent's files into its folder incumbent; it returns both.
+func incumbentDir(t *testing.T, files map[string]string) (dir, inc string) {
+	t.Helper()
+	dir = exampleDir(t)
+	inc = filepath.Join(dir, "incumbent")
+	if err := os.Mkdir(inc, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		writeTestFile(t, filepath.Join(inc, name), text)
+	}
+	return dir, inc
+}
+
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pointAtSim rewrites the migrated configuration at path to use the
+// simulator at url, as the walk-through's trial run does.
+func pointAtSim(t *testing.T, path, url string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, path, strings.NewReplacer("https://usermanagement.adobe.io", url, "https://ims-na1.adobelogin.com", url).Replace(string(data)))
+}
+
+// TestMigrateTestModeMustBeAccepted: an incumbent run in test mode (-t)
+// migrates to a configuration that warns at its top that sync applies,
+// and migrate exits 1 until the difference is accepted; accepted, the
+// configuration's header records it and a plan runs.
+func TestMigrateTestModeMustBeAccepted(t *testing.T) {
+	dir, inc := incumbentDir(t, incumbentFiles)
+	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
+	out := filepath.Join(inc, "orgsync.yaml")
+	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
+	args := []string{"migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out, "--flags", "--process-groups --connector csv users.csv -t"}
+	r := runBinary(t, env, args...)
+	data, _ := os.ReadFile(out)
+	if r.code != exitError || !strings.Contains(r.stdout, "1 difference(s) to accept before use") || !strings.Contains(r.stdout, "! to accept: applies changes the incumbent would not") ||
+		!strings.Contains(string(data), "# TEST MODE:") || !strings.Contains(string(data), "# NOT READY: 1 difference(s) not accepted yet") {
+		t.Fatalf("migrate -t: exit %d\n%s\n%s\n%s", r.code, r.stdout, r.stderr, data)
+	}
+	r = runBinary(t, env, append(args, "--accept-differences", "--force")...)
+	data, _ = os.ReadFile(out)
+	if r.code != exitOK || !strings.Contains(string(data), "# 1 difference(s) accepted with orgsync migrate --accept-differences") ||
+		!strings.Contains(string(data), "#   - command line: -t: differs, applies changes the incumbent would not") {
+		t.Fatalf("accepted: exit %d\n%s\n%s\n%s", r.code, r.stdout, r.stderr, data)
+	}
+	s := startSim(t, dir, umsim.Options{})
+	pointAtSim(t, out, s.url)
+	if r := runBinary(t, env, "plan", "--config", out); r.code != exitOK || !strings.Contains(r.stdout, "+ create ann@example.com") {
+		t.Errorf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestMigrateLegacyEncryptedKey: the incumbent's key encrypted as its
+// encrypt command writes it (the legacy PEM form, DES-EDE3-CBC) is used as
+// it is, its passphrase from the environment like the other secrets.
+func TestMigrateLegacyEncryptedKey(t *testing.T) {
+	files := map[string]string{}
+	for name, text := range incumbentFiles {
+		files[name] = text
+	}
+	files["connector-umapi.yml"] = strings.Replace(files["connector-umapi.yml"], `priv_key_path: "private.key"`, "priv_key_path: \"encrypted.key\"\n  priv_key_pass: \"pass-not-a-real-secret\"", 1)
+	dir, inc := incumbentDir(t, files)
+	pemText, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemText[bytes.Index(pemText, []byte("-----BEGIN")):])
+	enc, err := x509.EncryptPEMBlock(rand.Reader, block.Type, block.Bytes, []byte("pass-not-a-real-secret"), x509.PEMCipher3DES) //nolint:staticcheck // the incumbent's form under test
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(inc, "encrypted.key"), string(pem.EncodeToMemory(enc)))
+	out := filepath.Join(inc, "orgsync.yaml")
+	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret", "ORGSYNC_PRIVATE_KEY_PASSPHRASE=pass-not-a-real-secret"}
+	r := runBinary(t, env, "migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out, "--flags", "--process-groups --users mapped --connector csv users.csv")
+	if r.code != exitOK || !strings.Contains(r.stdout, "privateKeyPassphrase") {
+		t.Fatalf("migrate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := startSim(t, dir, umsim.Options{})
+	pointAtSim(t, out, s.url)
+	if r := runBinary(t, env, "plan", "--config", out); r.code != exitOK || !strings.Contains(r.stdout, "+ create ann@example.com") {
+		t.Errorf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// incumbentMultiOrg is an incumbent setup with the simulator's two example
+// organizations: the primary and emea, whose frank is in no source and
+// not in the primary, so that the incumbent never touches him.
+var incumbentMultiOrg = map[string]string{
+	"user-sync-config.yml": `
+adobe_users:
+  exclude_adobe_groups: [_org_admin]
+  connectors:
+    umapi:
+      - connector-umapi.yml
+      - emea: connector-umapi-emea.yml
+directory_users:
+  user_identity_type: federatedID
+  default_country_code: US
+  groups:
+    - directory_group: eng
+      adobe_groups: [Engineering]
+    - directory_group: design
+      adobe_groups: [Design, "emea::Design"]
+limits:
+  max_adobe_only_users: 50%
+`,
+	"connector-umapi.yml": incumbentFiles["connector-umapi.yml"],
+	"connector-umapi-emea.yml": `
+enterprise:
+  org_id: "5678EF01@AdobeOrg"
+  client_id: "orgsync-demo-emea"
+  client_secret: "demo-client-secret-not-a-real-secret"
+  tech_acct_id: "demo-emea-tech@techacct.example.com"
+  priv_key_path: "private.key"
+`,
+	"users.csv": `firstname,lastname,email,country,groups
+Alice,Anders,alice@example.com,US,eng
+Carol,Clark,carol@example.com,GB,design
+Dave,Doe,dave@example.com,US,design
+`,
+}
+
+// TestMigrateSecondaryOrganization: in a secondary organization the
+// incumbent never touches a user who is not in the primary; the migrated
+// configuration's plan leaves him alone there too, while it creates the
+// directory's designers in both. The exclusion groups, which the
+// incumbent checks in the primary only, are a difference to accept.
+func TestMigrateSecondaryOrganization(t *testing.T) {
+	dir, inc := incumbentDir(t, incumbentMultiOrg)
+	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
+	out := filepath.Join(inc, "orgsync.yaml")
+	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret", "ORGSYNC_EMEA_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
+	args := []string{"migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out, "--flags", "--process-groups --connector csv users.csv"}
+	if r := runBinary(t, env, args...); r.code != exitError || !strings.Contains(r.stdout, "adobe_users.exclude_adobe_groups: differs, removes a protection") {
+		t.Fatalf("migrate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runBinary(t, env, append(args, "--accept-differences", "--force")...); r.code != exitOK {
+		t.Fatalf("migrate --accept-differences: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
+	pointAtSim(t, out, s.url)
+	r := runBinary(t, env, "plan", "--config", out)
+	mainPart, emeaPart, ok := strings.Cut(r.stdout, "== organization emea")
+	if r.code != exitOK || !ok {
+		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	changed := func(part, user string) bool {
+		for _, l := range strings.Split(part, "\n") {
+			if (strings.HasPrefix(l, "~ ") || strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "! ")) && strings.Contains(l, user) {
+				return true
+			}
+		}
+		return false
+	}
+	if !strings.Contains(emeaPart, "+ create dave@example.com") || changed(emeaPart, "frank@example.com") || changed(emeaPart, "admin-emea@example.com") {
+		t.Errorf("emea's plan: want dave created, frank and the administrator left alone:\n%s", emeaPart)
+	}
+	if !strings.Contains(mainPart, "+ create dave@example.com") {
+		t.Errorf("main's plan:\n%s", mainPart)
 	}
 }

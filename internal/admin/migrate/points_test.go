@@ -323,3 +323,30 @@ func TestIncumbentTestFixture(t *testing.T) {
 		t.Errorf("%d entries: not every setting accounted for", len(res.Report.Entries))
 	}
 }
+
+// With --keyring wincred (the default on Windows, where the incumbent's
+// keyring is Credential Manager), each keyring entry becomes a wincred
+// reference with the target and user the incumbent's keyring reads: the
+// secure_*_key value and the organization id, the LDAP user or the Okta
+// host.
+func TestKeyringEntriesAsWincred(t *testing.T) {
+	ldap := "host: ldaps://dc1.corp.example.org\nbase_dn: dc=corp,dc=example,dc=org\nusername: svc-ust@corp.example.org\nsecure_password_key: ust_ldap\n"
+	main := withConnector("ldap", "")
+	umapi := strings.Replace(baseFiles["connector-umapi.yml"], `client_secret: "p8e-not-a-real-secret-1"`, "secure_client_secret_key: ust secret", 1)
+	res, _ := migrateFilesWith(t, map[string]string{"user-sync-config.yml": main, "connector-ldap.yml": ldap, "connector-umapi.yml": umapi}, Options{Keyring: KeyringWincred})
+	for _, want := range []string{
+		"clientSecret: {wincred: ust secret, user: 1234ABCD5678EF90@AdobeOrg}",
+		"password: {wincred: ust_ldap, user: svc-ust@corp.example.org}",
+	} {
+		if !strings.Contains(string(res.Config), want) {
+			t.Errorf("%q not in\n%s", want, res.Config)
+		}
+	}
+	if s := strings.Join(res.Report.Secrets, "\n"); !strings.Contains(s, `Windows Credential Manager (the generic credential "ust secret" of user "1234ABCD5678EF90@AdobeOrg", or "1234ABCD5678EF90@AdobeOrg@ust secret"`) ||
+		!strings.Contains(s, "per machine and per user") {
+		t.Errorf("secrets section: %s", s)
+	}
+	if _, err := Migrate("testdata/published/user-sync-config.yml", Options{Keyring: "vault"}); err == nil || !strings.Contains(err.Error(), "--keyring") {
+		t.Errorf("an unknown keyring: %v", err)
+	}
+}
