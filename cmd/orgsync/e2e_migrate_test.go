@@ -58,11 +58,6 @@ Cy,Ng,cy@example.com,,sales,,,
 // passed), then validate and plan against the simulator.
 func TestMigrateToFirstPlan(t *testing.T) {
 	dir, inc := incumbentDir(t, incumbentFiles)
-	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
 	r := runBinary(t, env, "migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out,
@@ -132,7 +127,8 @@ func TestMigrateReportsWhatDoesNotLoad(t *testing.T) {
 }
 
 // incumbentDir copies the examples into a new directory and writes the
-// incumbent's files into its folder incumbent; it returns both.
+// incumbent's files into its folder incumbent, with the simulator's key
+// as private.key; it returns both.
 func incumbentDir(t *testing.T, files map[string]string) (dir, inc string) {
 	t.Helper()
 	dir = exampleDir(t)
@@ -143,6 +139,11 @@ func incumbentDir(t *testing.T, files map[string]string) (dir, inc string) {
 	for name, text := range files {
 		writeTestFile(t, filepath.Join(inc, name), text)
 	}
+	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
 	return dir, inc
 }
 
@@ -170,11 +171,6 @@ func pointAtSim(t *testing.T, path, url string) {
 // configuration's header records it and a plan runs.
 func TestMigrateTestModeMustBeAccepted(t *testing.T) {
 	dir, inc := incumbentDir(t, incumbentFiles)
-	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
 	args := []string{"migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out, "--flags", "--process-groups --connector csv users.csv -t"}
@@ -275,11 +271,6 @@ Dave,Doe,dave@example.com,US,design
 // incumbent checks in the primary only, are a difference to accept.
 func TestMigrateSecondaryOrganization(t *testing.T) {
 	dir, inc := incumbentDir(t, incumbentMultiOrg)
-	key, err := os.ReadFile(filepath.Join(dir, "sim", "demo-private-key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeTestFile(t, filepath.Join(inc, "private.key"), string(key))
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret", "ORGSYNC_EMEA_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
 	args := []string{"migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out, "--flags", "--process-groups --connector csv users.csv"}
