@@ -62,7 +62,7 @@ var categoryCases = []categoryCase{
 	// The mapping.
 	{"mapping", nil, csvFlags, "directory_users.groups[0].adobe_groups", Translated, false},
 	{"mapping", map[string]string{"user-sync-config.yml": withConnector("ldap", ""), "connector-ldap.yml": ldapFile}, "--process-groups", "directory_users.groups[0].adobe_groups", Differs, false},
-	{"mapping", map[string]string{"user-sync-config.yml": strings.Replace(mainWith(""), "  groups:", "  additional_groups:\n    - source: '(?!Old)ACL-(.+)'\n      target: 'ACL-\\1'\n  groups:", 1)}, csvFlags, "additional_groups[0].source", NoEquivalent, true},
+	{"mapping", map[string]string{"user-sync-config.yml": strings.Replace(mainWith(""), "  groups:", "  additional_groups:\n    - source: '(?!Old)ACL-(.+)'\n      target: 'ACL-\\1'\n  groups:", 1)}, csvFlags, "additional_groups[0]", NoEquivalent, true},
 	{"mapping", map[string]string{"user-sync-config.yml": strings.Replace(withConnector("okta", ""), "  groups:", "  additional_groups:\n    - source: 'ACL-(.+)'\n      target: 'ACL-\\1'\n  groups:", 1), "connector-okta.yml": oktaFile}, "--connector okta --users mapped --process-groups", "additional_groups[0].source", NotUsed, false},
 	{"mapping", map[string]string{"user-sync-config.yml": strings.Replace(mainWith(""), "adobe_groups: [All Apps]", "adobe_group: [All Apps]", 1)}, csvFlags, "directory_users.groups[0].adobe_group", Unknown, true},
 	// The exclusions.

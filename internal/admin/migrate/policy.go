@@ -130,7 +130,10 @@ func (m *migration) updateAttributes() {
 		}
 	}
 	m.root.set("policy.updateAttributes", attrs, from+" (update_user_info on)")
-	note := "orgsync updates them on Enterprise and Federated IDs the organization owns; the incumbent in the primary organization only (a secondary organization cannot change users it does not own)"
+	note := "the attributes of the directory's users in the organization, as the incumbent updates them (neither changes an independent ID's, which its owner keeps)"
+	if m.multi {
+		note += "; in the primary organization only, as the incumbent: each secondary organization's policy updates none"
+	}
 	m.optionEntry("update_user_info", Translated, []string{"policy.updateAttributes"}, "on")
 	if len(bad) > 0 {
 		m.rep.add(NoEquivalent, []string{"policy.updateAttributes"}, strings.Join(bad, ", ")+" is not an attribute the incumbent updates (it refuses it): left out", s).risk(Refused)

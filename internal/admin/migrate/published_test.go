@@ -74,7 +74,8 @@ func enableInMain(t *testing.T, dir, file string) {
 }
 
 // checkReport checks what every migration must give: no unknown setting,
-// a comment on every line of the configuration, no secret anywhere.
+// a comment on every line of the configuration, each difference to accept
+// named at its top, no secret anywhere.
 func checkReport(t *testing.T, res *Result) {
 	t.Helper()
 	for _, e := range res.Report.Entries {
@@ -88,6 +89,14 @@ func checkReport(t *testing.T, res *Result) {
 		}
 	}
 	report := reportText(res.Report)
+	for _, e := range res.Report.Blocking() { // each difference to accept is named at the top
+		if !strings.Contains(string(res.Config), "#   - "+e.Where+": ") || !strings.Contains(report, "- "+e.Where+": ") {
+			t.Errorf("the difference to accept %s is not named in the configuration's header and the report", e.Where)
+		}
+	}
+	if blocked := len(res.Report.Blocking()) > 0; blocked != res.Report.Blocked() || blocked != strings.Contains(string(res.Config), "# NOT READY") {
+		t.Errorf("blocked %v, %d differences to accept", res.Report.Blocked(), len(res.Report.Blocking()))
+	}
 	for _, s := range secretValues {
 		if strings.Contains(string(res.Config), s) || strings.Contains(report, s) {
 			t.Errorf("the secret %q was copied", s)

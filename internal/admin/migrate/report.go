@@ -110,10 +110,11 @@ type added struct {
 	from, to int
 }
 
-// risk marks the entries as differences to accept, for the reason k.
+// risk marks the entries as a difference to accept, for the reason k:
+// the first of them, which the others name ("with ...").
 func (a added) risk(k Risk) {
-	for i := a.from; i < a.to; i++ {
-		a.r.Entries[i].Risk = k
+	if a.from < a.to {
+		a.r.Entries[a.from].Risk = k
 	}
 }
 
