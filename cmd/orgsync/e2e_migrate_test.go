@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,8 +132,13 @@ func TestMigrateReportsWhatDoesNotLoad(t *testing.T) {
 // as private.key; it returns both.
 func incumbentDir(t *testing.T, files map[string]string) (dir, inc string) {
 	t.Helper()
-	dir = exampleDir(t)
-	inc = filepath.Join(dir, "incumbent")
+	return incumbentDirIn(t, exampleDir(t), files)
+}
+
+// incumbentDirIn is incumbentDir in the examples' copy dir.
+func incumbentDirIn(t *testing.T, dir string, files map[string]string) (string, string) {
+	t.Helper()
+	inc := filepath.Join(dir, "incumbent")
 	if err := os.Mkdir(inc, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +233,9 @@ func TestMigrateLegacyEncryptedKey(t *testing.T) {
 }
 
 // incumbentMultiOrg is an incumbent setup with the simulator's two example
-// organizations: the primary and emea, whose frank is in no source and
-// not in the primary, so that the incumbent never touches him.
+// organizations, served over TLS at SIMHOST: the primary and emea, whose
+// frank is in no source and not in the primary, so that the incumbent
+// never touches him.
 var incumbentMultiOrg = map[string]string{
 	"user-sync-config.yml": `
 adobe_users:
@@ -248,7 +255,7 @@ directory_users:
 limits:
   max_adobe_only_users: 50%
 `,
-	"connector-umapi.yml": incumbentFiles["connector-umapi.yml"],
+	"connector-umapi.yml": incumbentFiles["connector-umapi.yml"] + simServer,
 	"connector-umapi-emea.yml": `
 enterprise:
   org_id: "5678EF01@AdobeOrg"
@@ -256,33 +263,59 @@ enterprise:
   client_secret: "demo-client-secret-not-a-real-secret"
   tech_acct_id: "demo-emea-tech@techacct.example.com"
   priv_key_path: "private.key"
-`,
+` + simServer,
 	"users.csv": `firstname,lastname,email,country,groups
 Alice,Anders,alice@example.com,US,eng
 Carol,Clark,carol@example.com,GB,design
 Dave,Doe,dave@example.com,US,design
+Ada,Admin,admin@example.com,US,design
 `,
 }
+
+// simServer points a service connector at the simulator (its test
+// certificate not verified, as ssl_verify: False says).
+const simServer = `server:
+  host: SIMHOST
+  auth_host: SIMHOST
+ssl_verify: False
+`
 
 // TestMigrateSecondaryOrganization: in a secondary organization the
 // incumbent never touches a user who is not in the primary; the migrated
 // configuration's plan leaves him alone there too, while it creates the
 // directory's designers in both. The exclusion groups, which the
-// incumbent checks in the primary only, are a difference to accept.
+// incumbent checks in the primary only, are a difference to accept, and
+// --check-target counts on the live plan whom it concerns: the primary's
+// administrator, a designer who is in emea too, whom the incumbent leaves
+// alone there and orgsync's plan gives emea's Design.
 func TestMigrateSecondaryOrganization(t *testing.T) {
-	dir, inc := incumbentDir(t, incumbentMultiOrg)
+	dir := exampleDir(t)
+	seed, err := os.ReadFile(filepath.Join(dir, "sim", "orgs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frank := "      - {email: frank@example.com"
+	admin := "      - {email: admin@example.com, firstname: Ada, lastname: Admin, country: US, type: federatedID, groups: [All Apps]}\n"
+	writeTestFile(t, filepath.Join(dir, "sim", "orgs-admin.yaml"), strings.Replace(string(seed), frank, admin+frank, 1))
+	s := startMultiSim(t, dir, "sim/orgs-admin.yaml", umsim.Options{})
+	tlsSim := httptest.NewTLSServer(s.Multi)
+	t.Cleanup(tlsSim.Close)
+	files := map[string]string{}
+	for name, text := range incumbentMultiOrg {
+		files[name] = strings.ReplaceAll(text, "SIMHOST", strings.TrimPrefix(tlsSim.URL, "https://"))
+	}
+	_, inc := incumbentDirIn(t, dir, files)
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret", "ORGSYNC_EMEA_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
 	args := []string{"migrate", filepath.Join(inc, "user-sync-config.yml"), "--out", out, "--flags", "--process-groups --connector csv users.csv"}
 	if r := runBinary(t, env, args...); r.code != exitError || !strings.Contains(r.stdout, "adobe_users.exclude_adobe_groups: differs, removes a protection") {
 		t.Fatalf("migrate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runBinary(t, env, append(args, "--accept-differences", "--force")...); r.code != exitOK {
-		t.Fatalf("migrate --accept-differences: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r := runBinary(t, env, append(args, "--accept-differences", "--force", "--check-target")...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "organization emea: the live plan changes 1 user(s) whom the incumbent leaves alone there (members of _org_admin in the primary organization): admin@example.com") {
+		t.Fatalf("migrate --accept-differences --check-target: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
-	pointAtSim(t, out, s.url)
-	r := runBinary(t, env, "plan", "--config", out)
+	r = runBinary(t, env, "plan", "--config", out)
 	mainPart, emeaPart, ok := strings.Cut(r.stdout, "== organization emea")
 	if r.code != exitOK || !ok {
 		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -295,10 +328,10 @@ func TestMigrateSecondaryOrganization(t *testing.T) {
 		}
 		return false
 	}
-	if !strings.Contains(emeaPart, "+ create dave@example.com") || changed(emeaPart, "frank@example.com") || changed(emeaPart, "admin-emea@example.com") {
-		t.Errorf("emea's plan: want dave created, frank and the administrator left alone:\n%s", emeaPart)
+	if !strings.Contains(emeaPart, "+ create dave@example.com") || changed(emeaPart, "frank@example.com") || changed(emeaPart, "admin-emea@example.com") || !changed(emeaPart, "admin@example.com") {
+		t.Errorf("emea's plan: want dave created, frank and emea's administrator left alone, and the difference counted (admin@example.com given Design):\n%s", emeaPart)
 	}
-	if !strings.Contains(mainPart, "+ create dave@example.com") {
+	if !strings.Contains(mainPart, "+ create dave@example.com") || changed(mainPart, "admin@example.com") {
 		t.Errorf("main's plan:\n%s", mainPart)
 	}
 }

@@ -20,6 +20,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	reportFile := fs.String("report", "", "also write the migration report to this file")
 	force := fs.Bool("force", false, "overwrite --out when it exists")
 	accept := fs.Bool("accept-differences", false, "accept the differences that remove a protection or apply changes the incumbent would not (listed at the top of the configuration); without it migrate exits 1 when there are some")
+	checkTarget := fs.Bool("check-target", false, "with --out and the secrets provided: sign in, plan every organization and count, in each secondary one, the users the plan changes whom the incumbent leaves alone there")
 	keyring := fs.String("keyring", "", `where the incumbent's keyring entries (secure_*_key) are read: wincred (Windows Credential Manager) or command (Python's keyring command); default wincred on Windows, command elsewhere`)
 	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code
@@ -27,6 +28,9 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	if fs.NArg() != 1 {
 		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE] [--accept-differences]")
 		return exitError
+	}
+	if *checkTarget && *out == "" {
+		return fail(std, fs.Name(), fmt.Errorf("--check-target needs --out: it plans with the configuration written there"))
 	}
 	words, err := migrate.SplitFlags(*flags)
 	if err != nil {
@@ -48,6 +52,14 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	} else if err := starter.WriteNew(*out, res.Config, *force); err != nil {
 		return fail(std, fs.Name(), err)
 	}
+	liveOK := true
+	if *checkTarget {
+		lines, err := migrate.CountOnLivePlan(ctx, *out)
+		if err != nil {
+			lines, liveOK = []string{"could not plan with " + filepath.Clean(*out) + ": " + err.Error()}, false
+		}
+		res.Report.Live = lines
+	}
 	res.Report.WriteText(report)
 	if *reportFile != "" {
 		if err := res.Report.WriteFile(*reportFile); err != nil {
@@ -57,7 +69,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	if *out != "" {
 		fmt.Fprintf(report, "\nwrote %s\n", filepath.Clean(*out))
 	}
-	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 || res.Report.Blocked() {
+	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 || res.Report.Blocked() || !liveOK {
 		return exitError
 	}
 	return exitOK

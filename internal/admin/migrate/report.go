@@ -82,6 +82,9 @@ type Report struct {
 	FillIn []string
 	// Check is the result of checking the migrated configuration.
 	Check *Check
+	// Live are the counts on the live plan (CountOnLivePlan), when it was
+	// made.
+	Live []string
 	// Accepted is set when the differences to accept were accepted
 	// (--accept-differences): the configuration's header lists them.
 	Accepted bool
@@ -232,6 +235,7 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	section(w, "Where orgsync deliberately behaves differently", r.Differences)
 	r.writeBlocking(w)
+	section(w, "Counted on the live plan (--check-target)", r.Live)
 	r.writeHook(w)
 	section(w, "Secrets (none was copied into the configuration)", r.Secrets)
 	section(w, "To fill in before the first run", r.FillIn)
