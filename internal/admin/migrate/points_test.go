@@ -350,3 +350,23 @@ func TestKeyringEntriesAsWincred(t *testing.T) {
 		t.Errorf("an unknown keyring: %v", err)
 	}
 }
+
+// The incumbent's published CSV inputs are read as the incumbent reads
+// them: its users file as the source (--users file), its removal list as
+// the users to act on (--adobe-only-user-list).
+func TestIncumbentCSVInputs(t *testing.T) {
+	for _, c := range []struct{ file, flags, want string }{
+		{"users-file.csv", "--users file users-file.csv --process-groups", "the file sources were read: 3 desired user(s)"},
+		{"users-file-with-custom-attributes-and-mappings.csv", "--users file users-file-with-custom-attributes-and-mappings.csv", "the file sources were read: 3 desired user(s)"},
+		{"remove-list.csv", "--connector csv users.csv --adobe-only-user-list remove-list.csv --adobe-only-user-action remove", "the file sources were read"},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata/csv", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": mainWith(""), c.file: string(data)}, strings.Fields(c.flags)...)
+		if cfg == nil || !res.Report.Check.OK() || !strings.Contains(strings.Join(res.Report.Check.Lines, "\n"), c.want) {
+			t.Errorf("%s: problems %q, lines %q\n%s", c.file, res.Report.Check.Problems, res.Report.Check.Lines, res.Config)
+		}
+	}
+}
