@@ -8,7 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/orgsync/orgsync/internal/util/textcut"
 )
 
 // DefaultTimeout bounds a secret command whose Ref sets no Timeout.
@@ -77,15 +78,7 @@ func (e *CommandError) LocalDetail() string {
 }
 
 // cutStderr returns the start of a command's standard error on one line,
-// at most maxStderr bytes (cut at a character's start).
+// at most maxStderr bytes.
 func cutStderr(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= maxStderr {
-		return s
-	}
-	cut := maxStderr
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textcut.Cut(strings.Join(strings.Fields(s), " "), maxStderr)
 }
