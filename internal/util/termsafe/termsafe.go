@@ -25,7 +25,8 @@ type Mode int
 
 // The modes.
 const (
-	// Text keeps newlines and tabs: multi-line output and tables.
+	// Text keeps newlines (a CRLF line ending too: a carriage return
+	// before a newline only) and tabs: multi-line output and tables.
 	Text Mode = iota
 	// Line keeps tabs only: one line of a log or a mail, which a newline
 	// in a value must not end.
@@ -48,7 +49,7 @@ func String(s string, mode Mode) string {
 func Safe[T ~string | ~[]byte](s T, mode Mode) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c < 0x7f {
+		if c >= 0x20 && c < 0x7f || lineEnd(s, i, mode) {
 			i++
 			continue
 		}
@@ -61,12 +62,18 @@ func Safe[T ~string | ~[]byte](s T, mode Mode) bool {
 	return true
 }
 
+// lineEnd reports whether s[i] is the carriage return of a CRLF line
+// ending, which Text keeps.
+func lineEnd[T ~string | ~[]byte](s T, i int, mode Mode) bool {
+	return mode == Text && s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n'
+}
+
 // Append appends s to dst with every character unsafe on a terminal
 // escaped (see String).
 func Append[T ~string | ~[]byte](dst []byte, s T, mode Mode) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c < 0x7f {
+		if c >= 0x20 && c < 0x7f || lineEnd(s, i, mode) {
 			dst = append(dst, c)
 			i++
 			continue
@@ -187,8 +194,12 @@ func (t *Writer) Write(p []byte) (int, error) {
 
 // incompleteTail returns where the incomplete character at the end of p
 // starts (len(p) when there is none): a lead byte of a UTF-8 sequence
-// among the last three bytes, followed by fewer bytes than it needs.
+// among the last three bytes, followed by fewer bytes than it needs, or
+// a carriage return that a newline may follow.
 func incompleteTail(p []byte) int {
+	if len(p) > 0 && p[len(p)-1] == '\r' {
+		return len(p) - 1
+	}
 	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax+1; i-- {
 		c := p[i]
 		if c < 0x80 {

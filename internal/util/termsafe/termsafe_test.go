@@ -20,6 +20,7 @@ func TestString(t *testing.T) {
 		{"red\x1b[31m", `red\x1b[31m`, `red\x1b[31m`, `red\x1b[31m`},
 		{"a\nb\tc", "a\nb\tc", "a\\nb\tc", `a\nb\tc`},
 		{"cr\rover", `cr\rover`, `cr\rover`, `cr\rover`},
+		{"crlf\r\nx\r", "crlf\r\nx\\r", `crlf\r\nx\r`, `crlf\r\nx\r`},
 		{"csi\u009b2J", `csi\u009b2J`, `csi\u009b2J`, `csi\u009b2J`},
 		{"del\x7f", `del\u007f`, `del\u007f`, `del\u007f`},
 		{"evil\u202egpj.exe", `evil\u202egpj.exe`, `evil\u202egpj.exe`, `evil\u202egpj.exe`},
@@ -44,7 +45,7 @@ func TestString(t *testing.T) {
 // a character that never ends.
 func TestWriterEscapesACharacterSplitAcrossWrites(t *testing.T) {
 	t.Parallel()
-	in := "é\u202e\u009b✓"
+	in := "é\u202e\u009b✓\r\n\r✓"
 	var b bytes.Buffer
 	w := NewWriter(&b)
 	for i := range len(in) {
@@ -56,7 +57,7 @@ func TestWriterEscapesACharacterSplitAcrossWrites(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if want := `é\u202e\u009b✓\xe2\x80`; b.String() != want {
+	if want := "é\\u202e\\u009b✓\r\n\\r✓\\xe2\\x80"; b.String() != want {
 		t.Errorf("written %q, want %q", b.String(), want)
 	}
 	if NewWriter(w) != w || Underlying(w) != &b || Underlying(&b) != &b {
@@ -96,13 +97,13 @@ func FuzzString(f *testing.F) {
 			if !utf8.ValidString(out) {
 				t.Fatalf("String(%q, %d) = %q: not UTF-8", s, mode, out)
 			}
-			for _, r := range out {
-				if unsafe(r, mode) {
+			for i, r := range out {
+				if unsafe(r, mode) && !lineEnd(out, i, mode) {
 					t.Fatalf("String(%q, %d) = %q: holds %U", s, mode, out, r)
 				}
 			}
 			if !strings.Contains(s, `\`) {
-				lit := strings.NewReplacer(`"`, `\"`, "\n", `\n`, "\t", `\t`).Replace(out)
+				lit := strings.NewReplacer(`"`, `\"`, "\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(out)
 				if back, err := strconv.Unquote(`"` + lit + `"`); err != nil || back != s {
 					t.Fatalf("String(%q, %d) = %q reads back as %q, %v", s, mode, out, back, err)
 				}
