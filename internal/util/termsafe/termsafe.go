@@ -179,14 +179,18 @@ func (t *Writer) Write(p []byte) (int, error) {
 		t.pending = nil
 	}
 	cut := incompleteTail(in)
-	t.buf = Append(t.buf[:0], in[:cut], Text)
+	out := in[:cut]
+	if !Safe(out, Text) {
+		t.buf = Append(t.buf[:0], out, Text)
+		out = t.buf
+	}
 	if cut < len(in) {
 		t.pending = append([]byte(nil), in[cut:]...)
 	}
-	if len(t.buf) == 0 {
+	if len(out) == 0 {
 		return len(p), nil
 	}
-	if _, err := t.w.Write(t.buf); err != nil {
+	if _, err := t.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil

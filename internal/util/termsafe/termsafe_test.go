@@ -3,6 +3,7 @@ package termsafe
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,4 +123,26 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("the Writer wrote %q for %q split at %d; String: %q", b.String(), s, cut, want)
 		}
 	})
+}
+
+// BenchmarkWriter: a plan's worth of plain lines (the common case: no
+// escape needed) and the same with a control character on every line,
+// written through a Writer in bufio-sized chunks.
+func BenchmarkWriter(b *testing.B) {
+	line := "~ update someone.long-name@example.com (federatedID) groups: +Engineering +Acrobat Pro -Design\n"
+	for name, text := range map[string]string{"plain": strings.Repeat(line, 10000), "escaped": strings.Repeat("\x1b[31m"+line, 10000)} {
+		b.Run(name, func(b *testing.B) {
+			var chunks [][]byte
+			for i := 0; i < len(text); i += 4096 {
+				chunks = append(chunks, []byte(text[i:min(i+4096, len(text))]))
+			}
+			b.SetBytes(int64(len(text)))
+			w := NewWriter(io.Discard)
+			for b.Loop() {
+				for _, c := range chunks {
+					_, _ = w.Write(c)
+				}
+			}
+		})
+	}
 }
