@@ -2,6 +2,7 @@ package secret
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func TestExecErrorsSayWhatWentWrongWithoutTheSecret(t *testing.T) {
 		want string
 	}{
 		"not found":   {Ref{Exec: []string{"orgsync-no-such-command"}}, "not found"},
-		"fails":       {Ref{Exec: []string{"sh", "-c", "echo the-printed-secret; echo permission denied >&2; exit 3"}}, "failed: exit status 3: permission denied"},
+		"fails":       {Ref{Exec: []string{"sh", "-c", "echo the-printed-secret; echo permission denied >&2; exit 3"}}, "secret command sh failed with exit code 3"},
 		"prints none": {Ref{Exec: []string{"true"}}, "printed nothing"},
 		"too slow":    {Ref{Exec: []string{"sleep", "5"}, Timeout: 100 * time.Millisecond}, "did not finish within 100ms"},
 	} {
@@ -99,5 +100,27 @@ func TestExecErrorsSayWhatWentWrongWithoutTheSecret(t *testing.T) {
 		if err := ref.Check(); err == nil {
 			t.Errorf("%s: Check() = nil, want an error", name)
 		}
+	}
+}
+
+// TestACommandsStandardErrorStaysOutOfItsError: what a failing secret
+// command writes on standard error (a secret manager quoting its token)
+// is not in the error's text, which run records, /healthz and
+// notifications show: the text is fixed, with the exit code. It is the
+// error's local detail (for the log), on one line and cut to maxStderr.
+func TestACommandsStandardErrorStaysOutOfItsError(t *testing.T) {
+	t.Parallel()
+	script := `{ echo "permission denied for token hvs.CAESIJ-vault-token"; head -c 100000 /dev/zero | tr '\0' x; } >&2; exit 7`
+	_, err := Ref{Exec: []string{"sh", "-c", script}}.Load()
+	var ce *CommandError
+	if !errors.As(err, &ce) || ce.ExitCode != 7 {
+		t.Fatalf("err = %v, want a CommandError with exit code 7", err)
+	}
+	if want := "secret command sh failed with exit code 7 (what it wrote on standard error is in orgsync's log)"; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+	d := ce.LocalDetail()
+	if !strings.Contains(d, "permission denied for token hvs.CAESIJ-vault-token xxx") || len(d) > maxStderr+100 || strings.Contains(d, "\n") {
+		t.Errorf("LocalDetail() = %.400q (%d bytes)", d, len(d))
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orgsync/orgsync/internal/util/textcut"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source/diag"
 	"github.com/orgsync/orgsync/target/umwire"
@@ -94,6 +95,8 @@ const (
 )
 
 // Problem is one bad record or value, skipped, with where it is and why.
+// Its text (String) cuts the record's name and the reason, which may
+// quote a value from the directory, to textcut.Message bytes each.
 type Problem struct {
 	Source string // source name
 	File   string // file or server the record came from
@@ -104,6 +107,7 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
+	p.Record, p.Reason = textcut.Cut(p.Record, textcut.Message), textcut.Cut(p.Reason, textcut.Message)
 	loc := p.File
 	if loc == "" {
 		loc = p.Source

@@ -11,7 +11,9 @@ import (
 
 	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/internal/util/interspersed"
+	"github.com/orgsync/orgsync/internal/util/logs"
 	"github.com/orgsync/orgsync/internal/util/suggest"
+	"github.com/orgsync/orgsync/internal/util/termsafe"
 	"github.com/orgsync/orgsync/internal/view"
 )
 
@@ -40,6 +42,15 @@ type stdio struct {
 	// inspect, when set, asks the command for its flags and subcommands
 	// instead of running it (see inspection).
 	inspect *inspection
+}
+
+// escaped returns std with its output streams escaped for a terminal
+// (the same streams when they are already), and what writes what they
+// still hold.
+func (std stdio) escaped() (stdio, func()) {
+	out, err := termsafe.NewWriter(std.out), termsafe.NewWriter(std.err)
+	std.out, std.err = out, err
+	return std, func() { _, _ = out.Flush(), err.Flush() }
 }
 
 // inspection is what a command declares: parseFlags and subcommand record
@@ -83,8 +94,12 @@ func commands() map[string]command {
 }
 
 // dispatch runs the subcommand named by args[0] and returns the exit
-// code.
+// code. Everything a command writes to std.out and std.err is shown as
+// data on a terminal (termsafe): a control character from a directory
+// or a server is written escaped.
 func dispatch(ctx context.Context, args []string, std stdio) int {
+	std, flush := std.escaped()
+	defer flush()
 	cmds := commands()
 	if len(args) > 1 && isHelp(args[0]) { // help COMMAND [SUBCOMMAND]: as COMMAND -h
 		return dispatch(ctx, append(slices.Clone(args[1:]), "-h"), std)
@@ -160,10 +175,20 @@ func subcommand(std stdio, args []string, usageLine string, subs ...string) (cod
 	return exitError, false
 }
 
-// fail prints err prefixed with the command's name and returns exitError.
+// fail prints err (printError) and returns exitError.
 func fail(std stdio, name string, err error) int {
-	fmt.Fprintf(std.err, "%s: %v\n", name, err)
+	printError(std, name, err)
 	return exitError
+}
+
+// printError prints err prefixed with the command's name, then the
+// detail it has for the local log only (logs.LocalDetail: a secret
+// command's standard error), which no record or notification gets.
+func printError(std stdio, name string, err error) {
+	fmt.Fprintf(std.err, "%s: %v\n", name, err)
+	if d := logs.DetailOf(err); d != "" {
+		fmt.Fprintf(std.err, "%s: %s\n", name, d)
+	}
 }
 
 // validOutput reports whether a command's --output value is text or json,

@@ -33,7 +33,7 @@ func (e *env) end(std stdio, name string, err error) int {
 	e.control.Wait()
 	if e.control.Unrecorded() {
 		if err != nil {
-			fmt.Fprintf(std.err, "%s: %v\n", name, err)
+			printError(std, name, err)
 		}
 		fmt.Fprintf(std.err, "%s: changes were applied that the state directory could not record (see the log): exit %d\n", name, exitUnrecorded)
 		return exitUnrecorded

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 
 	"github.com/orgsync/orgsync/internal/admin/mappingtest"
@@ -24,7 +23,7 @@ func runTest(ctx context.Context, std stdio, args []string) int {
 	for _, file := range fs.Args() {
 		r, err := mappingtest.Run(ctx, file, std.out)
 		if err != nil {
-			fmt.Fprintf(std.err, "%s: %v\n", fs.Name(), err)
+			printError(std, fs.Name(), err)
 			code = exitError
 		} else if r.Failed > 0 {
 			code = exitError

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/logs"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -60,6 +61,16 @@ func (v *Validation) problem(format string, args ...any) {
 	v.Problems++
 }
 
+// problemOf adds err as a problem line, then the detail it has for this
+// machine only (logs.DetailOf: what a failing secret command wrote on
+// standard error), which no record or notification gets.
+func (v *Validation) problemOf(err error) {
+	v.problem("%v", err)
+	if d := logs.DetailOf(err); d != "" {
+		v.Lines = append(v.Lines, "  "+d)
+	}
+}
+
 // notice adds a notice line.
 func (v *Validation) notice(format string, args ...any) {
 	v.Lines = append(v.Lines, "notice: "+fmt.Sprintf(format, args...))
@@ -74,7 +85,7 @@ func (v *Validation) notice(format string, args ...any) {
 func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, error) {
 	v := &Validation{file: j.cfg.File, sources: len(j.cfg.Sources)}
 	for _, err := range j.cfg.Preflight() {
-		v.problem("%v", err)
+		v.problemOf(err)
 	}
 	if dir := j.cfg.State.Dir; dir != "" {
 		if err := store.Check(dir); err != nil {
@@ -126,7 +137,7 @@ func (j *Job) checkSources(ctx context.Context, v *Validation) (*Sources, error)
 	d, err := j.ReadSources(ctx)
 	if err != nil { // every source that failed, one problem each
 		for _, err := range unjoin(err) {
-			v.problem("%v", err)
+			v.problemOf(err)
 		}
 		d = &Sources{}
 	}
@@ -154,7 +165,7 @@ func (j *Job) checkSources(ctx context.Context, v *Validation) (*Sources, error)
 func (j *Job) checkTarget(ctx context.Context, v *Validation, t *config.NamedTarget, users []reconcile.User) {
 	missing, err := j.MissingGroups(ctx, t, users)
 	if err != nil {
-		v.problem("%s: %v", t.Path(), err)
+		v.problemOf(fmt.Errorf("%s: %w", t.Path(), err))
 		return
 	}
 	v.Lines = append(v.Lines, t.Path()+": signed in and read the first page of users")

@@ -52,7 +52,7 @@ func (v Approving) Approval(a *store.Approval) {
 func (v Approving) Release(g *run.Gated) bool {
 	d := g.Decision()
 	for i := range d.Dropped {
-		fmt.Fprintf(v.W, "no longer asked for by the sources, left out: %s\n", d.Dropped[i].String())
+		_, _ = io.WriteString(v.W, changeLine("no longer asked for by the sources, left out: ", &d.Dropped[i]))
 	}
 	changes := g.OrgPlan().Plan.Changes
 	if len(changes) == 0 {
@@ -61,7 +61,7 @@ func (v Approving) Release(g *run.Gated) bool {
 	}
 	fmt.Fprintf(v.W, "approving applies %s:\n", plural.Of(len(changes), "change", "changes"))
 	for i := range changes {
-		fmt.Fprintf(v.W, "  %s\n", changes[i].String())
+		_, _ = io.WriteString(v.W, changeLine("  ", &changes[i]))
 	}
 	return true
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/store"
@@ -23,8 +22,7 @@ func History(w io.Writer, entries []store.Entry, format string) error {
 		_, err := fmt.Fprintln(w, "no changes recorded (for this filter)")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tORG\tUSER\tKIND\tSTEPS\tRESULT\tWHY")
+	t := newTable(w, 0, "TIME\tORG\tUSER\tKIND\tSTEPS\tRESULT\tWHY")
 	for _, e := range entries {
 		result := e.Result
 		if e.Code != "" {
@@ -38,10 +36,9 @@ func History(w io.Writer, entries []store.Entry, format string) error {
 			}
 			why += ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind,
-			strings.Join(e.Steps, "; "), result, why)
+		t.row(e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind, strings.Join(e.Steps, "; "), result, why)
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // historyJSON writes the history's entries as JSON, one object a line.

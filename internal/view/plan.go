@@ -35,20 +35,16 @@ func Plan(w io.Writer, p *reconcile.Plan) error {
 	}
 	b := bufio.NewWriter(w)
 	for i := range p.Changes {
-		b.WriteString(p.Changes[i].String())
-		b.WriteByte('\n')
+		b.WriteString(changeLine("", &p.Changes[i]))
 	}
 	for i := range p.InviteGroups {
-		b.WriteString(p.InviteGroups[i].String())
-		b.WriteByte('\n')
+		b.WriteString(changeLine("", &p.InviteGroups[i]))
 	}
 	if len(p.InviteGroups) > 0 {
 		b.WriteString("# note: the groups of pending invites (=) are sent again on every sync: the service does not show the groups kept with an invite; sending them again changes nothing that is there already\n")
 	}
 	for i := range p.Withheld {
-		b.WriteString("! withheld ")
-		b.WriteString(p.Withheld[i].String())
-		b.WriteByte('\n')
+		b.WriteString(changeLine("! withheld ", &p.Withheld[i]))
 	}
 	if p.Safety != nil {
 		fmt.Fprintf(b, "! %s\n", p.Safety.Error())

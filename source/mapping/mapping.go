@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orgsync/orgsync/internal/util/textcut"
 	"github.com/orgsync/orgsync/source/diag"
+	"github.com/orgsync/orgsync/target/umwire"
 )
 
 // Rule maps directory groups to target groups (user groups, product
@@ -122,6 +124,9 @@ func checkTarget(t string, withPattern bool, re *regexp.Regexp) string {
 	}
 	refs := templateRefs(t)
 	if len(refs) == 0 {
+		if err := umwire.CheckGroupName(t); err != nil {
+			return fmt.Sprintf("%q: %v", textcut.Cut(t, 64), err)
+		}
 		return ""
 	}
 	if !withPattern {

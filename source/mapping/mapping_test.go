@@ -141,6 +141,7 @@ func TestNewErrors(t *testing.T) {
 		{Directory: "d"},
 		{Directory: "d", Targets: []string{" ", "$1 Users"}},
 		{Pattern: "cn=(.*)", Targets: []string{"$2", "$1Users", "${dept}", "${1}Users", "$$1"}},
+		{Directory: "d", Targets: []string{strings.Repeat("g", 255), strings.Repeat("g", 256)}},
 	})
 	var fe diag.FieldErrors
 	if !errors.As(err, &fe) {
@@ -156,6 +157,7 @@ func TestNewErrors(t *testing.T) {
 		"[6].targets[0]": "has 1 capture group",
 		"[6].targets[1]": "write ${1}Users",
 		"[6].targets[2]": `capture group "dept"`,
+		"[7].targets[1]": "group name has 256 characters, the service allows at most 255",
 	}
 	got := map[string]string{}
 	for _, e := range fe {

@@ -181,7 +181,7 @@ func (s *Server) listGroupUsers(w http.ResponseWriter, r *http.Request, page, na
 	if g == nil && !s.st.adminTargetExists(name) {
 		s.mu.Unlock()
 		f := false
-		w.Header().Set(umwire.HeaderCanonical, r.URL.Path)
+		w.Header().Set(umwire.HeaderCanonical, r.URL.EscapedPath())
 		writeJSON(w, http.StatusNotFound, umwire.ErrorBody{LastPage: &f, Result: umwire.ErrGroupNotFound, Message: "group " + name + " not found"})
 		return
 	}

@@ -223,7 +223,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // writeError writes the error body of the current endpoints.
 func writeError(w http.ResponseWriter, r *http.Request, code int, result, msg string) {
 	if code == http.StatusNotFound {
-		w.Header().Set(umwire.HeaderCanonical, r.URL.Path)
+		w.Header().Set(umwire.HeaderCanonical, r.URL.EscapedPath())
 	}
 	writeJSON(w, code, umwire.ErrorBody{Result: result, Message: msg})
 }

@@ -60,6 +60,17 @@ func CheckName(name string) error {
 	return nil
 }
 
+// CheckGroupName returns an error when a group's name is longer than
+// the service allows a user group's (MaxUserGroupName characters): such
+// a group cannot exist in the organization, and a name of any length
+// would be kept in every history entry and run record that names it.
+func CheckGroupName(name string) error {
+	if n := utf8.RuneCountInString(name); n > MaxUserGroupName {
+		return fmt.Errorf("group name has %d characters, the service allows at most %d", n, MaxUserGroupName)
+	}
+	return nil
+}
+
 // orgIDPattern is the form of an organization id: <hex>@VendorOrg, the
 // prefix before the @ a hexadecimal number.
 var orgIDPattern = regexp.MustCompile(`^[0-9A-Fa-f]+@VendorOrg$`)

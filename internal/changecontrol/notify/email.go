@@ -135,7 +135,9 @@ func (m *Email) dialogue(c *smtp.Client, e *Event) error {
 	return w.Close()
 }
 
-// message is the mail: headers, then the event's text.
+// message is the mail: headers, then the event's text (plain text, each
+// line shown as data: no markup to escape, no control character, no line
+// break a value could forge a line or a header with).
 func (m *Email) message(e *Event) []byte {
 	var b bytes.Buffer
 	var id [8]byte
@@ -145,8 +147,8 @@ func (m *Email) message(e *Event) []byte {
 		host = m.From[i+1:]
 	}
 	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMessage-ID: <%s@%s>\r\n",
-		oneLine(m.From), oneLine(strings.Join(m.To, ", ")), mime.QEncoding.Encode("utf-8", e.Title()),
-		e.Time.Format(time.RFC1123Z), hex.EncodeToString(id[:]), oneLine(host))
+		shown(m.From), shown(strings.Join(m.To, ", ")), mime.QEncoding.Encode("utf-8", e.Title()),
+		e.Time.Format(time.RFC1123Z), hex.EncodeToString(id[:]), shown(host))
 	b.WriteString("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n")
 	for _, line := range strings.Split(strings.TrimRight(e.Text(), "\n"), "\n") {
 		b.WriteString(line + "\r\n")

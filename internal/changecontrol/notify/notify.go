@@ -17,6 +17,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/termsafe"
+	"github.com/orgsync/orgsync/internal/util/textcut"
 )
 
 // Kind is what an event reports.
@@ -78,7 +80,7 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 }
 
 // Title is the event's headline, e.g. "orgsync: changes held for approval
-// in emea".
+// in emea", on one line.
 func (e *Event) Title() string {
 	what := map[Kind]string{Failure: "run failed", Held: "changes held for approval", Changes: "changes applied",
 		ConfigError: "configuration does not load", Narrowed: "approval narrowed"}[e.Kind]
@@ -89,31 +91,81 @@ func (e *Event) Title() string {
 	if e.Host != "" {
 		title += " (" + e.Host + ")"
 	}
-	return oneLine(title)
+	return shown(title)
 }
 
-// Text is the event as plain text: the summary, the error, the approval
-// and the changes.
+// Text is the event as plain text (message.text).
 func (e *Event) Text() string {
-	var b strings.Builder
-	b.WriteString(e.Summary + "\n")
+	m := e.message()
+	return m.text()
+}
+
+// message is what an event says, as the lines of plain text every
+// format shows: each value of the event goes through shown, the one
+// place where its control characters are escaped and its length
+// bounded; each format then escapes the lines for its reader's markup.
+type message struct {
+	title string
+	head  []string // the summary and the error
+	// approval, approve and reject: the approval the event holds, and
+	// the commands that decide it ("" without one).
+	approval, approve, reject string
+	changes                   []string // the first changes, then how many more
+}
+
+// message returns e's message.
+func (e *Event) message() message {
+	m := message{title: e.Title(), head: []string{shown(e.Summary)}}
 	if e.Error != "" {
-		b.WriteString("error: " + e.Error + "\n")
+		m.head = append(m.head, "error: "+shown(e.Error))
 	}
 	if c := e.Commands(); c != nil {
-		fmt.Fprintf(&b, "approval %s: review it with `%s`, or discard it with `%s`\n", e.Approval, c.Approve, c.Reject)
+		m.approval, m.approve, m.reject = shown(e.Approval), shown(c.Approve), shown(c.Reject)
 	}
 	for _, c := range e.Changes {
-		b.WriteString(c + "\n")
+		m.changes = append(m.changes, shown(c))
 	}
 	if e.More > 0 {
-		fmt.Fprintf(&b, "... and %d more\n", e.More)
+		m.changes = append(m.changes, fmt.Sprintf("... and %d more", e.More))
+	}
+	return m
+}
+
+// decision says how to decide the approval, each command between q and
+// every value escaped by esc; "" without an approval.
+func (m *message) decision(q string, esc func(string) string) string {
+	if m.approval == "" {
+		return ""
+	}
+	return fmt.Sprintf("approval %s: review it with %s%s%[2]s, or discard it with %[2]s%[4]s%[2]s", esc(m.approval), q, esc(m.approve), esc(m.reject))
+}
+
+// text is the message as plain text (mail): the summary, the error, the
+// approval's commands and the changes, one a line, without the title.
+func (m *message) text() string {
+	var b strings.Builder
+	for _, l := range m.head {
+		b.WriteString(l + "\n")
+	}
+	if d := m.decision("`", plain); d != "" {
+		b.WriteString(d + "\n")
+	}
+	for _, l := range m.changes {
+		b.WriteString(l + "\n")
 	}
 	return b.String()
 }
 
-// oneLine replaces line breaks, which would end a mail header.
-func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
+// plain leaves plain text as it is.
+func plain(s string) string { return s }
+
+// shown is a value of an event as one line of text: cut to
+// textcut.Message bytes, its control characters and line breaks escaped
+// (termsafe), so that no value forges a line of a mail or a message, or
+// reaches a terminal that shows a mail as what it is not.
+func shown(s string) string {
+	return termsafe.String(textcut.Cut(s, textcut.Message), termsafe.Line)
+}
 
 // Notifier sends an event to one place.
 type Notifier interface {

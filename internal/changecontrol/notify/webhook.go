@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 
+	"github.com/orgsync/orgsync/internal/util/chatsafe"
 	"github.com/orgsync/orgsync/secret"
 )
 
@@ -63,23 +66,54 @@ func (w *Webhook) Send(ctx context.Context, e *Event) error {
 	return nil
 }
 
-// Body is e encoded in format.
+// Body is e encoded in format. The Slack and Teams bodies show every
+// value of the event as text, never as markup (chatsafe): no directory
+// value becomes a mention, a link or formatting.
 func Body(format string, e *Event) ([]byte, error) {
 	switch format {
 	case FormatJSON:
 		return json.Marshal(e)
 	case FormatSlack:
-		return json.Marshal(map[string]string{"text": "*" + e.Title() + "*\n" + e.Text()})
+		m := e.message()
+		return json.Marshal(map[string]string{"text": slackText(&m)})
 	case FormatTeams:
-		return json.Marshal(teamsMessage(e))
+		m := e.message()
+		return json.Marshal(teamsMessage(&m))
 	}
 	return nil, fmt.Errorf("webhook format %q: want json, slack or teams", format)
 }
 
+// slackText is the text of a Slack message (mrkdwn): the title in bold,
+// the summary, the error and the changes in a code block, inside which
+// Slack formats nothing, then the commands that decide the approval;
+// every piece escaped for Slack (chatsafe.Slack).
+func slackText(m *message) string {
+	text := "*" + chatsafe.Slack(m.title) + "*\n" + chatsafe.SlackCode(append(slices.Clone(m.head), m.changes...))
+	if d := m.decision("`", chatsafe.Slack); d != "" {
+		text += "\n" + d
+	}
+	return text
+}
+
 // teamsMessage is a Teams workflow ("When a Teams webhook request is
-// received") message: one Adaptive Card with the title and the text.
-func teamsMessage(e *Event) any {
+// received") message: one Adaptive Card whose every line is a TextRun,
+// which shows no Markdown (chatsafe.Teams): the title in bold, then the
+// summary, the error, the commands and the changes.
+func teamsMessage(m *message) any {
 	type block = map[string]any
+	run := func(text string, style block) block {
+		r := block{"type": "TextRun", "text": chatsafe.Teams(text)}
+		maps.Copy(r, style)
+		return block{"type": "RichTextBlock", "inlines": []block{r}}
+	}
+	body := []block{run(m.title, block{"weight": "Bolder", "size": "Medium"})}
+	lines := slices.Clone(m.head)
+	if d := m.decision("", plain); d != "" {
+		lines = append(lines, d)
+	}
+	for _, l := range append(lines, m.changes...) {
+		body = append(body, run(l, block{"fontType": "Monospace"}))
+	}
 	return block{
 		"type": "message",
 		"attachments": []block{{
@@ -88,10 +122,7 @@ func teamsMessage(e *Event) any {
 				"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
 				"type":    "AdaptiveCard",
 				"version": "1.4",
-				"body": []block{
-					{"type": "TextBlock", "text": e.Title(), "weight": "Bolder", "size": "Medium", "wrap": true},
-					{"type": "TextBlock", "text": e.Text(), "wrap": true, "fontType": "Monospace"},
-				},
+				"body":    body,
 			},
 		}},
 	}

@@ -7,7 +7,6 @@ package runreport
 
 import (
 	"embed"
-	"encoding/csv"
 	"fmt"
 	"html/template"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/csvsafe"
 	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
@@ -73,9 +73,10 @@ func (r *Report) Write(w io.Writer, format string) error {
 var csvHeader = []string{"row", "run", "org", "time", "user", "kind", "steps", "result", "code", "message", "reason", "approval", "details"}
 
 // writeCSV writes a summary row for each run, a change row for each
-// entry, then a held row for each change held for approval.
+// entry, then a held row for each change held for approval; a cell a
+// spreadsheet would read as a formula is neutralized (csvsafe).
 func (r *Report) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := csvsafe.NewWriter(w)
 	_ = cw.Write(csvHeader)
 	for _, run := range r.Runs {
 		_ = cw.Write([]string{"summary", run.ID, run.Org, run.End.Format(time.RFC3339), "", run.Mode, "", run.Result,

@@ -36,7 +36,7 @@ func TestCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rows) != 5 || rows[1][0] != "summary" || rows[2][0] != "change" || rows[3][8] != "error.group.not_found" ||
-		rows[4][0] != "held" || rows[4][11] != "0123abcd" || rows[4][12] != "- remove mallory@example.com (federatedID)" {
+		rows[4][0] != "held" || rows[4][11] != "0123abcd" || rows[4][12] != "'- remove mallory@example.com (federatedID)" {
 		t.Fatalf("rows %q", rows)
 	}
 	if want := "create=2 update=1; 0 failures; 4 requests, 1 answered 429; 1.5s"; rows[1][12] != want {
@@ -44,6 +44,33 @@ func TestCSV(t *testing.T) {
 	}
 	if rows[2][6] != "create federatedID; add Design" {
 		t.Errorf("steps %q", rows[2][6])
+	}
+}
+
+// TestCSVCellsAreNotFormulas replays finding 6 of issue 33: a user, a
+// group in the steps, a server's message and a held change whose text
+// starts with =, +, - or @ reach the CSV report as text a spreadsheet
+// does not evaluate, each read back with a quote in front.
+func TestCSVCellsAreNotFormulas(t *testing.T) {
+	r := sample()
+	e := &r.Entries[1]
+	e.User, e.Message, e.Steps = "=1+2@example.com", "@SUM(A1:A9)", []string{"+add =SUM(1+2)"}
+	r.Runs[0].Error = "-2+3"
+	var b bytes.Buffer
+	if err := r.Write(&b, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		row, col int
+		want     string
+	}{{3, 4, "'=1+2@example.com"}, {3, 9, "'@SUM(A1:A9)"}, {3, 6, "'+add =SUM(1+2)"}, {1, 9, "'-2+3"}, {4, 12, "'- remove mallory@example.com (federatedID)"}} {
+		if got := rows[c.row][c.col]; got != c.want {
+			t.Errorf("row %d column %s: %q, want %q", c.row, rows[0][c.col], got, c.want)
+		}
 	}
 }
 

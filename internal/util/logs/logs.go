@@ -1,6 +1,8 @@
 // Package logs builds orgsync's logger (zap): readable console lines on a
 // terminal, one JSON object a line otherwise, to standard error or to a
-// file rotated by lumberjack.
+// file rotated by lumberjack. Every line is shown as data on a terminal:
+// the control characters a logged value carries are escaped (termsafe),
+// and a message cannot end its line.
 package logs
 
 import (
@@ -13,6 +15,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"gopkg.in/natefinch/lumberjack.v2"
+
+	"github.com/orgsync/orgsync/internal/util/termsafe"
 )
 
 // The log formats.
@@ -38,8 +42,10 @@ type Options struct {
 
 // New builds the logger from the configuration's logging settings
 // overridden by format and level when they are set (the command line's).
-// It writes to w, or to the settings' file when they name one.
+// It writes to w (under a termsafe.Writer: the logger escapes its lines
+// itself), or to the settings' file when they name one.
 func New(w io.Writer, opts Options, format, level string) (*zap.Logger, error) {
+	w = termsafe.Underlying(w)
 	if opts.File != "" {
 		w = rotatingFile(opts)
 	}
@@ -61,8 +67,12 @@ func rotatingFile(cfg Options) io.Writer {
 	}
 }
 
-// IsTerminal reports whether stream (a writer or a reader) is a terminal.
+// IsTerminal reports whether stream (a writer, one under a
+// termsafe.Writer, or a reader) is a terminal.
 func IsTerminal(stream any) bool {
+	if w, ok := stream.(io.Writer); ok {
+		stream = termsafe.Underlying(w)
+	}
 	f, ok := stream.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
@@ -81,6 +91,7 @@ func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
 		}
 	}
 	var enc zapcore.Encoder
+	colour := false
 	switch format {
 	case FormatJSON:
 		ec := zap.NewProductionEncoderConfig()
@@ -90,12 +101,11 @@ func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
 		ec := zap.NewDevelopmentEncoderConfig()
 		ec.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
 		ec.EncodeCaller = nil
-		if IsTerminal(w) {
-			ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
-		}
+		ec.EncodeLevel = zapcore.CapitalLevelEncoder
+		colour = IsTerminal(w) // coloured once the line is escaped
 		enc = zapcore.NewConsoleEncoder(ec)
 	default:
 		return nil, fmt.Errorf("log format %q: use auto, console or json", format)
 	}
-	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), lvl)), nil
+	return zap.New(zapcore.NewCore(escaping{enc, colour}, zapcore.Lock(zapcore.AddSync(w)), lvl)), nil
 }

@@ -133,6 +133,7 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 		return nil, fmt.Errorf("users: the filter expression left none of the %d users (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
 	}
 	res.FoundGroups, res.MissingGroups = m.found, m.missing
+	res.Problems = append(res.Problems, m.problems...)
 	return res, nil
 }
 
@@ -250,6 +251,9 @@ type membership struct {
 	everyone userGroups
 	found    []string
 	missing  []source.MissingGroup
+	// problems are the groups mapped to a target group whose name is
+	// longer than the service allows: their members do not get it.
+	problems []source.Problem
 }
 
 // userGroups are the target groups of a user and, with expressions, the
@@ -292,6 +296,11 @@ func readMemberships(ctx context.Context, dir Directory, o Options) (membership,
 		t := o.Mapper.MapGroup(g.Name, g.ID)
 		for _, a := range g.Aliases {
 			t = source.UnionGroups(t, o.Mapper.MapExact(a))
+		}
+		if reason := source.GroupNamesProblem(t); reason != "" {
+			m.problems = append(m.problems, source.Problem{Source: o.Name, File: dir.Where(), Record: fmt.Sprintf("group %q (%s)", g.Name, g.ID),
+				Field: "groups", Reason: reason + ": its members do not get it"})
+			t = nil
 		}
 		if len(t) > 0 || o.withGroups() {
 			mapped, targets = append(mapped, g), append(targets, t)

@@ -287,6 +287,10 @@ func (b *Builder) user(r *Record, out *expr.Outcome) (u reconcile.User, d source
 		return reconcile.User{}, 0, false
 	}
 	u.Groups = source.UnionGroups(b.mapGroups(r.Groups, c.line(Groups)), out.Groups)
+	if reason := source.GroupNamesProblem(u.Groups); reason != "" {
+		c.problem(Groups, "%s: this record is skipped", reason)
+		return reconcile.User{}, 0, false
+	}
 	return u, c.defaulted, true
 }
 

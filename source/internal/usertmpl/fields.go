@@ -283,11 +283,15 @@ func (c *Collector) Add(id string, a Attributes) {
 
 // Collect adds u, the user built from the record named id with its
 // problems probs (see Fields.User), unless it has a problem, a target
-// group that is not UTF-8, or repeats a user already collected. It
-// reports the problems and returns them all.
+// group that is not UTF-8 or whose name is longer than the service
+// allows, or repeats a user already collected. It reports the problems
+// and returns them all.
 func (c *Collector) Collect(id string, u reconcile.User, defaulted source.Defaulted, probs []Problem) []Problem {
 	c.records++
 	probs = append(probs, invalidGroups(u.Groups)...)
+	if reason := source.GroupNamesProblem(u.Groups); reason != "" {
+		probs = append(probs, Problem{"groups", reason + ": this record is skipped"})
+	}
 	if len(probs) == 0 {
 		if first, dup := c.seen[u.Key()]; dup {
 			probs = append(probs, Problem{"email", fmt.Sprintf("%s is also the user of %s; this record is skipped", u.Key(), first)})
