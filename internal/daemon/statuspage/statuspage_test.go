@@ -92,7 +92,22 @@ func protected(a *Access, decide Decide) *Page {
 	if a == nil {
 		a = &Access{Listen: "127.0.0.1:9090"}
 	}
-	return New(Options{Status: sample, Decide: decide, Access: func() *Access { return a }})
+	return New(Options{Status: sample, Decide: decide, History: sampleHistory, Access: func() *Access { return a }})
+}
+
+// sampleHistory is the history of mallory@example.com (and of a hostile
+// group name), none of anyone else.
+func sampleHistory(user string) ([]store.Entry, error) {
+	if !strings.EqualFold(user, "mallory@example.com") {
+		return nil, nil
+	}
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	return []store.Entry{
+		{Run: "r1", Time: t0, Org: "main", User: "mallory@example.com", Kind: "create", Steps: []string{"create federatedID", "add <b>Design</b>"},
+			Result: store.ResultApplied, Reason: "the sources; Design: mapping[1] (directory \"design\")"},
+		{Run: "r2", Time: t0.Add(time.Hour), Org: "main", User: "mallory@example.com", Kind: "remove", Steps: []string{"remove Marketing"},
+			Result: store.ResultFailed, Code: "error.group.not_found", Reason: "the sources no longer give these groups", Approval: "0123abcd", DecidedBy: "ops (status page, basic authentication)"},
+	}, nil
 }
 
 // basicOps authenticates as ops:pw.
