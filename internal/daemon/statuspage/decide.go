@@ -116,7 +116,7 @@ func (p *Page) decision(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		res.Error, code = err.Error(), http.StatusConflict
 	}
-	if res.Action == ActionReview && err == nil || res.Changed {
+	if (res.Action == ActionReview && err == nil) || res.Changed {
 		res.Apply = p.forms.token(c, who, id, ActionApprove, out.Digest)
 	}
 	htmlHeaders(w)
@@ -141,7 +141,14 @@ form { display: inline; } .actions { margin: 1.2em 0; }
 button.apply { background: #b3261e; color: #fff; border: 0; border-radius: 4px; padding: .5em 1.2em; font-size: 100%; font-weight: bold; cursor: pointer; }
 a.cancel { display: inline-block; margin-left: 2.5em; padding: .45em 1.2em; border: 1px solid #888; border-radius: 4px; color: #222; text-decoration: none; background: #fff; }</style></head>
 <body>
-{{- if eq .Action "review"}}
+{{- if .Error}}
+<h1>Approval {{.ID}}: {{if eq .Action "reject"}}reject{{else}}approve{{end}} <span class="failure">failed</span></h1>
+<p>Tried by {{.Who}}.</p>
+<p><strong>Why:</strong></p><pre id="error">{{.Error}}</pre>
+{{with .State}}<p id="state"><strong>The approval now:</strong> {{.}}</p>{{end}}
+{{with .Text}}<p>What it did before it failed:</p><pre id="outcome">{{.}}</pre>{{end}}
+<p>Fix the cause and try again from the status page, or run <code>orgsync {{if eq .Action "reject"}}reject{{else}}approve{{end}} {{.ID}}</code> on the daemon's machine to see every step.</p>
+{{- else if eq .Action "review"}}
 <h1>Approval {{.ID}}: review before applying</h1>
 {{if .Changed}}<p class="failure" id="changed"><strong>What approving applies changed since you reviewed it: nothing was applied.</strong> Here is what it applies now.</p>{{end}}
 <p>This is what approving sends to the service now (planned afresh from the sources and the organization; nothing has been sent yet):</p>
@@ -150,13 +157,6 @@ a.cancel { display: inline-block; margin-left: 2.5em; padding: .45em 1.2em; bord
 <button type="submit" class="apply" id="apply-{{.ID}}">{{if .Applies}}Apply these changes{{else}}Approve (nothing to apply: drops the approval){{end}}</button></form>
 <a class="cancel" id="cancel" href="../../">Cancel: back to the status page</a></div>
 <p>As {{.Who}}. Applying is refused if what it sends changes before you confirm.</p>
-{{- else if .Error}}
-<h1>Approval {{.ID}}: {{.Action}} <span class="failure">failed</span></h1>
-<p>Tried by {{.Who}}.</p>
-<p><strong>Why:</strong></p><pre id="error">{{.Error}}</pre>
-{{with .State}}<p id="state"><strong>The approval now:</strong> {{.}}</p>{{end}}
-{{with .Text}}<p>What it did before it failed:</p><pre id="outcome">{{.}}</pre>{{end}}
-<p>Fix the cause and try again from the status page, or run <code>orgsync {{.Action}} {{.ID}}</code> on the daemon's machine to see every step.</p>
 {{- else}}
 <h1>Approval {{.ID}}: {{if eq .Action "approve"}}approved{{else}}rejected{{end}}</h1>
 <p>Decided by {{.Who}}.</p>
