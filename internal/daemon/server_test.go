@@ -130,4 +130,3 @@ func closedWithin(t *testing.T, c net.Conn, r *bufio.Reader, limit time.Duration
 	}
 	return took
 }
-
