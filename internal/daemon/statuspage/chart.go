@@ -130,5 +130,5 @@ func legend(b *strings.Builder, runs []store.Run) {
 		fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11">%s</text>`, x+14, chartHeight-9, r.label)
 		x += 24 + 7*len(r.label)
 	}
-	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11">bars: changes; line: run time; marks: each run's result; oldest left</text>`, x+10, chartHeight-9)
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11">bars: changes; line: run time; oldest left</text>`, x+10, chartHeight-9)
 }

@@ -142,14 +142,14 @@ button.apply { background: #b3261e; color: #fff; border: 0; border-radius: 4px; 
 a.cancel { display: inline-block; margin-left: 2.5em; padding: .45em 1.2em; border: 1px solid #888; border-radius: 4px; color: #222; text-decoration: none; background: #fff; }</style></head>
 <body>
 {{- if .Error}}
-<h1>Approval {{.ID}}: {{if eq .Action "reject"}}reject{{else}}approve{{end}} <span class="failure">failed</span></h1>
+<h1 id="result-title">Approval {{.ID}}: {{if eq .Action "reject"}}reject{{else}}approve{{end}} <span class="failure">failed</span></h1>
 <p>Tried by {{.Who}}.</p>
 <p><strong>Why:</strong></p><pre id="error">{{.Error}}</pre>
 {{with .State}}<p id="state"><strong>The approval now:</strong> {{.}}</p>{{end}}
 {{with .Text}}<p>What it did before it failed:</p><pre id="outcome">{{.}}</pre>{{end}}
 <p>Fix the cause and try again from the status page, or run <code>orgsync {{if eq .Action "reject"}}reject{{else}}approve{{end}} {{.ID}}</code> on the daemon's machine to see every step.</p>
 {{- else if eq .Action "review"}}
-<h1>Approval {{.ID}}: review before applying</h1>
+<h1 id="review-title">Approval {{.ID}}: review before applying</h1>
 {{if .Changed}}<p class="failure" id="changed"><strong>What approving applies changed since you reviewed it: nothing was applied.</strong> Here is what it applies now.</p>{{end}}
 <p>This is what approving sends to the service now (planned afresh from the sources and the organization; nothing has been sent yet):</p>
 <pre id="outcome">{{.Text}}</pre>
@@ -158,7 +158,7 @@ a.cancel { display: inline-block; margin-left: 2.5em; padding: .45em 1.2em; bord
 <a class="cancel" id="cancel" href="../../">Cancel: back to the status page</a></div>
 <p>As {{.Who}}. Applying is refused if what it sends changes before you confirm.</p>
 {{- else}}
-<h1>Approval {{.ID}}: {{if eq .Action "approve"}}approved{{else}}rejected{{end}}</h1>
+<h1 id="result-title">Approval {{.ID}}: {{if eq .Action "approve"}}approved{{else}}rejected{{end}}</h1>
 <p>Decided by {{.Who}}.</p>
 <pre id="outcome">{{.Text}}</pre>
 {{with .State}}<p id="state">{{.}}</p>{{end}}
