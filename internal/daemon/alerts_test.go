@@ -279,7 +279,9 @@ func alertTests(t *testing.T, rules ruleFile, held, failed, broken scraped) []ma
 		}}
 	}
 	instance := map[string]string{"instance": "orgsync:9090", "job": "orgsync"}
-	withOrg := func(org string) map[string]string { return map[string]string{"instance": "orgsync:9090", "job": "orgsync", "org": org} }
+	withOrg := func(org string) map[string]string {
+		return map[string]string{"instance": "orgsync:9090", "job": "orgsync", "org": org}
+	}
 
 	okSeries, ok := held.series(t, "orgsync_last_run_success")
 	_, bad := failed.series(t, "orgsync_last_run_success")
@@ -298,7 +300,9 @@ func alertTests(t *testing.T, rules ruleFile, held, failed, broken scraped) []ma
 	}
 	secs := func(v float64) string { return fmt.Sprintf("%ds", int(v)) }
 	rel := func(v float64) float64 { return v - float64(held.at.Unix()) } // a timestamp on promtool's clock
-	series := func(name, values string) map[string]string { return map[string]string{"series": name, "values": values} }
+	series := func(name, values string) map[string]string {
+		return map[string]string{"series": name, "values": values}
+	}
 	return []map[string]any{
 		case_("1m", []map[string]string{series(okSeries, fmt.Sprintf("%gx10 %gx30", ok, bad))}, "OrgsyncRunFailing", "13m", "20m", instance),
 		case_("10m", []map[string]string{series(pendingSeries, fmt.Sprintf("%g+0x200", rel(created)))}, "OrgsyncApprovalPendingTooLong", "23h", "25h", withOrg(org)),
