@@ -3,9 +3,11 @@
 // once; reads the configuration again before each run and at SIGHUP,
 // keeping the last one that loaded; serves /healthz, /readyz, /metrics
 // (one Prometheus registry for every metric) and the status page, whose
-// approve and reject decisions run as runs of its own. Change control
-// (internal/changecontrol) hears the runs and decides the approvals; the
-// page's rendering is internal/daemon/statuspage.
+// approve and reject decisions run as runs of its own, from one server
+// whose connections are bounded in time and number (server.go). Change
+// control (internal/changecontrol) hears the runs and decides the
+// approvals; the page, its gate and its rendering are
+// internal/daemon/statuspage.
 package daemon
 
 import (
