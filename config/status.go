@@ -1,15 +1,31 @@
 package config
 
-import "github.com/orgsync/orgsync/secret"
+import (
+	"fmt"
+	"net"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orgsync/orgsync/secret"
+)
+
+// MinStatusToken is the shortest status.token accepted: the token
+// guards a page that applies removals, so it must not be guessable
+// (`openssl rand -hex 32` prints 64 hexadecimal digits).
+const MinStatusToken = 32
 
 // Status protects the daemon's status page ("/" and "/api/runs"): with
-// Token, a request needs "Authorization: Bearer <token>"; with Username,
-// HTTP basic authentication with Password. With neither it is open, as
-// the daemon listens on this machine only by default.
+// Token, a request needs "Authorization: Bearer <token>" (or the session a
+// browser gets by logging in with it); with Username, HTTP basic
+// authentication with Password. With neither it is open, as the daemon
+// listens on this machine only by default; an open page answers only the
+// Host names that are its own: the listen address, localhost, an IP
+// address, and AllowedHosts.
 type Status struct {
-	Token    secret.Ref `yaml:"token"`
-	Username string     `yaml:"username"`
-	Password secret.Ref `yaml:"password"`
+	Token        secret.Ref `yaml:"token"`
+	Username     string     `yaml:"username"`
+	Password     secret.Ref `yaml:"password"`
+	AllowedHosts []string   `yaml:"allowedHosts"`
 }
 
 // validate checks the status section.
@@ -22,23 +38,63 @@ func (s *Status) validate(v *validation) {
 	} else if s.Password.IsSet() {
 		v.errorf("status.username", "required with status.password")
 	}
+	for i, h := range s.AllowedHosts {
+		if err := checkHostName(h); err != nil {
+			v.errorf(index("status.allowedHosts", i), "%v", err)
+		}
+	}
 }
 
-// Secrets reads the page's token, user and password (empty when unset).
-func (s *Status) Secrets() (token, user, password string, err error) {
+// checkHostName checks an entry of status.allowedHosts: a host name as a
+// browser sends it in Host, without a port or a scheme.
+func checkHostName(h string) error {
+	switch {
+	case h == "":
+		return fmt.Errorf("empty: name a host, e.g. orgsync.example.com")
+	case strings.Contains(h, "://") || strings.ContainsAny(h, "/ "):
+		return fmt.Errorf("%q: a host name only, without a scheme or a path (e.g. orgsync.example.com)", h)
+	}
+	if _, _, err := net.SplitHostPort(h); err == nil {
+		return fmt.Errorf("%q: a host name only, without a port (any port of the name is accepted)", h)
+	}
+	return nil
+}
+
+// StatusCredentials are the status page's secrets, read.
+type StatusCredentials struct {
+	Token, User, Password string
+}
+
+// Credentials reads the page's token and password (empty when unset).
+// A token shorter than MinStatusToken is refused, saying why.
+func (s *Status) Credentials() (StatusCredentials, error) {
+	var c StatusCredentials
 	if s.Token.IsSet() {
 		v, err := s.Token.Load()
 		if err != nil {
-			return "", "", "", err
+			return c, fmt.Errorf("status.token: %w", err)
 		}
-		token = v.Reveal()
+		if n := utf8.RuneCountInString(v.Reveal()); n < MinStatusToken {
+			return c, fmt.Errorf("status.token (%s): %d characters, fewer than %d: the token guards a page that approves removals, "+
+				"so it must not be guessable; make one with `openssl rand -hex 32`", s.Token, n, MinStatusToken)
+		}
+		c.Token = v.Reveal()
 	}
 	if s.Username != "" {
 		v, err := s.Password.Load()
 		if err != nil {
-			return "", "", "", err
+			return c, fmt.Errorf("status.password: %w", err)
 		}
-		user, password = s.Username, v.Reveal()
+		c.User, c.Password = s.Username, v.Reveal()
 	}
-	return token, user, password, nil
+	return c, nil
+}
+
+// preflight reads the page's secrets, so that one that cannot be read,
+// or a token too short, is found before the daemon starts.
+func (s *Status) preflight() []error {
+	if _, err := s.Credentials(); err != nil {
+		return []error{err}
+	}
+	return nil
 }

@@ -126,7 +126,8 @@ func (c *Config) Preflight() []error {
 	for i := range c.Targets {
 		out = append(out, c.Targets[i].preflight()...)
 	}
-	return append(out, c.Notify.preflight()...)
+	out = append(out, c.Notify.preflight()...)
+	return append(out, c.Status.preflight()...)
 }
 
 // preflight is Preflight for one target: the secrets that do not load,

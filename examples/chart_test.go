@@ -28,26 +28,7 @@ var chartDir = filepath.Join("kubernetes", "orgsync-orgs")
 // Kubernetes API types (see decodeStrict).
 func render(t *testing.T, valuesFiles ...string) []runtime.Object {
 	t.Helper()
-	ch, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatalf("loading the chart: %v", err)
-	}
-	vals := chartutil.Values{}
-	for _, f := range valuesFiles {
-		v, err := chartutil.ReadValuesFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vals = chartutil.CoalesceTables(v, vals)
-	}
-	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "orgsync", Namespace: "orgsync", IsInstall: true}, chartutil.DefaultCapabilities)
-	if err != nil {
-		t.Fatalf("values %v: %v", valuesFiles, err)
-	}
-	rendered, err := engine.Engine{Strict: true}.Render(ch, top)
-	if err != nil {
-		t.Fatalf("rendering with %v: %v", valuesFiles, err)
-	}
+	rendered := renderFiles(t, valuesFiles...)
 	var objs []runtime.Object
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for n := range rendered {
@@ -70,6 +51,34 @@ func render(t *testing.T, valuesFiles ...string) []runtime.Object {
 		}
 	}
 	return objs
+}
+
+// renderFiles renders the chart with Helm's loader and engine (strict),
+// the values files over the chart's values (checked against its schema),
+// and returns each template's output by name.
+func renderFiles(t *testing.T, valuesFiles ...string) map[string]string {
+	t.Helper()
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatalf("loading the chart: %v", err)
+	}
+	vals := chartutil.Values{}
+	for _, f := range valuesFiles {
+		v, err := chartutil.ReadValuesFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals = chartutil.CoalesceTables(v, vals)
+	}
+	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "orgsync", Namespace: "orgsync", IsInstall: true}, chartutil.DefaultCapabilities)
+	if err != nil {
+		t.Fatalf("values %v: %v", valuesFiles, err)
+	}
+	rendered, err := engine.Engine{Strict: true}.Render(ch, top)
+	if err != nil {
+		t.Fatalf("rendering with %v: %v", valuesFiles, err)
+	}
+	return rendered
 }
 
 // manifestIndex is the order of a key of releaseutil.SplitManifests
@@ -195,7 +204,7 @@ func TestOrgsChartRefusesBadValues(t *testing.T) {
 // values and their schema, the templates rendered and parsed, metadata
 // names and labels) with each values file: no error, no warning.
 func TestOrgsChartPassesHelmLint(t *testing.T) {
-	for _, f := range []string{"values.yaml", "ci/sync-values.yaml", "ci/one-job-values.yaml"} {
+	for _, f := range []string{"values.yaml", "ci/sync-values.yaml", "ci/one-job-values.yaml", "ci/monitoring-values.yaml"} {
 		vals, err := chartutil.ReadValuesFile(filepath.Join(chartDir, f))
 		if err != nil {
 			t.Fatal(err)

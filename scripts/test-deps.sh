@@ -4,7 +4,8 @@
 # Active Directory domain controller and MIT Kerberos' kinit (the Active
 # Directory and Kerberos tests), 389 Directory Server (the FreeIPA tests:
 # the tests make their own instances with dscreate, none is started by the
-# package), and Chromium (the status page's browser test). In CI (CI=true) a failure to install is fatal, because those
+# package), Chromium (the status page's browser test) and promtool (the
+# alert rules' tests; Debian ships it in prometheus). In CI (CI=true) a failure to install is fatal, because those
 # integration tests must run there.
 set -euo pipefail
 need=()
@@ -15,6 +16,7 @@ command -v samba >/dev/null 2>&1 || [ -x /usr/sbin/samba ] || need+=(samba)
 command -v kinit >/dev/null 2>&1 || need+=(krb5-user)
 command -v dscreate >/dev/null 2>&1 || [ -x /usr/sbin/dscreate ] || need+=(389-ds-base)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 # Shell completion (zsh, fish), the packages of make dist (lintian, rpm,
 # systemd-analyze) and the CI recipes (shellcheck; rsync, node and npm for
 # gitlab-ci-local, installed from npm below).
@@ -44,7 +46,7 @@ install_npm || exit 1
 # installation's daemons are stopped (by their services and pid files,
 # never the test servers of a run in progress).
 if command -v systemctl >/dev/null 2>&1; then
-  for unit in slapd samba-ad-dc smbd nmbd winbind; do $sudo systemctl stop "$unit" >/dev/null 2>&1 || true; done
+  for unit in slapd samba-ad-dc smbd nmbd winbind prometheus; do $sudo systemctl stop "$unit" >/dev/null 2>&1 || true; done
 fi
 for pidfile in /var/run/slapd/slapd.pid /run/samba/samba.pid; do
   [ -f "$pidfile" ] || continue

@@ -306,7 +306,7 @@ func TestDemoReview(t *testing.T) {
 		t.Errorf("the approve step's run record: %+v, want approve, success", runs)
 	}
 	page, _ := os.ReadFile(files[1][2])
-	if !strings.Contains(string(page), `class="bar"`) || !strings.Contains(string(page), "Pending approvals (0)") {
+	if !strings.Contains(string(page), `class="bar `) || !strings.Contains(string(page), "Pending approvals (0)") {
 		t.Errorf("status page snapshot lacks the chart or says approvals are pending:\n%s", page)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -19,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/daemon"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
@@ -306,13 +305,10 @@ func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
 	if !strings.Contains(stderr.String(), `"msg":"next run","at":`) {
 		t.Errorf("no next-run line at start:\n%s", stderr.String())
 	}
-	var h daemon.Health
-	waitFor(t, "a failed run in /healthz", 20*time.Second, func() bool {
-		code, body := get(base + "/healthz")
-		return code == 200 && json.Unmarshal([]byte(body), &h) == nil && h.LastRun != nil
-	})
-	if h.Status != "ok" || h.LastRun.Result != "failure" || !strings.Contains(h.LastRun.Error, "users.csv") || h.NextRun.Before(h.LastRun.End) {
-		t.Errorf("/healthz after a failed run: %+v", h)
+	var last *store.Run
+	waitFor(t, "a failed run in /api/runs", 20*time.Second, func() bool { last = lastRunOf(base); return last != nil })
+	if _, body := get(base + "/healthz"); last.Result != "failure" || !strings.Contains(last.Error, "users.csv") || !strings.HasPrefix(body, `{"status":"failing","since":`) {
+		t.Errorf("after a failed run: /api/runs %+v, /healthz %s", last, body)
 	}
 	if _, m := get(base + "/metrics"); metricValue(m, "orgsync_last_run_success") != 0 || metricValue(m, "orgsync_last_run_timestamp_seconds") <= 0 {
 		t.Errorf("metrics after a failed run:\n%s", m)
@@ -324,7 +320,7 @@ func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
 		_, m := get(base + "/metrics")
 		return metricValue(m, "orgsync_last_run_success") == 1
 	})
-	if _, body := get(base + "/healthz"); !strings.Contains(body, `"result":"success"`) {
+	if _, body := get(base + "/healthz"); !strings.HasPrefix(body, `{"status":"ok","since":`) {
 		t.Errorf("/healthz after a successful run: %s", body)
 	}
 	if n := strings.Count(stderr.String(), `"msg":"next run"`); n < 3 {

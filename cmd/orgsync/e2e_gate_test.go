@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -140,11 +139,7 @@ func daemonRunsOnce(t *testing.T, cfg string) {
 		t.Fatal(err)
 	}
 	cmd, stderr := startBinary(t, "daemon", "--config", daemonCfg, "--run-at-start", "--log-format", "json")
-	waitFor(t, "the daemon's run", 30*time.Second, func() bool {
-		_, body := get("http://" + addr + "/healthz")
-		var h struct{ LastRun *struct{ Result string } }
-		return json.Unmarshal([]byte(body), &h) == nil && h.LastRun != nil
-	})
+	waitFor(t, "the daemon's run", 30*time.Second, func() bool { return lastRunOf("http://"+addr) != nil })
 	if code := stopBinary(t, cmd); code != exitOK {
 		t.Errorf("daemon exit %d\n%s", code, stderr.String())
 	}

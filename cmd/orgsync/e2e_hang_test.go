@@ -87,8 +87,8 @@ func TestDaemonSurvivesHangingService(t *testing.T) {
 		t.Errorf("goroutines grew from %v after 2 failed runs to %v after 6", early, late)
 	}
 	code, body := get(base + "/healthz")
-	if code != 200 || !strings.Contains(body, `"result":"failure"`) || !strings.Contains(body, "target.timeouts.request") {
-		t.Errorf("/healthz %d %s, want the failed run with what to check", code, body)
+	if last := lastRunOf(base); code != 200 || !strings.HasPrefix(body, `{"status":"failing"`) || last == nil || !strings.Contains(last.Error, "target.timeouts.request") {
+		t.Errorf("/healthz %d %s, /api/runs' last run %+v: want failing, and the failed run with what to check", code, body, last)
 	}
 	if code := stopBinary(t, cmd); code != exitOK {
 		t.Errorf("daemon exit %d after SIGTERM\n%s", code, stderr.String())

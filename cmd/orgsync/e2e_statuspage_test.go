@@ -40,8 +40,8 @@ func requireChromium(t *testing.T) string {
 }
 
 // browse starts headless Chromium with JavaScript off, sending the
-// Authorization header auth with every request; must fails the test on an
-// error of a step.
+// Authorization header auth with every request (none when empty); must
+// fails the test on an error of a step.
 func browse(t *testing.T, chromium, auth string) (context.Context, func(what string, err error)) {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
@@ -62,9 +62,11 @@ func browse(t *testing.T, chromium, auth string) (context.Context, func(what str
 	must("turning JavaScript off", err)
 	_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
 	must("network", err)
-	_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
-		Headers: network.Headers{"Authorization": auth}})
-	must("the credentials", err)
+	if auth != "" {
+		_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
+			Headers: network.Headers{"Authorization": auth}})
+		must("the credentials", err)
+	}
 	return ctx, must
 }
 
@@ -89,13 +91,13 @@ func getAuth(url, token string) (int, string) {
 // the screenshot is kept as a test artifact.
 func TestStatusPageInChromium(t *testing.T) {
 	chromium := requireChromium(t)
-	t.Setenv("STATUS_TOKEN", "page-t0ken")
+	t.Setenv("STATUS_TOKEN", pageToken)
 	d := startHeldDaemon(t, "status:\n  token: {env: STATUS_TOKEN}\n")
 	base := d.base
 
 	var st statuspage.Status
 	waitFor(t, "a held run in /api/runs", 20*time.Second, func() bool {
-		code, body := getAuth(base+"/api/runs", "page-t0ken")
+		code, body := getAuth(base+"/api/runs", pageToken)
 		return code == 200 && json.Unmarshal([]byte(body), &st) == nil && len(st.Runs) == 1 && len(st.Pending) == 1
 	})
 	if st.Runs[0].Result != "held" || st.Runs[0].Total() == 0 {
@@ -106,7 +108,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	}
 	id := st.Pending[0].ID
 
-	ctx, must := browse(t, chromium, "Bearer page-t0ken")
+	ctx, must := browse(t, chromium, "Bearer "+pageToken)
 	must("opening the page", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("runs"))))
 	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
 	must("reading the page", err)
@@ -166,7 +168,8 @@ func TestApproveOnTheStatusPageInChromium(t *testing.T) {
 
 	ctx, must := browse(t, chromium, basic)
 	must("opening the page", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("approve-"+id))))
-	must("clicking Approve", chromedp.Do(ctx, chromedp.Click(chromedp.ID("approve-"+id)), chromedp.WaitVisible(chromedp.ID("outcome"))))
+	must("clicking Approve", chromedp.Do(ctx, chromedp.Click(chromedp.ID("approve-"+id)), chromedp.WaitVisible(chromedp.ID("apply-"+id))))
+	must("confirming", chromedp.Do(ctx, chromedp.Click(chromedp.ID("apply-"+id)), chromedp.WaitVisible(chromedp.ID("result-title"))))
 	outcome, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("outcome")))
 	must("reading the outcome", err)
 	if !strings.Contains(outcome, "mallory@example.com") || !strings.Contains(outcome, "applied:") {
@@ -176,7 +179,7 @@ func TestApproveOnTheStatusPageInChromium(t *testing.T) {
 		t.Errorf("the approved removal was not applied: mallory has %v", g)
 	}
 	a := approvalOf(t, cfg, id)
-	if a.Status != "approved" || a.Decided.String() != "ops (status page (basic authentication))" {
+	if a.Status != "approved" || a.Decided.String() != "ops (status page, basic authentication)" {
 		t.Errorf("approval after the click: %s, decided %v", a.Status, a.Decided)
 	}
 	runs := runsOf(t, cfg)

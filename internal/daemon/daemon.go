@@ -3,9 +3,11 @@
 // once; reads the configuration again before each run and at SIGHUP,
 // keeping the last one that loaded; serves /healthz, /readyz, /metrics
 // (one Prometheus registry for every metric) and the status page, whose
-// approve and reject decisions run as runs of its own. Change control
-// (internal/changecontrol) hears the runs and decides the approvals; the
-// page's rendering is internal/daemon/statuspage.
+// approve and reject decisions run as runs of its own, from one server
+// whose connections are bounded in time and number (server.go). Change
+// control (internal/changecontrol) hears the runs and decides the
+// approvals; the page, its gate and its rendering are
+// internal/daemon/statuspage.
 package daemon
 
 import (
@@ -21,6 +23,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
 )
@@ -69,7 +72,11 @@ type daemon struct {
 	// print is the fingerprint of the file the job was made from: while
 	// it is the same, the runs keep the job (and its clients' tokens).
 	print string
-	auth  atomic.Pointer[config.Status] // the status page's authentication
+	// access is the status page's credentials and names, read at start
+	// and with the configuration (see reload.go), never at a request.
+	access atomic.Pointer[statuspage.Access]
+	page   *statuspage.Page
+	health atomic.Pointer[healthState] // what /healthz says to anyone
 
 	mu      sync.Mutex
 	cfg     *config.Config // the last good configuration
@@ -106,13 +113,20 @@ func newDaemon(s Setup) (*daemon, error) {
 	}
 	d.job.Store(job)
 	d.print, _ = planfile.FileFingerprint(d.file)
-	d.auth.Store(&s.Config.Status)
+	access, err := d.readAccess(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("the status page: %w", err)
+	}
+	d.access.Store(access)
+	d.page = d.newPage()
+	d.health.Store(&healthState{since: time.Now().UTC()})
 	d.metrics.loaded.Set(1)
 	d.runs = d.storedRuns()
 	d.countPending()
 	if d.sched, err = d.schedule.Parse(); err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
+	d.metrics.schedule(schedulePeriod(d.sched, time.Now()), func() time.Time { return d.nextRun(time.Now()) })
 	return d, nil
 }
 
@@ -193,4 +207,23 @@ func (d *daemon) zone() string {
 		return fmt.Sprintf("local time of this machine (%s)", abbr)
 	}
 	return fmt.Sprintf("%s (%s)", loc, abbr)
+}
+
+// schedulePeriod is the shortest time between two of the schedule's runs
+// after from (over its next 64 runs): a run longer than that overlaps the
+// next.
+func schedulePeriod(s cron.Schedule, from time.Time) time.Duration {
+	var period time.Duration
+	t := s.Next(from)
+	for range 64 {
+		n := s.Next(t)
+		if n.IsZero() {
+			break
+		}
+		if gap := n.Sub(t); period == 0 || gap < period {
+			period = gap
+		}
+		t = n
+	}
+	return period
 }

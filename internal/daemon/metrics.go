@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/store"
 )
 
 // metrics are the daemon's Prometheus metrics, all in one registry of
@@ -33,6 +34,13 @@ type metrics struct {
 	pending *prometheus.GaugeVec
 	loaded  prometheus.Gauge
 	reloads *prometheus.CounterVec
+	// oldestPending is when each organization's oldest pending approval
+	// was held (absent for an organization with none).
+	oldestPending *prometheus.GaugeVec
+	// runStarted is when the run in progress started (0: none);
+	// lastDuration how long the last run took (absent before the first).
+	runStarted   prometheus.Gauge
+	lastDuration *prometheus.GaugeVec
 }
 
 // metricSet is one family of the daemon's metrics.
@@ -51,8 +59,8 @@ type metricSet struct {
 func newMetrics() *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	r, o := &m.run, &m.org
-	r.runs, o.runs = counters("runs_total", "Sync runs by result (success, failure, skipped)", "result")
-	r.lastSuccess, o.lastSuccess = gauges("last_success_timestamp_seconds", "Unix time the last successful run ended")
+	r.runs, o.runs = counters("runs_total", "Sync runs by result (success; held: applied what was safe, a safety limit held the rest for approval; failure; skipped)", "result")
+	r.lastSuccess, o.lastSuccess = gauges("last_success_timestamp_seconds", "Unix time the last run that did not fail (success or held) ended")
 	r.changes, o.changes = counters("changes_total", "Changes applied, by kind", "kind")
 	r.requests, o.requests = counters("api_requests_total", "Requests sent to the service, by HTTP status (0: no answer)", "status")
 	r.rateLimited, o.rateLimited = counters("api_rate_limited_total", "429 answers of the service")
@@ -76,7 +84,13 @@ func newMetrics() *metrics {
 		Help: "1 when the configuration file loaded at the last attempt, 0 while the last good one is used instead."})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_config_reloads_total",
 		Help: "Attempts to read the configuration again, by result (success, failure)."}, []string{"result"})
-	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, m.pending, m.loaded, m.reloads,
+	m.oldestPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_oldest_pending_approval_timestamp_seconds",
+		Help: "Unix time the oldest approval still pending was held, by organization (absent when none is pending)."}, []string{"org"})
+	m.runStarted = prometheus.NewGauge(prometheus.GaugeOpts{Name: "orgsync_run_started_timestamp_seconds",
+		Help: "Unix time the run in progress (a scheduled run or a decision of the status page) started; 0 when none is in progress."})
+	m.lastDuration = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_last_run_duration_seconds",
+		Help: "How long the last run took, its longest organization's (absent before the first run)."}, nil)
+	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, m.pending, m.loaded, m.reloads, m.oldestPending, m.runStarted, m.lastDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -117,21 +131,29 @@ func (m *metrics) skipped(orgs []string) {
 // observe records one finished run: each organization's report, and err,
 // what failed the run (nil when every organization succeeded).
 func (m *metrics) observe(reps []*run.Result, err error, end time.Time) {
+	m.idle()
 	var longest time.Duration
+	held := false
 	for _, rep := range reps {
 		m.observeOrg(rep, end)
 		longest = max(longest, rep.Elapsed)
+		held = held || orgResult(rep) == store.RunHeld
 	}
 	if len(reps) > 0 {
 		m.run.duration.WithLabelValues().Observe(longest.Seconds())
+		m.lastDuration.WithLabelValues().Set(longest.Seconds())
 	}
 	m.lastRun.WithLabelValues().Set(float64(end.Unix()))
 	if err != nil {
-		m.run.runs.WithLabelValues("failure").Inc()
+		m.run.runs.WithLabelValues(store.RunFailure).Inc()
 		m.lastResult.WithLabelValues().Set(0)
 		return
 	}
-	m.run.runs.WithLabelValues("success").Inc()
+	if held {
+		m.run.runs.WithLabelValues(store.RunHeld).Inc()
+	} else {
+		m.run.runs.WithLabelValues(store.RunSuccess).Inc()
+	}
 	m.lastResult.WithLabelValues().Set(1)
 	m.run.lastSuccess.WithLabelValues().Set(float64(end.Unix()))
 }
@@ -157,12 +179,62 @@ func (m *metrics) observeOrg(rep *run.Result, end time.Time) {
 		m.run.reads.WithLabelValues(kind).Inc()
 		m.org.reads.WithLabelValues(org, kind).Inc()
 	}
-	if rep.Err != nil {
-		m.org.runs.WithLabelValues(org, "failure").Inc()
-		return
+	result := orgResult(rep)
+	m.org.runs.WithLabelValues(org, result).Inc()
+	if result != store.RunFailure {
+		m.org.lastSuccess.WithLabelValues(org).Set(float64(end.Unix()))
 	}
-	m.org.runs.WithLabelValues(org, "success").Inc()
-	m.org.lastSuccess.WithLabelValues(org).Set(float64(end.Unix()))
+}
+
+// orgResult is how an organization's run ended: failure, held (a safety
+// limit holds some of its changes for approval) or success.
+func orgResult(rep *run.Result) string {
+	switch {
+	case rep.Err != nil:
+		return store.RunFailure
+	case len(rep.Decision.Pending) > 0:
+		return store.RunHeld
+	}
+	return store.RunSuccess
+}
+
+// started records that a run starts now, and returns now.
+func (m *metrics) started() time.Time {
+	now := time.Now()
+	m.runStarted.Set(float64(now.UnixNano()) / 1e9)
+	return now
+}
+
+// idle records that no run is in progress.
+func (m *metrics) idle() { m.runStarted.Set(0) }
+
+// schedule exports the schedule's period (the shortest time between two
+// of its runs) and, at each scrape, when the next run is due.
+func (m *metrics) schedule(period time.Duration, next func() time.Time) {
+	p := prometheus.NewGauge(prometheus.GaugeOpts{Name: "orgsync_schedule_period_seconds",
+		Help: "The shortest time between two scheduled runs: a run longer than this overlaps the next, which is skipped."})
+	p.Set(period.Seconds())
+	m.reg.MustRegister(p, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orgsync_next_run_timestamp_seconds",
+		Help: "Unix time the next scheduled run is due."}, func() float64 { return float64(next().Unix()) }))
+}
+
+// pendingSince sets when each organization's oldest pending approval was
+// held (pending is oldest first), and clears it for those of orgs with
+// none.
+func (m *metrics) pendingSince(orgs []string, pending []store.Approval) {
+	oldest := map[string]time.Time{}
+	for i := range pending {
+		if _, ok := oldest[pending[i].Org]; !ok {
+			oldest[pending[i].Org] = pending[i].Created
+		}
+	}
+	for _, o := range orgs {
+		if t, ok := oldest[o]; ok {
+			m.oldestPending.WithLabelValues(o).Set(float64(t.Unix()))
+		} else {
+			m.oldestPending.DeleteLabelValues(o)
+		}
+	}
 }
 
 // handler serves the registry at /metrics.

@@ -3,13 +3,18 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
-	"net/http"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/run"
@@ -40,23 +45,37 @@ func (d *daemon) status() statuspage.Status {
 	return s
 }
 
-// page serves the status page, protected by status.token or
-// status.username and password when they are set (read at each request;
-// one that cannot be read is logged), approving and rejecting on the page
-// when they are.
-func (d *daemon) page() http.Handler {
-	load := func() (string, string, string, error) { return d.auth.Load().Secrets() }
-	onError := func(err error) {
-		d.log.Error("the status page's secret cannot be read: the page answers 500 until it can", zap.Error(err))
+// newPage makes the status page: protected by the credentials the
+// daemon read (d.access), approving and rejecting on the page when they
+// are set, with the per-user lookup.
+func (d *daemon) newPage() *statuspage.Page {
+	return statuspage.New(statuspage.Options{Status: d.status, Decide: d.decide, History: d.history, Access: d.access.Load,
+		Log: d.log.Named("statuspage")})
+}
+
+// readAccess reads the page's credentials from cfg (status.token, or
+// status.username and password: a secret command runs here, never at a
+// request) and the names an open page answers; an error says which
+// secret and why.
+func (d *daemon) readAccess(cfg *config.Config) (*statuspage.Access, error) {
+	c, err := cfg.Status.Credentials()
+	if err != nil {
+		return nil, err
 	}
-	return statuspage.Protect(statuspage.Handler(d.status, d.decide), load, onError)
+	return &statuspage.Access{Credentials: statuspage.Credentials{Token: c.Token, User: c.User, Password: c.Password},
+		Listen: d.listen, AllowedHosts: cfg.Status.AllowedHosts}, nil
+}
+
+// history is the per-user lookup's: the history entries of user.
+func (d *daemon) history(user string) ([]store.Entry, error) {
+	return d.control.History(user, "", "")
 }
 
 // warning says that the page listens beyond this machine without
 // authentication; empty when it does not.
 func (d *daemon) warning() string {
-	a := d.auth.Load()
-	if d.listen == "" || a.Token.IsSet() || a.Username != "" || loopback(d.listen) {
+	a := d.access.Load()
+	if d.listen == "" || a.Token != "" || a.User != "" || loopback(d.listen) {
 		return ""
 	}
 	return fmt.Sprintf("the status page listens on %s, beyond this machine, without authentication: whoever reaches it sees the runs, "+
@@ -83,27 +102,125 @@ func loopback(listen string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// decide approves or rejects approval id on the status page for who:
-// approving plans afresh and applies as orgsync approve does, as a run of
-// the daemon's (never beside a scheduled one).
-func (d *daemon) decide(ctx context.Context, id, action string, who store.Decider) (string, error) {
-	if action == statuspage.ActionReject {
-		a, err := d.control.Reject(id, who)
-		if err != nil {
-			return "", err
-		}
-		d.countPending()
-		return fmt.Sprintf("approval %s rejected by %s: its %s discarded", a.ID, who.String(), plural.Of(len(a.Changes), "change is", "changes are")), nil
+// decide takes a decision of the status page, as a run of the daemon's
+// (never beside a scheduled one), and logs it: who, what, the outcome.
+// Review plans afresh and shows what approving applies (nothing is
+// sent); approve applies it as orgsync approve does, only while it is
+// what the approver reviewed; reject discards the approval.
+func (d *daemon) decide(ctx context.Context, dec statuspage.Decision) (out statuspage.Outcome, err error) {
+	switch dec.Action {
+	case statuspage.ActionReject:
+		out, err = d.reject(dec)
+	case statuspage.ActionReview:
+		out, err = d.approve(ctx, dec, true)
+	default:
+		out, err = d.approve(ctx, dec, false)
 	}
-	var out bytes.Buffer
+	if err != nil {
+		out.State = d.approvalState(dec.ID)
+	}
+	d.logDecision(dec, out, err)
+	return out, err
+}
+
+// reject discards approval dec.ID, and says what becomes of its changes.
+func (d *daemon) reject(dec statuspage.Decision) (statuspage.Outcome, error) {
+	var a *store.Approval
+	err := d.exclusive(func() ([]*run.Result, error) {
+		var err error
+		a, err = d.control.Reject(dec.ID, dec.Who)
+		return nil, err
+	})
+	if err != nil {
+		return statuspage.Outcome{}, err
+	}
+	var b strings.Builder
+	view.Rejected(&b, a)
+	return statuspage.Outcome{Text: b.String()}, nil
+}
+
+// approve reviews (review set: nothing is applied) or applies approval
+// dec.ID against a fresh plan. An apply goes on only while what it sends
+// is what the review showed (dec.Reviewed); else it returns a fresh
+// review and statuspage.ErrReviewChanged.
+func (d *daemon) approve(ctx context.Context, dec statuspage.Decision, review bool) (statuspage.Outcome, error) {
+	var text bytes.Buffer
+	v := &reviewing{Approving: view.Approving{W: &text}}
+	o := changecontrol.ApproveOptions{By: dec.Who, DryRun: review,
+		Confirm: func() (bool, error) { return v.digest() == dec.Reviewed, nil }}
 	err := d.exclusive(func() ([]*run.Result, error) {
 		job := d.begin(d.job.Load())
-		res, err := d.control.Approve(ctx, job, id, view.Approving{W: &out}, changecontrol.ApproveOptions{By: who})
-		view.Result(&out, res, job.Config().MultiOrg())
+		res, err := d.control.Approve(ctx, job, dec.ID, v, o)
+		if !review {
+			view.Result(&text, res, job.Config().MultiOrg())
+		}
 		if res == nil {
 			return nil, err
 		}
 		return []*run.Result{res}, err
 	})
-	return out.String(), err
+	out := statuspage.Outcome{Text: text.String(), Applies: v.applies, Digest: v.digest()}
+	if errors.Is(err, changecontrol.ErrNotConfirmed) {
+		return out, statuspage.ErrReviewChanged
+	}
+	if err == nil && !review {
+		out.State = d.approvalState(dec.ID)
+	}
+	return out, err
+}
+
+// reviewing shows an approval being decided on the page, and keeps what
+// releasing it applies, to tell whether it is still what was reviewed.
+type reviewing struct {
+	view.Approving
+	release bytes.Buffer
+	applies bool
+}
+
+// Release writes what releasing the approval applies, and keeps it.
+func (v *reviewing) Release(g *run.Gated) bool {
+	v.applies = view.Approving{W: io.MultiWriter(v.W, &v.release)}.Release(g)
+	return v.applies
+}
+
+// NotApplied writes nothing: the review page says that nothing was
+// sent.
+func (v *reviewing) NotApplied() {}
+
+// digest identifies what releasing the approval applies.
+func (v *reviewing) digest() string {
+	sum := sha256.Sum256(v.release.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// approvalState says, after a decision, what state approval id is in.
+func (d *daemon) approvalState(id string) string {
+	dir := d.control.StateDir()
+	if dir == nil {
+		return ""
+	}
+	a, err := dir.Approval(id)
+	if err != nil {
+		return ""
+	}
+	if a.Status == store.Pending {
+		return fmt.Sprintf("still pending: its %s wait for a decision; nothing of them is sent until then",
+			plural.Of(len(a.Changes), "change", "changes"))
+	}
+	return fmt.Sprintf("%s, by %s at %s", a.Status, a.Decided.String(), a.Closed.In(d.location()).Format(time.RFC3339))
+}
+
+// logDecision logs a decision of the page: who, what, the outcome.
+func (d *daemon) logDecision(dec statuspage.Decision, out statuspage.Outcome, err error) {
+	fields := []zap.Field{zap.String("approval", dec.ID), zap.String("action", dec.Action), zap.String("by", dec.Who.String())}
+	switch {
+	case errors.Is(err, statuspage.ErrReviewChanged):
+		d.log.Warn("status page: the approve was refused: what it applies changed since the review; nothing was applied", fields...)
+	case err != nil:
+		d.log.Error("status page: the decision failed", append(fields, zap.String("state", out.State), zap.Error(err))...)
+	case dec.Action == statuspage.ActionReview:
+		d.log.Info("status page: approval reviewed, nothing applied", append(fields, zap.Bool("applies", out.Applies))...)
+	default:
+		d.log.Info("status page: decision taken", append(fields, zap.String("state", out.State))...)
+	}
 }

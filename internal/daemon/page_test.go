@@ -1,9 +1,8 @@
 package daemon
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,7 +24,7 @@ func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
 		{"127.0.0.1:9090", "", false},
 		{"[::1]:9090", "", false},
 		{"localhost:9090", "", false},
-		{":9090", "status:\n  token: {env: HOME}\n", false},
+		{":9090", "status:\n  token: {file: " + tokenFile(t) + "}\n", false},
 	} {
 		data, _ := os.ReadFile(path)
 		cfgPath := path + ".page.yaml"
@@ -44,15 +43,35 @@ func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
 	}
 }
 
-// TestUnreadablePageSecretIsLogged: a status.token that cannot be read
-// answers 500 and says why in the log, not only to the browser.
-func TestUnreadablePageSecretIsLogged(t *testing.T) {
-	core, logs := observer.New(zap.ErrorLevel)
-	d := newTestDaemon(t, setupOf(t, example(t, "status:\n  token: {env: ORGSYNC_TEST_UNSET_PAGE_TOKEN}\n"), zap.New(core)))
-	rec := httptest.NewRecorder()
-	d.page().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
-	entries := logs.FilterMessageSnippet("the status page's secret cannot be read").All()
-	if rec.Code != http.StatusInternalServerError || len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["error"].(string), "ORGSYNC_TEST_UNSET_PAGE_TOKEN") {
-		t.Errorf("page %d, logged %v", rec.Code, entries)
+// TestUnreadablePageSecretStopsTheStart: a status.token that cannot be
+// read, or one too short to resist guessing, stops the daemon before it
+// serves, naming the key and why: the page is never open by mistake, nor
+// guarded by a guessable token.
+func TestUnreadablePageSecretStopsTheStart(t *testing.T) {
+	short := filepath.Join(t.TempDir(), "short")
+	if err := os.WriteFile(short, []byte("t0k3n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for extra, want := range map[string]string{
+		"status:\n  token: {env: ORGSYNC_TEST_UNSET_PAGE_TOKEN}\n": "status.token: environment variable ORGSYNC_TEST_UNSET_PAGE_TOKEN is not set",
+		"status:\n  token: {file: " + short + "}\n":                "status.token (file " + short + "): 5 characters, fewer than 32",
+	} {
+		_, err := newDaemon(setupOf(t, example(t, extra), zap.NewNop()))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", extra, err, want)
+		}
 	}
 }
+
+// tokenFile is a file holding a page token long enough.
+func tokenFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "status-token")
+	if err := os.WriteFile(path, []byte(testToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// testToken is the page token of the tests.
+const testToken = "0123456789abcdef0123456789abcdef"

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,21 +11,24 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/run"
 )
 
 // reload reads the configuration file again, before a run or at SIGHUP
 // (the caller holds d.running), and returns the Job of the last
-// configuration that loaded, which the runs use from then on. A file
+// configuration that loaded, which the runs use from then on; the status
+// page's secrets are read again each time. A file
 // that no longer loads leaves the last good configuration in use; the
 // problem shows on the status page, in the metrics and in one
 // notification per new problem.
 func (d *daemon) reload() *run.Job {
 	fp, err := planfile.FileFingerprint(d.file)
 	d.mu.Lock()
-	same := err == nil && fp == d.print && d.problem == ""
+	same, cur := err == nil && fp == d.print && d.problem == "", d.cfg
 	d.mu.Unlock()
 	if same {
+		d.readAccessAgain(cur)
 		return d.begin(d.job.Load())
 	}
 	cfg, err := config.Load(d.file)
@@ -36,6 +40,10 @@ func (d *daemon) reload() *run.Job {
 		cfg.State = d.cfg.State // takes effect at the next restart: the runs keep one state directory
 		d.mu.Unlock()
 		job, err = run.New(cfg, d.ov, d.opts)
+	}
+	var access *statuspage.Access
+	if err == nil {
+		access, err = d.readAccess(cfg)
 	}
 	if err != nil {
 		d.failed(err)
@@ -51,11 +59,24 @@ func (d *daemon) reload() *run.Job {
 	d.cfg, d.problem, d.print = cfg, "", fp
 	d.mu.Unlock()
 	d.job.Store(job)
-	d.auth.Store(&cfg.Status)
+	d.access.Store(access)
 	if old != "" {
 		d.log.Info("the configuration loads again")
 	}
 	return d.begin(job)
+}
+
+// readAccessAgain reads the status page's secrets of cfg again (a
+// rotated token or password applies from the next run, or at SIGHUP); one
+// that cannot be read keeps the last ones, and shows as a problem of the
+// configuration.
+func (d *daemon) readAccessAgain(cfg *config.Config) {
+	access, err := d.readAccess(cfg)
+	if err != nil {
+		d.failed(fmt.Errorf("the status page keeps its last credentials: %w", err))
+		return
+	}
+	d.access.Store(access)
 }
 
 // begin tells change control that the next run is job's, and returns job.

@@ -31,6 +31,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 		return
 	}
 	defer d.running.Unlock()
+	start := d.metrics.started()
 	res, err := d.syncGuarded(ctx)
 	end := time.Now() // the sync's end: what follows (records, notifications) is not the run's
 	d.ran()
@@ -39,7 +40,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 	if err != nil {
 		st.Result, st.Error = "failure", err.Error()
 	}
-	d.last.Store(st)
+	d.ended(st, start)
 	if errors.Is(err, context.Canceled) {
 		return // stopping
 	}
@@ -57,6 +58,7 @@ func (d *daemon) exclusive(fn func() ([]*run.Result, error)) error {
 		return ErrBusy
 	}
 	defer d.running.Unlock()
+	d.metrics.started()
 	var res []*run.Result
 	var err error
 	if e := crash.Run(func() { res, err = fn() }); e != nil {
@@ -67,6 +69,8 @@ func (d *daemon) exclusive(fn func() ([]*run.Result, error)) error {
 	d.ran()
 	if len(res) > 0 {
 		d.metrics.observe(res, err, end)
+	} else {
+		d.metrics.idle()
 	}
 	return err
 }
@@ -117,9 +121,11 @@ func (d *daemon) storedRuns() []store.Run {
 	return runs
 }
 
-// countPending sets the pending-approvals gauge of every organization.
+// countPending sets the pending-approvals gauges of every organization:
+// how many, and since when the oldest.
 func (d *daemon) countPending() {
 	pending := d.control.PendingApprovals()
+	d.metrics.pendingSince(d.job.Load().OrgNames(), pending)
 	for _, name := range d.job.Load().OrgNames() {
 		n := 0
 		for i := range pending {

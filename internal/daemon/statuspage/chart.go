@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"math"
 	"strings"
 	"time"
 
@@ -39,7 +40,10 @@ func barColor(result string) string {
 // Chart draws the changes (bars, left scale) and the run time (line,
 // right scale) of the last runs as an SVG element, oldest on the left,
 // with a time axis (the runs' ends in loc) and a legend of the results
-// the runs drawn have.
+// the runs drawn have. Every run is drawn: a mark of its result's colour
+// under the axis, and a bar at least a few pixels high (a failed run
+// that changed nothing shows too). Both scales are logarithmic, so that
+// one large or slow run does not flatten the others.
 func Chart(runs []store.Run, loc *time.Location) template.HTML {
 	if len(runs) > chartRuns {
 		runs = runs[len(runs)-chartRuns:]
@@ -63,23 +67,36 @@ func Chart(runs []store.Run, loc *time.Location) template.HTML {
 	var line []string
 	for i := range runs {
 		r := &runs[i]
-		h := plotH * float64(r.Total()) / float64(maxChanges)
+		h := max(plotH*logScale(float64(r.Total()), float64(maxChanges)), minBar)
 		x := float64(chartMargin) + slot*float64(i)
-		fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s, %s, %s</title></rect>`,
-			x+slot*0.15, bottom-h, slot*0.7, h, barColor(r.Result), html.EscapeString(clock(r.End, loc)), html.EscapeString(r.Org),
-			plural.Of(r.Total(), "change", "changes"), html.EscapeString(r.Result), r.Duration().Round(time.Millisecond))
-		y := bottom - plotH*r.Duration().Seconds()/maxSecs
+		fmt.Fprintf(&b, `<rect class="bar %s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s, %s, %s</title></rect>`,
+			html.EscapeString(r.Result), x+slot*0.15, bottom-h, slot*0.7, h, barColor(r.Result), html.EscapeString(clock(r.End, loc)),
+			html.EscapeString(r.Org), plural.Of(r.Total(), "change", "changes"), html.EscapeString(r.Result), r.Duration().Round(time.Millisecond))
+		fmt.Fprintf(&b, `<rect class="mark" x="%.1f" y="%.1f" width="%.1f" height="5" fill="%s"/>`, x+slot*0.15, bottom+2, slot*0.7, barColor(r.Result))
+		y := bottom - plotH*logScale(r.Duration().Seconds(), maxSecs)
 		line = append(line, fmt.Sprintf("%.1f,%.1f", x+slot/2, y))
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#222"/>`, x+slot/2, y)
 	}
 	fmt.Fprintf(&b, `<polyline id="runtime" points="%s" fill="none" stroke="#222" stroke-width="2"/>`, strings.Join(line, " "))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">%s applied</text>`, 4, chartMargin-8, plural.Of(maxChanges, "change", "changes"))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s run time (line)</text>`, chartWidth-4, chartMargin-8,
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12">%s applied (bars, log scale)</text>`, 4, chartMargin-8, plural.Of(maxChanges, "change", "changes"))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s run time (line, log scale)</text>`, chartWidth-4, chartMargin-8,
 		html.EscapeString(time.Duration(maxSecs*float64(time.Second)).Round(time.Millisecond).String()))
 	timeAxis(&b, runs, slot, loc)
 	legend(&b, runs)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// minBar is the height of the bar of a run that changed nothing.
+const minBar = 3
+
+// logScale is v's height on a logarithmic scale whose top is top: 0 for
+// 0, 1 for top.
+func logScale(v, top float64) float64 {
+	if v <= 0 || top <= 0 {
+		return 0
+	}
+	return math.Log1p(v) / math.Log1p(top)
 }
 
 // timeAxis labels the first, the middle and the last run with when they
@@ -113,5 +130,5 @@ func legend(b *strings.Builder, runs []store.Run) {
 		fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11">%s</text>`, x+14, chartHeight-9, r.label)
 		x += 24 + 7*len(r.label)
 	}
-	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11">bars: changes applied; line: run time; oldest left</text>`, x+10, chartHeight-9)
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11">bars: changes; line: run time; oldest left</text>`, x+10, chartHeight-9)
 }

@@ -1,21 +1,33 @@
-// Package statuspage is the daemon's status page: "/" is one HTML page
-// (html/template, styles inline, the chart drawn here as SVG; no script,
-// no external asset) with a banner (the last success; since when and why
-// it fails), the last runs, the next run, the pending approvals and their
-// changes, the approvals decided lately, and a problem with the
-// configuration; "/api/runs" is the same as JSON. Protect wraps them with
-// a bearer token or a basic-auth password; behind it, the page's forms
-// approve and reject (POST /approvals/{id}/approve or /reject), guarded
-// against forgery.
+// Package statuspage is the daemon's status page, built as a security
+// boundary (it approves removals). "/" is one HTML page (html/template,
+// styles inline, the chart drawn here as SVG; no script, no external
+// asset) with a banner per organization (failing, changes held for
+// approval, or in sync), the last runs, the next run, the pending
+// approvals and their changes, the approvals decided lately, and a
+// problem with the configuration; "/api/runs" is the same as JSON;
+// "/history?user=" looks up what orgsync did to one user.
+//
+// Every request goes through one gate (protect): an open page answers
+// only its own host names (against DNS rebinding); a protected one wants
+// a bearer token, basic authentication or the session of a token login,
+// counting and logging failed logins and locking out an address that
+// fails too often. Behind it, approving takes a confirm step that shows
+// what will be sent, and every form carries a token bound to who sees it,
+// what it does and the page's current credentials. Headers puts the
+// security headers (no framing, no sniffing, no referrer) on every
+// response of the daemon.
 package statuspage
 
 import (
+	"crypto/rand"
 	"embed"
 	"encoding/json"
 	"html/template"
 	"io"
 	"net/http"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/internal/changecontrol/runreport"
 	"github.com/orgsync/orgsync/internal/store"
@@ -43,47 +55,114 @@ type Status struct {
 	Location *time.Location `json:"-"`
 }
 
-// csp is the pages' Content-Security-Policy: nothing loaded, no script,
-// forms posted to the page itself only.
-const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'"
-
-// server serves the page.
-type server struct {
-	status func() Status
-	decide Decide // nil: nothing is decided on the page
-	forms  *forms
+// Access is who may use the page, and by which names: the credentials
+// (none: the page is open) and, for an open page, the host names it
+// answers beside IP addresses and localhost (the listen address's host,
+// status.allowedHosts).
+type Access struct {
+	Credentials
+	Listen       string
+	AllowedHosts []string
 }
 
-// Handler serves "/" and "/api/runs" from what status returns at each
-// request, and, when decide is set, the forms that approve and reject
-// (for requests Protect authenticated).
-func Handler(status func() Status, decide Decide) http.Handler {
-	s := &server{status: status, decide: decide, forms: newForms()}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", csp)
-		_ = s.write(w, r)
-	})
-	mux.HandleFunc("GET /api/runs", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(status())
-	})
-	mux.Handle("POST /approvals/{id}/{action}", http.NewCrossOriginProtection().Handler(http.HandlerFunc(s.decision)))
-	return mux
+// History returns the history entries of one user (an email, or
+// username@domain), oldest first.
+type History func(user string) ([]store.Entry, error)
+
+// Options make a Page.
+type Options struct {
+	Status func() Status // what the page shows now
+	// Decide, when set, approves and rejects on the page, for requests
+	// that authenticated; nil: nothing is decided on the page.
+	Decide Decide
+	// History, when set, serves the per-user lookup.
+	History History
+	// Access returns the page's current access (read by the daemon at
+	// start and when it reads its configuration again); nil: open, on
+	// loopback.
+	Access func() *Access
+	Log    *zap.Logger      // failed logins; nil: none
+	Now    func() time.Time // nil: time.Now
 }
 
-// write writes the page for request r: with the forms that decide
-// approvals when r is authenticated and the page decides.
-func (s *server) write(w io.Writer, r *http.Request) error {
-	v := newView(s.status())
-	if who, ok := Who(r); ok && s.decide != nil {
-		v.Forms = func(id, action string) string { return s.forms.token(who, id, action) }
-		v.Who = who.String()
+// Page serves the status page.
+type Page struct {
+	Options
+	handler     http.Handler
+	forms       *forms
+	sessions    *sessions
+	throttle    *throttle
+	crossOrigin *http.CrossOriginProtection
+	log         *zap.Logger
+}
+
+// New makes the page of o.
+func New(o Options) *Page {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	return page.Execute(w, v)
+	if o.Access == nil {
+		open := &Access{Listen: "127.0.0.1:0"}
+		o.Access = func() *Access { return open }
+	}
+	p := &Page{Options: o, forms: &forms{key: newKey()}, sessions: &sessions{key: newKey(), now: o.Now},
+		throttle: newThrottle(o.Now), crossOrigin: http.NewCrossOriginProtection(), log: o.Log}
+	if p.log == nil {
+		p.log = zap.NewNop()
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", p.index)
+	mux.HandleFunc("GET /api/runs", p.apiRuns)
+	mux.HandleFunc("GET /history", p.history)
+	mux.Handle("POST /logout", p.crossOrigin.Handler(http.HandlerFunc(p.logout)))
+	mux.Handle("POST /approvals/{id}/{action}", p.crossOrigin.Handler(http.HandlerFunc(p.decision)))
+	p.handler = p.protect(mux)
+	return p
+}
+
+// Handler is the page of status, open (on loopback), deciding with
+// decide (nil: nothing), with the security headers.
+func Handler(status func() Status, decide Decide) http.Handler {
+	return Headers(New(Options{Status: status, Decide: decide}))
+}
+
+// newKey is a fresh 32-byte key of this process.
+func newKey() []byte {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // never fails (Go 1.24)
+	return key
+}
+
+// ServeHTTP serves the page's request r.
+func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
+
+// creds are the page's current credentials.
+func (p *Page) creds() *Credentials { return &p.Access().Credentials }
+
+// index serves the page.
+func (p *Page) index(w http.ResponseWriter, r *http.Request) {
+	htmlHeaders(w)
+	v := newView(p.Status())
+	if who, ok := Who(r); ok {
+		v.Who, v.Session = who.String(), who.Via == viaSession
+		if p.Decide != nil {
+			c := p.creds()
+			v.Forms = func(id, action string) string { return p.forms.token(c, who, id, action, "") }
+		}
+	}
+	_ = page.Execute(w, v)
+}
+
+// apiRuns serves /api/runs: the page's Status as JSON, with the banner.
+func (p *Page) apiRuns(w http.ResponseWriter, _ *http.Request) {
+	s := p.Status()
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(struct {
+		Status
+		Banner []BannerLine `json:"banner"`
+	}{s, Banner(s.Runs, s.Pending)})
 }
 
 // Write writes the page of s, without forms: a snapshot to keep.
@@ -101,16 +180,18 @@ type view struct {
 	Recent []store.Run
 	Banner []BannerLine
 	// Forms, when set, gives the anti-forgery token of a form (approval
-	// id, action); Who is who the page is shown to.
-	Forms func(id, action string) string
-	Who   string
+	// id, action); Who is who the page is shown to, Session whether by a
+	// token login (the page then offers to log out).
+	Forms   func(id, action string) string
+	Who     string
+	Session bool
 }
 
 func newView(s Status) view {
 	if s.Location == nil {
 		s.Location = time.UTC
 	}
-	return view{Status: s, Chart: Chart(s.Runs, s.Location), Recent: newestFirst(s.Runs, maxRunsListed), Banner: Banner(s.Runs)}
+	return view{Status: s, Chart: Chart(s.Runs, s.Location), Recent: newestFirst(s.Runs, maxRunsListed), Banner: Banner(s.Runs, s.Pending)}
 }
 
 // newestFirst returns the last n runs, the newest first.
@@ -125,11 +206,15 @@ func newestFirst(runs []store.Run, n int) []store.Run {
 //go:embed page.html
 var files embed.FS
 
-var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+var page = template.Must(template.New("page.html").Funcs(funcs).ParseFS(files, "page.html"))
+
+// funcs are the functions of the page's templates.
+var funcs = template.FuncMap{
 	"details": runreport.Details,
 	"isZero":  func(t time.Time) bool { return t.IsZero() },
 	"clock":   clock,
-}).ParseFS(files, "page.html"))
+	"decided": Decided,
+}
 
 // clock is t in loc, to the second, with the zone's abbreviation.
 func clock(t time.Time, loc *time.Location) string {

@@ -3,7 +3,6 @@ package statuspage
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -35,6 +34,7 @@ func sample() Status {
 func get(t *testing.T, h http.Handler, path string, header ...string) (int, string) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1:9090"
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -56,7 +56,7 @@ func TestPageShowsRunsApprovalsChartAndProblem(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if n := strings.Count(body, `class="bar"`); n != chartRuns {
+	if n := strings.Count(body, `class="bar `); n != chartRuns {
 		t.Errorf("%d bars, want the last %d runs", n, chartRuns)
 	}
 	if n := strings.Count(body, "<tr><td>2026"); n != maxRunsListed {
@@ -86,30 +86,102 @@ func TestChartWithoutRuns(t *testing.T) {
 	}
 }
 
-func TestProtect(t *testing.T) {
-	secrets := func(token, user, pw string, err error) func() (string, string, string, error) {
-		return func() (string, string, string, error) { return token, user, pw, err }
+// protected is a page of sample whose access is a (an open page on
+// loopback when a is nil), deciding with decide.
+func protected(a *Access, decide Decide) *Page {
+	if a == nil {
+		a = &Access{Listen: "127.0.0.1:9090"}
 	}
-	h := Handler(sample, nil)
+	return New(Options{Status: sample, Decide: decide, History: sampleHistory, Access: func() *Access { return a }})
+}
+
+// sampleHistory is the history of mallory@example.com (and of a hostile
+// group name), none of anyone else.
+func sampleHistory(user string) ([]store.Entry, error) {
+	if !strings.EqualFold(user, "mallory@example.com") {
+		return nil, nil
+	}
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	return []store.Entry{
+		{Run: "r1", Time: t0, Org: "main", User: "mallory@example.com", Kind: "create", Steps: []string{"create federatedID", "add <b>Design</b>"},
+			Result: store.ResultApplied, Reason: "the sources; Design: mapping[1] (directory \"design\")"},
+		{Run: "r2", Time: t0.Add(time.Hour), Org: "main", User: "mallory@example.com", Kind: "remove", Steps: []string{"remove Marketing"},
+			Result: store.ResultFailed, Code: "error.group.not_found", Reason: "the sources no longer give these groups", Approval: "0123abcd", DecidedBy: "ops (status page, basic authentication)"},
+	}, nil
+}
+
+// basicOps authenticates as ops:pw.
+var basicOps = []string{"Authorization", "Basic b3BzOnB3"}
+
+// theToken is a page token long enough.
+const theToken = "0123456789abcdef0123456789abcdef"
+
+func TestProtect(t *testing.T) {
+	token := &Access{Credentials: Credentials{Token: theToken}}
+	basic := &Access{Credentials: Credentials{User: "ops", Password: "pw"}}
 	for _, tc := range []struct {
 		name   string
-		load   func() (string, string, string, error)
+		access *Access
 		header []string
 		want   int
 	}{
-		{"open", secrets("", "", "", nil), nil, 200},
-		{"token missing", secrets("t0k", "", "", nil), nil, 401},
-		{"token right", secrets("t0k", "", "", nil), []string{"Authorization", "Bearer t0k"}, 200},
-		{"token any case scheme", secrets("t0k", "", "", nil), []string{"Authorization", "bearer t0k"}, 200},
-		{"token wrong", secrets("t0k", "", "", nil), []string{"Authorization", "Bearer t0K"}, 401},
-		{"basic right", secrets("", "ops", "pw", nil), []string{"Authorization", "Basic b3BzOnB3"}, 200},
-		{"basic wrong", secrets("", "ops", "pw", nil), []string{"Authorization", "Basic b3BzOnB4"}, 401},
-		{"secret unreadable", secrets("", "", "", errors.New("no file")), nil, 500},
+		{"open", nil, nil, 200},
+		{"token missing", token, nil, 401},
+		{"token right", token, []string{"Authorization", "Bearer " + theToken}, 200},
+		{"token any case scheme", token, []string{"Authorization", "bearer " + theToken}, 200},
+		{"token wrong", token, []string{"Authorization", "Bearer " + strings.ToUpper(theToken)}, 401},
+		{"basic right", basic, basicOps, 200},
+		{"basic wrong", basic, []string{"Authorization", "Basic b3BzOnB4"}, 401},
+		{"basic for a token page", token, basicOps, 401},
 	} {
-		if code, _ := get(t, Protect(h, tc.load, nil), "/", tc.header...); code != tc.want {
+		if code, _ := get(t, protected(tc.access, nil), "/", tc.header...); code != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
 		}
 	}
+}
+
+// post posts the form values (name, value pairs) to path, with the
+// header pairs, and returns the status and body.
+func post(h http.Handler, path string, form []string, header ...string) (int, string) {
+	v := url.Values{}
+	for i := 0; i+1 < len(form); i += 2 {
+		v.Set(form[i], form[i+1])
+	}
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(v.Encode()))
+	req.Host = "127.0.0.1:9090"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+// formToken is the anti-forgery token of the form of the page body that
+// posts to action.
+func formToken(t *testing.T, body, action string) string {
+	t.Helper()
+	m := regexp.MustCompile(`action="` + regexp.QuoteMeta(action) + `"><input type="hidden" name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no form posts to %s:\n%s", action, body)
+	}
+	return m[1]
+}
+
+// recorder is a Decide that records the decisions and reviews with a
+// fixed digest.
+type recorder struct{ decided []string }
+
+func (r *recorder) decide(_ context.Context, d Decision) (Outcome, error) {
+	r.decided = append(r.decided, d.ID+" "+d.Action+" by "+d.Who.String())
+	if d.Action == ActionReview {
+		return Outcome{Text: "approving applies 1 change:\n  - remove mallory@example.com", Applies: true, Digest: "d1"}, nil
+	}
+	if d.Action == ActionApprove && d.Reviewed != "d1" {
+		return Outcome{Text: "approving applies 2 changes", Applies: true, Digest: "d2"}, ErrReviewChanged
+	}
+	return Outcome{Text: "done"}, nil
 }
 
 // TestDecisionsNeedAuthenticationAndThePagesForm: the page approves and
@@ -117,27 +189,12 @@ func TestProtect(t *testing.T) {
 // without the form's token, or from another site, is refused; the
 // decision is made for who authenticated.
 func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
-	var decided []string
-	decide := func(_ context.Context, id, action string, who store.Decider) (string, error) {
-		decided = append(decided, id+" "+action+" by "+who.String())
-		return "done", nil
-	}
-	basic := []string{"Authorization", "Basic b3BzOnB3"} // ops:pw
-	h := Protect(Handler(sample, decide), func() (string, string, string, error) { return "", "ops", "pw", nil }, nil)
-	_, body := get(t, h, "/", basic...)
-	m := regexp.MustCompile(`action="approvals/0123abcd/approve"><input type="hidden" name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(body)
-	if m == nil || !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops (status page (basic authentication))") {
+	rec := &recorder{}
+	h := protected(&Access{Credentials: Credentials{User: "ops", Password: "pw"}}, rec.decide)
+	_, body := get(t, h, "/", basicOps...)
+	review := formToken(t, body, "approvals/0123abcd/review")
+	if !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops (status page, basic authentication)") {
 		t.Fatalf("the authenticated page has no approve and reject forms:\n%s", body)
-	}
-	post := func(h http.Handler, path, token string, header ...string) int {
-		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(url.Values{"csrf": {token}}.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec.Code
 	}
 	for _, tc := range []struct {
 		name   string
@@ -146,25 +203,26 @@ func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
 		header []string
 		want   int
 	}{
-		{"no authentication", "/approvals/0123abcd/approve", m[1], nil, 401},
-		{"no token", "/approvals/0123abcd/approve", "", basic, 403},
-		{"another form's token", "/approvals/0123abcd/reject", m[1], basic, 403},
-		{"another site", "/approvals/0123abcd/approve", m[1], append([]string{"Sec-Fetch-Site", "cross-site"}, basic...), 403},
-		{"an unknown action", "/approvals/0123abcd/delete", m[1], basic, 404},
-		{"the page's form", "/approvals/0123abcd/approve", m[1], append([]string{"Sec-Fetch-Site", "same-origin"}, basic...), 200},
+		{"no authentication", "/approvals/0123abcd/review", review, nil, 401},
+		{"no token", "/approvals/0123abcd/review", "", basicOps, 403},
+		{"another form's token", "/approvals/0123abcd/reject", review, basicOps, 403},
+		{"another approval's", "/approvals/0123abcc/review", review, basicOps, 403},
+		{"another site", "/approvals/0123abcd/review", review, append([]string{"Sec-Fetch-Site", "cross-site"}, basicOps...), 403},
+		{"an unknown action", "/approvals/0123abcd/delete", review, basicOps, 404},
+		{"the page's form", "/approvals/0123abcd/review", review, append([]string{"Sec-Fetch-Site", "same-origin"}, basicOps...), 200},
 	} {
-		if code := post(h, tc.path, tc.token, tc.header...); code != tc.want {
+		if code, _ := post(h, tc.path, []string{"csrf", tc.token}, tc.header...); code != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
 		}
 	}
-	if len(decided) != 1 || decided[0] != "0123abcd approve by ops (status page (basic authentication))" {
-		t.Errorf("decided %v, want the one approval by ops", decided)
+	if len(rec.decided) != 1 || rec.decided[0] != "0123abcd review by ops (status page, basic authentication)" {
+		t.Errorf("decided %v, want the one review by ops", rec.decided)
 	}
-	open := Handler(sample, decide)
+	open := Handler(sample, rec.decide)
 	if _, body := get(t, open, "/"); strings.Contains(body, "<form") {
 		t.Error("a page without authentication shows forms")
 	}
-	if code := post(open, "/approvals/0123abcd/approve", m[1]); code != http.StatusForbidden {
+	if code, _ := post(open, "/approvals/0123abcd/review", []string{"csrf", review}); code != http.StatusForbidden {
 		t.Errorf("a decision on a page without authentication: %d, want 403", code)
 	}
 }
@@ -179,7 +237,7 @@ func TestBanner(t *testing.T) {
 		{Org: "main", Start: t0.Add(time.Hour), End: t0.Add(time.Hour), Result: store.RunFailure, Phase: "sources", Error: "users.csv: no such file"},
 		{Org: "main", Start: t0.Add(2 * time.Hour), End: t0.Add(2 * time.Hour), Result: store.RunFailure, Phase: "sources", Error: "users.csv: gone"},
 	}
-	b := Banner(runs)
+	b := Banner(runs, nil)
 	if len(b) != 2 || !b[0].Failing() || !b[0].FailingSince.Equal(t0.Add(time.Hour)) || !b[0].LastSuccess.Equal(t0.Add(time.Minute)) ||
 		b[0].Why != "sources: users.csv: gone" || b[1].Failing() || b[1].Org != "emea" {
 		t.Errorf("banner %+v", b)
@@ -190,7 +248,7 @@ func TestBanner(t *testing.T) {
 	if err := Write(&buf, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"main: failing since 2026-11-25 12:00:00 CET", "last success 2026-11-25 11:01:00 CET", "sources: users.csv: gone", "emea: last success"} {
+	for _, want := range []string{"main: failing since 2026-11-25 12:00:00 CET", "last success 2026-11-25 11:01:00 CET", "sources: users.csv: gone", "emea: in sync"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -1,0 +1,132 @@
+package daemon
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// serveTest serves the endpoints of a daemon of the CSV example (extra
+// appended to its configuration) on a loopback listener of its own with
+// timeouts t and at most maxConns connections; it returns the daemon, its
+// base URL and its logs.
+func serveTest(t *testing.T, extra string, tm timeouts, maxConns int) (*daemon, string, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zap.InfoLevel)
+	d := newTestDaemon(t, setupOf(t, example(t, extra), zap.New(core)))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := d.serveOn(ln, tm, maxConns)
+	t.Cleanup(func() { _ = srv.Close() })
+	return d, "http://" + ln.Addr().String(), logs
+}
+
+// TestEndpointsForbidFraming: /healthz, /readyz, /metrics and the page
+// all answer with the headers that forbid framing and sniffing.
+func TestEndpointsForbidFraming(t *testing.T) {
+	t.Parallel()
+	_, base, _ := serveTest(t, "", serverTimeouts, 16)
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/", "/api/runs", "/nothing"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		h := resp.Header
+		if h.Get("X-Frame-Options") != "DENY" || !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
+			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: %v", path, h)
+		}
+	}
+}
+
+// TestServerCutsSlowAndIdleConnections: an idle keep-alive connection is
+// closed after the idle timeout, a request whose body trickles after the
+// read timeout, a header larger than the cap is refused; the server's own
+// errors go to the daemon's log.
+func TestServerCutsSlowAndIdleConnections(t *testing.T) {
+	t.Parallel()
+	tm := timeouts{header: 300 * time.Millisecond, read: 500 * time.Millisecond, write: time.Second, idle: 300 * time.Millisecond}
+	d, base, logs := serveTest(t, "", tm, 16)
+	addr := strings.TrimPrefix(base, "http://")
+
+	idle := dial(t, addr)
+	fmt.Fprintf(idle, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	r := bufio.NewReader(idle)
+	if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	if took := closedWithin(t, idle, r, 3*time.Second); took < 200*time.Millisecond {
+		t.Errorf("the idle connection was closed after %s, before the idle timeout", took)
+	}
+
+	trickle := dial(t, addr)
+	fmt.Fprintf(trickle, "POST /approvals/0123abcd/approve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ncsrf=")
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // one byte every 100 ms, for ever
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				if _, err := trickle.Write([]byte("a")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	closedWithin(t, trickle, bufio.NewReader(trickle), 3*time.Second)
+
+	big, err := http.NewRequest(http.MethodGet, base+"/healthz", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Header.Set("X-Big", strings.Repeat("a", 2*maxHeaderBytes))
+	if resp, err := http.DefaultClient.Do(big); err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a header of %d bytes: %v %v, want 431", 2*maxHeaderBytes, resp, err)
+	}
+	d.log.Sync()
+	srvLog := zap.NewStdLog(d.log.Named("http")) // what serveOn gives the server
+	srvLog.Print("http: a server error")
+	if logs.FilterLoggerName("http").FilterMessageSnippet("a server error").Len() != 1 {
+		t.Error("the server's errors do not reach the daemon's log")
+	}
+}
+
+// dial connects to addr, closed when the test ends.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedWithin waits until the server closes c (a read ends), failing the
+// test after limit; it returns how long that took.
+func closedWithin(t *testing.T, c net.Conn, r *bufio.Reader, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	_ = c.SetReadDeadline(start.Add(limit))
+	_, _ = io.Copy(io.Discard, r)
+	took := time.Since(start)
+	if took >= limit {
+		t.Errorf("the server still holds the connection after %s", limit)
+	}
+	return took
+}
