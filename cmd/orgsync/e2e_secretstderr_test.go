@@ -53,10 +53,12 @@ func TestASecretCommandsStandardErrorStaysLocal(t *testing.T) {
 	var health daemon.Health
 	waitFor(t, "a failed run in /healthz", 20*time.Second, func() bool {
 		code, body := get("http://" + addr + "/healthz")
-		return code == 200 && json.Unmarshal([]byte(body), &health) == nil && health.LastRun != nil
+		return code == 200 && json.Unmarshal([]byte(body), &health) == nil && health.Status == "failing"
 	})
-	if code, body := get("http://" + addr + "/healthz"); strings.Contains(body, token) || code != 200 {
-		t.Errorf("/healthz: %d %s", code, body)
+	for _, path := range []string{"/healthz", "/api/runs"} {
+		if code, body := get("http://" + addr + path); strings.Contains(body, token) || code != 200 {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
 	}
 	waitFor(t, "the failure in the daemon's log", 10*time.Second, func() bool { return strings.Contains(stderr.String(), `"errorDetail":`) })
 	if !strings.Contains(stderr.String(), token) {
