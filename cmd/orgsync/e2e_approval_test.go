@@ -82,7 +82,7 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("approved removal not applied: mallory has %v", g)
 	}
-	if r = runBinary(t, nil, "approve", id, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "approved already, by carol.ops (orgsync approve) at ") {
+	if r = runBinary(t, nil, "approve", id, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "approved already, by carol.ops via orgsync approve at ") {
 		t.Errorf("a second approve: exit %d, want 1 saying it is approved already, by whom and when\n%s", r.code, r.stderr)
 	}
 	if r = runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
@@ -98,7 +98,7 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 		}
 		entries = append(entries, e)
 	}
-	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != store.ResultApplied || entries[0].DecidedBy != "carol.ops (orgsync approve)" ||
+	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != store.ResultApplied || entries[0].DecidedBy != "carol.ops via orgsync approve" ||
 		!strings.Contains(strings.Join(entries[0].Steps, ","), "remove Marketing") || entries[0].Reason == "" {
 		t.Errorf("mallory's history: %+v, want the one removal of Marketing carol.ops approved, with why", entries)
 	}
@@ -177,7 +177,7 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "rejected by dana") {
 		t.Fatalf("reject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if a := held(carol); a.Status != store.Rejected || a.Decided.String() != "dana (orgsync reject)" {
+	if a := held(carol); a.Status != store.Rejected || a.Decided.String() != "dana via orgsync reject" {
 		t.Errorf("rejected approval: %+v", a)
 	}
 	if r = runBinary(t, nil, "approve", carol, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "rejected already") {

@@ -26,16 +26,13 @@ type setupFlags struct {
 	log    *logFlags
 	orgs   string // --orgs, where the command has it (see addOrgsFlag)
 	// broken is what the command still does with a configuration that
-	// does not load, once its problems are printed: the commands whose
-	// runs are recorded (sync, apply, approve, daemon) record and tell
-	// their failed run where they can (recordFailure); validate reads the
-	// sources all the same. nil: nothing.
+	// does not load, once its problems are printed: validate reads the
+	// sources all the same. nil: nothing. (A command whose outcome is
+	// recorded records and tells its failed run where it can:
+	// recordFailure.)
 	broken func(std stdio, cerr *config.Error, log *zap.Logger)
 	report *string // --report, where the command has it
 }
-
-// recordRuns says that the command's runs are recorded.
-func (f *setupFlags) recordRuns() { f.broken = f.recordFailure }
 
 // addOrgsFlag defines --orgs, the organizations a run syncs, and --org,
 // the same (the admin commands' flag, which an administrator types here
@@ -73,6 +70,11 @@ func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs i
 	if output != nil && !validOutput(std, fs.Name(), *output) {
 		return nil, exitError, false
 	}
+	if f.report != nil {
+		if err := changecontrol.CheckReport(*f.report); err != nil {
+			return nil, fail(std, fs.Name(), err), false
+		}
+	}
 	e, ok := f.setup(std)
 	if !ok {
 		return nil, exitError, false
@@ -103,7 +105,12 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 		switch {
 		case errors.As(err, &cerr):
 			fmt.Fprintln(std.err, cerr.Error())
-			if log, err := f.log.logger(std.err, nil); err == nil && f.broken != nil {
+			log, err := f.log.logger(std.err, nil)
+			switch {
+			case err != nil:
+			case std.outcome != nil:
+				f.recordFailure(std, cerr, log)
+			case f.broken != nil:
 				f.broken(std, cerr, log)
 			}
 		case errors.Is(err, fs.ErrNotExist):
@@ -125,14 +132,19 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}
+	if o := std.outcome; o != nil {
+		e.control.For(o.mode)
+		o.env, o.report = e, f.report
+	}
 	return e, true
 }
 
-// recordFailure records and tells the failed run of a command whose runs
-// are recorded when its configuration does not load, where it can
+// recordFailure records and tells the failed run of a command whose
+// outcome is recorded when its configuration does not load, where it can
 // (changecontrol.FailedToLoad), with the report asked for.
 func (f *setupFlags) recordFailure(std stdio, cerr *config.Error, log *zap.Logger) {
-	if c := changecontrol.FailedToLoad(cerr, log); c != nil {
+	std.outcome.ended = true
+	if c := changecontrol.FailedToLoad(cerr, log, std.outcome.mode); c != nil {
 		if f.report != nil {
 			_ = (&env{control: c}).reportTo(std, *f.report)
 		}
@@ -191,7 +203,7 @@ func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *ru
 	}
 	j, err := c.job(e, plansShown)
 	if err != nil {
-		return nil, nil, fail(std, c.fs.Name(), err), false
+		return nil, nil, fail(std, c.fs.Name(), run.InPhase(run.PhaseConfig, err)), false
 	}
 	return e, j, exitOK, true
 }
@@ -208,15 +220,4 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 		ov = scoped
 	}
 	return e.job(ov, plansShown)
-}
-
-// failRun ends a run that failed before it could plan (err, marked with
-// its phase): every organization's run is recorded and notified as
-// failed, the report written when asked, and err printed; it returns
-// exitError.
-func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
-	e.control.Failed(e.cfg.TargetsNamed(e.orgs), mode, err)
-	err = errors.Join(err, e.reportTo(std, reportFile))
-	e.control.Wait()
-	return fail(std, name, err)
 }

@@ -49,6 +49,10 @@ type Control struct {
 	// unrecorded is set when changes were applied that the state
 	// directory could not record.
 	unrecorded bool
+	// command is the mode of the run records of the runs heard (For).
+	command string
+	// heard counts the outcomes heard.
+	heard int
 }
 
 // New returns the change control of cfg's runs.
@@ -56,7 +60,14 @@ func New(cfg *config.Config, log *zap.Logger) *Control {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Control{cfg: cfg, log: log, current: map[string]string{}}
+	return &Control{cfg: cfg, log: log, current: map[string]string{}, command: ModeSync}
+}
+
+// For sets the command whose runs c hears (ModeSync, ModeApply ...): the
+// mode of their run records.
+func (c *Control) For(command string) *Control {
+	c.command = command
+	return c
 }
 
 // BeginRun starts the next run of a daemon with cfg, its configuration
@@ -104,27 +115,13 @@ func (c *Control) Read(p *run.OrgPlan, cur *reconcile.Current) {
 }
 
 // Applied records organization r.Org's run (history, run record, report)
-// and notifies about it. A dry run records nothing.
+// and notifies about it (see end). A dry run records nothing.
 func (c *Control) Applied(r *run.Result) {
 	if r.Mode == run.Dry {
 		return
 	}
-	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org))
-	err := c.store(rec, entries)
-	c.mu.Lock()
-	c.done.Runs = append(c.done.Runs, *rec)
-	c.done.Entries = append(c.done.Entries, entries...)
-	c.mu.Unlock()
-	if err != nil {
-		c.log.Error("the run could not be recorded in the state directory", zap.String("org", r.Org.Name), zap.Error(err))
-		if sent(r) {
-			c.mu.Lock()
-			c.unrecorded = true
-			c.mu.Unlock()
-			c.notifyUnrecorded(r, err)
-		}
-	}
-	c.notifyRun(r)
+	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org), c.modeName(r))
+	c.end(outcome{rec: rec, entries: entries, event: runEvent(r, c.config().Notify.OnChanges), changed: sent(r)})
 }
 
 // Failed records and tells the run of organizations orgs that failed
@@ -136,17 +133,17 @@ func (c *Control) Failed(orgs []*config.NamedTarget, mode run.Mode, err error) {
 	}
 }
 
-// FailedToLoad records and tells the failed run of a configuration that
-// does not load (cerr), in its state directory and to the notifications
+// FailedToLoad records and tells the failed run of command (as For
+// names it) whose configuration does not load (cerr), in its state directory and to the notifications
 // it names, when no problem concerns them (config.Error.Salvage); it
 // returns the Control that heard it (for its report; Wait for the
 // notifications), nil where they cannot be trusted.
-func FailedToLoad(cerr *config.Error, log *zap.Logger) *Control {
+func FailedToLoad(cerr *config.Error, log *zap.Logger, command string) *Control {
 	cfg := cerr.Salvage()
 	if cfg == nil {
 		return nil
 	}
-	c := New(cfg, log)
+	c := New(cfg, log).For(command)
 	c.Failed(cfg.TargetsNamed(nil), run.Real, run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error())))
 	return c
 }
@@ -179,6 +176,14 @@ func sent(r *run.Result) bool {
 	return r.Mode == run.Real && r.Applied != nil && r.Applied.Requests+r.Applied.Invites > 0
 }
 
+// Heard counts the outcomes heard (runs, decisions), failed ones
+// included.
+func (c *Control) Heard() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.heard
+}
+
 // Unrecorded reports whether a run heard applied changes that the state
 // directory could not record.
 func (c *Control) Unrecorded() bool {
@@ -189,10 +194,10 @@ func (c *Control) Unrecorded() bool {
 
 // record is the run record of r and its history entries, whose reasons
 // name the mapping rules and the settings that asked for each change.
-func record(r *run.Result, rules map[string]string, settings store.Settings) (*store.Run, []store.Entry) {
+func record(r *run.Result, rules map[string]string, settings store.Settings, mode string) (*store.Run, []store.Entry) {
 	end := time.Now().UTC()
 	d := &r.Decision
-	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
+	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: mode,
 		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
 		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason}
 	if d.Released != nil {
@@ -252,15 +257,16 @@ func settingsOf(t *config.NamedTarget) store.Settings {
 		RevokeInvites: t.PolicyKey(config.SettingRevokeUnmatched), ManagedGroups: t.PolicyKey(config.SettingManagedGroups)}
 }
 
-// modeName is a run record's mode.
-func modeName(r *run.Result) string {
+// modeName is a run record's mode: approve for a release, test-only,
+// else the command's (For).
+func (c *Control) modeName(r *run.Result) string {
 	switch {
 	case r.Decision.Released != nil:
-		return "approve"
+		return ModeApprove
 	case r.Mode == run.TestOnly:
-		return "test-only"
+		return ModeTestOnly
 	}
-	return "sync"
+	return c.command
 }
 
 // unmatchedKeys are the keys of the plan's unmatched users.

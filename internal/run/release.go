@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -22,11 +23,16 @@ var ErrNoStateDir = errors.New("approvals and the history are kept in the state 
 // and closes it as approved (dropped when nothing was left), or puts it
 // back as pending when nothing could be sent. A dry release shows what a
 // real one would send.
+//
+// Its errors are marked with their phase: the organization's plan's
+// (secret, sign-in, read, plan), the sources' when they were incomplete,
+// the gate's when the approval cannot be read, is no longer pending or
+// is claimed by another orgsync.
 func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gated, error) {
 	dir, err := j.quarantine.open(false)
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, InPhase(PhaseGate, err)
 	case dir == nil && j.quarantine.path == "":
 		return nil, ErrNoStateDir
 	case dir == nil:
@@ -34,22 +40,22 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 	}
 	a, err := dir.Approval(id)
 	if err != nil {
-		return nil, err
+		return nil, InPhase(PhaseGate, err)
 	}
 	switch {
 	case a.Status != store.Pending:
-		return nil, fmt.Errorf("approval %s is %s already", a.ID, a.Status)
+		return nil, InPhase(PhaseGate, fmt.Errorf("approval %s is %s already", a.ID, a.Status))
 	case a.Org != p.Org.Name:
 		return nil, fmt.Errorf("approval %s is of organization %s, not %s", a.ID, a.Org, p.Org.Name)
 	case p.Err != nil:
-		return nil, p.Err
+		return nil, InPhase(cmp.Or(p.Phase, PhasePlan), p.Err)
 	case approval.SourcesIncomplete(p.Plan):
-		return nil, fmt.Errorf("not applied: %s; approve again when the sources are whole", p.Plan.Safety.Reason)
+		return nil, InPhase(PhaseSources, fmt.Errorf("not applied: %s; approve again when the sources are whole", p.Plan.Safety.Reason))
 	}
 	kept, dropped := approval.Narrow(a.Changes, p.Plan)
 	if mode == Real {
 		if a, err = dir.Claim(a.ID); err != nil {
-			return nil, err
+			return nil, InPhase(PhaseGate, err)
 		}
 	}
 	g := &Gated{plan: *p, mode: mode, release: a, by: by,

@@ -51,6 +51,31 @@ type Approval struct {
 	// what the sources still asked for in approval HeldAgain.
 	TakenUp   string `json:"takenUp,omitempty"`
 	HeldAgain string `json:"heldAgain,omitempty"`
+	// Attempts are the last attempts to approve it that failed (at most
+	// MaxAttempts, the latest last): it stayed pending.
+	Attempts []Attempt `json:"attempts,omitempty"`
+}
+
+// MaxAttempts bounds the failed attempts an approval keeps.
+const MaxAttempts = 10
+
+// Attempt is one failed attempt to approve an approval: who tried, when,
+// in which run, and where and why it failed (the run's phase and error).
+type Attempt struct {
+	Time    time.Time `json:"time"`
+	Run     string    `json:"run"`
+	Decided Decider   `json:"decided"`
+	Phase   string    `json:"phase"`
+	Error   string    `json:"error"`
+}
+
+// Failed records a failed attempt to approve a (kept pending), the
+// latest MaxAttempts only.
+func (a *Approval) Failed(at Attempt) {
+	a.Attempts = append(a.Attempts, at)
+	if n := len(a.Attempts); n > MaxAttempts {
+		a.Attempts = slices.Clone(a.Attempts[n-MaxAttempts:])
+	}
 }
 
 // Decider is who closed an approval and how: the OS user or --by of
@@ -61,12 +86,13 @@ type Decider struct {
 	Via string `json:"via"` // "orgsync approve", "status page (basic authentication)", "sync"
 }
 
-// String is "alice (orgsync approve)".
+// String is "alice via orgsync approve", "ops via status page (basic
+// authentication)".
 func (d *Decider) String() string {
 	if d == nil {
 		return ""
 	}
-	return d.By + " (" + d.Via + ")"
+	return d.By + " via " + d.Via
 }
 
 // Narrowing is one run's narrowing of an approval: the changes it took out
@@ -258,4 +284,26 @@ func (d *Dir) Close(a *Approval, status string, who Decider) error {
 		return err
 	}
 	return nil
+}
+
+// NoteAttempt records a failed attempt to approve approval id in it, when
+// it is pending and not being applied, and reports whether it did. The
+// approval is claimed for the time of the writing, so that no orgsync
+// applies it meanwhile.
+func (d *Dir) NoteAttempt(id string, at Attempt) (bool, error) {
+	a, err := d.Claim(id)
+	if errors.Is(err, ErrNoApproval) {
+		return false, nil // closed, or being applied
+	}
+	if err != nil {
+		return false, err
+	}
+	a.Failed(at)
+	if err := d.SaveApproval(a); err != nil {
+		return false, errors.Join(err, d.Unclaim(a))
+	}
+	if err := os.Remove(d.file(a.ID, true)); err != nil && !os.IsNotExist(err) {
+		return false, err
+	}
+	return true, nil
 }

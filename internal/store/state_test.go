@@ -152,7 +152,7 @@ func TestApprovalLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := d.Approval(a.ID)
-	if err != nil || got.Status != Approved || got.Closed.IsZero() || got.Decided.String() != "alice (orgsync approve)" {
+	if err != nil || got.Status != Approved || got.Closed.IsZero() || got.Decided.String() != "alice via orgsync approve" {
 		t.Fatalf("after close: %+v, %v", got, err)
 	}
 	if resolved, err := d.Resolved(got.Closed.Add(-time.Minute)); err != nil || len(resolved) != 1 || resolved[0].ID != a.ID {

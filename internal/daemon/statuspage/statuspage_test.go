@@ -126,7 +126,7 @@ func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
 	h := Protect(Handler(sample, decide), func() (string, string, string, error) { return "", "ops", "pw", nil }, nil)
 	_, body := get(t, h, "/", basic...)
 	m := regexp.MustCompile(`action="approvals/0123abcd/approve"><input type="hidden" name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(body)
-	if m == nil || !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops (status page (basic authentication))") {
+	if m == nil || !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops via status page (basic authentication)") {
 		t.Fatalf("the authenticated page has no approve and reject forms:\n%s", body)
 	}
 	post := func(h http.Handler, path, token string, header ...string) int {
@@ -157,7 +157,7 @@ func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
 		}
 	}
-	if len(decided) != 1 || decided[0] != "0123abcd approve by ops (status page (basic authentication))" {
+	if len(decided) != 1 || decided[0] != "0123abcd approve by ops via status page (basic authentication)" {
 		t.Errorf("decided %v, want the one approval by ops", decided)
 	}
 	open := Handler(sample, decide)
