@@ -326,3 +326,49 @@ func (f *outcomeFixture) checkReport(t *testing.T, rec store.Run) {
 	}
 	t.Errorf("the report lacks the run's summary (%s, %s, %s):\n%s", rec.ID, rec.Mode, rec.Result, data)
 }
+
+// TestRefusedApplyIsRecordedAndNamesTheApproval: a plan saved for review,
+// then a sync that holds its removals, then apply: refused, and the
+// refusal names the pending approval that holds the saved plan's
+// removals and what decides it; the refusal is a run record (mode apply,
+// phase saved-plan), a failure notification and the report asked for.
+// The same for a plan too old for --max-age.
+func TestRefusedApplyIsRecordedAndNamesTheApproval(t *testing.T) {
+	t.Parallel()
+	notGolden(t)
+	f := newOutcomeFixture(t, false)
+	plan := filepath.Join(f.dir, "plan.json")
+	f.mustRun(t, exitOK, "plan", "--out", plan)
+	id := heldID.FindStringSubmatch(f.mustRun(t, exitOK, "sync", "--max-removals", "1").stdout)
+	if id == nil {
+		t.Fatal("the sync with --max-removals 1 held nothing")
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		wants []string
+	}{
+		{"held since", nil, []string{"pending approval " + id[1], "holds 2 changes of the saved plan", "orgsync approve " + id[1]}},
+		{"too old", []string{"--max-age", "1ns"}, []string{"more than --max-age 1ns"}},
+	} {
+		runs0, events0 := len(f.runs(t)), len(f.hooks.events())
+		report := filepath.Join(f.dir, strings.ReplaceAll(tc.name, " ", "-")+".csv")
+		r := f.mustRun(t, exitError, append([]string{"apply", plan, "--report", report}, tc.args...)...)
+		for _, want := range tc.wants {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%s: the refusal lacks %q:\n%s", tc.name, want, r.stderr)
+			}
+		}
+		runs := f.runs(t)[runs0:]
+		if len(runs) != 1 || runs[0].Mode != "apply" || runs[0].Result != store.RunFailure || runs[0].Phase != run.PhaseSavedPlan {
+			t.Errorf("%s: run records %+v, want the refused apply", tc.name, runs)
+		}
+		waitFor(t, "the notification", 10*time.Second, func() bool { return len(f.hooks.events()) > events0 })
+		if ev := f.hooks.events()[events0]; ev["event"] != "failure" || ev["phase"] != run.PhaseSavedPlan {
+			t.Errorf("%s: notification %v", tc.name, ev)
+		}
+		if data, err := os.ReadFile(report); err != nil || !strings.Contains(string(data), "refused") {
+			t.Errorf("%s: the report: %v\n%s", tc.name, err, data)
+		}
+	}
+}

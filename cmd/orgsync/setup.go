@@ -22,14 +22,15 @@ const defaultConfigPath = "orgsync.yaml"
 
 // setupFlags are the flags of every command that reads the configuration.
 type setupFlags struct {
-	config string
-	log    *logFlags
+	config  string
+	envFile string // --env-file: variables to set first, as the units' EnvironmentFile=
+	log     *logFlags
 	orgs   string // --orgs, where the command has it (see addOrgsFlag)
-	// broken is what the command still does with a configuration that
-	// does not load, once its problems are printed: validate reads the
-	// sources all the same. nil: nothing. (A command whose outcome is
-	// recorded records and tells its failed run where it can:
-	// recordFailure.)
+	// broken, when set, is what the command does with a configuration
+	// that does not load instead of printing its problems as an error:
+	// validate prints them as its findings and reads the sources all the
+	// same. (A command whose outcome is recorded records and tells its
+	// failed run where it can: recordFailure.)
 	broken func(std stdio, cerr *config.Error, log *zap.Logger)
 	report *string // --report, where the command has it
 }
@@ -47,6 +48,8 @@ func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 	f := &setupFlags{log: addLogFlags(fs)}
 	fs.StringVar(&f.config, "config", configDefault(), "configuration file; the default is $ORGSYNC_CONFIG when set")
+	fs.StringVar(&f.envFile, "env-file", "", "set the variables of this file first (KEY=VALUE lines, as systemd's EnvironmentFile=): "+
+		"a run by hand sees the secrets the units see (--env-file /etc/orgsync/orgsync.env)")
 	return f
 }
 
@@ -75,11 +78,30 @@ func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs i
 			return nil, fail(std, fs.Name(), err), false
 		}
 	}
+	if f.envFile != "" {
+		if err := f.loadEnv(fs); err != nil {
+			return nil, fail(std, fs.Name(), err), false
+		}
+	}
 	e, ok := f.setup(std)
 	if !ok {
 		return nil, exitError, false
 	}
 	return e, exitOK, true
+}
+
+// loadEnv sets the variables of --env-file; ORGSYNC_CONFIG among them
+// names the configuration when --config does not.
+func (f *setupFlags) loadEnv(fs *flag.FlagSet) error {
+	if err := loadEnvFile(f.envFile); err != nil {
+		return err
+	}
+	given := false
+	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "config" })
+	if !given {
+		f.config = configDefault()
+	}
+	return nil
 }
 
 // env is what a command that works on an organization starts with: its
@@ -104,14 +126,15 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 		var cerr *config.Error
 		switch {
 		case errors.As(err, &cerr):
-			fmt.Fprintln(std.err, cerr.Error())
 			log, err := f.log.logger(std.err, nil)
 			switch {
-			case err != nil:
-			case std.outcome != nil:
-				f.recordFailure(std, cerr, log)
-			case f.broken != nil:
+			case err == nil && f.broken != nil:
 				f.broken(std, cerr, log)
+			case err == nil && std.outcome != nil:
+				fmt.Fprintln(std.err, cerr.Error())
+				f.recordFailure(std, cerr, log)
+			default:
+				fmt.Fprintln(std.err, cerr.Error())
 			}
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(std.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
