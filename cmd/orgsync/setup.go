@@ -25,7 +25,7 @@ type setupFlags struct {
 	config  string
 	envFile string // --env-file: variables to set first, as the units' EnvironmentFile=
 	log     *logFlags
-	orgs   string // --orgs, where the command has it (see addOrgsFlag)
+	orgs    string // --orgs, where the command has it (see addOrgsFlag)
 	// broken, when set, is what the command does with a configuration
 	// that does not load instead of printing its problems as an error:
 	// validate prints them as its findings and reads the sources all the
