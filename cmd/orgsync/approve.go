@@ -37,7 +37,8 @@ func runApprove(ctx context.Context, std stdio, args []string) int {
 		if err != nil {
 			return fail(std, c.fs.Name(), err)
 		}
-		view.Approvals(std.out, pending)
+		now, err := e.control.Standings(ctx, j, pending)
+		view.Approvals(std.out, pending, now, err)
 		return exitOK
 	}
 	o := changecontrol.ApproveOptions{By: changecontrol.Approver(*by, "orgsync approve"), DryRun: *dryRun}

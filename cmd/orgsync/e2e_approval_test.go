@@ -58,7 +58,8 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 		t.Errorf("the second run lists approval %s, want the pending %s only (nothing new to hold)", again, id)
 	}
 	r := runBinary(t, nil, "approve", "--config", cfg)
-	if r.code != exitOK || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held") {
+	if r.code != exitOK || strings.Count(r.stdout, "\n") != 2 || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held") ||
+		!strings.Contains(r.stdout, "now: 2 changes the sources still ask for") {
 		t.Fatalf("approve lists: exit %d, want the one approval %s holding 2 changes\n%s%s", r.code, id, r.stdout, r.stderr)
 	}
 	// Not on a terminal, approve needs --yes; --dry-run shows and applies nothing.
@@ -400,5 +401,35 @@ func TestRejectedRemovalsAreHeldAgain(t *testing.T) {
 	mustRun(t, exitOK, "approve", again[1], "--config", cfg, "--yes")
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("approving the approval held again did not apply it: mallory has %v", g)
+	}
+}
+
+// TestApproveListsWhereApprovalsStandNow: the listing of approve says
+// where each pending approval stands now, by a fresh plan, not only what
+// it held: after bob is in design again, one of its two changes is no
+// longer asked for, before any sync narrows it. Without a fresh plan (the
+// source unreadable) the listing still lists, and says why it cannot
+// tell.
+func TestApproveListsWhereApprovalsStandNow(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := heldConfig(t, dir, s.url, "")
+	id := syncHeld(t, cfg)
+	users := filepath.Join(dir, "csv", "users.csv")
+	rewrite(t, users, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`)
+	r := runBinary(t, nil, "approve", "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held (when held") ||
+		!strings.Contains(r.stdout, "now: 1 change the sources still ask for (orgsync approve "+id+" applies them), 1 no longer") {
+		t.Errorf("approve lists: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Rename(users, users+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(t, nil, "approve", "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, ": 2 changes held") || !strings.Contains(r.stdout, "(where they stand now is unknown: a fresh plan failed: sources[0]") {
+		t.Errorf("approve lists with the source unreadable: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if runs := runsOf(t, cfg); len(runs) != 1 {
+		t.Errorf("listing recorded runs: %+v", runs)
 	}
 }

@@ -177,3 +177,38 @@ func (c *Control) Pending() ([]store.Approval, error) {
 	}
 	return dir.Approvals("", store.Pending)
 }
+
+// Standing is what a fresh plan says of a pending approval now: of its
+// changes, Wanted the sources still ask for (approving applies them) and
+// Dropped they no longer do (approving, or the next sync, leaves them
+// out).
+type Standing struct{ Wanted, Dropped int }
+
+// Standings plans afresh with j (dry: nothing is written, sent or
+// recorded) and says where each of pending stands now, by id; an
+// approval of an organization j's run leaves out, or that could not be
+// planned, has none. The error says why nothing could be planned.
+func (c *Control) Standings(ctx context.Context, j *run.Job, pending []store.Approval) (map[string]Standing, error) {
+	out := map[string]Standing{}
+	if len(pending) == 0 {
+		return out, nil
+	}
+	plans, err := j.Plan(ctx)
+	if err != nil {
+		return out, err
+	}
+	var failed []error
+	for _, a := range pending {
+		p := orgPlan(plans, a.Org)
+		if p == nil {
+			continue
+		}
+		g, err := j.Release(p, a.ID, store.Decider{}, run.Dry)
+		if err != nil {
+			failed = append(failed, fmt.Errorf("approval %s: %w", a.ID, err))
+			continue
+		}
+		out[a.ID] = Standing{Wanted: len(g.OrgPlan().Plan.Changes), Dropped: len(g.Decision().Dropped)}
+	}
+	return out, errors.Join(failed...)
+}
