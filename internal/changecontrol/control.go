@@ -34,8 +34,9 @@ import (
 type Control struct {
 	log *zap.Logger
 
-	once sync.Once
-	dir  *store.Dir
+	once   sync.Once
+	dir    *store.Dir
+	dirErr error // why the state directory cannot be used
 
 	sending sync.WaitGroup // notifications under way
 
@@ -91,6 +92,7 @@ func (c *Control) StateDir() *store.Dir {
 		dir, err := store.Open(s.Dir, store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
 		if err != nil {
 			c.log.Error("state directory unusable: no history, run records or approvals are kept", zap.Error(err))
+			c.dirErr = err
 			return
 		}
 		c.dir = dir
@@ -151,22 +153,25 @@ func FailedToLoad(cerr *config.Error, log *zap.Logger, command string) *Control 
 // store appends the history entries and the run record to the state
 // directory, when state.dir is set. A run whose history cannot be
 // written is recorded as failed in phase record (what it applied is not
-// in the history), never as a success.
+// in the history), never as a success; one that failed before keeps its
+// phase.
 func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 	dir := c.StateDir()
 	if dir == nil && c.config().State.Dir == "" {
 		return nil
 	}
 	if dir == nil {
-		return fmt.Errorf("state.dir %s cannot be opened", c.config().State.Dir)
+		return fmt.Errorf("state.dir %s cannot be used: %w", c.config().State.Dir, c.dirErr)
 	}
 	herr := dir.AppendHistory(entries)
 	if herr != nil {
 		msg := "the history of its changes could not be written: " + herr.Error()
-		if rec.Error != "" {
+		if rec.Result == store.RunFailure { // it failed before: its phase stays
 			msg = rec.Error + "; " + msg
+		} else {
+			rec.Result, rec.Phase = store.RunFailure, run.PhaseRecord
 		}
-		rec.Result, rec.Phase, rec.Error = store.RunFailure, run.PhaseRecord, msg
+		rec.Error = msg
 	}
 	return errors.Join(herr, dir.AppendRun(rec))
 }

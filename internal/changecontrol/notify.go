@@ -192,6 +192,11 @@ func narrowedText(n run.Narrowed) string {
 // had none), whose approval and changes it keeps; changed says that the
 // outcome changed the organization or an approval.
 func unrecordedEvent(rec *store.Run, ev *notify.Event, changed bool, err error) *notify.Event {
+	if ev != nil && ev.Kind == notify.Failure { // the failure stays what it was
+		out := *ev
+		out.Summary += "; and the state directory could not record it: " + err.Error()
+		return &out
+	}
 	out := &notify.Event{Kind: notify.Failure, Org: rec.Org, Run: rec.ID, Time: time.Now().UTC(), Counts: rec.Changes,
 		Phase: run.PhaseRecord, Error: err.Error()}
 	unrecorded := "the state directory could not record it: its history and run record may lack it"

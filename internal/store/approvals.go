@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
+	"github.com/orgsync/orgsync/internal/util/owned"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -156,7 +157,7 @@ func (d *Dir) Approval(id string) (*Approval, error) {
 }
 
 func readApproval(path string) (*Approval, error) {
-	b, err := os.ReadFile(path)
+	b, err := owned.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/orgsync/orgsync/internal/util/owned"
 )
 
 // jsonLog is an append-only file of JSON lines. Each Append writes its
@@ -40,7 +42,7 @@ func (l *jsonLog) Append(records ...any) error {
 	if err := l.rotate(int64(buf.Len())); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := owned.OpenAppend(l.path)
 	if err != nil {
 		return err
 	}
@@ -115,7 +117,7 @@ func (l *jsonLog) Read(each func(line []byte)) error {
 // readLines calls each with every line of the file at p that is valid
 // JSON; a missing file has none.
 func readLines(p string, each func(line []byte)) error {
-	f, err := os.Open(p)
+	f, err := owned.Open(p)
 	if os.IsNotExist(err) {
 		return nil
 	}
