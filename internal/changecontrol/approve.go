@@ -80,6 +80,11 @@ func (c *Control) pending(j *run.Job, id string) (*store.Approval, *config.Named
 	if dir == nil {
 		return nil, nil, ErrNoStateDir
 	}
+	rec, err := dir.Recover(id)
+	c.recovered(rec)
+	if err != nil {
+		return nil, nil, err
+	}
 	a, err := dir.Approval(id)
 	if err != nil {
 		return nil, nil, err
@@ -169,11 +174,19 @@ func orgPlan(plans *run.Plans, org string) *run.OrgPlan {
 	return nil
 }
 
-// Pending returns the pending approvals, oldest first.
+// Pending returns the pending approvals, oldest first, once the
+// interrupted applies are recovered (and told).
 func (c *Control) Pending() ([]store.Approval, error) {
 	dir := c.StateDir()
 	if dir == nil {
 		return nil, ErrNoStateDir
+	}
+	recs, err := dir.RecoverAll("")
+	for i := range recs {
+		c.recovered(&recs[i])
+	}
+	if err != nil {
+		return nil, err
 	}
 	return dir.Approvals("", store.Pending)
 }

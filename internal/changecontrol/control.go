@@ -54,6 +54,8 @@ type Control struct {
 	command string
 	// heard counts the outcomes heard.
 	heard int
+	// faults is the state directory's store.Options.Faults (WithFaults).
+	faults func(step string) error
 }
 
 // New returns the change control of cfg's runs.
@@ -62,6 +64,14 @@ func New(cfg *config.Config, log *zap.Logger) *Control {
 		log = zap.NewNop()
 	}
 	return &Control{cfg: cfg, log: log, current: map[string]string{}, command: ModeSync}
+}
+
+// WithFaults sets the state directory's store.Options.Faults, before its
+// first use: tests inject a full disk or a crash at each step of a write
+// (the Jobs c hears take the same, run.Options.Faults).
+func (c *Control) WithFaults(faults func(step string) error) *Control {
+	c.faults = faults
+	return c
 }
 
 // For sets the command whose runs c hears (ModeSync, ModeApply ...): the
@@ -89,7 +99,7 @@ func (c *Control) StateDir() *store.Dir {
 				"and changes a safety limit holds cannot wait for approval (the run fails instead)")
 			return
 		}
-		dir, err := store.Open(s.Dir, store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
+		dir, err := store.Open(s.Dir, run.StoreOptions(s, c.faults))
 		if err != nil {
 			c.log.Error("state directory unusable: no history, run records or approvals are kept", zap.Error(err))
 			c.dirErr = err
@@ -117,13 +127,17 @@ func (c *Control) Read(p *run.OrgPlan, cur *reconcile.Current) {
 }
 
 // Applied records organization r.Org's run (history, run record, report)
-// and notifies about it (see end). A dry run records nothing.
-func (c *Control) Applied(r *run.Result) {
+// and notifies about it (see end), and reports whether it recorded it. A
+// dry run records nothing.
+func (c *Control) Applied(r *run.Result) bool {
 	if r.Mode == run.Dry {
-		return
+		return false
+	}
+	for i := range r.Decision.Recovered {
+		c.recovered(&r.Decision.Recovered[i])
 	}
 	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org), c.modeName(r))
-	c.end(outcome{rec: rec, entries: entries, event: runEvent(r, c.config().Notify.OnChanges), changed: sent(r)})
+	return c.end(outcome{rec: rec, entries: entries, event: runEvent(r, c.config().Notify.OnChanges), changed: sent(r)})
 }
 
 // Failed records and tells the run of organizations orgs that failed

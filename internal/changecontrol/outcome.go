@@ -42,8 +42,9 @@ type outcome struct {
 // state directory cannot take is logged and notified in place of the
 // outcome's own notification (a failure in phase record); when the
 // outcome changed something, the command ends with exit 3 (Unrecorded).
-func (c *Control) end(o outcome) {
-	if err := c.store(o.rec, o.entries); err != nil {
+func (c *Control) end(o outcome) (recorded bool) {
+	err := c.store(o.rec, o.entries)
+	if err != nil {
 		c.log.Error("the outcome could not be recorded in the state directory", zap.String("org", o.rec.Org),
 			zap.String("mode", o.rec.Mode), zap.Error(err))
 		if o.changed {
@@ -61,6 +62,7 @@ func (c *Control) end(o outcome) {
 	if o.event != nil {
 		c.notify(o.event)
 	}
+	return err == nil
 }
 
 // FailedCommand records and tells, as end does, the failure of the
@@ -103,17 +105,39 @@ func (c *Control) Reject(id string, by store.Decider) (*store.Approval, error) {
 		return nil, ErrNoStateDir
 	}
 	start := time.Now()
-	a, err := dir.Claim(id)
+	a, ap, rec, err := dir.Claim(id, store.NewClaimant(run.RunID(start), by, nil))
+	c.recovered(rec)
 	if err != nil {
 		return nil, err
 	}
-	err = dir.Close(a, store.Rejected, by)
-	c.decided(a, start, err)
+	err = ap.Close(a, store.Rejected, by)
+	if recorded := c.decided(a, start, err); err == nil && recorded {
+		err = ap.Finish()
+	} else {
+		ap.Release() // the next orgsync that touches it finishes it from its journal
+	}
 	return a, err
 }
 
-// decided records the rejection of a, started at start, failed with err.
-func (c *Control) decided(a *store.Approval, start time.Time, err error) {
+// recovered tells what the recovery of an interrupted apply did (nothing
+// when r is nil): logged, and notified as the failure it was.
+func (c *Control) recovered(r *store.Recovery) {
+	if r == nil {
+		return
+	}
+	a := r.Approval
+	c.log.Warn(r.String(), zap.String("approval", a.ID), zap.String("org", a.Org), zap.String("run", r.Claim.Run))
+	ev := &notify.Event{Kind: notify.Failure, Org: a.Org, Run: r.Claim.Run, Time: time.Now().UTC(), Phase: run.PhaseApply, Summary: r.String(),
+		Error: "interrupted while being applied (kill, crash or a full disk)"}
+	if a.Status == store.Pending {
+		ev.Approval = a.ID
+	}
+	c.notify(ev)
+}
+
+// decided records the rejection of a, started at start, failed with err,
+// and reports whether it recorded it.
+func (c *Control) decided(a *store.Approval, start time.Time, err error) bool {
 	cfg := c.config()
 	t, terr := run.Target(cfg, "", a.Org)
 	if terr != nil { // an approval of an organization the configuration no longer has
@@ -126,8 +150,7 @@ func (c *Control) decided(a *store.Approval, start time.Time, err error) {
 		rec.Result, rec.Phase, rec.Error = store.RunFailure, run.PhaseGate, "rejecting approval "+a.ID+": "+err.Error()
 		ev.Kind, ev.Phase, ev.Error = notify.Failure, rec.Phase, rec.Error
 		ev.Summary = "rejecting approval " + a.ID + " failed: it could not be written"
-		c.end(outcome{rec: rec, event: ev})
-		return
+		return c.end(outcome{rec: rec, event: ev})
 	}
 	ev.Summary = "approval " + a.ID + " rejected by " + a.Decided.String() + ": " + rejectedText(len(a.Changes))
 	ev.Changes, ev.More = firstChanges(a.Changes)
@@ -137,7 +160,7 @@ func (c *Control) decided(a *store.Approval, start time.Time, err error) {
 		entries[i] = store.Entry{Run: rec.ID, Time: rec.End, Org: t.Name, User: ch.Key(), Kind: string(ch.Kind), Steps: store.Steps(ch),
 			Result: store.ResultRejected, Reason: "held for approval (" + a.Reason + "); rejected", Approval: a.ID, DecidedBy: a.Decided.String()}
 	}
-	c.end(outcome{rec: rec, entries: entries, event: ev, changed: true})
+	return c.end(outcome{rec: rec, entries: entries, event: ev, changed: true})
 }
 
 // rejectedText says what becomes of n rejected changes.

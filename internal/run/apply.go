@@ -57,7 +57,7 @@ func (j *Job) Apply(ctx context.Context, g *Gated) *Result {
 		return &Result{Org: &config.NamedTarget{}, Err: ErrNotGated, Phase: PhaseGate}
 	}
 	res := j.apply(ctx, g)
-	j.opts.Observer.Applied(res)
+	j.finish(g, j.opts.Observer.Applied(res))
 	return res
 }
 

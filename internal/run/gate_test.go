@@ -226,7 +226,7 @@ func TestApprovalBeingAppliedStaysHeld(t *testing.T) {
 	a := tr.sync(t, Real).Decision.Created
 	cfg, _ := config.Load(tr.path)
 	dir, _ := store.Open(cfg.State.Dir, store.Options{})
-	if _, err := dir.Claim(a.ID); err != nil {
+	if _, _, _, err := dir.Claim(a.ID, store.NewClaimant("r1", store.Decider{By: "alice"}, nil)); err != nil {
 		t.Fatal(err)
 	}
 	tr.edit(t, tr.csv, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`) // mallory's removal alone: within the limit

@@ -53,12 +53,17 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 		return nil, InPhase(PhaseSources, fmt.Errorf("not applied: %s; approve again when the sources are whole", p.Plan.Safety.Reason))
 	}
 	kept, dropped := approval.Narrow(a.Changes, p.Plan)
+	var applying *store.Applying
 	if mode == Real {
-		if a, err = dir.Claim(a.ID); err != nil {
+		keys := make([]string, len(kept))
+		for i := range kept {
+			keys[i] = kept[i].Key()
+		}
+		if a, applying, _, err = dir.Claim(a.ID, store.NewClaimant(p.Run, by, keys)); err != nil {
 			return nil, InPhase(PhaseGate, err)
 		}
 	}
-	g := &Gated{plan: *p, mode: mode, release: a, by: by,
+	g := &Gated{plan: *p, mode: mode, release: a, applying: applying, by: by,
 		decision: Decision{Released: a, Dropped: dropped}}
 	g.plan.Plan = &reconcile.Plan{Changes: kept, UserGroups: p.Plan.UserGroups, Unmatched: p.Plan.Unmatched}
 	return g, nil
@@ -67,25 +72,43 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 // settle closes the approval a real release applied: approved once its
 // changes were sent (whatever the service answered each: the history
 // says), dropped when nothing of it was left, and pending again when
-// nothing could be sent.
+// nothing could be sent. Its journal stays until the outcome is recorded
+// (finish): an apply interrupted before is recovered from it.
 func (j *Job) settle(g *Gated, res *Result) {
-	a := g.release
-	if a == nil || g.mode != Real {
+	a, ap := g.release, g.applying
+	if ap == nil {
 		return
 	}
-	dir, err := j.quarantine.open(true)
-	if err == nil {
-		switch {
-		case len(g.plan.Plan.Changes) == 0:
-			err = dir.Close(a, store.Dropped, g.by)
-		case res.Applied == nil || res.Applied.Requests+res.Applied.Invites == 0:
-			err = dir.Unclaim(a)
-		default:
-			err = dir.Close(a, store.Approved, g.by)
-		}
+	var err error
+	switch {
+	case len(g.plan.Plan.Changes) == 0:
+		err = ap.Close(a, store.Dropped, g.by)
+	case res.Applied == nil || res.Applied.Requests+res.Applied.Invites == 0 || ap.Sent() == 0:
+		err = ap.Pending(a, false)
+	default:
+		err = ap.Close(a, store.Approved, g.by)
 	}
 	if err != nil {
-		g.plan.logger(j).Error("the approval's end could not be recorded", zap.String("approval", a.ID), zap.Error(err))
+		g.plan.logger(j).Error("the approval's end could not be recorded: the next orgsync command that touches it finishes it from its journal",
+			zap.String("approval", a.ID), zap.Error(err))
 		res.Err, res.Phase = errors.Join(res.Err, fmt.Errorf("approval %s: %w", a.ID, err)), PhaseRecord
+	}
+}
+
+// finish ends a real release once its outcome is heard: its journal is
+// removed when the outcome is recorded, else left for the next orgsync
+// that touches the approval to recover what it lacks.
+func (j *Job) finish(g *Gated, recorded bool) {
+	ap := g.applying
+	if ap == nil {
+		return
+	}
+	if !recorded {
+		ap.Release()
+		return
+	}
+	if err := ap.Finish(); err != nil {
+		g.plan.logger(j).Warn("the approval's journal could not be removed: the next orgsync command that touches it removes it",
+			zap.String("approval", g.release.ID), zap.Error(err))
 	}
 }

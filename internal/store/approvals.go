@@ -134,6 +134,9 @@ func (d *Dir) SaveApproval(a *Approval) error {
 	if !idPattern.MatchString(a.ID) {
 		return fmt.Errorf("approval id %q: want 8 hexadecimal digits", a.ID)
 	}
+	if err := d.fault("save " + a.ID + " " + a.Status); err != nil {
+		return err
+	}
 	return atomicfile.Write(d.file(a.ID, false), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -249,31 +252,6 @@ func (a *Approval) lastDecided() time.Time {
 	return t
 }
 
-// Claim takes pending approval id for applying it: one caller only gets
-// it (the file is renamed), however many try at once. Close releases it.
-func (d *Dir) Claim(id string) (*Approval, error) {
-	a, err := d.Approval(id)
-	if err != nil {
-		return nil, err
-	}
-	if a.Status != Pending {
-		return nil, fmt.Errorf("approval %s is %s already: %w", id, a.Status, ErrNoApproval)
-	}
-	if err := os.Rename(d.file(id, false), d.file(id, true)); err != nil {
-		return nil, fmt.Errorf("approval %s is being applied by another orgsync: %w", id, ErrNoApproval)
-	}
-	return a, nil
-}
-
-// Unclaim puts back a claimed approval that was not applied (nothing could
-// be sent): it is pending again.
-func (d *Dir) Unclaim(a *Approval) error {
-	if err := os.Rename(d.file(a.ID, true), d.file(a.ID, false)); err != nil {
-		return fmt.Errorf("approval %s: putting it back as pending: %w", a.ID, err)
-	}
-	return nil
-}
-
 // Close records a claimed or pending approval's end with status, decided
 // by who.
 func (d *Dir) Close(a *Approval, status string, who Decider) error {
@@ -281,10 +259,7 @@ func (d *Dir) Close(a *Approval, status string, who Decider) error {
 	if err := d.SaveApproval(a); err != nil {
 		return err
 	}
-	if err := os.Remove(d.file(a.ID, true)); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	return nil
+	return d.remove(d.file(a.ID, true))
 }
 
 // NoteAttempt records a failed attempt to approve approval id in it, when
@@ -292,19 +267,17 @@ func (d *Dir) Close(a *Approval, status string, who Decider) error {
 // approval is claimed for the time of the writing, so that no orgsync
 // applies it meanwhile.
 func (d *Dir) NoteAttempt(id string, at Attempt) (bool, error) {
-	a, err := d.Claim(id)
-	if errors.Is(err, ErrNoApproval) {
+	a, ap, _, err := d.Claim(id, NewClaimant(at.Run, at.Decided, nil))
+	if errors.Is(err, ErrNoApproval) || errors.Is(err, ErrBeingApplied) {
 		return false, nil // closed, or being applied
 	}
 	if err != nil {
 		return false, err
 	}
 	a.Failed(at)
-	if err := d.SaveApproval(a); err != nil {
-		return false, errors.Join(err, d.Unclaim(a))
-	}
-	if err := os.Remove(d.file(a.ID, true)); err != nil && !os.IsNotExist(err) {
+	if err := ap.Pending(a, true); err != nil {
+		ap.Release() // recovered by the next orgsync that touches it
 		return false, err
 	}
-	return true, nil
+	return true, ap.Finish()
 }

@@ -22,10 +22,11 @@ import (
 // history-20261125T231500.000Z.jsonl), and rotated files last written
 // more than keep ago are removed.
 type jsonLog struct {
-	path string
-	max  int64
-	keep time.Duration
-	mu   sync.Mutex
+	path  string
+	max   int64
+	keep  time.Duration
+	fault func(step string) error // Options.Faults
+	mu    sync.Mutex
 }
 
 // Append writes each of records as one JSON line.
@@ -39,6 +40,9 @@ func (l *jsonLog) Append(records ...any) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.fault("append " + filepath.Base(l.path)); err != nil {
+		return err
+	}
 	if err := l.rotate(int64(buf.Len())); err != nil {
 		return err
 	}

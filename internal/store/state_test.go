@@ -134,7 +134,7 @@ func TestApprovalLifecycle(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := d.Claim(a.ID); err == nil {
+			if _, _, _, err := d.Claim(a.ID, NewClaimant("r1", Decider{By: "alice"}, nil)); err == nil {
 				mu.Lock()
 				claimed++
 				mu.Unlock()
@@ -161,7 +161,7 @@ func TestApprovalLifecycle(t *testing.T) {
 	if resolved, _ := d.Resolved(got.Closed.Add(time.Minute)); len(resolved) != 0 {
 		t.Errorf("resolved since a minute after: %+v", resolved)
 	}
-	if _, err := d.Claim(a.ID); err == nil {
+	if _, _, _, err := d.Claim(a.ID, NewClaimant("r2", Decider{By: "bob"}, nil)); err == nil {
 		t.Error("an approved approval was claimed again")
 	}
 }

@@ -27,6 +27,11 @@ type Options struct {
 	MaxFileBytes int64
 	// Retention is how long rotated log files are kept.
 	Retention time.Duration
+	// Faults, when set, is asked before each write to the directory (an
+	// append, an approval saved, a journal line, a file renamed or
+	// removed), named by step; an error fails that write as a full disk
+	// would. Tests inject a full disk, or a crash, at each step.
+	Faults func(step string) error
 }
 
 // Dir is an open state directory.
@@ -34,6 +39,7 @@ type Dir struct {
 	path    string
 	history *jsonLog
 	runs    *jsonLog
+	faults  func(step string) error
 }
 
 // The files and directories of a state directory.
@@ -64,11 +70,18 @@ func Open(path string, o Options) (*Dir, error) {
 	if err := trusted(path); err != nil {
 		return nil, err
 	}
-	return &Dir{
-		path:    path,
-		history: &jsonLog{path: filepath.Join(path, historyFile), max: o.MaxFileBytes, keep: o.Retention},
-		runs:    &jsonLog{path: filepath.Join(path, runsFile), max: o.MaxFileBytes, keep: o.Retention},
-	}, nil
+	d := &Dir{path: path, faults: o.Faults}
+	d.history = &jsonLog{path: filepath.Join(path, historyFile), max: o.MaxFileBytes, keep: o.Retention, fault: d.fault}
+	d.runs = &jsonLog{path: filepath.Join(path, runsFile), max: o.MaxFileBytes, keep: o.Retention, fault: d.fault}
+	return d, nil
+}
+
+// fault asks Options.Faults about step, when set.
+func (d *Dir) fault(step string) error {
+	if d.faults == nil {
+		return nil
+	}
+	return d.faults(step)
 }
 
 // trusted checks that no one but the user running orgsync can change the
