@@ -100,7 +100,7 @@ func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, 
 	refused := func(format string, args ...any) error {
 		return run.InPhase(phase, fmt.Errorf(format, args...))
 	}
-	why := strings.Join(slices.Concat(problems, diffs, held), "\n  ")
+	why := strings.Join(slices.Concat(problems, held, diffs), "\n  ")
 	switch {
 	case len(diffs) > 0 && plans.InSync():
 		return nil, refused("refused: a fresh plan has nothing left to do: the saved plan was applied already, or the sources no longer ask for its changes:\n  %s", why)
