@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/orgsync/orgsync/internal/admin"
 	"github.com/orgsync/orgsync/internal/view"
+	"github.com/orgsync/orgsync/reconcile"
 )
 
 // adminCommand is the common part of users, invites and products: flags,
@@ -17,6 +19,7 @@ type adminCommand struct {
 	setup  *setupFlags
 	output *string
 	org    *string
+	env    *env // once set up
 }
 
 // newAdminCommand defines the flags every admin command has.
@@ -32,6 +35,12 @@ func (a *adminCommand) start(std stdio, args []string, maxArgs int) (*admin.Org,
 	e, code, ok := a.setup.start(a.fs, args, std, maxArgs, a.output)
 	if !ok {
 		return nil, code, false
+	}
+	a.env = e
+	if *a.org != "" {
+		e.orgs = []string{*a.org}
+	} else {
+		e.orgs = []string{e.cfg.Primary().Name}
 	}
 	o, err := admin.Open(e.cfg, e.log, "--org", *a.org)
 	if err != nil {
@@ -105,13 +114,22 @@ func runInvites(ctx context.Context, std stdio, args []string) int {
 		invites, err := o.Invites(ctx, *excludeExpired)
 		return a.print(std, err, func(w io.Writer, format string) error { return view.Invites(w, invites, format) })
 	}
+	a.setup.addReportFlag(a.fs)
 	o, email, code, ok := a.startOne(std, args[1:], "the invited user's email")
 	if !ok {
 		return code
 	}
+	start := time.Now()
 	done, err := o.Invite(ctx, args[0], email)
-	return a.print(std, err, func(w io.Writer, format string) error { return view.InviteDone(w, email, done, format) })
+	a.env.control.Invited(o.Target(), inviteKinds[args[0]], email, start, err)
+	if err == nil {
+		err = view.InviteDone(std.out, email, done, *a.output)
+	}
+	return a.env.end(std, a.fs.Name(), err)
 }
+
+// inviteKinds are the changes invites resend and revoke make.
+var inviteKinds = map[string]reconcile.Kind{"resend": reconcile.KindResendInvite, "revoke": reconcile.KindRevokeInvite}
 
 // runProducts lists the organization's products (deprecated endpoint).
 func runProducts(ctx context.Context, std stdio, args []string) int {

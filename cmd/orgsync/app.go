@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/internal/util/interspersed"
 	"github.com/orgsync/orgsync/internal/util/logs"
@@ -42,6 +43,9 @@ type stdio struct {
 	// inspect, when set, asks the command for its flags and subcommands
 	// instead of running it (see inspection).
 	inspect *inspection
+	// outcome, for a command line whose outcome is recorded, is how it
+	// ends (see outcome).
+	outcome *outcome
 }
 
 // escaped returns std with its output streams escaped for a terminal
@@ -65,31 +69,35 @@ type inspection struct {
 type command struct {
 	summary string
 	run     func(ctx context.Context, std stdio, args []string) int
+	// records are the command lines of it that can change the service or
+	// an approval ("sync", "invites resend"), with the mode of their run
+	// records: each ends through its outcome (outcome.go).
+	records map[string]string
 }
 
 // commands returns the subcommands by name.
 func commands() map[string]command {
 	return map[string]command{
-		"plan":       {"show what a sync would change (dry run)", runPlan},
-		"sync":       {"apply the changes", runSync},
-		"daemon":     {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon},
-		"validate":   {"check the configuration and read the sources", runValidate},
-		"init":       {"write a commented starter configuration for a kind of source", runInit},
-		"sim":        {"run the service simulator", runSim},
-		"demo":       {"sync the example sources into an in-process simulator", runDemo},
-		"invites":    {"list, resend or revoke pending invites", runInvites},
-		"products":   {"list the organization's products", runProducts},
-		"users":      {"list users or look one up", runUsers},
-		"approve":    {"list the changes a safety limit held, or apply one approval", runApprove},
-		"reject":     {"discard the changes a safety limit held", runReject},
-		"apply":      {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply},
-		"show":       {"print a saved plan as text or JSON", runShow},
-		"history":    {"show the changes applied, by user, organization and time", runHistory},
-		"version":    {"print the version, commit and build date", runVersion},
-		"schema":     {"print the JSON Schema of the configuration file, for editors and CI", runSchema},
-		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest},
-		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion},
-		"migrate":    {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate},
+		"plan":       {"show what a sync would change (dry run)", runPlan, nil},
+		"sync":       {"apply the changes", runSync, map[string]string{"sync": changecontrol.ModeSync}},
+		"daemon":     {"sync on the configured schedule; serve /healthz, /readyz, /metrics and the status page", runDaemon, map[string]string{"daemon": changecontrol.ModeSync}},
+		"validate":   {"check the configuration and read the sources", runValidate, nil},
+		"init":       {"write a commented starter configuration for a kind of source", runInit, nil},
+		"sim":        {"run the service simulator", runSim, nil},
+		"demo":       {"sync the example sources into an in-process simulator", runDemo, nil},
+		"invites":    {"list, resend or revoke pending invites", runInvites, map[string]string{"invites resend": changecontrol.ModeResend, "invites revoke": changecontrol.ModeRevoke}},
+		"products":   {"list the organization's products", runProducts, nil},
+		"users":      {"list users or look one up", runUsers, nil},
+		"approve":    {"list the changes a safety limit held, or apply one approval", runApprove, map[string]string{"approve": changecontrol.ModeApprove}},
+		"reject":     {"discard the changes a safety limit held", runReject, map[string]string{"reject": changecontrol.ModeReject}},
+		"apply":      {"apply a saved plan (plan --out), refusing when a fresh plan differs", runApply, map[string]string{"apply": changecontrol.ModeApply}},
+		"show":       {"print a saved plan as text or JSON", runShow, nil},
+		"history":    {"show the changes applied, by user, organization and time", runHistory, nil},
+		"version":    {"print the version, commit and build date", runVersion, nil},
+		"schema":     {"print the JSON Schema of the configuration file, for editors and CI", runSchema, nil},
+		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest, nil},
+		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion, nil},
+		"migrate":    {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate, nil},
 	}
 }
 
@@ -120,7 +128,11 @@ func dispatch(ctx context.Context, args []string, std stdio) int {
 		usage(std.err, cmds)
 		return exitError
 	}
-	return guarded(std, args[0], func() int { return c.run(ctx, std, args[1:]) })
+	if std.inspect == nil {
+		std.outcome = recorded(args[0], c, args[1:])
+	}
+	code := guarded(std, args[0], func() int { return c.run(ctx, std, args[1:]) })
+	return std.outcome.finish(std, args[0], code)
 }
 
 // guarded runs a command and returns its exit code. A panic in it (a bug)
@@ -175,8 +187,12 @@ func subcommand(std stdio, args []string, usageLine string, subs ...string) (cod
 	return exitError, false
 }
 
-// fail prints err (printError) and returns exitError.
+// fail prints err prefixed with the command's name and returns exitError;
+// a command whose outcome is recorded ends through it (outcome.end).
 func fail(std stdio, name string, err error) int {
+	if o := std.outcome; o != nil && o.env != nil && !o.ended {
+		return o.end(std, name, err)
+	}
 	printError(std, name, err)
 	return exitError
 }

@@ -23,7 +23,7 @@ func addByFlag(fs *flag.FlagSet) *string {
 // applies what a fresh plan still wants of it.
 func runApprove(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("approve", false)
-	reportFile := c.setup.addReportFlag(c.fs)
+	c.setup.addReportFlag(c.fs)
 	by := addByFlag(c.fs)
 	yes := c.fs.Bool("yes", false, "apply without asking (needed when orgsync does not run on a terminal)")
 	dryRun := c.fs.Bool("dry-run", false, "show what approving applies, and apply nothing")
@@ -37,11 +37,9 @@ func runApprove(ctx context.Context, std stdio, args []string) int {
 		if err != nil {
 			return fail(std, c.fs.Name(), err)
 		}
-		view.Approvals(std.out, pending)
+		now, err := e.control.Standings(ctx, j, pending)
+		view.Approvals(std.out, pending, now, err)
 		return exitOK
-	}
-	if err := changecontrol.CheckReport(*reportFile); err != nil {
-		return fail(std, c.fs.Name(), err)
 	}
 	o := changecontrol.ApproveOptions{By: changecontrol.Approver(*by, "orgsync approve"), DryRun: *dryRun}
 	if !*yes && !*dryRun {
@@ -52,7 +50,7 @@ func runApprove(ctx context.Context, std stdio, args []string) int {
 	}
 	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), view.Approving{W: std.out}, o)
 	view.Result(std.out, r, j.Config().MultiOrg())
-	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
+	return e.end(std, c.fs.Name(), err)
 }
 
 // confirm asks question on s.err and reads the answer from s.in: yes
@@ -70,6 +68,7 @@ func confirm(s stdio, question string) (bool, error) {
 // runReject discards pending approval ID.
 func runReject(_ context.Context, std stdio, args []string) int {
 	c := newRunCommand("reject", false)
+	c.setup.addReportFlag(c.fs)
 	by := addByFlag(c.fs)
 	c.maxArgs = 1
 	e, code, ok := c.setup.start(c.fs, args, std, 1, nil)
@@ -80,9 +79,8 @@ func runReject(_ context.Context, std stdio, args []string) int {
 		return fail(std, c.fs.Name(), errors.New("name the approval to reject (orgsync approve lists them)"))
 	}
 	a, err := e.control.Reject(c.fs.Arg(0), changecontrol.Approver(*by, "orgsync reject"))
-	if err != nil {
-		return fail(std, c.fs.Name(), err)
+	if err == nil {
+		view.Rejected(std.out, a)
 	}
-	view.Rejected(std.out, a)
-	return exitOK
+	return e.end(std, c.fs.Name(), err)
 }

@@ -5,10 +5,9 @@ import (
 	"fmt"
 )
 
-// addReportFlag defines --report, on a command whose runs are recorded
-// (recordRuns).
+// addReportFlag defines --report, on a command whose outcome is recorded
+// (its outcome writes the report).
 func (f *setupFlags) addReportFlag(fs *flag.FlagSet) *string {
-	f.recordRuns()
 	f.report = fs.String("report", "", "write the run's summary and every change sent to this file: .csv, or .html (one self-contained page)")
 	return f.report
 }
@@ -25,18 +24,12 @@ func (e *env) reportTo(std stdio, path string) error {
 	return nil
 }
 
-// end ends a command that ran the job: it waits for the notifications
-// under way, and returns the exit code: exitUnrecorded when changes were
-// applied that the state directory could not record, else exitError with
-// err printed, else exitOK.
+// end ends a command whose outcome is recorded with err (nil: it
+// succeeded), through its outcome (outcome.end), and returns the exit
+// code.
 func (e *env) end(std stdio, name string, err error) int {
-	e.control.Wait()
-	if e.control.Unrecorded() {
-		if err != nil {
-			printError(std, name, err)
-		}
-		fmt.Fprintf(std.err, "%s: changes were applied that the state directory could not record (see the log): exit %d\n", name, exitUnrecorded)
-		return exitUnrecorded
+	if o := std.outcome; o != nil && o.env == e && !o.ended {
+		return o.end(std, name, err)
 	}
 	if err != nil {
 		return fail(std, name, err)

@@ -15,16 +15,11 @@ func runDaemon(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("daemon", false)
 	runAtStart := c.fs.Bool("run-at-start", false, "run once at start (also schedule.runAtStart)")
 	listen := c.fs.String("listen", "", "address of /healthz, /readyz, /metrics and the status page (default schedule.listen)")
-	c.setup.recordRuns()
 	e, code, ok := c.setup.start(c.fs, args, std, c.maxArgs, c.output)
 	if !ok {
 		return code
 	}
 	err := daemon.Run(ctx, daemon.Setup{Config: e.cfg, Overrides: run.Overrides{Orgs: e.orgs}, RunOptions: e.runOptions(false),
 		Control: e.control, Listen: *listen, RunAtStart: *runAtStart, Log: e.log})
-	e.control.Wait()
-	if err != nil {
-		return fail(std, c.fs.Name(), err)
-	}
-	return exitOK
+	return e.end(std, c.fs.Name(), err)
 }

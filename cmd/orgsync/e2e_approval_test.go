@@ -58,7 +58,8 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 		t.Errorf("the second run lists approval %s, want the pending %s only (nothing new to hold)", again, id)
 	}
 	r := runBinary(t, nil, "approve", "--config", cfg)
-	if r.code != exitOK || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held") {
+	if r.code != exitOK || strings.Count(r.stdout, "\n") != 2 || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held") ||
+		!strings.Contains(r.stdout, "now: 2 changes the sources still ask for") {
 		t.Fatalf("approve lists: exit %d, want the one approval %s holding 2 changes\n%s%s", r.code, id, r.stdout, r.stderr)
 	}
 	// Not on a terminal, approve needs --yes; --dry-run shows and applies nothing.
@@ -82,7 +83,7 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("approved removal not applied: mallory has %v", g)
 	}
-	if r = runBinary(t, nil, "approve", id, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "approved already, by carol.ops (orgsync approve) at ") {
+	if r = runBinary(t, nil, "approve", id, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "approved already, by carol.ops via orgsync approve at ") {
 		t.Errorf("a second approve: exit %d, want 1 saying it is approved already, by whom and when\n%s", r.code, r.stderr)
 	}
 	if r = runBinary(t, nil, "plan", "--config", cfg, "--detailed-exitcode"); r.code != exitOK {
@@ -98,7 +99,7 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 		}
 		entries = append(entries, e)
 	}
-	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != store.ResultApplied || entries[0].DecidedBy != "carol.ops (orgsync approve)" ||
+	if len(entries) != 1 || entries[0].Approval != id || entries[0].Result != store.ResultApplied || entries[0].DecidedBy != "carol.ops via orgsync approve" ||
 		!strings.Contains(strings.Join(entries[0].Steps, ","), "remove Marketing") || entries[0].Reason == "" {
 		t.Errorf("mallory's history: %+v, want the one removal of Marketing carol.ops approved, with why", entries)
 	}
@@ -177,7 +178,7 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "rejected by dana") {
 		t.Fatalf("reject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if a := held(carol); a.Status != store.Rejected || a.Decided.String() != "dana (orgsync reject)" {
+	if a := held(carol); a.Status != store.Rejected || a.Decided.String() != "dana via orgsync reject" {
 		t.Errorf("rejected approval: %+v", a)
 	}
 	if r = runBinary(t, nil, "approve", carol, "--config", cfg, "--yes"); r.code != exitError || !strings.Contains(r.stderr, "rejected already") {
@@ -400,5 +401,35 @@ func TestRejectedRemovalsAreHeldAgain(t *testing.T) {
 	mustRun(t, exitOK, "approve", again[1], "--config", cfg, "--yes")
 	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
 		t.Errorf("approving the approval held again did not apply it: mallory has %v", g)
+	}
+}
+
+// TestApproveListsWhereApprovalsStandNow: the listing of approve says
+// where each pending approval stands now, by a fresh plan, not only what
+// it held: after bob is in design again, one of its two changes is no
+// longer asked for, before any sync narrows it. Without a fresh plan (the
+// source unreadable) the listing still lists, and says why it cannot
+// tell.
+func TestApproveListsWhereApprovalsStandNow(t *testing.T) {
+	dir := exampleDir(t)
+	s := startSim(t, dir, umsim.Options{})
+	cfg := heldConfig(t, dir, s.url, "")
+	id := syncHeld(t, cfg)
+	users := filepath.Join(dir, "csv", "users.csv")
+	rewrite(t, users, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`)
+	r := runBinary(t, nil, "approve", "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, id+" ") || !strings.Contains(r.stdout, ": 2 changes held (when held") ||
+		!strings.Contains(r.stdout, "now: 1 change the sources still ask for (orgsync approve "+id+" applies them), 1 no longer") {
+		t.Errorf("approve lists: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Rename(users, users+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(t, nil, "approve", "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, ": 2 changes held") || !strings.Contains(r.stdout, "(where they stand now is unknown: a fresh plan failed: sources[0]") {
+		t.Errorf("approve lists with the source unreadable: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if runs := runsOf(t, cfg); len(runs) != 1 {
+		t.Errorf("listing recorded runs: %+v", runs)
 	}
 }

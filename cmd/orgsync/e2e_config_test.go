@@ -43,8 +43,12 @@ schedule: {cron: "*/5 * * * *"}
 			"sources[1].ldap.users.baseDN (line 14): required",
 			"schedule.cron (line 15): runs every 5m0s",
 		} {
-			if !strings.Contains(r.stderr, want) {
-				t.Errorf("%s: stderr lacks %q:\n%s", cmd, want, r.stderr)
+			out := r.stderr // an error of a command that cannot start
+			if cmd == "validate" {
+				out = r.stdout // what validate finds
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the output lacks %q:\n%s", cmd, want, out)
 			}
 		}
 	}

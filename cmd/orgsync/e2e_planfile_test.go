@@ -21,7 +21,7 @@ func TestSavedPlanReviewThenApply(t *testing.T) {
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
 	saved := filepath.Join(dir, "reviewed.json")
 	r := runBinary(t, nil, "plan", "--config", cfg, "--out", saved)
-	if r.code != exitOK || !strings.Contains(r.stderr, "plan saved to "+saved) {
+	if r.code != exitOK || !strings.Contains(r.stdout, "plan saved to "+saved) {
 		t.Fatalf("plan --out: exit %d\n%s", r.code, r.stderr)
 	}
 	r = runBinary(t, nil, "show", saved)

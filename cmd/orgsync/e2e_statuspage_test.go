@@ -179,7 +179,7 @@ func TestApproveOnTheStatusPageInChromium(t *testing.T) {
 		t.Errorf("the approved removal was not applied: mallory has %v", g)
 	}
 	a := approvalOf(t, cfg, id)
-	if a.Status != "approved" || a.Decided.String() != "ops (status page, basic authentication)" {
+	if a.Status != "approved" || a.Decided.String() != "ops via status page, basic authentication" {
 		t.Errorf("approval after the click: %s, decided %v", a.Status, a.Decided)
 	}
 	runs := runsOf(t, cfg)

@@ -53,12 +53,12 @@ func TestInitPlaceholdersRefused(t *testing.T) {
 	r := runBinary(t, []string{"ORGSYNC_CLIENT_SECRET="}, "validate", "--config", cfg)
 	for _, key := range []string{"target.orgId (line", "target.baseURL (line", "target.auth.clientId (line", "target.auth.technicalAccountId (line",
 		"target.auth.clientSecret (line 20): environment variable ORGSYNC_CLIENT_SECRET is not set"} {
-		if !strings.Contains(r.stderr, key) || r.code != exitError {
-			t.Errorf("exit %d; the output does not name %s:\n%s", r.code, key, r.stderr)
+		if !strings.Contains(r.stdout, key) || r.code != exitError {
+			t.Errorf("exit %d; the output does not name %s:\n%s", r.code, key, r.stdout)
 		}
 	}
-	if !strings.Contains(r.stderr, "is the placeholder orgsync init writes") {
-		t.Errorf("the output does not say what is wrong:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "is the placeholder orgsync init writes") {
+		t.Errorf("the output does not say what is wrong:\n%s", r.stdout)
 	}
 }
 
@@ -77,8 +77,10 @@ func TestMisspeltDirectoryGroupDidYouMean(t *testing.T) {
 // TestValidateOfAStarterReadsItsSources: the file orgsync init writes,
 // its target not yet filled in, still has its sources read by validate,
 // so the first validate names the CSV file that is missing, then the bad
-// record, beside the target's problems, and counts them all. A problem in
-// the sources themselves stops there: they are not read.
+// record, beside the target's problems, and counts them all, on standard
+// output, where validate prints every problem it finds (the configuration's
+// and the sources' alike). A problem in the sources themselves stops
+// there: they are not read.
 func TestValidateOfAStarterReadsItsSources(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "orgsync.yaml")
@@ -86,7 +88,7 @@ func TestValidateOfAStarterReadsItsSources(t *testing.T) {
 		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
 	r := runBinary(t, nil, "validate", "--config", cfg)
-	if r.code != exitError || !strings.Contains(r.stderr, "target.orgId (line") ||
+	if r.code != exitError || !strings.Contains(r.stdout, "target.orgId (line") || strings.Contains(r.stderr, "target.orgId") ||
 		!strings.Contains(r.stdout, "problem: sources[0] (csv users.csv): cannot read the CSV file") ||
 		!strings.HasSuffix(strings.TrimSpace(r.stdout), "orgsync.yaml: 7 problems to fix; 0 desired users from 1 source; 0 notices") {
 		t.Fatalf("validate of the starter: exit %d, want 1, the target's problems and the missing CSV file counted together\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -102,7 +104,8 @@ func TestValidateOfAStarterReadsItsSources(t *testing.T) {
 	}
 	rewrite(t, cfg, "path: users.csv", "path: users.csv\n      encoding: ebcdic")
 	r = runBinary(t, nil, "validate", "--config", cfg)
-	if r.code != exitError || !strings.Contains(r.stderr, "encoding") || r.stdout != "" {
+	if r.code != exitError || !strings.Contains(r.stdout, "encoding") || strings.Contains(r.stdout, "desired user") ||
+		!strings.HasSuffix(strings.TrimSpace(r.stdout), "problems to fix") {
 		t.Fatalf("validate with a bad source setting: exit %d, want 1, the problem, and no source read\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -34,7 +34,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 	if err != nil {
 		return fail(std, fs.Name(), err)
 	}
-	w := std.out
+	w := std.out // the explanation and the note of the plan saved
 	if *c.output == "json" {
 		w = std.err // the plan on stdout stays one JSON document
 	}
@@ -50,7 +50,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 		if err != nil {
 			return fail(std, fs.Name(), fmt.Errorf("--out: %w", err))
 		}
-		fmt.Fprintf(std.err, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
+		fmt.Fprintf(w, "plan saved to %s: review it (orgsync show %[1]s), then apply exactly it with orgsync apply %[1]s\n", *out)
 	}
 	if *detailed && !plans.InSync() {
 		return exitChanges

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/view"
@@ -18,7 +17,7 @@ import (
 func runApply(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("apply", false)
 	maxAge := c.fs.Duration("max-age", 24*time.Hour, "refuse a saved plan older than this (more than 0)")
-	reportFile := c.setup.addReportFlag(c.fs)
+	c.setup.addReportFlag(c.fs)
 	c.maxArgs = 1
 	e, code, ok := c.setup.start(c.fs, args, std, 1, nil)
 	if !ok {
@@ -30,12 +29,9 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 	if *maxAge <= 0 {
 		return fail(std, c.fs.Name(), fmt.Errorf("--max-age %s: give a duration more than 0, such as 24h", *maxAge))
 	}
-	if err := changecontrol.CheckReport(*reportFile); err != nil {
-		return fail(std, c.fs.Name(), err)
-	}
 	f, err := planfile.Read(c.fs.Arg(0))
 	if err != nil {
-		return fail(std, c.fs.Name(), err)
+		return fail(std, c.fs.Name(), run.InPhase(run.PhaseSavedPlan, err))
 	}
 	e.orgs = f.OrgNames()
 	ov, err := f.Flags.Overrides()
@@ -44,7 +40,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 		j, err = e.job(ov, true)
 	}
 	if err != nil {
-		return fail(std, c.fs.Name(), fmt.Errorf("the saved plan's flags (%s): %w", f.Flags, err))
+		return fail(std, c.fs.Name(), run.InPhase(run.PhaseConfig, fmt.Errorf("the saved plan's flags (%s): %w", f.Flags, err)))
 	}
 	plans, err := e.control.CheckSaved(ctx, j, f, *maxAge)
 	if err != nil {
@@ -53,7 +49,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 	fmt.Fprintln(std.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	view.Results(std.out, res, j.Config().MultiOrg())
-	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
+	return e.end(std, c.fs.Name(), err)
 }
 
 // runShow prints a saved plan as text or JSON.

@@ -22,20 +22,18 @@ const defaultConfigPath = "orgsync.yaml"
 
 // setupFlags are the flags of every command that reads the configuration.
 type setupFlags struct {
-	config string
-	log    *logFlags
-	orgs   string // --orgs, where the command has it (see addOrgsFlag)
-	// broken is what the command still does with a configuration that
-	// does not load, once its problems are printed: the commands whose
-	// runs are recorded (sync, apply, approve, daemon) record and tell
-	// their failed run where they can (recordFailure); validate reads the
-	// sources all the same. nil: nothing.
+	config  string
+	envFile string // --env-file: variables to set first, as the units' EnvironmentFile=
+	log     *logFlags
+	orgs    string // --orgs, where the command has it (see addOrgsFlag)
+	// broken, when set, is what the command does with a configuration
+	// that does not load instead of printing its problems as an error:
+	// validate prints them as its findings and reads the sources all the
+	// same. (A command whose outcome is recorded records and tells its
+	// failed run where it can: recordFailure.)
 	broken func(std stdio, cerr *config.Error, log *zap.Logger)
 	report *string // --report, where the command has it
 }
-
-// recordRuns says that the command's runs are recorded.
-func (f *setupFlags) recordRuns() { f.broken = f.recordFailure }
 
 // addOrgsFlag defines --orgs, the organizations a run syncs, and --org,
 // the same (the admin commands' flag, which an administrator types here
@@ -50,6 +48,8 @@ func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 	f := &setupFlags{log: addLogFlags(fs)}
 	fs.StringVar(&f.config, "config", configDefault(), "configuration file; the default is $ORGSYNC_CONFIG when set")
+	fs.StringVar(&f.envFile, "env-file", "", "set the variables of this file first (KEY=VALUE lines, as systemd's EnvironmentFile=): "+
+		"a run by hand sees the secrets the units see (--env-file /etc/orgsync/orgsync.env)")
 	return f
 }
 
@@ -73,11 +73,35 @@ func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs i
 	if output != nil && !validOutput(std, fs.Name(), *output) {
 		return nil, exitError, false
 	}
+	if f.report != nil {
+		if err := changecontrol.CheckReport(*f.report); err != nil {
+			return nil, fail(std, fs.Name(), err), false
+		}
+	}
+	if f.envFile != "" {
+		if err := f.loadEnv(fs); err != nil {
+			return nil, fail(std, fs.Name(), err), false
+		}
+	}
 	e, ok := f.setup(std)
 	if !ok {
 		return nil, exitError, false
 	}
 	return e, exitOK, true
+}
+
+// loadEnv sets the variables of --env-file; ORGSYNC_CONFIG among them
+// names the configuration when --config does not.
+func (f *setupFlags) loadEnv(fs *flag.FlagSet) error {
+	if err := loadEnvFile(f.envFile); err != nil {
+		return err
+	}
+	given := false
+	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "config" })
+	if !given {
+		f.config = configDefault()
+	}
+	return nil
 }
 
 // env is what a command that works on an organization starts with: its
@@ -102,9 +126,15 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 		var cerr *config.Error
 		switch {
 		case errors.As(err, &cerr):
-			fmt.Fprintln(std.err, cerr.Error())
-			if log, err := f.log.logger(std.err, nil); err == nil && f.broken != nil {
+			log, err := f.log.logger(std.err, nil)
+			switch {
+			case err == nil && f.broken != nil:
 				f.broken(std, cerr, log)
+			case err == nil && std.outcome != nil:
+				fmt.Fprintln(std.err, cerr.Error())
+				f.recordFailure(std, cerr, log)
+			default:
+				fmt.Fprintln(std.err, cerr.Error())
 			}
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(std.err, "orgsync: there is no configuration file %s: name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init --source KIND\n", f.config)
@@ -125,14 +155,19 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}
+	if o := std.outcome; o != nil {
+		e.control.For(o.mode)
+		o.env, o.report = e, f.report
+	}
 	return e, true
 }
 
-// recordFailure records and tells the failed run of a command whose runs
-// are recorded when its configuration does not load, where it can
+// recordFailure records and tells the failed run of a command whose
+// outcome is recorded when its configuration does not load, where it can
 // (changecontrol.FailedToLoad), with the report asked for.
 func (f *setupFlags) recordFailure(std stdio, cerr *config.Error, log *zap.Logger) {
-	if c := changecontrol.FailedToLoad(cerr, log); c != nil {
+	std.outcome.ended = true
+	if c := changecontrol.FailedToLoad(cerr, log, std.outcome.mode); c != nil {
 		if f.report != nil {
 			_ = (&env{control: c}).reportTo(std, *f.report)
 		}
@@ -191,7 +226,7 @@ func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *ru
 	}
 	j, err := c.job(e, plansShown)
 	if err != nil {
-		return nil, nil, fail(std, c.fs.Name(), err), false
+		return nil, nil, fail(std, c.fs.Name(), run.InPhase(run.PhaseConfig, err)), false
 	}
 	return e, j, exitOK, true
 }
@@ -208,15 +243,4 @@ func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 		ov = scoped
 	}
 	return e.job(ov, plansShown)
-}
-
-// failRun ends a run that failed before it could plan (err, marked with
-// its phase): every organization's run is recorded and notified as
-// failed, the report written when asked, and err printed; it returns
-// exitError.
-func (e *env) failRun(std stdio, name string, mode run.Mode, err error, reportFile string) int {
-	e.control.Failed(e.cfg.TargetsNamed(e.orgs), mode, err)
-	err = errors.Join(err, e.reportTo(std, reportFile))
-	e.control.Wait()
-	return fail(std, name, err)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/run"
@@ -14,24 +13,22 @@ func runSync(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("sync", true)
 	c.addFullFlag()
 	testOnly := c.fs.Bool("test-only", false, "send the requests with testOnly: the service validates them and changes nothing")
-	reportFile := c.setup.addReportFlag(c.fs)
+	c.setup.addReportFlag(c.fs)
 	e, code, ok := c.setup.start(c.fs, args, std, 0, nil)
 	if !ok {
 		return code
 	}
-	if err := changecontrol.CheckReport(*reportFile); err != nil {
-		return fail(std, c.fs.Name(), err)
-	}
 	mode := run.Real
 	if *testOnly {
 		mode = run.TestOnly
+		e.control.For(changecontrol.ModeTestOnly)
 	}
 	j, err := c.job(e, true)
 	if err != nil {
-		return e.failRun(std, c.fs.Name(), mode, run.InPhase(run.PhaseConfig, err), *reportFile)
+		return fail(std, c.fs.Name(), run.InPhase(run.PhaseConfig, err))
 	}
 	multi := j.Config().MultiOrg()
 	res, err := j.Sync(ctx, mode, view.PlansAsReady(std.out, multi))
 	view.Results(std.out, res, multi)
-	return e.end(std, c.fs.Name(), errors.Join(err, e.reportTo(std, *reportFile)))
+	return e.end(std, c.fs.Name(), err)
 }

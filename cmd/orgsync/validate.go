@@ -8,6 +8,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
 // runValidate checks the configuration and reads the sources, reporting
@@ -18,9 +19,12 @@ func runValidate(ctx context.Context, std stdio, args []string) int {
 	c := newRunCommand("validate", false)
 	checkTarget := c.fs.Bool("check-target", false, "also sign in to the service, read one page of users and check that the target groups exist")
 	c.setup.broken = func(std stdio, cerr *config.Error, log *zap.Logger) {
+		fmt.Fprintln(std.out, cerr.Error()) // validate's findings, as the sources' below
 		if v, err := run.ValidateUnloaded(ctx, cerr, log); v != nil {
 			printValidation(std, c.fs.Name(), v, err)
+			return
 		}
+		fmt.Fprintf(std.out, "%s: %s to fix\n", cerr.File, plural.Of(len(cerr.Problems), "problem", "problems"))
 	}
 	_, j, code, ok := c.start(std, args, false)
 	if !ok {

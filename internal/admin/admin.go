@@ -34,13 +34,16 @@ func Open(cfg *config.Config, log *zap.Logger, flag, name string) (*Org, error) 
 	}
 	o := &Org{t: t}
 	if o.j, err = run.New(cfg, run.Overrides{}, run.Options{Log: log}); err != nil {
-		return nil, o.hint(err)
+		return nil, run.InPhase(run.PhaseConfig, o.hint(err))
 	}
 	if o.c, err = o.j.Client(t); err != nil {
-		return nil, o.hint(err)
+		return nil, run.InPhase(run.PhaseSecret, o.hint(err))
 	}
 	return o, nil
 }
+
+// Target is the organization's target in the configuration.
+func (o *Org) Target() *config.NamedTarget { return o.t }
 
 // hint adds the configuration's keys to check to err.
 func (o *Org) hint(err error) error {
@@ -84,7 +87,9 @@ func (o *Org) Invites(ctx context.Context, excludeExpired bool) ([]umwire.Invite
 var InviteActions = map[string]string{"resend": "resent", "revoke": "revoked"}
 
 // Invite resends or revokes (action, one of InviteActions) the invite of
-// email and returns what was done.
+// email and returns what was done. Its errors are marked with their
+// phase (run.InPhase): the gate's when a pending approval holds the
+// revoke, sign-in or apply.
 func (o *Org) Invite(ctx context.Context, action, email string) (string, error) {
 	done, ok := InviteActions[action]
 	if !ok {
@@ -93,7 +98,7 @@ func (o *Org) Invite(ctx context.Context, action, email string) (string, error) 
 	act := o.c.ResendInvite
 	if action == "revoke" {
 		if err := o.notHeld(email); err != nil {
-			return "", err
+			return "", run.InPhase(run.PhaseGate, err)
 		}
 		act = o.c.RevokeInvite
 	}
@@ -101,7 +106,7 @@ func (o *Org) Invite(ctx context.Context, action, email string) (string, error) 
 		if umapi.IsNotFound(err) {
 			err = fmt.Errorf("%w; an expired invite is not pending and a service may refuse to %s it: `orgsync sync` invites a user of a source again", err, action)
 		}
-		return "", o.hint(err)
+		return "", run.InPhase(run.ServicePhase(err, run.PhaseApply), o.hint(err))
 	}
 	return done, nil
 }

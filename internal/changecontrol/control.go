@@ -34,8 +34,9 @@ import (
 type Control struct {
 	log *zap.Logger
 
-	once sync.Once
-	dir  *store.Dir
+	once   sync.Once
+	dir    *store.Dir
+	dirErr error // why the state directory cannot be used
 
 	sending sync.WaitGroup // notifications under way
 
@@ -49,6 +50,12 @@ type Control struct {
 	// unrecorded is set when changes were applied that the state
 	// directory could not record.
 	unrecorded bool
+	// command is the mode of the run records of the runs heard (For).
+	command string
+	// heard counts the outcomes heard.
+	heard int
+	// faults is the state directory's store.Options.Faults (WithFaults).
+	faults func(step string) error
 }
 
 // New returns the change control of cfg's runs.
@@ -56,7 +63,22 @@ func New(cfg *config.Config, log *zap.Logger) *Control {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Control{cfg: cfg, log: log, current: map[string]string{}}
+	return &Control{cfg: cfg, log: log, current: map[string]string{}, command: ModeSync}
+}
+
+// WithFaults sets the state directory's store.Options.Faults, before its
+// first use: tests inject a full disk or a crash at each step of a write
+// (the Jobs c hears take the same, run.Options.Faults).
+func (c *Control) WithFaults(faults func(step string) error) *Control {
+	c.faults = faults
+	return c
+}
+
+// For sets the command whose runs c hears (ModeSync, ModeApply ...): the
+// mode of their run records.
+func (c *Control) For(command string) *Control {
+	c.command = command
+	return c
 }
 
 // BeginRun starts the next run of a daemon with cfg, its configuration
@@ -77,9 +99,10 @@ func (c *Control) StateDir() *store.Dir {
 				"and changes a safety limit holds cannot wait for approval (the run fails instead)")
 			return
 		}
-		dir, err := store.Open(s.Dir, store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention)})
+		dir, err := store.Open(s.Dir, run.StoreOptions(s, c.faults))
 		if err != nil {
 			c.log.Error("state directory unusable: no history, run records or approvals are kept", zap.Error(err))
+			c.dirErr = err
 			return
 		}
 		c.dir = dir
@@ -104,27 +127,17 @@ func (c *Control) Read(p *run.OrgPlan, cur *reconcile.Current) {
 }
 
 // Applied records organization r.Org's run (history, run record, report)
-// and notifies about it. A dry run records nothing.
-func (c *Control) Applied(r *run.Result) {
+// and notifies about it (see end), and reports whether it recorded it. A
+// dry run records nothing.
+func (c *Control) Applied(r *run.Result) bool {
 	if r.Mode == run.Dry {
-		return
+		return false
 	}
-	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org))
-	err := c.store(rec, entries)
-	c.mu.Lock()
-	c.done.Runs = append(c.done.Runs, *rec)
-	c.done.Entries = append(c.done.Entries, entries...)
-	c.mu.Unlock()
-	if err != nil {
-		c.log.Error("the run could not be recorded in the state directory", zap.String("org", r.Org.Name), zap.Error(err))
-		if sent(r) {
-			c.mu.Lock()
-			c.unrecorded = true
-			c.mu.Unlock()
-			c.notifyUnrecorded(r, err)
-		}
+	for i := range r.Decision.Recovered {
+		c.recovered(&r.Decision.Recovered[i])
 	}
-	c.notifyRun(r)
+	rec, entries := record(r, rulesOf(c.config(), r.Org), settingsOf(r.Org), c.modeName(r))
+	return c.end(outcome{rec: rec, entries: entries, event: runEvent(r, c.config().Notify.OnChanges), changed: sent(r)})
 }
 
 // Failed records and tells the run of organizations orgs that failed
@@ -136,17 +149,17 @@ func (c *Control) Failed(orgs []*config.NamedTarget, mode run.Mode, err error) {
 	}
 }
 
-// FailedToLoad records and tells the failed run of a configuration that
-// does not load (cerr), in its state directory and to the notifications
+// FailedToLoad records and tells the failed run of command (as For
+// names it) whose configuration does not load (cerr), in its state directory and to the notifications
 // it names, when no problem concerns them (config.Error.Salvage); it
 // returns the Control that heard it (for its report; Wait for the
 // notifications), nil where they cannot be trusted.
-func FailedToLoad(cerr *config.Error, log *zap.Logger) *Control {
+func FailedToLoad(cerr *config.Error, log *zap.Logger, command string) *Control {
 	cfg := cerr.Salvage()
 	if cfg == nil {
 		return nil
 	}
-	c := New(cfg, log)
+	c := New(cfg, log).For(command)
 	c.Failed(cfg.TargetsNamed(nil), run.Real, run.InPhase(run.PhaseConfig, fmt.Errorf("the configuration does not load: %s", cerr.Error())))
 	return c
 }
@@ -154,22 +167,25 @@ func FailedToLoad(cerr *config.Error, log *zap.Logger) *Control {
 // store appends the history entries and the run record to the state
 // directory, when state.dir is set. A run whose history cannot be
 // written is recorded as failed in phase record (what it applied is not
-// in the history), never as a success.
+// in the history), never as a success; one that failed before keeps its
+// phase.
 func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 	dir := c.StateDir()
 	if dir == nil && c.config().State.Dir == "" {
 		return nil
 	}
 	if dir == nil {
-		return fmt.Errorf("state.dir %s cannot be opened", c.config().State.Dir)
+		return fmt.Errorf("state.dir %s cannot be used: %w", c.config().State.Dir, c.dirErr)
 	}
 	herr := dir.AppendHistory(entries)
 	if herr != nil {
 		msg := "the history of its changes could not be written: " + herr.Error()
-		if rec.Error != "" {
+		if rec.Result == store.RunFailure { // it failed before: its phase stays
 			msg = rec.Error + "; " + msg
+		} else {
+			rec.Result, rec.Phase = store.RunFailure, run.PhaseRecord
 		}
-		rec.Result, rec.Phase, rec.Error = store.RunFailure, run.PhaseRecord, msg
+		rec.Error = msg
 	}
 	return errors.Join(herr, dir.AppendRun(rec))
 }
@@ -177,6 +193,14 @@ func (c *Control) store(rec *store.Run, entries []store.Entry) error {
 // sent reports whether r's run sent changes.
 func sent(r *run.Result) bool {
 	return r.Mode == run.Real && r.Applied != nil && r.Applied.Requests+r.Applied.Invites > 0
+}
+
+// Heard counts the outcomes heard (runs, decisions), failed ones
+// included.
+func (c *Control) Heard() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.heard
 }
 
 // Unrecorded reports whether a run heard applied changes that the state
@@ -189,10 +213,10 @@ func (c *Control) Unrecorded() bool {
 
 // record is the run record of r and its history entries, whose reasons
 // name the mapping rules and the settings that asked for each change.
-func record(r *run.Result, rules map[string]string, settings store.Settings) (*store.Run, []store.Entry) {
+func record(r *run.Result, rules map[string]string, settings store.Settings, mode string) (*store.Run, []store.Entry) {
 	end := time.Now().UTC()
 	d := &r.Decision
-	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
+	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: mode,
 		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
 		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason}
 	if d.Released != nil {
@@ -252,15 +276,16 @@ func settingsOf(t *config.NamedTarget) store.Settings {
 		RevokeInvites: t.PolicyKey(config.SettingRevokeUnmatched), ManagedGroups: t.PolicyKey(config.SettingManagedGroups)}
 }
 
-// modeName is a run record's mode.
-func modeName(r *run.Result) string {
+// modeName is a run record's mode: approve for a release, test-only,
+// else the command's (For).
+func (c *Control) modeName(r *run.Result) string {
 	switch {
 	case r.Decision.Released != nil:
-		return "approve"
+		return ModeApprove
 	case r.Mode == run.TestOnly:
-		return "test-only"
+		return ModeTestOnly
 	}
-	return "sync"
+	return c.command
 }
 
 // unmatchedKeys are the keys of the plan's unmatched users.

@@ -1,6 +1,7 @@
 package changecontrol
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -100,62 +101,127 @@ func host() string {
 	return h
 }
 
-// notifyRun sends the events of an organization's run, once it is
-// recorded: its failure, the approval it created, the approvals it
-// narrowed, and with notify.onChanges the changes it applied.
-func (c *Control) notifyRun(r *run.Result) {
-	base := notify.Event{Org: r.Org.Name, Run: r.Run, Time: time.Now().UTC(), Counts: r.ByKind}
-	var changes []reconcile.Change
+// runEvent is the one notification of an organization's run, nil when
+// it has nothing to tell: its failure; else the approval it released
+// (approved); else the approval it held; else the approvals it narrowed;
+// else, with notify.onChanges, the changes it applied. What else the run
+// did is said in the summary.
+func runEvent(r *run.Result, onChanges bool) *notify.Event {
+	ev := &notify.Event{Org: r.Org.Name, Run: r.Run, Time: time.Now().UTC(), Counts: r.ByKind}
+	var sentChanges []reconcile.Change
 	if r.Plan != nil && r.Mode != run.Dry {
-		changes = r.Plan.Changes
+		sentChanges = r.Plan.Changes
 	}
-	applied := 0
-	for _, n := range r.ByKind {
-		applied += n
-	}
-	if r.Err != nil {
-		ev := base
-		ev.Kind, ev.Error, ev.Phase = notify.Failure, r.Err.Error(), r.Phase
-		ev.Summary = fmt.Sprintf("the run failed (%s); %s applied", r.Phase, plural.Of(applied, "change was", "changes were"))
-		ev.Changes, ev.More = firstChanges(changes)
-		c.notify(&ev)
-	}
-	for _, a := range []*store.Approval{r.Decision.Created, r.Decision.HeldAgain} {
-		if a == nil {
-			continue
+	applied := plural.Of(total(r.ByKind), "change was", "changes were") + " applied"
+	d := &r.Decision
+	held := heldBy(d)
+	switch {
+	case r.Err != nil && d.Released != nil && d.Released.Status == store.Pending:
+		ev.Kind, ev.Approval = notify.Failure, d.Released.ID
+		ev.Summary = fmt.Sprintf("approving approval %s failed (%s): it stays pending; %s", d.Released.ID, r.Phase, applied)
+		ev.Changes, ev.More = firstChanges(sentChanges)
+	case r.Err != nil && d.Released != nil:
+		ev.Kind = notify.Failure
+		ev.Summary = fmt.Sprintf("approval %s %s by %s, but the run failed (%s); %s", d.Released.ID, d.Released.Status, d.Released.Decided, r.Phase, applied)
+		ev.Changes, ev.More = firstChanges(sentChanges)
+	case r.Err != nil:
+		ev.Kind = notify.Failure
+		ev.Summary = fmt.Sprintf("the run failed (%s); %s", r.Phase, applied)
+		ev.Changes, ev.More = firstChanges(sentChanges)
+	case d.Released != nil:
+		ev.Kind, ev.Approval = notify.Approved, d.Released.ID
+		ev.Summary = fmt.Sprintf("approval %s approved by %s: %s", d.Released.ID, d.Released.Decided, applied)
+		if len(d.Dropped) > 0 {
+			ev.Summary += fmt.Sprintf("; %s no longer asked for by the sources, left out", plural.Of(len(d.Dropped), "change", "changes"))
 		}
-		ev := base
-		ev.Kind, ev.Approval = notify.Held, a.ID
-		ev.Summary = fmt.Sprintf("%s: %s held for approval; the other changes were applied", a.Reason, plural.Of(len(a.Changes), "destructive change", "destructive changes"))
-		ev.Changes, ev.More = firstChanges(a.Changes)
-		c.notify(&ev)
-	}
-	for _, n := range r.Decision.Narrowed {
-		ev := base
-		ev.Kind, ev.Approval = notify.Narrowed, n.Approval.ID
-		ev.Summary = fmt.Sprintf("approval %s: %s no longer asked for by the sources, %s still held", n.Approval.ID,
-			plural.Of(len(n.Dropped), "change", "changes"), plural.Of(len(n.Approval.Changes), "change", "changes"))
-		if n.Approval.Status == store.Dropped {
-			ev.Approval = "" // nothing left to approve or reject
-			ev.Summary += ": the approval is dropped"
+		ev.Changes, ev.More = firstChanges(sentChanges)
+	case held != nil:
+		ev.Kind, ev.Approval = notify.Held, held.ID
+		ev.Summary = fmt.Sprintf("%s: %s held for approval; the other changes were applied (%s)", held.Reason,
+			plural.Of(len(held.Changes), "destructive change", "destructive changes"), applied)
+		ev.Changes, ev.More = firstChanges(held.Changes)
+	case len(d.Narrowed) > 0:
+		n := d.Narrowed[0]
+		ev.Kind, ev.Summary = notify.Narrowed, narrowedText(n)
+		if n.Approval.Status != store.Dropped {
+			ev.Approval = n.Approval.ID
 		}
 		ev.Changes, ev.More = firstChanges(n.Dropped)
-		c.notify(&ev)
+	case onChanges && total(r.ByKind) > 0:
+		ev.Kind, ev.Summary = notify.Changes, plural.Of(total(r.ByKind), "change applied", "changes applied")
+		ev.Changes, ev.More = firstChanges(sentChanges)
+	default:
+		return nil
 	}
-	if c.config().Notify.OnChanges && r.Err == nil && applied > 0 {
-		ev := base
-		ev.Kind, ev.Summary = notify.Changes, plural.Of(applied, "change applied", "changes applied")
-		ev.Changes, ev.More = firstChanges(changes)
-		c.notify(&ev)
+	if ev.Kind != notify.Narrowed {
+		for _, n := range d.Narrowed {
+			ev.Summary += "; " + narrowedText(n)
+		}
 	}
+	if r.Err != nil {
+		ev.Error, ev.Phase = r.Err.Error(), r.Phase
+		if held != nil {
+			ev.Summary += fmt.Sprintf("; %s held for approval in %s", plural.Of(len(held.Changes), "change", "changes"), held.ID)
+			ev.Approval = cmp.Or(ev.Approval, held.ID)
+		}
+	}
+	return ev
 }
 
-// notifyUnrecorded tells that r's run applied changes the state
-// directory could not record (err).
-func (c *Control) notifyUnrecorded(r *run.Result, err error) {
-	c.notify(&notify.Event{Kind: notify.Failure, Org: r.Org.Name, Run: r.Run, Time: time.Now().UTC(), Counts: r.ByKind,
-		Phase: run.PhaseRecord, Error: err.Error(),
-		Summary: "changes were applied but the state directory could not record them: the history and the run record lack this run"})
+// heldBy is the approval the run made of what it held (a new one, else
+// the one holding again what rejected approvals held), nil when none.
+func heldBy(d *run.Decision) *store.Approval {
+	if d.Created != nil {
+		return d.Created
+	}
+	return d.HeldAgain
+}
+
+// narrowedText says what a run took out of an approval.
+func narrowedText(n run.Narrowed) string {
+	s := fmt.Sprintf("approval %s: %s no longer asked for by the sources, %s still held", n.Approval.ID,
+		plural.Of(len(n.Dropped), "change", "changes"), plural.Of(len(n.Approval.Changes), "change", "changes"))
+	if n.Approval.Status == store.Dropped {
+		s += ": the approval is dropped"
+	}
+	return s
+}
+
+// unrecordedEvent is the notification of an outcome the state directory
+// could not record (err), in place of ev, the outcome's own (nil when it
+// had none), whose approval and changes it keeps; changed says that the
+// outcome changed the organization or an approval.
+func unrecordedEvent(rec *store.Run, ev *notify.Event, changed bool, err error) *notify.Event {
+	if ev != nil && ev.Kind == notify.Failure { // the failure stays what it was
+		out := *ev
+		out.Summary += "; and the state directory could not record it: " + err.Error()
+		return &out
+	}
+	out := &notify.Event{Kind: notify.Failure, Org: rec.Org, Run: rec.ID, Time: time.Now().UTC(), Counts: rec.Changes,
+		Phase: run.PhaseRecord, Error: err.Error()}
+	unrecorded := "the state directory could not record it: its history and run record may lack it"
+	switch {
+	case ev != nil:
+		out.Summary = ev.Summary + "; but " + unrecorded
+		out.Changes, out.More = ev.Changes, ev.More
+		if ev.Commands() != nil {
+			out.Approval = ev.Approval
+		}
+	case changed:
+		out.Summary = "the " + rec.Mode + " changed the organization, but " + unrecorded
+	default:
+		out.Summary = "the " + rec.Mode + " ended, but " + unrecorded
+	}
+	return out
+}
+
+// total counts the changes of counts by kind.
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // NotifyConfigError tells that the configuration file no longer loads and

@@ -3,6 +3,7 @@ package changecontrol
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,7 +11,10 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/run/approval"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/reconcile"
 )
 
 // KeepFingerprints asks the runs heard from now on for the fingerprints
@@ -50,11 +54,14 @@ func (c *Control) SavePlan(path, toolVersion string, plans *run.Plans, flags pla
 // its observer, for f's organizations, with f's flags) and returns the
 // plans when they are f's: made from this configuration, no older than
 // maxAge, and what the safety gate lets through of them the same changes.
-// Otherwise the error lists every reason, and a saved change that was
-// applied since is said to be so. The plans returned are ready for
+// Otherwise the error lists every reason, a saved change that was applied
+// since is said to be so, and the pending approvals that hold changes of
+// the saved plan are named, with what decides them. The error is marked
+// with its phase: an organization's that could not be planned (read,
+// sign-in ...), else run.PhaseSavedPlan. The plans returned are ready for
 // j.ApplyAll, whose gate decides again.
 func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, maxAge time.Duration) (*run.Plans, error) {
-	var problems, diffs []string
+	var problems, diffs, held []string
 	if age := f.Age(time.Now()); age > maxAge {
 		problems = append(problems, fmt.Sprintf("the plan is %s old, more than --max-age %s: make it again", age.Round(time.Second), maxAge))
 	}
@@ -67,6 +74,7 @@ func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, 
 	if err != nil {
 		return nil, err
 	}
+	phase := run.PhaseSavedPlan
 	for _, g := range plans.Gated {
 		p := g.OrgPlan()
 		saved, ok := f.Org(p.Org.Name)
@@ -76,24 +84,49 @@ func (c *Control) CheckSaved(ctx context.Context, j *run.Job, f *planfile.File, 
 			continue
 		case p.Err != nil:
 			problems = append(problems, fmt.Sprintf("organization %s: %v", p.Org.Name, p.Err))
+			if phase == run.PhaseSavedPlan {
+				phase = p.Phase
+			}
 			continue
 		}
-		for _, d := range planfile.Diff(saved.Plan, p.Plan, c.appliedSince(p.Org.Name, f.Created)) {
+		orgDiffs := planfile.Diff(saved.Plan, p.Plan, c.appliedSince(p.Org.Name, f.Created))
+		for _, d := range orgDiffs {
 			diffs = append(diffs, fmt.Sprintf("organization %s: %s", p.Org.Name, d))
 		}
+		if len(orgDiffs) > 0 {
+			held = append(held, holding(p.Org.Name, saved.Plan, g.Decision().Pending)...)
+		}
 	}
+	refused := func(format string, args ...any) error {
+		return run.InPhase(phase, fmt.Errorf(format, args...))
+	}
+	why := strings.Join(slices.Concat(problems, held, diffs), "\n  ")
 	switch {
 	case len(diffs) > 0 && plans.InSync():
-		return nil, fmt.Errorf("refused: a fresh plan has nothing left to do: the saved plan was applied already, or the sources no longer ask for its changes:\n  %s",
-			strings.Join(append(problems, diffs...), "\n  "))
+		return nil, refused("refused: a fresh plan has nothing left to do: the saved plan was applied already, or the sources no longer ask for its changes:\n  %s", why)
 	case len(diffs) > 0:
-		return nil, fmt.Errorf("refused: the saved plan is not what a fresh plan does:\n  %s", strings.Join(append(problems, diffs...), "\n  "))
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("refused: a fresh plan is the saved plan, but %s", strings.Join(problems, "; and "))
+		return nil, refused("refused: the saved plan is not what a fresh plan does:\n  %s", why)
+	case len(problems) > 0:
+		return nil, refused("refused: a fresh plan is the saved plan, but %s", strings.Join(problems, "; and "))
 	}
 	c.notePrints(f, plans)
 	return plans, nil
+}
+
+// holding names the pending approvals of organization org that hold
+// changes of the saved plan: the gate holds them back from any plan until
+// someone decides.
+func holding(org string, saved *reconcile.Plan, pending []store.Approval) []string {
+	var out []string
+	for _, a := range pending {
+		if _, held := approval.Quarantine(saved.Changes, a.Changes); len(held) > 0 {
+			n := len(held)
+			out = append(out, fmt.Sprintf("organization %s: pending approval %s (held %s: %s) holds %s of the saved plan: "+
+				"orgsync approve %[2]s applies them, orgsync reject %[2]s discards them; then plan again", org, a.ID,
+				a.Created.Format(time.RFC3339), a.Reason, plural.Of(n, "change", "changes")))
+		}
+	}
+	return out
 }
 
 // appliedSince returns when the history says a change of key was applied

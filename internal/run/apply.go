@@ -57,7 +57,7 @@ func (j *Job) Apply(ctx context.Context, g *Gated) *Result {
 		return &Result{Org: &config.NamedTarget{}, Err: ErrNotGated, Phase: PhaseGate}
 	}
 	res := j.apply(ctx, g)
-	j.opts.Observer.Applied(res)
+	j.finish(g, j.opts.Observer.Applied(res))
 	return res
 }
 
@@ -89,7 +89,7 @@ func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 	res.Stats = client.Stats().Since(p.stats0)
 	res.Elapsed = time.Since(p.start)
 	if mode != Dry && err != nil {
-		res.Err, res.Phase = err, phaseOr(err, PhaseApply)
+		res.Err, res.Phase = err, PhaseOr(err, ServicePhase(err, PhaseApply))
 	}
 	j.settle(g, res)
 	summary(log, res, res.Err)

@@ -125,6 +125,9 @@ func (j *Job) writeTrace(w io.Writer, t *diag.Trace) {
 		where += " " + t.Record
 	}
 	fmt.Fprintf(w, "  %s, %s:\n", t.Source, where)
+	if len(t.DirectoryGroups)+len(t.ExprGroups)+len(t.Set) == 0 && t.LeftOut == "" && t.Skipped == "" {
+		fmt.Fprintln(w, "    in no directory group: no mapping rule gives it a group")
+	}
 	for _, g := range t.DirectoryGroups {
 		hits := j.mapper.Explain(g)
 		if len(hits) == 0 {

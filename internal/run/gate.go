@@ -28,6 +28,7 @@ type Gated struct {
 	mode     Mode
 	decision Decision
 	release  *store.Approval // the approval a release applies (claimed in a real run)
+	applying *store.Applying // its claim and journal, in a real run
 	by       store.Decider   // who released it
 }
 
@@ -60,6 +61,11 @@ type Decision struct {
 	// Dropped what of it the sources no longer ask for (not sent).
 	Released *store.Approval
 	Dropped  []reconcile.Change
+	// Recovered are the interrupted applies of the organization's
+	// approvals the gate of a real run recovered first (see
+	// store.Dir.Recover): what the service had confirmed is recorded, and
+	// each approval is applied or pending again.
+	Recovered []store.Recovery
 }
 
 // Narrowed is one pending approval a run narrowed.
@@ -121,7 +127,14 @@ func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
 	}
 	g.plan.Plan = clonePlan(p.Plan)
 	log := p.logger(j)
-	pending, applying, rejected, err := j.quarantine.approvals(p.Org.Name, mode == Real)
+	var err error
+	if mode == Real {
+		g.decision.Recovered, err = j.quarantine.recover(p.Org.Name)
+	}
+	var pending, applying, rejected []store.Approval
+	if err == nil {
+		pending, applying, rejected, err = j.quarantine.approvals(p.Org.Name, mode == Real)
+	}
 	if err == nil {
 		pending, err = j.narrow(g, pending, log)
 	}
@@ -361,6 +374,7 @@ func (j *Job) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
 // limit fails the run.
 type quarantine struct {
 	path string
+	opts store.Options
 	mu   sync.Mutex
 	dir  *store.Dir
 }
@@ -376,12 +390,26 @@ func (q *quarantine) open(create bool) (*store.Dir, error) {
 	if _, err := os.Stat(q.path); !create && os.IsNotExist(err) {
 		return nil, nil
 	}
-	dir, err := store.Open(q.path, store.Options{})
+	dir, err := store.Open(q.path, q.opts)
 	if err != nil {
 		return nil, err
 	}
 	q.dir = dir
 	return dir, nil
+}
+
+// recover recovers the interrupted applies of organization org's
+// approvals (none without a state directory).
+func (q *quarantine) recover(org string) ([]store.Recovery, error) {
+	dir, err := q.open(false)
+	if err != nil || dir == nil {
+		return nil, err
+	}
+	recs, err := dir.RecoverAll(org)
+	if err != nil {
+		return recs, fmt.Errorf("recovering an interrupted apply of an approval (nothing is sent meanwhile): %w", err)
+	}
+	return recs, nil
 }
 
 // approvals returns organization org's pending approvals, those being

@@ -159,7 +159,7 @@ func TestGateQuarantine(t *testing.T) {
 	if res.Err != nil || tr.changes.Destructive() != 1 || len(res.Plan.Changes) != 1 || res.Plan.Changes[0].Key() != "mallory@example.com" {
 		t.Errorf("release: %v, %d destructive steps sent; want mallory's removal from her 2 groups (one step) only", res.Err, tr.changes.Destructive())
 	}
-	if a, _ = dir.Approval(first); a.Status != store.Approved || a.Decided.String() != "alice (test)" || a.Closed.IsZero() {
+	if a, _ = dir.Approval(first); a.Status != store.Approved || a.Decided.String() != "alice via test" || a.Closed.IsZero() {
 		t.Errorf("released approval: %+v", a)
 	}
 }
@@ -186,26 +186,30 @@ func TestDryGateWritesNothing(t *testing.T) {
 }
 
 // TestFailedRunsSayTheirPhase: a run that fails before it can apply says
-// where: a secret that cannot be read, credentials the service refuses,
-// a service that does not answer, a source that cannot be read.
+// where: a secret that cannot be read, a sign-in that fails (credentials
+// the authorization server refuses, or an authorization server that
+// cannot be reached), a service that does not answer once signed in, a
+// source that cannot be read.
 func TestFailedRunsSayTheirPhase(t *testing.T) {
+	const closed = "http://127.0.0.1:1"
 	for _, tc := range []struct {
 		name, old, new, phase string
 	}{
 		{"secret", "clientSecret: {file: ../sim/demo-client-secret}", "clientSecret: {env: ORGSYNC_TEST_UNSET_SECRET}", PhaseSecret},
-		{"sign-in", "clientId: orgsync-demo", "clientId: someone-else", PhaseSignIn},
-		{"service", "", "", PhaseRead},
+		{"credentials refused", "clientId: orgsync-demo", "clientId: someone-else", PhaseSignIn},
+		{"token endpoint unreachable", "target:\n", "target:\n  authBaseURL: " + closed + "\n", PhaseSignIn},
+		{"service unreachable", "", "", PhaseRead},
 		{"source", "path: users.csv", "path: missing.csv", PhaseSources},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTripped(t, "")
+			tr.edit(t, tr.path, "target:\n", "target:\n  retries: {max: 0}\n")
 			if tc.old != "" {
 				tr.edit(t, tr.path, tc.old, tc.new)
-			} else {
+			} else { // signed in at the service's address, which then is another
 				data, _ := os.ReadFile(tr.path)
 				url := strings.SplitN(strings.SplitN(string(data), "baseURL: ", 2)[1], "\n", 2)[0]
-				tr.edit(t, tr.path, url, "http://127.0.0.1:1")
-				tr.edit(t, tr.path, "target:\n", "target:\n  retries: {max: 0}\n")
+				tr.edit(t, tr.path, "baseURL: "+url, "baseURL: "+closed+"\n  authBaseURL: "+url)
 			}
 			if r := tr.sync(t, Real); r.Err == nil || r.Phase != tc.phase {
 				t.Errorf("phase %q (%v), want %q", r.Phase, r.Err, tc.phase)
@@ -222,7 +226,7 @@ func TestApprovalBeingAppliedStaysHeld(t *testing.T) {
 	a := tr.sync(t, Real).Decision.Created
 	cfg, _ := config.Load(tr.path)
 	dir, _ := store.Open(cfg.State.Dir, store.Options{})
-	if _, err := dir.Claim(a.ID); err != nil {
+	if _, _, _, err := dir.Claim(a.ID, store.NewClaimant("r1", store.Decider{By: "alice"}, nil)); err != nil {
 		t.Fatal(err)
 	}
 	tr.edit(t, tr.csv, "bob@example.com,DE,eng", `bob@example.com,DE,"eng,design"`) // mallory's removal alone: within the limit

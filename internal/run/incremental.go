@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -78,17 +79,32 @@ func (j *Job) read(ctx context.Context, p *OrgPlan, t *umtarget.Target, need rec
 // organization, plans again and sends the rest (res then holds the plan
 // and the gate's decision of both). Other runs send as they are.
 func (j *Job) send(ctx context.Context, g *Gated, res *Result, client *umapi.Client, o reconcile.ApplyOptions) (*reconcile.Result, error) {
-	p, target := &g.plan, newTarget(client)
+	target := newTarget(client)
+	var sender reconcile.Sender = target
+	if g.applying != nil { // an approval's changes: journaled
+		var jr *journaled
+		ctx, jr = journal(ctx, target, g.applying)
+		defer jr.cancel()
+		applied, err := j.sendPlan(ctx, g, res, target, jr, o)
+		return applied, errors.Join(err, jr.Err())
+	}
+	return j.sendPlan(ctx, g, res, target, sender, o)
+}
+
+// sendPlan sends g's plan through sender (target reads when an
+// incremental run must read again).
+func (j *Job) sendPlan(ctx context.Context, g *Gated, res *Result, target *umtarget.Target, sender reconcile.Sender, o reconcile.ApplyOptions) (*reconcile.Result, error) {
+	p := &g.plan
 	if p.inc == nil || g.mode != Real {
-		return reconcile.Apply(ctx, p.Plan, target, o)
+		return reconcile.Apply(ctx, p.Plan, sender, o)
 	}
 	s, err := p.inc.Send(p.Plan, g.release == nil)
 	if err != nil {
 		return nil, err
 	}
 	defer j.record(p, s)
-	sctx, sender := s.Wrap(ctx, target, p.Plan)
-	first, err := reconcile.Apply(sctx, p.Plan, sender, o)
+	sctx, wrapped := s.Wrap(ctx, sender, p.Plan)
+	first, err := reconcile.Apply(sctx, p.Plan, wrapped, o)
 	c := s.Contradiction()
 	if c == nil || ctx.Err() != nil {
 		return first, err
@@ -109,8 +125,8 @@ func (j *Job) send(ctx context.Context, g *Gated, res *Result, client *umapi.Cli
 		return first, InPhase(g2.plan.Phase, g2.plan.Err)
 	}
 	o.Requests = g2.plan.Plan.Batches(reconcile.DefaultLimits())
-	sctx, sender = s.Wrap(ctx, target, g2.plan.Plan)
-	second, err := reconcile.Apply(sctx, g2.plan.Plan, sender, o)
+	sctx, wrapped = s.Wrap(ctx, sender, g2.plan.Plan)
+	second, err := reconcile.Apply(sctx, g2.plan.Plan, wrapped, o)
 	res.Plan = sentPlan(p.Plan, first, g2.plan.Plan, c)
 	res.Counts, res.Decision, res.Read, res.Switched = res.Plan.Counts(), mergeDecisions(g.decision, g2.decision), again.Read, true
 	return sentResult(first, second), err

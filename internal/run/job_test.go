@@ -86,10 +86,11 @@ func (r *recorder) Read(p *OrgPlan, cur *reconcile.Current) {
 	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, len(cur.Users)))
 	r.mu.Unlock()
 }
-func (r *recorder) Applied(x *Result) {
+func (r *recorder) Applied(x *Result) bool {
 	r.mu.Lock()
 	r.applied = append(r.applied, x.Org.Name)
 	r.mu.Unlock()
+	return true
 }
 
 // TestPlanApplyConverges plans both example organizations, applies the

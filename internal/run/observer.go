@@ -16,12 +16,15 @@ type Observer interface {
 	Read(p *OrgPlan, current *reconcile.Current)
 	// Applied is called when an organization's run ended: its plan was
 	// applied (in any mode), or could not be made, gated or applied
-	// (Result.Err), or a source failed the whole run.
-	Applied(r *Result)
+	// (Result.Err), or a source failed the whole run. It reports whether
+	// it recorded r: the journal of an approval's apply is removed only
+	// then (else the next orgsync that touches the approval recovers
+	// what the record lacks from it).
+	Applied(r *Result) (recorded bool)
 }
 
 // NopObserver hears nothing.
 type NopObserver struct{}
 
 func (NopObserver) Read(*OrgPlan, *reconcile.Current) {}
-func (NopObserver) Applied(*Result)                   {}
+func (NopObserver) Applied(*Result) bool              { return false }

@@ -3,20 +3,23 @@ package run
 import (
 	"errors"
 	"time"
+
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // Phases of a run: where a failed one stopped (Result.Phase, and the run
 // records').
 const (
-	PhaseConfig  = "configuration" // the configuration does not load, or the command line does not fit it
-	PhaseSecret  = "secret"        // a secret of the target cannot be read
-	PhaseSources = "sources"       // a source cannot be read
-	PhasePlan    = "plan"          // the scope or the plan cannot be made
-	PhaseSignIn  = "sign-in"       // the service refuses the credentials
-	PhaseRead    = "read"          // the organization cannot be read (the service unreachable, an error)
-	PhaseGate    = "gate"          // the pending approvals cannot be read or written
-	PhaseApply   = "apply"         // sending failed, or a safety limit failed the run
-	PhaseRecord  = "record"        // applied, but the history or the run record cannot be written
+	PhaseConfig    = "configuration" // the configuration does not load, or the command line does not fit it
+	PhaseSecret    = "secret"        // a secret of the target cannot be read
+	PhaseSources   = "sources"       // a source cannot be read
+	PhasePlan      = "plan"          // the scope or the plan cannot be made
+	PhaseSignIn    = "sign-in"       // signing in failed: the authorization server refused the credentials, or could not be reached
+	PhaseRead      = "read"          // the organization cannot be read (the service unreachable, an error)
+	PhaseSavedPlan = "saved-plan"    // apply: the saved plan cannot be read, is too old, or is not what a fresh plan does
+	PhaseGate      = "gate"          // the pending approvals cannot be read or written
+	PhaseApply     = "apply"         // sending failed, or a safety limit failed the run
+	PhaseRecord    = "record"        // applied, but the history or the run record cannot be written
 )
 
 // PhaseError is an error of a phase of a run.
@@ -38,15 +41,37 @@ func InPhase(phase string, err error) error {
 
 // PhaseOf is the phase err was marked with (InPhase), PhaseSources when
 // it was not: what fails a run before it plans is a source.
-func PhaseOf(err error) string { return phaseOr(err, PhaseSources) }
+func PhaseOf(err error) string { return PhaseOr(err, PhaseSources) }
 
-// phaseOr is the phase err was marked with (InPhase), else phase.
-func phaseOr(err error, phase string) string {
+// PhaseOr is the phase err was marked with (InPhase), else phase.
+func PhaseOr(err error, phase string) string {
 	var pe *PhaseError
 	if errors.As(err, &pe) {
 		return pe.Phase
 	}
 	return phase
+}
+
+// Marked reports whether err was marked with a phase (InPhase).
+func Marked(err error) bool {
+	var pe *PhaseError
+	return errors.As(err, &pe)
+}
+
+// ServicePhase is the phase of err, an error of a call to the service in
+// phase otherwise (read, apply): PhaseSignIn when it failed at the
+// authorization server, whether it refused the credentials or could not
+// be reached (the error says which), else otherwise.
+func ServicePhase(err error, otherwise string) string {
+	var ae *umapi.APIError
+	var ue *umapi.UnreachableError
+	switch {
+	case umapi.IsAuthFailure(err):
+		return PhaseSignIn
+	case errors.As(err, &ae) && ae.Endpoint == umapi.EndpointToken, errors.As(err, &ue) && ue.Endpoint == umapi.EndpointToken:
+		return PhaseSignIn
+	}
+	return otherwise
 }
 
 // RunID names the run started at start; its organizations share it.

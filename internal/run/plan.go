@@ -177,10 +177,7 @@ func (j *Job) readCurrent(ctx context.Context, p *OrgPlan, needs reconcile.ReadN
 	cur, err := j.read(ctx, p, newTarget(client), needs)
 	stop()
 	if err != nil {
-		p.Phase = PhaseRead
-		if umapi.IsAuthFailure(err) {
-			p.Phase = PhaseSignIn
-		}
+		p.Phase = ServicePhase(err, PhaseRead)
 		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
 	}
 	return cur, nil

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -22,11 +23,16 @@ var ErrNoStateDir = errors.New("approvals and the history are kept in the state 
 // and closes it as approved (dropped when nothing was left), or puts it
 // back as pending when nothing could be sent. A dry release shows what a
 // real one would send.
+//
+// Its errors are marked with their phase: the organization's plan's
+// (secret, sign-in, read, plan), the sources' when they were incomplete,
+// the gate's when the approval cannot be read, is no longer pending or
+// is claimed by another orgsync.
 func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gated, error) {
 	dir, err := j.quarantine.open(false)
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, InPhase(PhaseGate, err)
 	case dir == nil && j.quarantine.path == "":
 		return nil, ErrNoStateDir
 	case dir == nil:
@@ -34,25 +40,30 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 	}
 	a, err := dir.Approval(id)
 	if err != nil {
-		return nil, err
+		return nil, InPhase(PhaseGate, err)
 	}
 	switch {
 	case a.Status != store.Pending:
-		return nil, fmt.Errorf("approval %s is %s already", a.ID, a.Status)
+		return nil, InPhase(PhaseGate, fmt.Errorf("approval %s is %s already", a.ID, a.Status))
 	case a.Org != p.Org.Name:
 		return nil, fmt.Errorf("approval %s is of organization %s, not %s", a.ID, a.Org, p.Org.Name)
 	case p.Err != nil:
-		return nil, p.Err
+		return nil, InPhase(cmp.Or(p.Phase, PhasePlan), p.Err)
 	case approval.SourcesIncomplete(p.Plan):
-		return nil, fmt.Errorf("not applied: %s; approve again when the sources are whole", p.Plan.Safety.Reason)
+		return nil, InPhase(PhaseSources, fmt.Errorf("not applied: %s; approve again when the sources are whole", p.Plan.Safety.Reason))
 	}
 	kept, dropped := approval.Narrow(a.Changes, p.Plan)
+	var applying *store.Applying
 	if mode == Real {
-		if a, err = dir.Claim(a.ID); err != nil {
-			return nil, err
+		keys := make([]string, len(kept))
+		for i := range kept {
+			keys[i] = kept[i].Key()
+		}
+		if a, applying, _, err = dir.Claim(a.ID, store.NewClaimant(p.Run, by, keys)); err != nil {
+			return nil, InPhase(PhaseGate, err)
 		}
 	}
-	g := &Gated{plan: *p, mode: mode, release: a, by: by,
+	g := &Gated{plan: *p, mode: mode, release: a, applying: applying, by: by,
 		decision: Decision{Released: a, Dropped: dropped}}
 	g.plan.Plan = &reconcile.Plan{Changes: kept, UserGroups: p.Plan.UserGroups, Unmatched: p.Plan.Unmatched}
 	return g, nil
@@ -61,25 +72,43 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 // settle closes the approval a real release applied: approved once its
 // changes were sent (whatever the service answered each: the history
 // says), dropped when nothing of it was left, and pending again when
-// nothing could be sent.
+// nothing could be sent. Its journal stays until the outcome is recorded
+// (finish): an apply interrupted before is recovered from it.
 func (j *Job) settle(g *Gated, res *Result) {
-	a := g.release
-	if a == nil || g.mode != Real {
+	a, ap := g.release, g.applying
+	if ap == nil {
 		return
 	}
-	dir, err := j.quarantine.open(true)
-	if err == nil {
-		switch {
-		case len(g.plan.Plan.Changes) == 0:
-			err = dir.Close(a, store.Dropped, g.by)
-		case res.Applied == nil || res.Applied.Requests+res.Applied.Invites == 0:
-			err = dir.Unclaim(a)
-		default:
-			err = dir.Close(a, store.Approved, g.by)
-		}
+	var err error
+	switch {
+	case len(g.plan.Plan.Changes) == 0:
+		err = ap.Close(a, store.Dropped, g.by)
+	case res.Applied == nil || res.Applied.Requests+res.Applied.Invites == 0 || ap.Sent() == 0:
+		err = ap.Pending(a, false)
+	default:
+		err = ap.Close(a, store.Approved, g.by)
 	}
 	if err != nil {
-		g.plan.logger(j).Error("the approval's end could not be recorded", zap.String("approval", a.ID), zap.Error(err))
+		g.plan.logger(j).Error("the approval's end could not be recorded: the next orgsync command that touches it finishes it from its journal",
+			zap.String("approval", a.ID), zap.Error(err))
 		res.Err, res.Phase = errors.Join(res.Err, fmt.Errorf("approval %s: %w", a.ID, err)), PhaseRecord
+	}
+}
+
+// finish ends a real release once its outcome is heard: its journal is
+// removed when the outcome is recorded, else left for the next orgsync
+// that touches the approval to recover what it lacks.
+func (j *Job) finish(g *Gated, recorded bool) {
+	ap := g.applying
+	if ap == nil {
+		return
+	}
+	if !recorded {
+		ap.Release()
+		return
+	}
+	if err := ap.Finish(); err != nil {
+		g.plan.logger(j).Warn("the approval's journal could not be removed: the next orgsync command that touches it removes it",
+			zap.String("approval", g.release.ID), zap.Error(err))
 	}
 }

@@ -24,10 +24,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/target/umapi"
@@ -77,6 +79,15 @@ type Options struct {
 	// instead of reading the service: a plan made offline (orgsync test),
 	// never to be applied.
 	Current func(t *config.NamedTarget) *reconcile.Current
+	// Faults is the state directory's store.Options.Faults: tests inject
+	// a full disk or a crash at each step of a write.
+	Faults func(step string) error
+}
+
+// StoreOptions are how the state directory s is opened: its bounds, and
+// faults (Options.Faults; nil: none).
+func StoreOptions(s config.State, faults func(step string) error) store.Options {
+	return store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention), Faults: faults}
 }
 
 // Job runs one configuration with one set of overrides.
@@ -111,7 +122,7 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 		return nil, err
 	}
 	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
-		quarantine: quarantine{path: cfg.State.Dir}, full: ov.Full}
+		quarantine: quarantine{path: cfg.State.Dir, opts: StoreOptions(cfg.State, opts.Faults)}, full: ov.Full}
 	if j.orgs, err = selectOrgs(cfg, ov.Orgs); err != nil {
 		return nil, err
 	}

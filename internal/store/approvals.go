@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
+	"github.com/orgsync/orgsync/internal/util/owned"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -51,6 +52,31 @@ type Approval struct {
 	// what the sources still asked for in approval HeldAgain.
 	TakenUp   string `json:"takenUp,omitempty"`
 	HeldAgain string `json:"heldAgain,omitempty"`
+	// Attempts are the last attempts to approve it that failed (at most
+	// MaxAttempts, the latest last): it stayed pending.
+	Attempts []Attempt `json:"attempts,omitempty"`
+}
+
+// MaxAttempts bounds the failed attempts an approval keeps.
+const MaxAttempts = 10
+
+// Attempt is one failed attempt to approve an approval: who tried, when,
+// in which run, and where and why it failed (the run's phase and error).
+type Attempt struct {
+	Time    time.Time `json:"time"`
+	Run     string    `json:"run"`
+	Decided Decider   `json:"decided"`
+	Phase   string    `json:"phase"`
+	Error   string    `json:"error"`
+}
+
+// Failed records a failed attempt to approve a (kept pending), the
+// latest MaxAttempts only.
+func (a *Approval) Failed(at Attempt) {
+	a.Attempts = append(a.Attempts, at)
+	if n := len(a.Attempts); n > MaxAttempts {
+		a.Attempts = slices.Clone(a.Attempts[n-MaxAttempts:])
+	}
 }
 
 // Decider is who closed an approval and how: the OS user or --by of
@@ -58,15 +84,16 @@ type Approval struct {
 // run that no longer wanted any of its changes.
 type Decider struct {
 	By  string `json:"by"`  // "alice", "ops", "run 20261126T101500.000Z"
-	Via string `json:"via"` // "orgsync approve", "status page (basic authentication)", "sync"
+	Via string `json:"via"` // "orgsync approve", "status page, basic authentication", "sync"
 }
 
-// String is "alice (orgsync approve)".
+// String is "alice via orgsync approve", "ops via status page (basic
+// authentication)".
 func (d *Decider) String() string {
 	if d == nil {
 		return ""
 	}
-	return d.By + " (" + d.Via + ")"
+	return d.By + " via " + d.Via
 }
 
 // Narrowing is one run's narrowing of an approval: the changes it took out
@@ -107,6 +134,9 @@ func (d *Dir) SaveApproval(a *Approval) error {
 	if !idPattern.MatchString(a.ID) {
 		return fmt.Errorf("approval id %q: want 8 hexadecimal digits", a.ID)
 	}
+	if err := d.fault("save " + a.ID + " " + a.Status); err != nil {
+		return err
+	}
 	return atomicfile.Write(d.file(a.ID, false), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -130,7 +160,7 @@ func (d *Dir) Approval(id string) (*Approval, error) {
 }
 
 func readApproval(path string) (*Approval, error) {
-	b, err := os.ReadFile(path)
+	b, err := owned.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -222,31 +252,6 @@ func (a *Approval) lastDecided() time.Time {
 	return t
 }
 
-// Claim takes pending approval id for applying it: one caller only gets
-// it (the file is renamed), however many try at once. Close releases it.
-func (d *Dir) Claim(id string) (*Approval, error) {
-	a, err := d.Approval(id)
-	if err != nil {
-		return nil, err
-	}
-	if a.Status != Pending {
-		return nil, fmt.Errorf("approval %s is %s already: %w", id, a.Status, ErrNoApproval)
-	}
-	if err := os.Rename(d.file(id, false), d.file(id, true)); err != nil {
-		return nil, fmt.Errorf("approval %s is being applied by another orgsync: %w", id, ErrNoApproval)
-	}
-	return a, nil
-}
-
-// Unclaim puts back a claimed approval that was not applied (nothing could
-// be sent): it is pending again.
-func (d *Dir) Unclaim(a *Approval) error {
-	if err := os.Rename(d.file(a.ID, true), d.file(a.ID, false)); err != nil {
-		return fmt.Errorf("approval %s: putting it back as pending: %w", a.ID, err)
-	}
-	return nil
-}
-
 // Close records a claimed or pending approval's end with status, decided
 // by who.
 func (d *Dir) Close(a *Approval, status string, who Decider) error {
@@ -254,8 +259,25 @@ func (d *Dir) Close(a *Approval, status string, who Decider) error {
 	if err := d.SaveApproval(a); err != nil {
 		return err
 	}
-	if err := os.Remove(d.file(a.ID, true)); err != nil && !os.IsNotExist(err) {
-		return err
+	return d.remove(d.file(a.ID, true))
+}
+
+// NoteAttempt records a failed attempt to approve approval id in it, when
+// it is pending and not being applied, and reports whether it did. The
+// approval is claimed for the time of the writing, so that no orgsync
+// applies it meanwhile.
+func (d *Dir) NoteAttempt(id string, at Attempt) (bool, error) {
+	a, ap, _, err := d.Claim(id, NewClaimant(at.Run, at.Decided, nil))
+	if errors.Is(err, ErrNoApproval) || errors.Is(err, ErrBeingApplied) {
+		return false, nil // closed, or being applied
 	}
-	return nil
+	if err != nil {
+		return false, err
+	}
+	a.Failed(at)
+	if err := ap.Pending(a, true); err != nil {
+		ap.Release() // recovered by the next orgsync that touches it
+		return false, err
+	}
+	return true, ap.Finish()
 }

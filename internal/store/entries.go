@@ -14,7 +14,7 @@ type Applied struct {
 	// TestOnly is set when the changes were sent with testOnly.
 	TestOnly bool
 	// Approval is the approval the changes were held in, if any, and
-	// DecidedBy who approved it ("alice (orgsync approve)").
+	// DecidedBy who approved it ("alice via orgsync approve").
 	Approval, DecidedBy string
 	// Unmatched are the keys of the users in no source (Plan.Unmatched).
 	Unmatched map[string]bool
@@ -55,7 +55,7 @@ func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failur
 	out := make([]Entry, 0, len(changes))
 	for i := range changes {
 		c := &changes[i]
-		e := Entry{Run: a.Run, Time: a.Time, Org: a.Org, User: c.Key(), Kind: string(c.Kind), Steps: steps(c),
+		e := Entry{Run: a.Run, Time: a.Time, Org: a.Org, User: c.Key(), Kind: string(c.Kind), Steps: Steps(c),
 			Result: ResultApplied, Reason: a.reason(c), Approval: a.Approval, DecidedBy: a.DecidedBy}
 		if a.TestOnly {
 			e.Result = ResultTestOnly
@@ -76,16 +76,16 @@ func (a Applied) Dropped(id string, changes []reconcile.Change) []Entry {
 	out := make([]Entry, 0, len(changes))
 	for i := range changes {
 		c := &changes[i]
-		out = append(out, Entry{Run: a.Run, Time: a.Time, Org: a.Org, User: c.Key(), Kind: string(c.Kind), Steps: steps(c),
+		out = append(out, Entry{Run: a.Run, Time: a.Time, Org: a.Org, User: c.Key(), Kind: string(c.Kind), Steps: Steps(c),
 			Result: ResultDropped, Reason: "held for approval; the sources no longer ask for it", Approval: id})
 	}
 	return out
 }
 
-// steps lists what a change asks of the service, one item a step, as the
+// Steps lists what a change asks of the service, one item a step, as the
 // change kinds' table says (reconcile.Change.Steps): the invite call named
 // by the kind, then the steps of its entry.
-func steps(c *reconcile.Change) []string {
+func Steps(c *reconcile.Change) []string {
 	steps, invite := c.Steps()
 	var out []string
 	if invite {

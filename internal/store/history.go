@@ -18,6 +18,9 @@ const (
 	// ResultDropped: a held change a later run took out of its approval,
 	// the sources no longer asking for it; nothing was sent.
 	ResultDropped = "dropped"
+	// ResultRejected: a held change whose approval was rejected; nothing
+	// was sent.
+	ResultRejected = "rejected"
 )
 
 // Entry is one applied change of a user or group, as the history keeps it.
@@ -40,7 +43,7 @@ type Entry struct {
 	Reason string `json:"reason,omitempty"`
 	// Approval is the approval that released a held change, or that a
 	// dropped change was taken out of; DecidedBy who approved it, and how
-	// ("alice (orgsync approve)").
+	// ("alice via orgsync approve").
 	Approval  string `json:"approval,omitempty"`
 	DecidedBy string `json:"decidedBy,omitempty"`
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/orgsync/orgsync/internal/util/owned"
 )
 
 // jsonLog is an append-only file of JSON lines. Each Append writes its
@@ -20,10 +22,11 @@ import (
 // history-20261125T231500.000Z.jsonl), and rotated files last written
 // more than keep ago are removed.
 type jsonLog struct {
-	path string
-	max  int64
-	keep time.Duration
-	mu   sync.Mutex
+	path  string
+	max   int64
+	keep  time.Duration
+	fault func(step string) error // Options.Faults
+	mu    sync.Mutex
 }
 
 // Append writes each of records as one JSON line.
@@ -37,10 +40,13 @@ func (l *jsonLog) Append(records ...any) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.fault("append " + filepath.Base(l.path)); err != nil {
+		return err
+	}
 	if err := l.rotate(int64(buf.Len())); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := owned.OpenAppend(l.path)
 	if err != nil {
 		return err
 	}
@@ -115,7 +121,7 @@ func (l *jsonLog) Read(each func(line []byte)) error {
 // readLines calls each with every line of the file at p that is valid
 // JSON; a missing file has none.
 func readLines(p string, each func(line []byte)) error {
-	f, err := os.Open(p)
+	f, err := owned.Open(p)
 	if os.IsNotExist(err) {
 		return nil
 	}

@@ -134,7 +134,7 @@ func TestApprovalLifecycle(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := d.Claim(a.ID); err == nil {
+			if _, _, _, err := d.Claim(a.ID, NewClaimant("r1", Decider{By: "alice"}, nil)); err == nil {
 				mu.Lock()
 				claimed++
 				mu.Unlock()
@@ -152,7 +152,7 @@ func TestApprovalLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := d.Approval(a.ID)
-	if err != nil || got.Status != Approved || got.Closed.IsZero() || got.Decided.String() != "alice (orgsync approve)" {
+	if err != nil || got.Status != Approved || got.Closed.IsZero() || got.Decided.String() != "alice via orgsync approve" {
 		t.Fatalf("after close: %+v, %v", got, err)
 	}
 	if resolved, err := d.Resolved(got.Closed.Add(-time.Minute)); err != nil || len(resolved) != 1 || resolved[0].ID != a.ID {
@@ -161,7 +161,7 @@ func TestApprovalLifecycle(t *testing.T) {
 	if resolved, _ := d.Resolved(got.Closed.Add(time.Minute)); len(resolved) != 0 {
 		t.Errorf("resolved since a minute after: %+v", resolved)
 	}
-	if _, err := d.Claim(a.ID); err == nil {
+	if _, _, _, err := d.Claim(a.ID, NewClaimant("r2", Decider{By: "bob"}, nil)); err == nil {
 		t.Error("an approved approval was claimed again")
 	}
 }

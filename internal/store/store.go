@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/orgsync/orgsync/internal/util/owned"
 )
 
 // Defaults of Options.
@@ -25,6 +27,11 @@ type Options struct {
 	MaxFileBytes int64
 	// Retention is how long rotated log files are kept.
 	Retention time.Duration
+	// Faults, when set, is asked before each write to the directory (an
+	// append, an approval saved, a journal line, a file renamed or
+	// removed), named by step; an error fails that write as a full disk
+	// would. Tests inject a full disk, or a crash, at each step.
+	Faults func(step string) error
 }
 
 // Dir is an open state directory.
@@ -32,6 +39,7 @@ type Dir struct {
 	path    string
 	history *jsonLog
 	runs    *jsonLog
+	faults  func(step string) error
 }
 
 // The files and directories of a state directory.
@@ -42,7 +50,10 @@ const (
 )
 
 // Open opens the state directory at path, creating it (readable by its
-// owner only) when it does not exist.
+// owner only) when it does not exist. A directory another user could
+// change (writable by others, owned by another user, its files links) is
+// refused, with the chmod or chown that fixes it: orgsync acts on its
+// approvals and keeps its history there.
 func Open(path string, o Options) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("state directory: no path")
@@ -56,20 +67,48 @@ func Open(path string, o Options) (*Dir, error) {
 	if err := os.MkdirAll(filepath.Join(path, approvalsDir), 0o700); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	return &Dir{
-		path:    path,
-		history: &jsonLog{path: filepath.Join(path, historyFile), max: o.MaxFileBytes, keep: o.Retention},
-		runs:    &jsonLog{path: filepath.Join(path, runsFile), max: o.MaxFileBytes, keep: o.Retention},
-	}, nil
+	if err := trusted(path); err != nil {
+		return nil, err
+	}
+	d := &Dir{path: path, faults: o.Faults}
+	d.history = &jsonLog{path: filepath.Join(path, historyFile), max: o.MaxFileBytes, keep: o.Retention, fault: d.fault}
+	d.runs = &jsonLog{path: filepath.Join(path, runsFile), max: o.MaxFileBytes, keep: o.Retention, fault: d.fault}
+	return d, nil
+}
+
+// fault asks Options.Faults about step, when set.
+func (d *Dir) fault(step string) error {
+	if d.faults == nil {
+		return nil
+	}
+	return d.faults(step)
+}
+
+// trusted checks that no one but the user running orgsync can change the
+// state directory at path: the folder, its approvals folder, its history
+// and run records (see owned).
+func trusted(path string) error {
+	for _, dir := range []string{path, filepath.Join(path, approvalsDir)} {
+		if err := owned.Dir("state directory", dir); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{historyFile, runsFile} {
+		if err := owned.File("state file", filepath.Join(path, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Path is the directory's path.
 func (d *Dir) Path() string { return d.path }
 
-// Check reports whether the state directory at path can be written,
-// changing nothing that is there: it (or, while it does not exist, the
-// nearest folder above it) takes a new file, and its history, run
-// records and approvals folder, where they exist, can be written to.
+// Check reports whether the state directory at path can be written and
+// is orgsync's own (see Open), changing nothing that is there: it (or,
+// while it does not exist, the nearest folder above it) takes a new file,
+// and its history, run records and approvals folder, where they exist,
+// can be written to and are no one else's.
 func Check(path string) error {
 	dir := path
 	for {
@@ -84,7 +123,18 @@ func Check(path string) error {
 	if dir != path {
 		return nil // made at the first run
 	}
+	if err := owned.Dir("state directory", path); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(path, approvalsDir)); err == nil {
+		if err := owned.Dir("state directory", filepath.Join(path, approvalsDir)); err != nil {
+			return err
+		}
+	}
 	for _, name := range []string{historyFile, runsFile} {
+		if err := owned.File("state file", filepath.Join(path, name)); err != nil {
+			return err
+		}
 		f, err := os.OpenFile(filepath.Join(path, name), os.O_APPEND|os.O_WRONLY, 0)
 		if os.IsNotExist(err) {
 			continue

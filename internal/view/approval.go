@@ -5,21 +5,31 @@ import (
 	"io"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
 // Approvals writes the pending approvals, one a line, each with the
-// number of changes it holds now (a later run may have narrowed it) and
-// the limit's reason when it was held.
-func Approvals(w io.Writer, pending []store.Approval) {
+// number of changes it holds (a later run may have narrowed it) and the
+// limit's reason when it was held, then where it stands now, by a fresh
+// plan (now, by id: what approving it applies now); unknown, when set,
+// says why a fresh plan could not say it.
+func Approvals(w io.Writer, pending []store.Approval, now map[string]changecontrol.Standing, unknown error) {
 	if len(pending) == 0 {
 		fmt.Fprintln(w, "no pending approvals")
 	}
 	for _, a := range pending {
 		fmt.Fprintf(w, "%s  %s  organization %s: %s held%s (when held: %s)\n", a.ID, a.Created.Format(time.RFC3339), a.Org,
 			plural.Of(len(a.Changes), "change", "changes"), narrowings(&a), a.Reason)
+		if s, ok := now[a.ID]; ok {
+			fmt.Fprintf(w, "          now: %s the sources still ask for (orgsync approve %s applies them), %d no longer\n",
+				plural.Of(s.Wanted, "change", "changes"), a.ID, s.Dropped)
+		}
+	}
+	if unknown != nil {
+		fmt.Fprintf(w, "(where they stand now is unknown: a fresh plan failed: %v)\n", unknown)
 	}
 }
 

@@ -1,10 +1,12 @@
 package view
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -14,7 +16,7 @@ import (
 // decided; a rejected one with what becomes of its changes.
 func TestApprovals(t *testing.T) {
 	var b strings.Builder
-	Approvals(&b, nil)
+	Approvals(&b, nil, nil, nil)
 	if b.String() != "no pending approvals\n" {
 		t.Errorf("no approvals: %q", b.String())
 	}
@@ -24,10 +26,16 @@ func TestApprovals(t *testing.T) {
 		Changes: []reconcile.Change{remove, remove}, Narrowed: []store.Narrowing{{Dropped: []reconcile.Change{remove}}},
 		Decided: &store.Decider{By: "ann"}}
 	b.Reset()
-	Approvals(&b, []store.Approval{a})
-	want := "0123abcd  2026-11-25T09:00:00Z  organization emea: 2 changes held, 1 change no longer asked for dropped since (when held: 3 removals exceed targets[1].safety.maxRemovals 1)\n"
+	Approvals(&b, []store.Approval{a}, map[string]changecontrol.Standing{a.ID: {Wanted: 1, Dropped: 1}}, nil)
+	want := "0123abcd  2026-11-25T09:00:00Z  organization emea: 2 changes held, 1 change no longer asked for dropped since (when held: 3 removals exceed targets[1].safety.maxRemovals 1)\n" +
+		"          now: 1 change the sources still ask for (orgsync approve 0123abcd applies them), 1 no longer\n"
 	if b.String() != want {
 		t.Errorf("Approvals =\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	Approvals(&b, []store.Approval{a}, nil, errors.New("sources[0]: unreadable"))
+	if !strings.HasSuffix(b.String(), "(where they stand now is unknown: a fresh plan failed: sources[0]: unreadable)\n") {
+		t.Errorf("Approvals without a fresh plan =\n%s", b.String())
 	}
 	b.Reset()
 	Approving{W: &b}.Approval(&a)

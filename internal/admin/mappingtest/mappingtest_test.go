@@ -101,6 +101,30 @@ expect:
 	}
 }
 
+// TestExplanationOfAUserInNoGroup: the explanation of a failed
+// expectation for a user in no directory group says so after the
+// record's line, never ends with a bare "users.csv:7:".
+func TestExplanationOfAUserInNoGroup(t *testing.T) {
+	path := csvExample(t, `expect:
+  - user: frank@example.com
+    groups: [Design]
+`)
+	var out strings.Builder
+	if _, err := Run(context.Background(), path, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "users.csv:7:\n      in no directory group: no mapping rule gives it a group\n") {
+		t.Errorf("the explanation of frank (users.csv:7, no group):\n%s", out.String())
+	}
+	lines := strings.Split(out.String(), "\n")
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	for i, line := range lines[:len(lines)-1] {
+		if strings.HasSuffix(line, ":") && indent(lines[i+1]) <= indent(line) {
+			t.Errorf("a line ends with a colon and nothing it introduces follows: %q", line)
+		}
+	}
+}
+
 // TestFileMistakes: mistakes in a test file are reported with their line,
 // all at once, and a directory source without a stand-in is refused
 // (nothing is read from a server).

@@ -31,6 +31,8 @@ const (
 	Changes     Kind = "changes"      // the run applied changes (notify.onChanges)
 	Narrowed    Kind = "narrowed"     // a run took changes the sources no longer ask for out of a pending approval
 	ConfigError Kind = "config-error" // the configuration no longer loads; the last good one is used
+	Approved    Kind = "approved"     // an approval was approved (its changes applied, or nothing left of it)
+	Rejected    Kind = "rejected"     // an approval was rejected (its changes discarded)
 )
 
 // Event is one thing to tell about one organization's run.
@@ -61,9 +63,9 @@ type Commands struct {
 }
 
 // Commands returns the commands that decide e's approval, nil when it
-// has none.
+// has none or the event tells its decision.
 func (e *Event) Commands() *Commands {
-	if e.Approval == "" {
+	if e.Approval == "" || e.Kind == Approved || e.Kind == Rejected {
 		return nil
 	}
 	return &Commands{Approve: "orgsync approve " + e.Approval, Reject: "orgsync reject " + e.Approval}
@@ -83,7 +85,7 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 // in emea", on one line.
 func (e *Event) Title() string {
 	what := map[Kind]string{Failure: "run failed", Held: "changes held for approval", Changes: "changes applied",
-		ConfigError: "configuration does not load", Narrowed: "approval narrowed"}[e.Kind]
+		ConfigError: "configuration does not load", Narrowed: "approval narrowed", Approved: "approval applied", Rejected: "approval rejected"}[e.Kind]
 	if what == "" {
 		what = string(e.Kind)
 	}

@@ -193,7 +193,7 @@ func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
 	h := protected(&Access{Credentials: Credentials{User: "ops", Password: "pw"}}, rec.decide)
 	_, body := get(t, h, "/", basicOps...)
 	review := formToken(t, body, "approvals/0123abcd/review")
-	if !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops (status page, basic authentication)") {
+	if !strings.Contains(body, `id="reject-0123abcd"`) || !strings.Contains(body, "as ops via status page, basic authentication") {
 		t.Fatalf("the authenticated page has no approve and reject forms:\n%s", body)
 	}
 	for _, tc := range []struct {
@@ -215,7 +215,7 @@ func TestDecisionsNeedAuthenticationAndThePagesForm(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
 		}
 	}
-	if len(rec.decided) != 1 || rec.decided[0] != "0123abcd review by ops (status page, basic authentication)" {
+	if len(rec.decided) != 1 || rec.decided[0] != "0123abcd review by ops via status page, basic authentication" {
 		t.Errorf("decided %v, want the one review by ops", rec.decided)
 	}
 	open := Handler(sample, rec.decide)

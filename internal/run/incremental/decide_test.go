@@ -67,7 +67,7 @@ func TestBeginDecides(t *testing.T) {
 		{name: "read by group, another group", prepare: save(with(good(), byGroup("G1"))), need: reconcile.ReadNeeds{Groups: []string{"g1", "G2"}},
 			kind: Full, reason: "the managed groups changed since the last full read, which read only the members of those it had"},
 		{name: "read by group, the same groups", prepare: save(with(good(), byGroup("G1", "G2"))), need: reconcile.ReadNeeds{Groups: []string{"g2"}},
-			kind: Incremental, reason: "last full read 0m ago, next in 24h"},
+			kind: Incremental, reason: "last full read 0s ago, next in 24h"},
 		{name: "invites to revoke", prepare: save(good()), need: reconcile.ReadNeeds{RevokeInvites: true},
 			kind: Full, reason: "the policy now revokes invites, and the last full read did not read them"},
 	}
@@ -111,8 +111,8 @@ func byGroup(groups ...string) func(*snapshot.Snapshot) {
 
 func TestApprox(t *testing.T) {
 	for d, want := range map[time.Duration]string{
-		0: "0m", 44*time.Minute + 31*time.Second: "45m", 3 * time.Hour: "3h", 3*time.Hour + 20*time.Minute: "3h20m",
-		47 * time.Hour: "47h", 52 * time.Hour: "2d4h", -time.Hour: "0m",
+		0: "0s", 12*time.Second + 400*time.Millisecond: "12s", 59*time.Second + 600*time.Millisecond: "1m", 44*time.Minute + 31*time.Second: "45m", 3 * time.Hour: "3h", 3*time.Hour + 20*time.Minute: "3h20m",
+		47 * time.Hour: "47h", 52 * time.Hour: "2d4h", -time.Hour: "0s",
 	} {
 		if got := Approx(d); got != want {
 			t.Errorf("Approx(%v) = %q, want %q", d, got, want)

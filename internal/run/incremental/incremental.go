@@ -176,9 +176,13 @@ func (r *Run) Users() int {
 	return len(r.snap.Users)
 }
 
-// Approx writes a duration to the minute, e.g. 45m, 3h, 3h20m or 2d4h.
+// Approx writes a duration to the minute, e.g. 45m, 3h, 3h20m or 2d4h;
+// under a minute, to the second (12s: "0m ago" says nothing).
 func Approx(d time.Duration) string {
-	d = max(0, d.Round(time.Minute))
+	if d < time.Minute-time.Second/2 {
+		return fmt.Sprintf("%ds", max(0, d.Round(time.Second))/time.Second)
+	}
+	d = d.Round(time.Minute)
 	days, hours, minutes := d/(24*time.Hour), d%(24*time.Hour)/time.Hour, d%time.Hour/time.Minute
 	switch {
 	case days >= 2:

@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/mattn/go-isatty"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"gopkg.in/natefinch/lumberjack.v2"
 
+	"github.com/orgsync/orgsync/internal/util/owned"
 	"github.com/orgsync/orgsync/internal/util/termsafe"
 )
 
@@ -43,15 +45,37 @@ type Options struct {
 // New builds the logger from the configuration's logging settings
 // overridden by format and level when they are set (the command line's).
 // It writes to w (under a termsafe.Writer: the logger escapes its lines
-// itself), or to the settings' file when they name one.
+// itself), or to the settings' file when they name one: a file, or a
+// folder holding it, that another user could change, or a file that is a
+// link, is refused (see owned).
 func New(w io.Writer, opts Options, format, level string) (*zap.Logger, error) {
 	w = termsafe.Underlying(w)
 	if opts.File != "" {
+		if err := ownFile(opts.File); err != nil {
+			return nil, err
+		}
 		w = rotatingFile(opts)
 	}
 	format = cmp.Or(format, opts.Format, FormatAuto)
 	level = cmp.Or(level, opts.Level, "info")
 	return newLogger(w, format, level)
+}
+
+// ownFile checks the log file at path and its folder, when it exists
+// (lumberjack makes it), as owned does.
+func ownFile(path string) error {
+	if dir := filepath.Dir(path); fileExists(dir) {
+		if err := owned.Dir("logging.file's folder", dir); err != nil {
+			return err
+		}
+	}
+	return owned.File("logging.file", path)
+}
+
+// fileExists reports whether there is a file (or folder) at path.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // rotatingFile is the configuration's log file, rotated by lumberjack when
