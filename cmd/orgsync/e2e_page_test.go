@@ -167,7 +167,7 @@ func TestBannerStatesAndLookupInChromium(t *testing.T) {
 	}
 	shoot(t, ctx, must, "approve-confirm.png")
 	must("apply", chromedp.Do(ctx, chromedp.Click(chromedp.ID("apply-"+id)), chromedp.WaitVisible(chromedp.ID("result-title"))))
-	if a := approvalOf(t, cfg, id); a.Status != "approved" || a.Decided.String() != "ops (status page, basic authentication)" {
+	if a := approvalOf(t, cfg, id); a.Status != "approved" || a.Decided.String() != "ops via status page, basic authentication" {
 		t.Errorf("after the confirm step: %s by %v", a.Status, a.Decided)
 	}
 	waitFor(t, "the in-sync state", 20*time.Second, func() bool { return state() == statuspage.StateInSync })
@@ -229,7 +229,7 @@ func TestTokenLoginInChromium(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("runs"))))
 	who, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".whoami")))
 	must("who", err)
-	if !strings.Contains(who, "status.token holder (status page, token login)") {
+	if !strings.Contains(who, "status.token holder via status page, token login") {
 		t.Errorf("logged in as %q", who)
 	}
 }

@@ -132,7 +132,7 @@ func TestPageDecisionsAreRunsOfTheDaemon(t *testing.T) {
 	if code != 200 || !strings.Contains(body, "applied:") || approval(t, d, id).Status != store.Approved {
 		t.Errorf("applying the review: %d, approval %s\n%s", code, approval(t, d, id).Status, body)
 	}
-	by := "ops (status page, basic authentication)"
+	by := "ops via status page, basic authentication"
 	for msg, action := range map[string]string{"status page: the decision failed": "reject", "status page: approval reviewed, nothing applied": "review",
 		"status page: decision taken": "approve"} {
 		entries := logs.FilterMessage(msg).All()

@@ -236,7 +236,7 @@ func TestApproveTakesAConfirmStep(t *testing.T) {
 	if code != 200 || !strings.Contains(done, "Approval 0123abcd: approved") {
 		t.Errorf("applying what was reviewed: %d\n%s", code, done)
 	}
-	if want := []string{"0123abcd review by ops (status page, basic authentication)", "0123abcd approve by ops (status page, basic authentication)"}; strings.Join(rec.decided, "|") != strings.Join(want, "|") {
+	if want := []string{"0123abcd review by ops via status page, basic authentication", "0123abcd approve by ops via status page, basic authentication"}; strings.Join(rec.decided, "|") != strings.Join(want, "|") {
 		t.Errorf("decided %v, want %v", rec.decided, want)
 	}
 	// What approving applies changed: shown again, with its own form.

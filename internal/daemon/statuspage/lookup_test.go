@@ -23,7 +23,7 @@ func TestUserLookup(t *testing.T) {
 		t.Fatalf("lookup: %d\n%s", code, body)
 	}
 	for _, want := range []string{`<form method="get" action="history">`, `value="Mallory@Example.com"`, "2 changes recorded of Mallory@Example.com",
-		"add &lt;b&gt;Design&lt;/b&gt;", `<td class="failed">failed error.group.not_found</td>`, "(approval 0123abcd, approved by ops (status page, basic authentication))",
+		"add &lt;b&gt;Design&lt;/b&gt;", `<td class="failed">failed error.group.not_found</td>`, "(approval 0123abcd, approved by ops via status page, basic authentication)",
 		"Held for approval now:", "- remove mallory@example.com (federatedID), in approval 0123abcd"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the lookup lacks %q", want)

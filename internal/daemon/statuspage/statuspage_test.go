@@ -106,7 +106,7 @@ func sampleHistory(user string) ([]store.Entry, error) {
 		{Run: "r1", Time: t0, Org: "main", User: "mallory@example.com", Kind: "create", Steps: []string{"create federatedID", "add <b>Design</b>"},
 			Result: store.ResultApplied, Reason: "the sources; Design: mapping[1] (directory \"design\")"},
 		{Run: "r2", Time: t0.Add(time.Hour), Org: "main", User: "mallory@example.com", Kind: "remove", Steps: []string{"remove Marketing"},
-			Result: store.ResultFailed, Code: "error.group.not_found", Reason: "the sources no longer give these groups", Approval: "0123abcd", DecidedBy: "ops (status page, basic authentication)"},
+			Result: store.ResultFailed, Code: "error.group.not_found", Reason: "the sources no longer give these groups", Approval: "0123abcd", DecidedBy: "ops via status page, basic authentication"},
 	}, nil
 }
 
