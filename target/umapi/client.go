@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -60,7 +61,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		opt(&o)
 	}
 	cfg = cfg.withDefaults()
-	key, base, err := cfg.build()
+	key, out, err := cfg.build()
 	if err != nil {
 		return nil, err
 	}
@@ -72,15 +73,19 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
-	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats,
+	c.transport = &transport{limits: newLimiters(cfg), ids: ids, stats: c.stats,
 		waits: limitsNotice(o.logger, cfg), answers: answerNotice(o.logger, cfg)}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
-	// The transport bounds each attempt (Config.Timeout), not the http.Client:
-	// the client's timeout would count the rate limiters' waits and the
-	// token fetch too, and hide a failed token fetch behind its own error.
+	// The outbound transport under c.transport bounds each attempt
+	// (Config.Timeout), not the http.Client: the client's timeout would
+	// count the rate limiters' waits and the token fetch too, and hide a
+	// failed token fetch behind its own error.
 	c.http = &retryablehttp.Client{
-		HTTPClient:   &http.Client{Transport: c.transport},
+		HTTPClient: outbound.New(out, func(next http.RoundTripper) http.RoundTripper {
+			c.transport.base = next
+			return c.transport
+		}),
 		RetryMax:     maxRetryMax, // checkRetry stops at attemptsAllowed
 		CheckRetry:   c.checkRetry,
 		Backoff:      noBackoff,
@@ -221,11 +226,13 @@ func decodeInto(resp *http.Response, v any) error {
 
 // lostMidway reports whether a decoding error comes from the body's
 // reading (a dropped or stalled connection, a truncated body) rather than
-// from JSON that was read whole and is not what was expected.
+// from JSON that was read whole and is not what was expected, or from a
+// body longer than any answer of the service (outbound.TooLargeError).
 func lostMidway(err error) bool {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	return !errors.As(err, &syntax) && !errors.As(err, &typ)
+	var large *outbound.TooLargeError
+	return !errors.As(err, &syntax) && !errors.As(err, &typ) && !errors.As(err, &large)
 }
 
 // drain reads what is left of a body (so the connection can be reused) and
