@@ -54,6 +54,10 @@ func newManagedIdentity(endpoint, clientID, resource string) (*managedIdentity, 
 
 func (m *managedIdentity) Where() string { return "the managed identity endpoint " + m.endpoint }
 
+// MetadataEndpoints is the identity endpoint, never reached through a
+// proxy (restapi.MetadataEndpoints).
+func (m *managedIdentity) MetadataEndpoints() []string { return []string{m.endpoint} }
+
 func (m *managedIdentity) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
 	return oauth2.ReuseTokenSource(nil, &identityTokens{ctx: ctx, hc: hc, m: m})
 }

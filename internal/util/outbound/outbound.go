@@ -80,7 +80,14 @@ type Layer func(next http.RoundTripper) http.RoundTripper
 // hops) before any layer sees the redirected request; the transport
 // refuses it again for a client that would follow it.
 func New(o Options, layers ...Layer) *http.Client {
-	var rt http.RoundTripper = newGuard(o)
+	return Above(newGuard(o), layers...)
+}
+
+// Above returns a client like New's whose transport is layers stacked
+// over rt: rt must be the transport of a client made by New, or a
+// RoundTripper that sends through one (a retrying client's), so that the
+// network transport with the package's promises stays at the bottom.
+func Above(rt http.RoundTripper, layers ...Layer) *http.Client {
 	for _, l := range layers {
 		rt = l(rt)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
@@ -97,6 +98,27 @@ func (r *recordingConn) Read(p []byte) (int, error) {
 func Redirect(w http.ResponseWriter, r *http.Request, to string, status int) {
 	w.Header().Set("Location", strings.TrimRight(to, "/")+r.URL.RequestURI())
 	w.WriteHeader(status)
+}
+
+// Front starts, until the test ends, a server in front of backend that
+// redirects the requests redirect picks to the origin to (with status)
+// and relays the others to backend unchanged (no X-Forwarded-For).
+func Front(t testing.TB, backend, to string, status int, redirect func(*http.Request) bool) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host }}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if redirect(r) {
+			Redirect(w, r, to, status)
+			return
+		}
+		relay.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
 }
 
 // RedirectStatuses are the redirects a client may be sent: 301, 302 and
