@@ -164,7 +164,9 @@ func layers(auth Auth, count func(*http.Response)) (token, api []outbound.Layer,
 	token = append(token, func(next http.RoundTripper) http.RoundTripper {
 		return &dpopTransport{key: key, base: next, token: true, dropped: count}
 	})
-	api = append(api, func(next http.RoundTripper) http.RoundTripper { return &dpopTransport{key: key, base: next, dropped: count} })
+	api = append(api, func(next http.RoundTripper) http.RoundTripper {
+		return &dpopTransport{key: key, base: next, dropped: count}
+	})
 	return token, api, nil
 }
 

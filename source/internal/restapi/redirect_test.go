@@ -55,7 +55,7 @@ func TestRedirectsCarryNoCredentials(t *testing.T) {
 			front := outboundtest.Front(t, backend.URL, other.URL, status, func(r *http.Request) bool { sent.Add(1); return r.URL.Path == at })
 			tokenURL := front.URL + "/token"
 			auths := map[string]Auth{
-				"client secret": ClientSecret{TokenURL: tokenURL, ClientID: "app", Secret: secret.Value("client-secret-value")},
+				"client secret":             ClientSecret{TokenURL: tokenURL, ClientID: "app", Secret: secret.Value("client-secret-value")},
 				"private key JWT with DPoP": PrivateKeyJWT{TokenURL: tokenURL, ClientID: "app", Key: key, DPoP: DPoPAlways},
 				"federated token file":      AssertionFile{TokenURL: tokenURL, ClientID: "app", Path: fedFile},
 				"JWT bearer":                JWTBearer{TokenURL: tokenURL, Email: "sa@example.com", PrivateKey: secret.Value(keyPEM)},
