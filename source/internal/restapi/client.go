@@ -194,7 +194,7 @@ const MaxConns = 16
 func (c *Client) retrying(opts Options, hc *http.Client) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient: hc, RetryMax: opts.MaxRetries, RetryWaitMin: opts.MinWait, RetryWaitMax: opts.MaxWait,
-		CheckRetry: checkRetry, Backoff: backoff, ErrorHandler: withoutResponse,
+		CheckRetry: checkRetry, Backoff: Backoff, ErrorHandler: withoutResponse,
 		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) { c.count(resp) },
 	}
 }
@@ -304,7 +304,8 @@ func rateLimitReset(h http.Header, now time.Time) (time.Duration, bool) {
 
 // checkRetry retries throttled answers, server errors and dropped
 // connections (every request is a GET); never an authentication failure,
-// a redirect to another origin or a done context.
+// a client assertion that could not be made, a redirect to another origin
+// or a done context.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -319,6 +320,10 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	var re *outbound.RedirectError
 	if errors.As(err, &re) {
 		return false, re
+	}
+	var ae *AssertionError
+	if errors.As(err, &ae) {
+		return false, ae
 	}
 	if err != nil {
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
@@ -371,13 +376,13 @@ func hostOf(u string) string {
 	return u
 }
 
-// backoff waits what a throttled answer asks (Retry-After, else Okta's
+// Backoff waits what a throttled answer asks (Retry-After, else Okta's
 // X-Rate-Limit-Reset) and up to half of minWait more, else a random wait
 // between half and all of a wait that doubles from minWait to maxWait:
 // every retry is jittered, so that the readers throttled at once (a
 // read's five listings, other tools on the same quota) do not come back
 // at once.
-func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+func Backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && throttled(resp) {
 		if d, ok := askedWait(resp, minWait, attempt); ok {
 			return d + jitter(minWait/2)
