@@ -233,6 +233,14 @@ func (e *AuthError) Error() string {
 
 func (e *AuthError) Unwrap() error { return e.Err }
 
+// NamedTokenSource is src whose errors are AuthErrors naming where, the
+// endpoint src gets its tokens from: an error of a token source used
+// inside another one's sign-in (the Security Token Service's inside
+// signJwt's) then names the endpoint that refused.
+func NamedTokenSource(src oauth2.TokenSource, where string) oauth2.TokenSource {
+	return authErrors{src: src, where: where}
+}
+
 // authErrors wraps the errors of a token source in AuthError.
 type authErrors struct {
 	src   oauth2.TokenSource
