@@ -249,9 +249,9 @@ type ReadNeeds struct {
 // Prefer ReadNeedsFor.
 func (p *Policy) ReadNeeds() ReadNeeds {
 	return ReadNeeds{
-		Groups:        append(p.managedGroups(), p.ExcludeGroups...),
-		CheckGroups:   p.managedGroups(),
-		AllUsers:      p.Unmatched == RemoveUsers || p.Unmatched == DeleteUsers,
+		Groups:         append(p.managedGroups(), p.ExcludeGroups...),
+		CheckGroups:    p.managedGroups(),
+		AllUsers:       p.Unmatched == RemoveUsers || p.Unmatched == DeleteUsers,
 		RevokeInvites:  p.RevokeUnmatchedInvites,
 		ExpiredInvites: !p.ResendExpiredInvites,
 	}
