@@ -38,8 +38,9 @@ type Client struct {
 type Option func(*options)
 
 type options struct {
-	logger *zap.Logger
-	clock  func() time.Time
+	logger    *zap.Logger
+	clock     func() time.Time
+	limitsDir string
 }
 
 // WithLogger sends the client's debug and warning messages (retries,
@@ -50,6 +51,17 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // WithClock replaces time.Now for the token's expiry and the JWT's exp
 // claim (for tests with a simulated clock).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
+
+// WithSharedLimits shares the client's rate-limit windows with every
+// orgsync process whose client (the same BaseURL and ClientID) is given
+// the same folder: what each request spends of the service's per-minute
+// windows is kept in a file there (locked while it is read and written),
+// so that a process started within a window begins with what is left of
+// it, and processes running at once share the limits. The folder is made
+// (readable by its owner only) when it does not exist; when the file
+// cannot be used, the client says so once and counts its own requests
+// only.
+func WithSharedLimits(dir string) Option { return func(o *options) { o.limitsDir = dir } }
 
 // New applies the defaults to cfg, checks its secrets and files (see
 // Config.Check; every problem at once in a *ConfigError, each named by its
@@ -72,8 +84,15 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	var shared *sharedWindows
+	if o.limitsDir != "" {
+		if shared, err = newSharedWindows(o.limitsDir, cfg, o.logger); err != nil {
+			o.logger.Warn("the rate limits cannot be shared with other orgsync processes: this process counts its own requests only", zap.Error(err))
+			shared = nil
+		}
+	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
-	c.transport = &transport{limits: newLimiters(cfg), ids: ids, stats: c.stats,
+	c.transport = &transport{limits: newLimiters(cfg, shared), ids: ids, stats: c.stats,
 		waits: limitsNotice(o.logger, cfg), answers: answerNotice(o.logger, cfg)}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.

@@ -1,0 +1,14 @@
+//go:build !unix && !windows
+
+package filelock
+
+import (
+	"errors"
+	"os"
+)
+
+// Lock cannot lock on this system.
+func Lock(*os.File) error { return errors.ErrUnsupported }
+
+// Unlock cannot unlock on this system.
+func Unlock(*os.File) error { return errors.ErrUnsupported }
