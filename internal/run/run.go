@@ -20,8 +20,8 @@ package run
 
 import (
 	"fmt"
-	"path/filepath"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
