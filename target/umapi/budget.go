@@ -90,7 +90,7 @@ var errNewerBudget = errors.New("written in a newer format")
 func (s *sharedWindows) update(fn func(b *budgetFile)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := filelock.Open(s.path)
 	if err != nil {
 		return err
 	}

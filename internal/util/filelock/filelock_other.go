@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// noFollow: Open checks for a link before opening.
+const noFollow = 0
+
 // Lock cannot lock on this system.
 func Lock(*os.File) error { return errors.ErrUnsupported }
 

@@ -45,3 +45,27 @@ func TestLockWaitsForTheHolder(t *testing.T) {
 		t.Fatal("the second lock was not taken once the first was released")
 	}
 }
+
+// TestOpenRefusesALink: a symbolic link where the file goes is refused,
+// and what it points to is left as it was.
+func TestOpenRefusesALink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "state.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if f, err := filelock.Open(link); err == nil {
+		f.Close()
+		t.Fatal("a symbolic link was opened")
+	}
+	f, err := filelock.Open(filepath.Join(dir, "new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}

@@ -7,6 +7,10 @@ import (
 	"syscall"
 )
 
+// noFollow makes opening a symbolic link fail, whoever put it there
+// between the check and the open.
+const noFollow = syscall.O_NOFOLLOW
+
 // Lock waits for an exclusive lock on f.
 func Lock(f *os.File) error {
 	for {

@@ -8,6 +8,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// noFollow: Open checks for a link before opening.
+const noFollow = 0
+
 // Lock waits for an exclusive lock on f (its first byte; the lock is
 // advisory for other lockers, as flock is).
 func Lock(f *os.File) error {
