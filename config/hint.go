@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umapi"
 	"github.com/orgsync/orgsync/target/umwire"
 )
@@ -17,7 +19,10 @@ func (t *NamedTarget) Hint(err error) error {
 	var ue *umapi.UnreachableError
 	var ae *umapi.APIError
 	var ce *umapi.ConfigError
+	var re *outbound.RedirectError
 	switch {
+	case errors.As(err, &re):
+		return fmt.Errorf("%w; check %s", err, t.redirectedKey(re))
 	case errors.As(err, &ce):
 		return errors.Join(t.clientProblems(ce)...)
 	case errors.As(err, &ue):
@@ -32,6 +37,15 @@ func (t *NamedTarget) Hint(err error) error {
 // authBaseURL for the token endpoint when it is set apart from baseURL.
 func (t *NamedTarget) urlKey(endpoint string) string {
 	if endpoint == umapi.EndpointToken && t.AuthBaseURL != t.BaseURL {
+		return t.path + ".authBaseURL"
+	}
+	return t.path + ".baseURL"
+}
+
+// redirectedKey is the key of the address that answered with a redirect
+// to another origin: authBaseURL when it is set apart and answered.
+func (t *NamedTarget) redirectedKey(re *outbound.RedirectError) string {
+	if u, err := url.Parse(t.AuthBaseURL); err == nil && t.AuthBaseURL != t.BaseURL && outbound.Origin(u) == re.From {
 		return t.path + ".authBaseURL"
 	}
 	return t.path + ".baseURL"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umapi"
 )
 
@@ -31,6 +32,8 @@ func TestHintNamesTheKeyToFix(t *testing.T) {
 		{two, unreachable(umapi.EndpointOrgUsers, umapi.ReasonNoAnswer), []string{"check targets[1].baseURL", "targets[1].timeouts.request"}},
 		{one, &umapi.APIError{Endpoint: umapi.EndpointToken, StatusCode: 400}, []string{"refused the sign-in", "target.auth"}},
 		{one, &umapi.APIError{Endpoint: umapi.EndpointOrgUsers, StatusCode: 403}, []string{"target.orgId (1@VendorOrg)"}},
+		{two, fmt.Errorf("sign-in: %w", &outbound.RedirectError{From: "http://b:80", To: "http://c:80", Status: 307}), []string{"check targets[1].authBaseURL"}},
+		{two, &outbound.RedirectError{From: "http://a:80", To: "http://c:80", Status: 302}, []string{"check targets[1].baseURL"}},
 	} {
 		got := c.t.Hint(c.err).Error()
 		for _, w := range c.want {

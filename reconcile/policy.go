@@ -235,6 +235,12 @@ type ReadNeeds struct {
 	// RevokeInvites is set when the policy revokes the invites of users
 	// in no source, so that every pending invite matters.
 	RevokeInvites bool
+	// ExpiredInvites is set when the policy does not invite again a user
+	// whose invite expired (ResendExpiredInvites off): only then does an
+	// expired invite change the plan, so that the reader lists them.
+	// Otherwise a desired user with no pending invite is invited, expired
+	// or never invited alike, and the pending invites are all it reads.
+	ExpiredInvites bool
 }
 
 // ReadNeeds returns what a Reader must read for this policy when the
@@ -243,10 +249,11 @@ type ReadNeeds struct {
 // Prefer ReadNeedsFor.
 func (p *Policy) ReadNeeds() ReadNeeds {
 	return ReadNeeds{
-		Groups:        append(p.managedGroups(), p.ExcludeGroups...),
-		CheckGroups:   p.managedGroups(),
-		AllUsers:      p.Unmatched == RemoveUsers || p.Unmatched == DeleteUsers,
-		RevokeInvites: p.RevokeUnmatchedInvites,
+		Groups:         append(p.managedGroups(), p.ExcludeGroups...),
+		CheckGroups:    p.managedGroups(),
+		AllUsers:       p.Unmatched == RemoveUsers || p.Unmatched == DeleteUsers,
+		RevokeInvites:  p.RevokeUnmatchedInvites,
+		ExpiredInvites: !p.ResendExpiredInvites,
 	}
 }
 

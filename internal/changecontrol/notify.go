@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -30,7 +30,7 @@ func Dispatcher(cfg *config.Config, log *zap.Logger) (*notify.Dispatcher, error)
 	n := &cfg.Notify
 	d := &notify.Dispatcher{Log: log.Named("notify"), Attempts: n.Retries.Max + 1, MinWait: n.Retries.MinWait, MaxWait: n.Retries.MaxWait}
 	for _, w := range n.Webhooks {
-		d.Notifiers = append(d.Notifiers, &notify.Webhook{URL: w.URL, Format: w.Format, Client: &http.Client{Timeout: n.Timeout}})
+		d.Notifiers = append(d.Notifiers, &notify.Webhook{URL: w.URL, Format: w.Format, Client: outbound.New(outbound.Options{Timeout: n.Timeout})})
 	}
 	if m := n.Email; m != nil {
 		email := &notify.Email{Host: m.Host, Port: m.Port, From: m.From, To: m.To, Username: m.Username, Password: m.Password, TLS: m.TLS,

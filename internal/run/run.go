@@ -21,6 +21,7 @@ package run
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -254,6 +255,11 @@ func (j *Job) orgLog(t *config.NamedTarget) *zap.Logger {
 	return j.log.With(zap.String("org", t.Name))
 }
 
+// LimitsFolder is the folder of the state directory where the service
+// clients of every orgsync process share what they spent of the
+// service's rate limits (umapi.WithSharedLimits).
+const LimitsFolder = "limits"
+
 // clientCache keeps the last service client of each organization.
 type clientCache struct {
 	mu      sync.Mutex
@@ -268,7 +274,9 @@ type cachedClient struct {
 }
 
 // Client returns the service client of organization t, with rate limiters
-// of its own. The secrets are read again each time; while they (and the
+// of its own, which share what they spend with every other orgsync
+// process through the state directory (LimitsFolder) when there is one.
+// The secrets are read again each time; while they (and the
 // rest of the target) are unchanged, the client of the previous call is
 // reused, so that a daemon's runs share its token and rate limiters
 // instead of signing in again each run.
@@ -282,7 +290,11 @@ func (j *Job) Client(t *config.NamedTarget) (*umapi.Client, error) {
 	if last, ok := j.clients.clients[t.Name]; ok && last.cfg == cc {
 		return last.client, nil
 	}
-	c, err := umapi.New(cc, umapi.WithLogger(j.orgLog(t).Named("service")))
+	opts := []umapi.Option{umapi.WithLogger(j.orgLog(t).Named("service"))}
+	if dir := j.cfg.State.Dir; dir != "" {
+		opts = append(opts, umapi.WithSharedLimits(filepath.Join(dir, LimitsFolder)))
+	}
+	c, err := umapi.New(cc, opts...)
 	if err != nil {
 		return nil, t.Hint(err)
 	}

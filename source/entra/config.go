@@ -1,11 +1,14 @@
 package entra
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/orgsync/orgsync/internal/util/weburl"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
@@ -68,8 +71,10 @@ type Config struct {
 	// on App Service and Container Apps, else the instance metadata
 	// service, DefaultIMDS).
 	IdentityEndpoint string `yaml:"identityEndpoint,omitempty"`
-	// LoginURL and GraphURL are the endpoints (national clouds, tests);
-	// they default to Microsoft's global cloud.
+	// LoginURL and GraphURL are the endpoints (national clouds, tests).
+	// LoginURL defaults to $AZURE_AUTHORITY_HOST (which AKS workload
+	// identity sets), else Microsoft's global cloud; GraphURL to the
+	// Graph of a national cloud that LoginURL names, else the global one.
 	LoginURL string `yaml:"loginURL,omitempty"`
 	GraphURL string `yaml:"graphURL,omitempty"`
 	// Requests: pageSize ($top, default 999) and timeout.
@@ -125,6 +130,11 @@ func (c *Config) Validate() []diag.FieldError {
 	}
 	errs = append(errs, c.validateCredential()...)
 	errs = append(errs, clouddir.CheckURLs("loginURL", c.LoginURL, "graphURL", c.GraphURL, "identityEndpoint", c.IdentityEndpoint)...)
+	if h := os.Getenv(EnvAuthorityHost); c.LoginURL == "" && h != "" {
+		if _, err := weburl.Parse(h); err != nil {
+			add("loginURL", "not set, so %s is the login URL, and %v: fix the variable, or set loginURL", EnvAuthorityHost, err)
+		}
+	}
 	errs = append(errs, c.Requests.Validate(DefaultPageSize)...)
 	if f := c.Users.MailFallback; f != "" && f != NoMailFallback && !usertmpl.IsAttributeName(f) {
 		add("users.mailFallback", "%q is not a property name: use a user property such as userPrincipalName, or none", f)
@@ -158,10 +168,13 @@ func (c *Config) unlistable() []diag.FieldError {
 func (c *Config) applyDefaults() {
 	c.fromEnvironment()
 	if c.LoginURL == "" {
-		c.LoginURL = DefaultLoginURL
+		c.LoginURL = cmp.Or(strings.TrimRight(os.Getenv(EnvAuthorityHost), "/"), DefaultLoginURL)
 	}
 	if c.GraphURL == "" {
 		c.GraphURL = DefaultGraphURL
+		if u, err := weburl.Parse(c.LoginURL); err == nil && nationalGraph[strings.ToLower(u.Hostname())] != "" {
+			c.GraphURL = nationalGraph[strings.ToLower(u.Hostname())]
+		}
 	}
 	c.Requests.SetDefaults(DefaultPageSize)
 	if c.Users.MailFallback == "" {

@@ -30,7 +30,19 @@ const (
 	EnvFederatedTokenFile = "AZURE_FEDERATED_TOKEN_FILE"
 	EnvIdentityEndpoint   = "IDENTITY_ENDPOINT"
 	EnvIdentityHeader     = "IDENTITY_HEADER"
+	// EnvAuthorityHost is the Microsoft identity platform's host of the
+	// cloud (AKS workload identity sets it; azidentity reads it): the
+	// default of loginURL.
+	EnvAuthorityHost = "AZURE_AUTHORITY_HOST"
 )
+
+// nationalGraph is Microsoft Graph's root in the national clouds, by
+// the host of their identity platform: graphURL's default when loginURL
+// (or AZURE_AUTHORITY_HOST) names one.
+var nationalGraph = map[string]string{
+	"login.microsoftonline.us": "https://graph.microsoft.us",
+	"login.chinacloudapi.cn":   "https://microsoftgraph.chinacloudapi.cn",
+}
 
 // DefaultIMDS is the token endpoint of Azure's instance metadata service
 // (virtual machines, scale sets, AKS nodes).

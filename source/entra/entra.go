@@ -56,7 +56,7 @@ func (s *Source) auth() (restapi.Auth, error) {
 	case AuthWorkloadIdentity:
 		return restapi.AssertionFile{TokenURL: tokenURL, ClientID: s.cfg.ClientID, Path: s.cfg.FederatedTokenFile, Scopes: scopes}, nil
 	case AuthManagedIdentity:
-		return newManagedIdentity(s.cfg.IdentityEndpoint, s.cfg.ClientID, resource)
+		return newManagedIdentity(s.cfg.IdentityEndpoint, s.cfg.ClientID, resource, s.Retry)
 	}
 	key, thumb, err := s.certificate()
 	if err != nil {

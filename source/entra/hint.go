@@ -3,7 +3,9 @@ package entra
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"net/http"
+	"os"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -15,7 +17,7 @@ import (
 // that cannot be reached, a sign-in refused (by the Microsoft identity
 // platform's AADSTS code) and a call Microsoft Graph refuses.
 func (s *Source) hint(err error) error {
-	advice := s.reachAdvice(err)
+	advice := cmp.Or(s.reachAdvice(err), s.tokenFileAdvice(err))
 	if advice == "" {
 		code, desc := restapi.OAuthError(err)
 		advice = cmp.Or(signInAdvice(desc), s.identityAdvice(err, code, desc))
@@ -42,6 +44,18 @@ func (s *Source) reachAdvice(err error) string {
 		restapi.URLKey{Key: "identityEndpoint", URL: s.cfg.IdentityEndpoint})
 }
 
+// tokenFileAdvice says what to check when the federated token file cannot
+// be read (workload identity): on AKS, what makes the webhook mount it.
+func (s *Source) tokenFileAdvice(err error) string {
+	var ae *restapi.AssertionError
+	if s.cfg.mode() != AuthWorkloadIdentity || !errors.As(err, &ae) {
+		return ""
+	}
+	return "check federatedTokenFile (" + s.cfg.FederatedTokenFile + "): on AKS the workload identity webhook mounts the token, and sets " + EnvFederatedTokenFile +
+		", only in a pod labelled azure.workload.identity/use: \"true\" whose service account is annotated azure.workload.identity/client-id " +
+		"(pods created before the label and the annotation must be created again); elsewhere, the file of a token the app's federated credential trusts"
+}
+
 // noIdentityEndpoint is the advice when no managed identity endpoint
 // answers: nothing listens there, or something else does (another
 // cloud's metadata service, a proxy).
@@ -56,7 +70,20 @@ func (s *Source) identityAdvice(err error, code, desc string) string {
 	if s.cfg.mode() != AuthManagedIdentity || !errors.As(err, &re) {
 		return ""
 	}
+	status := 0
+	if re.Response != nil {
+		status = re.Response.StatusCode
+	}
 	switch {
+	case status == http.StatusUnauthorized && s.identityHeaderSet():
+		return "the identity endpoint refused X-IDENTITY-HEADER: " + EnvIdentityHeader + " must be the value App Service or Container Apps sets in this process's environment " +
+			"beside " + EnvIdentityEndpoint + " (it changes when the app restarts: do not copy it into a file or the configuration)"
+	case status == http.StatusUnauthorized && !s.identityHeaderSet():
+		return "the endpoint refused a request of the instance metadata service's protocol: if identityEndpoint is App Service's or Container Apps' (" + EnvIdentityEndpoint +
+			"), " + EnvIdentityHeader + " must be set in the environment; " + noIdentityEndpoint
+	case (status == http.StatusNotFound || status == http.StatusGone) && !s.identityHeaderSet():
+		return fmt.Sprintf("the instance metadata service answered %d on every attempt (it does while it updates, and is back within 70 seconds): "+
+			"run again later; if it persists, check that a managed identity is assigned to this VM or scale set", status)
 	case code == "" && desc == "":
 		return noIdentityEndpoint
 	case strings.Contains(desc, "Multiple user assigned identities"):
@@ -66,6 +93,10 @@ func (s *Source) identityAdvice(err error, code, desc string) string {
 	}
 	return ""
 }
+
+// identityHeaderSet reports whether the identity endpoint is spoken to
+// with App Service's protocol (IDENTITY_HEADER is set).
+func (s *Source) identityHeaderSet() bool { return os.Getenv(EnvIdentityHeader) != "" }
 
 // signInAdvice says what to check for the AADSTS code that begins an
 // error description of the token endpoint.

@@ -148,6 +148,18 @@ const metadataAccount = "/computeMetadata/v1/instance/service-accounts/default/"
 
 func (m *metadataCredential) Where() string { return "the metadata server " + m.root() }
 
+// MetadataEndpoints is the metadata server (restapi.MetadataEndpoints).
+func (m *metadataCredential) MetadataEndpoints() []string { return []string{m.root()} }
+
+// metadataOf returns the metadata endpoints of c, none when it reaches
+// none.
+func metadataOf(c credential) []string {
+	if m, ok := c.(restapi.MetadataEndpoints); ok {
+		return m.MetadataEndpoints()
+	}
+	return nil
+}
+
 func (m *metadataCredential) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
 	return oauth2.ReuseTokenSource(nil, tokenFunc(func() (*oauth2.Token, error) {
 		q := url.Values{"scopes": {strings.Join(m.scopes, ",")}}
@@ -254,6 +266,22 @@ func (e *external) check() error {
 type externalCredential struct {
 	file   external
 	scopes []string
+}
+
+// MetadataEndpoints are AWS's metadata addresses that an AWS-sourced
+// external account reads (restapi.MetadataEndpoints).
+func (x *externalCredential) MetadataEndpoints() []string {
+	cs := x.file.CredentialSource
+	if cs == nil || !strings.HasPrefix(cs.EnvironmentID, "aws") {
+		return nil
+	}
+	var urls []string
+	for _, u := range []string{cs.URL, cs.RegionURL, cs.IMDSv2SessionTokenURL} {
+		if u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
 }
 
 func (x *externalCredential) Where() string {

@@ -2,6 +2,7 @@ package google
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"net/http"
 	"path"
@@ -57,7 +58,7 @@ func (s *Source) delegation() string {
 func (s *Source) signInAdvice(err error) string {
 	var rpc *rpcError
 	if errors.As(err, &rpc) {
-		return iamAdvice(rpc)
+		return s.iamAdvice(rpc)
 	}
 	code, desc := restapi.OAuthError(err)
 	switch {
@@ -79,11 +80,16 @@ func (s *Source) signInAdvice(err error) string {
 }
 
 // iamAdvice says what to do when IAM Credentials refuses to sign.
-func iamAdvice(e *rpcError) string {
+func (s *Source) iamAdvice(e *rpcError) string {
 	switch e.reason() {
 	case "IAM_PERMISSION_DENIED":
-		return "grant the ambient identity (the metadata server's service account, or the external account's) the Service Account Token Creator role on " + e.Account +
-			" (gcloud iam service-accounts add-iam-policy-binding " + e.Account + " --role=roles/iam.serviceAccountTokenCreator --member=...), " +
+		caller, member := s.caller()
+		role := "the Service Account Token Creator role on " + e.Account
+		if caller == "the service account "+e.Account {
+			role = "the Service Account Token Creator role on itself"
+		}
+		return "grant " + caller + " " + role +
+			" (gcloud iam service-accounts add-iam-policy-binding " + e.Account + " --role=roles/iam.serviceAccountTokenCreator --member=" + member + "), " +
 			"and enable the IAM Service Account Credentials API (iamcredentials.googleapis.com) in its project"
 	case "ACCESS_TOKEN_SCOPE_INSUFFICIENT":
 		return "the ambient credential lacks the cloud-platform scope: give the VM or node pool the cloud-platform access scope"
@@ -91,6 +97,40 @@ func iamAdvice(e *rpcError) string {
 		return "enable the IAM Service Account Credentials API (iamcredentials.googleapis.com) in the project"
 	}
 	return "check serviceAccount and iamURL"
+}
+
+// caller names who calls IAM Credentials (the ambient identity), and
+// the --member of a gcloud policy binding for it: the metadata server's
+// service account, the service account an external account
+// impersonates, or the external account's federated principal.
+func (s *Source) caller() (who, member string) {
+	if !s.cfg.Credentials.IsSet() {
+		return "the metadata server's service account (the VM's, or the one GKE workload identity maps the pod's Kubernetes service account to)",
+			"serviceAccount:<its email: curl -H Metadata-Flavor:Google " + (&metadataCredential{base: s.cfg.MetadataURL}).root() + metadataAccount + "email>"
+	}
+	k, err := s.loadFile(typeExternalAccount, typeServiceAccount)
+	switch {
+	case err != nil:
+		return "the ambient identity", "..."
+	case k.Type == typeServiceAccount:
+		return "the service account " + k.ClientEmail, "serviceAccount:" + k.ClientEmail
+	}
+	if sa, _ := (&externalCredential{file: k.external}).account(context.Background(), nil); sa != "" {
+		return "the service account " + sa, "serviceAccount:" + sa
+	}
+	return "the external account's federated principal", "principal://iam.googleapis.com/<pool>/subject/<subject>"
+}
+
+// adminRoleScopes says how the token of auth: adminRole gets the
+// directory scopes, which orgsync asks for.
+func (s *Source) adminRoleScopes() string {
+	if s.cfg.Credentials.IsSet() {
+		return "the token must be the service account's: create the external account's configuration with --service-account " +
+			"(service_account_impersonation_url), so that the token asked for carries the scopes " + strings.Join(Scopes, ",")
+	}
+	return "on Compute Engine the metadata server gives tokens with the VM's access scopes, whatever scopes are asked for: stop the VM and give it the scopes " +
+		"(gcloud compute instances set-service-account <vm> --zone <zone> --service-account <its service account> --scopes " + CloudPlatformScope + "," + strings.Join(Scopes, ",") +
+		"), then start it; GKE workload identity and Cloud Run give the scopes asked for"
 }
 
 // scopeFor is the scope of the call to path.
@@ -112,7 +152,7 @@ func (s *Source) apiAdvice(se *restapi.StatusError) string {
 	switch se.Code {
 	case "insufficientPermissions":
 		if s.cfg.mode() == AuthAdminRole {
-			return "the token lacks the scope " + scopeFor(se.Path) + ": the metadata server or the impersonated service account must be given the directory scopes"
+			return "the token lacks the scope " + scopeFor(se.Path) + ": " + s.adminRoleScopes()
 		}
 		return "the token lacks the scope " + scopeFor(se.Path) + ": " + s.delegation()
 	case "accessNotConfigured":

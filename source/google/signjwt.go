@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/orgsync/orgsync/internal/util/outbound"
+	"github.com/orgsync/orgsync/source/internal/restapi"
 )
 
 // signJWT is domain-wide delegation without a key file (restapi.Auth):
@@ -31,8 +34,13 @@ type signJWT struct {
 
 func (j *signJWT) Where() string { return j.TokenURL }
 
+// MetadataEndpoints are the ambient credential's (restapi.MetadataEndpoints).
+func (j *signJWT) MetadataEndpoints() []string { return metadataOf(j.cred) }
+
 func (j *signJWT) TokenSource(ctx context.Context, hc *http.Client) oauth2.TokenSource {
-	iam := &http.Client{Timeout: hc.Timeout, Transport: &oauth2.Transport{Source: j.cred.TokenSource(ctx, hc), Base: hc.Transport}}
+	iam := outbound.Above(hc.Transport, func(next http.RoundTripper) http.RoundTripper {
+		return &oauth2.Transport{Source: restapi.NamedTokenSource(j.cred.TokenSource(ctx, hc), j.cred.Where()), Base: next}
+	})
 	return oauth2.ReuseTokenSource(nil, tokenFunc(func() (*oauth2.Token, error) {
 		account := j.Account
 		if account == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -37,8 +38,9 @@ type Client struct {
 type Option func(*options)
 
 type options struct {
-	logger *zap.Logger
-	clock  func() time.Time
+	logger    *zap.Logger
+	clock     func() time.Time
+	limitsDir string
 }
 
 // WithLogger sends the client's debug and warning messages (retries,
@@ -50,6 +52,17 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // claim (for tests with a simulated clock).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
 
+// WithSharedLimits shares the client's rate-limit windows with every
+// orgsync process whose client (the same BaseURL and ClientID) is given
+// the same folder: what each request spends of the service's per-minute
+// windows is kept in a file there (locked while it is read and written),
+// so that a process started within a window begins with what is left of
+// it, and processes running at once share the limits. The folder is made
+// (readable by its owner only) when it does not exist; when the file
+// cannot be used, the client says so once and counts its own requests
+// only.
+func WithSharedLimits(dir string) Option { return func(o *options) { o.limitsDir = dir } }
+
 // New applies the defaults to cfg, checks its secrets and files (see
 // Config.Check; every problem at once in a *ConfigError, each named by its
 // field) and returns a Client. It sends nothing: the first request fetches
@@ -60,7 +73,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		opt(&o)
 	}
 	cfg = cfg.withDefaults()
-	key, base, err := cfg.build()
+	key, out, err := cfg.build()
 	if err != nil {
 		return nil, err
 	}
@@ -71,16 +84,27 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	var shared *sharedWindows
+	if o.limitsDir != "" {
+		if shared, err = newSharedWindows(o.limitsDir, cfg, o.logger); err != nil {
+			o.logger.Warn("the rate limits cannot be shared with other orgsync processes: this process counts its own requests only", zap.Error(err))
+			shared = nil
+		}
+	}
 	c := &Client{cfg: cfg, stats: &counters{}, log: o.logger, orgPath: url.PathEscape(cfg.OrgID)}
-	c.transport = &transport{base: base, timeout: cfg.Timeout, limits: newLimiters(cfg), ids: ids, stats: c.stats,
+	c.transport = &transport{limits: newLimiters(cfg, shared), ids: ids, stats: c.stats,
 		waits: limitsNotice(o.logger, cfg), answers: answerNotice(o.logger, cfg)}
 	// retryablehttp runs the attempts; checkRetry decides, waits (through
 	// prepareRetry) and logs each retry, so retryablehttp logs nothing.
-	// The transport bounds each attempt (Config.Timeout), not the http.Client:
-	// the client's timeout would count the rate limiters' waits and the
-	// token fetch too, and hide a failed token fetch behind its own error.
+	// The outbound transport under c.transport bounds each attempt
+	// (Config.Timeout), not the http.Client: the client's timeout would
+	// count the rate limiters' waits and the token fetch too, and hide a
+	// failed token fetch behind its own error.
 	c.http = &retryablehttp.Client{
-		HTTPClient:   &http.Client{Transport: c.transport},
+		HTTPClient: outbound.New(out, func(next http.RoundTripper) http.RoundTripper {
+			c.transport.base = next
+			return c.transport
+		}),
 		RetryMax:     maxRetryMax, // checkRetry stops at attemptsAllowed
 		CheckRetry:   c.checkRetry,
 		Backoff:      noBackoff,
@@ -221,11 +245,13 @@ func decodeInto(resp *http.Response, v any) error {
 
 // lostMidway reports whether a decoding error comes from the body's
 // reading (a dropped or stalled connection, a truncated body) rather than
-// from JSON that was read whole and is not what was expected.
+// from JSON that was read whole and is not what was expected, or from a
+// body longer than any answer of the service (outbound.TooLargeError).
 func lostMidway(err error) bool {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	return !errors.As(err, &syntax) && !errors.As(err, &typ)
+	var large *outbound.TooLargeError
+	return !errors.As(err, &syntax) && !errors.As(err, &typ) && !errors.As(err, &large)
 }
 
 // drain reads what is left of a body (so the connection can be reused) and

@@ -4,10 +4,10 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -203,9 +203,9 @@ func (c Config) Check() error {
 }
 
 // build checks the given secrets and files of a defaulted configuration
-// and returns its private key (for AuthJWT) and HTTP transport; the error
-// is a *ConfigError.
-func (c Config) build() (*rsa.PrivateKey, *http.Transport, error) {
+// and returns its private key (for AuthJWT) and the options of its HTTP
+// transport; the error is a *ConfigError.
+func (c Config) build() (*rsa.PrivateKey, outbound.Options, error) {
 	var problems []*FieldError
 	var key *rsa.PrivateKey
 	if c.AuthMethod == AuthJWT && c.PrivateKeyPEM != "" {
@@ -215,15 +215,15 @@ func (c Config) build() (*rsa.PrivateKey, *http.Transport, error) {
 		}
 		key = k
 	}
-	tr, err := baseTransport(c)
+	o, err := outboundOptions(c)
 	var fe *FieldError
 	if errors.As(err, &fe) {
 		problems = append(problems, fe)
 	}
 	if len(problems) > 0 {
-		return nil, nil, &ConfigError{Problems: problems}
+		return nil, o, &ConfigError{Problems: problems}
 	}
-	return key, tr, nil
+	return key, o, nil
 }
 
 // errNoKey is New's answer to AuthJWT without a private key.

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -232,7 +233,7 @@ func (r Reason) attempts() int {
 // to think the address is wrong.
 func reasonOf(err error) Reason {
 	var dns *net.DNSError
-	var timeout *attemptTimeout
+	var timeout *outbound.TimeoutError
 	switch {
 	case errors.As(err, &dns):
 		if dns.IsTimeout || dns.IsTemporary {

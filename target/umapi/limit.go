@@ -26,25 +26,41 @@ var errWaitPastDeadline = fmt.Errorf("the wait for the rate limit would outlast 
 //     (a first load's few reads cost no waiting, and a run of fewer
 //     requests than the limit is not spaced out), while a long run is held
 //     margin below the limit's rate.
+//
+// With the windows shared with other processes (WithSharedLimits), a
+// request also waits for room in the shared window, which counts every
+// process's requests.
 type limiters struct {
 	read, app limiter
 }
 
-// limiter is the bucket and the guard of one limit.
+// limiter is the bucket and the guard of one limit, and its window in
+// the shared file (shared nil: not shared).
 type limiter struct {
 	bucket *rate.Limiter
 	guard  *windowGuard
+	shared *sharedWindows
+	key    string // of the window in the shared file
+	limit  int
 }
+
+// The keys of the shared windows: the application's, an organization's
+// reads.
+const (
+	sharedApp   = "requests"
+	sharedReads = "reads "
+)
 
 // newLimiters sizes the read and application limiters: a token bucket of
 // a window's allowance refilled at the limit's rate (less RateMargin)
-// beside a sliding-window guard.
-func newLimiters(c Config) limiters {
-	mk := func(limit int) limiter {
+// beside a sliding-window guard, and the shared windows (nil: none).
+func newLimiters(c Config, shared *sharedWindows) limiters {
+	mk := func(limit int, key string) limiter {
 		interval := time.Duration(float64(c.LimitWindow) / float64(limit) * (1 + c.RateMargin))
-		return limiter{bucket: rate.NewLimiter(rate.Every(interval), limit), guard: newWindowGuard(limit, c.LimitWindow)}
+		return limiter{bucket: rate.NewLimiter(rate.Every(interval), limit), guard: newWindowGuard(limit, c.LimitWindow),
+			shared: shared, key: key, limit: limit}
 	}
-	return limiters{read: mk(c.ReadLimit), app: mk(c.AppLimit)}
+	return limiters{read: mk(c.ReadLimit, sharedReads+c.OrgID), app: mk(c.AppLimit, sharedApp)}
 }
 
 // wait blocks until a request of class may be sent, honouring ctx. done
@@ -73,6 +89,14 @@ func (l limiters) wait(ctx context.Context, class limitClass) (done func(), err 
 		}
 		d, err := lim.guard.acquire(ctx)
 		if err != nil {
+			release()
+			return nil, err
+		}
+		dones = append(dones, d)
+		if lim.shared == nil {
+			continue
+		}
+		if d, err = lim.shared.acquire(ctx, lim.key, lim.limit); err != nil {
 			release()
 			return nil, err
 		}

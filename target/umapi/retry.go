@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -33,7 +34,8 @@ const (
 // with a new token; 5xx (but 501), timeouts and dropped connections only
 // for requests that are safe to repeat; an address that never answered
 // and refuses connections (or has no DNS name) only fastAttempts times;
-// never a failed token fetch, nor once the context is done.
+// never a failed token fetch, a redirect to another origin, nor once the
+// context is done.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -45,6 +47,10 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	var te *tokenFetchError
 	if errors.As(err, &te) {
 		return false, te.err
+	}
+	var re *outbound.RedirectError
+	if errors.As(err, &re) {
+		return false, re // a redirect to another origin is refused, not retried
 	}
 	retry, stop := c.retryable(ctx, ci, resp, err)
 	if !retry {

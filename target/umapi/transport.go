@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -91,14 +91,16 @@ func newRequestIDs() (*requestIDs, error) {
 // next returns a request id not used before by this client.
 func (r *requestIDs) next() string { return r.prefix + strconv.FormatUint(r.n.Add(1), 10) }
 
-// transport is the RoundTripper under the retrying client: every attempt
-// waits on the limiters, gets a valid access token (fetched or refreshed
-// when the cached one is near expiry, so that a request retried for longer
-// than a token lives still carries a valid one) and its own X-Request-Id,
-// and is counted; the hosts that answered are remembered.
+// transport is the RoundTripper under the retrying client, above the
+// outbound transport (which bounds the network part of each attempt by
+// Config.Timeout, and refuses a redirect to another origin whatever this
+// adds): every attempt waits on the limiters, gets a valid access token
+// (fetched or refreshed when the cached one is near expiry, so that a
+// request retried for longer than a token lives still carries a valid
+// one) and its own X-Request-Id, and is counted; the hosts that answered
+// are remembered.
 type transport struct {
 	base    http.RoundTripper
-	timeout time.Duration // bounds the network part of one attempt (Config.Timeout)
 	limits  limiters
 	waits   *waitNotice // for the rate limiters
 	answers *waitNotice // for an answer
@@ -143,22 +145,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	out.Header.Set(umwire.HeaderRequestID, t.ids.next())
 	retry := ci.attempts.Add(1) > 1
-	actx, cancel := context.WithTimeout(req.Context(), t.timeout)
 	quiet := t.answers.start(ci.endpoint)
-	resp, err := t.base.RoundTrip(out.WithContext(actx))
+	resp, err := t.base.RoundTrip(out)
 	quiet()
 	done()
 	status := StatusTransportError
-	switch {
-	case err != nil:
-		if errors.Is(actx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
-			err = &attemptTimeout{after: t.timeout}
-		}
-		cancel()
-	default:
+	if err == nil {
 		status = resp.StatusCode
 		t.reached.Store(ci.host, true)
-		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	}
 	t.stats.attempt(ci.endpoint, status, retry)
 	return resp, err
@@ -221,53 +215,26 @@ func (n *waitNotice) say(endpoint string) {
 	n.log.Log(level, fmt.Sprintf(n.format, endpoint), zap.String("endpoint", endpoint))
 }
 
-// attemptTimeout is an attempt that got no answer within the attempt
-// timeout (Config.Timeout). The token fetch and the rate limiters' waits
-// before it do not count toward the timeout.
-type attemptTimeout struct{ after time.Duration }
-
-func (e *attemptTimeout) Error() string { return fmt.Sprintf("no answer within %s", e.after) }
-
-// Timeout marks the error as a timeout, as net.Error does.
-func (e *attemptTimeout) Timeout() bool { return true }
-
-// cancelOnClose is an answer's body that ends its attempt's timeout when
-// it is closed: the timeout covers reading the body too, as
-// http.Client.Timeout would.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-// Close closes the body and releases the attempt's timer.
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
-
-// baseTransport builds the HTTP transport: proxy, extra CAs, TLS checks.
-func baseTransport(c Config) (*http.Transport, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 8 // read-ahead keeps up to 5 listing requests open
-	tr.Proxy = http.ProxyFromEnvironment
+// outboundOptions are the options of the client's outbound transport:
+// the attempt timeout, the proxy, extra CAs, TLS checks.
+func outboundOptions(c Config) (outbound.Options, error) {
+	o := outbound.Options{Timeout: c.Timeout, IdleConns: 8} // read-ahead keeps up to 5 listing requests open
 	if c.ProxyURL != "" {
 		u, err := url.Parse(c.ProxyURL)
 		if err != nil {
-			return nil, &FieldError{Field: "ProxyURL", Err: err}
+			return o, &FieldError{Field: "ProxyURL", Err: err}
 		}
-		tr.Proxy = http.ProxyURL(u)
+		o.Proxy = http.ProxyURL(u)
 	}
-	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipVerify} // #nosec G402 -- only when the user asks
+	o.TLS = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipVerify} // #nosec G402 -- only when the user asks
 	if c.CAFile != "" {
 		pool, err := loadCAFile(c.CAFile)
 		if err != nil {
-			return nil, &FieldError{Field: "CAFile", Err: err}
+			return o, &FieldError{Field: "CAFile", Err: err}
 		}
-		tlsConf.RootCAs = pool
+		o.TLS.RootCAs = pool
 	}
-	tr.TLSClientConfig = tlsConf
-	return tr, nil
+	return o, nil
 }
 
 // loadCAFile returns the system roots plus the certificates of path.

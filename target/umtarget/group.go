@@ -48,6 +48,9 @@ type groupRead struct {
 	// independent ID is still unseen (invitesRead).
 	invites     []reconcile.Invite
 	invitesRead bool
+	// expired says whether the expired invites are read too
+	// (ReadNeeds.ExpiredInvites).
+	expired bool
 }
 
 func newGroupRead(t *Target, want *reconcile.Wanted, groups []string, probes map[string]*umapi.UsersPage) *groupRead {
@@ -226,14 +229,15 @@ func (g *groupRead) lookUp(ctx context.Context) error {
 
 // readInvites reads the invites when an unseen desired user is an
 // independent ID, and returns their lower-case emails, those of expired
-// invites included (such a user is not a member either).
+// invites included when they are read (such a user is not a member
+// either; without them, one is looked up).
 func (g *groupRead) readInvites(ctx context.Context) (map[string]bool, error) {
 	unseen := unseenVendors(g.want, g.users)
 	if len(unseen) == 0 {
 		return nil, nil
 	}
 	var err error
-	if g.invites, err = g.t.readInvites(ctx, false, unseen); err != nil {
+	if g.invites, err = g.t.readInvites(ctx, false, g.expired, unseen); err != nil {
 		return nil, err
 	}
 	g.invitesRead = true

@@ -37,6 +37,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 	invitesRead := false
 	if !need.AllUsers && t.LastRead.OrgPages > 1 {
 		g := newGroupRead(t, want, need.Groups, probes)
+		g.expired = need.ExpiredInvites
 		if cur.ByGroup, err = g.read(ctx, first); err != nil {
 			return nil, err
 		}
@@ -59,7 +60,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 	// not among the users read (an invited user is not a member, and must
 	// not be invited again).
 	if unseen := unseenVendors(want, cur.Users); need.RevokeInvites || want == nil || len(unseen) > 0 {
-		if cur.Invites, err = t.readInvites(ctx, want == nil, unseen); err != nil {
+		if cur.Invites, err = t.readInvites(ctx, need.ExpiredInvites && want == nil, need.ExpiredInvites, unseen); err != nil {
 			return nil, err
 		}
 	}
@@ -338,20 +339,24 @@ func memberOfAny(groups []string, users []reconcile.User) map[string]bool {
 }
 
 // readInvites reads the pending invites (the listing with
-// includeExpired=false) and, when all is set or an email of unseen (desired
-// independent IDs that are not members) has no pending invite, the listing
-// with the expired invites too: those of its invites that are not pending
-// are Expired. The service's listing says which invites are pending; their
-// lastSentDTS could not, since the specification does not give the expiry
-// period.
-func (t *Target) readInvites(ctx context.Context, all bool, unseen []string) ([]reconcile.Invite, error) {
+// includeExpired=false) and, when expired is set (the policy holds back
+// the users whose invite expired: ReadNeeds.ExpiredInvites) and all is
+// set or an email of unseen (desired independent IDs that are not
+// members) has no pending invite, the listing with the expired invites
+// too: those of its invites that are not pending are Expired. The
+// service's listing says which invites are pending; their lastSentDTS
+// could not, since the specification does not give the expiry period.
+// Without expired, a desired user with no pending invite is invited
+// whether an invite of theirs expired or none was sent (the same
+// addVendorID), and the second listing would cost a read for nothing.
+func (t *Target) readInvites(ctx context.Context, all, expired bool, unseen []string) ([]reconcile.Invite, error) {
 	var out []reconcile.Invite
 	pending := map[string]bool{}
 	err := t.eachInvite(ctx, umapi.InviteQuery{ExcludeExpired: true}, func(in *umwire.Invite) {
 		pending[strings.ToLower(in.Email)] = true
 		out = append(out, modelInvite(in, false))
 	})
-	if err != nil || !(all || slices.ContainsFunc(unseen, func(e string) bool { return !pending[e] })) {
+	if err != nil || !expired || !(all || slices.ContainsFunc(unseen, func(e string) bool { return !pending[e] })) {
 		return out, err
 	}
 	err = t.eachInvite(ctx, umapi.InviteQuery{}, func(in *umwire.Invite) {

@@ -133,6 +133,10 @@ type Options struct {
 	// IdentityHeader is the secret the App Service identity endpoint
 	// checks (X-IDENTITY-HEADER), as IDENTITY_HEADER holds it.
 	IdentityHeader string
+	// IMDSUpdating answers the first token requests of the instance
+	// metadata service with these statuses (404 or 410, as it answers
+	// while it updates), one each, before it answers again.
+	IMDSUpdating []int
 }
 
 // Server is a running fake.
@@ -150,11 +154,13 @@ type Server struct {
 	memberObjs          map[string]object
 	mu                  sync.Mutex
 	memberLists         map[memberKey][]object
+	imdsUpdating        []int // guarded by mu
+	imdsRequests        int   // guarded by mu
 }
 
 // Start serves t on a loopback port until Close.
 func Start(t Tenant, o Options) *Server {
-	s := &Server{tenant: t, users: map[string]*User{}, groups: map[string]*Group{}}
+	s := &Server{tenant: t, users: map[string]*User{}, groups: map[string]*Group{}, imdsUpdating: slices.Clone(o.IMDSUpdating)}
 	s.tokens.Lifetime = o.TokenLifetime
 	s.index()
 	retryAfter := strconv.Itoa(max(o.RetryAfter, 1))

@@ -146,6 +146,11 @@ type Options struct {
 	// tokens of (a GKE workload identity's, a VM's); "": the metadata
 	// server answers 404.
 	MetadataAccount string
+	// MetadataScopes are the access scopes of a Compute Engine VM: its
+	// metadata server gives tokens with these, whatever ?scopes= asks
+	// for; nil gives the scopes asked for (GKE workload identity, Cloud
+	// Run).
+	MetadataScopes []string
 	// APIDisabled answers every API call 403 accessNotConfigured: the
 	// Admin SDK API is not enabled in the caller's project.
 	APIDisabled bool

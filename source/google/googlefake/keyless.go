@@ -32,7 +32,8 @@ const CloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 // metadata serves the metadata server's token and email of
 // MetadataAccount, as it does: only to a request with "Metadata-Flavor:
 // Google" that no proxy relayed (X-Forwarded-For), the token for the
-// scopes asked for (default cloud-platform).
+// scopes asked for (default cloud-platform), or on a VM
+// (Options.MetadataScopes) its access scopes.
 func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	item := strings.TrimPrefix(r.URL.Path, MetadataPath)
 	switch {
@@ -50,6 +51,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	scopes := []string{CloudPlatformScope}
 	if sc := r.URL.Query().Get("scopes"); sc != "" {
 		scopes = strings.Split(sc, ",")
+	}
+	if s.opts.MetadataScopes != nil {
+		scopes = s.opts.MetadataScopes
 	}
 	tok, life := s.tokens.Issue(append(scopes, accountGrant+s.opts.MetadataAccount)...)
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"access_token": tok, "expires_in": life, "token_type": "Bearer"})

@@ -174,7 +174,7 @@ func (t *assertionTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	signed, err := t.sign(time.Now())
 	if err != nil {
-		return nil, err
+		return nil, &AssertionError{Err: err}
 	}
 	form.Set("client_assertion", signed)
 	body := form.Encode()
@@ -182,6 +182,15 @@ func (t *assertionTransport) RoundTrip(req *http.Request) (*http.Response, error
 	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
 	return t.base.RoundTrip(r)
 }
+
+// AssertionError is a client assertion that could not be made: a key
+// that does not sign, a federated token file missing or empty. It is not
+// retried: it fails the same way again.
+type AssertionError struct{ Err error }
+
+func (e *AssertionError) Error() string { return e.Err.Error() }
+
+func (e *AssertionError) Unwrap() error { return e.Err }
 
 // sign returns the client assertion: RS256, issuer and subject the client,
 // audience the token endpoint, a unique id.
@@ -223,6 +232,14 @@ func (e *AuthError) Error() string {
 }
 
 func (e *AuthError) Unwrap() error { return e.Err }
+
+// NamedTokenSource is src whose errors are AuthErrors naming where, the
+// endpoint src gets its tokens from: an error of a token source used
+// inside another one's sign-in (the Security Token Service's inside
+// signJwt's) then names the endpoint that refused.
+func NamedTokenSource(src oauth2.TokenSource, where string) oauth2.TokenSource {
+	return authErrors{src: src, where: where}
+}
 
 // authErrors wraps the errors of a token source in AuthError.
 type authErrors struct {

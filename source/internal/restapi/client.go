@@ -7,8 +7,13 @@
 // rateLimitExceeded) and retries transient failures
 // (hashicorp/go-retryablehttp) but not a host it cannot reach
 // (ConnectError), follows next-page links, and describes the API's error
-// answers, with advice on what to check (advice.go). Next-page links must stay on the API's origin, so
-// that a token is never sent elsewhere.
+// answers, with advice on what to check (advice.go). Next-page links must
+// stay on the API's origin, and every request goes through the outbound
+// transport (internal/util/outbound), which refuses a redirect to another
+// origin: a token, a client assertion or a secret is never sent
+// elsewhere, and the API cannot send orgsync to an address of its
+// choosing. The metadata and identity endpoints an Auth names
+// (MetadataEndpoints) are reached without a proxy.
 package restapi
 
 import (
@@ -29,11 +34,11 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
 
+	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/internal/util/weburl"
 )
 
@@ -64,7 +69,11 @@ type Options struct {
 	// RateLimit is the most API requests (attempts) sent a minute,
 	// evenly spaced; 0: no limit of the client's own.
 	RateLimit int
-	Log       *zap.Logger
+	// Proxy chooses the proxy of each request but those to metadata
+	// endpoints; nil: the environment's HTTPS_PROXY, HTTP_PROXY and
+	// NO_PROXY.
+	Proxy func(*http.Request) (*url.URL, error)
+	Log   *zap.Logger
 }
 
 func (o *Options) applyDefaults() {
@@ -107,38 +116,58 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{base: base, log: opts.Log}
-	tokenRT, apiRT, err := transports(opts.Auth, c.count)
+	tokenLayers, apiLayers, err := layers(opts.Auth, c.count)
 	if err != nil {
 		return nil, err
 	}
 	if opts.RateLimit > 0 {
-		apiRT = &limited{lim: rate.NewLimiter(rate.Limit(float64(opts.RateLimit)/60), 1), base: apiRT}
+		lim := rate.NewLimiter(rate.Limit(float64(opts.RateLimit)/60), 1)
+		apiLayers = append(apiLayers, func(next http.RoundTripper) http.RoundTripper { return &limited{lim: lim, base: next} })
 	}
-	tokens := c.retrying(opts, &http.Client{Timeout: opts.Timeout, Transport: tokenRT})
-	c.token = authErrors{src: opts.Auth.TokenSource(ctx, tokens.StandardClient()), where: opts.Auth.Where()}
-	c.http = c.retrying(opts, &http.Client{Timeout: opts.Timeout,
-		Transport: &oauth2.Transport{Source: c.token, Base: apiRT}})
+	out := outbound.Options{Timeout: opts.Timeout, Proxy: opts.Proxy}
+	if m, ok := opts.Auth.(MetadataEndpoints); ok {
+		out.Metadata = m.MetadataEndpoints()
+	}
+	tokens := c.retrying(opts, outbound.New(out, tokenLayers...))
+	c.token = authErrors{src: opts.Auth.TokenSource(ctx, outbound.Above(&retryablehttp.RoundTripper{Client: tokens})), where: opts.Auth.Where()}
+	out.IdleConns = MaxConns
+	c.http = c.retrying(opts, outbound.New(out, append(apiLayers, func(next http.RoundTripper) http.RoundTripper {
+		return &oauth2.Transport{Source: c.token, Base: next}
+	})...))
 	return c, nil
 }
 
-// transports returns the transports of token requests and of API
-// requests: with a new client assertion in each token request when auth
-// signs one, with DPoP proofs when auth asks for them; count is told of
-// each answer they drop to send a request again.
-func transports(auth Auth, count func(*http.Response)) (token, api http.RoundTripper, err error) {
-	token, api = cleanhttp.DefaultPooledTransport(), apiTransport()
+// MetadataEndpoints is an Auth whose tokens come from metadata or
+// identity endpoints (a metadata server, the instance metadata service,
+// App Service's identity endpoint, AWS's metadata for an external
+// account): it names them, so that they are reached without a proxy.
+type MetadataEndpoints interface {
+	MetadataEndpoints() []string
+}
+
+// layers returns the layers of token requests and of API requests: a new
+// client assertion in each token request when auth signs one, DPoP proofs
+// when auth asks for them; count is told of each answer they drop to send
+// a request again.
+func layers(auth Auth, count func(*http.Response)) (token, api []outbound.Layer, err error) {
 	if a, ok := auth.(asserter); ok {
-		token = &assertionTransport{sign: a.sign, base: token}
+		token = append(token, func(next http.RoundTripper) http.RoundTripper { return &assertionTransport{sign: a.sign, base: next} })
 	}
 	p, ok := auth.(prover)
 	if !ok {
-		return token, api, nil
+		return token, nil, nil
 	}
 	key, err := p.dpop()
 	if key == nil || err != nil {
-		return token, api, err
+		return token, nil, err
 	}
-	return &dpopTransport{key: key, base: token, token: true, dropped: count}, &dpopTransport{key: key, base: api, dropped: count}, nil
+	token = append(token, func(next http.RoundTripper) http.RoundTripper {
+		return &dpopTransport{key: key, base: next, token: true, dropped: count}
+	})
+	api = append(api, func(next http.RoundTripper) http.RoundTripper {
+		return &dpopTransport{key: key, base: next, dropped: count}
+	})
+	return token, api, nil
 }
 
 // limited sends each request when the rate limit allows: every attempt
@@ -157,25 +186,31 @@ func (l *limited) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // MaxConns is how many connections to the API a client keeps open: a
 // read runs up to five listings at once (users and four groups' members),
-// each with its next page requested while one is decoded.
+// each with its next page requested while one is decoded; the default
+// would keep a few, and open a new connection for most requests.
 const MaxConns = 16
-
-// apiTransport is a pooled transport that keeps MaxConns connections:
-// the default keeps GOMAXPROCS+1, and a read with more listings at once
-// than that would open a new connection for most of its requests.
-func apiTransport() *http.Transport {
-	t := cleanhttp.DefaultPooledTransport()
-	t.MaxIdleConnsPerHost = MaxConns
-	return t
-}
 
 // retrying wraps hc with the retry policy.
 func (c *Client) retrying(opts Options, hc *http.Client) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient: hc, RetryMax: opts.MaxRetries, RetryWaitMin: opts.MinWait, RetryWaitMax: opts.MaxWait,
-		CheckRetry: checkRetry, Backoff: backoff, ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		CheckRetry: checkRetry, Backoff: Backoff, ErrorHandler: withoutResponse,
 		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) { c.count(resp) },
 	}
+}
+
+// withoutResponse is the retrying client's ErrorHandler: the last
+// attempt's error alone (its answer closed), or its answer. (A refused
+// redirect comes with the redirect's answer; an http.Client above the
+// retrying one would log that it got both.)
+func withoutResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		return nil, err
+	}
+	return resp, nil
 }
 
 // Log returns the client's logger, for what a directory notes as it
@@ -268,7 +303,8 @@ func rateLimitReset(h http.Header, now time.Time) (time.Duration, bool) {
 }
 
 // checkRetry retries throttled answers, server errors and dropped
-// connections (every request is a GET); never an authentication failure
+// connections (every request is a GET); never an authentication failure,
+// a client assertion that could not be made, a redirect to another origin
 // or a done context.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
@@ -280,6 +316,14 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	}
 	if ce := connectError(err); ce != nil {
 		return false, ce
+	}
+	var re *outbound.RedirectError
+	if errors.As(err, &re) {
+		return false, re
+	}
+	var ae *AssertionError
+	if errors.As(err, &ae) {
+		return false, ae
 	}
 	if err != nil {
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
@@ -332,13 +376,13 @@ func hostOf(u string) string {
 	return u
 }
 
-// backoff waits what a throttled answer asks (Retry-After, else Okta's
+// Backoff waits what a throttled answer asks (Retry-After, else Okta's
 // X-Rate-Limit-Reset) and up to half of minWait more, else a random wait
 // between half and all of a wait that doubles from minWait to maxWait:
 // every retry is jittered, so that the readers throttled at once (a
 // read's five listings, other tools on the same quota) do not come back
 // at once.
-func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+func Backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && throttled(resp) {
 		if d, ok := askedWait(resp, minWait, attempt); ok {
 			return d + jitter(minWait/2)

@@ -74,7 +74,7 @@ func TestBackoff(t *testing.T) {
 		{"500 doubles, jittered", resp(500), 200 * time.Millisecond, 400 * time.Millisecond},
 		{"huge Retry-After capped", resp(429, "Retry-After", "99999"), MaxThrottleWait, MaxThrottleWait + 50*time.Millisecond},
 	} {
-		if d := backoff(100*time.Millisecond, time.Second, 2, tc.resp); d < tc.min || d > tc.max {
+		if d := Backoff(100*time.Millisecond, time.Second, 2, tc.resp); d < tc.min || d > tc.max {
 			t.Errorf("%s: wait %s, want %s..%s", tc.name, d, tc.min, tc.max)
 		}
 	}
@@ -91,7 +91,7 @@ func FuzzBackoff(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status int, retryAfter string, attempt int) {
 		minWait, maxWait := 100*time.Millisecond, 2*time.Second
 		r := &http.Response{StatusCode: status, Header: http.Header{"Retry-After": {retryAfter}}}
-		d := backoff(minWait, maxWait, attempt, r)
+		d := Backoff(minWait, maxWait, attempt, r)
 		if d < 0 || d > MaxThrottleWait+minWait/2 {
 			t.Fatalf("status %d Retry-After %q attempt %d: wait %s", status, retryAfter, attempt, d)
 		}
@@ -108,8 +108,8 @@ func FuzzBackoff(f *testing.F) {
 func TestBackoffIsJittered(t *testing.T) {
 	seen := map[time.Duration]bool{}
 	for range 50 {
-		seen[backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"1"}}})] = true
-		seen[backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 500, Header: http.Header{}})] = true
+		seen[Backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"1"}}})] = true
+		seen[Backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 500, Header: http.Header{}})] = true
 	}
 	if len(seen) < 50 {
 		t.Errorf("%d different waits in 100 retries: not jittered", len(seen))
@@ -247,7 +247,7 @@ func FuzzRateLimitReset(f *testing.F) {
 		if ok && (d < 0 || d > MaxThrottleWait) {
 			t.Errorf("reset %q date %q: wait %s", reset, date, d)
 		}
-		if b := backoff(DefaultMinWait, DefaultMaxWait, 3, &http.Response{StatusCode: http.StatusTooManyRequests, Header: h}); b < 0 {
+		if b := Backoff(DefaultMinWait, DefaultMaxWait, 3, &http.Response{StatusCode: http.StatusTooManyRequests, Header: h}); b < 0 {
 			t.Errorf("backoff %s", b)
 		}
 	})
