@@ -37,7 +37,10 @@ func TestHostileExpressions(t *testing.T) {
 			if !errors.As(err, &e) || e.Key != "filter" || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Run = %v; want a filter error containing %q", err, tt.want)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			// The bound is the cost limit, not the clock: this only catches
+			// an evaluation that no longer stops (about 1 s on an idle
+			// machine; far more on one busy with the whole test suite).
+			if d := time.Since(start); d > 60*time.Second {
 				t.Errorf("took %v to stop", d)
 			}
 		})
