@@ -1,20 +1,15 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/store/formattest"
-)
-
-// The formats' current versions, as the golden tests know them.
-const (
-	approvalVersion = 0
-	runsVersion     = 0
-	historyVersion  = 0
-	journalVersion  = 0
 )
 
 var t0 = time.Date(2026, 11, 26, 10, 15, 0, 0, time.UTC)
@@ -117,15 +112,119 @@ func TestGoldenFormats(t *testing.T) {
 		name, file string
 		version    int
 	}{
-		{"approval.json", filepath.Join(approvalsDir, "0123abcd.json"), approvalVersion},
-		{"runs.jsonl", runsFile, runsVersion},
-		{"history.jsonl", historyFile, historyVersion},
-		{"journal.jsonl", filepath.Join(approvalsDir, "fedcba98.journal.jsonl"), journalVersion},
+		{"approval.json", filepath.Join(approvalsDir, "0123abcd.json"), ApprovalFormat},
+		{"runs.jsonl", runsFile, RunsFormat},
+		{"history.jsonl", historyFile, HistoryFormat},
+		{"journal.jsonl", filepath.Join(approvalsDir, "fedcba98.journal.jsonl"), JournalFormat},
 	} {
 		b, err := os.ReadFile(filepath.Join(d.Path(), f.file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		formattest.Current(t, f.name, f.version, b)
+	}
+}
+
+// copyInto copies the golden file at path to name in the state directory
+// d, as orgsync would have left it there.
+func copyInto(t *testing.T, d *Dir, path, name string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.Path(), name), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEveryGoldenLoads: the approvals, run records, history and journals
+// written by every release so far, in every format version, read back
+// as they were written.
+func TestEveryGoldenLoads(t *testing.T) {
+	for _, path := range formattest.Versions(t, "approval.json", ApprovalFormat) {
+		d := open(t, Options{})
+		copyInto(t, d, path, filepath.Join(approvalsDir, "0123abcd.json"))
+		got, err := d.Approval("0123abcd")
+		if err != nil || !reflect.DeepEqual(got, sampleApproval()) {
+			t.Errorf("%s: %v\n got %+v\nwant %+v", path, err, got, sampleApproval())
+		}
+	}
+	for _, path := range formattest.Versions(t, "runs.jsonl", RunsFormat) {
+		d := open(t, Options{})
+		copyInto(t, d, path, runsFile)
+		got, err := d.Runs(0)
+		var want []Run
+		for _, r := range sampleRuns() {
+			want = append(want, *r)
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v\n got %+v\nwant %+v", path, err, got, want)
+		}
+	}
+	for _, path := range formattest.Versions(t, "history.jsonl", HistoryFormat) {
+		d := open(t, Options{})
+		copyInto(t, d, path, historyFile)
+		if got, err := d.History(Filter{}); err != nil || !reflect.DeepEqual(got, sampleEntries()) {
+			t.Errorf("%s: %v\n got %+v\nwant %+v", path, err, got, sampleEntries())
+		}
+	}
+	for _, path := range formattest.Versions(t, "journal.jsonl", JournalFormat) {
+		j, err := readJournal(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if !reflect.DeepEqual(j.claim, sampleClaim()) || !reflect.DeepEqual(j.confirmed, map[string]bool{"ann@example.com": true}) ||
+			!reflect.DeepEqual(j.failed, map[string]bool{"bo@fed.example.net": true}) || !reflect.DeepEqual(j.unknown, map[string]bool{"dee@example.com": true}) {
+			t.Errorf("%s: read as %+v", path, j)
+		}
+	}
+}
+
+// TestLaterFormats: an approval or a journal a later orgsync wrote in a
+// format this one does not know is refused, naming the file and what to
+// do (a pending approval that cannot be read cannot be respected); a
+// line of runs.jsonl or history.jsonl of a later format is passed over,
+// the others read.
+func TestLaterFormats(t *testing.T) {
+	d := writeSamples(t)
+	later := func(name, from, to string) {
+		path := filepath.Join(d.Path(), name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(b), from, to, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later(filepath.Join(approvalsDir, "0123abcd.json"), `"formatVersion": 1`, `"formatVersion": 2`)
+	if _, err := d.Approval("0123abcd"); !errors.Is(err, ErrLaterFormat) || !strings.Contains(err.Error(), "0123abcd.json: format 2") {
+		t.Errorf("an approval of format 2: %v", err)
+	}
+	if _, err := d.Approvals("", ""); !errors.Is(err, ErrLaterFormat) {
+		t.Errorf("the approvals, one of format 2: %v", err)
+	}
+	later(runsFile, `"formatVersion":1`, `"formatVersion":2`)
+	if runs, err := d.Runs(0); err != nil || len(runs) != 1 || runs[0].ID != sampleRuns()[1].ID {
+		t.Errorf("runs, the first of format 2: %v %+v", err, runs)
+	}
+	later(historyFile, `"formatVersion":1`, `"formatVersion":2`)
+	if entries, err := d.History(Filter{}); err != nil || len(entries) != 1 || entries[0].User != "dee@example.com" {
+		t.Errorf("history, the first entry of format 2: %v %+v", err, entries)
+	}
+	journal := filepath.Join(approvalsDir, "fedcba98.journal.jsonl")
+	later(journal, `"formatVersion":1`, `"formatVersion":2`)
+	if _, err := readJournal(filepath.Join(d.Path(), journal)); !errors.Is(err, ErrLaterFormat) || !strings.Contains(err.Error(), "fedcba98.journal.jsonl") {
+		t.Errorf("a journal of format 2: %v", err)
+	}
+}
+
+// TestFormatsHoldNoCoreType: the state directory's formats hold no type
+// of the core's (changes go through planjson).
+func TestFormatsHoldNoCoreType(t *testing.T) {
+	for _, v := range []any{approvalFile{}, runLine{}, entryLine{}, journalLine{}} {
+		formattest.NoCoreTypes(t, v)
 	}
 }
