@@ -2,6 +2,7 @@ package planfile
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 	"time"
 
@@ -41,4 +42,34 @@ func TestUsersFingerprintIsStable(t *testing.T) {
 	if got, want := UsersFingerprint(users), "d12070e53d2cbbb57ea151bb53cdae70032dce5e96b305ce8e1f59f39b456e05"; got != want {
 		t.Errorf("UsersFingerprint = %s, want %s (as earlier releases computed it)", got, want)
 	}
+}
+
+// TestEveryGoldenSavedPlanLoads: a saved plan written by every release
+// so far, in every format version, reads back as it was written, its
+// settings named as its configuration names them.
+func TestEveryGoldenSavedPlanLoads(t *testing.T) {
+	for _, path := range formattest.Versions(t, "saved-plan.json", FormatVersion) {
+		got, err := Read(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		emea, _ := got.Org("emea")
+		if name := emea.Plan.Names.Of(reconcile.SettingMaxRemovals); name != "targets[0].policy.maxRemovals" {
+			t.Errorf("%s: maxRemovals named %q", path, name)
+		}
+		for _, o := range got.Organizations {
+			o.Plan.Names = nil
+		}
+		if want := sampleFile(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", path, got, want)
+		}
+	}
+}
+
+// TestSavedPlanHoldsNoCoreType: the saved plan's format holds no type of
+// the core's (its plans go through planjson).
+func TestSavedPlanHoldsNoCoreType(t *testing.T) {
+	formattest.NoCoreTypes(t, File{})
+	formattest.NoCoreTypes(t, orgJSON{})
 }
