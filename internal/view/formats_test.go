@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/run/incremental"
 	"github.com/orgsync/orgsync/internal/store/formattest"
@@ -27,21 +28,31 @@ func TestGoldenJSONPlan(t *testing.T) {
 // TestGoldenJSONPlans: and of the plans of several organizations, one of
 // which failed.
 func TestGoldenJSONPlans(t *testing.T) {
-	p := formattest.Plan()
-	c := p.Counts()
-	empty := &reconcile.Plan{}
-	c0 := empty.Counts()
-	out := struct {
-		FormatVersion int           `json:"formatVersion"`
-		Organizations []orgPlanJSON `json:"organizations"`
-	}{FormatVersion: PlanFormatVersion, Organizations: []orgPlanJSON{
-		{Name: "emea", OrgID: "1234ABCD@AdobeOrg", Counts: &c, Read: sampleReading, Plan: p},
-		{Name: "amer", OrgID: "5678EFAB@AdobeOrg", Counts: &c0, Plan: empty},
-		{Name: "apac", OrgID: "9ABCDEF0@AdobeOrg", Error: errors.New("sign-in: the service refused the credentials (401)").Error()},
-	}}
+	org := func(name, id string) *config.NamedTarget {
+		return &config.NamedTarget{Name: name, Target: config.Target{OrgID: id}}
+	}
+	out := plansJSON{FormatVersion: PlanFormatVersion}
+	for _, p := range []*run.OrgPlan{
+		{Org: org("emea", "1234ABCD@AdobeOrg"), Plan: formattest.Plan(), Read: *sampleReading},
+		{Org: org("amer", "5678EFAB@AdobeOrg"), Plan: &reconcile.Plan{}},
+		{Org: org("apac", "9ABCDEF0@AdobeOrg"), Err: errors.New("sign-in: the service refused the credentials (401)")},
+	} {
+		o, err := newOrgPlanJSON(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Organizations = append(out.Organizations, o)
+	}
 	var b bytes.Buffer
 	if err := indentedJSON(&b, out); err != nil {
 		t.Fatal(err)
 	}
 	formattest.Current(t, "plans.json", PlanFormatVersion, b.Bytes())
+}
+
+// TestJSONPlanHoldsNoCoreType: the JSON plan's format holds no type of
+// the core's (the plan goes through planjson).
+func TestJSONPlanHoldsNoCoreType(t *testing.T) {
+	formattest.NoCoreTypes(t, planJSON{})
+	formattest.NoCoreTypes(t, plansJSON{})
 }
