@@ -8,9 +8,6 @@ import (
 	"github.com/orgsync/orgsync/internal/store/formattest"
 )
 
-// apiVersion is /api/runs' format version, as the golden test knows it.
-const apiVersion = 0
-
 // sampleAPIStatus is a status with every field of /api/runs set: a held
 // run and a failed one, a pending approval of one of every change, one
 // decided, and each note.
@@ -41,5 +38,11 @@ func TestGoldenAPIRuns(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("/api/runs: %d %s", code, body)
 	}
-	formattest.Current(t, "api-runs.json", apiVersion, []byte(body))
+	formattest.Current(t, "api-runs.json", APIFormatVersion, []byte(body))
+}
+
+// TestAPIRunsHoldsNoCoreType: /api/runs' format holds no type of the
+// core's (approvals' changes go through planjson).
+func TestAPIRunsHoldsNoCoreType(t *testing.T) {
+	formattest.NoCoreTypes(t, apiRuns{})
 }
