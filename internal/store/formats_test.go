@@ -228,3 +228,13 @@ func TestFormatsHoldNoCoreType(t *testing.T) {
 		formattest.NoCoreTypes(t, v)
 	}
 }
+
+// TestVersionsDocumented: the manual's table of formats gives each of
+// the state directory's formats at its version.
+func TestVersionsDocumented(t *testing.T) {
+	const page = "../../docs/change-control.md"
+	formattest.VersionDocumented(t, page, "`approvals/ID.json`", ApprovalFormat)
+	formattest.VersionDocumented(t, page, "`runs.jsonl`", RunsFormat)
+	formattest.VersionDocumented(t, page, "`history.jsonl`", HistoryFormat)
+	formattest.VersionDocumented(t, page, "`approvals/ID.journal.jsonl`", JournalFormat)
+}

@@ -56,3 +56,11 @@ func TestJSONPlanHoldsNoCoreType(t *testing.T) {
 	formattest.NoCoreTypes(t, planJSON{})
 	formattest.NoCoreTypes(t, plansJSON{})
 }
+
+// TestJSONPlanDocumented: the manual names every field of the JSON plan,
+// of one organization and of several, and its version.
+func TestJSONPlanDocumented(t *testing.T) {
+	docs := formattest.Section(t, "../../docs/commands.md", "### The JSON plan")
+	formattest.FieldsDocumented(t, docs, PlanFormatVersion, "plan.json", "plans.json")
+	formattest.VersionDocumented(t, "../../docs/change-control.md", "`plan --output json`", PlanFormatVersion)
+}

@@ -73,3 +73,9 @@ func TestSavedPlanHoldsNoCoreType(t *testing.T) {
 	formattest.NoCoreTypes(t, File{})
 	formattest.NoCoreTypes(t, orgJSON{})
 }
+
+// TestVersionDocumented: the manual's table of formats gives the saved
+// plan's version.
+func TestVersionDocumented(t *testing.T) {
+	formattest.VersionDocumented(t, "../../../docs/change-control.md", "`plan --out FILE`", FormatVersion)
+}

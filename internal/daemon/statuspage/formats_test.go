@@ -9,8 +9,9 @@ import (
 )
 
 // sampleAPIStatus is a status with every field of /api/runs set: a held
-// run and a failed one, a pending approval of one of every change, one
-// decided, and each note.
+// run and a failed one, a pending approval of one of every change
+// (narrowed, and an attempt to approve it failed), one rejected, and each
+// note.
 func sampleAPIStatus() Status {
 	t0 := time.Date(2026, 11, 26, 10, 15, 0, 0, time.UTC)
 	who := store.Decider{By: "alice", Via: "orgsync approve"}
@@ -22,11 +23,13 @@ func sampleAPIStatus() Status {
 			{ID: "20261126T111500.000Z", Org: "amer", Start: t0.Add(time.Hour), End: t0.Add(time.Hour + time.Second), Mode: "sync",
 				Result: store.RunFailure, Error: "users.csv: no such file", Phase: "sources", Read: "full"},
 		},
-		Pending: []store.Approval{{ID: "0123abcd", Org: "emea", Created: t0, Updated: t0, Run: "20261126T101500.000Z",
-			Reason: "4 removals exceed maxRemovals 2", Status: store.Pending, Changes: formattest.Changes()}},
+		Pending: []store.Approval{{ID: "0123abcd", Org: "emea", Created: t0, Updated: t0.Add(time.Hour), Run: "20261126T101500.000Z",
+			Reason: "4 removals exceed maxRemovals 2", Status: store.Pending, Changes: formattest.Changes(),
+			Narrowed: []store.Narrowing{{Time: t0.Add(time.Hour), Run: "20261126T111500.000Z", Dropped: formattest.Changes()[6:], Left: 7}},
+			Attempts: []store.Attempt{{Time: t0.Add(2 * time.Hour), Run: "20261126T121500.000Z", Decided: who, Phase: "sources", Error: "users.csv: no such file"}}}},
 		Resolved: []store.Approval{{ID: "89abcdef", Org: "amer", Created: t0.Add(-24 * time.Hour), Updated: t0.Add(-24 * time.Hour),
-			Run: "20261125T101500.000Z", Reason: "3 removals exceed maxRemovals 1", Status: store.Approved,
-			Changes: formattest.Changes()[4:6], Closed: t0.Add(-time.Hour), Decided: &who}},
+			Run: "20261125T101500.000Z", Reason: "3 removals exceed maxRemovals 1", Status: store.Rejected,
+			Changes: formattest.Changes()[4:6], Closed: t0.Add(-time.Hour), Decided: &who, TakenUp: "20261126T101500.000Z", HeldAgain: "0123abcd"}},
 		ConfigProblem: "mapping[0].targets (line 9): required", StateNote: "no state directory: approvals and history are not kept",
 		Warning: "the page is served beyond this machine without authentication"}
 }
@@ -45,4 +48,13 @@ func TestGoldenAPIRuns(t *testing.T) {
 // core's (approvals' changes go through planjson).
 func TestAPIRunsHoldsNoCoreType(t *testing.T) {
 	formattest.NoCoreTypes(t, apiRuns{})
+}
+
+// TestAPIRunsDocumented: the manual names every field of /api/runs (a
+// change's as the JSON plan's), and its version.
+func TestAPIRunsDocumented(t *testing.T) {
+	docs := formattest.Section(t, "../../../docs/change-control.md", "#### /api/runs") +
+		formattest.Section(t, "../../../docs/commands.md", "### The JSON plan")
+	formattest.FieldsDocumented(t, docs, APIFormatVersion, "api-runs.json")
+	formattest.VersionDocumented(t, "../../../docs/change-control.md", "`/api/runs`", APIFormatVersion)
 }

@@ -2,6 +2,7 @@ package formattest
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -42,5 +43,18 @@ func TestNoCoreTypes(t *testing.T) {
 		if len(r.errs) != tc.errs {
 			t.Errorf("%T: %d errors %q, want %d", tc.v, len(r.errs), r.errs, tc.errs)
 		}
+	}
+}
+
+// Section ends at the next heading of its level or above, not at a
+// deeper one nor at a comment in a code block.
+func TestSection(t *testing.T) {
+	page := "# P\n## A\ntext\n### A.1\n```\n# comment\n```\nmore\n## B\nother\n"
+	path := t.TempDir() + "/page.md"
+	if err := os.WriteFile(path, []byte(page), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Section(t, path, "## A"), "## A\ntext\n### A.1\n```\n# comment\n```\nmore"; got != want {
+		t.Errorf("Section = %q, want %q", got, want)
 	}
 }

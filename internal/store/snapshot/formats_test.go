@@ -33,3 +33,9 @@ func TestEveryGoldenSnapshotLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionDocumented: the manual's table of formats gives the
+// snapshot's version.
+func TestVersionDocumented(t *testing.T) {
+	formattest.VersionDocumented(t, "../../../docs/change-control.md", "`snapshots/org-NAME.snapshot`", FormatVersion)
+}
