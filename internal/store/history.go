@@ -53,9 +53,10 @@ func (d *Dir) AppendHistory(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	recs := make([]any, len(entries))
+	lines, recs := make([]entryLine, len(entries)), make([]any, len(entries))
 	for i := range entries {
-		recs[i] = entryLine{HistoryFormat, &entries[i]}
+		lines[i] = entryLine{HistoryFormat, &entries[i]}
+		recs[i] = &lines[i]
 	}
 	return d.history.Append(recs...)
 }
