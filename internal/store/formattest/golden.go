@@ -12,9 +12,10 @@ import (
 )
 
 // update rewrites the golden files of the formats' current versions
-// instead of comparing with them: go test ./PKG -run Golden -update-golden.
-// The goldens of earlier versions are never rewritten.
-var update = flag.Bool("update-golden", false, "rewrite the golden files of the formats' current versions")
+// instead of comparing with them: go test ./PKG -run Golden -update-formats.
+// The goldens of earlier versions are never rewritten. (Not
+// -update-golden: cmd/orgsync's tests have that flag for their plans.)
+var update = flag.Bool("update-formats", false, "rewrite the golden files of the formats' current versions")
 
 // Dir is where a package keeps its formats' golden files.
 const Dir = "testdata/formats"
@@ -28,7 +29,7 @@ func Path(name string, v int) string {
 
 // Current compares got, what today's code writes of format name at its
 // version v, with its golden file (or writes the file with
-// -update-golden): a change to what is written fails here until the
+// -update-formats): a change to what is written fails here until the
 // golden is made again, under a new version when readers of the old one
 // could misread it (see docs: each format's version rule).
 func Current(t *testing.T, name string, v int, got []byte) {
@@ -45,10 +46,10 @@ func Current(t *testing.T, name string, v int, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v: write it with go test -run %s -update-golden", err, t.Name())
+		t.Fatalf("%v: write it with go test -run %s -update-formats", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("today's %s is not its golden file %s (format %d): a new field is fine (go test -run %s -update-golden); "+
+		t.Errorf("today's %s is not its golden file %s (format %d): a new field is fine (go test -run %s -update-formats); "+
 			"a field changed or removed needs a new format version, and readers of this one kept\n got: %s\nwant: %s",
 			name, path, v, t.Name(), got, want)
 	}
@@ -73,7 +74,7 @@ func Versions(t *testing.T, name string, current int) []string {
 	paths = slices.DeleteFunc(paths, func(p string) bool { return !re.MatchString(filepath.Base(p)) })
 	slices.SortFunc(paths, func(a, b string) int { return version(a) - version(b) })
 	if len(paths) == 0 || version(paths[len(paths)-1]) != current {
-		t.Fatalf("the golden files of %s are %v: want one of each version up to %d (go test -run %s -update-golden)", name, paths, current, t.Name())
+		t.Fatalf("the golden files of %s are %v: want one of each version up to %d (go test -run %s -update-formats)", name, paths, current, t.Name())
 	}
 	return paths
 }
