@@ -53,7 +53,7 @@ func TestAPIRunsHoldsNoCoreType(t *testing.T) {
 // TestAPIRunsDocumented: the manual names every field of /api/runs (a
 // change's as the JSON plan's), and its version.
 func TestAPIRunsDocumented(t *testing.T) {
-	docs := formattest.Section(t, "../../../docs/change-control.md", "#### /api/runs") +
+	docs := formattest.Section(t, "../../../docs/change-control.md", "### /api/runs") +
 		formattest.Section(t, "../../../docs/commands.md", "### The JSON plan")
 	formattest.FieldsDocumented(t, docs, APIFormatVersion, "api-runs.json")
 	formattest.VersionDocumented(t, "../../../docs/change-control.md", "`/api/runs`", APIFormatVersion)
