@@ -53,16 +53,18 @@ func (c *Claimant) String() string {
 	return fmt.Sprintf("run %s of %s (pid %d on %s) since %s", c.Run, c.By.String(), c.PID, c.Host, c.Since.Format(time.RFC3339))
 }
 
-// journalLine is one line of an apply's journal: the claim, a request
-// about to be sent (N, Sending) or its answer (N, Answered: Failed the
-// keys the service refused, Unknown when it gave no answer that says).
+// journalLine is one line of an apply's journal: the claim (the first
+// line, with the journal's FormatVersion), a request about to be sent (N,
+// Sending) or its answer (N, Answered: Failed the keys the service
+// refused, Unknown when it gave no answer that says).
 type journalLine struct {
-	Claim    *Claimant `json:"claim,omitempty"`
-	N        int       `json:"n,omitempty"`
-	Sending  []string  `json:"sending,omitempty"`
-	Answered bool      `json:"answered,omitempty"`
-	Failed   []string  `json:"failed,omitempty"`
-	Unknown  bool      `json:"unknown,omitempty"`
+	FormatVersion int       `json:"formatVersion,omitempty"`
+	Claim         *Claimant `json:"claim,omitempty"`
+	N             int       `json:"n,omitempty"`
+	Sending       []string  `json:"sending,omitempty"`
+	Answered      bool      `json:"answered,omitempty"`
+	Failed        []string  `json:"failed,omitempty"`
+	Unknown       bool      `json:"unknown,omitempty"`
 }
 
 // ErrBeingApplied is the error of claiming an approval another orgsync
@@ -126,7 +128,7 @@ func (d *Dir) begin(id string, c Claimant) (*Applying, error) {
 	if err := lockFile(f); err != nil {
 		return nil, ap.abandon(fmt.Errorf("approval %s: locking its journal: %w", id, err))
 	}
-	if err := ap.write(journalLine{Claim: &c}); err != nil {
+	if err := ap.write(journalLine{FormatVersion: JournalFormat, Claim: &c}); err != nil {
 		return nil, ap.abandon(err)
 	}
 	if err := os.Link(f.Name(), path); err != nil {
@@ -257,6 +259,7 @@ func readJournal(path string) (*journal, error) {
 	j := &journal{confirmed: map[string]bool{}, failed: map[string]bool{}, unknown: map[string]bool{}}
 	sending := map[int][]string{}
 	claimed := false
+	var later error
 	err := readLines(path, func(line []byte) {
 		var l journalLine
 		if json.Unmarshal(line, &l) != nil {
@@ -264,7 +267,7 @@ func readJournal(path string) (*journal, error) {
 		}
 		switch {
 		case l.Claim != nil:
-			j.claim, claimed = *l.Claim, true
+			j.claim, claimed, later = *l.Claim, true, readable(l.FormatVersion, JournalFormat)
 		case l.Answered:
 			j.answer(sending[l.N], l)
 			delete(sending, l.N)
@@ -272,6 +275,9 @@ func readJournal(path string) (*journal, error) {
 			sending[l.N] = l.Sending
 		}
 	})
+	if err == nil && later != nil {
+		err = fmt.Errorf("%s: %w", filepath.Base(path), later)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/store/planjson"
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/internal/util/owned"
-	"github.com/orgsync/orgsync/reconcile"
 )
 
 // Approval states.
@@ -37,9 +37,10 @@ type Approval struct {
 	// Run is the run that held the changes (the last one that updated it).
 	Run string `json:"run"`
 	// Reason is the safety limit's message.
-	Reason  string             `json:"reason"`
-	Status  string             `json:"status"`
-	Changes []reconcile.Change `json:"changes"`
+	Reason string `json:"reason"`
+	Status string `json:"status"`
+	// Changes are the changes it holds, written in planjson's form.
+	Changes planjson.Changes `json:"changes"`
 	// Closed is when it was approved, rejected or dropped; Decided says
 	// who decided it, and how.
 	Closed  time.Time `json:"closed,omitzero"`
@@ -99,10 +100,10 @@ func (d *Decider) String() string {
 // Narrowing is one run's narrowing of an approval: the changes it took out
 // and how many were left.
 type Narrowing struct {
-	Time    time.Time          `json:"time"`
-	Run     string             `json:"run"`
-	Dropped []reconcile.Change `json:"dropped"`
-	Left    int                `json:"left"`
+	Time    time.Time        `json:"time"`
+	Run     string           `json:"run"`
+	Dropped planjson.Changes `json:"dropped"`
+	Left    int              `json:"left"`
 }
 
 // ErrNoApproval is returned for an id that names no approval, or none
@@ -140,7 +141,7 @@ func (d *Dir) SaveApproval(a *Approval) error {
 	return atomicfile.Write(d.file(a.ID, false), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(a)
+		return enc.Encode(approvalFile{ApprovalFormat, a})
 	})
 }
 
@@ -164,11 +165,14 @@ func readApproval(path string) (*Approval, error) {
 	if err != nil {
 		return nil, err
 	}
-	var a Approval
-	if err := json.Unmarshal(b, &a); err != nil {
+	f := approvalFile{Approval: &Approval{}}
+	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
-	return &a, nil
+	if err := readable(f.FormatVersion, ApprovalFormat); err != nil {
+		return nil, fmt.Errorf("approval %s: %w", filepath.Base(path), err)
+	}
+	return f.Approval, nil
 }
 
 // Approvals returns the approvals of organization org (every

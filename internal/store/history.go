@@ -53,9 +53,10 @@ func (d *Dir) AppendHistory(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	recs := make([]any, len(entries))
+	lines, recs := make([]entryLine, len(entries)), make([]any, len(entries))
 	for i := range entries {
-		recs[i] = &entries[i]
+		lines[i] = entryLine{HistoryFormat, &entries[i]}
+		recs[i] = &lines[i]
 	}
 	return d.history.Append(recs...)
 }
@@ -74,7 +75,8 @@ func (f Filter) match(e *Entry) bool {
 		(f.Since.IsZero() || !e.Time.Before(f.Since))
 }
 
-// History returns the entries that pass f, oldest first.
+// History returns the entries that pass f, oldest first; an entry of a
+// later format than HistoryFormat is passed over.
 func (d *Dir) History(f Filter) ([]Entry, error) {
 	var out []Entry
 	needle := f.needle()
@@ -82,9 +84,9 @@ func (d *Dir) History(f Filter) ([]Entry, error) {
 		if needle != nil && !bytes.Contains(bytes.ToLower(line), needle) {
 			return // cannot be the user's: no need to decode it
 		}
-		var e Entry
-		if json.Unmarshal(line, &e) == nil && f.match(&e) {
-			out = append(out, e)
+		l := entryLine{Entry: &Entry{}}
+		if json.Unmarshal(line, &l) == nil && readable(l.FormatVersion, HistoryFormat) == nil && f.match(l.Entry) {
+			out = append(out, *l.Entry)
 		}
 	})
 	return out, err

@@ -56,15 +56,16 @@ func (r *Run) Total() int {
 }
 
 // AppendRun records a finished run.
-func (d *Dir) AppendRun(r *Run) error { return d.runs.Append(r) }
+func (d *Dir) AppendRun(r *Run) error { return d.runs.Append(runLine{RunsFormat, r}) }
 
-// Runs returns the last n runs (all when n <= 0), oldest first.
+// Runs returns the last n runs (all when n <= 0), oldest first; a record
+// of a later format than RunsFormat is passed over.
 func (d *Dir) Runs(n int) ([]Run, error) {
 	var out []Run
 	err := d.runs.Read(func(line []byte) {
-		var r Run
-		if json.Unmarshal(line, &r) == nil {
-			out = append(out, r)
+		l := runLine{Run: &Run{}}
+		if json.Unmarshal(line, &l) == nil && readable(l.FormatVersion, RunsFormat) == nil {
+			out = append(out, *l.Run)
 		}
 	})
 	if n > 0 && len(out) > n {

@@ -126,25 +126,28 @@ func TestApprovalLifecycle(t *testing.T) {
 	if p, _ := d.Approvals("amer", ""); len(p) != 0 {
 		t.Errorf("another organization's approvals: %+v", p)
 	}
-	// Two approvers at once: exactly one claims it.
+	// Two approvers at once: exactly one claims it. (The claims are kept:
+	// a claim dropped and collected closes its journal, and frees its lock
+	// as a dead claimer's would.)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	claimed := 0
+	var claims []*Applying
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, _, _, err := d.Claim(a.ID, NewClaimant("r1", Decider{By: "alice"}, nil)); err == nil {
+			if _, ap, _, err := d.Claim(a.ID, NewClaimant("r1", Decider{By: "alice"}, nil)); err == nil {
 				mu.Lock()
-				claimed++
+				claims = append(claims, ap)
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	if claimed != 1 {
-		t.Fatalf("claimed %d times, want once", claimed)
+	if len(claims) != 1 {
+		t.Fatalf("claimed %d times, want once", len(claims))
 	}
+	defer claims[0].Release()
 	if p, _ := d.Approvals("", Pending); len(p) != 0 {
 		t.Errorf("a claimed approval is still listed as pending: %+v", p)
 	}

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,10 +12,11 @@ import (
 // History writes the history's entries as aligned text, one a line: when,
 // the organization, the user, the kind, the steps, the result (with the
 // service's code of a failure) and why (with the approval that held it
-// and who approved it); or as JSON (FormatJSON), one object a line.
+// and who approved it); or as JSON (FormatJSON), one object a line as
+// history.jsonl holds it.
 func History(w io.Writer, entries []store.Entry, format string) error {
 	if format == FormatJSON {
-		return historyJSON(w, entries)
+		return store.WriteEntries(w, entries)
 	}
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "no changes recorded (for this filter)")
@@ -39,15 +39,4 @@ func History(w io.Writer, entries []store.Entry, format string) error {
 		t.row(e.Time.Local().Format(time.DateTime), e.Org, e.User, e.Kind, strings.Join(e.Steps, "; "), result, why)
 	}
 	return t.flush()
-}
-
-// historyJSON writes the history's entries as JSON, one object a line.
-func historyJSON(w io.Writer, entries []store.Entry) error {
-	enc := json.NewEncoder(w)
-	for i := range entries {
-		if err := enc.Encode(&entries[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -93,19 +93,13 @@ func countsLine(c reconcile.Counts) string {
 	return s
 }
 
-// PlanFormatVersion is the version of the JSON plan's schema (PlanJSON).
-// Version 2 calls the users in the organization and in no source
+// PlanFormatVersion is the version of the JSON plan's format (PlanJSON,
+// planJSON; docs/commands.md lists its fields): a field added keeps it,
+// a field whose meaning changes, or that goes, takes a new one. Version
+// 2 calls the users in the organization and in no source
 // "unmatched" (the plan's list and its count), as the configuration and
 // the plan's text do; version 1 called them "unlisted".
 const PlanFormatVersion = 2
-
-// planJSON is the stable machine-readable form of a plan.
-type planJSON struct {
-	FormatVersion int              `json:"formatVersion"`
-	Counts        reconcile.Counts `json:"counts"`
-	Read          *run.Reading     `json:"read,omitempty"` // with incremental runs on
-	*reconcile.Plan
-}
 
 // PlanJSON writes the plan as one JSON object: formatVersion, counts,
 // changes, withheld, safety, unmatched, excluded, notes, userGroups,
@@ -116,5 +110,5 @@ func PlanJSON(w io.Writer, p *reconcile.Plan, read *run.Reading) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	return indentedJSON(w, planJSON{FormatVersion: PlanFormatVersion, Counts: p.Counts(), Read: read, Plan: p})
+	return indentedJSON(w, newPlanJSON(p, read))
 }

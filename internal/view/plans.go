@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/reconcile"
 )
 
 // Plans writes the plans as the safety gate lets them through
@@ -19,7 +18,7 @@ func Plans(w io.Writer, ps *run.Plans, format string, multiOrg bool) error {
 		return p.Err
 	}
 	if format == FormatJSON {
-		return plansJSON(w, ps, multiOrg)
+		return writePlansJSON(w, ps, multiOrg)
 	}
 	for i, g := range ps.Gated {
 		if i > 0 {
@@ -75,43 +74,21 @@ func reading(w io.Writer, p *run.OrgPlan) {
 	}
 }
 
-// orgPlanJSON is one organization's part of the JSON plan: its name and
-// id, then the fields of its plan (PlanJSON's) or the error that stopped
-// it.
-type orgPlanJSON struct {
-	Name   string            `json:"name"`
-	OrgID  string            `json:"orgId"`
-	Error  string            `json:"error,omitempty"`
-	Counts *reconcile.Counts `json:"counts,omitempty"`
-	Read   *run.Reading      `json:"read,omitempty"` // with incremental runs on
-	*reconcile.Plan
-}
-
-// plansJSON writes the plans as JSON: the plan itself for a single target
+// writePlansJSON writes the plans as JSON: the plan itself for a single target
 // (PlanJSON), else {formatVersion, organizations: [...]}.
-func plansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
+func writePlansJSON(w io.Writer, ps *run.Plans, multiOrg bool) error {
 	if !multiOrg {
 		p := ps.Gated[0].OrgPlan()
 		return PlanJSON(w, p.Plan, readingOf(p))
 	}
-	orgs := make([]orgPlanJSON, len(ps.Gated))
+	out := plansJSON{FormatVersion: PlanFormatVersion, Organizations: make([]orgPlanJSON, len(ps.Gated))}
 	for i, g := range ps.Gated {
-		p := g.OrgPlan()
-		orgs[i] = orgPlanJSON{Name: p.Org.Name, OrgID: p.Org.OrgID, Plan: p.Plan, Read: readingOf(p)}
-		if p.Err != nil {
-			orgs[i].Error = p.Err.Error()
-			continue
-		}
-		if err := p.Plan.Check(); err != nil {
+		o, err := newOrgPlanJSON(g.OrgPlan())
+		if err != nil {
 			return err
 		}
-		c := p.Plan.Counts()
-		orgs[i].Counts = &c
+		out.Organizations[i] = o
 	}
-	out := struct {
-		FormatVersion int           `json:"formatVersion"`
-		Organizations []orgPlanJSON `json:"organizations"`
-	}{FormatVersion: PlanFormatVersion, Organizations: orgs}
 	return indentedJSON(w, out)
 }
 

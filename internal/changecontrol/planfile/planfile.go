@@ -19,12 +19,17 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/store/planjson"
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
-// FormatVersion is the version of the saved plan's JSON schema; Read
-// refuses any other.
+// FormatVersion is the version of the saved plan's format, which it
+// holds as formatVersion. Read reads every version from 1 to this one,
+// and refuses a later one. A field added that an earlier release can pass
+// over keeps the version; one whose meaning changes, or that goes, takes
+// a new one (testdata/formats keeps a golden file of each, which the
+// tests read).
 const FormatVersion = 1
 
 // File is a saved plan.
@@ -87,18 +92,19 @@ func (f Flags) Overrides() (run.Overrides, error) {
 	return ov, nil
 }
 
-// Org is one organization's saved plan.
+// Org is one organization's saved plan. The file holds it as orgJSON
+// (its MarshalJSON), its plan in planjson's form.
 type Org struct {
-	Name  string `json:"name"`
-	OrgID string `json:"orgId"`
+	Name  string
+	OrgID string
 	// Current is the fingerprint of the organization's users as read.
-	Current string          `json:"currentFingerprint"`
-	Plan    *reconcile.Plan `json:"plan"`
+	Current string
+	Plan    *reconcile.Plan
 	// Keys are how the organization's configuration names the settings
 	// of its policy (config.NamedTarget.PolicyKeys): Read gives them to
 	// the plan (reconcile.Plan.Names), which is shown without the
 	// configuration.
-	Keys map[reconcile.Setting]string `json:"keys,omitempty"`
+	Keys map[reconcile.Setting]string
 }
 
 // Fingerprint is the SHA-256 of v's JSON, in hexadecimal.
@@ -119,11 +125,13 @@ func FileFingerprint(path string) (string, error) {
 }
 
 // UsersFingerprint is the fingerprint of users whatever their order: they
-// are sorted by key first (a copy; users is not changed).
+// are sorted by key first (a copy; users is not changed), and written in
+// planjson's form, so that it stays what earlier releases computed when
+// the core changes.
 func UsersFingerprint(users []reconcile.User) string {
 	sorted := slices.Clone(users)
 	slices.SortFunc(sorted, func(a, b reconcile.User) int { return cmp.Compare(a.Key(), b.Key()) })
-	return Fingerprint(sorted)
+	return Fingerprint(planjson.Users(sorted))
 }
 
 // Write saves f to path atomically.
@@ -148,8 +156,8 @@ func Read(path string) (*File, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: not a saved plan (orgsync plan --out writes them): %w", path, err)
 	}
-	if f.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: a saved plan of format %d; this orgsync reads format %d: make the plan again with this version", path, f.FormatVersion, FormatVersion)
+	if f.FormatVersion < 1 || f.FormatVersion > FormatVersion {
+		return nil, fmt.Errorf("%s: a saved plan of format %d; this orgsync reads formats 1 to %d: make the plan again with this version", path, f.FormatVersion, FormatVersion)
 	}
 	for i := range f.Organizations {
 		if o := &f.Organizations[i]; o.Plan != nil {

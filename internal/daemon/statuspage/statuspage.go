@@ -21,7 +21,6 @@ package statuspage
 import (
 	"crypto/rand"
 	"embed"
-	"encoding/json"
 	"html/template"
 	"io"
 	"net/http"
@@ -151,18 +150,6 @@ func (p *Page) index(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	_ = page.Execute(w, v)
-}
-
-// apiRuns serves /api/runs: the page's Status as JSON, with the banner.
-func (p *Page) apiRuns(w http.ResponseWriter, _ *http.Request) {
-	s := p.Status()
-	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(struct {
-		Status
-		Banner []BannerLine `json:"banner"`
-	}{s, Banner(s.Runs, s.Pending)})
 }
 
 // Write writes the page of s, without forms: a snapshot to keep.
