@@ -48,7 +48,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 	}
 	fmt.Fprintln(std.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
-	view.Results(std.out, res, j.Config().MultiOrg())
+	view.Results(std.out, res, j.MultiOrg())
 	return e.end(std, c.fs.Name(), err)
 }
 
