@@ -133,8 +133,8 @@ type approvals interface {
 	// approvals are organization org's pending approvals, those being
 	// applied and the rejected ones no run has taken up yet.
 	approvals(org string, create bool) (pending, applying, rejected []store.Approval, err error)
-	// narrowed records a narrowed approval when write is set.
-	narrowed(a *store.Approval, write bool, run string) error
+	// narrowed writes a narrowed approval (narrowTo).
+	narrowed(a *store.Approval) error
 	// save writes a new approval, or a changed one.
 	save(a *store.Approval) error
 	// approval reads approval id; claim claims it for its apply (Release).
@@ -303,10 +303,11 @@ func (gt *gate) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]s
 			out = append(out, a)
 			continue
 		}
-		a.Changes = kept
-		a.Narrowed = append(a.Narrowed, store.Narrowing{Time: time.Now().UTC(), Run: g.plan.Run, Dropped: dropped, Left: len(kept)})
-		if err := gt.quarantine.narrowed(&a, g.mode == Real, g.plan.Run); err != nil {
-			return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+		narrowTo(&a, kept, dropped, g.plan.Run)
+		if g.mode == Real {
+			if err := gt.quarantine.narrowed(&a); err != nil {
+				return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+			}
 		}
 		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
 		if g.mode == Real {
@@ -320,6 +321,17 @@ func (gt *gate) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]s
 		}
 	}
 	return out, nil
+}
+
+// narrowTo takes out of a what the sources no longer ask for (dropped),
+// leaving kept: a is closed as dropped by run when nothing is left.
+func narrowTo(a *store.Approval, kept, dropped []reconcile.Change, run string) {
+	now := time.Now().UTC()
+	a.Changes = kept
+	a.Narrowed = append(a.Narrowed, store.Narrowing{Time: now, Run: run, Dropped: dropped, Left: len(kept)})
+	if len(kept) == 0 {
+		a.Status, a.Closed, a.Decided = store.Dropped, now, &store.Decider{By: "run " + run, Via: "sync"}
+	}
 }
 
 // quarantineHeld holds back what the pending approvals hold: not sent,
@@ -478,15 +490,9 @@ func (q *quarantine) approvals(org string, create bool) (pending, applying, reje
 	return pending, applying, rejected, nil
 }
 
-// narrowed records a narrowed approval when write is set: saved, or
-// closed as dropped by run when nothing is left of it.
-func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
-	if len(a.Changes) == 0 {
-		a.Status, a.Closed, a.Decided = store.Dropped, time.Now().UTC(), &store.Decider{By: "run " + run, Via: "sync"}
-	}
-	if !write {
-		return nil
-	}
+// narrowed writes a narrowed approval (narrowTo): saved, or closed as
+// dropped when nothing is left of it.
+func (q *quarantine) narrowed(a *store.Approval) error {
 	dir, err := q.open(true)
 	if err != nil {
 		return err

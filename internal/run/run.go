@@ -127,16 +127,15 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope, err := runScopeConfig(cfg.Scope, ov)
-	if err != nil {
-		return nil, err
-	}
-	j := &Job{settings: settingsOf(cfg), orgs: orgs, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
+	j := &Job{settings: settingsOf(cfg), orgs: orgs, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
 		reader: readerOf(cfg, ov.Full)}
-	if j.mapper, err = cfg.Mapper(); err != nil {
+	if j.gate, err = j.resolveOrgs(cfg, ov.MaxRemovals); err != nil {
 		return nil, err
 	}
-	if j.gate, err = j.resolveOrgs(cfg, ov.MaxRemovals); err != nil {
+	if j.scope, err = runScopeConfig(cfg.Scope, ov); err != nil {
+		return nil, err
+	}
+	if j.mapper, err = cfg.Mapper(); err != nil {
 		return nil, err
 	}
 	return j, nil
