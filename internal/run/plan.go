@@ -51,7 +51,7 @@ type Plans struct {
 // InSync reports whether no organization's plan has anything to do.
 func (ps *Plans) InSync() bool {
 	for _, g := range ps.Gated {
-		if p := g.OrgPlan(); p.Plan != nil && !p.Plan.InSync() {
+		if p := g.plan.Plan; p != nil && !p.InSync() {
 			return false
 		}
 	}
