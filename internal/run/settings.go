@@ -57,9 +57,10 @@ func settingsOf(cfg *config.Config) settings {
 	return s
 }
 
-// resolveOrgs resolves the settings of each organization of the run, its
-// Safety with the run's limit on removals (maxRemovals, nil when the
-// command line sets none), and returns the safety gate that holds them.
+// resolveOrgs resolves the settings of each organization of the run
+// (j.byOrg) and its safety, with the run's limit on removals (maxRemovals,
+// nil when the command line sets none), and returns the safety gate that
+// holds each organization's safety.
 func (j *Job) resolveOrgs(cfg *config.Config, maxRemovals *config.Limit) (*gate, error) {
 	g := &gate{byOrg: make(map[string]safety, len(j.orgs)), quarantine: newQuarantine(cfg.State, j.opts.Faults)}
 	j.byOrg = make(map[string]orgSettings, len(j.orgs))
