@@ -49,7 +49,7 @@ func runApprove(ctx context.Context, std stdio, args []string) int {
 		o.Confirm = func() (bool, error) { return confirm(std, "apply these changes?") }
 	}
 	r, err := e.control.Approve(ctx, j, c.fs.Arg(0), view.Approving{W: std.out}, o)
-	view.Result(std.out, r, j.Config().MultiOrg())
+	view.Result(std.out, r, j.MultiOrg())
 	return e.end(std, c.fs.Name(), err)
 }
 

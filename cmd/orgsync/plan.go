@@ -29,7 +29,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 	}
 	plans, err := j.Plan(ctx)
 	if err == nil {
-		err = view.Plans(std.out, plans, *c.output, j.Config().MultiOrg())
+		err = view.Plans(std.out, plans, *c.output, j.MultiOrg())
 	}
 	if err != nil {
 		return fail(std, fs.Name(), err)

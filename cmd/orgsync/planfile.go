@@ -34,7 +34,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 		return fail(std, c.fs.Name(), run.InPhase(run.PhaseSavedPlan, err))
 	}
 	e.orgs = f.OrgNames()
-	ov, err := f.Flags.Overrides()
+	ov, err := scopeOverrides(f.Flags)
 	var j *run.Job
 	if err == nil {
 		j, err = e.job(ov, true)
@@ -48,7 +48,7 @@ func runApply(ctx context.Context, std stdio, args []string) int {
 	}
 	fmt.Fprintln(std.out, "a fresh plan is the saved plan: applying it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
-	view.Results(std.out, res, j.Config().MultiOrg())
+	view.Results(std.out, res, j.MultiOrg())
 	return e.end(std, c.fs.Name(), err)
 }
 

@@ -235,7 +235,7 @@ func (c *runCommand) start(std stdio, args []string, plansShown bool) (*env, *ru
 func (c *runCommand) job(e *env, plansShown bool) (*run.Job, error) {
 	ov := c.ov
 	if c.scope != nil {
-		scoped, err := c.scope.Overrides()
+		scoped, err := scopeOverrides(*c.scope)
 		if err != nil {
 			return nil, err
 		}

@@ -27,7 +27,7 @@ func runSync(ctx context.Context, std stdio, args []string) int {
 	if err != nil {
 		return fail(std, c.fs.Name(), run.InPhase(run.PhaseConfig, err))
 	}
-	multi := j.Config().MultiOrg()
+	multi := j.MultiOrg()
 	res, err := j.Sync(ctx, mode, view.PlansAsReady(std.out, multi))
 	view.Results(std.out, res, multi)
 	return e.end(std, c.fs.Name(), err)

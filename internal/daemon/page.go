@@ -152,7 +152,7 @@ func (d *daemon) approve(ctx context.Context, dec statuspage.Decision, review bo
 		job := d.begin(d.job.Load())
 		res, err := d.control.Approve(ctx, job, dec.ID, v, o)
 		if !review {
-			view.Result(&text, res, job.Config().MultiOrg())
+			view.Result(&text, res, job.MultiOrg())
 		}
 		if res == nil {
 			return nil, err

@@ -79,9 +79,13 @@ func (d *daemon) readAccessAgain(cfg *config.Config) {
 	d.access.Store(access)
 }
 
-// begin tells change control that the next run is job's, and returns job.
+// begin tells change control that the next run is job's, made from the
+// last good configuration, and returns job.
 func (d *daemon) begin(job *run.Job) *run.Job {
-	d.control.BeginRun(job.Config())
+	d.mu.Lock()
+	cfg := d.cfg
+	d.mu.Unlock()
+	d.control.BeginRun(cfg)
 	return job
 }
 

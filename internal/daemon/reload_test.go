@@ -22,7 +22,7 @@ func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
 	wantMetrics(t, d, "orgsync_config_loaded 0", `orgsync_config_reloads_total{result="failure"} 1`)
 	setUnmatchedUsers(t, path, "preserve")
 	got := d.reload()
-	if got == j || d.status().ConfigProblem != "" || got.Config().Policy.UnmatchedUsers != "preserve" {
+	if got == j || d.status().ConfigProblem != "" || d.cfg.Policy.UnmatchedUsers != "preserve" {
 		t.Errorf("the fixed file: new job %v, problem %q", got != j, d.status().ConfigProblem)
 	}
 	// One registry: change control's metrics beside the runs'.

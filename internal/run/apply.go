@@ -54,7 +54,7 @@ type Result struct {
 // the approval once sent. A Gated the gate did not make is refused.
 func (j *Job) Apply(ctx context.Context, g *Gated) *Result {
 	if g == nil || g.plan.Org == nil {
-		return &Result{Org: &config.NamedTarget{}, Err: ErrNotGated, Phase: PhaseGate}
+		return &Result{Org: &config.NamedTarget{}, Err: errNotGated, Phase: PhaseGate}
 	}
 	res := j.apply(ctx, g)
 	j.finish(g, j.opts.Observer.Applied(res))
@@ -119,8 +119,8 @@ func (p *OrgPlan) logger(j *Job) *zap.Logger {
 // joined.
 func (j *Job) ApplyAll(ctx context.Context, plans *Plans, mode Mode) ([]*Result, error) {
 	res := make([]*Result, len(plans.Orgs))
-	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.Apply(ctx, j.Gate(plans.Orgs[i], mode)) })
-	return res, j.Errors(res)
+	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.Apply(ctx, j.gated(plans.Orgs[i], mode)) })
+	return res, j.joinErrors(res)
 }
 
 // Sync reads the sources once, then plans, gates and applies (in mode)
@@ -134,8 +134,8 @@ func (j *Job) ApplyAll(ctx context.Context, plans *Plans, mode Mode) ([]*Result,
 func (j *Job) Sync(ctx context.Context, mode Mode, show func(g *Gated) error) ([]*Result, error) {
 	var mu sync.Mutex // one plan at a time
 	res := make([]*Result, len(j.orgs))
-	_, err := j.PlanEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
-		g := j.Gate(p, mode)
+	_, err := j.planEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
+		g := j.gated(p, mode)
 		if show != nil {
 			mu.Lock()
 			err := show(g)
@@ -149,15 +149,15 @@ func (j *Job) Sync(ctx context.Context, mode Mode, show func(g *Gated) error) ([
 		res[i] = j.Apply(ctx, g)
 	})
 	if err != nil {
-		return j.Failed(mode, err), err
+		return j.failed(mode, err), err
 	}
-	return res, j.Errors(res)
+	return res, j.joinErrors(res)
 }
 
-// Failed ends a run of the job that failed before any organization could
+// failed ends a run of the job that failed before any organization could
 // be planned (a source, the scope): a Result for each organization with
 // the error and its phase (PhaseOf), heard by the Observer.
-func (j *Job) Failed(mode Mode, err error) []*Result {
+func (j *Job) failed(mode Mode, err error) []*Result {
 	res := FailedRun(j.orgs, mode, time.Now(), err)
 	for _, r := range res {
 		j.opts.Observer.Applied(r)
@@ -175,16 +175,16 @@ func FailedRun(orgs []*config.NamedTarget, mode Mode, start time.Time, err error
 	return res
 }
 
-// Errors joins the organizations' errors, each prefixed with its
+// joinErrors joins the organizations' errors, each prefixed with its
 // organization's name when there are several.
-func (j *Job) Errors(res []*Result) error {
+func (j *Job) joinErrors(res []*Result) error {
 	var out []error
 	for _, r := range res {
 		if r.Err == nil {
 			continue
 		}
 		err := r.Err
-		if j.cfg.MultiOrg() {
+		if j.multiOrg {
 			err = fmt.Errorf("organization %s: %w", r.Org.Name, err)
 		}
 		out = append(out, err)

@@ -60,14 +60,14 @@ func (j *Job) Explain(w io.Writer, ps *Plans) {
 // names, after the organization's name when there are several.
 func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 	name, prefix := j.explain, "  planned"
-	if j.cfg.MultiOrg() {
+	if j.multiOrg {
 		prefix += " in " + p.Org.Name
 	}
 	if p.Err != nil {
 		fmt.Fprintf(w, "%s: none (the organization could not be planned)\n", prefix)
 		return
 	}
-	if j.cfg.MultiOrg() && j.noGroupIn(p.Org, d) {
+	if j.multiOrg && j.noGroupIn(p.Org, d) {
 		switch {
 		case j.scope.ExcludeUnmappedUsers:
 			fmt.Fprintf(w, "  in %s: no group of %[1]s for this user: out of scope there (excludeUnmappedUsers), left alone\n", p.Org.Name)
@@ -107,7 +107,7 @@ func (j *Job) noGroupIn(t *config.NamedTarget, d *Sources) bool {
 		}
 		known = true
 		for _, g := range slices.Concat(u.Groups, d.Held[u.Key()]) {
-			if i, _, ok := j.cfg.TargetIndex(g); ok && &j.cfg.Targets[i] == t {
+			if i, _, ok := j.route(g); ok && j.targets[i] == t.Name {
 				return false
 			}
 		}
@@ -156,7 +156,7 @@ func (j *Job) writeTrace(w io.Writer, t *diag.Trace) {
 
 // ruleText names mapping rule i as the configuration writes it.
 func (j *Job) ruleText(i int) string {
-	r := j.cfg.Mapping[i]
+	r := j.rules[i]
 	if r.Pattern != "" {
 		return fmt.Sprintf("mapping[%d] (pattern %q)", i, r.Pattern)
 	}

@@ -20,9 +20,9 @@ import (
 
 // Gated is one organization's plan after the safety gate: what may be
 // sent, and what the gate decided about the rest. Only the gate makes one
-// (Job.Gate, Job.Release), and Apply takes nothing else: no caller can
-// send a plan the gate has not decided on, nor gate a plan in one mode and
-// apply it in another.
+// (gate.decide, Job.Release), and Apply takes nothing else: no caller can
+// send a plan the gate has not decided on, change it after, nor gate a
+// plan in one mode and apply it in another.
 type Gated struct {
 	plan     OrgPlan // a copy of the organization's plan, its Plan the gate's own
 	mode     Mode
@@ -92,9 +92,17 @@ func (d *Decision) PendingIDs() []string {
 	return ids
 }
 
-// OrgPlan is the gated plan: the organization's, with what the gate lets
-// through in Plan.Changes and what it holds back in Plan.Withheld.
-func (g *Gated) OrgPlan() *OrgPlan { return &g.plan }
+// OrgPlan is a copy of the gated plan: the organization's, with what the
+// gate lets through in Plan.Changes and what it holds back in
+// Plan.Withheld. The lists the gate decides are copies too: what a caller
+// does with them changes nothing of what Apply sends.
+func (g *Gated) OrgPlan() *OrgPlan {
+	p := g.plan
+	if p.Plan != nil {
+		p.Plan = clonePlan(p.Plan)
+	}
+	return &p
+}
 
 // Mode is the mode the plan was gated for, and is applied in.
 func (g *Gated) Mode() Mode { return g.mode }
@@ -102,12 +110,43 @@ func (g *Gated) Mode() Mode { return g.mode }
 // Decision is what the gate decided.
 func (g *Gated) Decision() Decision { return g.decision }
 
-// ErrNotGated is the Result of applying a Gated the gate did not make.
-var ErrNotGated = errors.New("refused: the plan was not decided on by the safety gate; nothing sent")
+// errNotGated is the Result of applying a Gated the gate did not make.
+var errNotGated = errors.New("refused: the plan was not decided on by the safety gate; nothing sent")
 
-// Gate is the safety gate, the step between a plan and its sending that
-// no run skips. Against the organization's pending approvals (the
-// quarantine, in state.dir) it
+// gate is the safety gate, the step between a plan and its sending that
+// no run skips (decide): each organization's safety, and the quarantine
+// it keeps the pending approvals in.
+type gate struct {
+	byOrg      map[string]safety // each organization's, by name
+	quarantine approvals
+}
+
+// approvals are the gate's store of approvals, the quarantine: state.dir's
+// (quarantine).
+type approvals interface {
+	// kept reports whether there is a state directory to keep approvals
+	// in: without one nothing is held, and a tripped limit fails the run.
+	kept() bool
+	// recover recovers the interrupted applies of organization org's
+	// approvals.
+	recover(org string) ([]store.Recovery, error)
+	// approvals are organization org's pending approvals, those being
+	// applied and the rejected ones no run has taken up yet.
+	approvals(org string, create bool) (pending, applying, rejected []store.Approval, err error)
+	// narrowed writes a narrowed approval (narrowTo).
+	narrowed(a *store.Approval) error
+	// save writes a new approval, or a changed one.
+	save(a *store.Approval) error
+	// approval reads approval id; claim claims it for its apply (Release).
+	approval(id string) (*store.Approval, error)
+	claim(id string, c store.Claimant) (*store.Approval, *store.Applying, error)
+}
+
+// gated is what the safety gate lets through of p in mode.
+func (j *Job) gated(p *OrgPlan, mode Mode) *Gated { return j.gate.decide(p, mode, p.logger(j)) }
+
+// decide is the safety gate. Against the organization's pending approvals
+// (the quarantine, in state.dir) it
 //   - drops from them what the plan no longer wants (a real run records
 //     it in each approval), unless the sources were incomplete;
 //   - holds back what they still hold, whatever the plan's own count;
@@ -119,34 +158,34 @@ var ErrNotGated = errors.New("refused: the plan was not decided on by the safety
 //     lets the rest through. Without a state directory a tripped limit
 //     fails the run (nothing destructive is sent).
 //
-// p is not changed. A dry or test-only gate writes nothing.
-func (j *Job) Gate(p *OrgPlan, mode Mode) *Gated {
+// p is not changed. A dry or test-only gate writes nothing; log is the
+// organization's.
+func (gt *gate) decide(p *OrgPlan, mode Mode, log *zap.Logger) *Gated {
 	g := &Gated{plan: *p, mode: mode}
 	if p.Err != nil || p.Plan == nil {
 		return g
 	}
 	g.plan.Plan = clonePlan(p.Plan)
-	log := p.logger(j)
 	var err error
 	if mode == Real {
-		g.decision.Recovered, err = j.quarantine.recover(p.Org.Name)
+		g.decision.Recovered, err = gt.quarantine.recover(p.Org.Name)
 	}
 	var pending, applying, rejected []store.Approval
 	if err == nil {
-		pending, applying, rejected, err = j.quarantine.approvals(p.Org.Name, mode == Real)
+		pending, applying, rejected, err = gt.quarantine.approvals(p.Org.Name, mode == Real)
 	}
 	if err == nil {
-		pending, err = j.narrow(g, pending, log)
+		pending, err = gt.narrow(g, pending, log)
 	}
 	if err == nil {
-		pending, err = j.holdRejected(g, pending, rejected, log)
+		pending, err = gt.holdRejected(g, pending, rejected, log)
 	}
 	if err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
 		return g
 	}
-	j.quarantineHeld(g, append(slices.Clip(pending), applying...))
-	if err := j.onLimit(g, pending, log); err != nil {
+	quarantineHeld(g, append(slices.Clip(pending), applying...))
+	if err := gt.onLimit(g, gt.byOrg[p.Org.Name], pending, log); err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
 		return g
 	}
@@ -168,7 +207,7 @@ func (d *Decision) createdList() []store.Approval {
 // pending, and takes the rejected approvals up; what the sources no
 // longer ask for is let go. A dry or test-only run holds the same and
 // writes nothing. Sources that were incomplete take nothing up.
-func (j *Job) holdRejected(g *Gated, pending, rejected []store.Approval, log *zap.Logger) ([]store.Approval, error) {
+func (gt *gate) holdRejected(g *Gated, pending, rejected []store.Approval, log *zap.Logger) ([]store.Approval, error) {
 	if len(rejected) == 0 {
 		return pending, nil
 	}
@@ -195,7 +234,7 @@ func (j *Job) holdRejected(g *Gated, pending, rejected []store.Approval, log *za
 		return pending, nil
 	}
 	if len(still) > 0 {
-		if err := j.quarantine.save(&again); err != nil {
+		if err := gt.quarantine.save(&again); err != nil {
 			return nil, fmt.Errorf("holding again the changes of rejected approval %s (nothing destructive sent): %w", strings.Join(ids, ", "), err)
 		}
 		log.Warn("changes a rejected approval held, still asked for by the sources, held again for approval", zap.String("approval", again.ID),
@@ -210,7 +249,7 @@ func (j *Job) holdRejected(g *Gated, pending, rejected []store.Approval, log *za
 		if len(still) > 0 {
 			a.HeldAgain = again.ID
 		}
-		if err := j.quarantine.save(&a); err != nil {
+		if err := gt.quarantine.save(&a); err != nil {
 			return nil, fmt.Errorf("approval %s: recording that this run took it up: %w", a.ID, err)
 		}
 	}
@@ -221,7 +260,7 @@ func (j *Job) holdRejected(g *Gated, pending, rejected []store.Approval, log *za
 // when none does: what an action outside a run (invites revoke) must not
 // send while an approval holds it.
 func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approval, error) {
-	pending, applying, _, err := j.quarantine.approvals(t.Name, false)
+	pending, applying, _, err := j.gate.quarantine.approvals(t.Name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -234,20 +273,12 @@ func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approva
 	return nil, nil
 }
 
-// GateAll gates every organization's plan in mode.
-func (j *Job) GateAll(ps *Plans, mode Mode) []*Gated {
-	out := make([]*Gated, len(ps.Orgs))
-	for i, p := range ps.Orgs {
-		out[i] = j.Gate(p, mode)
-	}
-	return out
-}
-
-// clonePlan copies the lists of p the gate changes.
+// clonePlan copies the lists of p the gate decides and those sent with
+// them.
 func clonePlan(p *reconcile.Plan) *reconcile.Plan {
 	c := *p
 	c.Changes, c.Withheld, c.Notes = slices.Clone(p.Changes), slices.Clone(p.Withheld), slices.Clone(p.Notes)
-	c.InviteGroups = slices.Clone(p.InviteGroups)
+	c.InviteGroups, c.UserGroups, c.MissingGroups = slices.Clone(p.InviteGroups), slices.Clone(p.UserGroups), slices.Clone(p.MissingGroups)
 	if p.Safety != nil {
 		s := *p.Safety
 		c.Safety = &s
@@ -260,7 +291,7 @@ func clonePlan(p *reconcile.Plan) *reconcile.Plan {
 // and returns the approvals still pending. Sources that were incomplete
 // narrow nothing: a change they no longer plan may be one a broken record
 // hid.
-func (j *Job) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
+func (gt *gate) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
 	plan := g.plan.Plan
 	if approval.SourcesIncomplete(plan) {
 		return pending, nil
@@ -272,10 +303,11 @@ func (j *Job) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]sto
 			out = append(out, a)
 			continue
 		}
-		a.Changes = kept
-		a.Narrowed = append(a.Narrowed, store.Narrowing{Time: time.Now().UTC(), Run: g.plan.Run, Dropped: dropped, Left: len(kept)})
-		if err := j.quarantine.narrowed(&a, g.mode == Real, g.plan.Run); err != nil {
-			return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+		narrowTo(&a, kept, dropped, g.plan.Run)
+		if g.mode == Real {
+			if err := gt.quarantine.narrowed(&a); err != nil {
+				return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+			}
 		}
 		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
 		if g.mode == Real {
@@ -291,9 +323,20 @@ func (j *Job) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]sto
 	return out, nil
 }
 
+// narrowTo takes out of a what the sources no longer ask for (dropped),
+// leaving kept: a is closed as dropped by run when nothing is left.
+func narrowTo(a *store.Approval, kept, dropped []reconcile.Change, run string) {
+	now := time.Now().UTC()
+	a.Changes = kept
+	a.Narrowed = append(a.Narrowed, store.Narrowing{Time: now, Run: run, Dropped: dropped, Left: len(kept)})
+	if len(kept) == 0 {
+		a.Status, a.Closed, a.Decided = store.Dropped, now, &store.Decider{By: "run " + run, Via: "sync"}
+	}
+}
+
 // quarantineHeld holds back what the pending approvals hold: not sent,
 // listed with the withheld changes.
-func (j *Job) quarantineHeld(g *Gated, pending []store.Approval) {
+func quarantineHeld(g *Gated, pending []store.Approval) {
 	plan := g.plan.Plan
 	for _, a := range pending {
 		if n := holdBack(g, a.Changes); n > 0 {
@@ -316,10 +359,10 @@ func holdBack(g *Gated, held []reconcile.Change) int {
 	return len(quarantined) + len(inWithheld)
 }
 
-// onLimit applies the organization's onLimit (safety.onLimit) when a
-// safety limit tripped.
-func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error {
-	plan, t := g.plan.Plan, g.plan.Org
+// onLimit does what s, the organization's safety, says a run over a
+// limit does (onLimit) when a safety limit tripped.
+func (gt *gate) onLimit(g *Gated, s safety, pending []store.Approval, log *zap.Logger) error {
+	plan := g.plan.Plan
 	if !approval.LimitTripped(plan) {
 		if plan.Safety != nil && g.mode != Dry {
 			log.Warn(plan.Safety.Error())
@@ -329,17 +372,17 @@ func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error
 	d := &g.decision
 	d.Tripped = plan.Safety.Reason
 	switch {
-	case j.cfg.SafetyOf(t).OnLimit == config.OnLimitStop:
+	case s.stop:
 		plan.Withheld = append(plan.Withheld, plan.Changes...)
 		plan.Changes, plan.InviteGroups = nil, nil
-		plan.Safety.Reason += fmt.Sprintf(" (%s: stop)", t.PolicyKey(config.SettingOnLimit))
+		plan.Safety.Reason += fmt.Sprintf(" (%s: stop)", s.onLimitKey)
 		plan.Safety.Stopped, plan.Safety.Withheld = true, len(plan.Withheld)
 		d.Stopped = true
 		if g.mode != Dry {
 			log.Error(plan.Safety.Error())
 		}
-	case g.mode == Real && j.quarantine.path != "":
-		return j.hold(g, pending, log)
+	case g.mode == Real && gt.quarantine.kept():
+		return gt.hold(g, pending, log)
 	case g.mode != Dry:
 		log.Warn(plan.Safety.Error())
 	}
@@ -348,7 +391,7 @@ func (j *Job) onLimit(g *Gated, pending []store.Approval, log *zap.Logger) error
 
 // hold keeps what the plan withholds and no pending approval holds yet as
 // a new pending approval; the rest of the plan goes through.
-func (j *Job) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
+func (gt *gate) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
 	plan := g.plan.Plan
 	held := make([][]reconcile.Change, len(pending))
 	for i := range pending {
@@ -358,7 +401,7 @@ func (j *Job) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
 		now := time.Now().UTC()
 		a := &store.Approval{ID: store.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run,
 			Reason: plan.Safety.Reason, Status: store.Pending, Changes: fresh}
-		if err := j.quarantine.save(a); err != nil {
+		if err := gt.quarantine.save(a); err != nil {
 			return fmt.Errorf("holding the withheld changes for approval (nothing destructive sent): %w", err)
 		}
 		log.Warn("safety limit: destructive changes held for approval", zap.String("approval", a.ID),
@@ -378,6 +421,14 @@ type quarantine struct {
 	mu   sync.Mutex
 	dir  *store.Dir
 }
+
+// newQuarantine is the quarantine of the state directory s, faults
+// injected at each step of a write (Options.Faults).
+func newQuarantine(s config.State, faults func(step string) error) *quarantine {
+	return &quarantine{path: s.Dir, opts: StoreOptions(s, faults)}
+}
+
+func (q *quarantine) kept() bool { return q.path != "" }
 
 // open returns the state directory, created when create is set; nil
 // when there is none (no state.dir, or a directory not made yet).
@@ -439,15 +490,9 @@ func (q *quarantine) approvals(org string, create bool) (pending, applying, reje
 	return pending, applying, rejected, nil
 }
 
-// narrowed records a narrowed approval when write is set: saved, or
-// closed as dropped by run when nothing is left of it.
-func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
-	if len(a.Changes) == 0 {
-		a.Status, a.Closed, a.Decided = store.Dropped, time.Now().UTC(), &store.Decider{By: "run " + run, Via: "sync"}
-	}
-	if !write {
-		return nil
-	}
+// narrowed writes a narrowed approval (narrowTo): saved, or closed as
+// dropped when nothing is left of it.
+func (q *quarantine) narrowed(a *store.Approval) error {
 	dir, err := q.open(true)
 	if err != nil {
 		return err
@@ -457,6 +502,34 @@ func (q *quarantine) narrowed(a *store.Approval, write bool, run string) error {
 		return dir.Close(a, store.Dropped, *a.Decided)
 	}
 	return dir.SaveApproval(a)
+}
+
+// approval reads approval id: ErrNoStateDir without a state directory.
+func (q *quarantine) approval(id string) (*store.Approval, error) {
+	dir, err := q.open(false)
+	switch {
+	case err != nil:
+		return nil, InPhase(PhaseGate, err)
+	case dir == nil && q.path == "":
+		return nil, ErrNoStateDir
+	case dir == nil:
+		return nil, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+	}
+	a, err := dir.Approval(id)
+	return a, InPhase(PhaseGate, err)
+}
+
+// claim claims approval id for its apply, by c.
+func (q *quarantine) claim(id string, c store.Claimant) (*store.Approval, *store.Applying, error) {
+	dir, err := q.open(false)
+	if err == nil && dir == nil {
+		err = fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	a, ap, _, err := dir.Claim(id, c)
+	return a, ap, err
 }
 
 // save writes a new approval.

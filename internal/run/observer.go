@@ -5,7 +5,7 @@ import "github.com/orgsync/orgsync/reconcile"
 // Observer hears what a run does, as it happens: change control records
 // the results (history, run records, notifications) without the run
 // knowing of it. An Observer only observes: what is sent, held or stopped
-// the safety gate decides (Job.Gate), not an Observer. Its methods are called from each organization's own
+// the safety gate decides (gate.decide), not an Observer. Its methods are called from each organization's own
 // goroutine, so an Observer must be safe for concurrent use, and should
 // return quickly (a slow one holds its organization's run back). Embed
 // NopObserver to hear only some of it.

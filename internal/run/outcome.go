@@ -22,21 +22,21 @@ const (
 	PhaseRecord    = "record"        // applied, but the history or the run record cannot be written
 )
 
-// PhaseError is an error of a phase of a run.
-type PhaseError struct {
+// phaseError is an error of a phase of a run.
+type phaseError struct {
 	Phase string
 	Err   error
 }
 
-func (e *PhaseError) Error() string { return e.Err.Error() }
-func (e *PhaseError) Unwrap() error { return e.Err }
+func (e *phaseError) Error() string { return e.Err.Error() }
+func (e *phaseError) Unwrap() error { return e.Err }
 
 // InPhase marks err as an error of phase (nil stays nil).
 func InPhase(phase string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &PhaseError{Phase: phase, Err: err}
+	return &phaseError{Phase: phase, Err: err}
 }
 
 // PhaseOf is the phase err was marked with (InPhase), PhaseSources when
@@ -45,7 +45,7 @@ func PhaseOf(err error) string { return PhaseOr(err, PhaseSources) }
 
 // PhaseOr is the phase err was marked with (InPhase), else phase.
 func PhaseOr(err error, phase string) string {
-	var pe *PhaseError
+	var pe *phaseError
 	if errors.As(err, &pe) {
 		return pe.Phase
 	}
@@ -54,7 +54,7 @@ func PhaseOr(err error, phase string) string {
 
 // Marked reports whether err was marked with a phase (InPhase).
 func Marked(err error) bool {
-	var pe *PhaseError
+	var pe *phaseError
 	return errors.As(err, &pe)
 }
 

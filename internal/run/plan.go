@@ -3,9 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -53,7 +51,7 @@ type Plans struct {
 // InSync reports whether no organization's plan has anything to do.
 func (ps *Plans) InSync() bool {
 	for _, g := range ps.Gated {
-		if p := g.OrgPlan(); p.Plan != nil && !p.Plan.InSync() {
+		if p := g.plan.Plan; p != nil && !p.InSync() {
 			return false
 		}
 	}
@@ -67,23 +65,25 @@ func (ps *Plans) InSync() bool {
 // stop the others.
 func (j *Job) Plan(ctx context.Context) (*Plans, error) {
 	plans := make([]*OrgPlan, len(j.orgs))
-	ps, err := j.PlanEach(ctx, func(_ context.Context, i int, p *OrgPlan) { plans[i] = p })
+	ps, err := j.planEach(ctx, func(_ context.Context, i int, p *OrgPlan) { plans[i] = p })
 	if err != nil {
 		return nil, err
 	}
-	ps.Orgs = plans
-	ps.Gated = j.GateAll(ps, Dry)
+	ps.Orgs, ps.Gated = plans, make([]*Gated, len(plans))
+	for i, p := range plans {
+		ps.Gated[i] = j.gated(p, Dry)
+	}
 	return ps, nil
 }
 
-// PlanEach reads the sources once, then for every organization at once
+// planEach reads the sources once, then for every organization at once
 // computes its plan and hands it to then (with its index in Orgs) as soon
 // as it is ready. A source that fails fails the whole (the error returned;
 // then is not called). When a source skipped bad records the desired
 // state is marked incomplete, so that nothing destructive is planned for
 // the users those records would have kept. The Plans returned hold the
 // sources' side; their Orgs are for the caller to collect.
-func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int, p *OrgPlan)) (*Plans, error) {
+func (j *Job) planEach(ctx context.Context, then func(ctx context.Context, i int, p *OrgPlan)) (*Plans, error) {
 	start := time.Now()
 	d, err := j.ReadSources(ctx)
 	if err != nil {
@@ -113,17 +113,13 @@ func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int
 // Split shares the desired state among the organizations, by name,
 // warning of target groups that name no organization.
 func (j *Job) Split(d *Sources) map[string]Part {
-	all := make([]bool, len(j.cfg.Targets))
-	for i := range j.cfg.Targets {
-		all[i] = j.cfg.Targets[i].Members == config.MembersAll
-	}
-	parts, unknown := splitUsers(d.Users, d.Held, all, j.cfg.TargetIndex)
+	parts, unknown := splitUsers(d.Users, d.Held, j.takesAll, j.route)
 	for _, g := range unknown {
 		j.log.Warn(fmt.Sprintf("mapped target group %q names no organization of the configuration: it is left out", g))
 	}
 	out := make(map[string]Part, len(parts))
 	for i := range parts {
-		out[j.cfg.Targets[i].Name] = parts[i]
+		out[j.targets[i]] = parts[i]
 	}
 	return out
 }
@@ -151,7 +147,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}
-	if path := ReportFile(j.cfg, p.Org); path != "" {
+	if path := j.byOrg[p.Org.Name].reportFile; path != "" {
 		if err := writeUnmatchedReport(path, plan.Unmatched, p.Org.PolicyKey(config.SettingReportFile)); err != nil {
 			return plan, err // the plan stands; the run fails
 		}
@@ -174,27 +170,13 @@ func (j *Job) readCurrent(ctx context.Context, p *OrgPlan, needs reconcile.ReadN
 	}
 	p.stats0 = client.Stats()
 	stop := j.reportProgress(ctx, p.log, readProgress(client, p.stats0))
-	cur, err := j.read(ctx, p, newTarget(client), needs)
+	cur, err := j.reader.read(ctx, p, newTarget(client), needs)
 	stop()
 	if err != nil {
 		p.Phase = ServicePhase(err, PhaseRead)
-		return nil, fmt.Errorf("reading the organization: %w", WithSettingHint(err, p.Org))
+		return nil, fmt.Errorf("reading the organization: %w", p.Org.Hint(err))
 	}
 	return cur, nil
-}
-
-// ReportFile is where organization t's unmatched users are written: its
-// policy's reportFile, with the organization's name before the extension
-// when it is the top-level policy's and t is not the primary (so that
-// organizations sharing the top-level policy do not overwrite each
-// other's file).
-func ReportFile(cfg *config.Config, t *config.NamedTarget) string {
-	path := cfg.PolicyOf(t).ReportFile
-	if path == "" || t.Policy != nil || t == cfg.Primary() {
-		return path
-	}
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "-" + t.Name + ext
 }
 
 // logChanges logs one line per planned change: at debug when the caller

@@ -29,18 +29,10 @@ var ErrNoStateDir = errors.New("approvals and the history are kept in the state 
 // the gate's when the approval cannot be read, is no longer pending or
 // is claimed by another orgsync.
 func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gated, error) {
-	dir, err := j.quarantine.open(false)
-	switch {
-	case err != nil:
-		return nil, InPhase(PhaseGate, err)
-	case dir == nil && j.quarantine.path == "":
-		return nil, ErrNoStateDir
-	case dir == nil:
-		return nil, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
-	}
-	a, err := dir.Approval(id)
+	q := j.gate.quarantine
+	a, err := q.approval(id)
 	if err != nil {
-		return nil, InPhase(PhaseGate, err)
+		return nil, err
 	}
 	switch {
 	case a.Status != store.Pending:
@@ -59,7 +51,7 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 		for i := range kept {
 			keys[i] = kept[i].Key()
 		}
-		if a, applying, _, err = dir.Claim(a.ID, store.NewClaimant(p.Run, by, keys)); err != nil {
+		if a, applying, err = q.claim(a.ID, store.NewClaimant(p.Run, by, keys)); err != nil {
 			return nil, InPhase(PhaseGate, err)
 		}
 	}

@@ -138,12 +138,12 @@ func TestReportFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		i := slices.IndexFunc(cfg.Targets, func(t config.NamedTarget) bool { return t.Name == tt.org })
-		if got := ReportFile(cfg, &cfg.Targets[i]); got != tt.want {
+		if got := reportPath(cfg, &cfg.Targets[i]); got != tt.want {
 			t.Errorf("%s: report file %q, want %q", tt.org, got, tt.want)
 		}
 	}
 	noExt := &config.Config{Policy: config.Policy{ReportFile: "unmatched"}, Targets: []config.NamedTarget{{Name: "main"}, {Name: "emea"}}}
-	if got := ReportFile(noExt, &noExt.Targets[1]); got != "unmatched-emea" {
+	if got := reportPath(noExt, &noExt.Targets[1]); got != "unmatched-emea" {
 		t.Errorf("without an extension: %q", got)
 	}
 }
@@ -253,7 +253,7 @@ func TestExplainPlanned(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j := &Job{cfg: cfg, scope: tt.scope, explain: "DAVE@example.com"}
+			j := &Job{settings: settingsOf(cfg), scope: tt.scope, explain: "DAVE@example.com"}
 			var buf strings.Builder
 			j.writePlanned(&buf, tt.plan, tt.sources)
 			if !strings.HasPrefix(buf.String(), tt.want) {

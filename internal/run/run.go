@@ -2,20 +2,25 @@
 // sources once, plan every organization side by side, and apply each plan
 // (dry, test-only or real).
 //
-// A Job is made once (New) from a loaded, validated configuration, which
-// it never changes, and the run's Overrides (what the command line says);
-// the daemon keeps one Job for all its runs, so that they share each
-// organization's service client (its token and rate limiters). Plan
-// returns each organization's plan (Plans); Apply applies one; Sync plans
-// and applies every organization, each as soon as its own plan is ready.
-// What fails one organization is that organization's Err (in its OrgPlan
-// or Result); what fails the whole run (a source) is the error returned.
+// A Job is made once (New) from a loaded, validated configuration and the
+// run's Overrides (what the command line says); it resolves then, once,
+// what each organization's run needs (its policy, its safety settings
+// with the run's limit on removals over them), and reads the
+// configuration no more. The daemon keeps one Job for all its runs, so
+// that they share each organization's service client (its token and rate
+// limiters). Plan returns each organization's plan (Plans); Apply applies
+// one; Sync plans and applies every organization, each as soon as its own
+// plan is ready. What fails one organization is that organization's Err
+// (in its OrgPlan or Result); what fails the whole run (a source) is the
+// error returned.
 //
-// Between a plan and its sending stands the safety gate (Gate), a step no
-// entry point skips: Apply takes only what the gate made (Gated). The gate
-// keeps the pending approvals of state.dir as a quarantine and applies
-// safety.onLimit. An Observer, when given, hears each result as it comes;
-// it only observes.
+// A Job is made of parts: a reader of each organization's current state
+// (in full, or from its snapshot with incremental runs), the safety gate,
+// and the sending of what the gate lets through. Between a plan and its
+// sending stands the gate, a step no entry point skips: Apply takes only
+// what the gate made (Gated). The gate keeps the pending approvals of
+// state.dir as a quarantine and does what safety.onLimit says. An
+// Observer, when given, hears each result as it comes; it only observes.
 package run
 
 import (
@@ -91,22 +96,23 @@ func StoreOptions(s config.State, faults func(step string) error) store.Options 
 	return store.Options{MaxFileBytes: int64(s.MaxFileMB) << 20, Retention: time.Duration(s.Retention), Faults: faults}
 }
 
-// Job runs one configuration with one set of overrides.
+// Job runs one configuration with one set of overrides. New takes what
+// it needs of the configuration, once, and the Job reads it no more: the
+// settings of the run and of each organization (its policy, its Safety,
+// its report file), and its parts: the reader of each organization's
+// current state, the safety gate, and the clients its plans are sent
+// through.
 type Job struct {
-	cfg      *config.Config // as loaded; never changed nor copied
-	scope    config.Scope   // the configuration's scope with the overrides over it
-	explain  string
-	opts     Options
-	log      *zap.Logger
-	mapper   *mapping.Mapper
-	orgs     []*config.NamedTarget             // the organizations the run syncs
-	policies map[string]*reconcile.ValidPolicy // each organization's, by name, before the run's groups
-	clients  clientCache
-	// quarantine is the gate's store of approvals: state.dir's.
-	quarantine quarantine
-	// full reads every organization in full, whatever its snapshot
-	// (incremental runs).
-	full bool
+	settings
+	orgs    []*config.NamedTarget // the organizations the run syncs
+	scope   config.Scope          // the configuration's scope with the overrides over it
+	explain string
+	opts    Options
+	log     *zap.Logger
+	mapper  *mapping.Mapper
+	reader  reader // how each organization's current state is read
+	gate    *gate  // the safety gate, with each organization's Safety
+	clients clientCache
 }
 
 // New checks the overrides against cfg (loaded by config.Load) and makes
@@ -118,73 +124,34 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 	if opts.Observer == nil {
 		opts.Observer = NopObserver{}
 	}
-	scope, err := runScopeConfig(cfg.Scope, ov)
+	orgs, err := selectOrgs(cfg, ov.Orgs)
 	if err != nil {
 		return nil, err
 	}
-	j := &Job{cfg: cfg, scope: scope, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
-		quarantine: quarantine{path: cfg.State.Dir, opts: StoreOptions(cfg.State, opts.Faults)}, full: ov.Full}
-	if j.orgs, err = selectOrgs(cfg, ov.Orgs); err != nil {
+	j := &Job{settings: settingsOf(cfg), orgs: orgs, explain: strings.TrimSpace(ov.Explain), opts: opts, log: opts.Log,
+		reader: readerOf(cfg, ov.Full)}
+	if j.gate, err = j.resolveOrgs(cfg, ov.MaxRemovals); err != nil {
+		return nil, err
+	}
+	if j.scope, err = runScopeConfig(cfg.Scope, ov); err != nil {
 		return nil, err
 	}
 	if j.mapper, err = cfg.Mapper(); err != nil {
 		return nil, err
 	}
-	j.policies = make(map[string]*reconcile.ValidPolicy, len(j.orgs))
-	for _, t := range j.orgs {
-		if j.policies[t.Name], err = basePolicy(cfg, t, ov.MaxRemovals); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Path(), err)
-		}
-	}
 	return j, nil
-}
-
-// runScopeConfig is the configuration's scope with the overrides over it,
-// checked as the configuration's own values are.
-func runScopeConfig(sc config.Scope, ov Overrides) (config.Scope, error) {
-	if ov.ExcludeUnmappedUsers {
-		sc.ExcludeUnmappedUsers = true
-	}
-	if ov.ScopeGroups != nil {
-		sc.Groups = nil
-		for _, g := range ov.ScopeGroups {
-			if g = strings.TrimSpace(g); g != "" {
-				sc.Groups = append(sc.Groups, g)
-			}
-		}
-		if len(sc.Groups) == 0 {
-			return sc, fmt.Errorf("--scope-groups %q names no group", strings.Join(ov.ScopeGroups, ","))
-		}
-	}
-	if ov.UsersFile != "" {
-		if _, err := config.ReadUsersFile(ov.UsersFile); err != nil {
-			return sc, fmt.Errorf("--users-file: %w", err)
-		}
-		sc.UsersFile = ov.UsersFile
-	}
-	return sc, nil
-}
-
-// basePolicy is organization t's policy as Load checked it, with the run's
-// limit on removals when it sets one (named by its flag in the plan).
-func basePolicy(cfg *config.Config, t *config.NamedTarget, maxRemovals *config.Limit) (*reconcile.ValidPolicy, error) {
-	p, err := cfg.ValidPolicy(t)
-	if err != nil || maxRemovals == nil {
-		return p, err
-	}
-	return p.WithMaxRemovals(maxRemovals.Reconcile(), "--max-removals")
 }
 
 // runPolicy is the policy of one organization's run: its base policy, and
 // every group of the desired users managed (they all come from mapping
 // rules, and pattern rules' targets cannot be listed in advance).
 func (j *Job) runPolicy(t *config.NamedTarget, users []reconcile.User) *reconcile.ValidPolicy {
-	return j.policies[t.Name].ManagingGroupsOf(users)
+	return j.byOrg[t.Name].policy.ManagingGroupsOf(users)
 }
 
-// Config is the configuration the job runs, as loaded (the run's scope,
-// with the overrides, is the Job's own).
-func (j *Job) Config() *config.Config { return j.cfg }
+// MultiOrg reports whether the configuration names its organizations
+// (targets:): the plans, results and messages then say which each is.
+func (j *Job) MultiOrg() bool { return j.multiOrg }
 
 // Orgs are the organizations the run syncs, in the configuration's order.
 func (j *Job) Orgs() []*config.NamedTarget { return j.orgs }
@@ -217,7 +184,7 @@ func selectOrgs(cfg *config.Config, names []string) ([]*config.NamedTarget, erro
 		}
 	}
 	if len(want) > 0 {
-		return nil, NoSuchOrg(cfg, "--orgs", slices.Sorted(maps.Keys(want))[0])
+		return nil, noSuchOrg(cfg, "--orgs", slices.Sorted(maps.Keys(want))[0])
 	}
 	return out, nil
 }
@@ -233,12 +200,12 @@ func Target(cfg *config.Config, flag, name string) (*config.NamedTarget, error) 
 			return &cfg.Targets[i], nil
 		}
 	}
-	return nil, NoSuchOrg(cfg, flag, name)
+	return nil, noSuchOrg(cfg, flag, name)
 }
 
-// NoSuchOrg is the error of an option naming an organization the
+// noSuchOrg is the error of an option naming an organization the
 // configuration does not have: it lists those it has.
-func NoSuchOrg(cfg *config.Config, flag, name string) error {
+func noSuchOrg(cfg *config.Config, flag, name string) error {
 	if !cfg.MultiOrg() {
 		return fmt.Errorf("%s: no organization %q in %s: it has a single target: (named %s); name organizations with targets:",
 			flag, name, cfg.File, config.DefaultTargetName)
@@ -249,7 +216,7 @@ func NoSuchOrg(cfg *config.Config, flag, name string) error {
 // orgLog is the logger of organization t: with an org field when the
 // configuration has several.
 func (j *Job) orgLog(t *config.NamedTarget) *zap.Logger {
-	if !j.cfg.MultiOrg() {
+	if !j.multiOrg {
 		return j.log
 	}
 	return j.log.With(zap.String("org", t.Name))
@@ -291,7 +258,7 @@ func (j *Job) Client(t *config.NamedTarget) (*umapi.Client, error) {
 		return last.client, nil
 	}
 	opts := []umapi.Option{umapi.WithLogger(j.orgLog(t).Named("service"))}
-	if dir := j.cfg.State.Dir; dir != "" {
+	if dir := j.stateDir; dir != "" {
 		opts = append(opts, umapi.WithSharedLimits(filepath.Join(dir, LimitsFolder)))
 	}
 	c, err := umapi.New(cc, opts...)

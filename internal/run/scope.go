@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -67,4 +68,30 @@ func orgScope(sc config.Scope, part Part, run reconcile.Scope) (Part, reconcile.
 	in, out := part.LeaveOutUnmapped()
 	run.Out = slices.Concat(run.Out, out)
 	return in, run
+}
+
+// runScopeConfig is the configuration's scope with the overrides over it,
+// checked as the configuration's own values are.
+func runScopeConfig(sc config.Scope, ov Overrides) (config.Scope, error) {
+	if ov.ExcludeUnmappedUsers {
+		sc.ExcludeUnmappedUsers = true
+	}
+	if ov.ScopeGroups != nil {
+		sc.Groups = nil
+		for _, g := range ov.ScopeGroups {
+			if g = strings.TrimSpace(g); g != "" {
+				sc.Groups = append(sc.Groups, g)
+			}
+		}
+		if len(sc.Groups) == 0 {
+			return sc, fmt.Errorf("--scope-groups %q names no group", strings.Join(ov.ScopeGroups, ","))
+		}
+	}
+	if ov.UsersFile != "" {
+		if _, err := config.ReadUsersFile(ov.UsersFile); err != nil {
+			return sc, fmt.Errorf("--users-file: %w", err)
+		}
+		sc.UsersFile = ov.UsersFile
+	}
+	return sc, nil
 }

@@ -36,8 +36,8 @@ func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
 	// With several sources, a mapping rule may name a group that only one
 	// of them has: the sources report the groups they miss, and the run
 	// checks across all of them (source.CheckGroups).
-	srcs, err := j.cfg.OpenSources(source.Options{Mapper: j.mapper, Log: j.log.Named("source"), Explain: j.explain,
-		CallerChecksGroups: len(j.cfg.Sources) > 1, ScopeGroups: j.scope.Groups})
+	srcs, err := j.openSources(source.Options{Mapper: j.mapper, Log: j.log.Named("source"), Explain: j.explain,
+		CallerChecksGroups: j.sources > 1, ScopeGroups: j.scope.Groups})
 	if err != nil {
 		return nil, err
 	}

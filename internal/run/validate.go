@@ -32,9 +32,9 @@ func (j *Job) MissingGroups(ctx context.Context, t *config.NamedTarget, users []
 	needs := j.runPolicy(t, users).ReadNeedsFor(users)
 	names, err := newTarget(c).MissingGroups(ctx, needs.CheckGroups)
 	if err != nil {
-		return nil, WithSettingHint(err, t)
+		return nil, t.Hint(err)
 	}
-	create := j.cfg.PolicyOf(t).CreateUserGroups
+	create := j.byOrg[t.Name].createsGroups
 	out := make([]MissingGroup, len(names))
 	for i, g := range names {
 		out[i] = MissingGroup{Name: g, Created: create && !strings.HasPrefix(g, "_")}
@@ -83,11 +83,11 @@ func (v *Validation) notice(format string, args ...any) {
 // users are mapped to exist. The error is what stopped the check; the
 // lines found until then are kept.
 func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, error) {
-	v := &Validation{file: j.cfg.File, sources: len(j.cfg.Sources)}
-	for _, err := range j.cfg.Preflight() {
+	v := &Validation{file: j.file, sources: j.sources}
+	for _, err := range j.preflight() {
 		v.problemOf(err)
 	}
-	if dir := j.cfg.State.Dir; dir != "" {
+	if dir := j.stateDir; dir != "" {
 		if err := store.Check(dir); err != nil {
 			v.problem("state.dir %s: %v: no run could be recorded, nor changes held for approval", dir, err)
 		}
@@ -97,7 +97,7 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 		return v, err
 	}
 	parts := j.Split(d)
-	if j.cfg.MultiOrg() {
+	if j.multiOrg {
 		for _, t := range j.orgs {
 			v.Lines = append(v.Lines, fmt.Sprintf("organization %s (%s): %d desired user(s)", t.Name, t.OrgID, len(parts[t.Name].Users)))
 		}
@@ -170,7 +170,7 @@ func (j *Job) checkTarget(ctx context.Context, v *Validation, t *config.NamedTar
 	}
 	v.Lines = append(v.Lines, t.Path()+": signed in and read the first page of users")
 	where := "the organization"
-	if j.cfg.MultiOrg() {
+	if j.multiOrg {
 		where = "organization " + t.Name
 	}
 	for _, g := range missing {

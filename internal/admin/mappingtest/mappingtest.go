@@ -59,7 +59,7 @@ func (f *File) run(ctx context.Context, tmp string, w io.Writer) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	plans, j, err := f.plan(ctx, cfg, "")
+	plans, _, err := f.plan(ctx, cfg, "")
 	if err != nil {
 		return Result{}, err
 	}
@@ -68,7 +68,7 @@ func (f *File) run(ctx context.Context, tmp string, w io.Writer) (Result, error)
 	}
 	var r Result
 	for _, e := range f.Expect {
-		diff := check(e, plans, j)
+		diff := check(e, plans, cfg)
 		if diff == "" {
 			r.Passed++
 			continue
@@ -138,16 +138,16 @@ func findOrg(cfg *config.Config, name string) (*config.NamedTarget, int, bool) {
 
 // check returns what differs from expectation e in the plans ("" when it
 // is met).
-func check(e Expectation, plans *run.Plans, j *run.Job) string {
+func check(e Expectation, plans *run.Plans, cfg *config.Config) string {
 	var p *run.OrgPlan
 	for _, op := range plans.Orgs {
-		if e.Org == "" && op.Org == j.Config().Primary() || op.Org.Name == e.Org {
+		if e.Org == "" && op.Org == cfg.Primary() || op.Org.Name == e.Org {
 			p = op
 		}
 	}
 	where := ""
-	if j.Config().MultiOrg() {
-		where = " in " + orgName(e, j)
+	if cfg.MultiOrg() {
+		where = " in " + orgName(e, cfg)
 	}
 	if p == nil {
 		return fmt.Sprintf("%s: the configuration has no organization %q", e.User, e.Org)
@@ -179,9 +179,9 @@ func check(e Expectation, plans *run.Plans, j *run.Job) string {
 }
 
 // orgName names the organization of e.
-func orgName(e Expectation, j *run.Job) string {
+func orgName(e Expectation, cfg *config.Config) string {
 	if e.Org == "" {
-		return j.Config().Primary().Name
+		return cfg.Primary().Name
 	}
 	return e.Org
 }

@@ -41,7 +41,7 @@ func CountOnLivePlan(ctx context.Context, path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	excluded, err := primaryMembers(ctx, j, groups)
+	excluded, err := primaryMembers(ctx, j, cfg.Primary(), groups)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,7 @@ func CountOnLivePlan(ctx context.Context, path string) ([]string, error) {
 
 // primaryMembers returns the keys of the members of groups in the primary
 // organization.
-func primaryMembers(ctx context.Context, j *run.Job, groups []string) (map[string]bool, error) {
-	primary := j.Config().Primary()
+func primaryMembers(ctx context.Context, j *run.Job, primary *config.NamedTarget, groups []string) (map[string]bool, error) {
 	c, err := j.Client(primary)
 	if err != nil {
 		return nil, err

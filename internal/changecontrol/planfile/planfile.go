@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgsync/orgsync/config"
-	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store/planjson"
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
 	"github.com/orgsync/orgsync/reconcile"
@@ -72,24 +70,6 @@ func (f Flags) String() string {
 		out = append(out, "--exclude-unmapped-users")
 	}
 	return strings.Join(out, " ")
-}
-
-// Overrides are the run's overrides the flags give (run.New checks them
-// against the configuration); Orgs is not among them: the organizations
-// run are the command line's, or a saved plan's.
-func (f Flags) Overrides() (run.Overrides, error) {
-	ov := run.Overrides{ExcludeUnmappedUsers: f.ExcludeUnmappedUsers, UsersFile: f.UsersFile}
-	if f.ScopeGroups != "" {
-		ov.ScopeGroups = strings.Split(f.ScopeGroups, ",")
-	}
-	if f.MaxRemovals != "" {
-		l, err := config.ParseLimit(f.MaxRemovals)
-		if err != nil {
-			return ov, fmt.Errorf("--max-removals %q: %w", f.MaxRemovals, err)
-		}
-		ov.MaxRemovals = &l
-	}
-	return ov, nil
 }
 
 // Org is one organization's saved plan. The file holds it as orgJSON

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -110,26 +109,5 @@ func TestOrgNamesAndKeys(t *testing.T) {
 	}
 	if got := back.Organizations[0].Plan.Names.Of(reconcile.SettingUnmatched); got != "unmatched" {
 		t.Errorf("main's plan, saved without keys, names unmatched %q", got)
-	}
-}
-
-// TestFlagsOverrides: the flags as the run's overrides, the limit parsed
-// and the scope groups split; a limit that does not parse is named by its
-// flag.
-func TestFlagsOverrides(t *testing.T) {
-	f := Flags{Orgs: "emea", MaxRemovals: "20%", ScopeGroups: "eng,design", UsersFile: "/tmp/users.txt", ExcludeUnmappedUsers: true}
-	ov, err := f.Overrides()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ov.MaxRemovals == nil || *ov.MaxRemovals != (config.Limit{N: 20, Percent: true}) || strings.Join(ov.ScopeGroups, "|") != "eng|design" ||
-		ov.UsersFile != "/tmp/users.txt" || !ov.ExcludeUnmappedUsers || ov.Orgs != nil {
-		t.Errorf("overrides %+v", ov)
-	}
-	if ov, err := (Flags{}).Overrides(); err != nil || ov.MaxRemovals != nil || ov.ScopeGroups != nil {
-		t.Errorf("no flags: %+v, %v", ov, err)
-	}
-	if _, err := (Flags{MaxRemovals: "lots"}).Overrides(); err == nil || !strings.Contains(err.Error(), `--max-removals "lots"`) {
-		t.Errorf("a bad limit: %v", err)
 	}
 }

@@ -29,7 +29,7 @@ import (
 // Walk plans, syncs and plans again with j (heard by c), writing each step
 // to w; it fails when the second plan is not empty.
 func Walk(ctx context.Context, w io.Writer, j *run.Job, c *changecontrol.Control) error {
-	multi := j.Config().MultiOrg()
+	multi := j.MultiOrg()
 	fmt.Fprintln(w, "\n== 1. orgsync plan: what a sync would change")
 	plans, err := showPlans(ctx, w, j)
 	if err != nil {
@@ -63,7 +63,7 @@ func showPlans(ctx context.Context, w io.Writer, j *run.Job) (*run.Plans, error)
 	if err != nil {
 		return nil, err
 	}
-	return plans, view.Plans(w, plans, "text", j.Config().MultiOrg())
+	return plans, view.Plans(w, plans, "text", j.MultiOrg())
 }
 
 // Review is demo --review: the change-control walk-through on the CSV
