@@ -1,0 +1,24 @@
+//go:build !windows
+
+package winsvc
+
+// IsService reports false: there is no Service Control Manager here.
+func IsService() (bool, error) { return false, nil }
+
+// Run returns ErrNotWindows.
+func Run(Daemon) (int, error) { return 1, ErrNotWindows }
+
+// Install returns ErrNotWindows.
+func Install(string, []string, string, string) error { return ErrNotWindows }
+
+// Uninstall returns ErrNotWindows.
+func Uninstall(string) error { return ErrNotWindows }
+
+// Start returns ErrNotWindows.
+func Start() error { return ErrNotWindows }
+
+// Stop returns ErrNotWindows.
+func Stop() error { return ErrNotWindows }
+
+// Reload returns ErrNotWindows.
+func Reload() error { return ErrNotWindows }

@@ -1,0 +1,235 @@
+package winsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/svc"
+	"golang.org/x/sys/windows/svc/eventlog"
+	"golang.org/x/sys/windows/svc/mgr"
+)
+
+// IsService reports whether the process was started by the Service
+// Control Manager.
+func IsService() (bool, error) { return svc.IsWindowsService() }
+
+// Run runs daemon as the service until the Service Control Manager stops
+// it, and returns the daemon's exit code.
+func Run(daemon Daemon) (int, error) {
+	events, err := eventlog.Open(Name)
+	if err != nil {
+		return 1, fmt.Errorf("opening the event log source %s: %w", Name, err)
+	}
+	defer events.Close()
+	h := &handler{daemon: daemon, events: events}
+	if err := svc.Run(Name, h); err != nil {
+		return 1, err
+	}
+	return h.code, nil
+}
+
+// handler answers the Service Control Manager.
+type handler struct {
+	daemon Daemon
+	events *eventlog.Log
+	code   int
+}
+
+// accepted are the controls the running service answers.
+const accepted = svc.AcceptStop | svc.AcceptShutdown | svc.AcceptParamChange
+
+// Execute runs the daemon, answers its controls, and stops it at stop or
+// shutdown: the daemon's context ends, and the stop is reported pending,
+// its checkpoint advancing every second, until the daemon returns or
+// StopTimeout passes.
+func (h *handler) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
+	status <- svc.Status{State: svc.StartPending, WaitHint: 10_000}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reload := make(chan struct{}, 1)
+	done := make(chan int, 1)
+	go func() { done <- h.daemon(ctx, reload, NewEventCore(h.events)) }()
+	status <- svc.Status{State: svc.Running, Accepts: accepted}
+	_ = h.events.Info(EventStarted, fmt.Sprintf("The orgsync service started (process %d).", os.Getpid()))
+	for {
+		select {
+		case h.code = <-done:
+			// The daemon could not start, or stopped by itself: a failure,
+			// which the recovery actions answer by restarting the service.
+			_ = h.events.Error(EventStopped, fmt.Sprintf("The orgsync service stopped by itself (exit code %d): see its log.", h.code))
+			return true, uint32(max(h.code, 1))
+		case c := <-req:
+			switch c.Cmd {
+			case svc.Interrogate:
+				status <- c.CurrentStatus
+			case svc.ParamChange:
+				_ = h.events.Info(EventReload, "Reload asked for: the configuration is read again (between runs).")
+				select {
+				case reload <- struct{}{}:
+				default: // one is already waiting
+				}
+				status <- svc.Status{State: svc.Running, Accepts: accepted}
+			case svc.Stop, svc.Shutdown:
+				h.code = stop(cancel, done, status)
+				_ = h.events.Info(EventStopped, "The orgsync service stopped.")
+				return false, 0
+			}
+		}
+	}
+}
+
+// stop ends the daemon's context and reports the stop pending until the
+// daemon returns (its exit code) or StopTimeout passes.
+func stop(cancel context.CancelFunc, done <-chan int, status chan<- svc.Status) int {
+	cancel()
+	deadline := time.After(StopTimeout)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for checkpoint := uint32(1); ; checkpoint++ {
+		status <- svc.Status{State: svc.StopPending, CheckPoint: checkpoint, WaitHint: 3_000}
+		select {
+		case code := <-done:
+			return code
+		case <-deadline:
+			return 1
+		case <-tick.C:
+		}
+	}
+}
+
+// Install registers the service to run exe with args (orgsync daemon
+// --config FILE) as account (a virtual account "NT SERVICE\orgsync" when
+// empty; password for a user account, none for a group-managed one,
+// whose name ends in $), starting automatically (delayed) once started,
+// with recovery actions, the event log source and exe's folder on the
+// system PATH. A service already registered (by the MSI) keeps its
+// settings and gets the rest.
+func Install(exe string, args []string, account, password string) error {
+	m, err := mgr.Connect()
+	if err != nil {
+		return fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(Name)
+	if err != nil {
+		if account == "" {
+			account = `NT SERVICE\` + Name
+		}
+		s, err = m.CreateService(Name, exe, mgr.Config{DisplayName: DisplayName, Description: Description,
+			StartType: mgr.StartAutomatic, DelayedAutoStart: true, ServiceStartName: account, Password: password}, args...)
+		if err != nil {
+			return fmt.Errorf("registering the service %s: %w", Name, err)
+		}
+	}
+	defer s.Close()
+	if err := setRecovery(s); err != nil {
+		return err
+	}
+	if err := eventlog.InstallAsEventCreate(Name, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil && !alreadyThere(err) {
+		return fmt.Errorf("registering the event log source %s: %w", Name, err)
+	}
+	return addToPath(filepath.Dir(exe))
+}
+
+// setRecovery sets the recovery actions: restart after 10 s, 30 s and 60 s,
+// the count reset after a day without failure; an exit with an error (a
+// configuration that does not load) counts as a failure too.
+func setRecovery(s *mgr.Service) error {
+	actions := []mgr.RecoveryAction{
+		{Type: mgr.ServiceRestart, Delay: 10 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: 30 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: 60 * time.Second},
+	}
+	if err := s.SetRecoveryActions(actions, uint32((24 * time.Hour).Seconds())); err != nil {
+		return fmt.Errorf("setting the service's recovery actions: %w", err)
+	}
+	if err := s.SetRecoveryActionsOnNonCrashFailures(true); err != nil {
+		return fmt.Errorf("setting the service's recovery actions: %w", err)
+	}
+	return nil
+}
+
+// alreadyThere reports whether err says the event source exists.
+func alreadyThere(err error) bool {
+	return errors.Is(err, windows.ERROR_ALREADY_EXISTS) || err.Error() == Name+" registry key already exists"
+}
+
+// Uninstall stops and removes the service, its event log source and
+// exe's folder on the system PATH; the configuration and the state stay.
+func Uninstall(exe string) error {
+	m, err := mgr.Connect()
+	if err != nil {
+		return fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+	}
+	defer m.Disconnect()
+	if s, err := m.OpenService(Name); err == nil {
+		_ = stopService(s)
+		err = s.Delete()
+		s.Close()
+		if err != nil {
+			return fmt.Errorf("removing the service %s: %w", Name, err)
+		}
+	}
+	_ = eventlog.Remove(Name)
+	return removeFromPath(filepath.Dir(exe))
+}
+
+// Start starts the service.
+func Start() error {
+	return withService(func(s *mgr.Service) error { return s.Start() })
+}
+
+// Stop stops the service and waits until it has stopped.
+func Stop() error { return withService(stopService) }
+
+// Reload asks the running service to read its configuration again.
+func Reload() error {
+	return withService(func(s *mgr.Service) error {
+		_, err := s.Control(svc.ParamChange)
+		return err
+	})
+}
+
+// withService runs fn on the installed service.
+func withService(fn func(*mgr.Service) error) error {
+	m, err := mgr.Connect()
+	if err != nil {
+		return fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(Name)
+	if err != nil {
+		return fmt.Errorf("the service %s is not installed (orgsync service install, or the MSI): %w", Name, err)
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+// stopService stops s, if it runs, and waits until it has stopped.
+func stopService(s *mgr.Service) error {
+	st, err := s.Query()
+	if err != nil {
+		return err
+	}
+	if st.State == svc.Stopped {
+		return nil
+	}
+	if st.State != svc.StopPending {
+		if _, err := s.Control(svc.Stop); err != nil {
+			return fmt.Errorf("stopping the service: %w", err)
+		}
+	}
+	deadline := time.Now().Add(StopTimeout + 5*time.Second)
+	for time.Now().Before(deadline) {
+		if st, err = s.Query(); err != nil || st.State == svc.Stopped {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("the service did not stop within %s", StopTimeout+5*time.Second)
+}
