@@ -79,6 +79,7 @@ func commands() map[string]command {
 		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest},
 		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion},
 		"migrate":    {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate},
+		"service":    {"install, remove, start, stop or reload the Windows service that runs orgsync daemon", runService},
 	}
 }
 

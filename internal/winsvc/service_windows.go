@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
@@ -108,11 +109,12 @@ func stop(cancel context.CancelFunc, done <-chan int, status chan<- svc.Status) 
 // whose name ends in $), starting automatically (delayed) once started,
 // with recovery actions, the event log source and exe's folder on the
 // system PATH. A service already registered (by the MSI) keeps its
-// settings and gets the rest.
-func Install(exe string, args []string, account, password string) error {
-	m, err := mgr.Connect()
+// settings and gets the rest. What the system does not support (Wine has
+// no recovery actions) is returned as a warning.
+func Install(exe string, args []string, account, password string) (warnings []string, err error) {
+	m, err := connect()
 	if err != nil {
-		return fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+		return nil, err
 	}
 	defer m.Disconnect()
 	s, err := m.OpenService(Name)
@@ -121,19 +123,35 @@ func Install(exe string, args []string, account, password string) error {
 			account = `NT SERVICE\` + Name
 		}
 		s, err = m.CreateService(Name, exe, mgr.Config{DisplayName: DisplayName, Description: Description,
-			StartType: mgr.StartAutomatic, DelayedAutoStart: true, ServiceStartName: account, Password: password}, args...)
+			StartType: mgr.StartAutomatic, ServiceStartName: account, Password: password}, args...)
 		if err != nil {
-			return fmt.Errorf("registering the service %s: %w", Name, err)
+			return nil, fmt.Errorf("registering the service %s: %w", Name, err)
 		}
 	}
 	defer s.Close()
-	if err := setRecovery(s); err != nil {
-		return err
+	for _, step := range []struct {
+		what string
+		do   func(*mgr.Service) error
+	}{{"delayed automatic start", delayStart}, {"recovery actions (restart on failure)", setRecovery}} {
+		err := step.do(s)
+		switch {
+		case errors.Is(err, windows.ERROR_INVALID_LEVEL):
+			warnings = append(warnings, "this system does not support a service's "+step.what+": not set")
+		case err != nil:
+			return warnings, fmt.Errorf("setting the service's %s: %w", step.what, err)
+		}
 	}
 	if err := eventlog.InstallAsEventCreate(Name, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil && !alreadyThere(err) {
-		return fmt.Errorf("registering the event log source %s: %w", Name, err)
+		return warnings, fmt.Errorf("registering the event log source %s: %w", Name, err)
 	}
-	return addToPath(filepath.Dir(exe))
+	return warnings, addToPath(filepath.Dir(exe))
+}
+
+// delayStart makes the automatic start delayed (after the services
+// Windows needs first, the network among them).
+func delayStart(s *mgr.Service) error {
+	info := windows.SERVICE_DELAYED_AUTO_START_INFO{IsDelayedAutoStartUp: 1}
+	return windows.ChangeServiceConfig2(s.Handle, windows.SERVICE_CONFIG_DELAYED_AUTO_START_INFO, (*byte)(unsafe.Pointer(&info)))
 }
 
 // setRecovery sets the recovery actions: restart after 10 s, 30 s and 60 s,
@@ -146,12 +164,9 @@ func setRecovery(s *mgr.Service) error {
 		{Type: mgr.ServiceRestart, Delay: 60 * time.Second},
 	}
 	if err := s.SetRecoveryActions(actions, uint32((24 * time.Hour).Seconds())); err != nil {
-		return fmt.Errorf("setting the service's recovery actions: %w", err)
+		return err
 	}
-	if err := s.SetRecoveryActionsOnNonCrashFailures(true); err != nil {
-		return fmt.Errorf("setting the service's recovery actions: %w", err)
-	}
-	return nil
+	return s.SetRecoveryActionsOnNonCrashFailures(true)
 }
 
 // alreadyThere reports whether err says the event source exists.
@@ -162,9 +177,9 @@ func alreadyThere(err error) bool {
 // Uninstall stops and removes the service, its event log source and
 // exe's folder on the system PATH; the configuration and the state stay.
 func Uninstall(exe string) error {
-	m, err := mgr.Connect()
+	m, err := connect()
 	if err != nil {
-		return fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+		return err
 	}
 	defer m.Disconnect()
 	if s, err := m.OpenService(Name); err == nil {
@@ -195,11 +210,20 @@ func Reload() error {
 	})
 }
 
-// withService runs fn on the installed service.
-func withService(fn func(*mgr.Service) error) error {
+// connect connects to the Service Control Manager.
+func connect() (*mgr.Mgr, error) {
 	m, err := mgr.Connect()
 	if err != nil {
-		return fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+		return nil, fmt.Errorf("connecting to the Service Control Manager (run as an administrator): %w", err)
+	}
+	return m, nil
+}
+
+// withService runs fn on the installed service.
+func withService(fn func(*mgr.Service) error) error {
+	m, err := connect()
+	if err != nil {
+		return err
 	}
 	defer m.Disconnect()
 	s, err := m.OpenService(Name)

@@ -90,7 +90,7 @@ func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
 		ec := zap.NewDevelopmentEncoderConfig()
 		ec.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
 		ec.EncodeCaller = nil
-		if IsTerminal(w) {
+		if IsTerminal(w) && colors(w) {
 			ec.EncodeLevel = zapcore.CapitalColorLevelEncoder
 		}
 		enc = zapcore.NewConsoleEncoder(ec)
