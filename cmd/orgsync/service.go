@@ -39,7 +39,9 @@ func runService(_ context.Context, std stdio, args []string) int {
 		var path string
 		var warnings []string
 		if path, err = filepath.Abs(*config); err == nil {
-			warnings, err = winsvc.Install(exe, []string{"daemon", "--config", path}, *account, "")
+			l := starter.Installed()
+			warnings, err = winsvc.Install(winsvc.Options{Exe: exe, Args: []string{"daemon", "--config", path}, Account: *account,
+				Folders: winsvc.Folders{Config: filepath.Dir(path), State: l.StateDir, Logs: filepath.Dir(l.LogFile)}})
 		}
 		for _, w := range warnings {
 			fmt.Fprintf(std.err, "%s: warning: %s\n", fs.Name(), w)

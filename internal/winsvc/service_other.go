@@ -9,7 +9,7 @@ func IsService() (bool, error) { return false, nil }
 func Run(Daemon) (int, error) { return 1, ErrNotWindows }
 
 // Install returns ErrNotWindows.
-func Install(string, []string, string, string) ([]string, error) { return nil, ErrNotWindows }
+func Install(Options) ([]string, error) { return nil, ErrNotWindows }
 
 // Uninstall returns ErrNotWindows.
 func Uninstall(string) error { return ErrNotWindows }

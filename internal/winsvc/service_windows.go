@@ -1,11 +1,14 @@
 package winsvc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -103,27 +106,25 @@ func stop(cancel context.CancelFunc, done <-chan int, status chan<- svc.Status) 
 	}
 }
 
-// Install registers the service to run exe with args (orgsync daemon
-// --config FILE) as account (a virtual account "NT SERVICE\orgsync" when
-// empty; password for a user account, none for a group-managed one,
-// whose name ends in $), starting automatically (delayed) once started,
-// with recovery actions, the event log source and exe's folder on the
-// system PATH. A service already registered (by the MSI) keeps its
-// settings and gets the rest. What the system does not support (Wine has
-// no recovery actions) is returned as a warning.
-func Install(exe string, args []string, account, password string) (warnings []string, err error) {
+// Install registers the service to run o.Exe with o.Args (orgsync daemon
+// --config FILE) as o.Account (the virtual account NT SERVICE\orgsync
+// when empty; a group-managed one's name ends in $), starting
+// automatically (delayed) once started, with recovery actions, the event
+// log source, o.Exe's folder on the system PATH and o.Folders' rights
+// for the account. A service already registered (by the MSI) keeps its
+// registration and gets the rest. What the system does not support (Wine
+// has no recovery actions) is returned as a warning.
+func Install(o Options) (warnings []string, err error) {
 	m, err := connect()
 	if err != nil {
 		return nil, err
 	}
 	defer m.Disconnect()
+	account := cmp.Or(o.Account, VirtualAccount)
 	s, err := m.OpenService(Name)
 	if err != nil {
-		if account == "" {
-			account = `NT SERVICE\` + Name
-		}
-		s, err = m.CreateService(Name, exe, mgr.Config{DisplayName: DisplayName, Description: Description,
-			StartType: mgr.StartAutomatic, ServiceStartName: account, Password: password}, args...)
+		s, err = m.CreateService(Name, o.Exe, mgr.Config{DisplayName: DisplayName, Description: Description,
+			StartType: mgr.StartAutomatic, ServiceStartName: account}, o.Args...)
 		if err != nil {
 			return nil, fmt.Errorf("registering the service %s: %w", Name, err)
 		}
@@ -144,7 +145,29 @@ func Install(exe string, args []string, account, password string) (warnings []st
 	if err := eventlog.InstallAsEventCreate(Name, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil && !alreadyThere(err) {
 		return warnings, fmt.Errorf("registering the event log source %s: %w", Name, err)
 	}
-	return warnings, addToPath(filepath.Dir(exe))
+	if err := grant(account, o.Folders); err != nil {
+		warnings = append(warnings, err.Error())
+	}
+	return warnings, addToPath(filepath.Dir(o.Exe))
+}
+
+// grant gives account read access to the configuration's folder and
+// write access to the state and log folders (created when missing), with
+// icacls, inherited by what they hold.
+func grant(account string, f Folders) error {
+	for _, g := range []struct{ dir, rights string }{{f.Config, "RX"}, {f.State, "M"}, {f.Logs, "M"}} {
+		if g.dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(g.dir, 0o700); err != nil {
+			return fmt.Errorf("making %s: %w", g.dir, err)
+		}
+		out, err := exec.Command("icacls", g.dir, "/grant", account+":(OI)(CI)"+g.rights).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("giving %s access to %s (icacls): %v: %s", account, g.dir, err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
 }
 
 // delayStart makes the automatic start delayed (after the services

@@ -25,6 +25,22 @@ const (
 	Description = "Keeps the organization's users in the User Management Service in step with the company directory (orgsync daemon)."
 )
 
+// VirtualAccount is the account the service runs as unless told
+// otherwise: a virtual account of its own.
+const VirtualAccount = `NT SERVICE\` + Name
+
+// Options are what Install registers.
+type Options struct {
+	Exe     string   // the binary
+	Args    []string // its arguments: daemon --config FILE
+	Account string   // "": VirtualAccount
+	Folders Folders  // the account's folders
+}
+
+// Folders are the configuration's folder, which the service's account
+// reads, and the state and log folders, which it writes.
+type Folders struct{ Config, State, Logs string }
+
 // StopTimeout bounds a stop: a run in progress stops between requests,
 // and the status page's server gets its own 10 s, well inside it.
 const StopTimeout = 30 * time.Second
