@@ -21,7 +21,7 @@ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>
 # gitlab-ci-local, installed from npm below).
 for tool in zsh fish lintian rpm shellcheck rsync npm; do command -v "$tool" >/dev/null 2>&1 || need+=("$tool"); done
 command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
-# The Windows release: the MSI (msitools' wixl and msiinfo), orgsync.exe
+# The Windows release: the MSI (msitools' wixl, msibuild and msiinfo), orgsync.exe
 # and the MSI tried under Wine 8 (wine, wine64), and mingw, which builds
 # the test's bcryptprimitives.dll shim into the test's own Wine prefix
 # (Wine 8 lacks ProcessPrng, which Go programs need); unzip lists the zips.

@@ -62,8 +62,37 @@ func makeMSI(version, dir, bin string) (string, error) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("wixl (make test-deps installs it): %v\n%s", err, b)
 	}
+	for _, q := range msiFixes(msiVersion(version)) {
+		if b, err := exec.Command("msibuild", out, "-q", q).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("msibuild %s: %v\n%s", q, err, b)
+		}
+	}
 	return out, nil
 }
+
+// msiFixes are the queries that set, with msitools' msibuild, what wixl
+// 0.101 ignores in the WiX source of version: the configuration's
+// component is permanent (an uninstall keeps it) and never overwritten
+// (an upgrade keeps it as edited), the state and logs folders' are
+// permanent; the upgrade removes the old product before it installs
+// (early: the old one's uninstall would otherwise remove the service the
+// new one registered) and replaces one of the same version too (a build
+// between releases is 0.0.0; the row is replaced: Attributes is part of
+// its key).
+func msiFixes(version string) []string {
+	return []string{
+		"UPDATE `Component` SET `Attributes` = 144 WHERE `Component` = 'Configuration'", // Permanent (16) | NeverOverwrite (128)
+		"UPDATE `Component` SET `Attributes` = 16 WHERE `Component` = 'State' OR `Component` = 'Logs'",
+		"UPDATE `InstallExecuteSequence` SET `Sequence` = 1401 WHERE `Action` = 'RemoveExistingProducts'", // after InstallValidate
+		"DELETE FROM `Upgrade` WHERE `ActionProperty` = 'WIX_UPGRADE_DETECTED'",
+		"INSERT INTO `Upgrade` (`UpgradeCode`, `VersionMax`, `Attributes`, `ActionProperty`) VALUES ('{" + strings.ToUpper(upgradeCode) +
+			"}', '" + version + "', 513, 'WIX_UPGRADE_DETECTED')", // MigrateFeatures | VersionMaxInclusive
+	}
+}
+
+// upgradeCode is the MSI's UpgradeCode (orgsync.wxs): the same for every
+// release, so that each upgrades the one before.
+const upgradeCode = "da39fc48-5e59-497e-b626-f8284b2f3325"
 
 // msiVersion is a version Windows Installer compares (three numbers):
 // v1.2.3 is 1.2.3; a build between releases is 0.0.0 (an upgrade of the
