@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,26 +16,26 @@ import (
 
 // asService runs orgsync daemon under the Service Control Manager when it
 // started the process (args: daemon and its flags, as the service was
-// registered), and returns its exit code; ok is false otherwise. With no
-// logging.file in the configuration, the logs go to the installation's
-// log file (%ProgramData%\orgsync\logs\orgsync.log): a service has no
-// standard error.
+// registered), and returns its exit code; ok is false otherwise (the
+// daemon from a console, any other command). With no logging.file in the
+// configuration, the logs go to the installation's log file
+// (%ProgramData%\orgsync\logs\orgsync.log): a service has no standard
+// error.
 func asService(args []string) (code int, ok bool) {
-	if is, err := winsvc.IsService(); err != nil || !is {
+	if len(args) == 0 || args[0] != "daemon" {
 		return 0, false
 	}
 	logFile := starter.Installed().LogFile
-	_ = os.MkdirAll(filepath.Dir(logFile), 0o700)
 	log := &lumberjack.Logger{Filename: logFile, MaxSize: 100, MaxBackups: 5, Compress: true}
 	defer log.Close()
 	std := stdio{out: log, err: log}
 	code, err := winsvc.Run(func(ctx context.Context, reload <-chan struct{}, events zapcore.Core) int {
-		if len(args) == 0 || args[0] != "daemon" {
-			fmt.Fprintf(std.err, "orgsync: the service runs orgsync daemon, not %q: install it again (orgsync service install)\n", args)
-			return exitError
-		}
+		_ = os.MkdirAll(filepath.Dir(logFile), 0o700)
 		return serveDaemon(ctx, std, args[1:], reload, events)
 	})
+	if errors.Is(err, winsvc.ErrNotService) {
+		return 0, false
+	}
 	if err != nil {
 		fmt.Fprintf(std.err, "orgsync: running as the service %s: %v\n", winsvc.Name, err)
 	}

@@ -2,9 +2,6 @@
 
 package winsvc
 
-// IsService reports false: there is no Service Control Manager here.
-func IsService() (bool, error) { return false, nil }
-
 // Run returns ErrNotWindows.
 func Run(Daemon) (int, error) { return 1, ErrNotWindows }
 

@@ -18,12 +18,11 @@ import (
 	"golang.org/x/sys/windows/svc/mgr"
 )
 
-// IsService reports whether the process was started by the Service
-// Control Manager.
-func IsService() (bool, error) { return svc.IsWindowsService() }
-
 // Run runs daemon as the service until the Service Control Manager stops
-// it, and returns the daemon's exit code.
+// it, and returns the daemon's exit code. A process the Service Control
+// Manager did not start gets ErrNotService at once (the dispatcher
+// cannot connect to it): the parent-process check of svc.IsWindowsService
+// fails under Wine, this one does not.
 func Run(daemon Daemon) (int, error) {
 	events, err := eventlog.Open(Name)
 	if err != nil {
@@ -31,7 +30,11 @@ func Run(daemon Daemon) (int, error) {
 	}
 	defer events.Close()
 	h := &handler{daemon: daemon, events: events}
-	if err := svc.Run(Name, h); err != nil {
+	err = svc.Run(Name, h)
+	if errors.Is(err, windows.ERROR_FAILED_SERVICE_CONTROLLER_CONNECT) {
+		return 0, ErrNotService
+	}
+	if err != nil {
 		return 1, err
 	}
 	return h.code, nil

@@ -49,6 +49,10 @@ const StopTimeout = 30 * time.Second
 // Windows.
 var ErrNotWindows = errors.New("Windows services exist on Windows only: on Linux run orgsync daemon under systemd (see the deployment guide)")
 
+// ErrNotService is the error of Run in a process the Service Control
+// Manager did not start (a console's).
+var ErrNotService = errors.New("not started by the Service Control Manager")
+
 // Daemon is what the service runs: orgsync daemon, until ctx ends,
 // reading the configuration again at each value of reload; its log lines
 // also go to events, which writes the selected ones to the event log. It

@@ -40,7 +40,11 @@ func newWine(t *testing.T) *wine {
 		t.Fatal(err)
 	}
 	cmd(t, "x86_64-w64-mingw32-gcc", "-shared", "-O2", "-o", w.path(`C:\windows\system32\bcryptprimitives.dll`), src, "-ladvapi32")
-	t.Cleanup(func() { _ = exec.Command("wineserver", "-k").Run() })
+	// A persistent wineserver: otherwise, when the last program the
+	// test runs ends, Wine shuts its services down (the service would
+	// stop a few seconds after net start returns).
+	w.cmd(time.Minute, "wineserver", "-p")
+	t.Cleanup(func() { w.cmd(time.Minute, "wineserver", "-k") })
 	return w
 }
 
