@@ -43,7 +43,11 @@ func newWine(t *testing.T) *wine {
 	// A persistent wineserver: otherwise, when the last program the
 	// test runs ends, Wine shuts its services down (the service would
 	// stop a few seconds after net start returns).
-	w.cmd(time.Minute, "wineserver", "-p")
+	ws := exec.Command("wineserver", "-p") // no pipes: the server it starts would hold them open
+	ws.Env = w.env()
+	if err := ws.Run(); err != nil {
+		t.Fatalf("wineserver -p: %v", err)
+	}
 	t.Cleanup(func() { w.cmd(time.Minute, "wineserver", "-k") })
 	return w
 }
@@ -61,6 +65,11 @@ BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
 }
 `
 
+// env is the environment of the prefix's programs.
+func (w *wine) env() []string {
+	return append(os.Environ(), "WINEPREFIX="+w.prefix, "WINEDEBUG=-all", "DISPLAY=")
+}
+
 // path is the Linux path of a Windows path of the prefix (C:\...).
 func (w *wine) path(win string) string {
 	rest := strings.ReplaceAll(strings.TrimPrefix(win, `C:\`), `\`, "/")
@@ -74,7 +83,7 @@ func (w *wine) cmd(timeout time.Duration, name string, args ...string) (string, 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, name, args...)
-	c.Env = append(os.Environ(), "WINEPREFIX="+w.prefix, "WINEDEBUG=-all", "DISPLAY=")
+	c.Env = w.env()
 	out, err := c.CombinedOutput()
 	if ctx.Err() != nil {
 		w.t.Fatalf("%s %s: no end within %s\n%s", name, strings.Join(args, " "), timeout, out)
@@ -108,6 +117,16 @@ func (w *wine) write(win, text string) {
 	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
+}
+
+// copy copies the Linux file src to a Windows path of the prefix.
+func (w *wine) copy(src, win string) {
+	w.t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.write(win, string(data))
 }
 
 // step runs fn and logs how long it took (docs/performance.md).
@@ -288,8 +307,8 @@ func TestWindowsUnderWine(t *testing.T) {
 // scheduled run shows on the status page, stops it, upgrades and
 // uninstalls.
 func testMSI(t *testing.T, w *wine, d, url string) {
-	msi := filepath.Join(d, "orgsync-v1.2.3-windows-amd64.msi")
-	const data = `C:\ProgramData\orgsync`
+	const data, msi = `C:\ProgramData\orgsync`, `C:\orgsync-v1.2.3-windows-amd64.msi`
+	w.copy(filepath.Join(d, "orgsync-v1.2.3-windows-amd64.msi"), msi)
 	step(t, "msiexec /i", func() { w.must("msiexec", "/i", msi, "/qn") })
 	for _, win := range []string{`C:\Program Files\orgsync\orgsync.exe`, data + `\orgsync.yaml`, data + `\state`, data + `\logs`} {
 		if _, err := os.Stat(w.path(win)); err != nil {
@@ -315,10 +334,12 @@ func testMSI(t *testing.T, w *wine, d, url string) {
 	})
 	step(t, "net stop orgsync", func() { w.must("net", "stop", "orgsync") })
 	edited, _ := os.ReadFile(w.path(data + `\orgsync.yaml`))
-	upgrade, err := makeMSI("v1.2.4", t.TempDir(), w.path(`C:\Program Files\orgsync\orgsync.exe`))
+	made, err := makeMSI("v1.2.4", t.TempDir(), w.path(`C:\Program Files\orgsync\orgsync.exe`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	const upgrade = `C:\orgsync-v1.2.4-windows-amd64.msi`
+	w.copy(made, upgrade)
 	step(t, "msiexec /i (upgrade to 1.2.4)", func() { w.must("msiexec", "/i", upgrade, "/qn") })
 	if now, _ := os.ReadFile(w.path(data + `\orgsync.yaml`)); string(now) != string(edited) {
 		t.Errorf("the upgrade changed the configuration:\n%s", now)
