@@ -34,7 +34,10 @@ func newWine(t *testing.T) *wine {
 		tool(t, name)
 	}
 	w := &wine{prefix: filepath.Join(t.TempDir(), "prefix"), t: t}
-	step(t, "wineboot (a new prefix)", func() { w.cmd(2*time.Minute, "wineboot", "-i") })
+	step(t, "wineboot (a new prefix)", func() {
+		w.cmd(2*time.Minute, "wineboot", "-i")
+		w.cmd(time.Minute, "wineserver", "-w") // wait until wineboot's server has ended
+	})
 	src := filepath.Join(t.TempDir(), "shim.c")
 	if err := os.WriteFile(src, []byte(shimC), 0o600); err != nil {
 		t.Fatal(err)
@@ -43,12 +46,15 @@ func newWine(t *testing.T) *wine {
 	// A persistent wineserver: otherwise, when the last program the
 	// test runs ends, Wine shuts its services down (the service would
 	// stop a few seconds after net start returns).
-	ws := exec.Command("wineserver", "-p") // no pipes: the server it starts would hold them open
+	ws := exec.Command("wineserver", "-f", "-p") // in the foreground, ended by wineserver -k
 	ws.Env = w.env()
-	if err := ws.Run(); err != nil {
+	if err := ws.Start(); err != nil {
 		t.Fatalf("wineserver -p: %v", err)
 	}
-	t.Cleanup(func() { w.cmd(time.Minute, "wineserver", "-k") })
+	t.Cleanup(func() {
+		w.cmd(time.Minute, "wineserver", "-k")
+		_ = ws.Wait()
+	})
 	return w
 }
 
@@ -329,7 +335,11 @@ func testMSI(t *testing.T, w *wine, d, url string) {
 	listen := freePort(t)
 	w.write(data+`\orgsync.yaml`, windowsConfig(data, url, listen))
 	step(t, "net start orgsync, a scheduled run on the status page", func() {
-		w.must("net", "start", "orgsync")
+		// Wine's services.exe also starts automatic services when it
+		// starts: "already running" is a start too.
+		if out, code := w.cmd(2*time.Minute, "wine", "net", "start", "orgsync"); code != 0 && !strings.Contains(out, "already running") {
+			t.Fatalf("net start orgsync: exit %d\n%s", code, out)
+		}
 		waitRun(t, "http://"+listen+"/api/runs")
 	})
 	step(t, "net stop orgsync", func() { w.must("net", "stop", "orgsync") })
