@@ -90,6 +90,7 @@ func (w *wine) cmd(timeout time.Duration, name string, args ...string) (string, 
 	defer cancel()
 	c := exec.CommandContext(ctx, name, args...)
 	c.Env = w.env()
+	c.WaitDelay = 5 * time.Second // the Wine processes a program starts (services.exe...) keep its output open
 	out, err := c.CombinedOutput()
 	if ctx.Err() != nil {
 		w.t.Fatalf("%s %s: no end within %s\n%s", name, strings.Join(args, " "), timeout, out)
