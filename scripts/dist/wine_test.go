@@ -248,6 +248,9 @@ func exampleFiles(t *testing.T, w *wine, dir string) {
 		}
 		w.write(win, strings.ReplaceAll(string(data), "\n", "\r\n"))
 	}
+	if err := os.MkdirAll(w.path(dir+`\logs`), 0o755); err != nil { // logging.file's folder (the MSI makes its own)
+		t.Fatal(err)
+	}
 }
 
 // storeSecret writes the simulator's demo client secret into the
