@@ -224,6 +224,8 @@ policy:
   exclude:
     groups: [_org_admin]
   unmatchedUsers: remove-groups
+safety:
+  maxRemovals: 50%%
 state:
   dir: %[1]s\state
 logging:
