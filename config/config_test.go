@@ -107,7 +107,7 @@ logging: {format: xml}
 		"target.orgId (line 2): ",
 		"target.baseURL (line 3): ",
 		"target.auth.clientSecret (line 6): secrets are never written in the file",
-		"target.auth.privateKey (line 8): set one of env, file and exec, not several",
+		"target.auth.privateKey (line 8): set one of env, file, exec and wincred, not several",
 		"target.limits.reads (line 10): must be a whole number",
 		"target.timeout (line 11): unknown key",
 		"sources[0].csv.delimiter (line 13): ",

@@ -323,17 +323,19 @@ func (g *schemaGen) source(path string) map[string]any {
 }
 
 // secret is the schema of a secret reference: {env: VARIABLE},
-// {file: PATH} or {exec: [program, arguments...], timeout: 30s}.
+// {file: PATH}, {exec: [program, arguments...], timeout: 30s} or
+// {wincred: TARGET, user: USER}.
 func (g *schemaGen) secret() map[string]any {
 	ctx := docCtx{idx: g.top}
 	s := g.object(ctx, "*", secretRefType, fieldsOf(secretRefType))
-	s["description"] = "a secret reference, never the secret itself: {env: VARIABLE}, {file: /path} or {exec: [program, arguments...]}"
+	s["description"] = "a secret reference, never the secret itself: {env: VARIABLE}, {file: /path}, {exec: [program, arguments...]} or {wincred: TARGET} (Windows)"
 	s["oneOf"] = []any{
 		map[string]any{"required": []string{"env"}},
 		map[string]any{"required": []string{"file"}},
 		map[string]any{"required": []string{"exec"}},
+		map[string]any{"required": []string{"wincred"}},
 	}
-	s["dependentRequired"] = map[string]any{"timeout": []string{"exec"}}
+	s["dependentRequired"] = map[string]any{"timeout": []string{"exec"}, "user": []string{"wincred"}}
 	props := s["properties"].(map[string]any)
 	props["exec"].(map[string]any)["minItems"] = 1
 	return s

@@ -117,7 +117,7 @@ func (w *walker) leaf(path string, n *yaml.Node, t reflect.Type) {
 // unknown keys (with a suggestion) and, recursively, the values' kinds.
 func (w *walker) walkStruct(path string, n *yaml.Node, t reflect.Type) {
 	if n.Kind != yaml.MappingNode && t == secretRefType {
-		w.fail(path, n, "secrets are never written in the file: use env: VARIABLE, file: /path/to/secret or exec: [command, arguments...]")
+		w.fail(path, n, "secrets are never written in the file: use env: VARIABLE, file: /path/to/secret, exec: [command, arguments...] or wincred: TARGET (Windows)")
 		return
 	}
 	if n.Kind != yaml.MappingNode {

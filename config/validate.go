@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -333,7 +334,7 @@ const publishedMark = "not-a-real-secret"
 // with fsGroup (0440) must be. A published demo credential, which marks
 // itself (publishedMark), is no secret: a checkout's 0644 is fine for it.
 func secretReadable(file string, perm os.FileMode) bool {
-	if perm&0o004 == 0 {
+	if perm&0o004 == 0 || runtime.GOOS == "windows" { // Windows keeps who may read a file in its ACL, which the mode does not show
 		return false
 	}
 	data, err := os.ReadFile(file)

@@ -4,8 +4,9 @@
 # Active Directory domain controller and MIT Kerberos' kinit (the Active
 # Directory and Kerberos tests), 389 Directory Server (the FreeIPA tests:
 # the tests make their own instances with dscreate, none is started by the
-# package), Chromium (the status page's browser test) and promtool (the
-# alert rules' tests; Debian ships it in prometheus). In CI (CI=true) a failure to install is fatal, because those
+# package), Chromium (the status page's browser test), promtool (the
+# alert rules' tests; Debian ships it in prometheus), and Wine, msitools
+# and mingw (the Windows release's tests). In CI (CI=true) a failure to install is fatal, because those
 # integration tests must run there.
 set -euo pipefail
 need=()
@@ -22,6 +23,15 @@ command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 # gitlab-ci-local, installed from npm below).
 for tool in zsh fish lintian rpm shellcheck rsync npm; do command -v "$tool" >/dev/null 2>&1 || need+=("$tool"); done
 command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+# The Windows release: the MSI (msitools' wixl, msibuild and msiinfo), orgsync.exe
+# and the MSI tried under Wine 8 (wine, wine64), and mingw, which builds
+# the test's bcryptprimitives.dll shim into the test's own Wine prefix
+# (Wine 8 lacks ProcessPrng, which Go programs need); unzip lists the zips.
+command -v wixl >/dev/null 2>&1 || need+=(wixl)
+command -v msiinfo >/dev/null 2>&1 || need+=(msitools)
+command -v wine >/dev/null 2>&1 || need+=(wine wine64)
+command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
 gitlab_ci_local=gitlab-ci-local@4.56.0 # runs on Debian 12's Node.js (later releases need Node.js 22)
 install_npm() {
   command -v gitlab-ci-local >/dev/null 2>&1 && return 0

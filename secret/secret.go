@@ -1,7 +1,8 @@
 // Package secret reads secrets (passwords, client secrets, private keys) from
 // where the configuration says they are: an environment variable, a file
-// (a Kubernetes secret volume, for example) or the output of a command (a
-// secret manager's command-line client). A loaded secret is a Value whose
+// (a Kubernetes secret volume, for example), the output of a command (a
+// secret manager's command-line client) or, on Windows, a generic
+// credential of Credential Manager. A loaded secret is a Value whose
 // every printed form is redacted, so it cannot leak into logs, plans or
 // errors by accident.
 package secret
@@ -14,43 +15,49 @@ import (
 	"time"
 )
 
-// Ref says where a secret is: in the environment variable Env, in File, or
-// on the standard output of the command Exec (its program and arguments,
-// run without a shell; Timeout bounds it, default DefaultTimeout).
-// Exactly one of Env, File and Exec is set. A secret is read again each
+// Ref says where a secret is: in the environment variable Env, in File, on
+// the standard output of the command Exec (its program and arguments, run
+// without a shell; Timeout bounds it, default DefaultTimeout), or in the
+// generic credential of Windows Credential Manager named WinCred (of the
+// user User, when set: see loadCredential). Exactly one of Env, File,
+// Exec and WinCred is set. A secret is read again each
 // time it is loaded, so a rotated secret is picked up without a restart.
 type Ref struct {
 	Env     string        `yaml:"env,omitempty" json:"env,omitempty"`
 	File    string        `yaml:"file,omitempty" json:"file,omitempty"`
 	Exec    []string      `yaml:"exec,omitempty" json:"exec,omitempty"`
 	Timeout time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	WinCred string        `yaml:"wincred,omitempty" json:"wincred,omitempty"`
+	User    string        `yaml:"user,omitempty" json:"user,omitempty"`
 	// Dir is the folder the command runs in: the configuration's, where
 	// its relative file paths are too ("" runs it in orgsync's own).
 	Dir string `yaml:"-" json:"-"`
 }
 
 // IsSet reports whether the reference names a place.
-func (r Ref) IsSet() bool { return r.Env != "" || r.File != "" || len(r.Exec) > 0 }
+func (r Ref) IsSet() bool { return r.Env != "" || r.File != "" || len(r.Exec) > 0 || r.WinCred != "" }
 
 // Check returns an error when the reference is empty or names two places.
 func (r Ref) Check() error {
 	places := 0
-	for _, set := range []bool{r.Env != "", r.File != "", len(r.Exec) > 0} {
+	for _, set := range []bool{r.Env != "", r.File != "", len(r.Exec) > 0, r.WinCred != ""} {
 		if set {
 			places++
 		}
 	}
 	switch {
 	case places > 1:
-		return errors.New("set one of env, file and exec, not several")
+		return errors.New("set one of env, file, exec and wincred, not several")
 	case places == 0:
-		return errors.New("required: set env (an environment variable), file (a path) or exec (a command and its arguments)")
+		return errors.New("required: set env (an environment variable), file (a path), exec (a command and its arguments) or wincred (a Windows Credential Manager target)")
 	case len(r.Exec) > 0 && r.Exec[0] == "":
 		return errors.New("exec: the first element must be the program to run")
 	case r.Timeout < 0:
 		return errors.New("timeout must not be negative")
 	case r.Timeout > 0 && len(r.Exec) == 0:
 		return errors.New("timeout applies to exec only")
+	case r.User != "" && r.WinCred == "":
+		return errors.New("user applies to wincred only")
 	}
 	return nil
 }
@@ -64,6 +71,10 @@ func (r Ref) String() string {
 		return "file " + r.File
 	case len(r.Exec) > 0:
 		return "the output of " + r.Exec[0]
+	case r.WinCred != "" && r.User != "":
+		return "Windows credential " + r.WinCred + " of user " + r.User
+	case r.WinCred != "":
+		return "Windows credential " + r.WinCred
 	}
 	return "no secret"
 }
@@ -76,6 +87,9 @@ func (r Ref) Load() (Value, error) {
 	}
 	if len(r.Exec) > 0 {
 		return r.run()
+	}
+	if r.WinCred != "" {
+		return r.loadCredential(readCredential)
 	}
 	if r.Env != "" {
 		v, ok := os.LookupEnv(r.Env)

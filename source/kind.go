@@ -1,7 +1,6 @@
 package source
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,15 +123,12 @@ type Variant struct {
 }
 
 // Example is an example of the examples folder that `orgsync demo` syncs.
+// What it reads (a throwaway directory server, a fake of the vendor's
+// service) the demo starts: it registers those servers on its own side
+// (internal/demo), so that no product package links a fake.
 type Example struct {
 	// Dir is the example's folder: examples/<Dir>/orgsync.yaml.
 	Dir string
-	// Start, when set, starts what the example reads (a throwaway
-	// directory server, a fake of the vendor's service) for the examples
-	// copied under dir, printing where it is to out. It returns the
-	// replacements (old, new pairs) that point the example's configuration
-	// at it, and a function that stops it.
-	Start func(out io.Writer, dir string) (replace []string, stop func(), err error)
 }
 
 // WriteDemoSecret writes the demo secret of a fake of the vendor's

@@ -98,6 +98,7 @@ func commands() map[string]command {
 		"test":       {"check a configuration's mapping against expectations, offline (orgsync test FILE...)", runTest, nil},
 		"completion": {"print the shell completion script: orgsync completion bash|zsh|fish", runCompletion, nil},
 		"migrate":    {"turn the incumbent tool's configuration into orgsync's, with a report of every setting", runMigrate, nil},
+		"service":    {"install, remove, start, stop or reload the Windows service that runs orgsync daemon", runService, nil},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/util/logs"
@@ -15,6 +16,9 @@ import (
 type logFlags struct {
 	format string
 	level  string
+	// tee, when set, also gets every log line (the Windows service's
+	// event log).
+	tee zapcore.Core
 }
 
 // addLogFlags defines --log-format and --log-level on fs.
@@ -28,5 +32,9 @@ func addLogFlags(fs *flag.FlagSet) *logFlags {
 // logger builds the logger from the configuration's logging section (nil
 // for defaults) overridden by the flags.
 func (f *logFlags) logger(w io.Writer, cfg *config.Logging) (*zap.Logger, error) {
-	return logs.New(w, cfg.Options(), f.format, f.level)
+	log, err := logs.New(w, cfg.Options(), f.format, f.level)
+	if err != nil || f.tee == nil {
+		return log, err
+	}
+	return log.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, f.tee) })), nil
 }

@@ -16,6 +16,9 @@ import (
 )
 
 func main() {
+	if code, ok := asService(os.Args[1:]); ok {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := dispatch(ctx, os.Args[1:], stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin})
 	stop()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 
 	"go.uber.org/zap"
@@ -13,6 +15,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
+	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/util/logs"
 )
@@ -54,12 +57,23 @@ func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 }
 
 // configDefault is the configuration file when --config is not given:
-// $ORGSYNC_CONFIG, else orgsync.yaml.
+// $ORGSYNC_CONFIG, else orgsync.yaml; on Windows, when the current
+// folder has none, the installation's (%ProgramData%\orgsync).
 func configDefault() string {
 	if path := os.Getenv("ORGSYNC_CONFIG"); path != "" {
 		return path
 	}
+	installed := filepath.Join(starter.Installed().ConfigDir, defaultConfigPath)
+	if runtime.GOOS == "windows" && !exists(defaultConfigPath) && exists(installed) {
+		return installed
+	}
 	return defaultConfigPath
+}
+
+// exists reports whether there is a file at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // start parses the flags of a command that reads the configuration (at

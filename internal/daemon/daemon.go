@@ -46,6 +46,9 @@ type Setup struct {
 	Listen     string // address of the endpoints; "" takes schedule.listen
 	RunAtStart bool   // run once at start (or schedule.runAtStart)
 	Log        *zap.Logger
+	// Reload, when set, reads the configuration again at each value, as
+	// SIGHUP does (the Windows service's parameter-change control).
+	Reload <-chan struct{}
 }
 
 // daemon is the state of a running daemon.
@@ -77,6 +80,8 @@ type daemon struct {
 	access atomic.Pointer[statuspage.Access]
 	page   *statuspage.Page
 	health atomic.Pointer[healthState] // what /healthz says to anyone
+	// reloads is Setup.Reload.
+	reloads <-chan struct{}
 
 	mu      sync.Mutex
 	cfg     *config.Config // the last good configuration
@@ -107,7 +112,7 @@ func newDaemon(s Setup) (*daemon, error) {
 		s.Log = zap.NewNop()
 	}
 	d := &daemon{control: s.Control, log: s.Log, schedule: s.Config.Schedule, listen: s.Listen, metrics: newMetrics(),
-		ov: s.Overrides, opts: s.RunOptions, file: s.Config.File, cfg: s.Config}
+		ov: s.Overrides, opts: s.RunOptions, file: s.Config.File, cfg: s.Config, reloads: s.Reload}
 	if d.listen == "" {
 		d.listen = d.schedule.Listen
 	}

@@ -104,7 +104,8 @@ func (d *daemon) failed(err error) {
 	}
 }
 
-// onSIGHUP reloads at each SIGHUP, between runs, until ctx ends.
+// onSIGHUP reloads at each SIGHUP (and each value of d.reloads), between
+// runs, until ctx ends.
 func (d *daemon) onSIGHUP(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -115,14 +116,15 @@ func (d *daemon) onSIGHUP(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-hup:
-				if !d.running.TryLock() {
-					d.log.Info("SIGHUP: a run is in progress; the configuration is read again when it ends")
-					d.running.Lock()
-				}
-				d.log.Info("SIGHUP: reading the configuration again")
-				d.reload()
-				d.running.Unlock()
+			case <-d.reloads:
 			}
+			if !d.running.TryLock() {
+				d.log.Info("SIGHUP: a run is in progress; the configuration is read again when it ends")
+				d.running.Lock()
+			}
+			d.log.Info("SIGHUP: reading the configuration again")
+			d.reload()
+			d.running.Unlock()
 		}
 	}()
 }

@@ -2,7 +2,7 @@
 // temporary directory, the simulator of the example organizations on a
 // loopback port with the service's own limits, and what an example reads
 // (a throwaway directory server or a fake of the vendor's service, which
-// the kind's variant starts: see source.Example), with the example's
+// the demo registers on its own side: see servers), with the example's
 // configuration pointed at them. The examples are those of the source
 // registry's variants, and multiorg.
 package demo
@@ -35,13 +35,14 @@ const multiorg = "multiorg"
 
 // Examples are the examples the demo can sync, by --source name: every
 // variant's of the source kinds and multiorg.
-func Examples() map[string]source.Example { return examplesOf(all.Kinds()) }
+func Examples() map[string]Example { return examplesOf(all.Kinds()) }
 
 // examplesOf is Examples for the variants of kinds.
-func examplesOf(kinds source.Kinds) map[string]source.Example {
-	out := map[string]source.Example{multiorg: {Dir: multiorg}}
+func examplesOf(kinds source.Kinds) map[string]Example {
+	out := map[string]Example{multiorg: {Dir: multiorg}}
+	start := servers()
 	for _, v := range kinds.Variants() {
-		out[v.Name] = v.Example
+		out[v.Name] = Example{Dir: v.Example.Dir, Start: start[v.Name]}
 	}
 	return out
 }
@@ -66,7 +67,7 @@ type Setup struct {
 
 // Start sets up the demo of example, printing what it starts to out.
 // Close stops it.
-func Start(ctx context.Context, example source.Example, out io.Writer) (_ *Setup, err error) {
+func Start(ctx context.Context, example Example, out io.Writer) (_ *Setup, err error) {
 	dir, err := os.MkdirTemp("", "orgsync-demo-")
 	if err != nil {
 		return nil, err
@@ -100,7 +101,7 @@ func Start(ctx context.Context, example source.Example, out io.Writer) (_ *Setup
 // Run starts the demo of example (Start), runs steps on it and stops it;
 // then it says how many requests the simulator answered and how long the
 // demo took.
-func Run(ctx context.Context, example source.Example, out io.Writer, steps func(*Setup) error) error {
+func Run(ctx context.Context, example Example, out io.Writer, steps func(*Setup) error) error {
 	start := time.Now()
 	d, err := Start(ctx, example, out)
 	if err != nil {

@@ -108,3 +108,17 @@ func TestANewKindIsOneRegistryLine(t *testing.T) {
 		t.Errorf("demo examples %v, want the registry's variants and multiorg %v", names, want)
 	}
 }
+
+// TestServersAreTheRegistrysVariants: every server the demo registers
+// starts the example of a variant of the registry (a renamed variant
+// would otherwise lose its server silently).
+func TestServersAreTheRegistrysVariants(t *testing.T) {
+	for name := range servers() {
+		if _, ok := all.Kinds().Variant(name); !ok {
+			t.Errorf("the demo registers a server for %q, which is no variant of the registry", name)
+		}
+		if Examples()[name].Start == nil {
+			t.Errorf("the example %q has no server", name)
+		}
+	}
+}

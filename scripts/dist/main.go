@@ -1,8 +1,10 @@
-// Command dist packages orgsync for Linux servers (make dist): for each
-// architecture whose binary make dist built (DIR/orgsync-VERSION-linux-ARCH),
-// a .deb and an .rpm made with nfpm, and SHA256SUMS over the binaries and
-// the packages. It is a program of its own so that the orgsync binary
-// does not link nfpm.
+// Command dist packages orgsync (make dist): for each architecture whose
+// binaries make dist built (DIR/orgsync-VERSION-linux-ARCH, -darwin-ARCH,
+// -windows-ARCH.exe), a .deb and an .rpm made with nfpm, a .tar.gz of the
+// macOS binary and a .zip of orgsync.exe; an MSI of the Windows amd64
+// binary made with msitools' wixl (msi.go); and SHA256SUMS over the Linux
+// binaries and all of those. It is a program of its own so that the
+// orgsync binary does not link nfpm.
 //
 //	go run ./scripts/dist --version v1.2.0 --dir dist amd64 arm64
 //
@@ -108,6 +110,20 @@ func run(version, dir, examples string, arches []string) error {
 			out, err := pack(format, packageVersion(version), arch, bin, stage, dir)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", format, arch, err)
+			}
+			made = append(made, out)
+		}
+	}
+	msi, err := makeMSI(version, dir, filepath.Join(dir, otherName(version, "windows", msiArch)))
+	if err != nil {
+		return err
+	}
+	made = append(made, msi)
+	for _, arch := range arches {
+		for _, o := range others {
+			out, err := archive(version, dir, o.goos, o.exe, o.ext, arch)
+			if err != nil {
+				return err
 			}
 			made = append(made, out)
 		}

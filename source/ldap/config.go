@@ -233,7 +233,7 @@ func (c *Config) validateBind(add addFunc) {
 				add("password", "%v", err)
 			}
 		}
-		c.Kerberos.validate(add, name, c.BindDN, c.Password)
+		c.Kerberos.validate(add, name, c.BindDN, c.Password, c.overTLS())
 	default:
 		add("bind", "%q is not a bind: use simple (the default), kerberos or ntlm", c.Bind)
 	}
@@ -258,6 +258,17 @@ func (c *Config) urlKey(i int) string {
 }
 
 // urls returns every server URL, URL first.
+// overTLS reports whether every server is reached over TLS (ldaps:// or
+// StartTLS).
+func (c *Config) overTLS() bool {
+	for _, u := range c.urls() {
+		if !c.StartTLS && !strings.HasPrefix(strings.ToLower(u), "ldaps://") {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *Config) urls() []string {
 	var out []string
 	if c.URL != "" {

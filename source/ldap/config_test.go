@@ -46,6 +46,16 @@ func TestConfigValidate(t *testing.T) {
 			c.Bind, c.Kerberos = "kerberos", ldap.Kerberos{Keytab: "config_test.go", SPN: "dc1"}
 		}, []string{"kerberos", "bindDN", "kerberos.spn"}},
 		{"kerberos settings without bind kerberos", func(c *ldap.Config) { c.Kerberos.Realm = "CORP" }, []string{"bind"}},
+		{"kerberos through SSPI over ldaps", func(c *ldap.Config) {
+			c.Bind, c.BindDN, c.Password, c.Kerberos = "kerberos", "", secret.Ref{}, ldap.Kerberos{SSPI: true, SPN: "ldap/dc1.corp.example.com"}
+		}, nil},
+		{"kerberos through SSPI with StartTLS", func(c *ldap.Config) {
+			c.URL, c.StartTLS, c.Bind, c.BindDN, c.Password, c.Kerberos = "ldap://dc1", true, "kerberos", "", secret.Ref{}, ldap.Kerberos{SSPI: true}
+		}, nil},
+		{"kerberos through SSPI with keys, a realm, no TLS", func(c *ldap.Config) {
+			c.URL, c.Bind, c.Kerberos = "ldap://dc1", "kerberos", ldap.Kerberos{SSPI: true, Keytab: "config_test.go", Realm: "CORP", SPN: "dc1"}
+		}, []string{"kerberos.sspi", "kerberos.sspi", "kerberos.sspi", "kerberos.spn"}},
+		{"kerberos through SSPI without bind kerberos", func(c *ldap.Config) { c.Kerberos.SSPI = true }, []string{"bind"}},
 		{"unknown bind", func(c *ldap.Config) { c.Bind = "digest" }, []string{"bind"}},
 		{"FreeIPA without base DNs", func(c *ldap.Config) { c.Flavor, c.Users.BaseDN = "freeipa", "" }, nil},
 		{"389 DS without users.baseDN", func(c *ldap.Config) { c.Flavor, c.Users.BaseDN = "389ds", "" }, []string{"users.baseDN"}},

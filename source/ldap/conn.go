@@ -108,6 +108,11 @@ func (s *Source) secureAndBind(conn *wireConn, tc *tls.Config, password secret.V
 		}
 	}
 	switch {
+	case s.cfg.Bind == BindKerberos && s.cfg.Kerberos.SSPI:
+		if err := conn.sspiBind(s.spn(url)); err != nil {
+			return fmt.Errorf("Kerberos bind through SSPI as the account orgsync runs as to %s: %w", s.spn(url), err)
+		}
+		return nil
 	case s.cfg.Bind == BindKerberos:
 		cl, err := s.kerberosClient(password)
 		if err != nil {

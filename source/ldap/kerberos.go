@@ -38,16 +38,25 @@ type Kerberos struct {
 	// Config is a krb5.conf; default $KRB5_CONFIG, else /etc/krb5.conf
 	// when it exists.
 	Config string `yaml:"config,omitempty"`
+	// SSPI binds as the account orgsync runs as (a Windows service's),
+	// through Windows' SSPI: Windows finds the realm, the KDCs and the
+	// keys, none stored (Windows only; over TLS only).
+	SSPI bool `yaml:"sspi,omitempty"`
 }
 
 // isSet reports whether any Kerberos setting is given.
 func (k Kerberos) isSet() bool {
-	return k.Keytab != "" || k.CCache != "" || k.Realm != "" || len(k.KDC) > 0 || k.SPN != "" || k.Config != ""
+	return k.Keytab != "" || k.CCache != "" || k.Realm != "" || len(k.KDC) > 0 || k.SPN != "" || k.Config != "" || k.SSPI
 }
 
 // validate checks the Kerberos settings of a bind as bindDN (which may
-// be empty with a credentials cache), name bindDN taken apart.
-func (k Kerberos) validate(add addFunc, name bindName, bindDN string, password secret.Ref) {
+// be empty with a credentials cache or SSPI), name bindDN taken apart;
+// overTLS says that every server is reached over TLS.
+func (k Kerberos) validate(add addFunc, name bindName, bindDN string, password secret.Ref, overTLS bool) {
+	if k.SSPI {
+		k.validateSSPI(add, bindDN, password, overTLS)
+		return
+	}
 	sources := 0
 	for _, set := range []bool{k.Keytab != "", k.CCache != "", password.IsSet()} {
 		sources += boolInt(set)
@@ -68,6 +77,24 @@ func (k Kerberos) validate(add addFunc, name bindName, bindDN string, password s
 	}
 	if name.dn {
 		add("bindDN", "a Kerberos bind names a principal, not a DN: write svc-orgsync@CORP.EXAMPLE.COM or CORP\\svc-orgsync")
+	}
+	if k.SPN != "" && !strings.Contains(k.SPN, "/") {
+		add("kerberos.spn", "%q is not a service principal: write ldap/<the server's host name>, e.g. ldap/dc1.corp.example.com", k.SPN)
+	}
+}
+
+// validateSSPI checks a Kerberos bind through SSPI: the account orgsync
+// runs as, so no other identity, keys or Kerberos configuration; and TLS,
+// since the SSPI bind negotiates no signing layer.
+func (k Kerberos) validateSSPI(add addFunc, bindDN string, password secret.Ref, overTLS bool) {
+	if k.Keytab != "" || k.CCache != "" || password.IsSet() || bindDN != "" {
+		add("kerberos.sspi", "binds as the account orgsync runs as: remove bindDN, password, kerberos.keytab and kerberos.ccache")
+	}
+	if k.Realm != "" || len(k.KDC) > 0 || k.Config != "" {
+		add("kerberos.sspi", "Windows finds the realm and its KDCs: remove kerberos.realm, kerberos.kdc and kerberos.config")
+	}
+	if !overTLS {
+		add("kerberos.sspi", "binds over TLS only (it negotiates no signing of the messages): use an ldaps:// URL or startTLS: true")
 	}
 	if k.SPN != "" && !strings.Contains(k.SPN, "/") {
 		add("kerberos.spn", "%q is not a service principal: write ldap/<the server's host name>, e.g. ldap/dc1.corp.example.com", k.SPN)

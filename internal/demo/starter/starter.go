@@ -37,7 +37,21 @@ func Names() []string { return names(all.Kinds()) }
 
 // Config returns the starter configuration for the variant named source,
 // naming file in its instructions (orgsync.yaml for "-", standard output).
-func Config(source, file string) (string, error) { return configOf(all.Kinds(), source, file) }
+// A file in this system's installation folder (Installed) keeps its state
+// and logs where the installation keeps them.
+func Config(source, file string) (string, error) {
+	var in *Layout
+	if l := Installed(); l.Holds(file) {
+		in = &l
+	}
+	return configOf(all.Kinds(), source, file, in)
+}
+
+// ConfigIn is Config for a file in the configuration folder of
+// installation l (the MSI's starter, made on another system).
+func ConfigIn(source, file string, l Layout) (string, error) {
+	return configOf(all.Kinds(), source, file, &l)
+}
 
 // stdoutName is the file name a configuration written to standard output
 // ("-") names in its comments.
@@ -56,8 +70,9 @@ func names(kinds source.Kinds) []string {
 	return out
 }
 
-// configOf is Config for the variants of kinds.
-func configOf(kinds source.Kinds, name, file string) (string, error) {
+// configOf is Config for the variants of kinds, for a file in the
+// configuration folder of installation in (nil: elsewhere).
+func configOf(kinds source.Kinds, name, file string, in *Layout) (string, error) {
 	v, ok := kinds.Variant(name)
 	if !ok {
 		return "", fmt.Errorf("--source %q: use one of %s%s", name, kindsOf(kinds), suggest.DidYouMean(name, names(kinds)))
@@ -65,30 +80,60 @@ func configOf(kinds source.Kinds, name, file string) (string, error) {
 	if file == "-" {
 		file = stdoutName
 	}
-	return strings.NewReplacer("{{source}}", name, "{{file}}", file, "{{stateDir}}", stateDir(file)).Replace(targetPart + v.Starter + policyPart), nil
+	state, logFile := "state", "" // beside the file; standard error
+	if in != nil {
+		state, logFile = in.StateDir, in.LogFile
+	}
+	text := strings.NewReplacer("{{source}}", name, "{{file}}", file, "{{stateDir}}", state).Replace(targetPart + v.Starter + policyPart)
+	if logFile != "" {
+		text = strings.Replace(text, logFileExample, "  file: "+logFile+"   # also rotated", 1)
+	}
+	return text, nil
 }
 
-// PackagedConfigDir is where the packages install the configuration, and
-// PackagedStateDir the state directory they make, writable by the
-// service's user (the configuration's folder is not).
+// logFileExample is the policy part's line that shows logging.file.
+const logFileExample = "  # file: /var/log/orgsync/orgsync.log   # also rotated; default: standard error"
+
+// PackagedConfigDir is where the Linux packages install the
+// configuration, and PackagedStateDir the state directory they make,
+// writable by the service's user (the configuration's folder is not).
 const (
 	PackagedConfigDir = "/etc/orgsync"
 	PackagedStateDir  = "/var/lib/orgsync"
 )
 
-// stateDir is the state.dir of a configuration written to file: the
-// packages' state directory for one in their configuration folder, else
-// "state", beside the file.
-func stateDir(file string) string {
-	if abs, err := filepath.Abs(file); err == nil && filepath.Dir(abs) == PackagedConfigDir {
-		return PackagedStateDir
-	}
-	return "state"
+// Layout is where an installation keeps its configuration, its state
+// and its logs.
+type Layout struct {
+	ConfigDir string
+	StateDir  string
+	LogFile   string // "": standard error (the systemd journal)
+}
+
+// LinuxPackages is the layout of the .deb and .rpm packages.
+func LinuxPackages() Layout { return Layout{ConfigDir: PackagedConfigDir, StateDir: PackagedStateDir} }
+
+// WindowsLayout is the layout of a Windows installation (the MSI, or
+// the zip and orgsync service install): everything under
+// %ProgramData%\orgsync, programData being that folder.
+func WindowsLayout(programData string) Layout {
+	dir := programData + `\orgsync`
+	return Layout{ConfigDir: dir, StateDir: dir + `\state`, LogFile: dir + `\logs\orgsync.log`}
+}
+
+// Holds reports whether file is in the layout's configuration folder.
+func (l Layout) Holds(file string) bool {
+	abs, err := filepath.Abs(file)
+	return err == nil && sameFolder(filepath.Dir(abs), l.ConfigDir)
 }
 
 // WriteNew writes data to path, readable by its owner only, refusing to
-// replace an existing file unless force is set.
+// replace an existing file unless force is set. Its lines end as this
+// system's text files do (CRLF on Windows).
 func WriteNew(path string, data []byte, force bool) error {
+	if newline != "\n" {
+		data = []byte(strings.ReplaceAll(string(data), "\n", newline))
+	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/all"
 	"github.com/orgsync/orgsync/source/csvfile"
@@ -70,7 +72,7 @@ func TestANewKindIsOneRegistryLine(t *testing.T) {
 	if !slices.Contains(names(kinds), "hr") || slices.Contains(names(all.Kinds()), "hr") {
 		t.Fatalf("variants %v: want hr, which the registry has not", names(kinds))
 	}
-	text, err := configOf(kinds, "hr", "my.yaml")
+	text, err := configOf(kinds, "hr", "my.yaml", nil)
 	if err != nil || !strings.Contains(text, "orgsync init --source hr") || !strings.Contains(text, hr.Starter) || !strings.Contains(text, "\nstate:\n") {
 		t.Errorf("starter of the new kind: %v\n%s", err, text)
 	}
@@ -90,5 +92,32 @@ func TestPackagedConfigKeepsStateWhereThePackageMadeIt(t *testing.T) {
 		if err != nil || !strings.Contains(text, want) {
 			t.Errorf("%s: %v, want %q in\n%s", file, err, want, text)
 		}
+	}
+}
+
+// TestWindowsStarterKeepsStateAndLogsUnderProgramData: the starter of a
+// Windows installation (the MSI's, init's into %ProgramData%\orgsync)
+// keeps its state and its logs there, as Windows paths.
+func TestWindowsStarterKeepsStateAndLogsUnderProgramData(t *testing.T) {
+	l := WindowsLayout(`D:\ProgramData`)
+	text, err := ConfigIn("ldap", l.ConfigDir+`\orgsync.yaml`, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"orgsync validate --config D:\\ProgramData\\orgsync\\orgsync.yaml ",
+		"\nstate:\n  dir: D:\\ProgramData\\orgsync\\state\n",
+		"\n  file: D:\\ProgramData\\orgsync\\logs\\orgsync.log   # also rotated\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	var doc struct {
+		State   struct{ Dir string }
+		Logging struct{ File string }
+	}
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil || doc.State.Dir != `D:\ProgramData\orgsync\state` || doc.Logging.File != `D:\ProgramData\orgsync\logs\orgsync.log` {
+		t.Errorf("the YAML reads %+v, %v", doc, err)
 	}
 }

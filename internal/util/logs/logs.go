@@ -126,7 +126,7 @@ func newLogger(w io.Writer, format, level string) (*zap.Logger, error) {
 		ec.EncodeTime = zapcore.TimeEncoderOfLayout("15:04:05")
 		ec.EncodeCaller = nil
 		ec.EncodeLevel = zapcore.CapitalLevelEncoder
-		colour = IsTerminal(w) // coloured once the line is escaped
+		colour = IsTerminal(w) && colors(w) // coloured once the line is escaped
 		enc = zapcore.NewConsoleEncoder(ec)
 	default:
 		return nil, fmt.Errorf("log format %q: use auto, console or json", format)

@@ -24,7 +24,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -216,7 +215,7 @@ func (s *Server) start(in installation) error {
 		return err
 	}
 	cmd := exec.Command(in.samba, "-i", "-M", "single", "-s", s.conf, "--debuglevel=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	netns.DiesWithNamespace(cmd)
 	err := errors.New("the network namespace is closed")
 	s.ns.Do(func() { s.proc, err = serverproc.Start(cmd) })
 	if err != nil {

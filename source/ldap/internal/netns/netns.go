@@ -3,7 +3,8 @@
 // a network namespace of its own, with its loopback interface up, and
 // forwards free loopback ports of the machine to those ports inside it:
 // several such servers run side by side, and beside a directory server of
-// the machine that holds the same ports. It needs root (CAP_SYS_ADMIN).
+// the machine that holds the same ports. It needs Linux and root (CAP_SYS_ADMIN); elsewhere New
+// says so.
 //
 // The namespace is held by one goroutine locked to its OS thread, which
 // starts the server's processes and opens the sockets into the namespace;
@@ -14,13 +15,10 @@ package netns
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"runtime"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // Host is the machine's loopback address the forwarded ports listen on.
@@ -54,12 +52,8 @@ func New() (*Namespace, error) {
 func (n *Namespace) hold(ready chan<- error) {
 	runtime.LockOSThread()
 	defer close(n.done)
-	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-		ready <- fmt.Errorf("making a network namespace (unshare; it needs root): %w", err)
-		return
-	}
-	if err := loopbackUp(); err != nil {
-		ready <- fmt.Errorf("bringing up the loopback interface of a network namespace: %w", err)
+	if err := enter(); err != nil {
+		ready <- err
 		return
 	}
 	ready <- nil
@@ -71,24 +65,6 @@ func (n *Namespace) hold(ready chan<- error) {
 			return
 		}
 	}
-}
-
-// loopbackUp brings up lo of the current thread's network namespace.
-func loopbackUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return err
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
 // Do runs f in the namespace and waits for it: the processes f starts run

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
@@ -77,10 +76,7 @@ type Process struct {
 func Start(cmd *exec.Cmd) (*Process, error) {
 	p := &Process{cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = &p.logs, &p.logs
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	inGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
@@ -143,11 +139,11 @@ func (p *Process) WaitUp(timeout time.Duration, answers func() error) error {
 // Stop asks the server's process group to end (SIGTERM), kills it after
 // grace, and waits until the server has exited; stopping twice is fine.
 func (p *Process) Stop(grace time.Duration) {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	p.terminate()
 	select {
 	case <-p.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.kill()
 		<-p.done
 	}
 }
@@ -155,7 +151,7 @@ func (p *Process) Stop(grace time.Duration) {
 // Kill ends the server's process group at once and waits until the server
 // has exited.
 func (p *Process) Kill() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.kill()
 	<-p.done
 }
 
