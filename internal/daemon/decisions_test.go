@@ -38,11 +38,15 @@ func heldExample(t *testing.T, extra string) string {
 	return path
 }
 
-// opsPage is the status section of basic authentication as ops:pw.
+// opsPassword is ops's password on the status page of opsPage.
+const opsPassword = "pa55-word-of-the-page"
+
+// opsPage is the status section of basic authentication as ops with
+// opsPassword.
 func opsPage(t *testing.T) string {
 	t.Helper()
 	pw := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(pw, []byte("pw\n"), 0o600); err != nil {
+	if err := os.WriteFile(pw, []byte(opsPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return "status:\n  username: ops\n  password: {file: " + pw + "}\n"
@@ -59,7 +63,7 @@ func serveReq(d *daemon, method, path string, auth bool, form ...string) (int, s
 	req.Host = "127.0.0.1:9090"
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if auth {
-		req.SetBasicAuth("ops", "pw")
+		req.SetBasicAuth("ops", opsPassword)
 	}
 	rec := httptest.NewRecorder()
 	d.mux().ServeHTTP(rec, req)
