@@ -17,21 +17,30 @@ func TestStatusTokenTooShort(t *testing.T) {
 		strings.Repeat("a", 32): "",
 		strings.Repeat("ä", 32): "",
 	} {
-		dir := write(t, map[string]string{"c.yaml": minimal + "status:\n  token: {file: token}\n", "key.pem": "KEY", "users.csv": "email\n", "token": token + "\n"}, 0o600)
-		cfg, err := Load(filepath.Join(dir, "c.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got string
-		for _, e := range cfg.Preflight() {
-			if strings.Contains(e.Error(), "status.") {
-				got = e.Error()
-			}
-		}
-		if (want == "") != (got == "") || !strings.Contains(got, want) || (got != "" && !strings.Contains(got, "openssl rand -hex 32")) {
+		if got := statusProblem(t, "status:\n  token: {file: token}\n", "token", token); (want == "") != (got == "") || !strings.Contains(got, want) ||
+			(got != "" && !strings.Contains(got, "openssl rand -hex 32")) {
 			t.Errorf("a token of %d characters: %q, want %q", len([]rune(token)), got, want)
 		}
 	}
+}
+
+// statusProblem is the problem Preflight finds in a configuration with
+// the status section, whose secret is the file named file holding value;
+// "" when it finds none.
+func statusProblem(t *testing.T, section, file, value string) string {
+	t.Helper()
+	dir := write(t, map[string]string{"c.yaml": minimal + section, "key.pem": "KEY", "users.csv": "email\n", file: value + "\n"}, 0o600)
+	cfg, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, e := range cfg.Preflight() {
+		if strings.Contains(e.Error(), "status.") {
+			got = e.Error()
+		}
+	}
+	return got
 }
 
 // TestStatusAllowedHostsAreNames: status.allowedHosts takes host names,
@@ -60,18 +69,8 @@ func TestStatusPasswordTooShort(t *testing.T) {
 		"pa55-word":             "9 characters, fewer than 15: the password alone guards a page that approves removals",
 		strings.Repeat("a", 15): "",
 	} {
-		dir := write(t, map[string]string{"c.yaml": minimal + "status:\n  username: ops\n  password: {file: pw}\n", "key.pem": "KEY", "users.csv": "email\n", "pw": pw + "\n"}, 0o600)
-		cfg, err := Load(filepath.Join(dir, "c.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got string
-		for _, e := range cfg.Preflight() {
-			if strings.Contains(e.Error(), "status.") {
-				got = e.Error()
-			}
-		}
-		if (want == "") != (got == "") || !strings.Contains(got, want) || (got != "" && !strings.Contains(got, "openssl rand -base64 18")) {
+		if got := statusProblem(t, "status:\n  username: ops\n  password: {file: pw}\n", "pw", pw); (want == "") != (got == "") ||
+			!strings.Contains(got, want) || (got != "" && !strings.Contains(got, "openssl rand -base64 18")) {
 			t.Errorf("a password of %d characters: %q, want %q", len(pw), got, want)
 		}
 	}
