@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/util/listenaddr"
 )
 
@@ -54,7 +55,7 @@ func (d *daemon) serve() (*http.Server, error) {
 func (d *daemon) serveOn(ln net.Listener, t timeouts, maxConns int) *http.Server {
 	lim := newConnLimit(ln, maxConns)
 	srv := &http.Server{
-		Handler:           lim.serving(d.mux()),
+		Handler:           statuspage.Headers(lim.serving(d.mux())), // its own answers (413) with the security headers too
 		ReadHeaderTimeout: t.header, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle,
 		MaxHeaderBytes: maxHeaderBytes,
 		ErrorLog:       serverLog(d.log),

@@ -55,7 +55,7 @@ func TestEndpointsForbidFraming(t *testing.T) {
 
 // TestServerCutsSlowAndIdleConnections: an idle keep-alive connection is
 // closed after the idle timeout, a request whose body trickles after the
-// read timeout, a header larger than the cap is refused.
+// read timeout, a header or a body larger than its cap is refused.
 func TestServerCutsSlowAndIdleConnections(t *testing.T) {
 	t.Parallel()
 	tm := timeouts{header: 300 * time.Millisecond, read: 500 * time.Millisecond, write: time.Second, idle: 300 * time.Millisecond}
@@ -92,6 +92,12 @@ func TestServerCutsSlowAndIdleConnections(t *testing.T) {
 	}()
 	closedWithin(t, trickle, bufio.NewReader(trickle), 3*time.Second)
 
+	resp, err := http.Post(base+"/approvals/0123abcd/reject", "application/x-www-form-urlencoded", strings.NewReader(strings.Repeat("a", maxBodyBytes+1)))
+	if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("a body of %d bytes: %v %v, want 413 with the security headers", maxBodyBytes+1, resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	big, err := http.NewRequest(http.MethodGet, base+"/healthz", nil)
 	if err != nil {
 		t.Fatal(err)
