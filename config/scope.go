@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/orgsync/orgsync/internal/util/csvsafe"
 	"github.com/orgsync/orgsync/source"
 )
 
@@ -118,7 +119,7 @@ func (uf *UsersFile) add(row []string, cols []int) string {
 	var names []string
 	if cols == nil {
 		for _, v := range row {
-			if v = strings.TrimSpace(v); v != "" {
+			if v = strings.TrimSpace(csvsafe.Value(v)); v != "" {
 				names = append(names, v)
 			}
 		}
@@ -128,7 +129,7 @@ func (uf *UsersFile) add(row []string, cols []int) string {
 	}
 	for _, c := range cols {
 		if c < len(row) && strings.TrimSpace(row[c]) != "" {
-			names = append(names, strings.TrimSpace(row[c]))
+			names = append(names, strings.TrimSpace(csvsafe.Value(row[c])))
 		}
 	}
 	if len(names) == 0 {

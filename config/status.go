@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/secret"
 )
 
@@ -13,6 +14,11 @@ import (
 // guards a page that applies removals, so it must not be guessable
 // (`openssl rand -hex 32` prints 64 hexadecimal digits).
 const MinStatusToken = 32
+
+// MinStatusPassword is the shortest status.password accepted: the password
+// is the only factor that guards the page, and NIST SP 800-63B asks 15
+// characters at least of such a password.
+const MinStatusPassword = 15
 
 // Status protects the daemon's status page ("/" and "/api/runs"): with
 // Token, a request needs "Authorization: Bearer <token>" (or the session a
@@ -66,7 +72,8 @@ type StatusCredentials struct {
 }
 
 // Credentials reads the page's token and password (empty when unset).
-// A token shorter than MinStatusToken is refused, saying why.
+// A token shorter than MinStatusToken, or a password shorter than
+// MinStatusPassword, is refused, saying why.
 func (s *Status) Credentials() (StatusCredentials, error) {
 	var c StatusCredentials
 	if s.Token.IsSet() {
@@ -75,8 +82,8 @@ func (s *Status) Credentials() (StatusCredentials, error) {
 			return c, fmt.Errorf("status.token: %w", err)
 		}
 		if n := utf8.RuneCountInString(v.Reveal()); n < MinStatusToken {
-			return c, fmt.Errorf("status.token (%s): %d characters, fewer than %d: the token guards a page that approves removals, "+
-				"so it must not be guessable; make one with `openssl rand -hex 32`", s.Token, n, MinStatusToken)
+			return c, fmt.Errorf("status.token (%s): %s, fewer than %d: the token guards a page that approves removals, "+
+				"so it must not be guessable; make one with `openssl rand -hex 32`", s.Token, plural.Of(n, "character", "characters"), MinStatusToken)
 		}
 		c.Token = v.Reveal()
 	}
@@ -85,13 +92,18 @@ func (s *Status) Credentials() (StatusCredentials, error) {
 		if err != nil {
 			return c, fmt.Errorf("status.password: %w", err)
 		}
+		if n := utf8.RuneCountInString(v.Reveal()); n < MinStatusPassword {
+			return c, fmt.Errorf("status.password (%s): %s, fewer than %d: the password alone guards a page that approves removals, "+
+				"so it must not be guessable (NIST SP 800-63B asks 15 characters at least); make one with `openssl rand -base64 18`",
+				s.Password, plural.Of(n, "character", "characters"), MinStatusPassword)
+		}
 		c.User, c.Password = s.Username, v.Reveal()
 	}
 	return c, nil
 }
 
 // preflight reads the page's secrets, so that one that cannot be read,
-// or a token too short, is found before the daemon starts.
+// or a token or password too short, is found before the daemon starts.
 func (s *Status) preflight() []error {
 	if _, err := s.Credentials(); err != nil {
 		return []error{err}

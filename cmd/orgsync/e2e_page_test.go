@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -81,10 +80,10 @@ func shoot(t *testing.T, ctx context.Context, must func(string, error), name str
 // allows framing: Chromium renders the other one and refuses the status
 // page, so there is nothing to click.
 func TestStatusPageCannotBeFramed(t *testing.T) {
+	t.Parallel()
 	chromium := requireChromium(t)
-	t.Setenv("STATUS_PASSWORD", "pa55-word")
-	d := startHeldDaemon(t, "status:\n  username: ops\n  password: {env: STATUS_PASSWORD}\n")
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:pa55-word"))
+	d := startHeldDaemon(t, pageStatus(t, false))
+	basic := basicOps
 	waitFor(t, "a held run", 20*time.Second, func() bool {
 		a := apiRunsOf(d.base, "Authorization", basic)
 		return a != nil && len(a.Pending) == 1
@@ -129,16 +128,16 @@ func TestStatusPageCannotBeFramed(t *testing.T) {
 // lookup shows what orgsync did to mallory and why. Each state is a
 // screenshot.
 func TestBannerStatesAndLookupInChromium(t *testing.T) {
+	t.Parallel()
 	chromium := requireChromium(t)
-	t.Setenv("STATUS_PASSWORD", "pa55-word")
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	addr := freeAddr(t)
 	base := "http://" + addr
 	cfg := heldConfig(t, dir, s.url, "")
-	appendFile(t, cfg, fmt.Sprintf("status:\n  username: ops\n  password: {env: STATUS_PASSWORD}\nschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, pageStatus(t, false)+fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:pa55-word"))
+	basic := basicOps
 	state := func() string {
 		a := apiRunsOf(base, "Authorization", basic)
 		if a == nil || len(a.Banner) != 1 {
@@ -215,9 +214,9 @@ func TestBannerStatesAndLookupInChromium(t *testing.T) {
 // browser without credentials gets the login form, logs in with the
 // token and sees the page.
 func TestTokenLoginInChromium(t *testing.T) {
+	t.Parallel()
 	chromium := requireChromium(t)
-	t.Setenv("STATUS_TOKEN", pageToken)
-	d := startHeldDaemon(t, "status:\n  token: {env: STATUS_TOKEN}\n")
+	d := startHeldDaemon(t, pageStatus(t, true))
 	waitFor(t, "a held run", 20*time.Second, func() bool {
 		a := apiRunsOf(d.base, "Authorization", "Bearer "+pageToken)
 		return a != nil && len(a.Pending) == 1

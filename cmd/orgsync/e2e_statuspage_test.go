@@ -39,6 +39,29 @@ func requireChromium(t *testing.T) string {
 	return ""
 }
 
+// pagePassword is a status.password long enough for the page.
+const pagePassword = "pa55-word-of-the-status-page"
+
+// basicOps is the Authorization header of ops with pagePassword.
+var basicOps = "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:"+pagePassword))
+
+// pageStatus is the status section that protects the page with basic
+// authentication as ops (pagePassword) or, with token, with pageToken,
+// read from a file of the test's: no environment variable, so that the
+// tests that use it run in parallel.
+func pageStatus(t *testing.T, token bool) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "page-secret")
+	value, section := pagePassword, "status:\n  username: ops\n  password: {file: %q}\n"
+	if token {
+		value, section = pageToken, "status:\n  token: {file: %q}\n"
+	}
+	if err := os.WriteFile(path, []byte(value+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(section, path)
+}
+
 // browse starts headless Chromium with JavaScript off, sending the
 // Authorization header auth with every request (none when empty); must
 // fails the test on an error of a step.
@@ -90,9 +113,9 @@ func getAuth(url, token string) (int, string) {
 // token and finds the run, the approval with its changes and the chart;
 // the screenshot is kept as a test artifact.
 func TestStatusPageInChromium(t *testing.T) {
+	t.Parallel()
 	chromium := requireChromium(t)
-	t.Setenv("STATUS_TOKEN", pageToken)
-	d := startHeldDaemon(t, "status:\n  token: {env: STATUS_TOKEN}\n")
+	d := startHeldDaemon(t, pageStatus(t, true))
 	base := d.base
 
 	var st statuspage.Status
@@ -148,11 +171,11 @@ func TestStatusPageInChromium(t *testing.T) {
 // the page, the run is recorded as an approve that succeeded, and the
 // page lists the approval as decided.
 func TestApproveOnTheStatusPageInChromium(t *testing.T) {
+	t.Parallel()
 	chromium := requireChromium(t)
-	t.Setenv("STATUS_PASSWORD", "pa55-word")
-	d := startHeldDaemon(t, "status:\n  username: ops\n  password: {env: STATUS_PASSWORD}\n")
+	d := startHeldDaemon(t, pageStatus(t, false))
 	s, cfg, base := d.sim, d.cfg, d.base
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:pa55-word"))
+	basic := basicOps
 	var st statuspage.Status
 	waitFor(t, "a held run in /api/runs", 20*time.Second, func() bool {
 		req, _ := http.NewRequest(http.MethodGet, base+"/api/runs", nil)

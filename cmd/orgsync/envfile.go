@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 )
 
@@ -19,10 +21,14 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // value in single quotes taken as it is, in double quotes with \" and \\
 // unescaped, a line ending in a backslash continued on the next. The
 // file's values win over the environment's, as in the units.
-func loadEnvFile(path string) error {
+func loadEnvFile(path string, warn io.Writer) error {
 	vars, err := readEnvFile(path)
 	if err != nil {
 		return err
+	}
+	if fi, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o004 != 0 {
+		fmt.Fprintf(warn, "orgsync: warning: --env-file %s holds secrets and every user of this machine can read it (mode %04o): "+
+			"sudo chmod 0640 %[1]s (readable by its group, the units' user's)\n", path, fi.Mode().Perm())
 	}
 	for _, v := range vars {
 		if err := os.Setenv(v[0], v[1]); err != nil {

@@ -44,9 +44,10 @@ func TestReadEnvFile(t *testing.T) {
 // TestEnvFileGivesTheUnitsSecrets: with the service's client secret and
 // the configuration's path only in the environment file the units read,
 // a run by hand with --env-file signs in as the units do; without it,
-// the secret is missing. Run as another user (as the packaged install's
-// `sudo -u orgsync`), a file only root can read is refused with the
-// chgrp and chmod that fix it, and read once they are done.
+// the secret is missing; a file every user can read is warned of. Run as
+// another user (as the packaged install's `sudo -u orgsync`), a file only
+// root can read is refused with the chgrp and chmod that fix it, and read
+// once they are done.
 func TestEnvFileGivesTheUnitsSecrets(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
@@ -63,8 +64,16 @@ func TestEnvFileGivesTheUnitsSecrets(t *testing.T) {
 	if r := runBinary(t, nil, "validate", "--config", cfg, "--check-target"); r.code != exitError || !strings.Contains(r.stdout, "ORGSYNC_TEST_ENV_SECRET is not set") {
 		t.Errorf("validate without the environment file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runBinary(t, nil, "validate", "--env-file", envFile, "--check-target"); r.code != exitOK || !strings.Contains(r.stdout, "configuration valid") {
+	if r := runBinary(t, nil, "validate", "--env-file", envFile, "--check-target"); r.code != exitOK || !strings.Contains(r.stdout, "configuration valid") ||
+		strings.Contains(r.stderr, "--env-file") {
 		t.Errorf("validate --env-file (the configuration named by ORGSYNC_CONFIG in it): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Chmod(envFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, nil, "validate", "--env-file", envFile); r.code != exitOK ||
+		!strings.Contains(r.stderr, "warning: --env-file "+envFile+" holds secrets and every user of this machine can read it (mode 0644): sudo chmod 0640 "+envFile) {
+		t.Errorf("validate --env-file of a file every user reads: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if os.Geteuid() != 0 {
 		t.Log("not root: the run as another user is not replayed")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -93,7 +94,7 @@ func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs i
 		}
 	}
 	if f.envFile != "" {
-		if err := f.loadEnv(fs); err != nil {
+		if err := f.loadEnv(fs, std.err); err != nil {
 			return nil, fail(std, fs.Name(), err), false
 		}
 	}
@@ -106,8 +107,8 @@ func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs i
 
 // loadEnv sets the variables of --env-file; ORGSYNC_CONFIG among them
 // names the configuration when --config does not.
-func (f *setupFlags) loadEnv(fs *flag.FlagSet) error {
-	if err := loadEnvFile(f.envFile); err != nil {
+func (f *setupFlags) loadEnv(fs *flag.FlagSet, warn io.Writer) error {
+	if err := loadEnvFile(f.envFile, warn); err != nil {
 		return err
 	}
 	given := false

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/store"
 )
 
@@ -37,11 +38,15 @@ func heldExample(t *testing.T, extra string) string {
 	return path
 }
 
-// opsPage is the status section of basic authentication as ops:pw.
+// opsPassword is ops's password on the status page of opsPage.
+const opsPassword = "pa55-word-of-the-page"
+
+// opsPage is the status section of basic authentication as ops with
+// opsPassword.
 func opsPage(t *testing.T) string {
 	t.Helper()
 	pw := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(pw, []byte("pw\n"), 0o600); err != nil {
+	if err := os.WriteFile(pw, []byte(opsPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return "status:\n  username: ops\n  password: {file: " + pw + "}\n"
@@ -58,7 +63,7 @@ func serveReq(d *daemon, method, path string, auth bool, form ...string) (int, s
 	req.Host = "127.0.0.1:9090"
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if auth {
-		req.SetBasicAuth("ops", "pw")
+		req.SetBasicAuth("ops", opsPassword)
 	}
 	rec := httptest.NewRecorder()
 	d.mux().ServeHTTP(rec, req)
@@ -228,5 +233,32 @@ func TestPageSecretIsReadAtStartAndReload(t *testing.T) {
 	d.reload()
 	if n := runs(); n != 2 {
 		t.Errorf("reading the configuration again ran the secret command %d times in all, want 2", n)
+	}
+}
+
+// TestARejectOnThePageIsShownAndCountedAtOnce: a reject taken on the page
+// is on the page (its run record, the banner: not in sync until the next
+// run), in the pending gauge and in the decisions' counter as soon as it
+// is taken, not after the next run.
+func TestARejectOnThePageIsShownAndCountedAtOnce(t *testing.T) {
+	t.Parallel()
+	d := newTestDaemon(t, setupOf(t, heldExample(t, opsPage(t)), zap.NewNop()))
+	d.runOnce(context.Background())
+	pending := d.control.PendingApprovals()
+	if len(pending) != 1 {
+		t.Fatalf("%d approvals pending after the run, want 1", len(pending))
+	}
+	id, org := pending[0].ID, pending[0].Org
+	_, page := serveReq(d, http.MethodGet, "/", true)
+	if code, body := serveReq(d, http.MethodPost, "/approvals/"+id+"/reject", true, "csrf", csrfOf(t, page, "approvals/"+id+"/reject")); code != 200 {
+		t.Fatalf("the reject: %d\n%s", code, body)
+	}
+	runs := d.status().Runs
+	if last := runs[len(runs)-1]; last.Mode != "reject" || last.Approval != id || last.Result != store.RunSuccess {
+		t.Errorf("the page's last run after the reject: %+v", last)
+	}
+	wantMetrics(t, d, `orgsync_pending_approvals{org="`+org+`"} 0`, `orgsync_page_decisions_total{action="reject",result="success"} 1`)
+	if b := statuspage.Banner(runs, nil); len(b) != 1 || b[0].State != statuspage.StateRejected {
+		t.Errorf("the banner after the reject, before the next run: %+v", b)
 	}
 }

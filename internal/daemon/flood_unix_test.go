@@ -45,9 +45,13 @@ func TestFDBudgetDaemon(t *testing.T) {
 	_ = srv.Close()
 }
 
+// endlessForm is the start of a decision's form whose body never comes.
+const endlessForm = "POST /approvals/0123abcd/reject HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+	"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\ncsrf="
+
 // TestHealthzAnswersThroughAConnectionFlood: a daemon with 128 file
-// descriptors holds 200 connections open against it (idle, sending their
-// header a byte at a time, trickling a POST body, idle after a request):
+// descriptors holds 300 connections open against it (idle, sending their
+// header a byte at a time, trickling a form, idle after a request):
 // /healthz keeps answering 200, quickly, and the process never runs out
 // of descriptors.
 func TestHealthzAnswersThroughAConnectionFlood(t *testing.T) {
@@ -96,17 +100,28 @@ func TestHealthzAnswersThroughAConnectionFlood(t *testing.T) {
 		case 1:
 			fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHo")
 		case 2:
-			fmt.Fprint(c, "POST /approvals/0123abcd/reject HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\ncsrf=")
+			fmt.Fprint(c, endlessForm)
 		case 3:
 			fmt.Fprint(c, "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 		}
+	}
+	// then forms that never end, each in the page's hands before the next
+	// comes (the page is open, as by default: anyone can send one)
+	for i := range 100 {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			t.Fatalf("form %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		fmt.Fprint(c, endlessForm)
+		time.Sleep(2 * time.Millisecond)
 	}
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := range 20 {
 		start := time.Now()
 		resp, err := client.Get("http://" + addr + "/healthz")
 		if err != nil {
-			t.Fatalf("/healthz %d with 200 connections held: %v\n%s", i, err, stderr.String())
+			t.Fatalf("/healthz %d with 300 connections held: %v\n%s", i, err, stderr.String())
 		}
 		resp.Body.Close()
 		if resp.StatusCode != 200 || time.Since(start) > time.Second {

@@ -41,6 +41,10 @@ type metrics struct {
 	// lastDuration how long the last run took (absent before the first).
 	runStarted   prometheus.Gauge
 	lastDuration *prometheus.GaugeVec
+	// decisions counts the decisions taken on the status page, by action
+	// (review, approve, reject) and result (success, failure): a
+	// rejection is no run, and is counted here only.
+	decisions *prometheus.CounterVec
 }
 
 // metricSet is one family of the daemon's metrics.
@@ -90,7 +94,9 @@ func newMetrics() *metrics {
 		Help: "Unix time the run in progress (a scheduled run or a decision of the status page) started; 0 when none is in progress."})
 	m.lastDuration = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orgsync_last_run_duration_seconds",
 		Help: "How long the last run took, its longest organization's (absent before the first run)."}, nil)
-	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, m.pending, m.loaded, m.reloads, m.oldestPending, m.runStarted, m.lastDuration,
+	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orgsync_page_decisions_total",
+		Help: "Decisions taken on the status page, by action (review, approve, reject) and result (success, failure)."}, []string{"action", "result"})
+	m.reg.MustRegister(m.lastRun, m.lastResult, m.panics, m.pending, m.loaded, m.reloads, m.oldestPending, m.runStarted, m.lastDuration, m.decisions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -103,7 +103,8 @@ func loopback(listen string) bool {
 }
 
 // decide takes a decision of the status page, as a run of the daemon's
-// (never beside a scheduled one), and logs it: who, what, the outcome.
+// (never beside a scheduled one), counts it and logs it: who, what, the
+// outcome.
 // Review plans afresh and shows what approving applies (nothing is
 // sent); approve applies it as orgsync approve does, only while it is
 // what the approver reviewed; reject discards the approval.
@@ -116,9 +117,12 @@ func (d *daemon) decide(ctx context.Context, dec statuspage.Decision) (out statu
 	default:
 		out, err = d.approve(ctx, dec, false)
 	}
+	result := store.RunSuccess
 	if err != nil {
 		out.State = d.approvalState(dec.ID)
+		result = store.RunFailure
 	}
+	d.metrics.decisions.WithLabelValues(dec.Action, result).Inc()
 	d.logDecision(dec, out, err)
 	return out, err
 }

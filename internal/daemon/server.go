@@ -1,7 +1,11 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -9,7 +13,9 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
+	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/util/listenaddr"
 )
 
@@ -21,10 +27,15 @@ type timeouts struct {
 }
 
 // serverTimeouts are the daemon's.
-var serverTimeouts = timeouts{header: 10 * time.Second, read: 30 * time.Second, write: time.Minute, idle: time.Minute}
+var serverTimeouts = timeouts{header: 10 * time.Second, read: 30 * time.Second, write: time.Minute, idle: 30 * time.Second}
 
-// maxHeaderBytes bounds a request's header (Go's default is 1 MB).
-const maxHeaderBytes = 16 << 10
+// maxHeaderBytes bounds a request's header (Go's default is 1 MB);
+// maxBodyBytes a request's body (the page's forms are a few hundred
+// bytes).
+const (
+	maxHeaderBytes = 16 << 10
+	maxBodyBytes   = 16 << 10
+)
 
 // serve starts serving the endpoints on d.listen.
 func (d *daemon) serve() (*http.Server, error) {
@@ -44,14 +55,25 @@ func (d *daemon) serve() (*http.Server, error) {
 func (d *daemon) serveOn(ln net.Listener, t timeouts, maxConns int) *http.Server {
 	lim := newConnLimit(ln, maxConns)
 	srv := &http.Server{
-		Handler:           lim.serving(d.mux()),
+		Handler:           statuspage.Headers(lim.serving(d.mux())), // its own answers (413) with the security headers too
 		ReadHeaderTimeout: t.header, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle,
 		MaxHeaderBytes: maxHeaderBytes,
-		ErrorLog:       zap.NewStdLog(d.log.Named("http")),
+		ErrorLog:       serverLog(d.log),
 		ConnContext:    lim.connContext,
 	}
 	go func() { _ = srv.Serve(lim) }()
 	return srv
+}
+
+// serverLog is the logger of the server's own errors (a failed accept, a
+// panic in a handler): the daemon's, as warnings, so that they reach
+// logging.file at its usual levels.
+func serverLog(zl *zap.Logger) *log.Logger {
+	l, err := zap.NewStdLogAt(zl.Named("http"), zapcore.WarnLevel)
+	if err != nil { // only for a level zap does not have
+		return zap.NewStdLog(zl.Named("http"))
+	}
+	return l
 }
 
 // connLimit is a listener that keeps at most max connections open: when
@@ -143,9 +165,24 @@ func (l *connLimit) connContext(ctx context.Context, c net.Conn) context.Context
 }
 
 // serving marks a connection busy while h answers one of its requests:
-// it is then not closed to make room.
+// it is then not closed to make room. The request's body is read first
+// (at most maxBodyBytes), while the connection can still be closed: a
+// client that sends a form a byte at a time is a slow client, not one
+// being answered, whatever h would do with the body.
 func (l *connLimit) serving(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+			var tooLarge *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooLarge):
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				return
+			case err != nil:
+				return // cut off (the read timeout), or gone
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		if lc, ok := r.Context().Value(connKey{}).(*limitedConn); ok {
 			lc.busy.Add(1)
 			defer lc.busy.Add(-1)

@@ -6,7 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,12 +55,11 @@ func TestEndpointsForbidFraming(t *testing.T) {
 
 // TestServerCutsSlowAndIdleConnections: an idle keep-alive connection is
 // closed after the idle timeout, a request whose body trickles after the
-// read timeout, a header larger than the cap is refused; the server's own
-// errors go to the daemon's log.
+// read timeout, a header or a body larger than its cap is refused.
 func TestServerCutsSlowAndIdleConnections(t *testing.T) {
 	t.Parallel()
 	tm := timeouts{header: 300 * time.Millisecond, read: 500 * time.Millisecond, write: time.Second, idle: 300 * time.Millisecond}
-	d, base, logs := serveTest(t, "", tm, 16)
+	_, base, _ := serveTest(t, "", tm, 16)
 	addr := strings.TrimPrefix(base, "http://")
 
 	idle := dial(t, addr)
@@ -90,6 +92,12 @@ func TestServerCutsSlowAndIdleConnections(t *testing.T) {
 	}()
 	closedWithin(t, trickle, bufio.NewReader(trickle), 3*time.Second)
 
+	resp, err := http.Post(base+"/approvals/0123abcd/reject", "application/x-www-form-urlencoded", strings.NewReader(strings.Repeat("a", maxBodyBytes+1)))
+	if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("a body of %d bytes: %v %v, want 413 with the security headers", maxBodyBytes+1, resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	big, err := http.NewRequest(http.MethodGet, base+"/healthz", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -98,12 +106,46 @@ func TestServerCutsSlowAndIdleConnections(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(big); err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Errorf("a header of %d bytes: %v %v, want 431", 2*maxHeaderBytes, resp, err)
 	}
-	d.log.Sync()
-	srvLog := zap.NewStdLog(d.log.Named("http")) // what serveOn gives the server
-	srvLog.Print("http: a server error")
-	if logs.FilterLoggerName("http").FilterMessageSnippet("a server error").Len() != 1 {
-		t.Error("the server's errors do not reach the daemon's log")
+}
+
+// TestServerErrorsAreWarningsOfTheDaemonsLog: the server's own errors (an
+// accept that failed, as when the process is out of descriptors) reach
+// the daemon's log as warnings, so logging.file at level warn keeps them.
+func TestServerErrorsAreWarningsOfTheDaemonsLog(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zap.WarnLevel)
+	d := newTestDaemon(t, setupOf(t, example(t, ""), zap.New(core)))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
+	failing := &failingListener{Listener: ln}
+	failing.fail.Store(true)
+	srv := d.serveOn(failing, serverTimeouts, 16)
+	t.Cleanup(func() { _ = srv.Close() })
+	resp, err := http.Get("http://" + ln.Addr().String() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	entries := logs.FilterLoggerName("http").FilterMessageSnippet("accept4: too many open files").All()
+	if len(entries) == 0 || entries[0].Level != zap.WarnLevel {
+		t.Errorf("the server's accept error in the daemon's log: %v", entries)
+	}
+}
+
+// failingListener fails its first Accept as a process out of descriptors
+// does (a temporary error, which the server retries).
+type failingListener struct {
+	net.Listener
+	fail atomic.Bool
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	if l.fail.CompareAndSwap(true, false) {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
 }
 
 // dial connects to addr, closed when the test ends.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/orgsync/orgsync/internal/util/owned"
@@ -85,20 +86,58 @@ func (d *Dir) fault(step string) error {
 }
 
 // trusted checks that no one but the user running orgsync can change the
-// state directory at path: the folder, its approvals folder, its history
-// and run records (see owned).
+// state directory at path (see owned): the folder, its history and run
+// records (the rotated ones too), and every folder in it (the approvals,
+// the snapshots, the rate limits: what a run acts on) with every file in
+// them.
 func trusted(path string) error {
-	for _, dir := range []string{path, filepath.Join(path, approvalsDir)} {
-		if err := owned.Dir("state directory", dir); err != nil {
-			return err
-		}
+	return trustedFolder(path, logFile, func(dir string) error {
+		return trustedFolder(dir, func(string) bool { return true }, nil)
+	})
+}
+
+// trustedFolder checks the folder dir of the state directory, the files in
+// it that files selects, and each folder in it with sub (nil: none).
+func trustedFolder(dir string, files func(name string) bool, sub func(dir string) error) error {
+	if err := owned.Dir("state directory", dir); err != nil {
+		return err
 	}
-	for _, name := range []string{historyFile, runsFile} {
-		if err := owned.File("state file", filepath.Join(path, name)); err != nil {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch folder := isFolder(p); {
+		case folder && sub != nil:
+			err = sub(p)
+		case !folder && files(e.Name()):
+			err = owned.File("state file", p)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// logFile reports whether a file of the state directory named name is
+// the history or the run records, current or rotated
+// (history-20261125T231500.000Z.jsonl).
+func logFile(name string) bool {
+	for _, f := range []string{historyFile, runsFile} {
+		if base := strings.TrimSuffix(f, filepath.Ext(f)); name == f || strings.HasPrefix(name, base+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// isFolder reports whether there is a folder at path (a link to one
+// included: owned.Dir checks what it leads to).
+func isFolder(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // Path is the directory's path.
@@ -123,18 +162,10 @@ func Check(path string) error {
 	if dir != path {
 		return nil // made at the first run
 	}
-	if err := owned.Dir("state directory", path); err != nil {
+	if err := trusted(path); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(path, approvalsDir)); err == nil {
-		if err := owned.Dir("state directory", filepath.Join(path, approvalsDir)); err != nil {
-			return err
-		}
-	}
 	for _, name := range []string{historyFile, runsFile} {
-		if err := owned.File("state file", filepath.Join(path, name)); err != nil {
-			return err
-		}
 		f, err := os.OpenFile(filepath.Join(path, name), os.O_APPEND|os.O_WRONLY, 0)
 		if os.IsNotExist(err) {
 			continue

@@ -40,3 +40,53 @@ func TestCheck(t *testing.T) {
 		t.Errorf("the check left files behind: %v", entries)
 	}
 }
+
+// TestEveryFolderOfTheStateDirectoryIsChecked: the promise that no one
+// else can change what orgsync keeps holds for every folder of the state
+// directory (the snapshots and the rate limits, not only the approvals)
+// and the files in them: a folder writable by every user, or a file in
+// it that is a link, is refused by Open and Check with what fixes it.
+func TestEveryFolderOfTheStateDirectoryIsChecked(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "state")
+	if _, err := Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"snapshots", "limits"} {
+		folder := filepath.Join(dir, sub)
+		if err := os.Mkdir(folder, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(folder, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		for name, check := range map[string]func() error{"Open": func() error { _, err := Open(dir, Options{}); return err }, "Check": func() error { return Check(dir) }} {
+			if err := check(); err == nil || !strings.Contains(err.Error(), "chmod 0700 "+folder) {
+				t.Errorf("%s of a state directory whose %s folder every user can write: %v", name, sub, err)
+			}
+		}
+		if err := os.Chmod(folder, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(folder, "org-default.snapshot")
+		if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), link); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+			t.Errorf("Open of a state directory with a link in its %s folder: %v", sub, err)
+		}
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rotated := filepath.Join(dir, "history-20261125T231500.000Z.jsonl")
+	if err := os.WriteFile(rotated, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(rotated, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "chmod 0600 "+rotated) {
+		t.Errorf("Open of a state directory whose rotated history every user can write: %v", err)
+	}
+}

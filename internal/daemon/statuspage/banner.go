@@ -4,16 +4,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/plural"
 )
 
 // The states of an organization's banner.
 const (
-	StateFailing = "failing" // its last run failed (red)
-	StateHeld    = "held"    // changes wait for approval (amber)
-	StateInSync  = "in sync" // neither (green)
-	StateNoRun   = "no run"  // nothing recorded yet
+	StateFailing  = "failing"  // its last run failed (red)
+	StateHeld     = "held"     // changes wait for approval (amber)
+	StateRejected = "rejected" // changes held were rejected since its last run: the next holds those still asked for again (amber)
+	StateInSync   = "in sync"  // none of these (green)
+	StateNoRun    = "no run"   // nothing recorded yet
 )
 
 // BannerLine is one organization's line of the page's banner.
@@ -36,6 +38,10 @@ type BannerLine struct {
 	Held        []string  `json:"heldApprovals,omitempty"`
 	HeldChanges int       `json:"heldChanges,omitempty"`
 	HeldSince   time.Time `json:"heldSince,omitzero"`
+	// Rejected are the approvals rejected since its last run: their
+	// changes were not sent, and its next run holds again those the
+	// sources still ask for.
+	Rejected []string `json:"rejectedApprovals,omitempty"`
 }
 
 // Failing reports whether the organization's last run failed.
@@ -43,6 +49,10 @@ func (b BannerLine) Failing() bool { return !b.FailingSince.IsZero() }
 
 // Holding reports whether changes of the organization wait for approval.
 func (b BannerLine) Holding() bool { return len(b.Held) > 0 }
+
+// Rejecting reports whether approvals of the organization were rejected
+// since its last run, none pending: it is not in sync until its next run.
+func (b BannerLine) Rejecting() bool { return b.State == StateRejected }
 
 // HeldWhat says how many changes wait, in how many approvals.
 func (b BannerLine) HeldWhat() string {
@@ -52,7 +62,9 @@ func (b BannerLine) HeldWhat() string {
 // Banner is, for each organization of runs (oldest first) and of the
 // pending approvals, in the order they first ran: its last success and,
 // when its last run failed, since when and why; the approvals that hold
-// its changes; and its state.
+// its changes, and those rejected since its last run; and its state.
+// Runs are its syncs, applies and approves: a rejection or an invite
+// resent or revoked says nothing of whether it syncs.
 func Banner(runs []store.Run, pending []store.Approval) []BannerLine {
 	var out []BannerLine
 	at := map[string]int{}
@@ -66,6 +78,13 @@ func Banner(runs []store.Run, pending []store.Approval) []BannerLine {
 	}
 	for _, r := range runs {
 		b := line(r.Org)
+		if !planned(&r) { // a decision that planned nothing says nothing of the organization's state
+			if r.Mode == changecontrol.ModeReject && r.Result == store.RunSuccess {
+				b.Rejected = append(b.Rejected, r.Approval)
+			}
+			continue
+		}
+		b.Rejected = nil
 		if r.Result != store.RunFailure {
 			b.LastSuccess, b.FailingSince, b.Why = r.End, time.Time{}, ""
 			continue
@@ -92,6 +111,17 @@ func Banner(runs []store.Run, pending []store.Approval) []BannerLine {
 	return out
 }
 
+// planned reports whether run r planned its organization (a sync, an
+// apply, an approve): such runs alone say whether it is failing or in
+// sync, a rejection or an invite resent or revoked does not.
+func planned(r *store.Run) bool {
+	switch r.Mode {
+	case changecontrol.ModeReject, changecontrol.ModeResend, changecontrol.ModeRevoke:
+		return false
+	}
+	return true
+}
+
 // state is the banner line's state.
 func (b *BannerLine) state() string {
 	switch {
@@ -99,6 +129,8 @@ func (b *BannerLine) state() string {
 		return StateFailing
 	case b.Holding():
 		return StateHeld
+	case len(b.Rejected) > 0:
+		return StateRejected
 	case !b.LastSuccess.IsZero():
 		return StateInSync
 	}

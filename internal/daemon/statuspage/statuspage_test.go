@@ -267,3 +267,46 @@ func TestChartAxisAndLegend(t *testing.T) {
 		t.Errorf("the legend names results the runs do not have, or lacks theirs:\n%s", svg)
 	}
 }
+
+// TestBannerAfterADecisionThatPlannedNothing: a rejection, or an invite
+// resent, says nothing of whether the organization syncs: a failing one
+// stays failing (red) through a rejection, and one whose held changes
+// were rejected is not in sync (amber, the rejected approval named) until
+// its next run, which settles it.
+func TestBannerAfterADecisionThatPlannedNothing(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	runs := []store.Run{
+		{Org: "main", Start: at(0), End: at(0), Mode: "sync", Result: store.RunFailure, Phase: "sign-in", Error: "the service is down"},
+		{Org: "main", Start: at(1), End: at(1), Mode: "reject", Result: store.RunSuccess, Approval: "0123abcd"},
+		{Org: "main", Start: at(1), End: at(1), Mode: "resend-invite", Result: store.RunSuccess},
+		{Org: "emea", Start: at(0), End: at(0), Mode: "sync", Result: store.RunHeld, Approval: "4567cdef"},
+		{Org: "emea", Start: at(1), End: at(1), Mode: "reject", Result: store.RunSuccess, Approval: "4567cdef"},
+		{Org: "apac", Start: at(0), End: at(0), Mode: "sync", Result: store.RunHeld, Approval: "89abcdef"},
+		{Org: "apac", Start: at(1), End: at(1), Mode: "reject", Result: store.RunSuccess, Approval: "89abcdef"},
+		{Org: "apac", Start: at(2), End: at(2), Mode: "sync", Result: store.RunSuccess},
+	}
+	b := Banner(runs, nil)
+	if len(b) != 3 || b[0].State != StateFailing || b[0].Why != "sign-in: the service is down" || !b[0].LastSuccess.IsZero() {
+		t.Errorf("a failing organization after a rejection and an invite resent: %+v", b[0])
+	}
+	if b[1].State != StateRejected || len(b[1].Rejected) != 1 || b[1].Rejected[0] != "4567cdef" {
+		t.Errorf("an organization whose held changes were rejected: %+v", b[1])
+	}
+	if b[2].State != StateInSync || len(b[2].Rejected) != 0 {
+		t.Errorf("an organization synced after a rejection: %+v", b[2])
+	}
+	s := sample()
+	s.Runs, s.Pending = runs, nil
+	var buf strings.Builder
+	if err := Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="banner-main"`, "main: failing since", `class="banner banner-held" id="rejected-emea"`,
+		"emea: not in sync: approval 4567cdef rejected since its last run", `class="banner banner-in-sync" id="banner-apac"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the page lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

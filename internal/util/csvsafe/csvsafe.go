@@ -3,7 +3,8 @@
 // read it as a formula (=, +, -, @, a tab or a carriage return) gets a
 // single quote in front, as OWASP's CSV-injection guidance says, so that
 // no value from a directory or a server runs as a formula. A program
-// reading the file gets back every cell as it was, but for that quote.
+// reading the file gets back every cell as it was, but for that quote,
+// which Value takes off.
 //
 // Writer is the chokepoint: every CSV file orgsync writes (the --report
 // files, policy.reportFile) is written through one.
@@ -12,6 +13,7 @@ package csvsafe
 import (
 	"encoding/csv"
 	"io"
+	"strings"
 )
 
 // Writer writes CSV records, each cell neutralized (Cell). Its methods
@@ -44,6 +46,17 @@ func (w *Writer) Error() error { return w.w.Error() }
 func Cell(c string) string {
 	if Dangerous(c) {
 		return "'" + c
+	}
+	return c
+}
+
+// Value is what a cell read back from a file Writer wrote holds: c
+// without the quote Cell put in front of a formula. Every reader of a CSV
+// file orgsync wrote (scope.usersFile reading the policy.reportFile
+// report) reads its cells through it.
+func Value(c string) string {
+	if rest, ok := strings.CutPrefix(c, "'"); ok && Dangerous(rest) {
+		return rest
 	}
 	return c
 }

@@ -30,6 +30,14 @@ func TestFormulasAreNeutralized(t *testing.T) {
 	if record[0] != "=SUM(1+2)" {
 		t.Error("Write changed the caller's record")
 	}
+	for i, cell := range got {
+		if v := Value(cell); v != record[i] {
+			t.Errorf("Value(%q) = %q, want %q", cell, v, record[i])
+		}
+	}
+	if v := Value("'plain"); v != "'plain" {
+		t.Errorf("Value of a quote before a cell that is no formula: %q, want it kept", v)
+	}
 }
 
 // FuzzCell: whatever a record holds, the file read back by a CSV reader

@@ -101,7 +101,7 @@ func trusted(what, path string, fi fs.FileInfo, dir bool) error {
 	switch {
 	case uid != me && !(dir && uid == 0):
 		return fmt.Errorf("%s %s belongs to %s, not to %s, who runs orgsync: whoever owns it can change what orgsync keeps there; "+
-			"fix it with chown %s %s (or run orgsync as %[3]s)", what, path, userName(uid), userName(me), userName(me), path)
+			"fix it with chown %s %s (or run orgsync as %[3]s)", what, path, userName(uid), userName(me), chownName(me), path)
 	case perm&0o002 != 0:
 		return fmt.Errorf("%s %s can be written by every user (mode %04o): anyone could change what orgsync keeps there; fix it with chmod %s %s",
 			what, path, perm, fix, path)
@@ -119,6 +119,15 @@ func userName(uid int) string {
 		return u.Username + " (uid " + id + ")"
 	}
 	return "uid " + id
+}
+
+// chownName is how chown names user id uid: its name, or the id.
+func chownName(uid int) string {
+	id := strconv.Itoa(uid)
+	if u, err := user.LookupId(id); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return id
 }
 
 // groupName names group id gid: its name and id, or the id.

@@ -45,8 +45,8 @@ func TestDirRefusesWhatOthersCanChange(t *testing.T) {
 	}
 	chmod(t, dir, 0o700)
 	chown(t, dir, 65534, 0)
-	if err := Dir("state.dir", dir); err == nil || !strings.Contains(err.Error(), "belongs to") || !strings.Contains(err.Error(), "fix it with chown ") {
-		t.Errorf("another user's folder: %v", err)
+	if err := Dir("state.dir", dir); err == nil || !strings.Contains(err.Error(), "belongs to") || !strings.Contains(err.Error(), "fix it with chown "+chownName(0)+" "+dir+" (") {
+		t.Errorf("another user's folder (the chown a command to paste): %v", err)
 	}
 }
 
