@@ -9,21 +9,22 @@ import "strings"
 // by username, the email of a Federated ID the service knows by another
 // username (see renamedFederated).
 type Wanted struct {
-	users   []User
+	users   *Users
 	byKey   map[string]int // key -> first desired user with it
 	byEmail map[string]int // lower-case email -> first desired Federated ID named by username with it
 }
 
 // NewWanted indexes users; a key listed twice keeps its first user, as Diff
 // does.
-func NewWanted(users []User) *Wanted {
-	w := &Wanted{users: users, byKey: make(map[string]int, len(users)), byEmail: make(map[string]int)}
-	for i := range users {
-		k := users[i].Key()
+func NewWanted(users *Users) *Wanted {
+	w := &Wanted{users: users, byKey: make(map[string]int, users.Len()), byEmail: make(map[string]int)}
+	for i := range users.Len() {
+		u := users.At(i)
+		k := u.Key()
 		if _, dup := w.byKey[k]; !dup && k != "" {
 			w.byKey[k] = i
 		}
-		if e := strings.ToLower(users[i].Email); namedByUsername(&users[i]) {
+		if e := strings.ToLower(u.Email); namedByUsername(&u) {
 			if _, dup := w.byEmail[e]; !dup {
 				w.byEmail[e] = i
 			}
@@ -36,13 +37,13 @@ func NewWanted(users []User) *Wanted {
 func (w *Wanted) Len() int { return len(w.byKey) }
 
 // User returns the i-th desired user given to NewWanted.
-func (w *Wanted) User(i int) *User { return &w.users[i] }
+func (w *Wanted) User(i int) User { return w.users.At(i) }
 
 // Distinct calls f with the index of each distinct desired user, in the
 // order given to NewWanted.
 func (w *Wanted) Distinct(f func(i int)) {
-	for i := range w.users {
-		if j, ok := w.byKey[w.users[i].Key()]; ok && j == i {
+	for i := range w.users.Len() {
+		if j, ok := w.byKey[w.users.Key(i)]; ok && j == i {
 			f(i)
 		}
 	}
@@ -59,8 +60,10 @@ func (w *Wanted) Match(c *User) (int, bool) {
 	if e == "" {
 		return 0, false
 	}
-	if i, ok := w.byKey[e]; ok && e != k && namedByEmail(&w.users[i]) {
-		return i, true
+	if i, ok := w.byKey[e]; ok && e != k {
+		if u := w.users.At(i); namedByEmail(&u) {
+			return i, true
+		}
 	}
 	if i, ok := w.byEmail[e]; ok && c.Type == FederatedID {
 		return i, true

@@ -222,7 +222,7 @@ func Diff(desired Desired, current *Current, valid *ValidPolicy) (*Plan, error) 
 	d.scope = desired.Scope
 	d.markOut(&d.scope)
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...), Names: policy.Names}
-	d.desiredChanges(desired.Users, plan)
+	d.desiredChanges(&desired.Users, plan)
 	d.unmatchedChanges(plan)
 	d.inviteChanges(plan)
 	d.groupChanges(plan)
@@ -264,10 +264,11 @@ type differ struct {
 }
 
 func newDiffer(p *Policy, cur *Current) *differ {
-	d := &differ{policy: p, current: cur, have: make(map[string]int, len(cur.Users)),
+	n := cur.Users.Len()
+	d := &differ{policy: p, current: cur, have: make(map[string]int, n),
 		managed: make(map[string]string), userGrp: foldSet(p.UserGroups), exclGrp: foldSet(p.ExcludeGroups),
 		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite),
-		dupCur: make([]bool, len(cur.Users)), matched: make([]bool, len(cur.Users)),
+		dupCur: make([]bool, n), matched: make([]bool, n),
 		created: make(map[string]int), invited: make(map[string]bool), byEmail: make(map[string]int)}
 	for _, g := range p.managedGroups() {
 		d.managed[strings.ToLower(g)] = g
@@ -276,17 +277,18 @@ func newDiffer(p *Policy, cur *Current) *differ {
 		d.exclType[t] = true
 	}
 	d.missingGroups()
-	for i := range cur.Users {
-		k := cur.Users[i].Key()
+	for i := range n {
+		u := cur.Users.At(i)
+		k := u.Key()
 		if _, dup := d.have[k]; dup {
 			d.dupCur[i] = true
 		} else {
 			d.have[k] = i
 		}
-		if e := strings.ToLower(cur.Users[i].Email); e != "" && e != k {
+		if e := strings.ToLower(u.Email); e != "" && e != k {
 			d.byEmail[e] = i
 		}
-		if !d.excluded(&cur.Users[i]) {
+		if !d.excluded(&u) {
 			d.nManaged++
 		}
 	}
@@ -348,9 +350,10 @@ func (d *differ) excluded(u *User) bool {
 
 // desiredChanges plans the changes of the users the sources name. A user
 // named twice keeps the first record, with a note.
-func (d *differ) desiredChanges(users []User, plan *Plan) {
-	for i := range users {
-		u := &users[i]
+func (d *differ) desiredChanges(users *Users, plan *Plan) {
+	for i := range users.Len() {
+		want := users.At(i)
+		u := &want
 		k := u.Key()
 		j, exists := d.lookup(u, k)
 		dup := exists && d.matched[j]
@@ -385,7 +388,8 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 			plan.Excluded++
 			continue
 		}
-		c := &d.current.Users[j]
+		have := d.current.Users.At(j)
+		c := &have
 		if d.excluded(c) {
 			plan.Excluded++
 			continue
@@ -416,7 +420,7 @@ func (d *differ) lookup(u *User, k string) (int, bool) {
 		if !ok {
 			j, ok = d.byEmail[e]
 		}
-		return j, ok && d.current.Users[j].Type == FederatedID
+		return j, ok && d.current.Users.At(j).Type == FederatedID
 	}
 	return 0, false
 }
@@ -629,11 +633,12 @@ func identity(u *User) User {
 }
 
 func (d *differ) unmatchedChanges(plan *Plan) {
-	for i := range d.current.Users {
-		c := &d.current.Users[i]
+	for i := range d.current.Users.Len() {
 		if d.matched[i] || d.dupCur[i] {
 			continue
 		}
+		have := d.current.Users.At(i)
+		c := &have
 		if d.excluded(c) {
 			plan.Excluded++
 			continue
@@ -713,7 +718,7 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 	e := &SafetyError{Removals: removals, Changes: len(plan.Changes), Managed: d.nManaged, Limit: -1}
 	maxRm, maxCh := d.policy.MaxRemovals.Max(d.nManaged), d.policy.MaxChanges.Max(d.nManaged)
 	switch {
-	case len(desired.Users) == 0:
+	case desired.Users.Len() == 0:
 		e.Reason = "the sources returned no user"
 	case !desired.Complete:
 		e.Reason = "the sources reported problems (a skipped record, a disagreement between sources): fix them to let removals through"

@@ -47,7 +47,7 @@ type Source interface {
 
 // Result is what one source read.
 type Result struct {
-	Users    []reconcile.User
+	Users    reconcile.Users
 	Problems []Problem
 	// Notices are worth a look but lose nothing and do not hold back any
 	// change (for example a group that no mapping rule maps).

@@ -30,7 +30,7 @@ func (j *Job) Explain(w io.Writer, ps *Plans) {
 		j.writeTrace(w, &t)
 	}
 	known := false // a source has the user (in or out of the run)
-	for _, u := range d.Users {
+	for _, u := range d.Users.All() {
 		if source.Explains(name, u.Email, u.Username) {
 			known = true
 			fmt.Fprintf(w, "  desired: %s with groups %s\n", u.Key(), listOrNone(u.Groups))
@@ -101,7 +101,7 @@ func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 // names (in the run), with no group of organization t.
 func (j *Job) noGroupIn(t *config.NamedTarget, d *Sources) bool {
 	known := false
-	for _, u := range d.Users {
+	for _, u := range d.Users.All() {
 		if !source.Explains(j.explain, u.Email, u.Username) {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +28,7 @@ type OrgPlan struct {
 	// Desired are the source users the plan gives the organization, each
 	// with the organization's groups (those out of the run's scope left
 	// out).
-	Desired []reconcile.User
+	Desired reconcile.Users
 	// What the run needs to apply it and report on it.
 	log    *zap.Logger
 	stats0 umapi.Stats // the client's statistics before this run
@@ -103,7 +102,7 @@ func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int
 		part, sc := orgScope(j.scope, parts[t.Name], scope)
 		p := &OrgPlan{Org: t, log: j.orgLog(t), start: start, Run: RunID(start)}
 		p.Plan, p.Err = j.planOrg(ctx, p, reconcile.Desired{
-			Users: part.Users, Complete: len(d.Problems) == 0, Held: part.Held, Scope: sc}, part.Others)
+			Users: part.Users, Complete: len(d.Problems) == 0, Held: part.Held, Scope: sc}, &part.Others)
 		j.logChanges(p)
 		then(ctx, i, p)
 	})
@@ -117,7 +116,7 @@ func (j *Job) Split(d *Sources) map[string]Part {
 	for i := range j.cfg.Targets {
 		all[i] = j.cfg.Targets[i].Members == config.MembersAll
 	}
-	parts, unknown := splitUsers(d.Users, d.Held, all, j.cfg.TargetIndex)
+	parts, unknown := splitUsers(&d.Users, d.Held, all, j.cfg.TargetIndex)
 	for _, g := range unknown {
 		j.log.Warn(fmt.Sprintf("mapped target group %q names no organization of the configuration: it is left out", g))
 	}
@@ -130,16 +129,16 @@ func (j *Job) Split(d *Sources) map[string]Part {
 
 // planOrg reads organization p.Org and computes its plan for desired;
 // others are source users the organization does not take (Part.Others).
-func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired, others []reconcile.User) (*reconcile.Plan, error) {
-	policy := j.runPolicy(p.Org, desired.Users)
-	cur, err := j.readCurrent(ctx, p, policy.ReadNeedsFor(desired.Users))
+func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired, others *reconcile.Users) (*reconcile.Plan, error) {
+	policy := j.runPolicy(p.Org, &desired.Users)
+	cur, err := j.readCurrent(ctx, p, policy.ReadNeedsFor(&desired.Users))
 	if err != nil {
 		return nil, err
 	}
 	j.opts.Observer.Read(p, cur)
 	diff := func(cur *reconcile.Current) (*reconcile.Plan, error) {
 		d := desired
-		d.Users = present(slices.Clip(desired.Users), others, cur.Users)
+		d.Users = present(&desired.Users, others, &cur.Users)
 		p.Desired = d.Users
 		return reconcile.Diff(d, cur, policy)
 	}

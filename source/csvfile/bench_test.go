@@ -116,8 +116,8 @@ func benchRead(b *testing.B, src source.Source, rows, want int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Users) != want || len(res.Problems) != 0 {
-			b.Fatalf("got %d users and %d problems, want %d and 0", len(res.Users), len(res.Problems), want)
+		if res.Users.Len() != want || len(res.Problems) != 0 {
+			b.Fatalf("got %d users and %d problems, want %d and 0", res.Users.Len(), len(res.Problems), want)
 		}
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")

@@ -57,8 +57,8 @@ func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Users) != want || len(res.Problems) != 0 {
-			b.Fatalf("read %d users and %d problems, want %d users", len(res.Users), len(res.Problems), want)
+		if res.Users.Len() != want || len(res.Problems) != 0 {
+			b.Fatalf("read %d users and %d problems, want %d users", res.Users.Len(), len(res.Problems), want)
 		}
 	}
 	b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "users/s")

@@ -37,7 +37,7 @@ type groupRead struct {
 	probes map[string]*umapi.UsersPage // lower-case group -> first page, nil when absent
 
 	pageSize int // users a listing page holds, from the first organization page
-	users    []reconcile.User
+	users    reconcile.Users
 	seen     map[string]bool // keys in users
 	found    map[int]bool    // distinct desired users seen
 	notFound int             // distinct desired users not seen
@@ -189,7 +189,7 @@ func (g *groupRead) desired(u *reconcile.User) bool {
 func (g *groupRead) add(u reconcile.User) {
 	if k := u.Key(); !g.seen[k] {
 		g.seen[k] = true
-		g.users = append(g.users, u)
+		g.users.Add(u)
 	}
 }
 
@@ -213,7 +213,7 @@ func (g *groupRead) lookUp(ctx context.Context) error {
 			return
 		}
 		var w *umwire.User
-		if w, err = g.t.lookup(ctx, u); err != nil || w == nil {
+		if w, err = g.t.lookup(ctx, &u); err != nil || w == nil {
 			return
 		}
 		c := ModelUser(w)
@@ -228,7 +228,7 @@ func (g *groupRead) lookUp(ctx context.Context) error {
 // independent ID, and returns their lower-case emails, those of expired
 // invites included (such a user is not a member either).
 func (g *groupRead) readInvites(ctx context.Context) (map[string]bool, error) {
-	unseen := unseenVendors(g.want, g.users)
+	unseen := unseenVendors(g.want, &g.users)
 	if len(unseen) == 0 {
 		return nil, nil
 	}

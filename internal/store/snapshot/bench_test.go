@@ -18,8 +18,9 @@ func million() *Snapshot {
 		groups[i] = "Group " + strconv.Itoa(i)
 	}
 	s := &Snapshot{Fingerprint: Fingerprint("1234ABCD@VendorOrg", "https://um.example.com"), Org: "1234ABCD@VendorOrg",
-		FullRead: time.Now(), Saved: time.Now(), Users: make([]reconcile.User, 1_000_000)}
-	for i := range s.Users {
+		FullRead: time.Now(), Saved: time.Now()}
+	s.Users.Grow(1_000_000)
+	for i := range 1_000_000 {
 		n := strconv.Itoa(i)
 		u := reconcile.User{Type: reconcile.EnterpriseID, Email: "user" + n + "@example.com", Domain: "example.com",
 			FirstName: "First" + n, LastName: "Last" + n, Country: "US"}
@@ -30,14 +31,14 @@ func million() *Snapshot {
 		for g := range 1 + i%3 {
 			u.Groups = append(u.Groups, groups[(i+g*7)%len(groups)])
 		}
-		s.Users[i] = u
+		s.Users.Add(u)
 	}
 	return s
 }
 
 // BenchmarkSave1M saves a snapshot of 1,000,000 users (goal < 2 s).
 //
-//	go test ./internal/snapshot -run '^$' -bench 1M -benchtime 3x
+//	go test ./internal/store/snapshot -run '^$' -bench 1M -benchtime 3x
 func BenchmarkSave1M(b *testing.B) {
 	st := Open(b.TempDir())
 	s := million()
@@ -61,7 +62,7 @@ func BenchmarkLoad1M(b *testing.B) {
 	var s *Snapshot
 	var err error
 	for range b.N {
-		if s, err = st.Load("main"); err != nil || len(s.Users) != 1_000_000 {
+		if s, err = st.Load("main"); err != nil || s.Users.Len() != 1_000_000 {
 			b.Fatal(err)
 		}
 	}

@@ -55,9 +55,9 @@ func DemoRules() []mapping.Rule {
 }
 
 // GroupsByEmail returns each user's target groups, sorted, by email.
-func GroupsByEmail(users []reconcile.User) map[string][]string {
+func GroupsByEmail(users reconcile.Users) map[string][]string {
 	out := map[string][]string{}
-	for _, u := range users {
+	for _, u := range users.All() {
 		g := slices.Clone(u.Groups)
 		slices.Sort(g)
 		out[u.Email] = g
@@ -122,8 +122,8 @@ func ReadN(t testing.TB, src source.Source, n, groups int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != n || len(res.Users[n-1].Groups) != groups {
-		t.Fatalf("read %d users, want %d", len(res.Users), n)
+	if res.Users.Len() != n || len(res.Users.At(n-1).Groups) != groups {
+		t.Fatalf("read %d users, want %d", res.Users.Len(), n)
 	}
 }
 
