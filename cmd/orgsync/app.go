@@ -11,6 +11,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/internal/util/interspersed"
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/internal/util/suggest"
 	"github.com/orgsync/orgsync/internal/view"
 )
@@ -40,6 +41,10 @@ type stdio struct {
 	// inspect, when set, asks the command for its flags and subcommands
 	// instead of running it (see inspection).
 	inspect *inspection
+	// memory is what the process's start decided about the Go memory
+	// limit (main), logged by the commands that run the job; nil in tests
+	// that call dispatch.
+	memory *memlimit.Decision
 }
 
 // inspection is what a command declares: parseFlags and subcommand record

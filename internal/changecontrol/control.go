@@ -194,7 +194,8 @@ func record(r *run.Result, rules map[string]string, settings store.Settings) (*s
 	d := &r.Decision
 	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: modeName(r),
 		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
-		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason}
+		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason,
+		PeakMemoryMiB: int(r.Memory.Peak >> 20), MemoryLimitMiB: int(r.Memory.Bound >> 20), NearMemoryLimit: r.Memory.Near()}
 	if d.Released != nil {
 		rec.Approval = d.Released.ID
 	}

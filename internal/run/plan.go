@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
@@ -84,6 +85,7 @@ func (j *Job) Plan(ctx context.Context) (*Plans, error) {
 // sources' side; their Orgs are for the caller to collect.
 func (j *Job) PlanEach(ctx context.Context, then func(ctx context.Context, i int, p *OrgPlan)) (*Plans, error) {
 	start := time.Now()
+	memlimit.ResetPeak() // each run reports its own peak, in a daemon too
 	d, err := j.ReadSources(ctx)
 	if err != nil {
 		return nil, InPhase(PhaseSources, err)
