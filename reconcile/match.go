@@ -10,19 +10,18 @@ import "strings"
 // username (see renamedFederated).
 type Wanted struct {
 	users   *Users
-	byKey   map[string]int // key -> first desired user with it
+	byKey   *Index         // the first desired user of each key
 	byEmail map[string]int // lower-case email -> first desired Federated ID named by username with it
 }
 
 // NewWanted indexes users; a key listed twice keeps its first user, as Diff
 // does.
 func NewWanted(users *Users) *Wanted {
-	w := &Wanted{users: users, byKey: make(map[string]int, users.Len()), byEmail: make(map[string]int)}
+	w := &Wanted{users: users, byKey: NewIndex(users.Len(), users.Key), byEmail: make(map[string]int)}
 	for i := range users.Len() {
 		u := users.At(i)
-		k := u.Key()
-		if _, dup := w.byKey[k]; !dup && k != "" {
-			w.byKey[k] = i
+		if k := u.Key(); k != "" {
+			w.byKey.AddKey(i, k)
 		}
 		if e := strings.ToLower(u.Email); namedByUsername(&u) {
 			if _, dup := w.byEmail[e]; !dup {
@@ -34,7 +33,7 @@ func NewWanted(users *Users) *Wanted {
 }
 
 // Len is the number of distinct desired users.
-func (w *Wanted) Len() int { return len(w.byKey) }
+func (w *Wanted) Len() int { return w.byKey.Len() }
 
 // User returns the i-th desired user given to NewWanted.
 func (w *Wanted) User(i int) User { return w.users.At(i) }
@@ -43,7 +42,7 @@ func (w *Wanted) User(i int) User { return w.users.At(i) }
 // order given to NewWanted.
 func (w *Wanted) Distinct(f func(i int)) {
 	for i := range w.users.Len() {
-		if j, ok := w.byKey[w.users.Key(i)]; ok && j == i {
+		if j, ok := w.byKey.Find(w.users.Key(i)); ok && j == i {
 			f(i)
 		}
 	}
@@ -53,14 +52,14 @@ func (w *Wanted) Distinct(f func(i int)) {
 // stands for.
 func (w *Wanted) Match(c *User) (int, bool) {
 	k := c.Key()
-	if i, ok := w.byKey[k]; ok {
+	if i, ok := w.byKey.Find(k); ok {
 		return i, true
 	}
 	e := strings.ToLower(c.Email)
 	if e == "" {
 		return 0, false
 	}
-	if i, ok := w.byKey[e]; ok && e != k {
+	if i, ok := w.byKey.Find(e); ok && e != k {
 		if u := w.users.At(i); namedByEmail(&u) {
 			return i, true
 		}

@@ -240,10 +240,10 @@ func Diff(desired Desired, current *Current, valid *ValidPolicy) (*Plan, error) 
 type differ struct {
 	policy   *Policy
 	current  *Current
-	have     map[string]int  // current key -> index
+	have     *Index          // current users by key
 	dupCur   []bool          // current user listed twice: the later record
 	matched  []bool          // current user named by a source
-	created  map[string]int  // keys of desired users not in current -> record
+	created  *Index          // desired users not in current, by key
 	invited  map[string]bool // invites of users named by a source (lower-case email)
 	managed  map[string]string
 	userGrp  map[string]bool
@@ -265,11 +265,10 @@ type differ struct {
 
 func newDiffer(p *Policy, cur *Current) *differ {
 	n := cur.Users.Len()
-	d := &differ{policy: p, current: cur, have: make(map[string]int, n),
+	d := &differ{policy: p, current: cur, have: NewIndex(n, cur.Users.Key),
 		managed: make(map[string]string), userGrp: foldSet(p.UserGroups), exclGrp: foldSet(p.ExcludeGroups),
 		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite),
-		dupCur: make([]bool, n), matched: make([]bool, n),
-		created: make(map[string]int), invited: make(map[string]bool), byEmail: make(map[string]int)}
+		dupCur: make([]bool, n), matched: make([]bool, n), invited: make(map[string]bool), byEmail: make(map[string]int)}
 	for _, g := range p.managedGroups() {
 		d.managed[strings.ToLower(g)] = g
 	}
@@ -280,10 +279,8 @@ func newDiffer(p *Policy, cur *Current) *differ {
 	for i := range n {
 		u := cur.Users.At(i)
 		k := u.Key()
-		if _, dup := d.have[k]; dup {
+		if _, added := d.have.AddKey(i, k); !added {
 			d.dupCur[i] = true
-		} else {
-			d.have[k] = i
 		}
 		if e := strings.ToLower(u.Email); e != "" && e != k {
 			d.byEmail[e] = i
@@ -351,6 +348,7 @@ func (d *differ) excluded(u *User) bool {
 // desiredChanges plans the changes of the users the sources name. A user
 // named twice keeps the first record, with a note.
 func (d *differ) desiredChanges(users *Users, plan *Plan) {
+	d.created = NewIndex(0, users.Key)
 	for i := range users.Len() {
 		want := users.At(i)
 		u := &want
@@ -358,7 +356,7 @@ func (d *differ) desiredChanges(users *Users, plan *Plan) {
 		j, exists := d.lookup(u, k)
 		dup := exists && d.matched[j]
 		if !exists {
-			_, dup = d.created[k]
+			_, dup = d.created.Find(k)
 		}
 		if dup {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is listed twice (record %d); the first record is used", k, i+1))
@@ -375,7 +373,7 @@ func (d *differ) desiredChanges(users *Users, plan *Plan) {
 			d.invited[strings.ToLower(u.Email)] = true
 		}
 		if !exists {
-			d.created[k] = i
+			d.created.AddKey(i, k)
 			if d.excluded(u) {
 				plan.Excluded++
 				continue
@@ -407,7 +405,7 @@ func (d *differ) desiredChanges(users *Users, plan *Plan) {
 // identifies it in requests); for a Federated ID named by username, the
 // Federated ID with its email under another username (namedByUsername).
 func (d *differ) lookup(u *User, k string) (int, bool) {
-	if j, ok := d.have[k]; ok {
+	if j, ok := d.have.Find(k); ok {
 		return j, true
 	}
 	switch {
@@ -416,7 +414,7 @@ func (d *differ) lookup(u *User, k string) (int, bool) {
 		return j, ok
 	case namedByUsername(u):
 		e := strings.ToLower(u.Email)
-		j, ok := d.have[e]
+		j, ok := d.have.Find(e)
 		if !ok {
 			j, ok = d.byEmail[e]
 		}

@@ -30,8 +30,8 @@ type FieldConflict struct {
 // earlier value is kept. The users come in order of first appearance; the
 // problems are each source's own problems followed by the conflicts found
 // when its users were merged, source by source. Merge does not change its
-// input; when there is nothing to merge (one source, each user once) the
-// users returned are the source's own, not a copy.
+// input; with one source, which has each user once, the users returned
+// are the source's own, not a copy.
 func Merge(results []NamedResult) (users reconcile.Users, problems []Problem) {
 	total, given := 0, []*Result{}
 	for _, r := range results {
@@ -40,12 +40,11 @@ func Merge(results []NamedResult) (users reconcile.Users, problems []Problem) {
 			given = append(given, r.Result)
 		}
 	}
-	index := make(map[string]int, total)
-	if len(given) == 1 && distinctKeys(&given[0].Users, index) {
+	if len(given) == 1 { // each user once already (Result.Users)
 		return given[0].Users, given[0].Problems
 	}
-	clear(index)
 	users.Grow(total)
+	index := reconcile.NewIndex(total, func(i int) string { return users.Key(i) })
 	owner := make([]int, 0, total)           // index of the result that gave each user first
 	defaulted := make([]Defaulted, 0, total) // the merged users' fields that are still defaults
 	for ri, r := range results {
@@ -56,9 +55,9 @@ func Merge(results []NamedResult) (users reconcile.Users, problems []Problem) {
 		for j, u := range r.Result.Users.All() {
 			key := u.Key()
 			d := r.Result.DefaultedAt(j)
-			i, seen := index[key]
+			i, seen := index.Find(key)
 			if !seen {
-				index[key] = users.Len()
+				index.AddKey(users.Len(), key)
 				users.Add(u)
 				owner = append(owner, ri)
 				defaulted = append(defaulted, d)
@@ -73,19 +72,6 @@ func Merge(results []NamedResult) (users reconcile.Users, problems []Problem) {
 		}
 	}
 	return users, problems
-}
-
-// distinctKeys reports whether no two users have the same key, noting
-// each key in index.
-func distinctKeys(users *reconcile.Users, index map[string]int) bool {
-	for i := range users.Len() {
-		k := users.Key(i)
-		if _, dup := index[k]; dup {
-			return false
-		}
-		index[k] = i
-	}
-	return true
 }
 
 func conflictProblem(kept, other, key string, c FieldConflict) Problem {

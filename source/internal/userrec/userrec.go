@@ -78,7 +78,7 @@ type Builder struct {
 	mapper       *mapping.Mapper
 	mapped       map[string][]string // directory group -> target groups
 	unmapped     []source.Problem    // a notice for each group no rule maps
-	index        map[string]int      // user key -> position in users
+	index        *reconcile.Index    // users by key
 	lines        []int               // line of each user
 	users        reconcile.Users
 	defaulted    []source.Defaulted // which values of each user are defaults
@@ -101,11 +101,18 @@ func New(sourceName, file string, names [NumFields]string, d source.Defaults, o 
 	if !ok {
 		typ = source.DefaultType
 	}
-	return &Builder{
+	b := &Builder{
 		source: sourceName, file: file, names: names, typ: typ,
 		country: strings.ToUpper(strings.TrimSpace(d.Country)), domain: strings.TrimSpace(d.Domain),
-		mapper: o.Mapper, prog: o.Expressions, explain: o.Explain, mapped: map[string][]string{}, index: map[string]int{},
+		mapper: o.Mapper, prog: o.Expressions, explain: o.Explain, mapped: map[string][]string{},
 	}
+	b.index = b.newIndex(0)
+	return b
+}
+
+// newIndex is an index of the users by key, with room for n.
+func (b *Builder) newIndex(n int) *reconcile.Index {
+	return reconcile.NewIndex(n, func(i int) string { return b.users.Key(i) })
 }
 
 // Reserve makes room for about n users, to spare growing the lists of a
@@ -121,8 +128,8 @@ func (b *Builder) Reserve(n int) {
 	defaulted := make([]source.Defaulted, len(b.defaulted), n)
 	copy(defaulted, b.defaulted)
 	b.defaulted = defaulted
-	if len(b.index) == 0 {
-		b.index = make(map[string]int, n)
+	if b.index.Len() == 0 {
+		b.index = b.newIndex(n)
 	}
 }
 
@@ -163,9 +170,9 @@ func (b *Builder) Add(r *Record) {
 		return
 	}
 	key := u.Key()
-	i, dup := b.index[key]
+	i, dup := b.index.Find(key)
 	if !dup {
-		b.index[key] = b.users.Len()
+		b.index.AddKey(b.users.Len(), key)
 		b.users.Add(u)
 		b.lines = append(b.lines, r.Line)
 		b.defaulted = append(b.defaulted, d)
