@@ -89,6 +89,7 @@ func benchIncremental(b *testing.B, users int, timed bool, goals memoryGoals) {
 		}
 		planMemory := logNumber(b, plan.stderr, "peakMemory")
 		reportBig(b, users, full, inc, planMemory)
+		b.ReportMetric(plan.cpu.Seconds(), "plan-cpu-s")
 		checkBig(b, users, timed, full, inc)
 		checkMemory(b, goals, full.memory, inc.memory, planMemory)
 	}
@@ -97,6 +98,7 @@ func benchIncremental(b *testing.B, users int, timed bool, goals memoryGoals) {
 // bigRun is what one timed run of the benchmark did.
 type bigRun struct {
 	elapsed, floor      time.Duration
+	cpu                 time.Duration // the process's CPU time
 	pages, actions, tmr int
 	read                string
 	load, save, memory  float64 // seconds, seconds, MiB
@@ -116,7 +118,7 @@ func timedBigRun(b *testing.B, sim *bigSim, limits gate.Limits, cfg string) bigR
 		b.Fatalf("sync: exit %d\n%s", r.code, r.stderr)
 	}
 	after := sim.Stats()
-	run := bigRun{elapsed: elapsed, read: "none",
+	run := bigRun{elapsed: elapsed, cpu: r.cpu, read: "none",
 		pages:   after.Count(gate.EndpointUsers, 200) - before.Count(gate.EndpointUsers, 200),
 		actions: after.Count(gate.EndpointAction, 200) - before.Count(gate.EndpointAction, 200),
 		tmr:     after.TooManyRequests - before.TooManyRequests,
@@ -130,9 +132,9 @@ func timedBigRun(b *testing.B, sim *bigSim, limits gate.Limits, cfg string) bigR
 	reads := (after.Total() - after.Count(gate.EndpointAction, 200) - after.Requests[gate.EndpointToken][200]) -
 		(before.Total() - before.Count(gate.EndpointAction, 200) - before.Requests[gate.EndpointToken][200])
 	run.floor = time.Duration((float64(reads)/float64(limits.Read) + float64(run.actions)/float64(limits.App)) * float64(limits.Window))
-	b.Logf("%s run: %d listing pages, %d other reads, %d action requests, %d x 429 in %s (floor %s; %s); snapshot load %.2f s, save %.2f s; peak memory %.0f MiB",
+	b.Logf("%s run: %d listing pages, %d other reads, %d action requests, %d x 429 in %s (floor %s; %s); snapshot load %.2f s, save %.2f s; peak memory %.0f MiB; CPU %s",
 		run.read, run.pages, reads-run.pages, run.actions, run.tmr, elapsed.Round(time.Millisecond), run.floor, sim.phases(start, end),
-		run.load, run.save, run.memory)
+		run.load, run.save, run.memory, run.cpu.Round(10*time.Millisecond))
 	return run
 }
 
@@ -146,6 +148,8 @@ func reportBig(b *testing.B, users int, full, inc bigRun, planMemory float64) {
 	b.ReportMetric(full.elapsed.Seconds()/inc.elapsed.Seconds(), "full/incremental")
 	b.ReportMetric(inc.load, "snapshot-load-s")
 	b.ReportMetric(max(full.save, inc.save), "snapshot-save-s")
+	b.ReportMetric(full.cpu.Seconds(), "full-cpu-s")
+	b.ReportMetric(inc.cpu.Seconds(), "incremental-cpu-s")
 	b.ReportMetric(full.memory, "full-peak-MiB")
 	b.ReportMetric(inc.memory, "incremental-peak-MiB")
 	b.ReportMetric(planMemory, "plan-peak-MiB")

@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 type result struct {
 	stdout, stderr string
 	code           int
+	cpu            time.Duration // the process's CPU time, user and system
 }
 
 // runBinary runs orgsync with args and a timeout of a minute; env adds
@@ -71,6 +72,9 @@ func runBinaryFor(t testing.TB, timeout time.Duration, env []string, args ...str
 		t.Fatalf("orgsync %s: timed out\nstderr:\n%s", strings.Join(args, " "), stderr.String())
 	}
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
