@@ -611,19 +611,23 @@ func (d *differ) attrChanges(want, have *User) Attrs {
 	}
 	allow := d.policy.Update
 	if allow.FirstName && want.FirstName != "" && want.FirstName != have.FirstName {
-		a.FirstName = &want.FirstName
+		a.FirstName = ptr(want.FirstName)
 	}
 	if allow.LastName && want.LastName != "" && want.LastName != have.LastName {
-		a.LastName = &want.LastName
+		a.LastName = ptr(want.LastName)
 	}
 	if allow.Email && want.Email != "" && !strings.EqualFold(want.Email, have.Email) {
-		a.Email = &want.Email
+		a.Email = ptr(want.Email)
 	}
 	if allow.Username && have.Type == FederatedID && want.Username != "" && !strings.EqualFold(want.Username, have.Username) {
-		a.Username = &want.Username
+		a.Username = ptr(want.Username)
 	}
 	return a
 }
+
+// ptr is a pointer to a copy of s (never to a field of a user, which
+// would keep the whole user on the heap).
+func ptr(s string) *string { return &s }
 
 // identity is u without attributes and groups.
 func identity(u *User) User {
