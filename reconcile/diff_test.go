@@ -81,8 +81,8 @@ func TestDiffUnmatchedPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Unmatched) != 3 {
-			t.Errorf("%s: unmatched report = %d users, want 3", tc.mode, len(p.Unmatched))
+		if p.Unmatched.Len() != 3 {
+			t.Errorf("%s: unmatched report = %d users, want 3", tc.mode, p.Unmatched.Len())
 		}
 		if tc.gone == "" {
 			if !p.Empty() {
@@ -316,8 +316,8 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 	if c := p.Changes[0]; !slices.Equal(c.Add, []string{"Design"}) || len(c.Remove) != 0 || c.Set == nil || *c.Set.FirstName != "Gina" {
 		t.Errorf("update = %+v, want firstname Gina, +Design", c)
 	}
-	if len(p.Unmatched) != 0 {
-		t.Errorf("unmatched = %v, want none", p.Unmatched)
+	if p.Unmatched.Len() != 0 {
+		t.Errorf("unmatched = %v, want none", p.Unmatched.List())
 	}
 }
 

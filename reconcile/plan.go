@@ -102,7 +102,8 @@ type Plan struct {
 	// Unmatched reports every user in the organization (or, when the state
 	// was read by group, in the groups read) who is in no source, whatever
 	// the policy does with them.
-	Unmatched []User `json:"unmatched,omitempty"`
+	// They share the current state's strings.
+	Unmatched Users `json:"unmatched,omitzero"`
 	// Excluded counts the users left alone by the policy's exclusions.
 	Excluded int `json:"excluded"`
 	// OutOfScope counts the users (of the sources and of the
@@ -649,7 +650,7 @@ func (d *differ) unmatchedChanges(plan *Plan) {
 			plan.OutOfScope++
 			continue
 		}
-		plan.Unmatched = append(plan.Unmatched, *c)
+		plan.Unmatched.AddOf(&d.current.Users, i, c.Groups)
 		policy := d.policy.Unmatched
 		if (policy == RemoveUsers || policy == DeleteUsers) && d.hasGroup(c, protectedRemove) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s is a system administrator (%s) in no source: not removed from the organization (only its managed memberships); remove it by hand if it must go",

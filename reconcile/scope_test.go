@@ -90,8 +90,8 @@ func TestScopeOnlySkipsUnnamedDesiredUsers(t *testing.T) {
 	if len(plan.Changes) != 1 || findChange(plan, KindCreate, "b@x.com") == nil {
 		t.Fatalf("changes = %v, want only the creation of b@x.com", plan.Changes)
 	}
-	if plan.OutOfScope != 1 || len(plan.Unmatched) != 0 {
-		t.Fatalf("OutOfScope %d, unmatched %v; want 1 and none", plan.OutOfScope, plan.Unmatched)
+	if plan.OutOfScope != 1 || plan.Unmatched.Len() != 0 {
+		t.Fatalf("OutOfScope %d, unmatched %v; want 1 and none", plan.OutOfScope, plan.Unmatched.List())
 	}
 }
 

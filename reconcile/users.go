@@ -296,6 +296,9 @@ func (us *Users) DeleteFunc(del func(i int, u User) bool) {
 	us.recs, us.long = us.recs[:kept], long
 }
 
+// IsZero reports whether there is no user (for omitzero).
+func (us Users) IsZero() bool { return us.Len() == 0 }
+
 // MarshalJSON writes the users as a JSON list.
 func (us Users) MarshalJSON() ([]byte, error) { return json.Marshal(us.List()) }
 

@@ -84,7 +84,10 @@ func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 			}
 		}
 	}
-	unmatched := slices.ContainsFunc(p.Plan.Unmatched, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
+	unmatched := false
+	for _, u := range p.Plan.Unmatched.All() {
+		unmatched = unmatched || source.Explains(name, u.Email, u.Username)
+	}
 	switch {
 	case unmatched:
 		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so %s applies\n", prefix, p.Org.PolicyKey(reconcile.SettingUnmatched))

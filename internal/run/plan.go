@@ -156,7 +156,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		if err := writeUnmatchedReport(path, plan.Unmatched, p.Org.PolicyKey(config.SettingReportFile)); err != nil {
 			return plan, err // the plan stands; the run fails
 		}
-		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unmatched)))
+		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", plan.Unmatched.Len()))
 	}
 	p.Phase = ""
 	return plan, nil

@@ -231,7 +231,7 @@ func TestExplainPlanned(t *testing.T) {
 	dave := user("dave@example.com", "Design")
 	sources := &Sources{Users: reconcile.UsersOf([]reconcile.User{dave}...), Traces: []diag.Trace{{Source: "sources[0]"}}}
 	create := reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindCreate, User: dave}}}
-	unmatched := reconcile.Plan{Unmatched: []reconcile.User{dave}}
+	unmatched := reconcile.Plan{Unmatched: reconcile.UsersOf(dave)}
 	tests := []struct {
 		name    string
 		scope   config.Scope

@@ -155,7 +155,7 @@ func check(e Expectation, plans *run.Plans, j *run.Job) string {
 	got, given := find(p.Desired.List(), e.User)
 	inSources := hasRecord(plans, e.User)
 	switch {
-	case e.Unmatched && slices.ContainsFunc(p.Plan.Unmatched, func(u reconcile.User) bool { return source.Explains(e.User, u.Email, u.Username) }):
+	case e.Unmatched && slices.ContainsFunc(p.Plan.Unmatched.List(), func(u reconcile.User) bool { return source.Explains(e.User, u.Email, u.Username) }):
 		return ""
 	case e.Unmatched && inSources:
 		return fmt.Sprintf("%s%s: want unmatched, but a source has the user", e.User, where)
