@@ -215,7 +215,7 @@ func bigGroupsOf(i int) []int {
 
 // bigOrg is the example organization (its domain and integration) with
 // users Enterprise IDs in bigGroups user groups instead of its users.
-func bigOrg(b *testing.B, dir string, users int) *umsim.State {
+func bigOrg(b testing.TB, dir string, users int) *umsim.State {
 	st, err := umsim.LoadState(filepath.Join(dir, "sim", "org.yaml"))
 	if err != nil {
 		b.Fatal(err)
@@ -245,7 +245,7 @@ type bigSim struct {
 }
 
 // startBigSim serves st with listing pages of 2,000 users and limits.
-func startBigSim(b *testing.B, st *umsim.State, limits gate.Limits) *bigSim {
+func startBigSim(b testing.TB, st *umsim.State, limits gate.Limits) *bigSim {
 	srv, err := umsim.New(st, umsim.Options{PageSize: umwire.MaxUsersPerPage, Limits: limits})
 	if err != nil {
 		b.Fatal(err)
@@ -302,7 +302,7 @@ func (s *bigSim) phases(start, end time.Time) string {
 // changedFrom on, bigChanged of them, with a new last name, and every
 // other one of those in one more group. The users the previous
 // run changed (from 0) stay changed.
-func writeBigCSV(b *testing.B, dir string, users, changedFrom int) {
+func writeBigCSV(b testing.TB, dir string, users, changedFrom int) {
 	f, err := os.Create(filepath.Join(dir, "csv", "big.csv"))
 	if err != nil {
 		b.Fatal(err)
@@ -339,7 +339,7 @@ func writeBigCSV(b *testing.B, dir string, users, changedFrom int) {
 // writeBigConfig writes the configuration (csv/name) that syncs big.csv
 // into the organization at url with the client's limits, in incremental
 // runs or not.
-func writeBigConfig(b *testing.B, dir, name, url, limits string, incremental bool) string {
+func writeBigConfig(b testing.TB, dir, name, url, limits string, incremental bool) string {
 	text := fmt.Sprintf(`target:
   orgId: 1234ABCD@VendorOrg
   baseURL: %s

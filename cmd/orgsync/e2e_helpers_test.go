@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +43,8 @@ func TestMain(m *testing.M) {
 type result struct {
 	stdout, stderr string
 	code           int
-	cpu            time.Duration // the process's CPU time, user and system
+	cpu            time.Duration  // the process's CPU time, user and system
+	signal         syscall.Signal // the signal that killed it, if one did
 }
 
 // runBinary runs orgsync with args and a timeout of a minute; env adds

@@ -101,54 +101,78 @@ const unlimited = 1 << 62
 // bytes, read under root, and the file that set it; 0 when none is set
 // (problem says why it could not be read, when it could not).
 func Container(root string) (limit uint64, source, problem string) {
-	groups, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
-	if err != nil {
-		return 0, "", "" // not Linux, or no /proc: no cgroup
-	}
-	mounts, err := readMounts(filepath.Join(root, "proc/self/mountinfo"))
+	groups, err := Cgroups(root)
 	if err != nil {
 		return 0, "", err.Error()
 	}
-	for _, line := range strings.Split(string(groups), "\n") {
-		// hierarchy-ID:controllers:path; v2 is "0::path".
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		var file string
-		var m *mount
-		switch {
-		case parts[0] == "0" && parts[1] == "":
-			file, m = "memory.max", mounts.v2
-		case hasField(parts[1], "memory"):
-			file, m = "memory.limit_in_bytes", mounts.v1
-		default:
-			continue
-		}
-		if m == nil {
-			continue
-		}
-		if l, src := lowest(root, m, parts[2], file); l > 0 && (limit == 0 || l < limit) {
+	for _, g := range groups {
+		if l, src := lowest(root, g); l > 0 && (limit == 0 || l < limit) {
 			limit, source = l, src
 		}
 	}
 	return limit, source, ""
 }
 
-// lowest is the lowest limit in file along the path of cgroup p, from
-// its own folder to the mount's root (a parent's limit bounds its
-// children), and where it was found.
-func lowest(root string, m *mount, p, file string) (limit uint64, source string) {
-	rel, ok := strings.CutPrefix(path.Clean(p), m.root)
-	if !ok || rel != "" && rel[0] != '/' {
-		return 0, "" // the cgroup is outside what is mounted here
+// Cgroup is the memory cgroup of the process in one hierarchy: the
+// folder of its cgroup, as seen under root, and the name of its limit
+// file there.
+type Cgroup struct {
+	Dir, LimitFile string
+	// V2 is set for the unified hierarchy (cgroup v2).
+	V2 bool
+	// mount is the folder the hierarchy is mounted at.
+	mount string
+}
+
+// Cgroups returns the memory cgroups of the process (v2's and v1's
+// memory controller's), read under root; none outside Linux.
+func Cgroups(root string) ([]Cgroup, error) {
+	groups, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
+	if err != nil {
+		return nil, nil // not Linux, or no /proc: no cgroup
 	}
-	for dir := path.Join("/", rel); ; dir = path.Dir(dir) {
-		f := path.Join(m.point, dir, file)
+	mounts, err := readMounts(filepath.Join(root, "proc/self/mountinfo"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Cgroup
+	for _, line := range strings.Split(string(groups), "\n") {
+		// hierarchy-ID:controllers:path; v2 is "0::path".
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		g := Cgroup{LimitFile: "memory.limit_in_bytes"}
+		m := mounts.v1
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			g.LimitFile, g.V2, m = "memory.max", true, mounts.v2
+		case !hasField(parts[1], "memory"):
+			continue
+		}
+		if m == nil {
+			continue
+		}
+		rel, ok := strings.CutPrefix(path.Clean(parts[2]), m.root)
+		if !ok || rel != "" && rel[0] != '/' {
+			continue // the cgroup is outside what is mounted here
+		}
+		g.mount, g.Dir = m.point, path.Join(m.point, rel)
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// lowest is the lowest limit along the path of cgroup g, from its own
+// folder to its hierarchy's mount (a parent's limit bounds its
+// children), and where it was found.
+func lowest(root string, g Cgroup) (limit uint64, source string) {
+	for dir := g.Dir; ; dir = path.Dir(dir) {
+		f := path.Join(dir, g.LimitFile)
 		if l, ok := readLimit(filepath.Join(root, f)); ok && (limit == 0 || l < limit) {
 			limit, source = l, f
 		}
-		if dir == "/" {
+		if dir == g.mount || dir == "/" || dir == "." {
 			return limit, source
 		}
 	}

@@ -104,3 +104,22 @@ func TestSet(t *testing.T) {
 		t.Errorf("without a container limit: %+v, %s", d, d)
 	}
 }
+
+// TestCgroups: the folder of the process's memory cgroup in each
+// hierarchy, as the system shows it.
+func TestCgroups(t *testing.T) {
+	root := fakeRoot(t, map[string]string{
+		"proc/self/cgroup":    "12:pids:/pod\n4:memory:/kubepods/pod1/abc\n0::/user.slice\n",
+		"proc/self/mountinfo": hybridMount,
+	})
+	got, err := Cgroups(root)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Cgroups = %+v, %v", got, err)
+	}
+	if g := got[0]; g.Dir != "/sys/fs/cgroup/memory/kubepods/pod1/abc" || g.LimitFile != "memory.limit_in_bytes" || g.V2 {
+		t.Errorf("v1: %+v", g)
+	}
+	if g := got[1]; g.Dir != "/sys/fs/cgroup/unified/user.slice" || g.LimitFile != "memory.max" || !g.V2 {
+		t.Errorf("v2: %+v", g)
+	}
+}
