@@ -141,6 +141,7 @@ func (j *Job) Sync(ctx context.Context, mode Mode, show func(g *Gated) error) ([
 	res := make([]*Result, len(j.orgs))
 	_, err := j.PlanEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
 		g := j.Gate(p, mode)
+		p.Plan = nil // the gate's copy is sent: the plan is let go (its snapshot's run keeps p)
 		if show != nil {
 			mu.Lock()
 			err := show(g)
