@@ -363,3 +363,34 @@ mapping:
 	}
 	return path
 }
+
+// BenchmarkFirstLoadMemory200k syncs 200,000 users of a CSV source into
+// an organization that has none of them (a first load: 200,000 creates,
+// 20,000 action requests, history and snapshot kept), on a simulator
+// without limits, and reports the run's peak memory and CPU time: what a
+// planned change costs, beside what a member and a source row do.
+//
+//	go test ./cmd/orgsync -run '^$' -bench FirstLoadMemory200k -benchtime 1x -timeout 30m
+func BenchmarkFirstLoadMemory200k(b *testing.B) {
+	const users = 200_000
+	for range b.N {
+		b.StopTimer()
+		dir := exampleDir(b)
+		sim := startBigSim(b, bigOrg(b, dir, 0), gate.Limits{})
+		cfg := writeBigConfig(b, dir, "big.yaml", sim.url, "{reads: 100000, requests: 100000}", true)
+		writeBigCSV(b, dir, users, 0)
+		b.StartTimer()
+		r := runBinaryFor(b, 20*time.Minute, nil, "sync", "--config", cfg)
+		b.StopTimer()
+		if r.code != exitOK {
+			b.Fatalf("sync: exit %d\n%.3000s", r.code, r.stderr)
+		}
+		if created := sim.Stats().Count(gate.EndpointAction, 200); created != users/10 {
+			b.Errorf("%d action requests, want %d", created, users/10)
+		}
+		peak := logNumber(b, r.stderr, "peakMemory")
+		b.ReportMetric(peak, "peak-MiB")
+		b.ReportMetric(r.cpu.Seconds(), "cpu-s")
+		b.Logf("first load of %d users: peak memory %.0f MiB, CPU %s", users, peak, r.cpu.Round(10*time.Millisecond))
+	}
+}

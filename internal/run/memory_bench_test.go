@@ -145,7 +145,7 @@ func liveHeap() uint64 {
 
 // writeMemoryCSV writes the source of n users, every thousandth with a
 // new last name.
-func writeMemoryCSV(b *testing.B, path string, n int) {
+func writeMemoryCSV(b testing.TB, path string, n int) {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -176,7 +176,7 @@ func writeMemoryCSV(b *testing.B, path string, n int) {
 
 // writeMemoryConfig writes and loads the configuration that plans
 // big.csv against the simulator at url.
-func writeMemoryConfig(b *testing.B, dir, url string) *config.Config {
+func writeMemoryConfig(b testing.TB, dir, url string) *config.Config {
 	text := fmt.Sprintf(`target:
   orgId: 1234ABCD@VendorOrg
   baseURL: %s
