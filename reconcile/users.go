@@ -61,20 +61,37 @@ type userTable struct {
 	lists     [][]string
 	listIndex map[string]uint32 // the list's names joined by NUL -> index in lists
 	key       []byte            // reused to build listIndex keys
+	// last and lastIndex are the name looked up last: users given one
+	// after the other mostly share their domain and country.
+	last      [2]string
+	lastIndex [2]uint32
 }
 
 func newUserTable() *userTable {
 	t := &userTable{nameIndex: map[string]uint32{}, listIndex: map[string]uint32{}}
-	t.name("")
+	t.add("")                      // name 0, which last starts with
 	t.lists = append(t.lists, nil) // list 0: no group
 	return t
 }
 
 // name returns the index of s, adding it when new.
 func (t *userTable) name(s string) uint32 {
-	if i, ok := t.nameIndex[s]; ok {
-		return i
+	for j, l := range t.last {
+		if l == s {
+			return t.lastIndex[j]
+		}
 	}
+	i, ok := t.nameIndex[s]
+	if !ok {
+		i = t.add(s)
+	}
+	t.last[1], t.lastIndex[1] = t.last[0], t.lastIndex[0]
+	t.last[0], t.lastIndex[0] = s, i
+	return i
+}
+
+// add adds name s.
+func (t *userTable) add(s string) uint32 {
 	s = strings.Clone(s) // not the caller's larger string, kept alive by a substring
 	i := uint32(len(t.names))
 	t.names = append(t.names, s)
@@ -193,7 +210,9 @@ func (us *Users) Set(i int, u User) {
 	if us.table == nil {
 		us.table = newUserTable()
 	}
-	delete(us.long, i)
+	if us.long != nil {
+		delete(us.long, i)
+	}
 	typ, ok := typeCode(u.Type)
 	username := uint16(sameAsEmail)
 	if u.Username != u.Email {

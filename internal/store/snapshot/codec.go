@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -211,18 +210,17 @@ func (e *encoder) flush() {
 // end, whatever part of it was decoded.
 func Decode(r io.Reader, size int64) (*Snapshot, error) {
 	sum := &checksum{crc: crc32.New(castagnoli)}
-	d := &decoder{r: bufio.NewReaderSize(io.TeeReader(r, sum), 1<<16), size: size, names: map[string]string{}}
+	d := &decoder{r: io.TeeReader(r, sum), buf: make([]byte, 1<<16), size: size, names: map[string]string{}}
 	if size <= 0 {
 		d.size = math.MaxInt64
 	}
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(d.r, head); err != nil || string(head) != magic {
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, err
+	if !d.fill(len(magic)) || string(d.buf[:len(magic)]) != magic {
+		if d.err != nil && !errors.Is(d.err, ErrDamaged) {
+			return nil, d.err
 		}
 		return nil, ErrNotSnapshot
 	}
-	d.pos = int64(len(magic))
+	d.pos = len(magic)
 	v := d.uint()
 	switch {
 	case d.err != nil:
@@ -268,21 +266,56 @@ func (c *checksum) matches() bool {
 	return len(c.tail) == 4 && c.crc.Sum32() == binary.LittleEndian.Uint32(c.tail)
 }
 
-// decoder reads the body of a snapshot from a stream; the first problem
+// decoder reads the body of a snapshot from a stream, through a window
+// of it (buf[pos:end], at offset off of the file); the first problem
 // stops it.
 type decoder struct {
-	r     *bufio.Reader
-	pos   int64 // bytes read
-	size  int64 // the file's size (math.MaxInt64 when unknown)
-	err   error
-	buf   []byte            // reused for the strings read
-	names map[string]string // the domains and countries read, each held once
+	r        io.Reader
+	buf      []byte
+	pos, end int
+	off      int64 // the file's offset of buf[0]
+	eof      bool
+	size     int64 // the file's size (math.MaxInt64 when unknown)
+	err      error
+	names    map[string]string // the domains and countries read, each held once
 }
 
 func (d *decoder) fail(what string) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s at byte %d", ErrDamaged, what, d.pos)
+		d.err = fmt.Errorf("%w: %s at byte %d", ErrDamaged, what, d.off+int64(d.pos))
 	}
+}
+
+// fill makes n bytes readable at pos, reading more of the stream; false
+// (with the error set) when the stream ends before.
+func (d *decoder) fill(n int) bool {
+	if d.err != nil {
+		return false
+	}
+	if d.end-d.pos >= n {
+		return true
+	}
+	d.off += int64(d.pos)
+	d.end = copy(d.buf, d.buf[d.pos:d.end])
+	d.pos = 0
+	if n > len(d.buf) {
+		d.buf = append(d.buf[:d.end], make([]byte, n-d.end)...)
+	}
+	for d.end < n && !d.eof {
+		m, err := d.r.Read(d.buf[d.end:])
+		d.end += m
+		if errors.Is(err, io.EOF) {
+			d.eof = true
+		} else if err != nil {
+			d.err = err
+			return false
+		}
+	}
+	if d.end < n {
+		d.fail("cut short")
+		return false
+	}
+	return true
 }
 
 // failure is the error of a decoding that stopped: a read error as it
@@ -292,8 +325,10 @@ func (d *decoder) failure(sum *checksum) error {
 	if !errors.Is(d.err, ErrDamaged) {
 		return d.err
 	}
-	if _, err := io.Copy(io.Discard, d.r); err != nil {
-		return err
+	if !d.eof {
+		if _, err := io.Copy(io.Discard, d.r); err != nil {
+			return err
+		}
 	}
 	if !sum.matches() {
 		return fmt.Errorf("%w: its checksum does not match its content", ErrDamaged)
@@ -302,31 +337,21 @@ func (d *decoder) failure(sum *checksum) error {
 }
 
 func (d *decoder) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	b, err := d.r.ReadByte()
-	if err != nil {
-		d.readFailed(err)
+	if !d.fill(1) {
 		return 0
 	}
 	d.pos++
-	return b
-}
-
-// readFailed stops the decoding on an error of the stream: a file that
-// ends too soon is damaged.
-func (d *decoder) readFailed(err error) {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		d.fail("cut short")
-		return
-	}
-	if d.err == nil {
-		d.err = err
-	}
+	return d.buf[d.pos-1]
 }
 
 func (d *decoder) uint() uint64 {
+	if d.err == nil && d.end-d.pos >= binary.MaxVarintLen64 { // the usual case: no refill within the number
+		n, k := binary.Uvarint(d.buf[d.pos:d.end])
+		if k > 0 {
+			d.pos += k
+			return n
+		}
+	}
 	var n uint64
 	for shift := 0; shift < 64; shift += 7 {
 		b := d.byte()
@@ -351,30 +376,21 @@ func (d *decoder) int() int64 {
 // the bytes left, so that a damaged count cannot ask for a huge list.
 func (d *decoder) count() int {
 	n := d.uint()
-	if n > uint64(d.size-d.pos) {
+	if n > uint64(d.size-d.off-int64(d.pos)) {
 		d.fail("a count larger than the file")
 		return 0
 	}
 	return int(n)
 }
 
-// bytes reads a string's bytes into the decoder's buffer, valid until
-// the next read.
+// bytes reads a string's bytes, valid until the next read.
 func (d *decoder) bytes() []byte {
 	n := d.count()
-	if d.err != nil {
+	if d.err != nil || !d.fill(n) {
 		return nil
 	}
-	if cap(d.buf) < n {
-		d.buf = make([]byte, n)
-	}
-	b := d.buf[:n]
-	if _, err := io.ReadFull(d.r, b); err != nil {
-		d.readFailed(err)
-		return nil
-	}
-	d.pos += int64(n)
-	return b
+	d.pos += n
+	return d.buf[d.pos-n : d.pos]
 }
 
 func (d *decoder) str() string { return string(d.bytes()) }
@@ -413,17 +429,20 @@ func (d *decoder) time() time.Time {
 
 // trailer reads the checksum that ends the file, which must end there.
 func (d *decoder) trailer() {
-	var crc [4]byte
-	if d.err != nil {
+	if !d.fill(4) {
 		return
 	}
-	if _, err := io.ReadFull(d.r, crc[:]); err != nil {
-		d.readFailed(err)
-		return
-	}
-	if _, err := d.r.ReadByte(); err == nil {
+	d.pos += 4
+	var more [1]byte
+	if d.pos < d.end || !d.eof && readSome(d.r, more[:]) {
 		d.fail("bytes after the end")
 	}
+}
+
+// readSome reports whether r has a byte more to read into b.
+func readSome(r io.Reader, b []byte) bool {
+	n, _ := io.ReadFull(r, b)
+	return n > 0
 }
 
 func (d *decoder) snapshot() *Snapshot {
@@ -451,7 +470,7 @@ func (d *decoder) users(table []string) reconcile.Users {
 	if d.err != nil {
 		return users
 	}
-	users.Grow(min(n, int((d.size-d.pos)/minUserBytes)))
+	users.Grow(min(n, int((d.size-d.off-int64(d.pos))/minUserBytes)))
 	var groups []string
 	var text []byte
 	for range n {
