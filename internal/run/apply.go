@@ -93,6 +93,7 @@ func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 	res.Stats = client.Stats().Since(p.stats0)
 	res.Elapsed = time.Since(p.start)
 	res.Memory = memlimit.Now()
+	res.Memory.Estimate = p.memory.Estimate
 	if mode != Dry && err != nil {
 		res.Err, res.Phase = err, phaseOr(err, PhaseApply)
 	}
@@ -271,9 +272,9 @@ func summary(log *zap.Logger, res *Result, err error) {
 	} else {
 		log.Info(msg, fields...)
 	}
-	if m := res.Memory; m.Near() {
+	if m := res.Memory; m.PeakNear() {
 		log.Warn(fmt.Sprintf("the run's peak memory, %s, is %d%% of the %s this process may use: a larger organization may be killed for memory; "+
-			"give the container more memory (docs/deployment.md, Sizing)", memlimit.MiB(m.Peak), m.Percent(), memlimit.MiB(m.Bound)),
+			"give the container more memory (docs/deployment.md, Memory)", memlimit.MiB(m.Peak), m.Percent(m.Peak), memlimit.MiB(m.Bound)),
 			zap.Uint64("peakMemoryBytes", m.Peak), zap.Uint64("memoryLimitBytes", m.Bound))
 	}
 }

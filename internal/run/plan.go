@@ -35,6 +35,7 @@ type OrgPlan struct {
 	stats0 umapi.Stats // the client's statistics before this run
 	start  time.Time
 	inc    *incrementalRun // the run with the organization's snapshot (incremental runs on)
+	memory memlimit.Usage  // what the run is expected to need (expectMemory)
 }
 
 // Plans are the plans of a run's organizations, in the configuration's
@@ -152,6 +153,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}
+	p.expectMemory(cur.Users.Len(), p.Desired.Len(), len(plan.Changes), memlimit.Bound())
 	if path := ReportFile(j.cfg, p.Org); path != "" {
 		if err := writeUnmatchedReport(path, plan.Unmatched, p.Org.PolicyKey(config.SettingReportFile)); err != nil {
 			return plan, err // the plan stands; the run fails
