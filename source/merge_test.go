@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -112,12 +113,14 @@ func BenchmarkMerge1M(b *testing.B) {
 	in := []NamedResult{{Name: "a", Result: mk(0)}, {Name: "b", Result: mk(n / 2)}}
 	b.ReportAllocs()
 	b.ResetTimer()
+	memlimit.ResetPeak()
 	for i := 0; i < b.N; i++ {
 		users, problems := Merge(in)
 		if users.Len() != n+n/2 || len(problems) != 0 {
 			b.Fatalf("got %d users, %d problems", users.Len(), len(problems))
 		}
 	}
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 }
 
 // A value a source took from its defaults (defaultType, defaultCountry)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/ldap"
@@ -52,6 +53,7 @@ func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.
 	if err != nil {
 		b.Fatal(err)
 	}
+	memlimit.ResetPeak()
 	for b.Loop() {
 		res, err := read(context.Background(), src)
 		if err != nil {
@@ -62,4 +64,5 @@ func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.
 		}
 	}
 	b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "users/s")
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -43,11 +44,13 @@ func BenchmarkSave1M(b *testing.B) {
 	st := Open(b.TempDir())
 	s := million()
 	b.ResetTimer()
+	memlimit.ResetPeak()
 	for range b.N {
 		if err := st.Save("main", s); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB") // the snapshot's users included
 }
 
 // BenchmarkLoad1M loads a snapshot of 1,000,000 users (goal < 2 s) and
@@ -59,6 +62,7 @@ func BenchmarkLoad1M(b *testing.B) {
 	}
 	runtime.GC()
 	b.ResetTimer()
+	memlimit.ResetPeak()
 	var s *Snapshot
 	var err error
 	for range b.N {
@@ -71,5 +75,6 @@ func BenchmarkLoad1M(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "MiB-held")
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 	runtime.KeepAlive(s)
 }
