@@ -1,8 +1,11 @@
 package reconcile
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -59,7 +62,7 @@ type userTable struct {
 	names     []string
 	nameIndex map[string]uint32
 	lists     [][]string
-	listIndex map[string]uint32 // the list's names joined by NUL -> index in lists
+	listIndex map[string]uint32 // the list's names, each after its length -> index in lists
 	key       []byte            // reused to build listIndex keys
 	// last and lastIndex are the name looked up last: users given one
 	// after the other mostly share their domain and country.
@@ -86,7 +89,7 @@ func (t *userTable) name(s string) uint32 {
 		i = t.add(s)
 	}
 	t.last[1], t.lastIndex[1] = t.last[0], t.lastIndex[0]
-	t.last[0], t.lastIndex[0] = s, i
+	t.last[0], t.lastIndex[0] = t.names[i], i
 	return i
 }
 
@@ -107,7 +110,7 @@ func (t *userTable) list(groups []string) uint32 {
 	}
 	t.key = t.key[:0]
 	for _, g := range groups {
-		t.key = append(append(t.key, g...), 0)
+		t.key = append(binary.AppendUvarint(t.key, uint64(len(g))), g...)
 	}
 	if i, ok := t.listIndex[string(t.key)]; ok {
 		return i
@@ -124,15 +127,8 @@ func (t *userTable) list(groups []string) uint32 {
 
 // clone is a copy of t that can grow apart from it.
 func (t *userTable) clone() *userTable {
-	c := &userTable{names: append([]string(nil), t.names...), lists: append([][]string(nil), t.lists...),
-		nameIndex: make(map[string]uint32, len(t.nameIndex)), listIndex: make(map[string]uint32, len(t.listIndex))}
-	for k, v := range t.nameIndex {
-		c.nameIndex[k] = v
-	}
-	for k, v := range t.listIndex {
-		c.listIndex[k] = v
-	}
-	return c
+	return &userTable{names: slices.Clone(t.names), lists: slices.Clone(t.lists), nameIndex: maps.Clone(t.nameIndex),
+		listIndex: maps.Clone(t.listIndex), last: t.last, lastIndex: t.lastIndex}
 }
 
 // UsersOf returns a Users holding list.

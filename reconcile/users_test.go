@@ -77,6 +77,11 @@ func TestUsersShareGroupListsAndNames(t *testing.T) {
 	if len(us.table.lists) != 2 || len(us.table.names) != 5 { // "", example.com, US, Design, Eng
 		t.Errorf("table: %d lists, names %q", len(us.table.lists), us.table.names)
 	}
+	// Lists are told apart by their names, whatever bytes these hold.
+	odd := UsersOf(User{Groups: []string{"a\x00b"}}, User{Groups: []string{"a", "b"}}, User{Groups: []string{"a\x00", "b"}})
+	if g0, g1, g2 := odd.At(0).Groups, odd.At(1).Groups, odd.At(2).Groups; len(g0) != 1 || len(g1) != 2 || g2[0] != "a\x00" {
+		t.Errorf("groups %q %q %q", g0, g1, g2)
+	}
 	// A name given as part of a larger string is held apart from it.
 	row := "Design,Eng,Ops"
 	us.Add(User{Email: "x@example.com", Groups: []string{row[11:]}})
