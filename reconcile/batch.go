@@ -134,7 +134,7 @@ func (p *Plan) pack(l Limits, v variant, order int) []Request {
 
 // work is what one user's entries must carry, and how route split it.
 type work struct {
-	id       User
+	id       *User // the change's user: entries name it by its identity
 	create   *User
 	set      *Attrs
 	rmOrg    bool
@@ -201,11 +201,10 @@ func (b *batcher) add(c *Change) {
 }
 
 func newWork(c *Change, s userSteps) *work {
-	w := &work{id: identity(&c.User), set: c.Set, rmOrg: s.removeFromOrg,
+	w := &work{id: &c.User, set: c.Set, rmOrg: s.removeFromOrg,
 		delete: s.deleteAccount, adds: slices.Clone(c.Add), removes: slices.Clone(c.Remove)}
 	if s.create {
-		u := c.User
-		w.create = &u
+		w.create = &c.User // the plan's, not a copy: nothing changes it
 	}
 	// A user-group step names users by email alone: not an independent ID
 	// (only a user entry can say useVendorID, and an invited one is no
@@ -560,8 +559,7 @@ func (b *batcher) userEntries(w *work) {
 		return cmp.Compare(b.createdIndex(x), b.createdIndex(y))
 	})
 	for i := range n {
-		id := w.id
-		e := Entry{User: &id}
+		e := Entry{User: w.id} // the plan's user, shared: nothing changes it
 		var deps []int
 		if w.create != nil && (i == 0 || w.create.Type == VendorID) {
 			e.Steps = append(e.Steps, Step{Kind: StepCreate, Create: w.create})
@@ -630,7 +628,7 @@ func (b *batcher) groupRooted(g *groupOps, members [2][]*work) {
 		for i := 0; i*b.l.UsersPerGroupStep < len(ws); i++ {
 			st := step{s: Step{Kind: kind}}
 			for _, w := range chunk(ws, i, b.l.UsersPerGroupStep) {
-				st.s.Users = append(st.s.Users, w.id)
+				st.s.Users = append(st.s.Users, identity(w.id))
 				if w.create != nil {
 					st.deps = append(st.deps, w.first)
 				}
@@ -845,7 +843,7 @@ func (b *batcher) movedEntries(s *scheduler, g int, users []*work) {
 	for i := 0; i*b.l.UsersPerGroupStep < len(users); i++ {
 		st := Step{Kind: StepAdd}
 		for _, w := range chunk(users, i, b.l.UsersPerGroupStep) {
-			st.Users = append(st.Users, w.id)
+			st.Users = append(st.Users, identity(w.id))
 		}
 		steps = append(steps, st)
 	}

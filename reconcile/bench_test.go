@@ -23,12 +23,14 @@ func benchState(n int) (Desired, *Current, *Policy) {
 		groups[i] = fmt.Sprintf("Group %02d", i)
 	}
 	pol := &Policy{Managed: groups, UserGroups: groups[:10], Update: Attributes{FirstName: true, LastName: true}, Unmatched: RemoveUsers}
-	cur := &Current{Users: make([]User, n)}
-	des := Desired{Complete: true, Users: make([]User, 0, n)}
+	cur := &Current{}
+	des := Desired{Complete: true}
+	cur.Users.Grow(n)
+	des.Users.Grow(n)
 	for i := range n {
 		u := User{Type: EnterpriseID, Email: fmt.Sprintf("user%07d@example.com", i), FirstName: "First", LastName: "Last", Country: "US",
 			Groups: []string{groups[rng.IntN(20)], groups[rng.IntN(20)], groups[rng.IntN(20)]}}
-		cur.Users[i] = u
+		cur.Users.Add(u)
 		d := u
 		switch r := i % 100; {
 		case r == 0: // unmatched
@@ -40,7 +42,7 @@ func benchState(n int) (Desired, *Current, *Policy) {
 		case r == 4:
 			d.FirstName = "Renamed"
 		}
-		des.Users = append(des.Users, d)
+		des.Users.Add(d)
 	}
 	return des, cur, pol
 }

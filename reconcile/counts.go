@@ -22,7 +22,7 @@ type Counts struct {
 // kind; a change of a kind the table does not know is not counted (Check
 // reports it).
 func (p *Plan) Counts() Counts {
-	c := Counts{Withheld: len(p.Withheld), Unmatched: len(p.Unmatched), Excluded: p.Excluded, OutOfScope: p.OutOfScope}
+	c := Counts{Withheld: len(p.Withheld), Unmatched: p.Unmatched.Len(), Excluded: p.Excluded, OutOfScope: p.OutOfScope}
 	for i := range p.Changes {
 		if r, ok := kinds[p.Changes[i].Kind]; ok {
 			*r.count(&c)++

@@ -28,17 +28,17 @@ func findChange(p *Plan, kind Kind, key string) *Change {
 }
 
 func TestDiffCreateUpdateMemberships(t *testing.T) {
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		ent("Bob@x.com", "Bob", "design", "Unmanaged", "_org_admin"),
 		{Type: VendorID, Email: "ind@x.com", FirstName: "Old", Groups: []string{"Dev"}},
 		ent("keep@x.com", "Keep", "Unmanaged"),
-	}}
-	des := Desired{Complete: true, Users: []User{
+	}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{
 		ent("new@x.com", "New", "Dev", "PP-Pro", "_org_admin", "NotManaged"),
 		ent("bob@X.com", "Robert", "DESIGN", "Dev"),
 		{Type: VendorID, Email: "ind@x.com", FirstName: "New", Groups: []string{"Dev"}},
 		ent("keep@x.com", "Keep"),
-	}}
+	}...)}
 	p, err := Diff(des, cur, validPolicy(t, basePolicy()))
 	if err != nil {
 		t.Fatal(err)
@@ -63,13 +63,13 @@ func TestDiffCreateUpdateMemberships(t *testing.T) {
 }
 
 func TestDiffUnmatchedPolicies(t *testing.T) {
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		ent("a@x.com", "A", "Dev"),
 		ent("gone@x.com", "G", "Dev", "Other"),
 		{Type: VendorID, Email: "v@x.com", Groups: []string{"Design"}},
 		ent("admin@x.com", "Ad", "Dev", "_org_admin"),
-	}}
-	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}
+	}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev")}...)}
 	for _, tc := range []struct {
 		mode  Unmatched
 		gone  Kind
@@ -81,8 +81,8 @@ func TestDiffUnmatchedPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Unmatched) != 3 {
-			t.Errorf("%s: unmatched report = %d users, want 3", tc.mode, len(p.Unmatched))
+		if p.Unmatched.Len() != 3 {
+			t.Errorf("%s: unmatched report = %d users, want 3", tc.mode, p.Unmatched.Len())
 		}
 		if tc.gone == "" {
 			if !p.Empty() {
@@ -119,13 +119,13 @@ func TestDiffExclusions(t *testing.T) {
 	pol.ExcludeTypes = []IdentityType{FederatedID}
 	pol.ExcludeGroups = []string{"Admins"}
 	pol.ExcludeUsernames = []*regexp.Regexp{regexp.MustCompile(`^svc-`)}
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		{Type: FederatedID, Email: "fed@x.com", Groups: []string{"Dev"}},
 		ent("admin@x.com", "A", "admins", "Dev"),
 		ent("svc-bot@x.com", "B", "Dev"),
 		ent("a@x.com", "A", "Dev"),
-	}}
-	des := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev"), ent("admin@x.com", "Changed"), ent("svc-new@x.com", "S")}}
+	}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev"), ent("admin@x.com", "Changed"), ent("svc-new@x.com", "S")}...)}
 	p, err := Diff(des, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
@@ -142,10 +142,10 @@ func TestDiffInvites(t *testing.T) {
 	pol := basePolicy()
 	pol.RevokeUnmatchedInvites, pol.ResendExpiredInvites = true, true
 	cur := &Current{Invites: []Invite{{Email: "Pending@x.com"}, {Email: "old@x.com", Expired: true}, {Email: "stray@x.com"}, {Email: "lapsed@x.com", Expired: true}}} // lapsed@: expired, not revoked
-	des := Desired{Complete: true, Users: []User{
+	des := Desired{Complete: true, Users: UsersOf([]User{
 		{Type: VendorID, Email: "pending@x.com", Groups: []string{"Dev"}},
 		{Type: VendorID, Email: "old@x.com"},
-	}}
+	}...)}
 	p, err := Diff(des, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
 	now := time.Now()
 	pending := Invite{Email: "again@x.com", LastSent: now.Add(-time.Hour)}
 	expired := Invite{Email: "Again@x.com", LastSent: now.Add(-40 * 24 * time.Hour), Expired: true}
-	des := Desired{Complete: true, Users: []User{{Type: VendorID, Email: "again@x.com", Groups: []string{"Dev"}}}}
+	des := Desired{Complete: true, Users: UsersOf([]User{{Type: VendorID, Email: "again@x.com", Groups: []string{"Dev"}}}...)}
 	for _, invites := range [][]Invite{{pending, expired}, {expired, pending}} {
 		p, err := Diff(des, &Current{Invites: invites}, validPolicy(t, pol))
 		if err != nil {
@@ -207,7 +207,7 @@ func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
 func TestDiffCreateGroups(t *testing.T) {
 	pol := basePolicy()
 	pol.CreateUserGroups = true
-	p, err := Diff(Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev")}}, &Current{Missing: []string{"Dev"}}, validPolicy(t, pol))
+	p, err := Diff(Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev")}...)}, &Current{Missing: []string{"Dev"}}, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,8 +221,8 @@ func TestDiffCreateGroups(t *testing.T) {
 }
 
 func TestSafety(t *testing.T) {
-	cur := &Current{Users: []User{ent("a@x.com", "A", "Dev"), ent("b@x.com", "B", "Dev"), ent("c@x.com", "C", "Dev", "Design")}}
-	full := Desired{Complete: true, Users: []User{ent("a@x.com", "A", "Dev"), ent("c@x.com", "C", "Dev"), ent("n@x.com", "N")}}
+	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "A", "Dev"), ent("b@x.com", "B", "Dev"), ent("c@x.com", "C", "Dev", "Design")}...)}
+	full := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev"), ent("c@x.com", "C", "Dev"), ent("n@x.com", "N")}...)}
 	for _, tc := range []struct {
 		name   string
 		des    Desired
@@ -270,13 +270,13 @@ func TestSafety(t *testing.T) {
 }
 
 func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
-	des := Desired{Complete: true, Users: []User{
+	des := Desired{Complete: true, Users: UsersOf([]User{
 		{Type: FederatedID, Username: "fred", Domain: "x.com", FirstName: "Fred", LastName: "F", Country: "US", Groups: []string{"Dev"}},
 		{Type: EnterpriseID, Email: "noname@x.com", Country: "US"},
 		{Type: FederatedID, Email: "nocountry@x.com", FirstName: "N", LastName: "C"},
 		{Type: VendorID, Email: "ind@gmail.com"},
 		ent("ok@x.com", "Ok", "Dev"),
-	}}
+	}...)}
 	p, err := Diff(des, &Current{}, validPolicy(t, basePolicy()))
 	if err != nil {
 		t.Fatal(err)
@@ -298,12 +298,12 @@ func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
 }
 
 func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		{Type: FederatedID, Email: "gina.g@x.com", Username: "gfed", Domain: "x.com", FirstName: "G", LastName: "F", Country: "US", Groups: []string{"Dev"}},
-	}}
-	des := Desired{Complete: true, Users: []User{
+	}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{
 		{Type: FederatedID, Email: "Gina.G@x.com", Domain: "x.com", FirstName: "Gina", LastName: "F", Country: "US", Groups: []string{"Dev", "Design"}},
-	}}
+	}...)}
 	pol := basePolicy()
 	pol.Unmatched = RemoveGroups
 	p, err := Diff(des, cur, validPolicy(t, pol))
@@ -316,8 +316,8 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 	if c := p.Changes[0]; !slices.Equal(c.Add, []string{"Design"}) || len(c.Remove) != 0 || c.Set == nil || *c.Set.FirstName != "Gina" {
 		t.Errorf("update = %+v, want firstname Gina, +Design", c)
 	}
-	if len(p.Unmatched) != 0 {
-		t.Errorf("unmatched = %v, want none", p.Unmatched)
+	if p.Unmatched.Len() != 0 {
+		t.Errorf("unmatched = %v, want none", p.Unmatched.List())
 	}
 }
 
@@ -328,16 +328,16 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 // the account would be removed as unmatched: the two would alternate on
 // every run.
 func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		{Type: FederatedID, Email: "m1@x.com", Username: "m1@x.com", Domain: "x.com", FirstName: "M", LastName: "One", Country: "US", Groups: []string{"Dev"}},
 		{Type: FederatedID, Email: "mo@x.com", Username: "mover", Domain: "x.com", FirstName: "Mo", LastName: "V", Country: "US"},
 		{Type: EnterpriseID, Email: "e@x.com", FirstName: "E", LastName: "E", Country: "US"},
-	}}
-	des := Desired{Complete: true, Users: []User{
+	}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{
 		{Type: FederatedID, Email: "M1@x.com", Username: "m.one", Domain: "x.com", FirstName: "M", LastName: "One", Country: "US", Groups: []string{"Dev"}},
 		{Type: FederatedID, Email: "mo@x.com", Username: "mover2", Domain: "x.com", FirstName: "Mo", LastName: "V", Country: "US", Groups: []string{"Dev"}},
 		{Type: FederatedID, Email: "e@x.com", Username: "efed", Domain: "x.com", FirstName: "E", LastName: "E", Country: "US"}, // another type: another account
-	}}
+	}...)}
 	for _, allow := range []bool{false, true} {
 		pol := basePolicy()
 		pol.Unmatched = RemoveUsers
@@ -370,12 +370,12 @@ func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
 
 func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
 	fed := User{Type: FederatedID, Email: "f@x.com", Username: "fu", Domain: "x.com", FirstName: "F", LastName: "L", Country: "US"}
-	cur := &Current{Users: []User{ent("a@x.com", "A"), fed}}
+	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "A"), fed}...)}
 	wantFed := fed
 	wantFed.FirstName, wantFed.LastName, wantFed.Country, wantFed.Email = "F2", "L2", "DE", "f2@x.com"
 	wantA := ent("a@x.com", "A2")
 	wantA.LastName, wantA.Country, wantA.Username = "L2", "DE", "ignored@x.com"
-	des := Desired{Complete: true, Users: []User{wantA, wantFed}}
+	des := Desired{Complete: true, Users: UsersOf([]User{wantA, wantFed}...)}
 	for _, tc := range []struct {
 		allow Attributes
 		want  map[string]string // key -> attributes set
@@ -415,11 +415,11 @@ func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
 // Held groups are not removed from their user (a source could not confirm
 // them); the plan notes each one kept, and other removals go on.
 func TestDiffHeldGroupsAreNotRemoved(t *testing.T) {
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		ent("ann@x.com", "Ann", "Design", "Dev"),
 		ent("bob@x.com", "Bob", "Design", "Dev"),
-	}}
-	des := Desired{Complete: true, Users: []User{ent("ann@x.com", "Ann"), ent("bob@x.com", "Bob")},
+	}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{ent("ann@x.com", "Ann"), ent("bob@x.com", "Bob")}...),
 		Held: map[string][]string{"ann@x.com": {"design"}}}
 	p, err := Diff(des, cur, validPolicy(t, basePolicy()))
 	if err != nil {

@@ -9,21 +9,21 @@ import "strings"
 // by username, the email of a Federated ID the service knows by another
 // username (see renamedFederated).
 type Wanted struct {
-	users   []User
-	byKey   map[string]int // key -> first desired user with it
+	users   *Users
+	byKey   *Index         // the first desired user of each key
 	byEmail map[string]int // lower-case email -> first desired Federated ID named by username with it
 }
 
 // NewWanted indexes users; a key listed twice keeps its first user, as Diff
 // does.
-func NewWanted(users []User) *Wanted {
-	w := &Wanted{users: users, byKey: make(map[string]int, len(users)), byEmail: make(map[string]int)}
-	for i := range users {
-		k := users[i].Key()
-		if _, dup := w.byKey[k]; !dup && k != "" {
-			w.byKey[k] = i
+func NewWanted(users *Users) *Wanted {
+	w := &Wanted{users: users, byKey: NewIndex(users.Len(), users.Key), byEmail: make(map[string]int)}
+	for i := range users.Len() {
+		u := users.At(i)
+		if k := u.Key(); k != "" {
+			w.byKey.AddKey(i, k)
 		}
-		if e := strings.ToLower(users[i].Email); namedByUsername(&users[i]) {
+		if e := strings.ToLower(u.Email); namedByUsername(&u) {
 			if _, dup := w.byEmail[e]; !dup {
 				w.byEmail[e] = i
 			}
@@ -33,16 +33,16 @@ func NewWanted(users []User) *Wanted {
 }
 
 // Len is the number of distinct desired users.
-func (w *Wanted) Len() int { return len(w.byKey) }
+func (w *Wanted) Len() int { return w.byKey.Len() }
 
 // User returns the i-th desired user given to NewWanted.
-func (w *Wanted) User(i int) *User { return &w.users[i] }
+func (w *Wanted) User(i int) User { return w.users.At(i) }
 
 // Distinct calls f with the index of each distinct desired user, in the
 // order given to NewWanted.
 func (w *Wanted) Distinct(f func(i int)) {
-	for i := range w.users {
-		if j, ok := w.byKey[w.users[i].Key()]; ok && j == i {
+	for i := range w.users.Len() {
+		if j, ok := w.byKey.Find(w.users.Key(i)); ok && j == i {
 			f(i)
 		}
 	}
@@ -52,15 +52,17 @@ func (w *Wanted) Distinct(f func(i int)) {
 // stands for.
 func (w *Wanted) Match(c *User) (int, bool) {
 	k := c.Key()
-	if i, ok := w.byKey[k]; ok {
+	if i, ok := w.byKey.Find(k); ok {
 		return i, true
 	}
 	e := strings.ToLower(c.Email)
 	if e == "" {
 		return 0, false
 	}
-	if i, ok := w.byKey[e]; ok && e != k && namedByEmail(&w.users[i]) {
-		return i, true
+	if i, ok := w.byKey.Find(e); ok && e != k {
+		if u := w.users.At(i); namedByEmail(&u) {
+			return i, true
+		}
 	}
 	if i, ok := w.byEmail[e]; ok && c.Type == FederatedID {
 		return i, true

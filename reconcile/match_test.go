@@ -13,7 +13,8 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 		{Type: EnterpriseID, Email: "ann@example.com", FirstName: "Second record"},       // duplicate key
 		{Type: FederatedID, Email: "dee@fed.net", Username: "deedee", Domain: "fed.net"}, // username changed
 	}
-	w := NewWanted(desired)
+	users := UsersOf(desired...)
+	w := NewWanted(&users)
 	if w.Len() != 4 {
 		t.Errorf("Len = %d, want 4 distinct users", w.Len())
 	}
@@ -43,19 +44,20 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 
 func TestReadNeedsFor(t *testing.T) {
 	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnmatchedInvites: true}
-	users := []User{{Type: VendorID, Email: "a@b.c"}}
-	s := p.ReadNeedsFor(users)
-	if !s.DesiredKnown || len(s.Desired) != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {
+	users := UsersOf(User{Type: VendorID, Email: "a@b.c"})
+	s := p.ReadNeedsFor(&users)
+	if !s.DesiredKnown || s.Desired.Len() != 1 || !s.RevokeInvites || s.AllUsers || len(s.Groups) != 1 {
 		t.Errorf("ReadNeedsFor = %+v", s)
 	}
 	p.ExcludeTypes = []IdentityType{FederatedID}
 	p.ExcludeUsernames = []*regexp.Regexp{regexp.MustCompile(`^svc-`)}
-	users = append(users, User{Type: FederatedID, Email: "f@b.c"}, User{Type: EnterpriseID, Email: "svc-x@b.c"},
-		User{Type: EnterpriseID, Email: "e@b.c"})
-	if s := p.ReadNeedsFor(users); len(s.Desired) != 2 || s.Desired[1].Email != "e@b.c" {
-		t.Errorf("ReadNeedsFor kept %v; want the users not excluded by type or username", s.Desired)
+	users.Add(User{Type: FederatedID, Email: "f@b.c"})
+	users.Add(User{Type: EnterpriseID, Email: "svc-x@b.c"})
+	users.Add(User{Type: EnterpriseID, Email: "e@b.c"})
+	if s := p.ReadNeedsFor(&users); s.Desired.Len() != 2 || s.Desired.At(1).Email != "e@b.c" || users.Len() != 4 {
+		t.Errorf("ReadNeedsFor kept %v (of %d); want the users not excluded by type or username, the desired users unchanged", s.Desired.List(), users.Len())
 	}
-	if s := p.ReadNeeds(); s.DesiredKnown || s.Desired != nil || len(s.Groups) != 2 {
+	if s := p.ReadNeeds(); s.DesiredKnown || s.Desired.Len() != 0 || len(s.Groups) != 2 {
 		t.Errorf("ReadNeeds = %+v: the desired users are unknown", s)
 	}
 }

@@ -102,7 +102,8 @@ type Plan struct {
 	// Unmatched reports every user in the organization (or, when the state
 	// was read by group, in the groups read) who is in no source, whatever
 	// the policy does with them.
-	Unmatched []User `json:"unmatched,omitempty"`
+	// They share the current state's strings.
+	Unmatched Users `json:"unmatched,omitzero"`
 	// Excluded counts the users left alone by the policy's exclusions.
 	Excluded int `json:"excluded"`
 	// OutOfScope counts the users (of the sources and of the
@@ -222,7 +223,7 @@ func Diff(desired Desired, current *Current, valid *ValidPolicy) (*Plan, error) 
 	d.scope = desired.Scope
 	d.markOut(&d.scope)
 	plan := &Plan{UserGroups: append([]string(nil), policy.UserGroups...), Names: policy.Names}
-	d.desiredChanges(desired.Users, plan)
+	d.desiredChanges(&desired.Users, plan)
 	d.unmatchedChanges(plan)
 	d.inviteChanges(plan)
 	d.groupChanges(plan)
@@ -240,10 +241,10 @@ func Diff(desired Desired, current *Current, valid *ValidPolicy) (*Plan, error) 
 type differ struct {
 	policy   *Policy
 	current  *Current
-	have     map[string]int  // current key -> index
+	have     *Index          // current users by key
 	dupCur   []bool          // current user listed twice: the later record
 	matched  []bool          // current user named by a source
-	created  map[string]int  // keys of desired users not in current -> record
+	created  *Index          // desired users not in current, by key
 	invited  map[string]bool // invites of users named by a source (lower-case email)
 	managed  map[string]string
 	userGrp  map[string]bool
@@ -264,11 +265,11 @@ type differ struct {
 }
 
 func newDiffer(p *Policy, cur *Current) *differ {
-	d := &differ{policy: p, current: cur, have: make(map[string]int, len(cur.Users)),
+	n := cur.Users.Len()
+	d := &differ{policy: p, current: cur, have: NewIndex(n, cur.Users.Key),
 		managed: make(map[string]string), userGrp: foldSet(p.UserGroups), exclGrp: foldSet(p.ExcludeGroups),
 		exclType: make(map[IdentityType]bool), fold: make(map[string]string), invites: make(map[string]Invite),
-		dupCur: make([]bool, len(cur.Users)), matched: make([]bool, len(cur.Users)),
-		created: make(map[string]int), invited: make(map[string]bool), byEmail: make(map[string]int)}
+		dupCur: make([]bool, n), matched: make([]bool, n), invited: make(map[string]bool), byEmail: make(map[string]int)}
 	for _, g := range p.managedGroups() {
 		d.managed[strings.ToLower(g)] = g
 	}
@@ -276,17 +277,16 @@ func newDiffer(p *Policy, cur *Current) *differ {
 		d.exclType[t] = true
 	}
 	d.missingGroups()
-	for i := range cur.Users {
-		k := cur.Users[i].Key()
-		if _, dup := d.have[k]; dup {
+	for i := range n {
+		u := cur.Users.At(i)
+		k := u.Key()
+		if _, added := d.have.AddKey(i, k); !added {
 			d.dupCur[i] = true
-		} else {
-			d.have[k] = i
 		}
-		if e := strings.ToLower(cur.Users[i].Email); e != "" && e != k {
+		if e := strings.ToLower(u.Email); e != "" && e != k {
 			d.byEmail[e] = i
 		}
-		if !d.excluded(&cur.Users[i]) {
+		if !d.excluded(&u) {
 			d.nManaged++
 		}
 	}
@@ -348,14 +348,16 @@ func (d *differ) excluded(u *User) bool {
 
 // desiredChanges plans the changes of the users the sources name. A user
 // named twice keeps the first record, with a note.
-func (d *differ) desiredChanges(users []User, plan *Plan) {
-	for i := range users {
-		u := &users[i]
+func (d *differ) desiredChanges(users *Users, plan *Plan) {
+	d.created = NewIndex(0, users.Key)
+	for i := range users.Len() {
+		want := users.At(i)
+		u := &want
 		k := u.Key()
 		j, exists := d.lookup(u, k)
 		dup := exists && d.matched[j]
 		if !exists {
-			_, dup = d.created[k]
+			_, dup = d.created.Find(k)
 		}
 		if dup {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("desired user %s is listed twice (record %d); the first record is used", k, i+1))
@@ -372,7 +374,7 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 			d.invited[strings.ToLower(u.Email)] = true
 		}
 		if !exists {
-			d.created[k] = i
+			d.created.AddKey(i, k)
 			if d.excluded(u) {
 				plan.Excluded++
 				continue
@@ -385,7 +387,8 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 			plan.Excluded++
 			continue
 		}
-		c := &d.current.Users[j]
+		have := d.current.Users.At(j)
+		c := &have
 		if d.excluded(c) {
 			plan.Excluded++
 			continue
@@ -403,7 +406,7 @@ func (d *differ) desiredChanges(users []User, plan *Plan) {
 // identifies it in requests); for a Federated ID named by username, the
 // Federated ID with its email under another username (namedByUsername).
 func (d *differ) lookup(u *User, k string) (int, bool) {
-	if j, ok := d.have[k]; ok {
+	if j, ok := d.have.Find(k); ok {
 		return j, true
 	}
 	switch {
@@ -412,11 +415,11 @@ func (d *differ) lookup(u *User, k string) (int, bool) {
 		return j, ok
 	case namedByUsername(u):
 		e := strings.ToLower(u.Email)
-		j, ok := d.have[e]
+		j, ok := d.have.Find(e)
 		if !ok {
 			j, ok = d.byEmail[e]
 		}
-		return j, ok && d.current.Users[j].Type == FederatedID
+		return j, ok && d.current.Users.At(j).Type == FederatedID
 	}
 	return 0, false
 }
@@ -609,19 +612,23 @@ func (d *differ) attrChanges(want, have *User) Attrs {
 	}
 	allow := d.policy.Update
 	if allow.FirstName && want.FirstName != "" && want.FirstName != have.FirstName {
-		a.FirstName = &want.FirstName
+		a.FirstName = ptr(want.FirstName)
 	}
 	if allow.LastName && want.LastName != "" && want.LastName != have.LastName {
-		a.LastName = &want.LastName
+		a.LastName = ptr(want.LastName)
 	}
 	if allow.Email && want.Email != "" && !strings.EqualFold(want.Email, have.Email) {
-		a.Email = &want.Email
+		a.Email = ptr(want.Email)
 	}
 	if allow.Username && have.Type == FederatedID && want.Username != "" && !strings.EqualFold(want.Username, have.Username) {
-		a.Username = &want.Username
+		a.Username = ptr(want.Username)
 	}
 	return a
 }
+
+// ptr is a pointer to a copy of s (never to a field of a user, which
+// would keep the whole user on the heap).
+func ptr(s string) *string { return &s }
 
 // identity is u without attributes and groups.
 func identity(u *User) User {
@@ -629,11 +636,12 @@ func identity(u *User) User {
 }
 
 func (d *differ) unmatchedChanges(plan *Plan) {
-	for i := range d.current.Users {
-		c := &d.current.Users[i]
+	for i := range d.current.Users.Len() {
 		if d.matched[i] || d.dupCur[i] {
 			continue
 		}
+		have := d.current.Users.At(i)
+		c := &have
 		if d.excluded(c) {
 			plan.Excluded++
 			continue
@@ -642,7 +650,7 @@ func (d *differ) unmatchedChanges(plan *Plan) {
 			plan.OutOfScope++
 			continue
 		}
-		plan.Unmatched = append(plan.Unmatched, *c)
+		plan.Unmatched.AddOf(&d.current.Users, i, c.Groups)
 		policy := d.policy.Unmatched
 		if (policy == RemoveUsers || policy == DeleteUsers) && d.hasGroup(c, protectedRemove) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("user %s is a system administrator (%s) in no source: not removed from the organization (only its managed memberships); remove it by hand if it must go",
@@ -713,7 +721,7 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 	e := &SafetyError{Removals: removals, Changes: len(plan.Changes), Managed: d.nManaged, Limit: -1}
 	maxRm, maxCh := d.policy.MaxRemovals.Max(d.nManaged), d.policy.MaxChanges.Max(d.nManaged)
 	switch {
-	case len(desired.Users) == 0:
+	case desired.Users.Len() == 0:
 		e.Reason = "the sources returned no user"
 	case !desired.Complete:
 		e.Reason = "the sources reported problems (a skipped record, a disagreement between sources): fix them to let removals through"

@@ -196,14 +196,14 @@ func (v *ValidPolicy) WithMaxRemovals(l Limit, by string) (*ValidPolicy, error) 
 
 // ManagingGroupsOf returns v with every group of the users managed too
 // (Policy.ManageGroupsOf); the managed groups do not bear on validity.
-func (v *ValidPolicy) ManagingGroupsOf(users []User) *ValidPolicy {
+func (v *ValidPolicy) ManagingGroupsOf(users *Users) *ValidPolicy {
 	out := &ValidPolicy{p: v.p.clone()}
 	out.p.ManageGroupsOf(users)
 	return out
 }
 
 // ReadNeedsFor is Policy.ReadNeedsFor of the policy.
-func (v *ValidPolicy) ReadNeedsFor(desired []User) ReadNeeds { return v.p.ReadNeedsFor(desired) }
+func (v *ValidPolicy) ReadNeedsFor(desired *Users) ReadNeeds { return v.p.ReadNeedsFor(desired) }
 
 // ReadNeeds tells a Reader what the policy needs to see of the
 // organization: which groups' member listings may stand for the whole
@@ -230,7 +230,7 @@ type ReadNeeds struct {
 	// outside Groups (Diff would otherwise plan their creation on every
 	// run), and needs the pending invites only when one of them is an
 	// independent ID it did not find or RevokeInvites is set.
-	Desired      []User
+	Desired      Users
 	DesiredKnown bool
 	// RevokeInvites is set when the policy revokes the invites of users
 	// in no source, so that every pending invite matters.
@@ -260,17 +260,20 @@ func (p *Policy) ReadNeeds() ReadNeeds {
 // ReadNeedsFor returns what a Reader must read for this policy and the
 // desired users: only what can change the plan. Desired users excluded by
 // their identity type or username are left out of what is read: the plan
-// leaves them alone whether they exist or not.
-func (p *Policy) ReadNeedsFor(desired []User) ReadNeeds {
+// leaves them alone whether they exist or not. Desired shares desired's
+// storage when it leaves nobody out.
+func (p *Policy) ReadNeedsFor(desired *Users) ReadNeeds {
 	s := p.ReadNeeds()
 	s.Groups = p.managedGroups()
 	s.CheckGroups = p.groupsToCheck(desired)
 	s.DesiredKnown = true
-	s.Desired = make([]User, 0, len(desired))
-	for i := range desired {
-		u := &desired[i]
-		if !slices.Contains(p.ExcludeTypes, u.Type) && !p.excludedName(u) {
-			s.Desired = append(s.Desired, *u)
+	excluded := func(_ int, u User) bool { return slices.Contains(p.ExcludeTypes, u.Type) || p.excludedName(&u) }
+	s.Desired = *desired
+	for i, u := range desired.All() {
+		if excluded(i, u) {
+			s.Desired = desired.Clone()
+			s.Desired.DeleteFunc(excluded)
+			break
 		}
 	}
 	return s
@@ -281,14 +284,12 @@ func (p *Policy) ReadNeedsFor(desired []User) ReadNeeds {
 // come from mapping rules, as the sources' do, calls it with them, so that
 // the targets of pattern rules, which cannot be listed in advance, are
 // managed as well.
-func (p *Policy) ManageGroupsOf(users []User) {
+func (p *Policy) ManageGroupsOf(users *Users) {
 	seen := foldSet(p.Managed)
-	for i := range users {
-		for _, g := range users[i].Groups {
-			if l := strings.ToLower(g); !seen[l] {
-				seen[l] = true
-				p.Managed = append(p.Managed, g)
-			}
+	for _, g := range users.GroupNames() {
+		if l := strings.ToLower(g); !seen[l] {
+			seen[l] = true
+			p.Managed = append(p.Managed, g)
 		}
 	}
 }
@@ -296,12 +297,10 @@ func (p *Policy) ManageGroupsOf(users []User) {
 // groupsToCheck are the managed groups whose existence matters for the
 // desired users: those a desired user is to be in, and the UserGroups
 // when CreateUserGroups creates them whether or not anyone is in them.
-func (p *Policy) groupsToCheck(desired []User) []string {
+func (p *Policy) groupsToCheck(desired *Users) []string {
 	wanted := map[string]bool{}
-	for i := range desired {
-		for _, g := range desired[i].Groups {
-			wanted[strings.ToLower(g)] = true
-		}
+	for _, g := range desired.GroupNames() {
+		wanted[strings.ToLower(g)] = true
 	}
 	if p.CreateUserGroups {
 		for _, g := range p.UserGroups {

@@ -62,7 +62,8 @@ func TestReadNeeds(t *testing.T) {
 
 func TestManageGroupsOf(t *testing.T) {
 	p := Policy{Managed: []string{"Eng"}, UserGroups: []string{"Writers"}}
-	p.ManageGroupsOf([]User{{Groups: []string{"eng", "Design Users"}}, {Groups: []string{"design users", "PP Pro"}}})
+	users := UsersOf(User{Groups: []string{"eng", "Design Users"}}, User{Groups: []string{"design users", "PP Pro"}})
+	p.ManageGroupsOf(&users)
 	if want := []string{"Eng", "Design Users", "PP Pro"}; !slices.Equal(p.Managed, want) {
 		t.Errorf("Managed = %q, want %q", p.Managed, want)
 	}
@@ -75,14 +76,14 @@ func TestManageGroupsOf(t *testing.T) {
 // added and removed like those of a mapping target.
 func TestDiffManagesDeclaredUserGroups(t *testing.T) {
 	pol := &Policy{UserGroups: []string{"Writers"}}
-	cur := &Current{Users: []User{
+	cur := &Current{Users: UsersOf([]User{
 		{Type: EnterpriseID, Email: "a@x.com", FirstName: "A", LastName: "A", Groups: []string{"Writers", "Other"}},
 		{Type: EnterpriseID, Email: "b@x.com", FirstName: "B", LastName: "B"},
-	}}
-	desired := Desired{Complete: true, Users: []User{
+	}...)}
+	desired := Desired{Complete: true, Users: UsersOf([]User{
 		{Type: EnterpriseID, Email: "a@x.com", FirstName: "A", LastName: "A"},
 		{Type: EnterpriseID, Email: "b@x.com", FirstName: "B", LastName: "B", Groups: []string{"writers"}},
-	}}
+	}...)}
 	plan, err := Diff(desired, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func (s *Scope) names(u *User) bool {
 
 // markOut marks the current users that the scope's Out users stand for.
 func (d *differ) markOut(s *Scope) {
-	d.out = make([]bool, len(d.current.Users))
+	d.out = make([]bool, d.current.Users.Len())
 	for i := range s.Out {
 		if j, ok := d.lookup(&s.Out[i], s.Out[i].Key()); ok {
 			d.out[j] = true
@@ -43,7 +43,11 @@ func (d *differ) markOut(s *Scope) {
 // one) is outside the scope.
 func (d *differ) outOfScope(j int) bool {
 	s := &d.scope
-	return d.out[j] || s.KeepUnmatched || !s.names(&d.current.Users[j])
+	if d.out[j] || s.KeepUnmatched {
+		return true
+	}
+	u := d.current.Users.At(j)
+	return !s.names(&u)
 }
 
 // inviteOutOfScope reports whether the pending invite of u (a Vendor ID

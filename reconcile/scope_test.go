@@ -11,15 +11,15 @@ import (
 // in scope are handled as in a whole run.
 func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
 	cur := &Current{
-		Users: []User{
+		Users: UsersOf([]User{
 			ent("filtered@x.com", "F", "Design"), // a source's filter left it out
 			ent("gone@x.com", "G", "Dev"),        // in no source
 			ent("kept@x.com", "K", "Dev"),        // in a source, in scope
 			ent("other@x.com", "O", "Design"),    // in a source, not named by Only
-		},
+		}...),
 		Invites: []Invite{{Email: "inv@x.com", LastSent: time.Now()}, {Email: "outinv@x.com", LastSent: time.Now()}},
 	}
-	desired := func() []User { return []User{ent("kept@x.com", "K"), ent("other@x.com", "O")} }
+	desired := func() Users { return UsersOf(ent("kept@x.com", "K"), ent("other@x.com", "O")) }
 	out := []User{{Type: EnterpriseID, Email: "FILTERED@x.com"}, {Type: VendorID, Email: "outinv@x.com"}}
 	tests := []struct {
 		name    string
@@ -80,8 +80,8 @@ func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
 // TestScopeOnlySkipsUnnamedDesiredUsers checks that a file scope neither
 // creates nor updates the users of the sources it does not name.
 func TestScopeOnlySkipsUnnamedDesiredUsers(t *testing.T) {
-	cur := &Current{Users: []User{ent("a@x.com", "Old", "Dev")}}
-	des := Desired{Complete: true, Users: []User{ent("a@x.com", "New", "Design"), ent("b@x.com", "B", "Dev")},
+	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "Old", "Dev")}...)}
+	des := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "New", "Design"), ent("b@x.com", "B", "Dev")}...),
 		Scope: Scope{Only: map[string]bool{"b@x.com": true}}}
 	plan, err := Diff(des, cur, validPolicy(t, basePolicy()))
 	if err != nil {
@@ -90,8 +90,8 @@ func TestScopeOnlySkipsUnnamedDesiredUsers(t *testing.T) {
 	if len(plan.Changes) != 1 || findChange(plan, KindCreate, "b@x.com") == nil {
 		t.Fatalf("changes = %v, want only the creation of b@x.com", plan.Changes)
 	}
-	if plan.OutOfScope != 1 || len(plan.Unmatched) != 0 {
-		t.Fatalf("OutOfScope %d, unmatched %v; want 1 and none", plan.OutOfScope, plan.Unmatched)
+	if plan.OutOfScope != 1 || plan.Unmatched.Len() != 0 {
+		t.Fatalf("OutOfScope %d, unmatched %v; want 1 and none", plan.OutOfScope, plan.Unmatched.List())
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 // Desired is the desired state: every user the sources name, with target
 // groups.
 type Desired struct {
-	Users []User
+	Users Users
 	// Complete must be set by the caller only when every source was read
 	// in full. When it is false, or Users is empty, the plan holds no
 	// destructive change: a failed or empty source never strips anybody.
@@ -28,7 +28,7 @@ type Current struct {
 	// Users are the organization's users with all their groups, or, when
 	// ByGroup, only the members of ReadNeeds.Groups (and the desired users
 	// looked up one by one).
-	Users []User
+	Users Users
 	// ByGroup is set when only the members of ReadNeeds.Groups were read.
 	ByGroup bool
 	// Invites are the pending invites and, where they can change the

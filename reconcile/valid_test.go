@@ -40,7 +40,8 @@ func TestValidPolicyIsCheckedOnceAndKeptApart(t *testing.T) {
 		t.Errorf("WithMaxRemovals names the limit on removals %q and the other %q; want the flag, and the other as before",
 			n.Of(SettingMaxRemovals), n.Of(SettingMaxChanges))
 	}
-	m := v.ManagingGroupsOf([]User{{Email: "a@x.com", Groups: []string{"B", "a"}}})
+	users := UsersOf(User{Email: "a@x.com", Groups: []string{"B", "a"}})
+	m := v.ManagingGroupsOf(&users)
 	if got := m.Policy().Managed; len(got) != 2 || got[1] != "B" || len(v.Policy().Managed) != 1 {
 		t.Errorf("ManagingGroupsOf: %v (the first: %v)", got, v.Policy().Managed)
 	}

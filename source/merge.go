@@ -30,16 +30,21 @@ type FieldConflict struct {
 // earlier value is kept. The users come in order of first appearance; the
 // problems are each source's own problems followed by the conflicts found
 // when its users were merged, source by source. Merge does not change its
-// input.
-func Merge(results []NamedResult) (users []reconcile.User, problems []Problem) {
-	total := 0
+// input; with one source, which has each user once, the users returned
+// are the source's own, not a copy.
+func Merge(results []NamedResult) (users reconcile.Users, problems []Problem) {
+	total, given := 0, []*Result{}
 	for _, r := range results {
 		if r.Result != nil {
-			total += len(r.Result.Users)
+			total += r.Result.Users.Len()
+			given = append(given, r.Result)
 		}
 	}
-	users = make([]reconcile.User, 0, total)
-	index := make(map[string]int, total)
+	if len(given) == 1 { // each user once already (Result.Users)
+		return given[0].Users, given[0].Problems
+	}
+	users.Grow(total)
+	index := reconcile.NewIndex(total, func(i int) string { return users.Key(i) })
 	owner := make([]int, 0, total)           // index of the result that gave each user first
 	defaulted := make([]Defaulted, 0, total) // the merged users' fields that are still defaults
 	for ri, r := range results {
@@ -47,21 +52,23 @@ func Merge(results []NamedResult) (users []reconcile.User, problems []Problem) {
 			continue
 		}
 		problems = append(problems, r.Result.Problems...)
-		for j, u := range r.Result.Users {
+		for j, u := range r.Result.Users.All() {
 			key := u.Key()
 			d := r.Result.DefaultedAt(j)
-			i, seen := index[key]
+			i, seen := index.Find(key)
 			if !seen {
-				index[key] = len(users)
-				users = append(users, u)
+				index.AddKey(users.Len(), key)
+				users.Add(u)
 				owner = append(owner, ri)
 				defaulted = append(defaulted, d)
 				continue
 			}
-			for _, c := range Conflicts(&users[i], &u, defaulted[i], d) {
+			have := users.At(i)
+			for _, c := range Conflicts(&have, &u, defaulted[i], d) {
 				problems = append(problems, conflictProblem(results[owner[i]].Name, r.Name, key, c))
 			}
-			defaulted[i] = Fill(&users[i], &u, defaulted[i], d)
+			defaulted[i] = Fill(&have, &u, defaulted[i], d)
+			users.Set(i, have)
 		}
 	}
 	return users, problems

@@ -48,7 +48,9 @@ type Source interface {
 
 // Result is what one source read.
 type Result struct {
-	Users    []reconcile.User
+	// Users are the desired users, each once (by reconcile.User.Key): a
+	// source merges or skips the records of a user it has already.
+	Users    reconcile.Users
 	Problems []Problem
 	// Notices are worth a look but lose nothing and do not hold back any
 	// change (for example a group that no mapping rule maps).

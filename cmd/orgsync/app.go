@@ -13,6 +13,7 @@ import (
 	"github.com/orgsync/orgsync/internal/util/crash"
 	"github.com/orgsync/orgsync/internal/util/interspersed"
 	"github.com/orgsync/orgsync/internal/util/logs"
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/internal/util/suggest"
 	"github.com/orgsync/orgsync/internal/util/termsafe"
 	"github.com/orgsync/orgsync/internal/view"
@@ -46,6 +47,10 @@ type stdio struct {
 	// outcome, for a command line whose outcome is recorded, is how it
 	// ends (see outcome).
 	outcome *outcome
+	// memory is what the process's start decided about the Go memory
+	// limit (main), logged by the commands that run the job; nil in tests
+	// that call dispatch.
+	memory *memlimit.Decision
 }
 
 // escaped returns std with its output streams escaped for a terminal

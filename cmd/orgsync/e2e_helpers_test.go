@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +43,8 @@ func TestMain(m *testing.M) {
 type result struct {
 	stdout, stderr string
 	code           int
+	cpu            time.Duration  // the process's CPU time, user and system
+	signal         syscall.Signal // the signal that killed it, if one did
 }
 
 // runBinary runs orgsync with args and a timeout of a minute; env adds
@@ -71,6 +74,9 @@ func runBinaryFor(t testing.TB, timeout time.Duration, env []string, args ...str
 		t.Fatalf("orgsync %s: timed out\nstderr:\n%s", strings.Join(args, " "), stderr.String())
 	}
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

@@ -166,7 +166,13 @@ func (f *setupFlags) setup(std stdio) (*env, bool) {
 	for _, w := range cfg.Warnings {
 		log.Warn("configuration: "+w.Message, zap.String("key", w.Path), zap.Int("line", w.Line), zap.String("file", cfg.File))
 	}
+	if m := std.memory; m != nil {
+		log.Info("memory: "+m.String(), zap.Uint64("containerLimitBytes", m.Container), zap.Int64("goMemoryLimitBytes", m.Limit))
+	}
 	e := &env{cfg: cfg, log: log, interactive: logs.IsTerminal(std.err), control: changecontrol.New(cfg, log)}
+	if f.report != nil && *f.report != "" {
+		e.control.KeepReport(*f.report)
+	}
 	if f.orgs != "" {
 		e.orgs = strings.Split(f.orgs, ",")
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -44,6 +45,9 @@ type Control struct {
 	cfg     *config.Config
 	current map[string]string // the fingerprint of each organization's users as read
 	done    runreport.Report
+	// report is set when a report is to be written (KeepReport): only then
+	// are the changes applied kept, in a file beside it.
+	report bool
 	// prints asks for the fingerprints of the organizations' users (a
 	// saved plan's).
 	prints bool
@@ -86,7 +90,17 @@ func (c *Control) For(command string) *Control {
 func (c *Control) BeginRun(cfg *config.Config) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cfg, c.done = cfg, runreport.Report{}
+	_ = c.done.Close()
+	c.cfg, c.done = cfg, runreport.Report{SpoolDir: c.done.SpoolDir}
+}
+
+// KeepReport asks for the changes the runs apply to be kept for a report
+// to be written to path (WriteReport): they are kept in a temporary file
+// in path's folder, as they are applied, not in memory.
+func (c *Control) KeepReport(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.report, c.done.SpoolDir = true, filepath.Dir(path)
 }
 
 // StateDir returns the open state directory, or nil when state.dir is not
@@ -218,7 +232,8 @@ func record(r *run.Result, rules map[string]string, settings store.Settings, mod
 	d := &r.Decision
 	rec := &store.Run{ID: r.Run, Org: r.Org.Name, Start: r.Start.UTC(), End: end, Mode: mode,
 		Result: store.RunSuccess, Changes: r.ByKind, Requests: r.Stats.Total(), Status429: r.Stats.TooManyRequests,
-		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason}
+		Approval: strings.Join(d.PendingIDs(), ","), Held: d.Held(), Read: string(r.Read.Kind), ReadReason: r.Read.Reason,
+		PeakMemoryMiB: int(r.Memory.Peak >> 20), MemoryLimitMiB: int(r.Memory.Bound >> 20), NearMemoryLimit: r.Memory.Near()}
 	if d.Released != nil {
 		rec.Approval = d.Released.ID
 	}
@@ -290,9 +305,9 @@ func (c *Control) modeName(r *run.Result) string {
 
 // unmatchedKeys are the keys of the plan's unmatched users.
 func unmatchedKeys(p *reconcile.Plan) map[string]bool {
-	out := make(map[string]bool, len(p.Unmatched))
-	for i := range p.Unmatched {
-		out[p.Unmatched[i].Key()] = true
+	out := make(map[string]bool, p.Unmatched.Len())
+	for i := range p.Unmatched.Len() {
+		out[p.Unmatched.Key(i)] = true
 	}
 	return out
 }
@@ -307,7 +322,8 @@ func CheckReport(path string) error {
 }
 
 // WriteReport writes what the runs heard did to path, as CSV or HTML by
-// its extension.
+// its extension: the changes applied when KeepReport asked for them. The
+// changes kept are let go once written.
 func (c *Control) WriteReport(path string) error {
 	format, err := runreport.Format(path)
 	if err != nil {
@@ -317,7 +333,8 @@ func (c *Control) WriteReport(path string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.done.Generated, c.done.Config, c.done.Host, c.done.Held = time.Now().UTC(), c.cfg.File, host(), held
-	return atomicfile.Write(path, func(w io.Writer) error { return c.done.Write(w, format) })
+	err = atomicfile.Write(path, func(w io.Writer) error { return c.done.Write(w, format) })
+	return errors.Join(err, c.done.Close())
 }
 
 // PendingApprovals lists the pending approvals (none without a state
@@ -350,6 +367,7 @@ func (c *Control) TakeRuns() []store.Run {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	runs := c.done.Runs
-	c.done = runreport.Report{}
+	_ = c.done.Close()
+	c.done = runreport.Report{SpoolDir: c.done.SpoolDir}
 	return runs
 }

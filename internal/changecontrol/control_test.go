@@ -13,6 +13,7 @@ import (
 	"github.com/orgsync/orgsync/internal/demo"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -77,6 +78,24 @@ func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 	entries, _ := dir.History(store.Filter{User: "dave@example.com"})
 	if len(runs) != 2 || runs[0].Result != store.RunHeld || len(entries) != 1 || entries[0].Result != store.ResultApplied {
 		t.Errorf("runs %+v, dave's history %+v", runs, entries)
+	}
+	if runs[0].PeakMemoryMiB == 0 {
+		t.Errorf("run record without its peak memory: %+v", runs[0])
+	}
+}
+
+// TestRecordSaysNearTheMemoryLimit: the run record carries the run's peak
+// memory, the limit, and whether it came near it (the status page shows
+// it).
+func TestRecordSaysNearTheMemoryLimit(t *testing.T) {
+	r := &run.Result{Org: &config.NamedTarget{Name: "main"}, Mode: run.Real, Memory: memlimit.Usage{Peak: 900 << 20, Bound: 1 << 30}}
+	rec, _ := record(r, nil, store.Settings{}, "sync")
+	if rec.PeakMemoryMiB != 900 || rec.MemoryLimitMiB != 1024 || !rec.NearMemoryLimit {
+		t.Errorf("record %+v", rec)
+	}
+	r.Memory.Peak = 200 << 20
+	if rec, _ := record(r, nil, store.Settings{}, "sync"); rec.NearMemoryLimit {
+		t.Errorf("record %+v: 200 MiB of 1024 is not near", rec)
 	}
 }
 

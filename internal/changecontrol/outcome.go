@@ -56,9 +56,15 @@ func (c *Control) end(o outcome) (recorded bool) {
 	}
 	c.mu.Lock()
 	c.done.Runs = append(c.done.Runs, *o.rec)
-	c.done.Entries = append(c.done.Entries, o.entries...)
 	c.heard++
+	var kept error
+	if c.report {
+		kept = c.done.AddChanges(o.entries)
+	}
 	c.mu.Unlock()
+	if kept != nil {
+		c.log.Error("the changes could not be kept for the report: it will lack them", zap.Error(kept))
+	}
 	if o.event != nil {
 		c.notify(o.event)
 	}

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
@@ -43,6 +44,9 @@ type Result struct {
 	// snapshot and the run read it whole and planned again (Read says
 	// which answer): Plan is then what was sent of both plans.
 	Switched bool
+	// Memory is the process's peak memory during the run against what it
+	// may use (a run that comes near it warns).
+	Memory memlimit.Usage
 }
 
 // Apply sends what the safety gate let through of one organization's
@@ -88,6 +92,8 @@ func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 	}
 	res.Stats = client.Stats().Since(p.stats0)
 	res.Elapsed = time.Since(p.start)
+	res.Memory = memlimit.Now()
+	res.Memory.Estimate = p.memory.Estimate
 	if mode != Dry && err != nil {
 		res.Err, res.Phase = err, PhaseOr(err, ServicePhase(err, PhaseApply))
 	}
@@ -136,6 +142,7 @@ func (j *Job) Sync(ctx context.Context, mode Mode, show func(g *Gated) error) ([
 	res := make([]*Result, len(j.orgs))
 	_, err := j.planEach(ctx, func(ctx context.Context, i int, p *OrgPlan) {
 		g := j.gated(p, mode)
+		p.Plan = nil // the gate's copy is sent: the plan is let go (its snapshot's run keeps p)
 		if show != nil {
 			mu.Lock()
 			err := show(g)
@@ -248,8 +255,11 @@ func summary(log *zap.Logger, res *Result, err error) {
 		zap.String("read", string(res.Read.Kind)), zap.Int("requests", res.Stats.Total()), zap.Int("429s", res.Stats.TooManyRequests),
 		zap.Int("retries", res.Stats.Retries),
 		zap.Duration("elapsed", res.Elapsed.Round(time.Millisecond)),
-		zap.String("peakMemory", fmt.Sprintf("%.1f MiB", float64(peakMemory())/(1<<20))),
+		zap.String("peakMemory", fmt.Sprintf("%.1f MiB", float64(res.Memory.Peak)/(1<<20))),
 	)
+	if res.Memory.Bound > 0 {
+		fields = append(fields, zap.String("memoryLimit", memlimit.MiB(res.Memory.Bound)))
+	}
 	if res.Applied != nil {
 		fields = append(fields, zap.Int("actionRequests", res.Applied.Requests), zap.Int("failures", len(res.Applied.Failures)))
 	}
@@ -259,9 +269,14 @@ func summary(log *zap.Logger, res *Result, err error) {
 	}
 	if err != nil {
 		log.Error(msg+": finished with errors, reported at the end of the run", fields...) // once, by the caller
-		return
+	} else {
+		log.Info(msg, fields...)
 	}
-	log.Info(msg, fields...)
+	if m := res.Memory; m.PeakNear() {
+		log.Warn(fmt.Sprintf("the run's peak memory, %s, is %d%% of the %s this process may use: a larger organization may be killed for memory; "+
+			"give the container more memory (docs/deployment.md, Memory)", memlimit.MiB(m.Peak), m.Percent(m.Peak), memlimit.MiB(m.Bound)),
+			zap.Uint64("peakMemoryBytes", m.Peak), zap.Uint64("memoryLimitBytes", m.Bound))
+	}
 }
 
 // logWriter turns the lines Apply writes into log lines at level.

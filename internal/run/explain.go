@@ -30,7 +30,7 @@ func (j *Job) Explain(w io.Writer, ps *Plans) {
 		j.writeTrace(w, &t)
 	}
 	known := false // a source has the user (in or out of the run)
-	for _, u := range d.Users {
+	for _, u := range d.Users.All() {
 		if source.Explains(name, u.Email, u.Username) {
 			known = true
 			fmt.Fprintf(w, "  desired: %s with groups %s\n", u.Key(), listOrNone(u.Groups))
@@ -84,7 +84,10 @@ func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 			}
 		}
 	}
-	unmatched := slices.ContainsFunc(p.Plan.Unmatched, func(u reconcile.User) bool { return source.Explains(name, u.Email, u.Username) })
+	unmatched := false
+	for _, u := range p.Plan.Unmatched.All() {
+		unmatched = unmatched || source.Explains(name, u.Email, u.Username)
+	}
 	switch {
 	case unmatched:
 		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so %s applies\n", prefix, p.Org.PolicyKey(reconcile.SettingUnmatched))
@@ -101,7 +104,7 @@ func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
 // names (in the run), with no group of organization t.
 func (j *Job) noGroupIn(t *config.NamedTarget, d *Sources) bool {
 	known := false
-	for _, u := range d.Users {
+	for _, u := range d.Users.All() {
 		if !source.Explains(j.explain, u.Email, u.Username) {
 			continue
 		}

@@ -83,7 +83,7 @@ type recorder struct {
 
 func (r *recorder) Read(p *OrgPlan, cur *reconcile.Current) {
 	r.mu.Lock()
-	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, len(cur.Users)))
+	r.read = append(r.read, fmt.Sprintf("%s:%d", p.Org.Name, cur.Users.Len()))
 	r.mu.Unlock()
 }
 func (r *recorder) Applied(x *Result) bool {
@@ -265,7 +265,7 @@ func TestScopeGroupsReachTheSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	var read []string
-	for _, u := range d.Users {
+	for _, u := range d.Users.All() {
 		read = append(read, u.Email)
 	}
 	slices.Sort(read)

@@ -3,13 +3,13 @@ package run
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
@@ -27,12 +27,13 @@ type OrgPlan struct {
 	// Desired are the source users the plan gives the organization, each
 	// with the organization's groups (those out of the run's scope left
 	// out).
-	Desired []reconcile.User
+	Desired reconcile.Users
 	// What the run needs to apply it and report on it.
 	log    *zap.Logger
 	stats0 umapi.Stats // the client's statistics before this run
 	start  time.Time
 	inc    *incrementalRun // the run with the organization's snapshot (incremental runs on)
+	memory memlimit.Usage  // what the run is expected to need (expectMemory)
 }
 
 // Plans are the plans of a run's organizations, in the configuration's
@@ -85,6 +86,7 @@ func (j *Job) Plan(ctx context.Context) (*Plans, error) {
 // sources' side; their Orgs are for the caller to collect.
 func (j *Job) planEach(ctx context.Context, then func(ctx context.Context, i int, p *OrgPlan)) (*Plans, error) {
 	start := time.Now()
+	memlimit.ResetPeak() // each run reports its own peak, in a daemon too
 	d, err := j.ReadSources(ctx)
 	if err != nil {
 		return nil, InPhase(PhaseSources, err)
@@ -103,7 +105,7 @@ func (j *Job) planEach(ctx context.Context, then func(ctx context.Context, i int
 		part, sc := orgScope(j.scope, parts[t.Name], scope)
 		p := &OrgPlan{Org: t, log: j.orgLog(t), start: start, Run: RunID(start)}
 		p.Plan, p.Err = j.planOrg(ctx, p, reconcile.Desired{
-			Users: part.Users, Complete: len(d.Problems) == 0, Held: part.Held, Scope: sc}, part.Others)
+			Users: part.Users, Complete: len(d.Problems) == 0, Held: part.Held, Scope: sc}, &part.Others)
 		j.logChanges(p)
 		then(ctx, i, p)
 	})
@@ -113,7 +115,7 @@ func (j *Job) planEach(ctx context.Context, then func(ctx context.Context, i int
 // Split shares the desired state among the organizations, by name,
 // warning of target groups that name no organization.
 func (j *Job) Split(d *Sources) map[string]Part {
-	parts, unknown := splitUsers(d.Users, d.Held, j.takesAll, j.route)
+	parts, unknown := splitUsers(&d.Users, d.Held, j.takesAll, j.route)
 	for _, g := range unknown {
 		j.log.Warn(fmt.Sprintf("mapped target group %q names no organization of the configuration: it is left out", g))
 	}
@@ -126,16 +128,16 @@ func (j *Job) Split(d *Sources) map[string]Part {
 
 // planOrg reads organization p.Org and computes its plan for desired;
 // others are source users the organization does not take (Part.Others).
-func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired, others []reconcile.User) (*reconcile.Plan, error) {
-	policy := j.runPolicy(p.Org, desired.Users)
-	cur, err := j.readCurrent(ctx, p, policy.ReadNeedsFor(desired.Users))
+func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired, others *reconcile.Users) (*reconcile.Plan, error) {
+	policy := j.runPolicy(p.Org, &desired.Users)
+	cur, err := j.readCurrent(ctx, p, policy.ReadNeedsFor(&desired.Users))
 	if err != nil {
 		return nil, err
 	}
 	j.opts.Observer.Read(p, cur)
 	diff := func(cur *reconcile.Current) (*reconcile.Plan, error) {
 		d := desired
-		d.Users = present(slices.Clip(desired.Users), others, cur.Users)
+		d.Users = present(&desired.Users, others, &cur.Users)
 		p.Desired = d.Users
 		return reconcile.Diff(d, cur, policy)
 	}
@@ -147,11 +149,12 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}
+	p.expectMemory(cur.Users.Len(), p.Desired.Len(), len(plan.Changes), memlimit.Bound())
 	if path := j.byOrg[p.Org.Name].reportFile; path != "" {
 		if err := writeUnmatchedReport(path, plan.Unmatched, p.Org.PolicyKey(config.SettingReportFile)); err != nil {
 			return plan, err // the plan stands; the run fails
 		}
-		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", len(plan.Unmatched)))
+		p.log.Info("unmatched users written", zap.String("file", path), zap.Int("users", plan.Unmatched.Len()))
 	}
 	p.Phase = ""
 	return plan, nil

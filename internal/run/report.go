@@ -14,11 +14,11 @@ import (
 // source to path as CSV (atomically: a temporary file, then a rename); key
 // is the setting that names path, for the error. A cell a spreadsheet
 // would read as a formula is neutralized (csvsafe).
-func writeUnmatchedReport(path string, users []reconcile.User, key string) error {
+func writeUnmatchedReport(path string, users reconcile.Users, key string) error {
 	err := atomicfile.Write(path, func(f io.Writer) error {
 		w := csvsafe.NewWriter(f)
 		_ = w.Write([]string{"email", "username", "domain", "type", "firstname", "lastname", "country", "groups"})
-		for _, u := range users {
+		for _, u := range users.All() {
 			_ = w.Write([]string{u.Email, u.Username, u.Domain, string(u.Type), u.FirstName, u.LastName, u.Country, strings.Join(u.Groups, ",")})
 		}
 		w.Flush()

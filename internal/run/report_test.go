@@ -18,7 +18,7 @@ func TestUnmatchedReportCellsAreNotFormulas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "unmatched.csv")
 	u := reconcile.User{Type: reconcile.FederatedID, Email: "=1+2@example.com", FirstName: "+Ann", LastName: "-Lee", Country: "US",
 		Groups: []string{"=SUM(1+2)", "Design"}}
-	if err := writeUnmatchedReport(path, []reconcile.User{u}, "policy.reportFile"); err != nil {
+	if err := writeUnmatchedReport(path, reconcile.UsersOf(u), "policy.reportFile"); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)

@@ -52,20 +52,20 @@ func TestScopeOf(t *testing.T) {
 		problems  int
 		err       string
 	}{
-		{name: "whole run", sources: Sources{Users: []reconcile.User{user("a@x", "G"), user("b@x")}},
+		{name: "whole run", sources: Sources{Users: reconcile.UsersOf([]reconcile.User{user("a@x", "G"), user("b@x")}...)},
 			wantUsers: "a@x,b@x"},
 		{name: "filtered out unless another source keeps the user",
-			sources:   Sources{Users: []reconcile.User{user("a@x", "G")}, Filtered: []reconcile.User{user("a@x"), user("c@x")}},
+			sources:   Sources{Users: reconcile.UsersOf([]reconcile.User{user("a@x", "G")}...), Filtered: []reconcile.User{user("a@x"), user("c@x")}},
 			wantUsers: "a@x", wantOut: "c@x"},
 		{name: "unmapped users excluded; a held group maps", scope: config.Scope{ExcludeUnmappedUsers: true},
-			sources:   Sources{Users: []reconcile.User{user("a@x", "G"), user("b@x"), user("h@x")}, Held: map[string][]string{"h@x": {"G"}}},
+			sources:   Sources{Users: reconcile.UsersOf([]reconcile.User{user("a@x", "G"), user("b@x"), user("h@x")}...), Held: map[string][]string{"h@x": {"G"}}},
 			wantUsers: "a@x,h@x", wantOut: "b@x"},
 		{name: "scope groups keep the unmatched users", scope: config.Scope{Groups: []string{"eng"}},
-			sources: Sources{Users: []reconcile.User{user("a@x", "G")}}, wantUsers: "a@x", keep: true},
+			sources: Sources{Users: reconcile.UsersOf([]reconcile.User{user("a@x", "G")}...)}, wantUsers: "a@x", keep: true},
 		{name: "scope groups with no member fail", scope: config.Scope{Groups: []string{"engg"}},
 			sources: Sources{}, err: `scope: no source user is in the scope groups ["engg"]: check their names`},
 		{name: "users file", scope: config.Scope{UsersFile: list},
-			sources: Sources{Users: []reconcile.User{user("a@x", "G")}}, wantUsers: "a@x", only: true, problems: 1},
+			sources: Sources{Users: reconcile.UsersOf([]reconcile.User{user("a@x", "G")}...)}, wantUsers: "a@x", only: true, problems: 1},
 		{name: "users file gone", scope: config.Scope{UsersFile: filepath.Join(dir, "gone.txt")},
 			sources: Sources{}, err: "scope.usersFile: cannot read the users file"},
 	}
@@ -82,7 +82,7 @@ func TestScopeOf(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := emails(d.Users); got != tt.wantUsers {
+			if got := emails(d.Users.List()); got != tt.wantUsers {
 				t.Errorf("users in the run %q, want %q", got, tt.wantUsers)
 			}
 			if got := emails(s.Out); got != tt.wantOut {
@@ -99,7 +99,7 @@ func TestScopeOf(t *testing.T) {
 // a user with no group of this organization (or one it does not take) is
 // out of scope here, whatever it has elsewhere.
 func TestOrgScope(t *testing.T) {
-	part := Part{Users: []reconcile.User{user("a@x", "G"), user("b@x")}, Others: []reconcile.User{user("c@x")}}
+	part := Part{Users: reconcile.UsersOf(user("a@x", "G"), user("b@x")), Others: reconcile.UsersOf(user("c@x"))}
 	run := reconcile.Scope{Out: []reconcile.User{user("f@x")}}
 	tests := []struct {
 		name             string
@@ -113,8 +113,8 @@ func TestOrgScope(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in, s := orgScope(tt.scope, part, run)
-			if emails(in.Users) != tt.wantIn || emails(s.Out) != tt.wantOut || (in.Others != nil) != tt.wantOthersLeftIn {
-				t.Errorf("in %q (others %v), out %q; want %q, %q", emails(in.Users), in.Others, emails(s.Out), tt.wantIn, tt.wantOut)
+			if emails(in.Users.List()) != tt.wantIn || emails(s.Out) != tt.wantOut || (in.Others.Len() > 0) != tt.wantOthersLeftIn {
+				t.Errorf("in %q (others %v), out %q; want %q, %q", emails(in.Users.List()), in.Others.List(), emails(s.Out), tt.wantIn, tt.wantOut)
 			}
 			if emails(run.Out) != "f@x" {
 				t.Errorf("the run's scope changed: %q", emails(run.Out))
@@ -193,8 +193,8 @@ func TestHoldAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := []source.NamedResult{
-		{Name: "ldap", Result: &source.Result{Users: []reconcile.User{user("a@x"), user("b@x", "Design")}}},
-		{Name: "csv", Result: &source.Result{Users: []reconcile.User{user("c@x", "Contractors")}}},
+		{Name: "ldap", Result: &source.Result{Users: reconcile.UsersOf([]reconcile.User{user("a@x"), user("b@x", "Design")}...)}},
+		{Name: "csv", Result: &source.Result{Users: reconcile.UsersOf([]reconcile.User{user("c@x", "Contractors")}...)}},
 	}
 	tests := []struct {
 		name     string
@@ -229,9 +229,9 @@ func TestExplainPlanned(t *testing.T) {
 	cfg := exampleConfig(t, "multiorg") // emea takes mapped members only
 	main, emea := &cfg.Targets[0], &cfg.Targets[1]
 	dave := user("dave@example.com", "Design")
-	sources := &Sources{Users: []reconcile.User{dave}, Traces: []diag.Trace{{Source: "sources[0]"}}}
+	sources := &Sources{Users: reconcile.UsersOf([]reconcile.User{dave}...), Traces: []diag.Trace{{Source: "sources[0]"}}}
 	create := reconcile.Plan{Changes: []reconcile.Change{{Kind: reconcile.KindCreate, User: dave}}}
-	unmatched := reconcile.Plan{Unmatched: []reconcile.User{dave}}
+	unmatched := reconcile.Plan{Unmatched: reconcile.UsersOf(dave)}
 	tests := []struct {
 		name    string
 		scope   config.Scope

@@ -145,7 +145,7 @@ func New(cfg *config.Config, ov Overrides, opts Options) (*Job, error) {
 // runPolicy is the policy of one organization's run: its base policy, and
 // every group of the desired users managed (they all come from mapping
 // rules, and pattern rules' targets cannot be listed in advance).
-func (j *Job) runPolicy(t *config.NamedTarget, users []reconcile.User) *reconcile.ValidPolicy {
+func (j *Job) runPolicy(t *config.NamedTarget, users *reconcile.Users) *reconcile.ValidPolicy {
 	return j.byOrg[t.Name].policy.ManagingGroupsOf(users)
 }
 

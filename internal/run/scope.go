@@ -18,9 +18,12 @@ import (
 // organization (orgScope leaves out, per organization, those with no
 // group of that one). The users file's problems join d.Problems.
 func scopeOf(sc config.Scope, d *Sources, log *zap.Logger) (reconcile.Scope, error) {
-	kept := make(map[string]bool, len(d.Users))
-	for i := range d.Users {
-		kept[d.Users[i].Key()] = true
+	var kept map[string]bool // the keys of the users kept, when some were left out
+	if len(d.Filtered) > 0 {
+		kept = make(map[string]bool, d.Users.Len())
+		for i := range d.Users.Len() {
+			kept[d.Users.Key(i)] = true
+		}
 	}
 	var s reconcile.Scope
 	for _, u := range d.Filtered {
@@ -34,7 +37,7 @@ func scopeOf(sc config.Scope, d *Sources, log *zap.Logger) (reconcile.Scope, err
 	}
 	if len(sc.Groups) > 0 {
 		s.KeepUnmatched = true
-		if len(d.Users) == 0 {
+		if d.Users.Len() == 0 {
 			return s, fmt.Errorf("scope: no source user is in the scope groups %q: check their names", sc.Groups)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 // Sources is the merged desired state of all sources, read once a run.
 type Sources struct {
-	Users    []reconcile.User
+	Users    reconcile.Users
 	Problems []source.Problem    // bad records skipped, with where they are
 	Notices  []source.Problem    // what the user may want to know (groups no rule maps)
 	Held     map[string][]string // reconcile.Desired.Held: target groups kept this run, by user key
@@ -50,7 +50,7 @@ func (j *Job) ReadSources(ctx context.Context) (*Sources, error) {
 			failed = append(failed, fmt.Errorf("%s: %w", s.Name(), err))
 			continue
 		}
-		j.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", len(r.Users)), zap.Int("problems", len(r.Problems)),
+		j.log.Info("source read", zap.String("source", s.Name()), zap.Int("users", r.Users.Len()), zap.Int("problems", len(r.Problems)),
 			zap.Int("leftOut", len(r.Filtered)))
 		results = append(results, source.NamedResult{Name: s.Name(), Result: r})
 		d.Notices = append(d.Notices, r.Notices...)
@@ -99,8 +99,8 @@ func (j *Job) holdAccepted(accepted []source.AcceptedGroup, results []source.Nam
 		j.log.Warn(fmt.Sprintf("%s: mapped directory group %q not found %s, but another source names it, so the run goes on; "+
 			"the users of %s keep %q this run in case the group was renamed: map a group that only a file has with a pattern rule (pattern: %q)",
 			r.Name, a.Group, a.Where, r.Name, targets, regexp.QuoteMeta(a.Group)))
-		for i := range r.Result.Users {
-			k := r.Result.Users[i].Key()
+		for i := range r.Result.Users.Len() {
+			k := r.Result.Users.Key(i)
 			held[k] = source.UnionGroups(held[k], targets)
 		}
 	}

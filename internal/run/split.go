@@ -20,14 +20,14 @@ type router func(group string) (org int, name string, ok bool)
 
 // Part is one organization's share of the desired state.
 type Part struct {
-	Users []reconcile.User
+	Users reconcile.Users
 	Held  map[string][]string
 	// Others are the source users mapped to none of the organization's
 	// groups, without groups, when the organization takes only mapped
 	// users: they are not to be added to it, but one who is a member
 	// already is in a source and must lose the managed groups no rule
 	// gives any more (see present).
-	Others []reconcile.User
+	Others reconcile.Users
 }
 
 // splitUsers shares users (and the held groups, by user key) among len(all)
@@ -35,36 +35,14 @@ type Part struct {
 // and to every organization i with all[i] set, with the groups of that
 // organization only. Groups that name no known organization are returned
 // (once each) and given to nobody. The users' other fields are shared, not
-// copied.
-func splitUsers(users []reconcile.User, held map[string][]string, all []bool, route router) (parts []Part, unknown []string) {
+// copied; one organization that takes every user under its groups' own
+// names takes users itself.
+func splitUsers(users *reconcile.Users, held map[string][]string, all []bool, route router) (parts []Part, unknown []string) {
 	parts = make([]Part, len(all))
-	seen := map[string]bool{}
-	byOrg := make([][]string, len(all))
-	for i := range users {
-		u := &users[i]
-		for o := range byOrg {
-			byOrg[o] = nil
-		}
-		for _, g := range u.Groups {
-			o, name, ok := route(g)
-			if !ok {
-				if !seen[g] {
-					seen[g] = true
-					unknown = append(unknown, g)
-				}
-				continue
-			}
-			byOrg[o] = append(byOrg[o], name)
-		}
-		for o := range parts {
-			v := *u
-			v.Groups = byOrg[o]
-			if len(byOrg[o]) == 0 && !all[o] {
-				parts[o].Others = append(parts[o].Others, v)
-				continue
-			}
-			parts[o].Users = append(parts[o].Users, v)
-		}
+	if len(all) == 1 && all[0] && routesAsNamed(users, route) {
+		parts[0].Users = *users
+	} else {
+		unknown = splitEach(users, all, route, parts)
 	}
 	for key, groups := range held {
 		for _, g := range groups {
@@ -79,37 +57,92 @@ func splitUsers(users []reconcile.User, held map[string][]string, all []bool, ro
 	return parts, unknown
 }
 
+// routesAsNamed reports whether every group of the users is the first
+// organization's, under its own name.
+func routesAsNamed(users *reconcile.Users, route router) bool {
+	for _, g := range users.GroupNames() {
+		if o, name, ok := route(g); !ok || o != 0 || name != g {
+			return false
+		}
+	}
+	return true
+}
+
+// splitEach is splitUsers user by user, into parts.
+func splitEach(users *reconcile.Users, all []bool, route router, parts []Part) (unknown []string) {
+	seen := map[string]bool{}
+	byOrg := make([][]string, len(all))
+	for i, u := range users.All() {
+		for o := range byOrg {
+			byOrg[o] = byOrg[o][:0]
+		}
+		for _, g := range u.Groups {
+			o, name, ok := route(g)
+			if !ok {
+				if !seen[g] {
+					seen[g] = true
+					unknown = append(unknown, g)
+				}
+				continue
+			}
+			byOrg[o] = append(byOrg[o], name)
+		}
+		for o := range parts {
+			if len(byOrg[o]) == 0 && !all[o] {
+				parts[o].Others.AddOf(users, i, nil)
+				continue
+			}
+			parts[o].Users.AddOf(users, i, byOrg[o])
+		}
+	}
+	return unknown
+}
+
 // LeaveOutUnmapped returns p without the users that have none of the
 // organization's groups (nor a held one), Others included, and those
 // users: a run that excludes unmapped users leaves them alone in this
-// organization, neither adding them nor taking its groups away.
+// organization, neither adding them nor taking its groups away. When it
+// leaves none of p.Users out, in shares them.
 func (p Part) LeaveOutUnmapped() (in Part, out []reconcile.User) {
-	in = Part{Held: p.Held, Users: make([]reconcile.User, 0, len(p.Users))}
-	for _, u := range p.Users {
+	for _, u := range p.Users.All() {
 		if len(u.Groups) == 0 && len(p.Held[u.Key()]) == 0 {
 			out = append(out, u)
-		} else {
-			in.Users = append(in.Users, u)
 		}
 	}
-	return in, append(out, p.Others...)
+	in = Part{Held: p.Held, Users: p.Users}
+	if len(out) > 0 {
+		in.Users = reconcile.Users{}
+		for i, u := range p.Users.All() {
+			if len(u.Groups) > 0 || len(p.Held[u.Key()]) > 0 {
+				in.Users.AddOf(&p.Users, i, u.Groups)
+			}
+		}
+	}
+	return in, append(out, p.Others.List()...)
 }
 
 // present returns users plus those of others that are members of the
 // organization already (in current, by User.Key).
-func present(users, others []reconcile.User, current []reconcile.User) []reconcile.User {
-	if len(others) == 0 {
-		return users
+func present(users, others *reconcile.Users, current *reconcile.Users) reconcile.Users {
+	if others.Len() == 0 {
+		return *users
 	}
-	have := make(map[string]bool, len(current))
-	for i := range current {
-		have[current[i].Key()] = true
+	have := make(map[string]bool, current.Len())
+	for i := range current.Len() {
+		have[current.Key(i)] = true
 	}
-	out := users
-	for i := range others {
-		if have[others[i].Key()] {
-			out = append(out, others[i])
+	var out reconcile.Users
+	for i := range others.Len() {
+		if !have[others.Key(i)] {
+			continue
 		}
+		if out.Len() == 0 {
+			out = users.Clone()
+		}
+		out.AddOf(others, i, nil)
+	}
+	if out.Len() == 0 {
+		return *users
 	}
 	return out
 }

@@ -28,12 +28,12 @@ func route(g string) (int, string, bool) {
 }
 
 func TestSplit(t *testing.T) {
-	users := []reconcile.User{
+	users := reconcile.UsersOf([]reconcile.User{
 		{Email: "a@x", Groups: []string{"Eng", "emea::Design"}},
 		{Email: "b@x", Groups: []string{"Eng"}},
 		{Email: "c@x", Groups: []string{"emea::Design", "apac::Ops", "apac::Ops"}},
 		{Email: "d@x"},
-	}
+	}...)
 	held := map[string][]string{"a@x": {"emea::Old", "Older"}}
 	for _, tc := range []struct {
 		name       string
@@ -52,10 +52,10 @@ func TestSplit(t *testing.T) {
 			nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parts, unknown := splitUsers(users, held, tc.all, route)
-			flat := func(us []reconcile.User) []string {
+			parts, unknown := splitUsers(&users, held, tc.all, route)
+			flat := func(us reconcile.Users) []string {
 				var out []string
-				for _, u := range us {
+				for _, u := range us.All() {
 					out = append(out, u.Email+":"+strings.Join(u.Groups, ","))
 				}
 				return out
@@ -69,44 +69,61 @@ func TestSplit(t *testing.T) {
 			if got := parts[1].Held["a@x"]; !reflect.DeepEqual(got, tc.emeaHeld) || parts[0].Held["a@x"][0] != "Older" {
 				t.Errorf("held = %v / %v", parts[0].Held, parts[1].Held)
 			}
-			if got := flat(parts[1].Others); !reflect.DeepEqual(got, tc.emeaOthers) || len(parts[0].Others) != 0 {
-				t.Errorf("emea others = %v, want %v (main: %v)", got, tc.emeaOthers, parts[0].Others)
+			if got := flat(parts[1].Others); !reflect.DeepEqual(got, tc.emeaOthers) || parts[0].Others.Len() != 0 {
+				t.Errorf("emea others = %v, want %v (main: %v)", got, tc.emeaOthers, parts[0].Others.List())
 			}
 			if !reflect.DeepEqual(unknown, tc.unknownGs) {
 				t.Errorf("unknown = %v, want %v", unknown, tc.unknownGs)
 			}
 		})
 	}
-	if users[0].Groups[1] != "emea::Design" {
+	if users.At(0).Groups[1] != "emea::Design" {
 		t.Error("splitUsers changed its input")
 	}
 }
 
+// TestSplitOneOrganizationSharesTheUsers: one organization that takes
+// every user, each group under its own name, takes the users as they are
+// (no copy); a group named with the organization is renamed in a copy.
+func TestSplitOneOrganizationSharesTheUsers(t *testing.T) {
+	users := reconcile.UsersOf(reconcile.User{Email: "a@x", Groups: []string{"Eng"}}, reconcile.User{Email: "b@x"})
+	parts, _ := splitUsers(&users, nil, []bool{true}, route)
+	if got := parts[0].Users; got.Len() != 2 || &got.At(0).Groups[0] != &users.At(0).Groups[0] {
+		t.Errorf("one organization: %+v (a copy?)", got.List())
+	}
+	users.SetGroups(1, []string{"main::Ops"})
+	parts, _ = splitUsers(&users, nil, []bool{true}, route)
+	if got := parts[0].Users; got.Len() != 2 || got.At(1).Groups[0] != "Ops" || users.At(1).Groups[0] != "main::Ops" {
+		t.Errorf("one organization, a group named with it: %+v", got.List())
+	}
+}
+
 func TestPresentAddsOnlyMembers(t *testing.T) {
-	users := []reconcile.User{{Email: "a@x", Groups: []string{"Design"}}}
-	others := []reconcile.User{{Email: "B@x"}, {Email: "c@x"}}
-	got := present(users, others, []reconcile.User{{Email: "b@X", Groups: []string{"Design"}}, {Email: "z@x"}})
-	if len(got) != 2 || got[0].Email != "a@x" || got[1].Email != "B@x" {
-		t.Errorf("present = %+v, want a@x and B@x (a member already), not c@x", got)
+	users := reconcile.UsersOf(reconcile.User{Email: "a@x", Groups: []string{"Design"}})
+	others := reconcile.UsersOf(reconcile.User{Email: "B@x"}, reconcile.User{Email: "c@x"})
+	current := reconcile.UsersOf(reconcile.User{Email: "b@X", Groups: []string{"Design"}}, reconcile.User{Email: "z@x"})
+	got := present(&users, &others, &current)
+	if got.Len() != 2 || got.At(0).Email != "a@x" || got.At(1).Email != "B@x" || users.Len() != 1 {
+		t.Errorf("present = %+v, want a@x and B@x (a member already), not c@x; users unchanged", got.List())
 	}
 }
 
 func TestLeaveOutUnmapped(t *testing.T) {
 	p := Part{
-		Users:  []reconcile.User{{Email: "a@x", Groups: []string{"Design"}}, {Email: "b@x"}, {Email: "c@x"}},
+		Users:  reconcile.UsersOf(reconcile.User{Email: "a@x", Groups: []string{"Design"}}, reconcile.User{Email: "b@x"}, reconcile.User{Email: "c@x"}),
 		Held:   map[string][]string{"c@x": {"Old"}},
-		Others: []reconcile.User{{Email: "d@x"}},
+		Others: reconcile.UsersOf(reconcile.User{Email: "d@x"}),
 	}
 	in, out := p.LeaveOutUnmapped()
 	var got []string
-	for _, u := range in.Users {
+	for _, u := range in.Users.All() {
 		got = append(got, u.Email)
 	}
 	got = append(got, "|")
 	for _, u := range out {
 		got = append(got, u.Email)
 	}
-	if strings.Join(got, ",") != "a@x,c@x,|,b@x,d@x" || in.Others != nil || in.Held["c@x"] == nil {
+	if strings.Join(got, ",") != "a@x,c@x,|,b@x,d@x" || in.Others.Len() != 0 || in.Held["c@x"] == nil {
 		t.Errorf("in %+v, out %+v: want a@x and c@x (a held group) in, b@x and d@x (another organization's) out", in, out)
 	}
 }

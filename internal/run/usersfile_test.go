@@ -23,7 +23,7 @@ func TestTheUnmatchedReportReadsBackAsAUsersFile(t *testing.T) {
 		{Type: reconcile.FederatedID, Email: "=ann@example.com"},
 		{Type: reconcile.FederatedID, Email: "bo@example.com", Username: "-bo", Domain: "example.com"},
 	}
-	if err := writeUnmatchedReport(path, users, "policy.reportFile"); err != nil {
+	if err := writeUnmatchedReport(path, reconcile.UsersOf(users...), "policy.reportFile"); err != nil {
 		t.Fatal(err)
 	}
 	uf, err := config.ReadUsersFile(path)

@@ -24,12 +24,12 @@ type MissingGroup struct {
 
 // MissingGroups signs in to organization t and returns the target groups
 // the users (t's part of the sources) are to be in that t does not have.
-func (j *Job) MissingGroups(ctx context.Context, t *config.NamedTarget, users []reconcile.User) ([]MissingGroup, error) {
+func (j *Job) MissingGroups(ctx context.Context, t *config.NamedTarget, users reconcile.Users) ([]MissingGroup, error) {
 	c, err := j.Client(t)
 	if err != nil {
 		return nil, err
 	}
-	needs := j.runPolicy(t, users).ReadNeedsFor(users)
+	needs := j.runPolicy(t, &users).ReadNeedsFor(&users)
 	names, err := newTarget(c).MissingGroups(ctx, needs.CheckGroups)
 	if err != nil {
 		return nil, t.Hint(err)
@@ -99,7 +99,7 @@ func (j *Job) Validate(ctx context.Context, checkTarget bool) (*Validation, erro
 	parts := j.Split(d)
 	if j.multiOrg {
 		for _, t := range j.orgs {
-			v.Lines = append(v.Lines, fmt.Sprintf("organization %s (%s): %d desired user(s)", t.Name, t.OrgID, len(parts[t.Name].Users)))
+			v.Lines = append(v.Lines, fmt.Sprintf("organization %s (%s): %d desired user(s)", t.Name, t.OrgID, parts[t.Name].Users.Len()))
 		}
 	}
 	if checkTarget {
@@ -154,7 +154,7 @@ func (j *Job) checkSources(ctx context.Context, v *Validation) (*Sources, error)
 	for _, n := range d.Notices {
 		v.notice("%s", n)
 	}
-	v.users, v.leftOut = len(d.Users), len(d.Filtered)
+	v.users, v.leftOut = d.Users.Len(), len(d.Filtered)
 	return d, nil
 }
 
@@ -162,7 +162,7 @@ func (j *Job) checkSources(ctx context.Context, v *Validation) (*Sources, error)
 // group the users are to be in that t does not have: a notice for one
 // that sync creates, otherwise a problem saying what to do. A failure is a
 // problem too; the other organizations are checked all the same.
-func (j *Job) checkTarget(ctx context.Context, v *Validation, t *config.NamedTarget, users []reconcile.User) {
+func (j *Job) checkTarget(ctx context.Context, v *Validation, t *config.NamedTarget, users reconcile.Users) {
 	missing, err := j.MissingGroups(ctx, t, users)
 	if err != nil {
 		v.problemOf(fmt.Errorf("%s: %w", t.Path(), err))

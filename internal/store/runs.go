@@ -41,6 +41,14 @@ type Run struct {
 	// runs on).
 	Read       string `json:"read,omitempty"`
 	ReadReason string `json:"readReason,omitempty"`
+	// PeakMemoryMiB is the process's peak resident memory during the run,
+	// MemoryLimitMiB what it may use (the container's limit, else the Go
+	// memory limit; 0 when none is known), and NearMemoryLimit is set when
+	// the peak came near it (a larger organization may be killed for
+	// memory).
+	PeakMemoryMiB   int  `json:"peakMemoryMiB,omitempty"`
+	MemoryLimitMiB  int  `json:"memoryLimitMiB,omitempty"`
+	NearMemoryLimit bool `json:"nearMemoryLimit,omitempty"`
 }
 
 // Duration is how long the run took.

@@ -63,11 +63,11 @@ func Plan(w io.Writer, p *reconcile.Plan) error {
 // unmatched writes the unmatched users, at most MaxUnmatchedShown of
 // them, and the number of excluded users.
 func unmatched(b *bufio.Writer, p *reconcile.Plan) {
-	if n := len(p.Unmatched); n > 0 {
+	if n := p.Unmatched.Len(); n > 0 {
 		fmt.Fprintf(b, "# %s (in the organization, in no source; %s says what happens to them):\n",
 			plural.Of(n, "unmatched user", "unmatched users"), p.Names.Of(reconcile.SettingUnmatched))
-		for i := range p.Unmatched[:min(n, MaxUnmatchedShown)] {
-			u := &p.Unmatched[i]
+		for i := range min(n, MaxUnmatchedShown) {
+			u := p.Unmatched.At(i)
 			fmt.Fprintf(b, "#   %s (%s)\n", u.Key(), u.Type)
 		}
 		if n > MaxUnmatchedShown {

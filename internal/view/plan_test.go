@@ -22,7 +22,7 @@ func diff(t *testing.T, pol *reconcile.Policy, desired []reconcile.User, current
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := reconcile.Diff(reconcile.Desired{Complete: true, Users: desired}, &reconcile.Current{Users: current}, v)
+	p, err := reconcile.Diff(reconcile.Desired{Complete: true, Users: reconcile.UsersOf(desired...)}, &reconcile.Current{Users: reconcile.UsersOf(current...)}, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +84,8 @@ func TestPlanListsUnmatchedAndExcludedNamingTheOrganizationsSettings(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := reconcile.Diff(reconcile.Desired{Complete: true, Users: []reconcile.User{ent("keep@x.com", "K", "Gone")}},
-		&reconcile.Current{Users: current, Missing: []string{"Gone"}}, v)
+	p, err := reconcile.Diff(reconcile.Desired{Complete: true, Users: reconcile.UsersOf(ent("keep@x.com", "K", "Gone"))},
+		&reconcile.Current{Users: reconcile.UsersOf(current...), Missing: []string{"Gone"}}, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestSavedPlanShowsEveryOrganization(t *testing.T) {
 	f := &planfile.File{FormatVersion: planfile.FormatVersion, ToolVersion: "v9", Created: time.Now(), Config: "c0ffee", Sources: "5ca1ab1e",
 		Flags: planfile.Flags{Orgs: "main,emea"}, Organizations: []planfile.Org{
 			{Name: "main", OrgID: "1234ABCD@VendorOrg", Plan: &reconcile.Plan{Changes: []reconcile.Change{remove}}},
-			{Name: "emea", OrgID: "5678EF01@VendorOrg", Plan: &reconcile.Plan{Unmatched: []reconcile.User{ent("b@example.com", "B")}},
+			{Name: "emea", OrgID: "5678EF01@VendorOrg", Plan: &reconcile.Plan{Unmatched: reconcile.UsersOf(ent("b@example.com", "B"))},
 				Keys: map[reconcile.Setting]string{reconcile.SettingUnmatched: "targets[1].policy.unmatchedUsers"}},
 		}}
 	path := filepath.Join(t.TempDir(), "plan.json")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -111,18 +112,20 @@ func benchRead(b *testing.B, src source.Source, rows, want int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := cpuTime(b)
+	memlimit.ResetPeak()
 	for i := 0; i < b.N; i++ {
 		res, err := src.Read(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Users) != want || len(res.Problems) != 0 {
-			b.Fatalf("got %d users and %d problems, want %d and 0", len(res.Users), len(res.Problems), want)
+		if res.Users.Len() != want || len(res.Problems) != 0 {
+			b.Fatalf("got %d users and %d problems, want %d and 0", res.Users.Len(), len(res.Problems), want)
 		}
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows)/float64(b.N), "ns/user")
 	b.ReportMetric((cpuTime(b)-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 }
 
 // cpuTime is the CPU time the process has used so far, in all its threads

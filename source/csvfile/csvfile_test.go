@@ -128,8 +128,8 @@ func TestReadUsers(t *testing.T) {
 			if len(res.Problems) > 0 {
 				t.Fatalf("unexpected problems:\n%s", problemList(res.Problems))
 			}
-			if !reflect.DeepEqual(res.Users, tc.want) {
-				t.Fatalf("users\n got %+v\nwant %+v", res.Users, tc.want)
+			if !reflect.DeepEqual(res.Users.List(), tc.want) {
+				t.Fatalf("users\n got %+v\nwant %+v", res.Users.List(), tc.want)
 			}
 		})
 	}
@@ -168,8 +168,8 @@ func TestBadRecords(t *testing.T) {
 		{14, "email", "has none: the record is skipped"},
 		{15, "domain", `"bad domain" is not a domain`},
 	})
-	if len(res.Users) != 2 || res.Users[0].LastName != "Lee" || res.Users[1].Country != "US" {
-		t.Fatalf("users = %+v, want Ann Lee and Ed (country US)", res.Users)
+	if res.Users.Len() != 2 || res.Users.At(0).LastName != "Lee" || res.Users.At(1).Country != "US" {
+		t.Fatalf("users = %+v, want Ann Lee and Ed (country US)", res.Users.List())
 	}
 	if want := path + ":8 ann@example.com: lastname: duplicate"; !strings.HasPrefix(res.Problems[5].String(), want) {
 		t.Errorf("problem text %q, want prefix %q", res.Problems[5].String(), want)
@@ -210,7 +210,7 @@ func TestWholeFileErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res, path, err := readCSV(t, tc.csv, tc.cfg, nil)
 			if err == nil {
-				t.Fatalf("Read = %d users, want an error", len(res.Users))
+				t.Fatalf("Read = %d users, want an error", res.Users.Len())
 			}
 			if !strings.Contains(err.Error(), tc.frag) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("err = %v, want it to name %s and contain %q", err, path, tc.frag)
@@ -221,11 +221,11 @@ func TestWholeFileErrors(t *testing.T) {
 
 func TestUsernameColumnSuffices(t *testing.T) {
 	res, _, err := readCSV(t, "username,domain\njdoe,example.com\n", Config{}, nil)
-	if err != nil || len(res.Users) != 1 || res.Users[0].Key() != "jdoe@example.com" {
+	if err != nil || res.Users.Len() != 1 || res.Users.Key(0) != "jdoe@example.com" {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 	res, _, err = readCSV(t, "username\njdoe\n", Config{Defaults: source.Defaults{Domain: "example.com"}}, nil)
-	if err != nil || len(res.Users) != 1 || res.Users[0].Domain != "example.com" {
+	if err != nil || res.Users.Len() != 1 || res.Users.At(0).Domain != "example.com" {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 }
@@ -292,8 +292,8 @@ func TestUnmappedGroupsAreNotices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Problems) != 0 || len(res.Users) != 3 {
-		t.Fatalf("problems %d, users %d; want 0 and 3", len(res.Problems), len(res.Users))
+	if len(res.Problems) != 0 || res.Users.Len() != 3 {
+		t.Fatalf("problems %d, users %d; want 0 and 3", len(res.Problems), res.Users.Len())
 	}
 	checkProblems(t, path, res.Notices, []wantProblem{
 		{2, "groups", `group "other" matches no mapping rule`},
@@ -330,8 +330,8 @@ func TestDuplicateFillsDefaults(t *testing.T) {
 		t.Fatalf("err %v, problems %v", err, res.Problems)
 	}
 	want := reconcile.User{Type: reconcile.EnterpriseID, Email: "ann@example.com", Domain: "example.com", Country: "DE"}
-	if len(res.Users) != 1 || !reflect.DeepEqual(res.Users[0], want) || res.DefaultedAt(0) != 0 {
-		t.Errorf("users %+v (defaulted %v), want %+v with nothing defaulted", res.Users, res.Defaulted, want)
+	if res.Users.Len() != 1 || !reflect.DeepEqual(res.Users.At(0), want) || res.DefaultedAt(0) != 0 {
+		t.Errorf("users %+v (defaulted %v), want %+v with nothing defaulted", res.Users.List(), res.Defaulted, want)
 	}
 }
 

@@ -22,8 +22,8 @@ func TestInvalidUTF8IsABadRecord(t *testing.T) {
 		{3, "lastname", "not UTF-8 (an invalid byte at character 2 of the value); set encoding"},
 		{4, "groups", "not UTF-8 (an invalid byte at character 2 of the value); set encoding"},
 	})
-	if len(res.Users) != 1 || res.Users[0].Email != "ann@example.com" {
-		t.Fatalf("users = %+v, want Ann only", res.Users)
+	if res.Users.Len() != 1 || res.Users.At(0).Email != "ann@example.com" {
+		t.Fatalf("users = %+v, want Ann only", res.Users.List())
 	}
 	if p := res.Problems[0].String(); !strings.Contains(p, path+":3 juergen@example.com: firstname: not UTF-8") {
 		t.Errorf("problem text %q, want file, line, record and column", p)
@@ -51,10 +51,10 @@ func TestEncodings(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
-			if len(res.Problems) != 0 || len(res.Users) != 1 {
-				t.Fatalf("got %d users and problems %v, want 1 user", len(res.Users), res.Problems)
+			if len(res.Problems) != 0 || res.Users.Len() != 1 {
+				t.Fatalf("got %d users and problems %v, want 1 user", res.Users.Len(), res.Problems)
 			}
-			if u := res.Users[0]; u.FirstName != tc.first || u.LastName != "Müller" {
+			if u := res.Users.At(0); u.FirstName != tc.first || u.LastName != "Müller" {
 				t.Errorf("user %q %q, want %q \"Müller\"", u.FirstName, u.LastName, tc.first)
 			}
 		})

@@ -50,12 +50,12 @@ func TestExpressionsOverCSVRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != 2 {
-		t.Fatalf("got %d users, want ann and dee: %+v", len(res.Users), res.Users)
+	if res.Users.Len() != 2 {
+		t.Fatalf("got %d users, want ann and dee: %+v", res.Users.Len(), res.Users.List())
 	}
-	ann, dee := res.Users[0], res.Users[1]
+	ann, dee := res.Users.At(0), res.Users.At(1)
 	if ann.FirstName != "Ann" || !slices.Equal(ann.Groups, []string{"eng", "Design"}) || dee.FirstName != "Dee" || !slices.Equal(dee.Groups, []string{"eng"}) {
-		t.Errorf("users = %+v", res.Users)
+		t.Errorf("users = %+v", res.Users.List())
 	}
 	if len(res.Filtered) != 1 || res.Filtered[0].Email != "bo@example.com" {
 		t.Errorf("Filtered = %+v, want bo", res.Filtered)
@@ -82,8 +82,8 @@ func TestComputedBadValueIsABadRecord(t *testing.T) {
 		{2, "set.country", `"Narnia" is not an ISO 3166-1 alpha-2 country code (e.g. US, DE, GB) (computed by the expression user.attributes.Department == "Design" ? "Narnia" : user.country)`},
 		{6, "email", "not-an-email"},
 	})
-	if len(res.Users) != 3 {
-		t.Errorf("got %d users, want 3", len(res.Users))
+	if res.Users.Len() != 3 {
+		t.Errorf("got %d users, want 3", res.Users.Len())
 	}
 }
 
@@ -96,7 +96,7 @@ func TestFilterLeavingNothingFails(t *testing.T) {
 	// Scope groups that no row is in leave the source out, without failing it.
 	var none *expr.Program
 	res, _, err := readWithProgram(t, exprCSV[:strings.Index(exprCSV, "x,Zoe")], none.WithScope([]string{"finance"}), "")
-	if err != nil || len(res.Users) != 0 || len(res.Filtered) != 4 {
+	if err != nil || res.Users.Len() != 0 || len(res.Filtered) != 4 {
 		t.Fatalf("scope outside the file: %+v, %v; want no users and 4 left out", res, err)
 	}
 }
@@ -115,8 +115,8 @@ func TestComputedBadEmailIsABadRecord(t *testing.T) {
 		{2, "set.email", `"Ann Lee@example.com"`},
 		{6, "email", "not-an-email"},
 	})
-	if len(res.Users) != 3 || res.Users[0].Email != "bo@example.com" {
-		t.Errorf("users = %+v, want the 3 others", res.Users)
+	if res.Users.Len() != 3 || res.Users.At(0).Email != "bo@example.com" {
+		t.Errorf("users = %+v, want the 3 others", res.Users.List())
 	}
 }
 
@@ -134,8 +134,8 @@ func TestHostileRowIsABadRecord(t *testing.T) {
 		{4, "set.firstname", "failed: index out of range: 1: this record is skipped"}, // cy's displayName is empty
 		{6, "set.firstname", "replace would make a string of more than 1048576 bytes"},
 	})
-	if len(res.Users) != 3 { // ann, bo, dee
-		t.Errorf("got %d users: %+v", len(res.Users), res.Users)
+	if res.Users.Len() != 3 { // ann, bo, dee
+		t.Errorf("got %d users: %+v", res.Users.Len(), res.Users.List())
 	}
 }
 

@@ -26,7 +26,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(res.Users) == 0 {
+		if res.Users.Len() == 0 {
 			t.Fatalf("no error and no users")
 		}
 		for _, p := range res.Problems {
@@ -34,7 +34,7 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("problem without a location or reason: %+v", p)
 			}
 		}
-		for _, u := range res.Users {
+		for _, u := range res.Users.All() {
 			if u.Key() == "" {
 				t.Fatalf("user without a key: %+v", u)
 			}

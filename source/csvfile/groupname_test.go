@@ -26,7 +26,7 @@ func TestAGroupNameOverTheServicesLimitIsRefusedWithItsLine(t *testing.T) {
 		{3, "groups", "group name has 1048576 characters, the service allows at most 255"},
 		{4, "groups", "group name has 256 characters, the service allows at most 255"},
 	})
-	if len(res.Users) != 1 || res.Users[0].Email != "ann@example.com" || res.Users[0].Groups[0] != most {
+	if res.Users.Len() != 1 || res.Users.At(0).Email != "ann@example.com" || res.Users.At(0).Groups[0] != most {
 		t.Errorf("users %+v, want Ann with the group of 255 characters", res.Users)
 	}
 	if n := len(res.Problems[0].String()); n > 1000 {

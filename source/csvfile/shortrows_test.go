@@ -37,20 +37,20 @@ func TestShortRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != 3 || len(res.Problems) != 0 {
+	if res.Users.Len() != 3 || len(res.Problems) != 0 {
 		t.Fatalf("users %+v, problems %v", res.Users, res.Problems)
 	}
-	u := res.Users[0]
+	u := res.Users.At(0)
 	if u.Email != "hook1@example.net" || u.Type != "federatedID" || u.Username != "" || strings.Join(u.Groups, ",") != "C1" {
 		t.Errorf("first user %+v", u)
 	}
 	res, err = read("", incumbentExample)
-	if err == nil && (len(res.Users) != 0 || len(res.Problems) != 3) {
+	if err == nil && (res.Users.Len() != 0 || len(res.Problems) != 3) {
 		t.Errorf("default: users %+v, problems %v", res.Users, res.Problems)
 	}
 	res, err = read(ShortRowsEmpty, incumbentExample+"Hook4,User,hook4@example.net,US,,JP1,C,federatedID,u,example.net,extra\n")
-	if err != nil || len(res.Users) != 3 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "has 11 fields but the header has 10") {
-		t.Errorf("long row: %v, users %d, problems %v", err, len(res.Users), res.Problems)
+	if err != nil || res.Users.Len() != 3 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "has 11 fields but the header has 10") {
+		t.Errorf("long row: %v, users %d, problems %v", err, res.Users.Len(), res.Problems)
 	}
 	bad := Config{Path: "x.csv", ShortRows: "pad"}
 	if errs := bad.Validate(); len(errs) != 1 || errs[0].Field != "shortRows" {

@@ -81,7 +81,7 @@ func TestReadNestedGroupsAndDisabledUsers(t *testing.T) {
 			t.Errorf("%s: groups %v, want %v", email, gg, g)
 		}
 	}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if u.Email == "bob@example.com" && (u.FirstName != "Bob" || u.LastName != "Builder" || u.Country != "DE") {
 			t.Errorf("bob = %+v", u)
 		}
@@ -141,7 +141,7 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 	// ne and endswith are advanced queries: the fake, as Graph, refuses
 	// them without $count=true and ConsistencyLevel: eventual.
 	cfg.Users.Filter = "endswith(mail,'@EXAMPLE.com') and usageLocation ne 'US'"
-	if res, err = read(t, cfg, nil, false); err != nil || len(res.Users) != 3 { // bob, carol, erin (frank has no mailbox)
+	if res, err = read(t, cfg, nil, false); err != nil || res.Users.Len() != 3 { // bob, carol, erin (frank has no mailbox)
 		t.Errorf("users not in the US: %v %v", err, res)
 	}
 	cfg.Users.Filter = "usageLocation eq 'ZZ'"
@@ -165,8 +165,8 @@ func TestThrottlingAndFaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(res.Users) != 6 {
-			t.Errorf("%s: %d users, want 6", name, len(res.Users))
+		if res.Users.Len() != 6 {
+			t.Errorf("%s: %d users, want 6", name, res.Users.Len())
 		}
 		if st := s.Stats(); st.Throttled == 0 || st.Faults != c.faults {
 			t.Errorf("%s: stats %+v: want throttled answers and %d faults", name, st, c.faults)
@@ -241,13 +241,13 @@ func TestCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := entra.Config{TenantID: entrafake.DemoTenantID, ClientID: entrafake.DemoClientID, Certificate: secret.Ref{File: path}, LoginURL: s.URL, GraphURL: s.URL}
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("certificate: %v", err)
 	}
 	// The tenant named by a verified domain: the token URL and the
 	// assertion's audience follow it, and the fake checks both.
 	cfg.TenantID = strings.ToUpper(entrafake.DemoDomain)
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("certificate, tenantId %s: %v", cfg.TenantID, err)
 	}
 	cfg.TenantID = "contoso.onmicrosoft.com"
@@ -482,7 +482,7 @@ func TestExpressions(t *testing.T) {
 	}
 	// R&D (alice, carol, erin) is in DE; the others keep their own.
 	countries := map[string]string{"alice@example.com": "DE", "bob@example.com": "DE", "carol@example.com": "DE", "dave@example.com": "US", "erin@example.com": "DE"}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if u.Country != countries[u.Email] {
 			t.Errorf("%s: country %s, want %s", u.Email, u.Country, countries[u.Email])
 		}

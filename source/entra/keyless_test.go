@@ -42,8 +42,8 @@ func federated(t *testing.T, o entrafake.Options) (*entrafake.Server, *entrafake
 func TestWorkloadIdentity(t *testing.T) {
 	_, iss, cfg, file := federated(t, entrafake.Options{})
 	res, err := read(t, cfg, rules, false)
-	if err != nil || len(res.Users) != 6 {
-		t.Fatalf("workload identity: %v (%d users)", err, len(res.Users))
+	if err != nil || res.Users.Len() != 6 {
+		t.Fatalf("workload identity: %v (%d users)", err, res.Users.Len())
 	}
 	sourcetest.WriteFile(t, file, iss.Token(entrafake.DemoServiceAccount, entrafake.DefaultFederatedAudience, -time.Minute))
 	if _, err := read(t, cfg, rules, false); err == nil || !strings.Contains(err.Error(), "AADSTS700024") || !strings.Contains(err.Error(), "projected service account token") {
@@ -67,7 +67,7 @@ func TestWorkloadIdentityFromTheEnvironment(t *testing.T) {
 	if errs := bare.Validate(); len(errs) > 0 {
 		t.Fatalf("validate with the AKS environment: %v", errs)
 	}
-	if res, err := read(t, bare, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, bare, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("read: %v", err)
 	}
 	t.Setenv(entra.EnvFederatedTokenFile, "")
@@ -123,7 +123,7 @@ func managed(t *testing.T, o entrafake.Options, ids ...entrafake.ManagedIdentity
 func TestManagedIdentity(t *testing.T) {
 	perms := entrafake.DefaultPermissions
 	_, cfg := managed(t, entrafake.Options{}, entrafake.ManagedIdentity{SystemAssigned: true, ClientID: "sys", Permissions: perms})
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("system-assigned: %v", err)
 	}
 	_, cfg = managed(t, entrafake.Options{}, entrafake.ManagedIdentity{ClientID: "ua-1", Permissions: perms}, entrafake.ManagedIdentity{ClientID: "ua-2", Permissions: perms})
@@ -159,7 +159,7 @@ func TestManagedIdentityOfAppService(t *testing.T) {
 	cfg.IdentityEndpoint = ""
 	t.Setenv(entra.EnvIdentityEndpoint, s.URL+entrafake.AppServicePath)
 	t.Setenv(entra.EnvIdentityHeader, "app-service-header-value")
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("App Service identity: %v", err)
 	}
 	t.Setenv(entra.EnvIdentityHeader, "wrong")

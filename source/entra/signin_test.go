@@ -60,7 +60,7 @@ func TestIMDSWhileItUpdates(t *testing.T) {
 	t.Parallel()
 	id := entrafake.ManagedIdentity{SystemAssigned: true, Permissions: entrafake.DefaultPermissions}
 	s, cfg := managed(t, entrafake.Options{IMDSUpdating: []int{http.StatusGone, http.StatusNotFound, http.StatusGone}}, id)
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("410, 404, 410, then a token: %v", err)
 	}
 	if n := s.IMDSRequests(); n != 4 {
@@ -105,7 +105,7 @@ func TestIdentityEndpointSpeaksAppService(t *testing.T) {
 	cfg.IdentityEndpoint = s.URL + entrafake.AppServicePath
 	t.Setenv(entra.EnvIdentityEndpoint, "")
 	t.Setenv(entra.EnvIdentityHeader, "app-service-header-value")
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("identityEndpoint of App Service: %v", err)
 	}
 	t.Setenv(entra.EnvIdentityHeader, "wrong-header-value")
@@ -127,7 +127,7 @@ func TestAuthorityHostFromTheEnvironment(t *testing.T) {
 	_, _, cfg, _ := federated(t, entrafake.Options{})
 	t.Setenv(entra.EnvAuthorityHost, cfg.LoginURL+"/")
 	cfg.LoginURL = ""
-	if res, err := read(t, cfg, rules, false); err != nil || len(res.Users) != 6 {
+	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
 		t.Fatalf("AZURE_AUTHORITY_HOST: %v", err)
 	}
 	t.Setenv(entra.EnvAuthorityHost, "login.example")

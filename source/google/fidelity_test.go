@@ -160,7 +160,7 @@ func TestMultiValuedCustomFields(t *testing.T) {
 		t.Errorf("groups %v: only dave is in Project X", got)
 	}
 	lastnames := map[string]string{}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		lastnames[u.Email] = u.LastName
 	}
 	for email, want := range map[string]string{

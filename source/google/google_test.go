@@ -103,7 +103,7 @@ func TestReadActiveUsersWithNestedGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGroups(t, sourcetest.GroupsByEmail(res.Users), demoGroups)
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if u.Email == "bob@example.com" && (u.FirstName != "Bob" || u.LastName != "Builder" || u.Country != "DE") {
 			t.Errorf("bob = %+v", u)
 		}
@@ -141,7 +141,7 @@ func TestPagingQueriesAndGroupsByEmail(t *testing.T) {
 		t.Errorf("%d requests with pages of 2: paging not followed", st.Requests)
 	}
 	d.cfg.Users.Query = "givenName=Carol"
-	if res, err = read(t, d.cfg, nil); err != nil || len(res.Users) != 1 {
+	if res, err = read(t, d.cfg, nil); err != nil || res.Users.Len() != 1 {
 		t.Errorf("users.query: %v, %v", err, res)
 	}
 	d.cfg.Users.Query = "givenName=Nobody"
@@ -249,7 +249,7 @@ func TestExpressionsAndCustomSchemas(t *testing.T) {
 	if len(res.Filtered) != 1 || res.Filtered[0].Email != "erin@example.com" {
 		t.Errorf("filtered %v, want erin", res.Filtered)
 	}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if u.Email == "bob@example.com" && u.LastName != "Builder (/Staff)" {
 			t.Errorf("bob's last name %q, want it computed", u.LastName)
 		}

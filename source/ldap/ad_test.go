@@ -168,13 +168,13 @@ func TestRangedMemberValues(t *testing.T) {
 		t.Fatalf("Read: %v", err)
 	}
 	inGroup := 0
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if slices.Equal(u.Groups, []string{"Huge"}) {
 			inGroup++
 		}
 	}
-	if len(res.Users) != n || inGroup != n {
-		t.Fatalf("read %d users, %d of them in Huge; want %d in it", len(res.Users), inGroup, n)
+	if res.Users.Len() != n || inGroup != n {
+		t.Fatalf("read %d users, %d of them in Huge; want %d in it", res.Users.Len(), inGroup, n)
 	}
 	ranges := 0
 	for _, f := range srv.Filters() {

@@ -93,8 +93,8 @@ func benchADRead(b *testing.B, cfg ldap.Config) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Users) != adBenchUsers {
-			b.Fatalf("read %d users, want %d", len(res.Users), adBenchUsers)
+		if res.Users.Len() != adBenchUsers {
+			b.Fatalf("read %d users, want %d", res.Users.Len(), adBenchUsers)
 		}
 	}
 	b.ReportMetric(adBenchUsers*float64(b.N)/b.Elapsed().Seconds(), "users/s")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/ldap"
@@ -52,14 +53,16 @@ func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.
 	if err != nil {
 		b.Fatal(err)
 	}
+	memlimit.ResetPeak()
 	for b.Loop() {
 		res, err := read(context.Background(), src)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(res.Users) != want || len(res.Problems) != 0 {
-			b.Fatalf("read %d users and %d problems, want %d users", len(res.Users), len(res.Problems), want)
+		if res.Users.Len() != want || len(res.Problems) != 0 {
+			b.Fatalf("read %d users and %d problems, want %d users", res.Users.Len(), len(res.Problems), want)
 		}
 	}
 	b.ReportMetric(float64(want)*float64(b.N)/b.Elapsed().Seconds(), "users/s")
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 }

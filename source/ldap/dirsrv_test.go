@@ -70,7 +70,7 @@ func readIPA(t *testing.T, cfg ldap.Config) map[string][]string {
 	}
 	assertProblems(t, res.Problems, map[string]string{"uid=carol," + dirsrvtest.Users: "email"})
 	out := map[string][]string{}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		out[u.Email] = u.Groups
 	}
 	return out

@@ -79,7 +79,7 @@ func BenchmarkRead389DS100k(b *testing.B) {
 				if err != nil {
 					b.Fatalf("%s: %v", part.Users.Filter, err)
 				}
-				total += len(res.Users)
+				total += res.Users.Len()
 			}
 			if total != dirsrvBenchUsers {
 				b.Fatalf("the split read gave %d users, want %d", total, dirsrvBenchUsers)
@@ -128,7 +128,7 @@ func benchCount(b *testing.B, src source.Source) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(res.Users) != dirsrvBenchUsers || len(res.Problems) != 0 {
-		b.Fatalf("read %d users and %d problems, want %d users", len(res.Users), len(res.Problems), dirsrvBenchUsers)
+	if res.Users.Len() != dirsrvBenchUsers || len(res.Problems) != 0 {
+		b.Fatalf("read %d users and %d problems, want %d users", res.Users.Len(), len(res.Problems), dirsrvBenchUsers)
 	}
 }

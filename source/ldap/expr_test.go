@@ -35,8 +35,8 @@ func TestOpenLDAPExpressions(t *testing.T) {
 	}
 	res := openAndRead(t, cfg, source.Options{Mapper: newMapper(t, testRules()), Expressions: p, Explain: "USER003@example.com"})
 	users := byEmail(res.Users)
-	if len(res.Users) != nUsers-4 {
-		t.Errorf("got %d users, want %d (two left out, two bad)", len(res.Users), nUsers-4)
+	if res.Users.Len() != nUsers-4 {
+		t.Errorf("got %d users, want %d (two left out, two bad)", res.Users.Len(), nUsers-4)
 	}
 	for _, gone := range []string{"user008@example.com", "user010@example.com", "user011@example.com", "user012@example.com"} {
 		if _, ok := users[gone]; ok {
@@ -90,8 +90,8 @@ func TestOpenLDAPAttributeValues(t *testing.T) {
 			t.Errorf("%s: groups %q, want %q", i, users[i].Groups, want)
 		}
 	}
-	if len(res.Users) != 2 {
-		t.Errorf("%d users, want user001 and user002", len(res.Users))
+	if res.Users.Len() != 2 {
+		t.Errorf("%d users, want user001 and user002", res.Users.Len())
 	}
 }
 

@@ -28,8 +28,8 @@ func TestGoLDAPClientReadsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want.Users) != nUsers {
-		t.Fatalf("source read %d users, want %d", len(want.Users), nUsers)
+	if want.Users.Len() != nUsers {
+		t.Fatalf("source read %d users, want %d", want.Users.Len(), nUsers)
 	}
 	for name, mode := range map[string]ldap.GoLDAPMode{"Search": ldap.GoLDAPSearch, "SearchAsync": ldap.GoLDAPSearchAsync} {
 		got, err := ldap.ReadWithGoLDAP(context.Background(), src, mode)
@@ -42,11 +42,11 @@ func TestGoLDAPClientReadsTheSame(t *testing.T) {
 
 func assertSameResult(t *testing.T, name string, got, want *source.Result) {
 	t.Helper()
-	if len(got.Users) != len(want.Users) {
-		t.Fatalf("%s: %d users, want %d", name, len(got.Users), len(want.Users))
+	if got.Users.Len() != want.Users.Len() {
+		t.Fatalf("%s: %d users, want %d", name, got.Users.Len(), want.Users.Len())
 	}
 	gotBy := byEmail(got.Users)
-	for _, w := range want.Users {
+	for _, w := range want.Users.All() {
 		g, ok := gotBy[w.Email]
 		if !ok || !sameSet(g.Groups, w.Groups) {
 			t.Errorf("%s: user %s = %+v, want %+v", name, w.Email, g, w)

@@ -126,7 +126,7 @@ func (s *Source) readFrom(ctx context.Context, conn searchConn, url string, star
 	res.FoundGroups, res.MissingGroups = memb.found, memb.missing
 	// The run logs "source read" at info; this adds the server and flavor.
 	s.log.Debug("ldap source read", zap.String("server", url), zap.String("flavor", dse.flavor),
-		zap.Int("users", len(res.Users)), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
+		zap.Int("users", res.Users.Len()), zap.Int("problems", len(res.Problems)), zap.Duration("elapsed", time.Since(start)))
 	return res, nil
 }
 

@@ -106,9 +106,9 @@ func read(t *testing.T, cfg ldap.Config, m *mapping.Mapper, log *zap.Logger) (*s
 	return src.Read(context.Background())
 }
 
-func byEmail(users []reconcile.User) map[string]reconcile.User {
+func byEmail(users reconcile.Users) map[string]reconcile.User {
 	out := map[string]reconcile.User{}
-	for _, u := range users {
+	for _, u := range users.All() {
 		out[u.Email] = u
 	}
 	return out
@@ -124,8 +124,8 @@ func TestOpenLDAPRead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	if len(res.Users) != nUsers {
-		t.Fatalf("got %d users, want %d (paging past the size limit of 50)", len(res.Users), nUsers)
+	if res.Users.Len() != nUsers {
+		t.Fatalf("got %d users, want %d (paging past the size limit of 50)", res.Users.Len(), nUsers)
 	}
 	users := byEmail(res.Users)
 	want := map[int][]string{
@@ -147,8 +147,8 @@ func TestOpenLDAPRead(t *testing.T) {
 	}
 	// The country and type came from the defaults: a value of another
 	// source's own will win over them (source.Merge).
-	if len(res.Defaulted) != len(res.Users) || res.DefaultedAt(0) != source.DefaultedType|source.DefaultedCountry {
-		t.Errorf("Defaulted = %v for %d users, want both type and country defaulted", res.Defaulted, len(res.Users))
+	if len(res.Defaulted) != res.Users.Len() || res.DefaultedAt(0) != source.DefaultedType|source.DefaultedCountry {
+		t.Errorf("Defaulted = %v for %d users, want both type and country defaulted", res.Defaulted, res.Users.Len())
 	}
 	assertProblems(t, res.Problems, map[string]string{
 		"uid=bademail," + people: "email",
@@ -227,7 +227,7 @@ func TestOpenLDAPMissingGroupLeftToTheCaller(t *testing.T) {
 	if !sameSet(res.FoundGroups, want) {
 		t.Errorf("FoundGroups = %q, want %q", res.FoundGroups, want)
 	}
-	if len(res.Users) == 0 {
+	if res.Users.Len() == 0 {
 		t.Error("no users read")
 	}
 }
@@ -248,7 +248,7 @@ func TestOpenLDAPBindAndOutage(t *testing.T) {
 		cfg := readerConfig(t, srv.URL)
 		cfg.BindDN, cfg.Password, cfg.Flavor = "", secret.Ref{}, ""
 		res, err := read(t, cfg, m, nil)
-		if err != nil || len(res.Users) != nUsers {
+		if err != nil || res.Users.Len() != nUsers {
 			t.Fatalf("anonymous read: %v, err %v", res, err)
 		}
 	})
@@ -256,7 +256,7 @@ func TestOpenLDAPBindAndOutage(t *testing.T) {
 		cfg := readerConfig(t, closedURL(t))
 		cfg.URLs = []string{srv.URL}
 		res, err := read(t, cfg, m, nil)
-		if err != nil || len(res.Users) != nUsers {
+		if err != nil || res.Users.Len() != nUsers {
 			t.Fatalf("failover read: %v users, err %v", res, err)
 		}
 	})
@@ -318,7 +318,7 @@ func TestOpenLDAPTLS(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || len(res.Users) != nUsers {
+			if err != nil || res.Users.Len() != nUsers {
 				t.Fatalf("read: %v, err %v", res, err)
 			}
 		})

@@ -102,7 +102,7 @@ func groupsByEmail(t *testing.T, cfg ldap.Config) map[string][]string {
 	}
 	assertProblems(t, res.Problems, map[string]string{"CN=carol," + sambatest.People: "email"})
 	out := map[string][]string{}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		out[u.Email] = u.Groups
 	}
 	return out

@@ -63,7 +63,7 @@ func (s *Source) readUsers(ctx context.Context, sr *searcher, p *plan, memb *mem
 			p.users.filter, p.users.base, bindAccount(s.cfg.BindDN), p.lockRights())
 	}
 	res := c.Result()
-	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
+	if res.Users.Len() == 0 && c.LeftByFilter() > 0 {
 		return nil, fmt.Errorf("users: the filter expression left none of the %d entries (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
 	}
 	return res, nil

@@ -78,8 +78,8 @@ func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("dpop %s: %v", mode, err)
 		}
-		if len(res.Users) != demoRead {
-			t.Errorf("dpop %s: %d users, want %d", mode, len(res.Users), demoRead)
+		if res.Users.Len() != demoRead {
+			t.Errorf("dpop %s: %d users, want %d", mode, res.Users.Len(), demoRead)
 		}
 	}
 }
@@ -105,7 +105,7 @@ func TestDPoPNotRequired(t *testing.T) {
 	for _, mode := range []string{"auto", "never"} {
 		s, cfg := dpopOrg(t, oktafake.Options{}, false)
 		cfg.DPoP = mode
-		if res, err := read(t, cfg, rules); err != nil || len(res.Users) != demoRead {
+		if res, err := read(t, cfg, rules); err != nil || res.Users.Len() != demoRead {
 			t.Errorf("dpop %q: %v", mode, err)
 		}
 		if d := s.DPoPStats(); d != (oktafake.DPoPStats{}) {

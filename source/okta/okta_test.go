@@ -85,7 +85,7 @@ func TestReadActiveUsers(t *testing.T) {
 			t.Errorf("%s: %v, want %v", e, got[e], g)
 		}
 	}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if u.Email == "bob@example.com" && (u.FirstName != "Bob" || u.LastName != "Builder" || u.Country != "DE") {
 			t.Errorf("bob = %+v", u)
 		}
@@ -109,7 +109,7 @@ func TestStatusesSearchPagingAndPatterns(t *testing.T) {
 		t.Errorf("%d requests with pages of 2: paging not followed", st.Requests)
 	}
 	cfg.Users.Search = `profile.countryCode eq "US"`
-	if res, err = read(t, cfg, nil); err != nil || len(res.Users) != 2 {
+	if res, err = read(t, cfg, nil); err != nil || res.Users.Len() != 2 {
 		t.Errorf("search: %v, %v", err, res)
 	}
 	cfg.Users.Search = `profile.countryCode eq "ZZ"`
@@ -124,8 +124,8 @@ func TestRateLimitAndFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != demoRead {
-		t.Errorf("%d users, want %d", len(res.Users), demoRead)
+	if res.Users.Len() != demoRead {
+		t.Errorf("%d users, want %d", res.Users.Len(), demoRead)
 	}
 	if st := s.Stats(); st.Throttled == 0 || st.Faults != 2 {
 		t.Errorf("stats %+v: want throttled answers and 2 faults", st)
@@ -154,7 +154,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := okta.Config{OrgURL: s.URL, ClientID: "0oa-orgsync", PrivateKey: secret.Ref{File: path}, KeyID: "k1"}
-	if res, err := read(t, cfg, rules); err != nil || len(res.Users) != demoRead {
+	if res, err := read(t, cfg, rules); err != nil || res.Users.Len() != demoRead {
 		t.Fatalf("private key: %v", err)
 	}
 	cfg.Scopes = []string{"okta.users.manage"}
@@ -418,7 +418,7 @@ func TestExpressions(t *testing.T) {
 			t.Errorf("%s: %v, want %v", e, got[e], g)
 		}
 	}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		if u.Email == "bob@example.com" && u.LastName != "Builder (CC1)" {
 			t.Errorf("bob's last name %q, want it computed", u.LastName)
 		}
@@ -426,7 +426,7 @@ func TestExpressions(t *testing.T) {
 	// scope.groups: only Design's members take part; the others are left
 	// alone (Filtered), and the read still succeeds.
 	scoped := openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules), Expressions: p.WithScope([]string{"design"})})
-	if res, err = scoped.Read(context.Background()); err != nil || len(res.Users) != 2 {
+	if res, err = scoped.Read(context.Background()); err != nil || res.Users.Len() != 2 {
 		t.Errorf("scoped to Design: %v, %v", err, sourcetest.GroupsByEmail(res.Users))
 	}
 }

@@ -45,8 +45,8 @@ func TestInvalidUTF8IsABadRecord(t *testing.T) {
 			t.Errorf("problem %d = %s, want line %d field %s %q", i, p, w.line, w.field, w.msg)
 		}
 	}
-	if len(res.Users) != 1 || res.Users[0].Email != "ann@example.com" || len(res.Users[0].Groups) != 0 {
-		t.Fatalf("users = %+v, want Ann only, in no group", res.Users)
+	if res.Users.Len() != 1 || res.Users.At(0).Email != "ann@example.com" || len(res.Users.At(0).Groups) != 0 {
+		t.Fatalf("users = %+v, want Ann only, in no group", res.Users.List())
 	}
 }
 
@@ -56,16 +56,16 @@ func TestLatin1(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	if len(res.Problems) != 0 || len(res.Users) != 3 {
-		t.Fatalf("got %d users and problems %v, want 3 users", len(res.Users), res.Problems)
+	if len(res.Problems) != 0 || res.Users.Len() != 3 {
+		t.Fatalf("got %d users and problems %v, want 3 users", res.Users.Len(), res.Problems)
 	}
-	if u := res.Users[1]; u.FirstName != "Jürgen" || u.LastName != "Müller" {
+	if u := res.Users.At(1); u.FirstName != "Jürgen" || u.LastName != "Müller" {
 		t.Errorf("user %q %q, want Jürgen Müller", u.FirstName, u.LastName)
 	}
-	if g := res.Users[2].Groups; len(g) != 2 || g[1] != "Vertrieb Süd" {
+	if g := res.Users.At(2).Groups; len(g) != 2 || g[1] != "Vertrieb Süd" {
 		t.Errorf("groups %q, want eng and Vertrieb Süd", g)
 	}
-	if g := res.Users[0].Groups; len(g) != 1 || g[0] != "Café" {
+	if g := res.Users.At(0).Groups; len(g) != 1 || g[0] != "Café" {
 		t.Errorf("groups %q, want Café", g)
 	}
 }
@@ -77,8 +77,8 @@ func TestInvalidUTF8InAMultiLineValue(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	if len(res.Users) != 1 || len(res.Problems) != 1 || res.Problems[0].Line != 4 || res.Problems[0].Field != "lastname" ||
+	if res.Users.Len() != 1 || len(res.Problems) != 1 || res.Problems[0].Line != 4 || res.Problems[0].Field != "lastname" ||
 		!strings.Contains(res.Problems[0].Reason, "not UTF-8 (an invalid byte at character 3 of the value)") {
-		t.Fatalf("users %+v, problems %v; want jo@example.com's lastname (line 4) reported", res.Users, res.Problems)
+		t.Fatalf("users %+v, problems %v; want jo@example.com's lastname (line 4) reported", res.Users.List(), res.Problems)
 	}
 }

@@ -35,8 +35,8 @@ func TestExpressionsOverYAMLUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != 2 || !slices.Equal(res.Users[0].Groups, []string{"eng", "Design"}) || !slices.Equal(res.Users[1].Groups, []string{"eng"}) {
-		t.Errorf("users = %+v, want ann (eng, Design) and bo (eng)", res.Users)
+	if res.Users.Len() != 2 || !slices.Equal(res.Users.At(0).Groups, []string{"eng", "Design"}) || !slices.Equal(res.Users.At(1).Groups, []string{"eng"}) {
+		t.Errorf("users = %+v, want ann (eng, Design) and bo (eng)", res.Users.List())
 	}
 	if len(res.Filtered) != 1 || res.Filtered[0].Email != "dee@example.com" {
 		t.Errorf("Filtered = %+v, want dee", res.Filtered)

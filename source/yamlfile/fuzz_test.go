@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(res.Users) == 0 {
+		if res.Users.Len() == 0 {
 			t.Fatalf("no error and no users")
 		}
 		for _, p := range res.Problems {

@@ -61,8 +61,8 @@ groups:
 		{Type: reconcile.FederatedID, Email: "kim@example.com", Domain: "example.com", Country: "DE", Groups: []string{"eng"}},
 		{Type: reconcile.FederatedID, Email: "lu@example.com", Domain: "example.com", Country: "DE", Groups: []string{"ops"}},
 	}
-	if !reflect.DeepEqual(res.Users, want) {
-		t.Fatalf("users\n got %+v\nwant %+v", res.Users, want)
+	if !reflect.DeepEqual(res.Users.List(), want) {
+		t.Fatalf("users\n got %+v\nwant %+v", res.Users.List(), want)
 	}
 }
 
@@ -137,8 +137,8 @@ groups:
 	if !strings.Contains(res.Problems[14].Reason, `unknown key "extra"`) {
 		t.Errorf("group problem %q does not name the unknown key", res.Problems[14].Reason)
 	}
-	if len(res.Users) != 1 || res.Users[0].Email != "ann@example.com" || res.Users[0].LastName != "Lee" {
-		t.Fatalf("users = %+v, want only ann with lastname Lee", res.Users)
+	if res.Users.Len() != 1 || res.Users.At(0).Email != "ann@example.com" || res.Users.At(0).LastName != "Lee" {
+		t.Fatalf("users = %+v, want only ann with lastname Lee", res.Users.List())
 	}
 }
 

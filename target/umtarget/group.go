@@ -37,7 +37,7 @@ type groupRead struct {
 	probes map[string]*umapi.UsersPage // lower-case group -> first page, nil when absent
 
 	pageSize int // users a listing page holds, from the first organization page
-	users    []reconcile.User
+	users    reconcile.Users
 	seen     map[string]bool // keys in users
 	found    map[int]bool    // distinct desired users seen
 	notFound int             // distinct desired users not seen
@@ -192,7 +192,7 @@ func (g *groupRead) desired(u *reconcile.User) bool {
 func (g *groupRead) add(u reconcile.User) {
 	if k := u.Key(); !g.seen[k] {
 		g.seen[k] = true
-		g.users = append(g.users, u)
+		g.users.Add(u)
 	}
 }
 
@@ -216,7 +216,7 @@ func (g *groupRead) lookUp(ctx context.Context) error {
 			return
 		}
 		var w *umwire.User
-		if w, err = g.t.lookup(ctx, u); err != nil || w == nil {
+		if w, err = g.t.lookup(ctx, &u); err != nil || w == nil {
 			return
 		}
 		c := ModelUser(w)
@@ -232,7 +232,7 @@ func (g *groupRead) lookUp(ctx context.Context) error {
 // invites included when they are read (such a user is not a member
 // either; without them, one is looked up).
 func (g *groupRead) readInvites(ctx context.Context) (map[string]bool, error) {
-	unseen := unseenVendors(g.want, g.users)
+	unseen := unseenVendors(g.want, &g.users)
 	if len(unseen) == 0 {
 		return nil, nil
 	}

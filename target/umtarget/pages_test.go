@@ -42,8 +42,8 @@ func TestReadWithPageCountAsLastIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cur.Users) != 25 {
-		t.Errorf("organization listing: %d users, want 25", len(cur.Users))
+	if cur.Users.Len() != 25 {
+		t.Errorf("organization listing: %d users, want 25", cur.Users.Len())
 	}
 	var members int
 	for page := 0; ; page++ {
@@ -75,7 +75,7 @@ func TestReadWithoutEndMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cur.Users) != 25 || sim.Stats().Count(gate.EndpointUsers, 200) != 4 {
-		t.Errorf("%d users in %d pages, want 25 in 4 (the last one read twice)", len(cur.Users), sim.Stats().Count(gate.EndpointUsers, 200))
+	if cur.Users.Len() != 25 || sim.Stats().Count(gate.EndpointUsers, 200) != 4 {
+		t.Errorf("%d users in %d pages, want 25 in 4 (the last one read twice)", cur.Users.Len(), sim.Stats().Count(gate.EndpointUsers, 200))
 	}
 }

@@ -30,7 +30,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 	t.LastRead.OrgPages = pageCount(first.PageInfo)
 	var want *reconcile.Wanted
 	if need.DesiredKnown {
-		want = reconcile.NewWanted(need.Desired)
+		want = reconcile.NewWanted(&need.Desired)
 	}
 	cur := &reconcile.Current{}
 	probes := map[string]*umapi.UsersPage{}
@@ -49,7 +49,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 			return nil, err
 		}
 	}
-	if cur.Missing, err = t.missingGroups(ctx, need.CheckGroups, cur.Users, probes); err != nil {
+	if cur.Missing, err = t.missingGroups(ctx, need.CheckGroups, &cur.Users, probes); err != nil {
 		return nil, err
 	}
 	if invitesRead {
@@ -59,7 +59,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 	// the desired users are unknown, or when a desired independent ID is
 	// not among the users read (an invited user is not a member, and must
 	// not be invited again).
-	if unseen := unseenVendors(want, cur.Users); need.RevokeInvites || want == nil || len(unseen) > 0 {
+	if unseen := unseenVendors(want, &cur.Users); need.RevokeInvites || want == nil || len(unseen) > 0 {
 		if cur.Invites, err = t.readInvites(ctx, need.ExpiredInvites && want == nil, need.ExpiredInvites, unseen); err != nil {
 			return nil, err
 		}
@@ -70,7 +70,7 @@ func (t *Target) ReadCurrent(ctx context.Context, need reconcile.ReadNeeds) (*re
 // unseenVendors returns the lower-case emails of the desired independent
 // IDs that no user of users stands for (none when want is nil): each has
 // a pending invite, an expired one, or none.
-func unseenVendors(want *reconcile.Wanted, users []reconcile.User) []string {
+func unseenVendors(want *reconcile.Wanted, users *reconcile.Users) []string {
 	if want == nil {
 		return nil
 	}
@@ -80,8 +80,9 @@ func unseenVendors(want *reconcile.Wanted, users []reconcile.User) []string {
 			vendors[i] = true
 		}
 	})
-	for i := 0; i < len(users) && len(vendors) > 0; i++ {
-		if j, ok := want.Match(&users[i]); ok {
+	for i := 0; i < users.Len() && len(vendors) > 0; i++ {
+		u := users.At(i)
+		if j, ok := want.Match(&u); ok {
 			delete(vendors, j)
 		}
 	}
@@ -151,36 +152,31 @@ func (t *Target) lookup(ctx context.Context, u *reconcile.User) (*umwire.User, e
 }
 
 // readOrg reads the organization listing on from its first page, with the
-// client's guards against a service that never marks its last page.
-func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) ([]reconcile.User, error) {
-	var users []reconcile.User
+// client's guards against a service that never marks its last page. Each
+// page's users go into the compact list as the page comes (at most the
+// pages the client reads ahead are held decoded).
+func (t *Target) readOrg(ctx context.Context, first *umapi.UsersPage) (reconcile.Users, error) {
+	var users reconcile.Users
+	if n := first.TotalCount; n > 0 {
+		users.Grow(min(n, maxPresize))
+	}
 	for p, err := range t.c.OrgUsersFrom(ctx, first, umapi.OrgUsersOptions{}) {
 		if err != nil {
-			return nil, fmt.Errorf("users: %w", err)
+			return reconcile.Users{}, fmt.Errorf("users: %w", err)
 		}
 		if p != first {
 			t.LastRead.PagesRead++
 		}
-		users = appendUsers(users, p.Users, nil)
+		for i := range p.Users {
+			users.Add(ModelUser(&p.Users[i]))
+		}
 	}
 	return users, nil
 }
 
-// appendUsers converts the listed users, skipping keys in seen (when not
-// nil) and adding the new ones to it.
-func appendUsers(users []reconcile.User, page []umwire.User, seen map[string]bool) []reconcile.User {
-	for i := range page {
-		u := ModelUser(&page[i])
-		if seen != nil {
-			if seen[u.Key()] {
-				continue
-			}
-			seen[u.Key()] = true
-		}
-		users = append(users, u)
-	}
-	return users
-}
+// maxPresize bounds the users a listing's X-Total-Count makes room for
+// at once (the header is the service's word, not a promise).
+const maxPresize = 4_000_000
 
 // ModelUser converts a listed user to the reconciler's model.
 func ModelUser(w *umwire.User) reconcile.User {
@@ -200,18 +196,18 @@ func (t *Target) MissingGroups(ctx context.Context, groups []string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	users := make([]reconcile.User, len(first.Users))
+	var users reconcile.Users
 	for i := range first.Users {
-		users[i] = reconcile.User{Groups: first.Users[i].Groups}
+		users.Add(reconcile.User{Groups: first.Users[i].Groups})
 	}
-	return t.missingGroups(ctx, groups, users, map[string]*umapi.UsersPage{})
+	return t.missingGroups(ctx, groups, &users, map[string]*umapi.UsersPage{})
 }
 
 // CheckGroups returns those of groups that do not exist, reading no user:
 // through the group listing, or a probe of a group's members where the
 // listing cannot tell (see missingGroups).
 func (t *Target) CheckGroups(ctx context.Context, groups []string) ([]string, error) {
-	return t.missingGroups(ctx, groups, nil, map[string]*umapi.UsersPage{})
+	return t.missingGroups(ctx, groups, &reconcile.Users{}, map[string]*umapi.UsersPage{})
 }
 
 // missingGroups names the groups that do not exist. A group a listed user
@@ -221,7 +217,7 @@ func (t *Target) CheckGroups(ctx context.Context, groups []string) ([]string, er
 // listing does not name, is probed through its member listing, and so is
 // every group when the service answers the group listing 404 (it is
 // outside the specification's endpoints).
-func (t *Target) missingGroups(ctx context.Context, groups []string, users []reconcile.User, probes map[string]*umapi.UsersPage) ([]string, error) {
+func (t *Target) missingGroups(ctx context.Context, groups []string, users *reconcile.Users, probes map[string]*umapi.UsersPage) ([]string, error) {
 	exists := memberOfAny(groups, users)
 	var unknown []string
 	for _, g := range groups {
@@ -301,18 +297,16 @@ func (t *Target) listedGroups(ctx context.Context, groups []string) (map[string]
 // profile (every group not starting with "_") that a user read belongs
 // to. The listing's shape is not the specification's: read in another
 // shape it would make existing groups look missing.
-func believable(listed map[string]bool, users []reconcile.User) bool {
+func believable(listed map[string]bool, users *reconcile.Users) bool {
 	if listed == nil {
 		return true
 	}
 	if listed[""] {
 		return false
 	}
-	for i := range users {
-		for _, g := range users[i].Groups {
-			if !strings.HasPrefix(g, "_") && !listed[strings.ToLower(g)] {
-				return false
-			}
+	for _, g := range users.GroupNames() {
+		if !strings.HasPrefix(g, "_") && !listed[strings.ToLower(g)] {
+			return false
 		}
 	}
 	return true
@@ -320,18 +314,15 @@ func believable(listed map[string]bool, users []reconcile.User) bool {
 
 // memberOfAny is the set of the lower-cased groups that some user belongs
 // to.
-func memberOfAny(groups []string, users []reconcile.User) map[string]bool {
+func memberOfAny(groups []string, users *reconcile.Users) map[string]bool {
 	want := make(map[string]bool, len(groups))
 	for _, g := range groups {
 		want[strings.ToLower(g)] = false
 	}
-	left := len(want)
-	for i := 0; i < len(users) && left > 0; i++ {
-		for _, g := range users[i].Groups {
-			k := strings.ToLower(g)
-			if found, ok := want[k]; ok && !found {
+	for _, g := range users.GroupNames() {
+		if k := strings.ToLower(g); !want[k] {
+			if _, ok := want[k]; ok {
 				want[k] = true
-				left--
 			}
 		}
 	}

@@ -144,14 +144,14 @@ func TestReadCostDecision(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, plainOrg(400, tc.groupsOf), umsim.Options{PageSize: tc.pageSize})
-			cur, err := e.target.ReadCurrent(context.Background(), tc.policy.ReadNeedsFor(tc.want))
+			cur, err := e.target.ReadCurrent(context.Background(), needsFor(tc.policy, tc.want))
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := e.target.LastRead
-			if r.ByGroup != tc.byGroup || cur.ByGroup != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || len(cur.Users) != tc.usersRead {
+			if r.ByGroup != tc.byGroup || cur.ByGroup != tc.byGroup || r.PagesRead != tc.pages || r.Lookups != tc.lookups || cur.Users.Len() != tc.usersRead {
 				t.Errorf("read %+v, %d users; want by group %v, %d pages, %d lookups, %d users",
-					r, len(cur.Users), tc.byGroup, tc.pages, tc.lookups, tc.usersRead)
+					r, cur.Users.Len(), tc.byGroup, tc.pages, tc.lookups, tc.usersRead)
 			}
 			st := e.sim.Stats()
 			if got := st.Count("user", 404) + st.Count("user", 200); got != tc.lookups {
@@ -176,7 +176,7 @@ func TestReadThreeGroupsOfAHugeOrganization(t *testing.T) {
 	for i := 7; i < 3000; i += 100 {
 		want = append(want, plainUser(i, "G1"))
 	}
-	if _, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadNeedsFor(want)); err != nil {
+	if _, err := e.target.ReadCurrent(context.Background(), needsFor(threePolicy, want)); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.OrgPages != 150 || !r.ByGroup || r.PagesRead != 4 || r.Lookups != 0 {
@@ -308,14 +308,14 @@ func TestLookupOfAnIndependentID(t *testing.T) {
 		umsim.User{Type: umwire.TypeVendorID, Email: "same@example.com", FirstName: "V", LastName: "L", Country: "US", Groups: []string{"Other"}})
 	e := newEnv(t, st, umsim.Options{PageSize: 20})
 	want := []reconcile.User{plainUser(300, "G1"), {Type: reconcile.VendorID, Email: "same@example.com", Country: "US"}}
-	cur, err := e.target.ReadCurrent(context.Background(), threePolicy.ReadNeedsFor(want))
+	cur, err := e.target.ReadCurrent(context.Background(), needsFor(threePolicy, want))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; !r.ByGroup || r.Lookups != 1 {
 		t.Fatalf("read %+v: want by group with one lookup", r)
 	}
-	for _, u := range cur.Users {
+	for _, u := range cur.Users.All() {
 		if u.Email == "same@example.com" && u.Type != reconcile.VendorID {
 			t.Errorf("the lookup found the %s, not the independent ID", u.Type)
 		}
@@ -338,7 +338,7 @@ func TestEmptyFirstPagesAreNotTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cur.Users) != 3 || e.target.LastRead.PagesRead != 5 {
-		t.Errorf("%d users in %d pages, want 3 in 5", len(cur.Users), e.target.LastRead.PagesRead)
+	if cur.Users.Len() != 3 || e.target.LastRead.PagesRead != 5 {
+		t.Errorf("%d users in %d pages, want 3 in 5", cur.Users.Len(), e.target.LastRead.PagesRead)
 	}
 }

@@ -191,11 +191,11 @@ func randomManaged(rng *rand.Rand) []string {
 func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*reconcile.Plan, error) {
 	t.Helper()
 	ctx := context.Background()
-	cur, err := e.target.ReadCurrent(ctx, pol.ReadNeedsFor(want))
+	cur, err := e.target.ReadCurrent(ctx, needsFor(pol, want))
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, validPolicy(t, pol))
+	plan, err := reconcile.Diff(reconcile.Desired{Users: reconcile.UsersOf(want...), Complete: true}, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatalf("diff: %v", err)
 	}
@@ -205,11 +205,11 @@ func (e *env) run(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*
 
 func (e *env) plan(t *testing.T, want []reconcile.User, pol *reconcile.Policy) *reconcile.Plan {
 	t.Helper()
-	cur, err := e.target.ReadCurrent(context.Background(), pol.ReadNeedsFor(want))
+	cur, err := e.target.ReadCurrent(context.Background(), needsFor(pol, want))
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, validPolicy(t, pol))
+	plan, err := reconcile.Diff(reconcile.Desired{Users: reconcile.UsersOf(want...), Complete: true}, cur, validPolicy(t, pol))
 	if err != nil {
 		t.Fatalf("diff: %v", err)
 	}
@@ -349,4 +349,10 @@ func render(p *reconcile.Plan) string {
 		b.WriteString(g.Describe(p.Names) + "\n")
 	}
 	return b.String()
+}
+
+// needsFor is what pol needs read for the desired users want.
+func needsFor(pol *reconcile.Policy, want []reconcile.User) reconcile.ReadNeeds {
+	users := reconcile.UsersOf(want...)
+	return pol.ReadNeedsFor(&users)
 }

@@ -22,7 +22,7 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 	e := newEnv(t, st, umsim.Options{PageSize: 10})
 	ctx := context.Background()
 	few := &reconcile.Policy{Managed: []string{"Group 1", "Group 2", "Group 3"}}
-	cur, err := e.target.ReadCurrent(ctx, few.ReadNeedsFor(nil))
+	cur, err := e.target.ReadCurrent(ctx, needsFor(few, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,24 +31,24 @@ func TestReadChoosesTheCheaperListing(t *testing.T) {
 	if !r.ByGroup || !cur.ByGroup || r.PagesRead >= r.OrgPages/2 {
 		t.Errorf("three groups: report %+v; want a read by group far below the %d organization pages", r, r.OrgPages)
 	}
-	for _, u := range cur.Users {
+	for _, u := range cur.Users.All() {
 		if !inAny(u.Groups, few.Managed) {
 			t.Fatalf("read by group returned %s, in none of the groups (%v)", u.Key(), u.Groups)
 		}
 	}
 	all := &reconcile.Policy{Managed: few.Managed, Unmatched: reconcile.RemoveUsers}
-	cur, err = e.target.ReadCurrent(ctx, all.ReadNeedsFor(nil))
+	cur, err = e.target.ReadCurrent(ctx, needsFor(all, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := e.target.LastRead; r.ByGroup || cur.ByGroup || r.PagesRead != r.OrgPages || len(cur.Users) < 2900 {
-		t.Errorf("policy removing unmatched users: report %+v, %d users; want the whole organization listing", r, len(cur.Users))
+	if r := e.target.LastRead; r.ByGroup || cur.ByGroup || r.PagesRead != r.OrgPages || cur.Users.Len() < 2900 {
+		t.Errorf("policy removing unmatched users: report %+v, %d users; want the whole organization listing", r, cur.Users.Len())
 	}
 	many := &reconcile.Policy{}
 	for i := range 30 {
 		many.Managed = append(many.Managed, fmt.Sprintf("Group %d", i))
 	}
-	if _, err := e.target.ReadCurrent(ctx, many.ReadNeedsFor(nil)); err != nil {
+	if _, err := e.target.ReadCurrent(ctx, needsFor(many, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.target.LastRead; r.PagesRead > r.OrgPages+len(many.Managed) {
@@ -81,11 +81,11 @@ func TestSafetyOnTheService(t *testing.T) {
 	ctx := context.Background()
 	for name, des := range map[string]reconcile.Desired{
 		"empty source":  {Complete: true},
-		"failed source": {Users: want},
-		"over limit":    {Users: want, Complete: true},
+		"failed source": {Users: reconcile.UsersOf(want...)},
+		"over limit":    {Users: reconcile.UsersOf(want...), Complete: true},
 	} {
 		before := e.sim.Snapshot()
-		cur, err := e.target.ReadCurrent(ctx, pol.ReadNeedsFor(des.Users))
+		cur, err := e.target.ReadCurrent(ctx, pol.ReadNeedsFor(&des.Users))
 		if err != nil {
 			t.Fatal(err)
 		}

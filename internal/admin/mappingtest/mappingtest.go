@@ -94,7 +94,7 @@ func (f *File) plan(ctx context.Context, cfg *config.Config, user string) (*run.
 		byName[name] = users
 	}
 	current := func(t *config.NamedTarget) *reconcile.Current {
-		return &reconcile.Current{Users: slices.Clone(byName[t.Name])}
+		return &reconcile.Current{Users: reconcile.UsersOf(byName[t.Name]...)}
 	}
 	j, err := run.New(cfg, run.Overrides{Explain: user}, run.Options{Current: current})
 	if err != nil {
@@ -152,10 +152,10 @@ func check(e Expectation, plans *run.Plans, cfg *config.Config) string {
 	if p == nil {
 		return fmt.Sprintf("%s: the configuration has no organization %q", e.User, e.Org)
 	}
-	got, given := find(p.Desired, e.User)
+	got, given := find(p.Desired.List(), e.User)
 	inSources := hasRecord(plans, e.User)
 	switch {
-	case e.Unmatched && slices.ContainsFunc(p.Plan.Unmatched, func(u reconcile.User) bool { return source.Explains(e.User, u.Email, u.Username) }):
+	case e.Unmatched && slices.ContainsFunc(p.Plan.Unmatched.List(), func(u reconcile.User) bool { return source.Explains(e.User, u.Email, u.Username) }):
 		return ""
 	case e.Unmatched && inSources:
 		return fmt.Sprintf("%s%s: want unmatched, but a source has the user", e.User, where)
@@ -200,7 +200,7 @@ func find(users []reconcile.User, name string) (reconcile.User, bool) {
 // or left out of it.
 func hasRecord(plans *run.Plans, name string) bool {
 	d := plans.Sources
-	for _, users := range [][]reconcile.User{d.Users, d.Filtered, plans.Scope.Out} {
+	for _, users := range [][]reconcile.User{d.Users.List(), d.Filtered, plans.Scope.Out} {
 		if _, ok := find(users, name); ok {
 			return true
 		}

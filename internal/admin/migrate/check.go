@@ -133,7 +133,7 @@ func (c *Check) readFileSources(ctx context.Context, cfg *config.Config) {
 	for _, n := range d.Notices {
 		c.Lines = append(c.Lines, "notice: "+n.String())
 	}
-	line := fmt.Sprintf("the file sources were read: %d desired user(s)", len(d.Users))
+	line := fmt.Sprintf("the file sources were read: %d desired user(s)", d.Users.Len())
 	if len(d.Filtered) > 0 {
 		line += fmt.Sprintf(", %d left out by the filter expression", len(d.Filtered))
 	}

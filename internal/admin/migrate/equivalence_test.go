@@ -48,7 +48,7 @@ func orgsyncDesired(t *testing.T, path string) desiredState {
 			part, _ = part.LeaveOutUnmapped()
 		}
 		out[org] = map[string]wantUser{}
-		for _, u := range part.Users {
+		for _, u := range part.Users.All() {
 			if u.Type == reconcile.FederatedID && u.Country == "" {
 				continue // it cannot be created (the plan says so), as with the incumbent
 			}

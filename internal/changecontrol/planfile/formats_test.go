@@ -38,7 +38,7 @@ func TestGoldenSavedPlan(t *testing.T) {
 // the next release does not take unchanged sources for changed ones.
 func TestUsersFingerprintIsStable(t *testing.T) {
 	p := formattest.Plan()
-	users := append(p.Unmatched, p.Changes[1].User, p.Changes[2].User)
+	users := reconcile.UsersOf(append(p.Unmatched.List(), p.Changes[1].User, p.Changes[2].User)...)
 	if got, want := UsersFingerprint(users), "d12070e53d2cbbb57ea151bb53cdae70032dce5e96b305ce8e1f59f39b456e05"; got != want {
 		t.Errorf("UsersFingerprint = %s, want %s (as earlier releases computed it)", got, want)
 	}

@@ -104,14 +104,31 @@ func FileFingerprint(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// UsersFingerprint is the fingerprint of users whatever their order: they
-// are sorted by key first (a copy; users is not changed), and written in
-// planjson's form, so that it stays what earlier releases computed when
-// the core changes.
-func UsersFingerprint(users []reconcile.User) string {
-	sorted := slices.Clone(users)
-	slices.SortFunc(sorted, func(a, b reconcile.User) int { return cmp.Compare(a.Key(), b.Key()) })
-	return Fingerprint(planjson.Users(sorted))
+// UsersFingerprint is the fingerprint of users whatever their order: the
+// Fingerprint of the list of them sorted by key (users is not changed),
+// written user by user in planjson's form, so that it stays what earlier
+// releases computed when the core changes.
+func UsersFingerprint(users reconcile.Users) string {
+	if users.Len() == 0 {
+		return Fingerprint(nil)
+	}
+	order := make([]int32, users.Len())
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(users.Key(int(a)), users.Key(int(b))) })
+	h := sha256.New()
+	h.Write([]byte{'['})
+	for n, i := range order {
+		if n > 0 {
+			h.Write([]byte{','})
+		}
+		u := users.At(int(i))
+		b, _ := json.Marshal(planjson.UserOf(&u)) // plain data: it always encodes
+		h.Write(b)
+	}
+	h.Write([]byte("]\n"))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Write saves f to path atomically.

@@ -74,15 +74,33 @@ func TestDiff(t *testing.T) {
 func TestUsersFingerprintIgnoresOrder(t *testing.T) {
 	a := []reconcile.User{{Email: "a@example.com"}, {Email: "b@example.com", Groups: []string{"X"}}}
 	b := []reconcile.User{a[1], a[0]}
-	if UsersFingerprint(a) != UsersFingerprint(b) {
+	ua := reconcile.UsersOf(a...)
+	if UsersFingerprint(ua) != UsersFingerprint(reconcile.UsersOf(b...)) {
 		t.Error("the order of the users changes the fingerprint")
 	}
 	b[0].Groups = []string{"Y"}
-	if UsersFingerprint(a) == UsersFingerprint(b) {
+	if UsersFingerprint(ua) == UsersFingerprint(reconcile.UsersOf(b...)) {
 		t.Error("a changed group keeps the fingerprint")
 	}
-	if a[0].Email != "a@example.com" {
+	if ua.At(0).Email != "a@example.com" {
 		t.Error("UsersFingerprint reordered its argument")
+	}
+}
+
+// TestUsersFingerprintAsBefore: the fingerprint is the one the release
+// before the compact users wrote into saved plans (the Fingerprint of the
+// users sorted by key), so that a plan saved by it is not taken for stale.
+func TestUsersFingerprintAsBefore(t *testing.T) {
+	sorted := []reconcile.User{
+		{Type: reconcile.EnterpriseID, Email: "a<b>&c@example.com", FirstName: "Ä", Groups: []string{"G & <H>"}},
+		{Type: reconcile.FederatedID, Email: "z@example.com", Username: "zed", Domain: "example.com"},
+	}
+	if got, want := UsersFingerprint(reconcile.UsersOf(sorted[1], sorted[0])), Fingerprint(sorted); got != want {
+		t.Errorf("fingerprint %s, want %s", got, want)
+	}
+	var none []reconcile.User
+	if got, want := UsersFingerprint(reconcile.Users{}), Fingerprint(none); got != want {
+		t.Errorf("fingerprint of no user %s, want %s", got, want)
 	}
 }
 

@@ -2,7 +2,8 @@
 // made, a summary line for each organization (its counts, a table in the
 // HTML), every change sent and the changes held for approval, as CSV or
 // as one self-contained HTML file (styles inline, no script, no external
-// asset).
+// asset). The changes are kept in a file as they come (a run may apply a
+// million), and streamed from it into the report.
 package runreport
 
 import (
@@ -30,10 +31,24 @@ type Report struct {
 	Config    string
 	Host      string
 	Runs      []store.Run
-	Entries   []store.Entry
 	// Held are the approvals pending after the run, with what they hold.
 	Held []store.Approval
+	// SpoolDir is the folder of the file that keeps the changes until
+	// the report is written (AddChanges); "" for the system's temporary
+	// folder.
+	SpoolDir string
+	changes  spool
 }
+
+// AddChanges adds changes the run applied (or failed to) to the report.
+// They are written to a temporary file in SpoolDir, not kept in memory.
+func (r *Report) AddChanges(entries []store.Entry) error { return r.changes.add(r.SpoolDir, entries) }
+
+// Changes is the number of changes added.
+func (r *Report) Changes() int { return r.changes.n }
+
+// Close removes the file of the changes; the report has none after.
+func (r *Report) Close() error { return r.changes.close() }
 
 // Kinds are the kinds of the changes the runs applied, sorted: the
 // columns of the counts.
@@ -65,9 +80,21 @@ func (r *Report) Write(w io.Writer, format string) error {
 	case "csv":
 		return r.writeCSV(w)
 	case "html":
-		return page.Execute(w, r)
+		return r.writeHTML(w)
 	}
 	return fmt.Errorf("report format %q: want csv or html", format)
+}
+
+// writeHTML writes the page: its head (summary, counts), a row for each
+// change, and its tail (what is held).
+func (r *Report) writeHTML(w io.Writer) error {
+	if err := page.ExecuteTemplate(w, "head", r); err != nil {
+		return err
+	}
+	if err := r.changes.each(func(e *store.Entry) error { return page.ExecuteTemplate(w, "change", e) }); err != nil {
+		return err
+	}
+	return page.ExecuteTemplate(w, "tail", r)
 }
 
 var csvHeader = []string{"row", "run", "org", "time", "user", "kind", "steps", "result", "code", "message", "reason", "approval", "details"}
@@ -82,9 +109,12 @@ func (r *Report) writeCSV(w io.Writer) error {
 		_ = cw.Write([]string{"summary", run.ID, run.Org, run.End.Format(time.RFC3339), "", run.Mode, "", run.Result,
 			"", run.Error, "", run.Approval, Details(&run)})
 	}
-	for _, e := range r.Entries {
-		_ = cw.Write([]string{"change", e.Run, e.Org, e.Time.Format(time.RFC3339), e.User, e.Kind, strings.Join(e.Steps, "; "),
+	err := r.changes.each(func(e *store.Entry) error {
+		return cw.Write([]string{"change", e.Run, e.Org, e.Time.Format(time.RFC3339), e.User, e.Kind, strings.Join(e.Steps, "; "),
 			e.Result, e.Code, e.Message, e.Reason, e.Approval, ""})
+	})
+	if err != nil {
+		return err
 	}
 	for _, a := range r.Held {
 		for i := range a.Changes {
@@ -114,7 +144,7 @@ func Details(run *store.Run) string {
 //go:embed report.html
 var files embed.FS
 
-var page = template.Must(template.New("report.html").Funcs(template.FuncMap{
+var page = template.Must(template.New("").Funcs(template.FuncMap{
 	"details": Details,
 	"join":    strings.Join,
 	"time":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },

@@ -3,6 +3,7 @@ package runreport
 import (
 	"bytes"
 	"encoding/csv"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,24 +12,39 @@ import (
 	"github.com/orgsync/orgsync/reconcile"
 )
 
-func sample() *Report {
+func sample(t *testing.T) *Report { return sampleWith(t, nil) }
+
+// sampleWith is the sample report, its two changes first given to edit
+// when edit is not nil.
+func sampleWith(t *testing.T, edit func(entries []store.Entry)) *Report {
 	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	return &Report{
+	r := &Report{SpoolDir: t.TempDir(),
 		Generated: t0.Add(time.Minute), Config: "/etc/orgsync/orgsync.yaml", Host: "sync-host",
 		Held: []store.Approval{{ID: "0123abcd", Org: "emea", Created: t0, Reason: "3 removals exceed maxRemovals 1", Status: store.Pending,
 			Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.FederatedID, Email: "mallory@example.com"}}}}},
 		Runs: []store.Run{{ID: "r1", Org: "emea", Start: t0, End: t0.Add(1500 * time.Millisecond), Mode: "sync", Result: store.RunHeld,
 			Changes: map[string]int{"update": 1, "create": 2}, Requests: 4, Status429: 1, Approval: "0123abcd"}},
-		Entries: []store.Entry{
-			{Run: "r1", Time: t0, Org: "emea", User: "ann@example.com", Kind: "create", Steps: []string{"create federatedID", "add Design"}, Result: store.ResultApplied, Reason: "sources"},
-			{Run: "r1", Time: t0, Org: "emea", User: "<bob>@example.com", Kind: "update", Steps: []string{"add Sales"}, Result: store.ResultFailed, Code: "error.group.not_found", Message: "no group"},
-		},
 	}
+	entries := []store.Entry{
+		{Run: "r1", Time: t0, Org: "emea", User: "ann@example.com", Kind: "create", Steps: []string{"create federatedID", "add Design"}, Result: store.ResultApplied, Reason: "sources"},
+		{Run: "r1", Time: t0, Org: "emea", User: "<bob>@example.com", Kind: "update", Steps: []string{"add Sales"}, Result: store.ResultFailed, Code: "error.group.not_found", Message: "no group"}}
+	if edit != nil {
+		edit(entries)
+	}
+	err := r.AddChanges(entries[:1])
+	if err == nil {
+		err = r.AddChanges(entries[1:])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 func TestCSV(t *testing.T) {
 	var b bytes.Buffer
-	if err := sample().Write(&b, "csv"); err != nil {
+	if err := sample(t).Write(&b, "csv"); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -52,9 +68,10 @@ func TestCSV(t *testing.T) {
 // starts with =, +, - or @ reach the CSV report as text a spreadsheet
 // does not evaluate, each read back with a quote in front.
 func TestCSVCellsAreNotFormulas(t *testing.T) {
-	r := sample()
-	e := &r.Entries[1]
-	e.User, e.Message, e.Steps = "=1+2@example.com", "@SUM(A1:A9)", []string{"+add =SUM(1+2)"}
+	r := sampleWith(t, func(entries []store.Entry) {
+		e := &entries[1]
+		e.User, e.Message, e.Steps = "=1+2@example.com", "@SUM(A1:A9)", []string{"+add =SUM(1+2)"}
+	})
 	r.Runs[0].Error = "-2+3"
 	var b bytes.Buffer
 	if err := r.Write(&b, "csv"); err != nil {
@@ -76,7 +93,7 @@ func TestCSVCellsAreNotFormulas(t *testing.T) {
 
 func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
 	var b bytes.Buffer
-	if err := sample().Write(&b, "html"); err != nil {
+	if err := sample(t).Write(&b, "html"); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -101,5 +118,35 @@ func TestFormat(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("Format(%q) = %q, %v; want %q", path, got, err, want)
 		}
+	}
+}
+
+// TestChangesAreKeptInAFile: the changes wait in one file, readable by
+// its owner only, in the report's folder, and are written from it; Close
+// removes it.
+func TestChangesAreKeptInAFile(t *testing.T) {
+	r := sample(t)
+	files, err := os.ReadDir(r.SpoolDir)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("the report's folder holds %v (%v), want the file of the changes", files, err)
+	}
+	if fi, err := files[0].Info(); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file of the changes: %v %v", fi.Mode(), err)
+	}
+	for range 2 { // the file is read again for each report written
+		var b bytes.Buffer
+		if err := r.Write(&b, "csv"); err != nil || strings.Count(b.String(), "\nchange,") != 2 {
+			t.Errorf("report %q, %v", b.String(), err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := os.ReadDir(r.SpoolDir); len(files) != 0 || r.Changes() != 0 {
+		t.Errorf("after Close: %v, %d changes", files, r.Changes())
+	}
+	var b bytes.Buffer
+	if err := r.Write(&b, "html"); err != nil || !strings.Contains(b.String(), "Changes (0)") || !strings.Contains(b.String(), "no changes") {
+		t.Errorf("report without changes: %v\n%s", err, b.String())
 	}
 }

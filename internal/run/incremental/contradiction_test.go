@@ -169,7 +169,7 @@ func TestRequestWithoutAnswerMakesTheNextRunFull(t *testing.T) {
 	if _, err := s.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	next := Begin(o.settings(), smallPolicy.ReadNeedsFor(want))
+	next := Begin(o.settings(), needsFor(smallPolicy, want))
 	if next.Kind() != Full || !strings.Contains(next.Reason(), "had no answer for ann@example.com: the next run reads fully") {
 		t.Errorf("next run: %s, %q", next.Kind(), next.Reason())
 	}
@@ -193,7 +193,7 @@ func TestStopBeforeRecordingMakesTheNextRunFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.lock.Unlock() // the process ends here: no Finish
-	next := Begin(o.settings(), smallPolicy.ReadNeedsFor(want))
+	next := Begin(o.settings(), needsFor(smallPolicy, want))
 	if next.Kind() != Full || !strings.HasPrefix(next.Reason(), "a run stopped between sending changes and recording them in the snapshot (run of pid ") {
 		t.Errorf("next run: %s, %q", next.Kind(), next.Reason())
 	}
@@ -210,7 +210,7 @@ func TestOneRunSendsAtATime(t *testing.T) {
 	o := newOrg(t, smallOrg())
 	want := []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}
 	o.sync(t, want, smallPolicy)
-	need := smallPolicy.ReadNeedsFor(want)
+	need := needsFor(smallPolicy, want)
 	first, second, third := Begin(o.settings(), need), Begin(o.settings(), need), Begin(o.settings(), need)
 	s, err := first.Send(&reconcile.Plan{}, true)
 	if err != nil {

@@ -25,7 +25,7 @@ func settings(t *testing.T, st *snapshot.Store, now time.Time) Settings {
 func TestBeginDecides(t *testing.T) {
 	good := func() *snapshot.Snapshot {
 		return &snapshot.Snapshot{Fingerprint: fp, Org: "1234ABCD@VendorOrg", FullRead: t0, Saved: t0,
-			Users: []reconcile.User{{Type: reconcile.EnterpriseID, Email: "a@example.com", Groups: []string{"G1"}}}}
+			Users: reconcile.UsersOf(reconcile.User{Type: reconcile.EnterpriseID, Email: "a@example.com", Groups: []string{"G1"}})}
 	}
 	need := reconcile.ReadNeeds{Groups: []string{"G1"}, DesiredKnown: true}
 	tests := []struct {

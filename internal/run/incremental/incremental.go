@@ -173,7 +173,7 @@ func (r *Run) Users() int {
 	if r.snap == nil {
 		return 0
 	}
-	return len(r.snap.Users)
+	return r.snap.Users.Len()
 }
 
 // Approx writes a duration to the minute, e.g. 45m, 3h, 3h20m or 2d4h;

@@ -73,7 +73,7 @@ type outcome struct {
 func (o *org) begin(t *testing.T, want []reconcile.User, pol *reconcile.Policy) (*Run, *reconcile.Plan, *umtarget.Target) {
 	t.Helper()
 	target := umtarget.New(o.client)
-	r := Begin(o.settings(), pol.ReadNeedsFor(want))
+	r := Begin(o.settings(), needsFor(pol, want))
 	cur, err := r.Read(context.Background(), target, target)
 	if err != nil {
 		t.Fatalf("read: %v", err)
@@ -87,7 +87,7 @@ func diff(t *testing.T, want []reconcile.User, cur *reconcile.Current, pol *reco
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := reconcile.Diff(reconcile.Desired{Users: want, Complete: true}, cur, valid)
+	plan, err := reconcile.Diff(reconcile.Desired{Users: reconcile.UsersOf(want...), Complete: true}, cur, valid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,9 +164,9 @@ func (o *org) sameAsOrganization(t *testing.T) {
 }
 
 // userLines writes users one a line, sorted, groups in lower case sorted.
-func userLines(users []reconcile.User) []string {
-	out := make([]string, len(users))
-	for i, u := range users {
+func userLines(users reconcile.Users) []string {
+	out := make([]string, users.Len())
+	for i, u := range users.All() {
 		groups := make([]string, len(u.Groups))
 		for j, g := range u.Groups {
 			groups[j] = strings.ToLower(g)
@@ -253,9 +253,9 @@ func simUser(rng *rand.Rand, name string) umsim.User {
 // drift is a desired state some way from the organization's users
 // (current): users left out, renamed, moved to another email, new ones,
 // managed memberships reshuffled.
-func drift(rng *rand.Rand, current []reconcile.User, round int) []reconcile.User {
+func drift(rng *rand.Rand, current reconcile.Users, round int) []reconcile.User {
 	var want []reconcile.User
-	for _, u := range current {
+	for _, u := range current.All() {
 		switch rng.IntN(8) {
 		case 0:
 			continue
@@ -341,4 +341,10 @@ func TestSnapshotFollowsTheOrganization(t *testing.T) {
 			}
 		})
 	}
+}
+
+// needsFor is what pol needs read for the desired users want.
+func needsFor(pol *reconcile.Policy, want []reconcile.User) reconcile.ReadNeeds {
+	users := reconcile.UsersOf(want...)
+	return pol.ReadNeedsFor(&users)
 }

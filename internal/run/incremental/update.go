@@ -58,8 +58,8 @@ func (j *journal) applyTo(s *snapshot.Snapshot, now time.Time) {
 	u := &updater{s: s, now: now, work: map[string]*reconcile.User{}, index: map[string]int{},
 		gone: map[string]bool{}, invited: map[string]bool{}}
 	touched := j.touched()
-	for i := range s.Users {
-		if k := s.Users[i].Key(); touched[k] {
+	for i := range s.Users.Len() {
+		if k := s.Users.Key(i); touched[k] {
 			u.index[k] = i
 		}
 	}
@@ -113,7 +113,7 @@ func (u *updater) user(k string) *reconcile.User {
 	if !ok || u.gone[k] {
 		return nil
 	}
-	c := u.s.Users[i]
+	c := u.s.Users.At(i)
 	u.work[k] = &c
 	return &c
 }
@@ -268,25 +268,18 @@ func (u *updater) writeBack() {
 	drop := map[int]bool{}
 	for k, i := range u.index {
 		if w, ok := u.work[k]; ok {
-			u.s.Users[i] = *w
+			u.s.Users.Set(i, *w)
 			delete(u.work, k)
 		} else if u.gone[k] {
 			drop[i] = true
 		}
 	}
 	if len(drop) > 0 {
-		kept := u.s.Users[:0]
-		for i := range u.s.Users {
-			if !drop[i] {
-				kept = append(kept, u.s.Users[i])
-			}
-		}
-		clear(u.s.Users[len(kept):])
-		u.s.Users = kept
+		u.s.Users.DeleteFunc(func(i int, _ reconcile.User) bool { return drop[i] })
 	}
 	for _, k := range u.added {
 		if w, ok := u.work[k]; ok && !u.gone[k] {
-			u.s.Users = append(u.s.Users, *w)
+			u.s.Users.Add(*w)
 			delete(u.work, k)
 		}
 	}

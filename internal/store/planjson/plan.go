@@ -38,9 +38,10 @@ type MissingGroup struct {
 	Users int    `json:"users"`
 }
 
-// FromPlan is p in this form (sharing p's lists).
+// FromPlan is p in this form (sharing p's lists but its unmatched users,
+// listed).
 func FromPlan(p *reconcile.Plan) *Plan {
-	out := &Plan{Changes: p.Changes, Withheld: p.Withheld, Unmatched: p.Unmatched, Excluded: p.Excluded, OutOfScope: p.OutOfScope,
+	out := &Plan{Changes: p.Changes, Withheld: p.Withheld, Unmatched: p.Unmatched.List(), Excluded: p.Excluded, OutOfScope: p.OutOfScope,
 		Notes: p.Notes, UserGroups: p.UserGroups, InviteGroups: p.InviteGroups}
 	if s := p.Safety; s != nil {
 		out.Safety = &Safety{Reason: s.Reason, Withheld: s.Withheld, Removals: s.Removals, Changes: s.Changes, Managed: s.Managed,
@@ -55,7 +56,7 @@ func FromPlan(p *reconcile.Plan) *Plan {
 // Core is the plan as the core holds it (sharing its lists), its
 // settings named in the core's words (reconcile.Plan.Names unset).
 func (p *Plan) Core() *reconcile.Plan {
-	out := &reconcile.Plan{Changes: p.Changes, Withheld: p.Withheld, Unmatched: p.Unmatched, Excluded: p.Excluded, OutOfScope: p.OutOfScope,
+	out := &reconcile.Plan{Changes: p.Changes, Withheld: p.Withheld, Unmatched: reconcile.UsersOf(p.Unmatched...), Excluded: p.Excluded, OutOfScope: p.OutOfScope,
 		Notes: p.Notes, UserGroups: p.UserGroups, InviteGroups: p.InviteGroups}
 	if s := p.Safety; s != nil {
 		out.Safety = &reconcile.SafetyError{Reason: s.Reason, Withheld: s.Withheld, Removals: s.Removals, Changes: s.Changes, Managed: s.Managed,

@@ -48,8 +48,8 @@ type Change struct {
 	Remove []string `json:"remove,omitempty"`
 }
 
-// userOf is u in this form.
-func userOf(u *reconcile.User) User {
+// UserOf is u in this form.
+func UserOf(u *reconcile.User) User {
 	return User{Type: string(u.Type), Email: u.Email, Username: u.Username, Domain: u.Domain,
 		FirstName: u.FirstName, LastName: u.LastName, Country: u.Country, Groups: u.Groups}
 }
@@ -62,7 +62,7 @@ func (u *User) core() reconcile.User {
 
 // changeOf is c in this form.
 func changeOf(c *reconcile.Change) Change {
-	out := Change{Kind: string(c.Kind), User: userOf(&c.User), Group: c.Group, Add: c.Add, Remove: c.Remove}
+	out := Change{Kind: string(c.Kind), User: UserOf(&c.User), Group: c.Group, Add: c.Add, Remove: c.Remove}
 	if c.Set != nil {
 		out.Set = &Attrs{FirstName: c.Set.FirstName, LastName: c.Set.LastName, Email: c.Set.Email, Username: c.Set.Username}
 	}
@@ -94,7 +94,7 @@ func (cs *Changes) UnmarshalJSON(b []byte) error {
 type Users []reconcile.User
 
 // MarshalJSON writes the users as a list of User (null when nil).
-func (us Users) MarshalJSON() ([]byte, error) { return marshalEach(us, userOf) }
+func (us Users) MarshalJSON() ([]byte, error) { return marshalEach(us, UserOf) }
 
 // UnmarshalJSON reads a list of User.
 func (us *Users) UnmarshalJSON(b []byte) error {

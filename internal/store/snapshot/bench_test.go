@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -18,8 +19,9 @@ func million() *Snapshot {
 		groups[i] = "Group " + strconv.Itoa(i)
 	}
 	s := &Snapshot{Fingerprint: Fingerprint("1234ABCD@VendorOrg", "https://um.example.com"), Org: "1234ABCD@VendorOrg",
-		FullRead: time.Now(), Saved: time.Now(), Users: make([]reconcile.User, 1_000_000)}
-	for i := range s.Users {
+		FullRead: time.Now(), Saved: time.Now()}
+	s.Users.Grow(1_000_000)
+	for i := range 1_000_000 {
 		n := strconv.Itoa(i)
 		u := reconcile.User{Type: reconcile.EnterpriseID, Email: "user" + n + "@example.com", Domain: "example.com",
 			FirstName: "First" + n, LastName: "Last" + n, Country: "US"}
@@ -30,23 +32,25 @@ func million() *Snapshot {
 		for g := range 1 + i%3 {
 			u.Groups = append(u.Groups, groups[(i+g*7)%len(groups)])
 		}
-		s.Users[i] = u
+		s.Users.Add(u)
 	}
 	return s
 }
 
 // BenchmarkSave1M saves a snapshot of 1,000,000 users (goal < 2 s).
 //
-//	go test ./internal/snapshot -run '^$' -bench 1M -benchtime 3x
+//	go test ./internal/store/snapshot -run '^$' -bench 1M -benchtime 3x
 func BenchmarkSave1M(b *testing.B) {
 	st := Open(b.TempDir())
 	s := million()
 	b.ResetTimer()
+	memlimit.ResetPeak()
 	for range b.N {
 		if err := st.Save("main", s); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB") // the snapshot's users included
 }
 
 // BenchmarkLoad1M loads a snapshot of 1,000,000 users (goal < 2 s) and
@@ -58,10 +62,11 @@ func BenchmarkLoad1M(b *testing.B) {
 	}
 	runtime.GC()
 	b.ResetTimer()
+	memlimit.ResetPeak()
 	var s *Snapshot
 	var err error
 	for range b.N {
-		if s, err = st.Load("main"); err != nil || len(s.Users) != 1_000_000 {
+		if s, err = st.Load("main"); err != nil || s.Users.Len() != 1_000_000 {
 			b.Fatal(err)
 		}
 	}
@@ -70,5 +75,6 @@ func BenchmarkLoad1M(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "MiB-held")
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 	runtime.KeepAlive(s)
 }

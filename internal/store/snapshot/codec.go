@@ -7,7 +7,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"strings"
+	"math"
 	"time"
 
 	"github.com/orgsync/orgsync/reconcile"
@@ -93,7 +93,7 @@ func Encode(w io.Writer, s *Snapshot) error {
 	e.strs(s.ReadGroups)
 	table := newGroupTable(s)
 	e.strs(table.names)
-	e.users(s.Users, table)
+	e.users(&s.Users, table)
 	e.uint(uint64(len(s.Invites)))
 	for _, in := range s.Invites {
 		e.str(in.Email)
@@ -120,10 +120,8 @@ func newGroupTable(s *Snapshot) *groupTable {
 	for _, g := range s.Groups {
 		t.add(g)
 	}
-	for i := range s.Users {
-		for _, g := range s.Users[i].Groups {
-			t.add(g)
-		}
+	for _, g := range s.Users.GroupNames() {
+		t.add(g)
 	}
 	return t
 }
@@ -167,15 +165,14 @@ func (e *encoder) strs(list []string) {
 	}
 }
 
-func (e *encoder) users(users []reconcile.User, table *groupTable) {
+func (e *encoder) users(users *reconcile.Users, table *groupTable) {
 	memberships := 0
-	for i := range users {
-		memberships += len(users[i].Groups)
+	for _, u := range users.All() {
+		memberships += len(u.Groups)
 	}
-	e.uint(uint64(len(users)))
+	e.uint(uint64(users.Len()))
 	e.uint(uint64(memberships))
-	for i := range users {
-		u := &users[i]
+	for _, u := range users.All() {
 		var flags byte
 		if u.Username == u.Email {
 			flags |= userNameIsEmail
@@ -206,19 +203,40 @@ func (e *encoder) flush() {
 	e.buf = e.buf[:0]
 }
 
-// Decode reads a snapshot from r. The strings of the snapshot share the
-// memory of one copy of the file's content, made as it is read (size, when
-// known, sizes it at once).
+// Decode reads a snapshot from r as it streams in: the users go straight
+// into their compact form, and no copy of the file is held. size, when
+// known (> 0), is the file's size, which bounds every count read. A file
+// that is damaged anywhere is refused (ErrDamaged) once it is read to its
+// end, whatever part of it was decoded.
 func Decode(r io.Reader, size int64) (*Snapshot, error) {
-	var b strings.Builder
-	if size > 0 {
-		b.Grow(int(size))
-	}
 	sum := &checksum{crc: crc32.New(castagnoli)}
-	if _, err := io.Copy(io.MultiWriter(&b, sum), r); err != nil {
-		return nil, err
+	d := &decoder{r: io.TeeReader(r, sum), buf: make([]byte, 1<<16), size: size, names: map[string]string{}}
+	if size <= 0 {
+		d.size = math.MaxInt64
 	}
-	return decode(b.String(), sum)
+	if !d.fill(len(magic)) || string(d.buf[:len(magic)]) != magic {
+		if d.err != nil && !errors.Is(d.err, ErrDamaged) {
+			return nil, d.err
+		}
+		return nil, ErrNotSnapshot
+	}
+	d.pos = len(magic)
+	v := d.uint()
+	switch {
+	case d.err != nil:
+		return nil, d.failure(sum)
+	case v != FormatVersion:
+		return nil, fmt.Errorf("%w: format %d, this version of orgsync reads format %d", ErrFormat, v, FormatVersion)
+	}
+	s := d.snapshot()
+	d.trailer()
+	if d.err != nil {
+		return nil, d.failure(sum)
+	}
+	if !sum.matches() {
+		return nil, fmt.Errorf("%w: its checksum does not match its content", ErrDamaged)
+	}
+	return s, nil
 }
 
 // checksum is the CRC-32C of what is written to it but its last 4 bytes
@@ -248,56 +266,92 @@ func (c *checksum) matches() bool {
 	return len(c.tail) == 4 && c.crc.Sum32() == binary.LittleEndian.Uint32(c.tail)
 }
 
-// decode reads a snapshot from the whole content of a file, sum its
-// checksum.
-func decode(data string, sum *checksum) (*Snapshot, error) {
-	if !strings.HasPrefix(data, magic) {
-		return nil, ErrNotSnapshot
-	}
-	d := &decoder{data: data, pos: len(magic)}
-	v := d.uint()
-	switch {
-	case d.err != nil:
-		return nil, fmt.Errorf("%w: no format version", ErrDamaged)
-	case v != FormatVersion:
-		return nil, fmt.Errorf("%w: format %d, this version of orgsync reads format %d", ErrFormat, v, FormatVersion)
-	case !sum.matches() || len(data) < d.pos+4:
-		return nil, fmt.Errorf("%w: its checksum does not match its content", ErrDamaged)
-	}
-	d.data = data[:len(data)-4]
-	s := d.snapshot()
-	if d.err == nil && d.pos != len(d.data) {
-		d.fail("bytes after the end")
-	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	return s, nil
-}
-
-// decoder reads the body of a snapshot; the first problem stops it.
+// decoder reads the body of a snapshot from a stream, through a window
+// of it (buf[pos:end], at offset off of the file); the first problem
+// stops it.
 type decoder struct {
-	data string
-	pos  int
-	err  error
+	r        io.Reader
+	buf      []byte
+	pos, end int
+	off      int64 // the file's offset of buf[0]
+	eof      bool
+	size     int64 // the file's size (math.MaxInt64 when unknown)
+	err      error
+	names    map[string]string // the domains and countries read, each held once
 }
 
 func (d *decoder) fail(what string) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s at byte %d", ErrDamaged, what, d.pos)
+		d.err = fmt.Errorf("%w: %s at byte %d", ErrDamaged, what, d.off+int64(d.pos))
 	}
+}
+
+// fill makes n bytes readable at pos, reading more of the stream; false
+// (with the error set) when the stream ends before.
+func (d *decoder) fill(n int) bool {
+	if d.err != nil {
+		return false
+	}
+	if d.end-d.pos >= n {
+		return true
+	}
+	d.off += int64(d.pos)
+	d.end = copy(d.buf, d.buf[d.pos:d.end])
+	d.pos = 0
+	if n > len(d.buf) {
+		d.buf = append(d.buf[:d.end], make([]byte, n-d.end)...)
+	}
+	for d.end < n && !d.eof {
+		m, err := d.r.Read(d.buf[d.end:])
+		d.end += m
+		if errors.Is(err, io.EOF) {
+			d.eof = true
+		} else if err != nil {
+			d.err = err
+			return false
+		}
+	}
+	if d.end < n {
+		d.fail("cut short")
+		return false
+	}
+	return true
+}
+
+// failure is the error of a decoding that stopped: a read error as it
+// is; a file damaged anywhere, its checksum (the rest of the file is read
+// for it); else what stopped the decoding.
+func (d *decoder) failure(sum *checksum) error {
+	if !errors.Is(d.err, ErrDamaged) {
+		return d.err
+	}
+	if !d.eof {
+		if _, err := io.Copy(io.Discard, d.r); err != nil {
+			return err
+		}
+	}
+	if !sum.matches() {
+		return fmt.Errorf("%w: its checksum does not match its content", ErrDamaged)
+	}
+	return d.err
 }
 
 func (d *decoder) byte() byte {
-	if d.err != nil || d.pos >= len(d.data) {
-		d.fail("cut short")
+	if !d.fill(1) {
 		return 0
 	}
 	d.pos++
-	return d.data[d.pos-1]
+	return d.buf[d.pos-1]
 }
 
 func (d *decoder) uint() uint64 {
+	if d.err == nil && d.end-d.pos >= binary.MaxVarintLen64 { // the usual case: no refill within the number
+		n, k := binary.Uvarint(d.buf[d.pos:d.end])
+		if k > 0 {
+			d.pos += k
+			return n
+		}
+	}
 	var n uint64
 	for shift := 0; shift < 64; shift += 7 {
 		b := d.byte()
@@ -322,20 +376,34 @@ func (d *decoder) int() int64 {
 // the bytes left, so that a damaged count cannot ask for a huge list.
 func (d *decoder) count() int {
 	n := d.uint()
-	if n > uint64(len(d.data)-d.pos) {
+	if n > uint64(d.size-d.off-int64(d.pos)) {
 		d.fail("a count larger than the file")
 		return 0
 	}
 	return int(n)
 }
 
-func (d *decoder) str() string {
+// bytes reads a string's bytes, valid until the next read.
+func (d *decoder) bytes() []byte {
 	n := d.count()
-	if d.err != nil {
-		return ""
+	if d.err != nil || !d.fill(n) {
+		return nil
 	}
-	s := d.data[d.pos : d.pos+n]
 	d.pos += n
+	return d.buf[d.pos-n : d.pos]
+}
+
+func (d *decoder) str() string { return string(d.bytes()) }
+
+// name reads a string that many users share (a domain, a country),
+// held once.
+func (d *decoder) name() string {
+	b := d.bytes()
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.names[s] = s
 	return s
 }
 
@@ -359,6 +427,24 @@ func (d *decoder) time() time.Time {
 	return time.Unix(0, n).UTC()
 }
 
+// trailer reads the checksum that ends the file, which must end there.
+func (d *decoder) trailer() {
+	if !d.fill(4) {
+		return
+	}
+	d.pos += 4
+	var more [1]byte
+	if d.pos < d.end || !d.eof && readSome(d.r, more[:]) {
+		d.fail("bytes after the end")
+	}
+}
+
+// readSome reports whether r has a byte more to read into b.
+func readSome(r io.Reader, b []byte) bool {
+	n, _ := io.ReadFull(r, b)
+	return n > 0
+}
+
 func (d *decoder) snapshot() *Snapshot {
 	s := &Snapshot{Fingerprint: d.str(), Org: d.str(), FullRead: d.time(), Saved: d.time(), Doubt: d.str()}
 	flags := d.byte()
@@ -373,46 +459,64 @@ func (d *decoder) snapshot() *Snapshot {
 	return s
 }
 
-// users reads the users; their groups share one list.
-func (d *decoder) users(table []string) []reconcile.User {
+// minUserBytes is the fewest bytes a user takes in the file.
+const minUserBytes = 8
+
+// users reads the users into their compact form.
+func (d *decoder) users(table []string) reconcile.Users {
+	var users reconcile.Users
 	n := d.count()
 	memberships := d.count()
 	if d.err != nil {
-		return nil
+		return users
 	}
-	users := make([]reconcile.User, n)
-	groups := make([]string, memberships)
-	for i := range users {
-		u := &users[i]
+	users.Grow(min(n, int((d.size-d.off-int64(d.pos))/minUserBytes)))
+	var groups []string
+	var text []byte
+	for range n {
 		code, flags := d.byte(), d.byte()
 		if int(code) >= len(typeCodes) {
 			d.fail("an unknown identity type")
 		}
-		u.Type, u.Email = typeCodes[code%byte(len(typeCodes))], d.str()
-		u.Username = u.Email
+		// The email, username, first and last names in one string.
+		var ends [4]int
+		text = append(text[:0], d.bytes()...)
+		ends[0] = len(text)
 		if flags&userNameIsEmail == 0 {
-			u.Username = d.str()
+			text = append(text, d.bytes()...)
 		}
-		u.Domain, u.FirstName, u.LastName, u.Country = d.str(), d.str(), d.str(), d.str()
+		ends[1] = len(text)
+		domain := d.name()
+		text = append(text, d.bytes()...)
+		ends[2] = len(text)
+		text = append(text, d.bytes()...)
+		ends[3] = len(text)
+		country := d.name()
 		k := d.count()
-		if k > len(groups) {
+		if memberships -= k; memberships < 0 {
 			d.fail("more memberships than counted")
 		}
-		if d.err != nil {
-			return nil
-		}
-		u.Groups, groups = groups[:k:k], groups[k:]
-		for j := range u.Groups {
+		groups = groups[:0]
+		for range k {
 			g := d.uint()
-			if g >= uint64(len(table)) {
+			if d.err == nil && g >= uint64(len(table)) {
 				d.fail("a group outside the group table")
-				return nil
 			}
-			u.Groups[j] = table[g]
+			if d.err != nil {
+				break
+			}
+			groups = append(groups, table[g])
 		}
-		if k == 0 {
-			u.Groups = nil
+		if d.err != nil {
+			return reconcile.Users{}
 		}
+		t := string(text)
+		u := reconcile.User{Type: typeCodes[code], Email: t[:ends[0]], Username: t[ends[0]:ends[1]], Domain: domain,
+			FirstName: t[ends[1]:ends[2]], LastName: t[ends[2]:ends[3]], Country: country, Groups: groups}
+		if flags&userNameIsEmail != 0 {
+			u.Username = u.Email
+		}
+		users.Add(u)
 	}
 	return users
 }

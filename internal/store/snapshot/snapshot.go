@@ -47,7 +47,7 @@ type Snapshot struct {
 	// Invites are then all of them (else only those sent since).
 	InvitesKnown bool
 	// Users are the organization's users, each with all its groups.
-	Users []reconcile.User
+	Users reconcile.Users
 	// Invites are the invites as the last read listed them (the expired
 	// ones where it did) and as the run sent them since.
 	Invites []reconcile.Invite

@@ -129,7 +129,7 @@ func Read(ctx context.Context, dir Directory, o Options) (*source.Result, error)
 		c.AttachGroups(func(id string) []string { return m.of(id).targets })
 	}
 	res := c.Result()
-	if len(res.Users) == 0 && c.LeftByFilter() > 0 {
+	if res.Users.Len() == 0 && c.LeftByFilter() > 0 {
 		return nil, fmt.Errorf("users: the filter expression left none of the %d users (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", c.Records(), c.LeftByFilter())
 	}
 	res.FoundGroups, res.MissingGroups = m.found, m.missing

@@ -123,10 +123,10 @@ func TestUsersBuiltWhenTheGroupsAreKnown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("members given after user %d: %v", known, err)
 		}
-		if len(res.Users) != n || len(res.Problems) != 0 {
-			t.Fatalf("members given after user %d: %d users, problems %v", known, len(res.Users), res.Problems)
+		if res.Users.Len() != n || len(res.Problems) != 0 {
+			t.Fatalf("members given after user %d: %d users, problems %v", known, res.Users.Len(), res.Problems)
 		}
-		for i, u := range res.Users {
+		for i, u := range res.Users.All() {
 			want := []string{fmt.Sprint("g", i%3), "all"}
 			if u.Email != fmt.Sprintf("u%d@example.com", i) || !slices.Equal(u.Groups, want) {
 				t.Fatalf("members given after user %d: user %d is %s with %v, want u%d@example.com with %v", known, i, u.Email, u.Groups, i, want)

@@ -36,14 +36,14 @@ func TestAGroupMappedToANameOverTheServicesLimitIsAProblem(t *testing.T) {
 		!strings.Contains(res.Problems[0].Reason, "group name has 301 characters, the service allows at most 255") {
 		t.Fatalf("problems %v", res.Problems)
 	}
-	for _, u := range res.Users {
+	for _, u := range res.Users.All() {
 		for _, g := range u.Groups {
 			if len(g) > 255 {
 				t.Errorf("%s has the group %.40s… of %d characters", u.Email, g, len(g))
 			}
 		}
 	}
-	if len(res.Users) != 6 || len(res.Users[0].Groups) != 1 || res.Users[0].Groups[0] != "G0" {
+	if res.Users.Len() != 6 || len(res.Users.At(0).Groups) != 1 || res.Users.At(0).Groups[0] != "G0" {
 		t.Errorf("users %+v", res.Users)
 	}
 }

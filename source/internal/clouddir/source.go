@@ -110,7 +110,7 @@ func (s *Source) Read(ctx context.Context) (*source.Result, error) {
 		return nil, s.hint(err)
 	}
 	st := c.Stats()
-	s.log.Info("cloud directory read", zap.String("api", dir.Where()), zap.Int("users", len(res.Users)),
+	s.log.Info("cloud directory read", zap.String("api", dir.Where()), zap.Int("users", res.Users.Len()),
 		zap.Int("leftOut", dir.LeftOut()), zap.Int("problems", len(res.Problems)),
 		zap.Int64("requests", st.Requests), zap.Int64("throttled", st.Throttled), zap.Duration("elapsed", time.Since(start)))
 	return res, nil

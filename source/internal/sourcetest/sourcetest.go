@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
@@ -55,9 +56,9 @@ func DemoRules() []mapping.Rule {
 }
 
 // GroupsByEmail returns each user's target groups, sorted, by email.
-func GroupsByEmail(users []reconcile.User) map[string][]string {
+func GroupsByEmail(users reconcile.Users) map[string][]string {
 	out := map[string][]string{}
-	for _, u := range users {
+	for _, u := range users.All() {
 		g := slices.Clone(u.Groups)
 		slices.Sort(g)
 		out[u.Email] = g
@@ -70,10 +71,13 @@ func GroupsByEmail(users []reconcile.User) map[string][]string {
 // (source/raw) and the ratio of the fastest of each (best-source/raw): a
 // source's read against plain HTTP paging of the same server, side by
 // side in one run. On a shared machine the fastest runs are the ones the
-// other load disturbed least, so best-source/raw varies less.
+// other load disturbed least, so best-source/raw varies less. It also
+// reports the process's peak resident memory over the runs
+// (peak-rss-MiB), the fake's included.
 func CompareRaw(b *testing.B, raw, read func()) {
 	var rawTime, readTime time.Duration
 	bestRaw, bestRead := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	memlimit.ResetPeak()
 	for b.Loop() {
 		t := time.Now()
 		raw()
@@ -89,6 +93,7 @@ func CompareRaw(b *testing.B, raw, read func()) {
 	b.ReportMetric(readTime.Seconds()*1000/n, "source-ms/op")
 	b.ReportMetric(readTime.Seconds()/rawTime.Seconds(), "source/raw")
 	b.ReportMetric(bestRead.Seconds()/bestRaw.Seconds(), "best-source/raw")
+	b.ReportMetric(float64(memlimit.PeakRSS())/(1<<20), "peak-rss-MiB")
 }
 
 // GroupExpressions compiles a filter, a groups and a set expression that
@@ -122,8 +127,8 @@ func ReadN(t testing.TB, src source.Source, n, groups int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Users) != n || len(res.Users[n-1].Groups) != groups {
-		t.Fatalf("read %d users, want %d", len(res.Users), n)
+	if res.Users.Len() != n || len(res.Users.At(n-1).Groups) != groups {
+		t.Fatalf("read %d users, want %d", res.Users.Len(), n)
 	}
 }
 

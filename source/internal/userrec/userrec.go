@@ -78,9 +78,9 @@ type Builder struct {
 	mapper       *mapping.Mapper
 	mapped       map[string][]string // directory group -> target groups
 	unmapped     []source.Problem    // a notice for each group no rule maps
-	index        map[string]int      // user key -> position in users
+	index        *reconcile.Index    // users by key
 	lines        []int               // line of each user
-	users        []reconcile.User
+	users        reconcile.Users
 	defaulted    []source.Defaulted // which values of each user are defaults
 	problems     []source.Problem
 	records      int
@@ -101,30 +101,35 @@ func New(sourceName, file string, names [NumFields]string, d source.Defaults, o 
 	if !ok {
 		typ = source.DefaultType
 	}
-	return &Builder{
+	b := &Builder{
 		source: sourceName, file: file, names: names, typ: typ,
 		country: strings.ToUpper(strings.TrimSpace(d.Country)), domain: strings.TrimSpace(d.Domain),
-		mapper: o.Mapper, prog: o.Expressions, explain: o.Explain, mapped: map[string][]string{}, index: map[string]int{},
+		mapper: o.Mapper, prog: o.Expressions, explain: o.Explain, mapped: map[string][]string{},
 	}
+	b.index = b.newIndex(0)
+	return b
+}
+
+// newIndex is an index of the users by key, with room for n.
+func (b *Builder) newIndex(n int) *reconcile.Index {
+	return reconcile.NewIndex(n, func(i int) string { return b.users.Key(i) })
 }
 
 // Reserve makes room for about n users, to spare growing the lists of a
 // big file.
 func (b *Builder) Reserve(n int) {
-	if n <= len(b.users) {
+	if n <= b.users.Len() {
 		return
 	}
-	users := make([]reconcile.User, len(b.users), n)
-	copy(users, b.users)
-	b.users = users
+	b.users.Grow(n - b.users.Len())
 	lines := make([]int, len(b.lines), n)
 	copy(lines, b.lines)
 	b.lines = lines
 	defaulted := make([]source.Defaulted, len(b.defaulted), n)
 	copy(defaulted, b.defaulted)
 	b.defaulted = defaulted
-	if len(b.index) == 0 {
-		b.index = make(map[string]int, n)
+	if b.index.Len() == 0 {
+		b.index = b.newIndex(n)
 	}
 }
 
@@ -165,17 +170,19 @@ func (b *Builder) Add(r *Record) {
 		return
 	}
 	key := u.Key()
-	i, dup := b.index[key]
+	i, dup := b.index.Find(key)
 	if !dup {
-		b.index[key] = len(b.users)
-		b.users = append(b.users, u)
+		b.index.AddKey(b.users.Len(), key)
+		b.users.Add(u)
 		b.lines = append(b.lines, r.Line)
 		b.defaulted = append(b.defaulted, d)
 		return
 	}
-	conflicts := source.Conflicts(&b.users[i], &u, b.defaulted[i], d)
+	have := b.users.At(i)
+	conflicts := source.Conflicts(&have, &u, b.defaulted[i], d)
 	if len(conflicts) == 0 {
-		b.defaulted[i] = source.Fill(&b.users[i], &u, b.defaulted[i], d)
+		b.defaulted[i] = source.Fill(&have, &u, b.defaulted[i], d)
+		b.users.Set(i, have)
 		return
 	}
 	for _, c := range conflicts {
@@ -208,7 +215,7 @@ func (b *Builder) Result() (*source.Result, error) {
 		return nil, fmt.Errorf("%s: no user records; an empty source would remove every user, so it is refused: add users or remove this source", b.file)
 	}
 	switch {
-	case len(b.users) > 0:
+	case b.users.Len() > 0:
 	case b.leftByFilter > 0:
 		return nil, fmt.Errorf("%s: the filter expression left none of its %d user records (%d were left out, the others were bad); an empty source would remove every user, so it is refused: check the filter", b.file, b.records, b.leftByFilter)
 	case len(b.filtered) == 0 || len(b.problems) > 0:

@@ -59,11 +59,11 @@ func TestBuildAllIsBuildInOrder(t *testing.T) {
 		})
 		if want, got := one.Result(), all.Result(); !reflect.DeepEqual(got, want) || all.LeftByFilter() != one.LeftByFilter() {
 			t.Errorf("%d workers: %d users, %d problems, %d left out; one by one: %d, %d, %d", workers,
-				len(got.Users), len(got.Problems), all.LeftByFilter(), len(want.Users), len(want.Problems), one.LeftByFilter())
+				got.Users.Len(), len(got.Problems), all.LeftByFilter(), want.Users.Len(), len(want.Problems), one.LeftByFilter())
 		}
 	}
-	if res := one.Result(); len(res.Users) == 0 || len(res.Problems) == 0 || one.LeftByFilter() == 0 {
-		t.Fatalf("the records do not exercise users, problems and the filter: %d, %d, %d", len(res.Users), len(res.Problems), one.LeftByFilter())
+	if res := one.Result(); res.Users.Len() == 0 || len(res.Problems) == 0 || one.LeftByFilter() == 0 {
+		t.Fatalf("the records do not exercise users, problems and the filter: %d, %d, %d", res.Users.Len(), len(res.Problems), one.LeftByFilter())
 	}
 	if tr := one.Result().Traces; len(tr) != 1 || tr[0].Record != "id4" || tr[0].Set["lastname"] != "S4" {
 		t.Errorf("traces %+v, want u4's with its computed last name", tr)
@@ -118,10 +118,10 @@ func TestBuildGivesAttributeValues(t *testing.T) {
 			c.BuildAll(len(recs), workers, func(i int) (string, usertmpl.Attributes, []string, []string) { return fmt.Sprint(i), recs[i], nil, nil })
 		}
 		res := c.Result()
-		if len(res.Users) != 3 || len(res.Problems) != 0 {
+		if res.Users.Len() != 3 || len(res.Problems) != 0 {
 			t.Fatalf("%d workers: %+v", workers, res)
 		}
-		for _, u := range res.Users {
+		for _, u := range res.Users.All() {
 			if !slices.Equal(u.Groups, want[u.Email]) {
 				t.Errorf("%d workers: %s: %q, want %q", workers, u.Email, u.Groups, want[u.Email])
 			}

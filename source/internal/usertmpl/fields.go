@@ -256,17 +256,11 @@ type Collector struct {
 	source, where string
 	fields        *Fields
 	seen          map[string]string // user key -> record that gave it
-	res           source.Result
-	// users are collected in chunks of chunkSize, joined once by Result:
-	// growing one slice of a hundred thousand users copies it again and
-	// again.
-	users   [][]reconcile.User
-	ids     []string // the record of each user
-	records int
-	b       builder // the expressions Build runs
+	res           source.Result     // the users are collected into res.Users
+	ids           []string          // the record of each user
+	records       int
+	b             builder // the expressions Build runs
 }
-
-const chunkSize = 4096
 
 // NewCollector returns a Collector for the named source reading from
 // where (a server or API URL, for problems).
@@ -303,11 +297,7 @@ func (c *Collector) Collect(id string, u reconcile.User, defaulted source.Defaul
 	}
 	c.seen[u.Key()] = id
 	c.ids = append(c.ids, id)
-	if n := len(c.users); n == 0 || len(c.users[n-1]) == chunkSize {
-		c.users = append(c.users, make([]reconcile.User, 0, chunkSize))
-	}
-	last := &c.users[len(c.users)-1]
-	*last = append(*last, u)
+	c.res.Users.Add(u)
 	c.res.Defaulted = append(c.res.Defaulted, defaulted)
 	return nil
 }
@@ -340,7 +330,7 @@ func (c *Collector) report(id string, probs []Problem) {
 // AttachGroups gives each user collected the groups of its record's id.
 func (c *Collector) AttachGroups(groupsOf func(id string) []string) {
 	for i, id := range c.ids {
-		c.users[i/chunkSize][i%chunkSize].Groups = groupsOf(id)
+		c.res.Users.SetGroups(i, groupsOf(id))
 	}
 }
 
@@ -348,7 +338,4 @@ func (c *Collector) AttachGroups(groupsOf func(id string) []string) {
 func (c *Collector) Records() int { return c.records }
 
 // Result returns the users and problems collected.
-func (c *Collector) Result() *source.Result {
-	c.res.Users = slices.Concat(c.users...)
-	return &c.res
-}
+func (c *Collector) Result() *source.Result { return &c.res }

@@ -24,8 +24,8 @@ func TestAGroupNameOverTheServicesLimitIsAProblemOfTheRecord(t *testing.T) {
 	a["mail"] = "bob@example.com"
 	c.Build("cn=bob,dc=example,dc=com", a, []string{strings.Repeat("g", 255)}, nil)
 	res := c.Result()
-	if len(res.Users) != 1 || res.Users[0].Email != "bob@example.com" || len(res.Problems) != 1 {
-		t.Fatalf("users %d, problems %v", len(res.Users), res.Problems)
+	if res.Users.Len() != 1 || res.Users.At(0).Email != "bob@example.com" || len(res.Problems) != 1 {
+		t.Fatalf("users %d, problems %v", res.Users.Len(), res.Problems)
 	}
 	p := res.Problems[0]
 	if p.Record != "cn=ann,dc=example,dc=com" || p.Field != "groups" ||
