@@ -62,7 +62,7 @@ func TestReadNeeds(t *testing.T) {
 
 func TestManageGroupsOf(t *testing.T) {
 	p := Policy{Managed: []string{"Eng"}, UserGroups: []string{"Writers"}}
-	p.ManageGroupsOf([]User{{Groups: []string{"eng", "Design Users"}}, {Groups: []string{"design users", "PP Pro"}}})
+	p.manageGroupsOf([]User{{Groups: []string{"eng", "Design Users"}}, {Groups: []string{"design users", "PP Pro"}}})
 	if want := []string{"Eng", "Design Users", "PP Pro"}; !slices.Equal(p.Managed, want) {
 		t.Errorf("Managed = %q, want %q", p.Managed, want)
 	}
