@@ -55,7 +55,7 @@ func (c *Change) String() string {
 	if c.User.Type != "" {
 		fmt.Fprintf(&b, " (%s)", c.User.Type)
 	}
-	if c.Kind == KindCreate {
+	if r.showsUser {
 		fmt.Fprintf(&b, " firstname=%q lastname=%q country=%q", c.User.FirstName, c.User.LastName, c.User.Country)
 	}
 	if r.steps.deleteAccount {
@@ -732,7 +732,7 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 			kept = append(kept, c)
 			continue
 		}
-		if c.Kind != KindUpdate || (c.Set == nil && len(c.Add) == 0) {
+		if c.Kind.Info().TakesAway || (c.Set == nil && len(c.Add) == 0) {
 			plan.Withheld = append(plan.Withheld, c)
 			continue
 		}

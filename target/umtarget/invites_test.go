@@ -33,7 +33,7 @@ func TestInvitesRespectedRevokedResent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := plan.Counts()
-	if c.Create != 1 || c.ResendInvite != 1 || c.RevokeInvite != 1 {
+	if c.Of(reconcile.KindCreate) != 1 || c.Of(reconcile.KindResendInvite) != 1 || c.Of(reconcile.KindRevokeInvite) != 1 {
 		t.Errorf("plan: %+v; want fresh@ invited, old@ resent, stray@ revoked, pending@ left alone", c)
 	}
 	got := map[string]int64{}
@@ -183,7 +183,7 @@ func TestInviteListingsSayWhatIsPending(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := plan.Counts(); (c.ResendInvite == 1) != tc.reinvite || c.Create+c.Update+c.InviteGroups != 0 {
+			if c := plan.Counts(); (c.Of(reconcile.KindResendInvite) == 1) != tc.reinvite || c.Of(reconcile.KindCreate)+c.Of(reconcile.KindUpdate)+c.Of(reconcile.KindInviteGroups) != 0 {
 				t.Errorf("plan: %+v; want asked@gmail.com invited again: %v, nothing else", c, tc.reinvite)
 			}
 			if got := e.target.LastRead.InviteBatches; got != tc.calls {

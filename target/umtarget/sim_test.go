@@ -289,7 +289,7 @@ func TestConvergence(t *testing.T) {
 			if err != nil {
 				t.Fatalf("apply: %v", err)
 			}
-			if c := first.Counts(); c.Create == 0 || c.Update == 0 || c.AddMemberships == 0 || c.RemoveMemberships == 0 {
+			if c := first.Counts(); c.Of(reconcile.KindCreate) == 0 || c.Of(reconcile.KindUpdate) == 0 || c.AddMemberships == 0 || c.RemoveMemberships == 0 {
 				t.Fatalf("the first plan lacks a kind of change, the test would prove little: %+v", c)
 			}
 			t.Logf("first plan: %+v; read by group: %v", first.Counts(), e.target.LastRead.ByGroup)
