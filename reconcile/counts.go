@@ -27,12 +27,12 @@ type Counts struct {
 func (p *Plan) Counts() Counts {
 	c := Counts{Withheld: len(p.Withheld), Unmatched: len(p.Unmatched), Excluded: p.Excluded, OutOfScope: p.OutOfScope}
 	for i := range p.Changes {
-		c.Add(p.Changes[i].Kind, 1)
+		c.add(p.Changes[i].Kind, 1)
 		c.AddMemberships += len(p.Changes[i].Add)
 		c.RemoveMemberships += len(p.Changes[i].Remove)
 	}
 	for i := range p.InviteGroups {
-		c.Add(p.InviteGroups[i].Kind, 1)
+		c.add(p.InviteGroups[i].Kind, 1)
 	}
 	return c
 }
@@ -46,9 +46,9 @@ func (c Counts) Of(k Kind) int {
 	return 0
 }
 
-// Add adds n to the count of kind k; a kind the table does not know is
+// add adds n to the count of kind k; a kind the table does not know is
 // not counted.
-func (c *Counts) Add(k Kind, n int) {
+func (c *Counts) add(k Kind, n int) {
 	r, ok := kinds[k]
 	if !ok {
 		return
@@ -133,7 +133,7 @@ func (c *Counts) UnmarshalJSON(data []byte) error {
 	*c = Counts{AddMemberships: m["addMemberships"], RemoveMemberships: m["removeMemberships"], Withheld: m["withheld"],
 		Unmatched: m["unmatched"], Excluded: m["excluded"], OutOfScope: m["outOfScope"]}
 	for _, k := range Kinds() {
-		c.Add(k, m[k.JSONKey()])
+		c.add(k, m[k.JSONKey()])
 	}
 	return nil
 }
