@@ -59,9 +59,9 @@ func (c *Counts) add(k Kind, n int) {
 	c.byKind[r.rank] += n
 }
 
-// JSONKey is the key of kind k's count in the JSON counts: its name in
+// jsonKey is the key of kind k's count in the JSON counts: its name in
 // camel case ("create-group": "createGroup").
-func (k Kind) JSONKey() string {
+func (k Kind) jsonKey() string {
 	words := strings.Split(string(k), "-")
 	for i := 1; i < len(words); i++ {
 		if words[i] != "" {
@@ -85,7 +85,7 @@ func (c *Counts) fields() []countField {
 	rows := slices.SortedStableFunc(slices.Values(kindTable), func(a, b kindRow) int { return cmp.Compare(a.count.json, b.count.json) })
 	var changes, apart []countField
 	for _, r := range rows {
-		f := countField{key: r.kind.JSONKey(), n: c.Of(r.kind)}
+		f := countField{key: r.kind.jsonKey(), n: c.Of(r.kind)}
 		if r.apart {
 			apart = append(apart, f)
 		} else {
@@ -100,7 +100,7 @@ func (c *Counts) fields() []countField {
 }
 
 // MarshalJSON writes the counts as one object: a key for every kind of
-// the table (JSONKey), then addMemberships, removeMemberships, withheld,
+// the table (jsonKey), then addMemberships, removeMemberships, withheld,
 // unmatched, excluded and outOfScope (left out when 0).
 func (c Counts) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -133,7 +133,7 @@ func (c *Counts) UnmarshalJSON(data []byte) error {
 	*c = Counts{AddMemberships: m["addMemberships"], RemoveMemberships: m["removeMemberships"], Withheld: m["withheld"],
 		Unmatched: m["unmatched"], Excluded: m["excluded"], OutOfScope: m["outOfScope"]}
 	for _, k := range Kinds() {
-		c.add(k, m[k.JSONKey()])
+		c.add(k, m[k.jsonKey()])
 	}
 	return nil
 }
