@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/view/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
@@ -210,6 +211,6 @@ func (j *Job) logChanges(p *OrgPlan) {
 	}
 	for i := range p.Plan.Changes {
 		ch := &p.Plan.Changes[i]
-		p.log.Log(level, "planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
+		p.log.Log(level, "planned: "+oneline.Change(ch), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
 	}
 }

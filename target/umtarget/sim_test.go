@@ -342,7 +342,7 @@ func render(p *reconcile.Plan) string {
 	var b strings.Builder
 	for _, list := range [][]reconcile.Change{p.Changes, p.Withheld} {
 		for i := range list {
-			b.WriteString(list[i].String() + "\n")
+			b.WriteString(fmt.Sprintf("%s %s %+v\n", list[i].Kind, list[i].Key(), list[i]))
 		}
 	}
 	for _, g := range p.MissingGroups {

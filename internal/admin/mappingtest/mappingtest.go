@@ -24,6 +24,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/view"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 )
@@ -120,7 +121,7 @@ func (f *File) explain(ctx context.Context, cfg *config.Config, user string, w i
 		return
 	}
 	var b strings.Builder
-	j.Explain(&b, plans)
+	view.Explain(&b, j.Explain(plans))
 	for _, line := range strings.Split(strings.Trim(b.String(), "\n"), "\n") {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
