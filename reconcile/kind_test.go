@@ -40,7 +40,7 @@ func TestKindTableIsComplete(t *testing.T) {
 }
 
 // The table's rows in a plan: the order, destructiveness and count of
-// every kind (the views test the lines: internal/view/oneline).
+// every kind (the views test the lines: internal/util/oneline).
 func TestKindRowsInAPlan(t *testing.T) {
 	u := User{Type: EnterpriseID, Email: "a@x.com"}
 	p := &Plan{}

@@ -17,8 +17,8 @@ import (
 	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/internal/util/plural"
-	"github.com/orgsync/orgsync/internal/view/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

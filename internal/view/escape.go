@@ -4,8 +4,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/internal/util/termsafe"
-	"github.com/orgsync/orgsync/internal/view/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/internal/run"
-	"github.com/orgsync/orgsync/internal/view/oneline"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 )
 
 // Explain writes what plan --explain says of a user (run.Explanation):

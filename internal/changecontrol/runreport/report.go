@@ -19,8 +19,8 @@ import (
 
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/csvsafe"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/internal/util/plural"
-	"github.com/orgsync/orgsync/internal/view/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/view/oneline"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

@@ -31,7 +31,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol/runreport"
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/view/oneline"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 

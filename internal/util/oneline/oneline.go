@@ -1,10 +1,10 @@
 // Package oneline writes the reconciler's values as the one-line texts
 // every output shows them in: a planned change (the plan, a saved plan's
-// review, a notification, the status page, the report), a request's
-// entry and what Apply sends as it goes. It is the part of the views
-// (internal/view) that the packages the views themselves show (change
-// control, saved plans, the run) use too, so it imports nothing of ours
-// but reconcile.
+// review, a notification, the status page, the report), a request's entry,
+// what Apply sends as it goes, and the safety gate's notes on the
+// approvals it respected. The views (internal/view) and the packages
+// below them (the run, change control) share it; it imports nothing of
+// ours but reconcile and the utilities.
 package oneline
 
 import (
