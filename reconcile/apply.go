@@ -128,10 +128,10 @@ type ApplyError struct{ Failures []Failure }
 
 func (e *ApplyError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apply: %d entries or invite revokes failed", len(e.Failures))
+	b.WriteString(fmt.Sprintf("apply: %d entries or invite revokes failed", len(e.Failures)))
 	for i, f := range e.Failures {
 		if i == 5 {
-			fmt.Fprintf(&b, "; and %d more", len(e.Failures)-5)
+			b.WriteString(fmt.Sprintf("; and %d more", len(e.Failures)-5))
 			break
 		}
 		b.WriteString("; " + f.String())

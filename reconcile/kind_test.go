@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -138,35 +136,4 @@ func FuzzUnknownKinds(f *testing.F) {
 			t.Errorf("Apply(%q, %q): %v, sent %d requests and %v; want an error and nothing sent", k1, k2, err, len(s.requests), s.invites)
 		}
 	})
-}
-
-// Every kind is described in the manual's table of what the reconciler
-// changes (docs/design.md): a kind added to kindTable fails here until it
-// is.
-func TestEveryKindIsInTheManual(t *testing.T) {
-	data, err := os.ReadFile("../docs/design.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, _ := strings.Cut(string(data), "### What it changes\n")
-	described := map[string]bool{}
-	for _, line := range strings.Split(section, "\n") {
-		if !strings.HasPrefix(line, "|") {
-			if len(described) > 0 {
-				break // the end of the table
-			}
-			continue
-		}
-		cells := strings.Split(line, "|")
-		for _, name := range strings.Split(cells[1], "/") {
-			if f := strings.Fields(name); len(f) > 0 {
-				described[f[0]] = true
-			}
-		}
-	}
-	for _, k := range Kinds() {
-		if !described[string(k)] {
-			t.Errorf("kind %s has no row in the table of docs/design.md's \"What it changes\"", k)
-		}
-	}
 }
