@@ -115,9 +115,8 @@ func (k Kind) rank() int {
 // KindInfo is what the table of kinds says of a kind, for the packages
 // that show, count or hold changes: none of them names a kind.
 type KindInfo struct {
-	Kind  Kind
-	Known bool   // the table has the kind (Plan.Check refuses the others)
-	Sign  string // the sign of its lines in a plan: + ~ - =, "?" when unknown
+	Kind Kind
+	Sign string // the sign of its lines in a plan: + ~ - =, "?" for a kind the table does not know (Plan.Check refuses it)
 	// Words follow the kind's number in a plan's summary line ("to
 	// create"), at place Line (see MembershipsLine).
 	Words string
@@ -149,7 +148,7 @@ func (k Kind) Info() KindInfo {
 	if !ok {
 		return KindInfo{Kind: k, Sign: "?", TakesAway: true}
 	}
-	return KindInfo{Kind: k, Known: true, Sign: r.sign, Words: r.count.words, Line: r.count.line, TakesAway: r.destructive,
+	return KindInfo{Kind: k, Sign: r.sign, Words: r.count.words, Line: r.count.line, TakesAway: r.destructive,
 		Apart: r.apart, OfGroup: r.send == asGroupEntry, ShowsUser: r.showsUser, DeleteAccount: r.steps.deleteAccount}
 }
 
