@@ -82,13 +82,13 @@ type ExplainOrg struct {
 }
 
 // NoGroup is what happens in an organization to a user of the sources
-// given none of its groups.
+// given none of its groups; 0 when a group is given (or no source has
+// the user).
 type NoGroup int
 
 const (
-	GroupGiven   NoGroup = iota // a group of the organization is given (or the user is in no source)
-	NoGroupOut                  // out of scope there (excludeUnmappedUsers), left alone
-	NoGroupAdded                // members: mapped: not added; a member keeps the place
+	NoGroupOut   NoGroup = iota + 1 // out of scope there (excludeUnmappedUsers), left alone
+	NoGroupAdded                    // members: mapped: not added; a member keeps the place
 )
 
 // Explain returns what the run knows of the user Overrides.Explain names,
