@@ -12,7 +12,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/docs"
-	"github.com/orgsync/orgsync/internal/util/keydoc"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/all"
 )
@@ -117,12 +116,12 @@ func (g *schemaGen) readDocs() {
 }
 
 // parseDoc returns the key tables of a page of the manual.
-func parseDoc(name string) []keydoc.Table {
+func parseDoc(name string) []keyTable {
 	data, err := docs.KeyTables.ReadFile(name)
 	if err != nil {
 		return nil // embedded: cannot fail
 	}
-	return keydoc.Parse(string(data))
+	return parseKeyTables(string(data))
 }
 
 // itemSuffix is "[]" for a list type, for paths.
@@ -135,14 +134,14 @@ func itemSuffix(t reflect.Type) string {
 
 // docIndex finds the documented keys by path.
 type docIndex struct {
-	keys     map[string]keydoc.Key
-	prefixes []keydoc.Key
+	keys     map[string]docKey
+	prefixes []docKey
 }
 
 // add indexes keys, their paths under prefix.
-func (d *docIndex) add(prefix string, keys []keydoc.Key) {
+func (d *docIndex) add(prefix string, keys []docKey) {
 	if d.keys == nil {
-		d.keys = map[string]keydoc.Key{}
+		d.keys = map[string]docKey{}
 	}
 	for _, k := range keys {
 		k.Path = prefix + k.Path
@@ -156,9 +155,9 @@ func (d *docIndex) add(prefix string, keys []keydoc.Key) {
 
 // lookup returns the documented key path (exactly, or by a row naming
 // every key that starts so).
-func (d *docIndex) lookup(path string) (keydoc.Key, bool) {
+func (d *docIndex) lookup(path string) (docKey, bool) {
 	if d == nil {
-		return keydoc.Key{}, false
+		return docKey{}, false
 	}
 	if k, ok := d.keys[path]; ok {
 		return k, true
@@ -168,7 +167,7 @@ func (d *docIndex) lookup(path string) (keydoc.Key, bool) {
 			return k, true
 		}
 	}
-	return keydoc.Key{}, false
+	return docKey{}, false
 }
 
 // object returns the schema of a mapping with the keys fields, found at
@@ -215,7 +214,7 @@ func isSection(t reflect.Type) bool {
 
 // describe returns the manual's row for the key f at path: its own, or
 // that of the same key where its struct type is at home.
-func (g *schemaGen) describe(ctx docCtx, path string, f field) (keydoc.Key, bool) {
+func (g *schemaGen) describe(ctx docCtx, path string, f field) (docKey, bool) {
 	rel := strings.TrimPrefix(path, ctx.base)
 	if k, ok := ctx.idx.lookup(rel); ok {
 		return k, true
@@ -228,7 +227,7 @@ func (g *schemaGen) describe(ctx docCtx, path string, f field) (keydoc.Key, bool
 	if home, ok := g.home[f.owner]; ok && ctx.idx == g.top {
 		return g.top.lookup(join(home, f.key))
 	}
-	return keydoc.Key{}, false
+	return docKey{}, false
 }
 
 // defaultOf returns the default of key f at path as JSON: the one Load

@@ -1,6 +1,6 @@
 // Package docs is orgsync's manual. The configuration's key tables are
 // embedded: the JSON Schema of the configuration (orgsync schema) takes each
-// key's description from them (see internal/keydoc).
+// key's description from them (see config/keydoc.go).
 package docs
 
 import "embed"

@@ -1,13 +1,14 @@
-// Package examples holds orgsync's example configurations, their data and
-// the simulator's example organization, embedded so that `orgsync demo`
-// runs without any file of the repository.
+// Package examples holds orgsync's examples, embedded so that `orgsync
+// demo` runs without any file of the repository: the example
+// configurations with their data (one folder a source kind's variant,
+// multiorg/), the simulator's example organization (sim/), and the
+// deployment examples (kubernetes/, systemd/, cron/, ci/, monitoring/).
 package examples
 
 import "embed"
 
-// FS holds the example files: csv/, yaml/, multiorg/ and sim/
-// (organization states, demo credentials), plus the OpenLDAP, Active
-// Directory, FreeIPA, Entra ID, Okta and Google Workspace examples.
+// FS holds every example folder, whole: a new one (a new source kind's)
+// is embedded as it is added.
 //
-//go:embed csv yaml sim openldap activedirectory freeipa multiorg entra okta google
+//go:embed */*
 var FS embed.FS

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -75,9 +74,22 @@ type ApplyOptions struct {
 	// Requests are the plan's batches when the caller has packed them
 	// already (plan.Batches(Limits)); nil packs them in Apply.
 	Requests []Request
-	// Out receives one line per request or invite revoke ("would
-	// send ..." in a dry run); nil discards them.
-	Out io.Writer
+	// Events hears each request and invite revoke as Apply sends it (or,
+	// in a dry run, would); nil: nobody.
+	Events func(Event)
+}
+
+// Event is one request or invite revoke of Apply, as it goes: sent, or
+// in a dry run (an invite revoke: in a test-only run too) not sent.
+type Event struct {
+	// Request is the request's number (1-based) of Requests, with its
+	// Entries; 0 for an invite revoke.
+	Request, Requests int
+	Entries           []Entry
+	// Revoke is the change whose invite is revoked.
+	Revoke *Change
+	// Sent is set when the request or revoke is sent.
+	Sent bool
 }
 
 // Result is what Apply did.
@@ -116,10 +128,10 @@ type ApplyError struct{ Failures []Failure }
 
 func (e *ApplyError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apply: %d entries or invite revokes failed", len(e.Failures))
+	b.WriteString(fmt.Sprintf("apply: %d entries or invite revokes failed", len(e.Failures)))
 	for i, f := range e.Failures {
 		if i == 5 {
-			fmt.Fprintf(&b, "; and %d more", len(e.Failures)-5)
+			b.WriteString(fmt.Sprintf("; and %d more", len(e.Failures)-5))
 			break
 		}
 		b.WriteString("; " + f.String())
@@ -141,9 +153,8 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
 	}
-	out := o.Out
-	if out == nil {
-		out = io.Discard
+	if o.Events == nil {
+		o.Events = func(Event) {}
 	}
 	res := &Result{}
 	reqs := o.Requests
@@ -159,11 +170,10 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		}
 		res.Requests++
 		res.Entries += len(req.Entries)
+		o.Events(Event{Request: i + 1, Requests: len(reqs), Entries: req.Entries, Sent: !o.DryRun})
 		if o.DryRun {
-			writeRequest(out, "would send", i+1, len(reqs), req, true)
 			continue
 		}
-		writeRequest(out, "sending", i+1, len(reqs), req, false)
 		fs := sendOne(ctx, s, i+1, req, o.TestOnly)
 		if len(fs) > 0 && fs[0].interrupted {
 			stop, unsentFrom = ctx.Err(), i
@@ -178,7 +188,7 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		}
 	}
 	if stop == nil {
-		stop = applyRevokes(ctx, plan, s, o, out, res)
+		stop = applyRevokes(ctx, plan, s, o, res)
 	} else {
 		res.Unsent = unsent(reqs[unsentFrom:], plan)
 	}
@@ -251,7 +261,7 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 
 // applyRevokes revokes invites; a test-only run sends none, a stopped run
 // lists the rest in res.Unsent and returns why it stopped.
-func applyRevokes(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out io.Writer, res *Result) (stop error) {
+func applyRevokes(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, res *Result) (stop error) {
 	for _, c := range plan.Changes {
 		if kinds[c.Kind].send != asRevoke {
 			continue
@@ -262,11 +272,11 @@ func applyRevokes(ctx context.Context, plan *Plan, s Sender, o ApplyOptions, out
 			continue
 		}
 		res.Invites++
-		if o.DryRun || o.TestOnly {
-			fmt.Fprintf(out, "would %s %s (invite endpoints have no test mode)\n", c.Kind, c.User.Email)
+		sent := !o.DryRun && !o.TestOnly
+		o.Events(Event{Revoke: &c, Sent: sent})
+		if !sent {
 			continue
 		}
-		fmt.Fprintf(out, "%s %s\n", c.Kind, c.User.Email)
 		res.Failures = append(res.Failures, revoke(ctx, s, &c)...)
 	}
 	return stop
@@ -280,53 +290,4 @@ func revoke(ctx context.Context, s Sender, c *Change) []Failure {
 		return nil
 	}
 	return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error()}}
-}
-
-// writeRequest writes one line for the request and, when entries is set,
-// one line per entry.
-func writeRequest(w io.Writer, verb string, n, total int, req Request, entries bool) {
-	fmt.Fprintf(w, "%s request %d/%d (%d %s)\n", verb, n, total, len(req.Entries), plural(len(req.Entries), "entry", "entries"))
-	if !entries {
-		return
-	}
-	for i := range req.Entries {
-		fmt.Fprintf(w, "  %s\n", req.Entries[i].String())
-	}
-}
-
-// String renders an entry on one line, e.g.
-// `user jane@example.com: create; add [Design Dev]`.
-func (e *Entry) String() string {
-	var b strings.Builder
-	if e.User != nil {
-		fmt.Fprintf(&b, "user %s:", e.User.Key())
-	} else {
-		fmt.Fprintf(&b, "usergroup %s:", e.Group)
-	}
-	for i, s := range e.Steps {
-		if i > 0 {
-			b.WriteByte(';')
-		}
-		fmt.Fprintf(&b, " %s", s.Kind)
-		switch {
-		case len(s.Groups) > 0:
-			fmt.Fprintf(&b, " %v", s.Groups)
-		case len(s.Users) > 0:
-			keys := make([]string, len(s.Users))
-			for j := range s.Users {
-				keys[j] = s.Users[j].Key()
-			}
-			fmt.Fprintf(&b, " %v", keys)
-		case s.DeleteAccount:
-			b.WriteString(" deleteAccount")
-		}
-	}
-	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

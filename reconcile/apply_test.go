@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,19 +55,26 @@ func manyCreates(n int) *Plan {
 }
 
 func TestApplyDryRunSendsNothing(t *testing.T) {
-	var out bytes.Buffer
-	res, err := Apply(context.Background(), manyCreates(25), nil, ApplyOptions{DryRun: true, Out: &out})
+	var events []Event
+	res, err := Apply(context.Background(), manyCreates(25), nil, ApplyOptions{DryRun: true, Events: func(ev Event) { events = append(events, ev) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Requests != 3 || res.Entries != 25 || res.Invites != 1 {
 		t.Errorf("result = %+v, want 3 requests, 25 entries, 1 invite", res)
 	}
-	if got := strings.Count(out.String(), "would send request"); got != 3 {
-		t.Errorf("dry run printed %d requests:\n%s", got, out.String())
+	entries := 0
+	for i, ev := range events[:min(3, len(events))] {
+		if ev.Sent || ev.Request != i+1 || ev.Requests != 3 || ev.Revoke != nil {
+			t.Errorf("event %d = %+v: want request %d of 3, not sent", i, ev, i+1)
+		}
+		entries += len(ev.Entries)
 	}
-	if !strings.Contains(out.String(), "would revoke-invite stray@x.com") {
-		t.Errorf("dry run does not show the invite: %s", out.String())
+	if len(events) != 4 || entries != 25 {
+		t.Fatalf("dry run told %d events of %d entries: want 3 requests of 25 entries and the revoke", len(events), entries)
+	}
+	if ev := events[3]; ev.Sent || ev.Revoke == nil || ev.Revoke.User.Email != "stray@x.com" {
+		t.Errorf("dry run's last event %+v: want the invite of stray@x.com, not revoked", ev)
 	}
 }
 
@@ -180,7 +186,7 @@ func TestApplyReinviteInTheBatches(t *testing.T) {
 				continue
 			}
 			if len(e.Steps) != 2 || e.Steps[0].Kind != StepCreate || e.Steps[0].Create.Type != VendorID || e.Steps[1].Kind != StepAdd {
-				t.Errorf("entry %s, want create (addVendorID); add [G]", e.String())
+				t.Errorf("entry %s, want create (addVendorID); add [G]", show(e))
 			}
 			reinvited[e.User.Email] = true
 		}

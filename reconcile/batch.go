@@ -80,9 +80,37 @@ type Request struct {
 }
 
 // Batches packs the plan's user and group changes, and its InviteGroups,
-// into the fewest action requests the limits allow (docs/design.md, "The
-// reconciler", describes how). Revokes of invites are not action entries
-// and are not in the result; re-invites (KindResendInvite) are, like creates.
+// into the fewest action requests the limits allow. Revokes of invites are
+// not action entries and are not in the result; re-invites
+// (KindResendInvite) are, like creates.
+//
+// The limits (docs/service.md: rules 1, 3, 9, 10, 12; contract 3 and 5):
+// 10 entries a request; a user entry holds one create step (first), an
+// update, at most 10 added and 10 removed memberships, removeFromOrg
+// (last); a user-group entry holds up to 10 steps of 10 users; entries run
+// in no guaranteed order within a request. So Batches:
+//
+//  1. Routes each membership (route). Memberships of product profiles and
+//     admin groups, of Federated IDs named by username, of independent IDs,
+//     of users whose email or username the plan changes, and of newly
+//     invited independent IDs go in the user's own entries; a membership of
+//     a user group may instead go in a group-rooted entry. Each user's
+//     entries' free room takes its movable memberships of the least demanded
+//     groups first; the rest goes group-rooted; a local search then keeps
+//     every move that lowers the number of entries.
+//  2. Builds the entries with their dependencies: a created user's other
+//     entries wait for the request that creates it, additions to a created
+//     group for its creation, a rename for the user's other entries.
+//  3. Schedules them by list scheduling: each request takes, among the
+//     entries whose dependencies are in earlier requests, those heading the
+//     longest chain of dependents first.
+//  4. Restarts, for plans of up to restartLimit changes, in four routing
+//     orders and, when groups are created, with them early, late or early
+//     with the first requests filled; the fewest requests win.
+//
+// A property test compares the count with an exhaustive search on small
+// plans with shrunken limits, and FuzzBatches replays each packing against
+// the rules: a heuristic, not a proof of optimality on large plans.
 func (p *Plan) Batches(l Limits) []Request {
 	var best []Request
 	variants := []variant{{}}
@@ -249,7 +277,7 @@ func (w *work) base() int {
 }
 
 // route decides, for each membership of a user group, whether it goes in
-// the user's own entries or in a group-rooted entry (docs/design.md: "Batching").
+// the user's own entries or in a group-rooted entry (see Batches).
 func (b *batcher) route() {
 	demand := make(map[string]int)
 	for _, w := range b.users {

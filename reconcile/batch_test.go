@@ -252,7 +252,7 @@ func (m *model) validate(reqs []Request) error {
 		}
 		for _, e := range req.Entries {
 			if len(e.Steps) == 0 || len(e.Steps) > m.l.StepsPerEntry {
-				return fmt.Errorf("request %d: entry %s has %d steps", r, e.String(), len(e.Steps))
+				return fmt.Errorf("request %d: entry %s has %d steps", r, show(e), len(e.Steps))
 			}
 			if err := m.validateEntry(e, r, start, userIdx, find, mark); err != nil {
 				return err
@@ -279,22 +279,22 @@ func (m *model) validateEntry(e Entry, r int, start boolSet, userIdx map[string]
 			switch st.Kind {
 			case StepCreate:
 				if s != 0 {
-					return fmt.Errorf("request %d: %s: create not first", r, e.String())
+					return fmt.Errorf("request %d: %s: create not first", r, show(e))
 				}
 				if m.invited(u) && start.has(m.newUser[u]) {
 					continue // the invite again: it adds this entry's memberships to it
 				}
 			case StepAdd, StepRemove:
 				if m.invited(u) && e.Steps[0].Kind != StepCreate {
-					return fmt.Errorf("request %d: %s: membership of an invited user without addVendorID", r, e.String())
+					return fmt.Errorf("request %d: %s: membership of an invited user without addVendorID", r, show(e))
 				}
 			case StepRemoveFromOrg:
 				if s != len(e.Steps)-1 {
-					return fmt.Errorf("request %d: %s: removeFromOrg not last", r, e.String())
+					return fmt.Errorf("request %d: %s: removeFromOrg not last", r, show(e))
 				}
 			}
 			if s == 0 && st.Kind != StepCreate && !m.userExists(start, u) {
-				return fmt.Errorf("request %d: %s: user does not exist yet", r, e.String())
+				return fmt.Errorf("request %d: %s: user does not exist yet", r, show(e))
 			}
 			kind := map[StepKind]string{StepCreate: "create", StepUpdate: "update", StepRemoveFromOrg: "rmorg", StepAdd: "add", StepRemove: "remove"}[st.Kind]
 			groups := st.Groups
@@ -303,11 +303,11 @@ func (m *model) validateEntry(e Entry, r int, start boolSet, userIdx map[string]
 			}
 			for _, g := range groups {
 				if kind == "add" && !m.groupExists(start, strings.ToLower(g)) {
-					return fmt.Errorf("request %d: %s: group %s does not exist yet", r, e.String(), g)
+					return fmt.Errorf("request %d: %s: group %s does not exist yet", r, show(e), g)
 				}
 				i, err := find(kind, u, g)
 				if err != nil {
-					return fmt.Errorf("request %d: %s: %w", r, e.String(), err)
+					return fmt.Errorf("request %d: %s: %w", r, show(e), err)
 				}
 				if err := mark(i); err != nil {
 					return err
@@ -320,18 +320,18 @@ func (m *model) validateEntry(e Entry, r int, start boolSet, userIdx map[string]
 			}
 		}
 		if adds > m.l.MembershipsPerEntry || removes > m.l.MembershipsPerEntry {
-			return fmt.Errorf("request %d: %s: %d adds, %d removes", r, e.String(), adds, removes)
+			return fmt.Errorf("request %d: %s: %d adds, %d removes", r, show(e), adds, removes)
 		}
 		return nil
 	}
 	g := strings.ToLower(e.Group)
 	if !m.userGrp[g] {
-		return fmt.Errorf("request %d: %s: %s is not a user group", r, e.String(), e.Group)
+		return fmt.Errorf("request %d: %s: %s is not a user group", r, show(e), e.Group)
 	}
 	for s, st := range e.Steps {
 		if st.Kind == StepCreateUserGroup {
 			if s != 0 {
-				return fmt.Errorf("request %d: %s: createUserGroup not first", r, e.String())
+				return fmt.Errorf("request %d: %s: createUserGroup not first", r, show(e))
 			}
 			if err := mark(m.newGroup[g]); err != nil {
 				return err
@@ -339,19 +339,19 @@ func (m *model) validateEntry(e Entry, r int, start boolSet, userIdx map[string]
 			continue
 		}
 		if s == 0 && !m.groupExists(start, g) {
-			return fmt.Errorf("request %d: %s: group does not exist yet", r, e.String())
+			return fmt.Errorf("request %d: %s: group does not exist yet", r, show(e))
 		}
 		if len(st.Users) > m.l.UsersPerGroupStep {
-			return fmt.Errorf("request %d: %s: step with %d users", r, e.String(), len(st.Users))
+			return fmt.Errorf("request %d: %s: step with %d users", r, show(e), len(st.Users))
 		}
 		for _, id := range st.Users {
 			u := userIdx[id.Key()]
 			if !m.userExists(start, u) || !m.eligible(u) {
-				return fmt.Errorf("request %d: %s: user %s cannot be named group-rooted now", r, e.String(), id.Key())
+				return fmt.Errorf("request %d: %s: user %s cannot be named group-rooted now", r, show(e), id.Key())
 			}
 			i, err := find(string(st.Kind), u, e.Group)
 			if err != nil {
-				return fmt.Errorf("request %d: %s: %w", r, e.String(), err)
+				return fmt.Errorf("request %d: %s: %w", r, show(e), err)
 			}
 			if err := mark(i); err != nil {
 				return err
@@ -440,7 +440,7 @@ func dump(reqs []Request) string {
 	for i, r := range reqs {
 		fmt.Fprintf(&b, "\n request %d:", i+1)
 		for _, e := range r.Entries {
-			b.WriteString("\n   " + e.String())
+			b.WriteString("\n   " + show(e))
 		}
 	}
 	return b.String()
@@ -488,7 +488,7 @@ func TestBatchesRenameAndIndependentIDs(t *testing.T) {
 	for r, req := range reqs {
 		for _, e := range req.Entries {
 			if e.User == nil {
-				t.Fatalf("request %d: group-rooted entry %s: neither the renamed user nor independent IDs may be named there", r, e.String())
+				t.Fatalf("request %d: group-rooted entry %s: neither the renamed user nor independent IDs may be named there", r, show(e))
 			}
 			if e.User.Email != "old@x.com" {
 				continue

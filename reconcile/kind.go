@@ -31,17 +31,23 @@ const (
 )
 
 // kindRow is one change kind: where a plan lists it, its sign in the
-// plan's text, whether it takes something away, which count of Counts it
-// adds to, and how it is sent.
+// plan's text, whether it takes something away, how it is counted and
+// shown, and how it is sent.
 type kindRow struct {
 	kind Kind
 	sign string
 	// destructive: the change takes something away whatever it holds
 	// (removed memberships make any change destructive, see Destructive).
 	destructive bool
-	// count is the field of Counts the change adds to.
-	count func(*Counts) *int
-	send  sendAs
+	// apart: the kind's changes are no changes of the organization; they
+	// stand apart in Plan.InviteGroups, are sent on every real run and are
+	// counted after the changes (a plan holding only these is in sync).
+	apart bool
+	// showsUser: the change's line shows the user's names and country
+	// (what a create gives the user).
+	showsUser bool
+	count     countRow
+	send      sendAs
 	// steps are, for a change sent as user entries, the steps the change
 	// needs besides its added and removed memberships (StepAdd,
 	// StepRemove) and its attribute update (StepUpdate, when Set).
@@ -51,6 +57,20 @@ type kindRow struct {
 	rank int
 }
 
+// countRow is how a kind's number is shown: the words that follow it in
+// a plan's summary line, and its places there and among the JSON counts
+// (Counts.MarshalJSON). The memberships' count stands at
+// MembershipsLine in the summary line, after every kind's in JSON.
+type countRow struct {
+	words      string
+	line, json int
+}
+
+// MembershipsLine is the place in a plan's summary line of the
+// memberships' count, among the kinds' places (KindInfo.Line): the kinds
+// of users' changes come before it, those of groups and invites after.
+const MembershipsLine = 50
+
 // userSteps are the steps a user entry holds for its change's kind.
 type userSteps struct {
 	create        bool // StepCreate: the create step of the user's identity type (addVendorID for an independent ID)
@@ -59,26 +79,30 @@ type userSteps struct {
 }
 
 // kindTable is the table of change kinds, in the order a plan lists them.
+// A kind is added here, and nowhere else: counts, the plan's lines and
+// summary, the history and the approvals take every kind from it.
 var kindTable = []kindRow{
-	{kind: KindCreateGroup, sign: "+", count: func(c *Counts) *int { return &c.CreateGroup }, send: asGroupEntry},
-	{kind: KindCreate, sign: "+", count: func(c *Counts) *int { return &c.Create }, send: asUserEntry, steps: userSteps{create: true}},
-	{kind: KindUpdate, sign: "~", count: func(c *Counts) *int { return &c.Update }, send: asUserEntry},
-	{kind: KindResendInvite, sign: "~", count: func(c *Counts) *int { return &c.ResendInvite }, send: asUserEntry, steps: userSteps{create: true}},
-	{kind: KindInviteGroups, sign: "=", count: func(c *Counts) *int { return &c.InviteGroups }, send: asUserEntry, steps: userSteps{create: true}},
-	{kind: KindRemove, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Remove }, send: asUserEntry, steps: userSteps{removeFromOrg: true}},
-	{kind: KindDelete, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.Delete }, send: asUserEntry, steps: userSteps{removeFromOrg: true, deleteAccount: true}},
-	{kind: KindRevokeInvite, sign: "-", destructive: true, count: func(c *Counts) *int { return &c.RevokeInvite }, send: asRevoke},
+	{kind: KindCreateGroup, sign: "+", count: countRow{"groups to create", 60, 10}, send: asGroupEntry},
+	{kind: KindCreate, sign: "+", showsUser: true, count: countRow{"to create", 10, 20}, send: asUserEntry, steps: userSteps{create: true}},
+	{kind: KindUpdate, sign: "~", count: countRow{"to update", 20, 30}, send: asUserEntry},
+	{kind: KindResendInvite, sign: "~", count: countRow{"invites to resend", 70, 60}, send: asUserEntry, steps: userSteps{create: true}},
+	{kind: KindInviteGroups, sign: "=", apart: true, count: countRow{"pending invites' groups sent again", 90, 80}, send: asUserEntry, steps: userSteps{create: true}},
+	{kind: KindRemove, sign: "-", destructive: true, count: countRow{"to remove", 30, 40}, send: asUserEntry, steps: userSteps{removeFromOrg: true}},
+	{kind: KindDelete, sign: "-", destructive: true, count: countRow{"to delete", 40, 50}, send: asUserEntry, steps: userSteps{removeFromOrg: true, deleteAccount: true}},
+	{kind: KindRevokeInvite, sign: "-", destructive: true, count: countRow{"to revoke", 80, 70}, send: asRevoke},
 }
 
 // kinds indexes kindTable by kind.
-var kinds = func() map[Kind]kindRow {
+var kinds = indexKinds()
+
+func indexKinds() map[Kind]kindRow {
 	m := make(map[Kind]kindRow, len(kindTable))
 	for i, r := range kindTable {
 		r.rank = i
 		m[r.kind] = r
 	}
 	return m
-}()
+}
 
 // rank is k's place in kindTable; an unknown kind comes last.
 func (k Kind) rank() int {
@@ -86,6 +110,46 @@ func (k Kind) rank() int {
 		return r.rank
 	}
 	return len(kindTable)
+}
+
+// KindInfo is what the table of kinds says of a kind, for the packages
+// that show, count or hold changes: none of them names a kind.
+type KindInfo struct {
+	Kind Kind
+	Sign string // the sign of its lines in a plan: + ~ - =, "?" for a kind the table does not know (Plan.Check refuses it)
+	// Words follow the kind's number in a plan's summary line ("to
+	// create"), at place Line (see MembershipsLine).
+	Words string
+	Line  int
+	// TakesAway: a change of the kind takes something away as a whole
+	// (a removal, a deletion, a revoked invite), whatever it holds; a
+	// change of another kind takes away only its removed memberships
+	// (Change.Remove). An unknown kind takes away, so that the safety
+	// rules and the approvals hold it back whole.
+	TakesAway bool
+	// Apart: the kind's changes are no changes of the organization (they
+	// are Plan.InviteGroups): a summary counts them after the changes,
+	// when there are any.
+	Apart bool
+	// OfGroup: the change is about a user group (Change.Group), not a
+	// user.
+	OfGroup bool
+	// ShowsUser: the change's line shows the user's names and country
+	// (what a create gives the user).
+	ShowsUser bool
+	// DeleteAccount: the change deletes the user's account with its
+	// removal (its line says so).
+	DeleteAccount bool
+}
+
+// Info returns what the table says of k.
+func (k Kind) Info() KindInfo {
+	r, ok := kinds[k]
+	if !ok {
+		return KindInfo{Kind: k, Sign: "?", TakesAway: true}
+	}
+	return KindInfo{Kind: k, Sign: r.sign, Words: r.count.words, Line: r.count.line, TakesAway: r.destructive,
+		Apart: r.apart, OfGroup: r.send == asGroupEntry, ShowsUser: r.showsUser, DeleteAccount: r.steps.deleteAccount}
 }
 
 // ErrUnknownKind is wrapped by the error of a plan holding a change of a
@@ -107,7 +171,7 @@ func (p *Plan) Check() error {
 			c := &list.changes[i]
 			if _, ok := kinds[c.Kind]; !ok {
 				errs = append(errs, fmt.Errorf("plan: %s[%d] (%s): %w %q", list.name, i, c.Key(), ErrUnknownKind, c.Kind))
-			} else if (list.name == "inviteGroups") != (c.Kind == KindInviteGroups) {
+			} else if (list.name == "inviteGroups") != kinds[c.Kind].apart {
 				errs = append(errs, fmt.Errorf("plan: %s[%d] (%s): kind %q does not belong there", list.name, i, c.Key(), c.Kind))
 			}
 		}

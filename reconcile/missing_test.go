@@ -37,7 +37,7 @@ func TestMissingTargets(t *testing.T) {
 		}
 		for _, c := range p.Changes {
 			if slices.Contains(c.Add, "_admin_X") || (!create && slices.Contains(c.Add, "Dev")) {
-				t.Errorf("create %v: change %s adds a missing group", create, c.String())
+				t.Errorf("create %v: change %s adds a missing group", create, show(c))
 			}
 		}
 		// b's only group is Dev: without it, nothing maps b to the

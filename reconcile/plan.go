@@ -40,49 +40,6 @@ func (c *Change) Key() string {
 	return c.User.Key()
 }
 
-// String renders one change on one line, e.g.
-// `+ create jane@example.com (enterpriseID) "Jane" "Doe" US groups: +Design +Dev`.
-func (c *Change) String() string {
-	var b strings.Builder
-	r, ok := kinds[c.Kind]
-	if !ok {
-		r.sign = "?"
-	}
-	fmt.Fprintf(&b, "%s %s %s", r.sign, c.Kind, c.Key())
-	if r.send == asGroupEntry {
-		return b.String()
-	}
-	if c.User.Type != "" {
-		fmt.Fprintf(&b, " (%s)", c.User.Type)
-	}
-	if c.Kind == KindCreate {
-		fmt.Fprintf(&b, " firstname=%q lastname=%q country=%q", c.User.FirstName, c.User.LastName, c.User.Country)
-	}
-	if r.steps.deleteAccount {
-		b.WriteString(" deleteAccount")
-	}
-	if c.Set != nil {
-		for _, f := range []struct {
-			name string
-			v    *string
-		}{{"firstname", c.Set.FirstName}, {"lastname", c.Set.LastName}, {"email", c.Set.Email}, {"username", c.Set.Username}} {
-			if f.v != nil {
-				fmt.Fprintf(&b, " %s=%q", f.name, *f.v)
-			}
-		}
-	}
-	if len(c.Add)+len(c.Remove) > 0 {
-		b.WriteString(" groups:")
-		for _, g := range c.Add {
-			b.WriteString(" +" + g)
-		}
-		for _, g := range c.Remove {
-			b.WriteString(" -" + g)
-		}
-	}
-	return b.String()
-}
-
 // Destructive reports whether the change takes something away. A change
 // of an unknown kind counts as destructive, so that the safety rules hold
 // it back with the others.
@@ -740,7 +697,7 @@ func (d *differ) applySafety(desired Desired, plan *Plan) {
 			kept = append(kept, c)
 			continue
 		}
-		if c.Kind != KindUpdate || (c.Set == nil && len(c.Add) == 0) {
+		if c.Kind.Info().TakesAway || (c.Set == nil && len(c.Add) == 0) {
 			plan.Withheld = append(plan.Withheld, c)
 			continue
 		}

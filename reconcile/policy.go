@@ -26,8 +26,8 @@ const (
 	DeleteUsers Unmatched = "delete"
 )
 
-// ParseUnmatched accepts "preserve", "remove-groups", "remove" or "delete".
-func ParseUnmatched(s string) (Unmatched, error) {
+// parseUnmatched accepts "preserve", "remove-groups", "remove" or "delete".
+func parseUnmatched(s string) (Unmatched, error) {
 	switch u := Unmatched(strings.ToLower(strings.TrimSpace(s))); u {
 	case Preserve, RemoveGroups, RemoveUsers, DeleteUsers:
 		return u, nil
@@ -82,7 +82,7 @@ type Attributes struct {
 type Policy struct {
 	// Managed lists the target groups whose memberships orgsync manages:
 	// the literal targets of the mapping rules plus any listed explicitly
-	// (ManageGroupsOf adds the targets that pattern rules produced). The
+	// (manageGroupsOf adds the targets that pattern rules produced). The
 	// UserGroups are managed too. Memberships of any other group are
 	// never touched.
 	Managed []string
@@ -136,7 +136,7 @@ func (p *Policy) Validate() error {
 		}
 	}
 	if p.Unmatched != "" {
-		if _, err := ParseUnmatched(string(p.Unmatched)); err != nil {
+		if _, err := parseUnmatched(string(p.Unmatched)); err != nil {
 			return fmt.Errorf("unmatched: %w", err)
 		}
 	}
@@ -195,10 +195,10 @@ func (v *ValidPolicy) WithMaxRemovals(l Limit, by string) (*ValidPolicy, error) 
 }
 
 // ManagingGroupsOf returns v with every group of the users managed too
-// (Policy.ManageGroupsOf); the managed groups do not bear on validity.
+// (Policy.manageGroupsOf); the managed groups do not bear on validity.
 func (v *ValidPolicy) ManagingGroupsOf(users *Users) *ValidPolicy {
 	out := &ValidPolicy{p: v.p.clone()}
-	out.p.ManageGroupsOf(users)
+	out.p.manageGroupsOf(users)
 	return out
 }
 
@@ -279,12 +279,12 @@ func (p *Policy) ReadNeedsFor(desired *Users) ReadNeeds {
 	return s
 }
 
-// ManageGroupsOf adds every group the users have to Managed, once each
+// manageGroupsOf adds every group the users have to Managed, once each
 // (compared case-insensitively). A caller whose desired users' groups all
 // come from mapping rules, as the sources' do, calls it with them, so that
 // the targets of pattern rules, which cannot be listed in advance, are
 // managed as well.
-func (p *Policy) ManageGroupsOf(users *Users) {
+func (p *Policy) manageGroupsOf(users *Users) {
 	seen := foldSet(p.Managed)
 	for _, g := range users.GroupNames() {
 		if l := strings.ToLower(g); !seen[l] {

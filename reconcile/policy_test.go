@@ -63,7 +63,7 @@ func TestReadNeeds(t *testing.T) {
 func TestManageGroupsOf(t *testing.T) {
 	p := Policy{Managed: []string{"Eng"}, UserGroups: []string{"Writers"}}
 	users := UsersOf(User{Groups: []string{"eng", "Design Users"}}, User{Groups: []string{"design users", "PP Pro"}})
-	p.ManageGroupsOf(&users)
+	p.manageGroupsOf(&users)
 	if want := []string{"Eng", "Design Users", "PP Pro"}; !slices.Equal(p.Managed, want) {
 		t.Errorf("Managed = %q, want %q", p.Managed, want)
 	}

@@ -55,7 +55,7 @@ func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
 			for _, k := range tt.stays {
 				for _, c := range plan.Changes {
 					if c.Key() == k {
-						t.Errorf("out-of-scope user %s changed: %s", k, c.String())
+						t.Errorf("out-of-scope user %s changed: %s", k, show(c))
 					}
 				}
 			}

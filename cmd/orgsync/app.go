@@ -11,7 +11,6 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/util/crash"
-	"github.com/orgsync/orgsync/internal/util/interspersed"
 	"github.com/orgsync/orgsync/internal/util/logs"
 	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/internal/util/suggest"
@@ -234,7 +233,7 @@ func parseFlags(fs *flag.FlagSet, args []string, std stdio, maxArgs int) (code i
 	}
 	fs.SetOutput(std.err)
 	fs.Usage = func() {}
-	err := interspersed.Parse(fs, args)
+	err := parseInterspersed(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		flagUsage(std.out, fs)

@@ -38,7 +38,7 @@ func runPlan(ctx context.Context, std stdio, args []string) int {
 	if *c.output == "json" {
 		w = std.err // the plan on stdout stays one JSON document
 	}
-	j.Explain(w, plans)
+	view.Explain(w, j.Explain(plans))
 	if _, err := j.ApplyAll(ctx, plans, run.Dry); err != nil {
 		return fail(std, fs.Name(), err)
 	}

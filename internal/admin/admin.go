@@ -83,15 +83,15 @@ func (o *Org) Invites(ctx context.Context, excludeExpired bool) ([]umwire.Invite
 		func(b []umwire.Invite) []umwire.Invite { return b }, o.hint)
 }
 
-// InviteActions are the actions on an invite, with what is said once done.
-var InviteActions = map[string]string{"resend": "resent", "revoke": "revoked"}
+// inviteActions are the actions on an invite, with what is said once done.
+var inviteActions = map[string]string{"resend": "resent", "revoke": "revoked"}
 
-// Invite resends or revokes (action, one of InviteActions) the invite of
+// Invite resends or revokes (action, one of inviteActions) the invite of
 // email and returns what was done. Its errors are marked with their
 // phase (run.InPhase): the gate's when a pending approval holds the
 // revoke, sign-in or apply.
 func (o *Org) Invite(ctx context.Context, action, email string) (string, error) {
-	done, ok := InviteActions[action]
+	done, ok := inviteActions[action]
 	if !ok {
 		return "", fmt.Errorf("unknown invite action %q", action)
 	}

@@ -16,9 +16,9 @@ import (
 // page.
 const maxRunsKept = 200
 
-// ErrBusy is the error of a decision on the status page while a run goes
+// errBusy is the error of a decision on the status page while a run goes
 // on.
-var ErrBusy = errors.New("a run is in progress: try again when it ends")
+var errBusy = errors.New("a run is in progress: try again when it ends")
 
 // runOnce syncs unless a run is already going on.
 func (d *daemon) runOnce(ctx context.Context) {
@@ -55,7 +55,7 @@ func (d *daemon) runOnce(ctx context.Context) {
 // and its records to the page.
 func (d *daemon) exclusive(fn func() ([]*run.Result, error)) error {
 	if !d.running.TryLock() {
-		return ErrBusy
+		return errBusy
 	}
 	defer d.running.Unlock()
 	d.metrics.started()

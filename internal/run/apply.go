@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/util/memlimit"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
@@ -84,7 +85,7 @@ func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 	reqs := p.Plan.Batches(reconcile.DefaultLimits())
 	out, stop := j.applyOutput(ctx, p, client, mode, len(reqs))
 	res.Applied, err = j.send(ctx, g, res, client, reconcile.ApplyOptions{
-		DryRun: mode == Dry, TestOnly: mode == TestOnly, Requests: reqs, Out: out})
+		DryRun: mode == Dry, TestOnly: mode == TestOnly, Requests: reqs, Events: oneline.Events(out)})
 	out.Flush()
 	stop()
 	if mode == Real {

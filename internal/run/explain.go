@@ -1,9 +1,6 @@
 package run
 
 import (
-	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strings"
 
@@ -13,91 +10,149 @@ import (
 	"github.com/orgsync/orgsync/source/diag"
 )
 
-// Explain writes, for the user named by Overrides.Explain (nothing when
-// none), how each source's record of it gave each of its groups (which
-// mapping rule, which expression), whether the run's scope leaves it
-// alone, and the planned changes for it in each organization.
-func (j *Job) Explain(w io.Writer, ps *Plans) {
+// Explanation is what the run knows of the user Overrides.Explain names
+// (plan --explain): how each source's record of it gave each of its groups
+// (which mapping rule, which expression), whether the run's scope leaves
+// it alone, and the changes planned for it in each organization. The
+// views write it (view.Explain).
+type Explanation struct {
+	Name    string          // the user, by email or username, as named
+	Records []ExplainRecord // the sources' records of the user
+	Desired []ExplainUser   // the user as the sources give it, in the run
+	// OutOfScope are the keys of the user's records the run's scope
+	// leaves alone.
+	OutOfScope []string
+	// ScopedToGroups is set when no source has the user and the run is
+	// scoped to directory groups: it leaves alone the users no source
+	// gives.
+	ScopedToGroups bool
+	// NotListed is set when the run is scoped to a users file that does
+	// not list the user.
+	NotListed bool
+	Orgs      []ExplainOrg
+}
+
+// ExplainRecord is one source record of the user, and how it was mapped.
+type ExplainRecord struct {
+	diag.Trace
+	// Rules are, for each of Trace.DirectoryGroups, the mapping rules
+	// that map it.
+	Rules [][]ExplainRule
+	// ScopeGroups are the run's scope groups, which a record left out
+	// by the scope (Trace.LeftOut "scope") is in none of.
+	ScopeGroups []string
+}
+
+// ExplainRule is one mapping rule that maps a directory group: its index
+// in the configuration's mapping list, its directory group or pattern,
+// and the targets it gives.
+type ExplainRule struct {
+	Index              int
+	Directory, Pattern string
+	Targets            []string
+}
+
+// ExplainUser is the user as the sources give it: its key, its groups, and
+// the groups held this run because another source's mapped group is
+// missing.
+type ExplainUser struct {
+	Key          string
+	Groups, Held []string
+}
+
+// ExplainOrg is what one organization's plan does with the user.
+type ExplainOrg struct {
+	// Org names the organization when the configuration has several, ""
+	// when it has one.
+	Org string
+	// Failed is set when the organization could not be planned.
+	Failed bool
+	// NoGroup says, in a configuration of several organizations, what
+	// happens to the user given no group of Org.
+	NoGroup NoGroup
+	// Changes are the changes planned for the user, withheld ones
+	// included.
+	Changes []reconcile.Change
+	// Unmatched names, when the user is in the organization and in no
+	// source, the setting that says what happens to it.
+	Unmatched string
+	// Unknown is set when neither a source nor the organization's users
+	// read for the plan have the user.
+	Unknown bool
+}
+
+// NoGroup is what happens in an organization to a user of the sources
+// given none of its groups; 0 when a group is given (or no source has
+// the user).
+type NoGroup int
+
+const (
+	NoGroupOut   NoGroup = iota + 1 // out of scope there (excludeUnmappedUsers), left alone
+	NoGroupAdded                    // members: mapped: not added; a member keeps the place
+)
+
+// Explain returns what the run knows of the user Overrides.Explain names,
+// nil when it names none.
+func (j *Job) Explain(ps *Plans) *Explanation {
 	if j.explain == "" {
-		return
+		return nil
 	}
 	name, d := j.explain, ps.Sources
-	fmt.Fprintf(w, "\nexplain %s:\n", name)
-	if len(d.Traces) == 0 {
-		fmt.Fprintf(w, "  no source has a record with this email or username\n")
-	}
+	x := &Explanation{Name: name}
 	for _, t := range d.Traces {
-		j.writeTrace(w, &t)
+		x.Records = append(x.Records, j.explainRecord(t))
 	}
 	known := false // a source has the user (in or out of the run)
 	for _, u := range d.Users.All() {
 		if source.Explains(name, u.Email, u.Username) {
 			known = true
-			fmt.Fprintf(w, "  desired: %s with groups %s\n", u.Key(), listOrNone(u.Groups))
-			if held := d.Held[u.Key()]; len(held) > 0 {
-				fmt.Fprintf(w, "  held this run (a mapped group another source names is missing): %s\n", strings.Join(held, ", "))
-			}
+			x.Desired = append(x.Desired, ExplainUser{Key: u.Key(), Groups: u.Groups, Held: d.Held[u.Key()]})
 		}
 	}
 	for _, u := range ps.Scope.Out {
 		if source.Explains(name, u.Email, u.Username) {
 			known = true
-			fmt.Fprintf(w, "  out of scope: the run leaves %s alone\n", u.Key())
+			x.OutOfScope = append(x.OutOfScope, u.Key())
 		}
 	}
-	if !known && ps.Scope.KeepUnmatched {
-		fmt.Fprintf(w, "  out of scope: the run is scoped to directory groups, and leaves alone the users no source gives\n")
-	}
-	if ps.Scope.Only != nil && !ps.Scope.Only[strings.ToLower(name)] {
-		fmt.Fprintf(w, "  out of scope: the users file does not list %s\n", name)
-	}
+	x.ScopedToGroups = !known && ps.Scope.KeepUnmatched
+	x.NotListed = ps.Scope.Only != nil && !ps.Scope.Only[strings.ToLower(name)]
 	for _, p := range ps.Orgs {
-		j.writePlanned(w, p, d)
+		x.Orgs = append(x.Orgs, j.explainOrg(p, d))
 	}
+	return x
 }
 
-// writePlanned writes the changes p plans for the user plan --explain
-// names, after the organization's name when there are several.
-func (j *Job) writePlanned(w io.Writer, p *OrgPlan, d *Sources) {
-	name, prefix := j.explain, "  planned"
+// explainOrg is what plan p does with the user plan --explain names.
+func (j *Job) explainOrg(p *OrgPlan, d *Sources) ExplainOrg {
+	var o ExplainOrg
 	if j.multiOrg {
-		prefix += " in " + p.Org.Name
+		o.Org = p.Org.Name
 	}
 	if p.Err != nil {
-		fmt.Fprintf(w, "%s: none (the organization could not be planned)\n", prefix)
-		return
+		o.Failed = true
+		return o
 	}
 	if j.multiOrg && j.noGroupIn(p.Org, d) {
 		switch {
 		case j.scope.ExcludeUnmappedUsers:
-			fmt.Fprintf(w, "  in %s: no group of %[1]s for this user: out of scope there (excludeUnmappedUsers), left alone\n", p.Org.Name)
+			o.NoGroup = NoGroupOut
 		case p.Org.Members == config.MembersMapped:
-			fmt.Fprintf(w, "  in %s: no group of %[1]s for this user (members: mapped): not added to it; a member already keeps the place, without the managed groups\n", p.Org.Name)
+			o.NoGroup = NoGroupAdded
 		}
 	}
-	changes := 0
 	for _, list := range [][]reconcile.Change{p.Plan.Changes, p.Plan.Withheld} {
-		for i := range list {
-			if source.Explains(name, list[i].User.Email, list[i].User.Username) {
-				fmt.Fprintf(w, "%s: %s\n", prefix, list[i].String())
-				changes++
+		for _, c := range list {
+			if source.Explains(j.explain, c.User.Email, c.User.Username) {
+				o.Changes = append(o.Changes, c)
 			}
 		}
 	}
-	unmatched := false
-	for _, u := range p.Plan.Unmatched.All() {
-		unmatched = unmatched || source.Explains(name, u.Email, u.Username)
+	if slices.ContainsFunc(p.Plan.Unmatched.List(), func(u reconcile.User) bool { return source.Explains(j.explain, u.Email, u.Username) }) {
+		o.Unmatched = p.Org.PolicyKey(reconcile.SettingUnmatched)
 	}
-	switch {
-	case unmatched:
-		fmt.Fprintf(w, "%s: unmatched: in the organization and in no source, so %s applies\n", prefix, p.Org.PolicyKey(reconcile.SettingUnmatched))
-	case changes == 0 && len(d.Traces) == 0:
-		fmt.Fprintf(w, "%s: no change: the organization's users read for this plan have no such user either; check the name\n", prefix)
-		return
-	}
-	if changes == 0 {
-		fmt.Fprintf(w, "%s: no change\n", prefix)
-	}
+	o.Unknown = o.Unmatched == "" && len(o.Changes) == 0 && len(d.Traces) == 0
+	return o
 }
 
 // noGroupIn reports whether the sources have the user plan --explain
@@ -118,57 +173,16 @@ func (j *Job) noGroupIn(t *config.NamedTarget, d *Sources) bool {
 	return known
 }
 
-// writeTrace writes how one source record was built.
-func (j *Job) writeTrace(w io.Writer, t *diag.Trace) {
-	where := t.File
-	if t.Line > 0 {
-		where = fmt.Sprintf("%s:%d", t.File, t.Line)
-	}
-	if t.Record != "" && t.Line == 0 {
-		where += " " + t.Record
-	}
-	fmt.Fprintf(w, "  %s, %s:\n", t.Source, where)
-	if len(t.DirectoryGroups)+len(t.ExprGroups)+len(t.Set) == 0 && t.LeftOut == "" && t.Skipped == "" {
-		fmt.Fprintln(w, "    in no directory group: no mapping rule gives it a group")
-	}
+// explainRecord is how one source record was mapped.
+func (j *Job) explainRecord(t diag.Trace) ExplainRecord {
+	r := ExplainRecord{Trace: t, ScopeGroups: j.scope.Groups}
 	for _, g := range t.DirectoryGroups {
-		hits := j.mapper.Explain(g)
-		if len(hits) == 0 {
-			fmt.Fprintf(w, "    directory group %q: no mapping rule\n", g)
+		var rules []ExplainRule
+		for _, h := range j.mapper.Explain(g) {
+			m := j.rules[h.Rule]
+			rules = append(rules, ExplainRule{Index: h.Rule, Directory: m.Directory, Pattern: m.Pattern, Targets: h.Targets})
 		}
-		for _, h := range hits {
-			fmt.Fprintf(w, "    directory group %q: %s gives %s\n", g, j.ruleText(h.Rule), strings.Join(h.Targets, ", "))
-		}
+		r.Rules = append(r.Rules, rules)
 	}
-	if len(t.ExprGroups) > 0 {
-		fmt.Fprintf(w, "    groups expression gives %s\n", strings.Join(t.ExprGroups, ", "))
-	}
-	for _, f := range slices.Sorted(maps.Keys(t.Set)) {
-		fmt.Fprintf(w, "    set.%s gives %q\n", f, t.Set[f])
-	}
-	switch t.LeftOut {
-	case "filter":
-		fmt.Fprintf(w, "    left out by the filter expression %s (false for this record): the run leaves this user alone\n", t.Filter)
-	case "scope":
-		fmt.Fprintf(w, "    left out: in none of the scope groups %q\n", j.scope.Groups)
-	}
-	if t.Skipped != "" {
-		fmt.Fprintf(w, "    skipped as a bad record: %s\n", t.Skipped)
-	}
-}
-
-// ruleText names mapping rule i as the configuration writes it.
-func (j *Job) ruleText(i int) string {
-	r := j.rules[i]
-	if r.Pattern != "" {
-		return fmt.Sprintf("mapping[%d] (pattern %q)", i, r.Pattern)
-	}
-	return fmt.Sprintf("mapping[%d] (directory %q)", i, r.Directory)
-}
-
-func listOrNone(groups []string) string {
-	if len(groups) == 0 {
-		return "(none)"
-	}
-	return strings.Join(groups, ", ")
+	return r
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run/approval"
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -228,8 +228,7 @@ func (gt *gate) holdRejected(g *Gated, pending, rejected []store.Approval, log *
 		Reason: fmt.Sprintf("rejected in approval %s, still asked for by the sources: held again until someone decides", strings.Join(ids, ", "))}
 	if g.mode != Real || approval.SourcesIncomplete(plan) {
 		if n := holdBack(g, still); n > 0 {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("rejected approval %s: %s the sources still ask for, held; a sync holds them again for approval",
-				strings.Join(ids, ", "), plural.Of(n, "change", "changes")))
+			plan.Notes = append(plan.Notes, oneline.HeldRejected(ids, n, ""))
 		}
 		return pending, nil
 	}
@@ -241,8 +240,7 @@ func (gt *gate) holdRejected(g *Gated, pending, rejected []store.Approval, log *
 			zap.Int("changes", len(still)), zap.Strings("rejected", ids))
 		g.decision.HeldAgain = &again
 		pending = append(pending, again)
-		plan.Notes = append(plan.Notes, fmt.Sprintf("rejected approval %s: %s the sources still ask for, held again as approval %s",
-			strings.Join(ids, ", "), plural.Of(len(still), "change", "changes"), again.ID))
+		plan.Notes = append(plan.Notes, oneline.HeldRejected(ids, len(still), again.ID))
 	}
 	for _, a := range rejected {
 		a.TakenUp, a.Updated = g.plan.Run, now
@@ -311,11 +309,9 @@ func (gt *gate) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]s
 		}
 		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
 		if g.mode == Real {
-			log.Info(fmt.Sprintf("approval %s: %s no longer asked for by the sources, %s still held", a.ID,
-				plural.Of(len(dropped), "change", "changes"), plural.Of(len(kept), "change", "changes")), zap.String("approval", a.ID))
+			log.Info(oneline.Narrowed(a.ID, len(dropped), len(kept)), zap.String("approval", a.ID))
 		}
-		g.plan.Plan.Notes = append(g.plan.Plan.Notes, fmt.Sprintf("approval %s: %s no longer asked for by the sources, dropped from it; %s still held",
-			a.ID, plural.Of(len(dropped), "change", "changes"), plural.Of(len(kept), "change", "changes")))
+		g.plan.Plan.Notes = append(g.plan.Plan.Notes, oneline.NarrowedNote(a.ID, len(dropped), len(kept)))
 		if len(kept) > 0 {
 			out = append(out, a)
 		}
@@ -340,8 +336,7 @@ func quarantineHeld(g *Gated, pending []store.Approval) {
 	plan := g.plan.Plan
 	for _, a := range pending {
 		if n := holdBack(g, a.Changes); n > 0 {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("approval %s holds %s of the withheld changes until someone decides: orgsync approve %[1]s applies them, orgsync reject %[1]s discards them",
-				a.ID, plural.Of(n, "change", "changes")))
+			plan.Notes = append(plan.Notes, oneline.Quarantined(a.ID, n))
 		}
 	}
 }

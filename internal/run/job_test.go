@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -208,30 +207,37 @@ func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
 	}
 }
 
-// TestExplain: plan --explain says which rule gave each group, and what
-// the plan does for the user in each organization.
+// TestExplain: plan --explain finds which rule gave each group, and what
+// the plan does for the user in each organization (view.Explain writes it).
 func TestExplain(t *testing.T) {
 	cfg := exampleConfig(t, "multiorg")
 	j, plans := planJob(t, cfg, Overrides{Explain: "dave@example.com"}, Options{})
-	var buf bytes.Buffer
-	j.Explain(&buf, plans)
-	for _, want := range []string{
-		"explain dave@example.com:",
-		`directory group "eng": mapping[0] (directory "eng") gives Engineering, Acrobat Pro`,
-		`directory group "design": mapping[1] (directory "design") gives Design, emea::Design`,
-		"desired: dave@example.com with groups",
-		"planned in main: + create dave@example.com",
-		"planned in emea: + create dave@example.com",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("explain lacks %q:\n%s", want, buf.String())
+	x := j.Explain(plans)
+	if x == nil || x.Name != "dave@example.com" || len(x.Records) == 0 {
+		t.Fatalf("explanation %+v: want dave's records", x)
+	}
+	rules := map[string]string{}
+	for _, r := range x.Records {
+		for i, g := range r.DirectoryGroups {
+			for _, rule := range r.Rules[i] {
+				rules[g] = fmt.Sprintf("mapping[%d] %s gives %s", rule.Index, rule.Directory, strings.Join(rule.Targets, ", "))
+			}
+		}
+	}
+	if rules["eng"] != "mapping[0] eng gives Engineering, Acrobat Pro" || rules["design"] != "mapping[1] design gives Design, emea::Design" {
+		t.Errorf("rules %q", rules)
+	}
+	if len(x.Desired) != 1 || x.Desired[0].Key != "dave@example.com" || len(x.Desired[0].Groups) == 0 {
+		t.Errorf("desired %+v", x.Desired)
+	}
+	for i, org := range []string{"main", "emea"} {
+		if i >= len(x.Orgs) || x.Orgs[i].Org != org || len(x.Orgs[i].Changes) != 1 || x.Orgs[i].Changes[0].Kind != reconcile.KindCreate {
+			t.Errorf("organization %s: want dave created there; %+v", org, x.Orgs)
 		}
 	}
 	quiet, _ := New(cfg, Overrides{}, Options{})
-	buf.Reset()
-	quiet.Explain(&buf, plans)
-	if buf.Len() != 0 {
-		t.Errorf("explain without a user wrote %q", buf.String())
+	if x := quiet.Explain(plans); x != nil {
+		t.Errorf("explain without a user: %+v", x)
 	}
 }
 

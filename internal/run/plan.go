@@ -10,6 +10,7 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/util/memlimit"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 )
@@ -195,6 +196,6 @@ func (j *Job) logChanges(p *OrgPlan) {
 	}
 	for i := range p.Plan.Changes {
 		ch := &p.Plan.Changes[i]
-		p.log.Log(level, "planned: "+ch.String(), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
+		p.log.Log(level, "planned: "+oneline.Change(ch), zap.String("kind", string(ch.Kind)), zap.String("key", ch.Key()))
 	}
 }

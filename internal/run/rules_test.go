@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -221,7 +222,7 @@ func TestHoldAccepted(t *testing.T) {
 	}
 }
 
-// TestExplainPlanned: what plan --explain says a plan does for the user in
+// TestExplainPlanned: what plan --explain finds a plan does for the user in
 // each organization of several: its changes, unmatched, nothing, an
 // organization it has no group of (excluded, or not taken), one that could
 // not be planned.
@@ -237,27 +238,22 @@ func TestExplainPlanned(t *testing.T) {
 		scope   config.Scope
 		plan    *OrgPlan
 		sources *Sources
-		want    string
+		want    ExplainOrg
 	}{
-		{"a change", config.Scope{}, &OrgPlan{Org: main, Plan: &create}, sources, "  planned in main: + create dave@example.com"},
-		{"unmatched", config.Scope{}, &OrgPlan{Org: main, Plan: &unmatched}, &Sources{},
-			"  planned in main: unmatched: in the organization and in no source, so policy.unmatchedUsers applies\n"},
-		{"unknown everywhere", config.Scope{}, &OrgPlan{Org: main, Plan: &reconcile.Plan{}}, &Sources{},
-			"  planned in main: no change: the organization's users read for this plan have no such user either; check the name\n"},
+		{"a change", config.Scope{}, &OrgPlan{Org: main, Plan: &create}, sources, ExplainOrg{Org: "main", Changes: create.Changes}},
+		{"unmatched", config.Scope{}, &OrgPlan{Org: main, Plan: &unmatched}, &Sources{}, ExplainOrg{Org: "main", Unmatched: "policy.unmatchedUsers"}},
+		{"unknown everywhere", config.Scope{}, &OrgPlan{Org: main, Plan: &reconcile.Plan{}}, &Sources{}, ExplainOrg{Org: "main", Unknown: true}},
 		{"no group of a mapped-only organization", config.Scope{}, &OrgPlan{Org: emea, Plan: &reconcile.Plan{}}, sources,
-			"  in emea: no group of emea for this user (members: mapped): not added to it; a member already keeps the place, without the managed groups\n  planned in emea: no change\n"},
+			ExplainOrg{Org: "emea", NoGroup: NoGroupAdded}},
 		{"no group, unmapped users excluded", config.Scope{ExcludeUnmappedUsers: true}, &OrgPlan{Org: emea, Plan: &reconcile.Plan{}}, sources,
-			"  in emea: no group of emea for this user: out of scope there (excludeUnmappedUsers), left alone\n  planned in emea: no change\n"},
-		{"organization failed", config.Scope{}, &OrgPlan{Org: emea, Err: errors.New("boom")}, sources,
-			"  planned in emea: none (the organization could not be planned)\n"},
+			ExplainOrg{Org: "emea", NoGroup: NoGroupOut}},
+		{"organization failed", config.Scope{}, &OrgPlan{Org: emea, Err: errors.New("boom")}, sources, ExplainOrg{Org: "emea", Failed: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			j := &Job{settings: settingsOf(cfg), scope: tt.scope, explain: "DAVE@example.com"}
-			var buf strings.Builder
-			j.writePlanned(&buf, tt.plan, tt.sources)
-			if !strings.HasPrefix(buf.String(), tt.want) {
-				t.Errorf("got %q, want it to start with %q", buf.String(), tt.want)
+			if got := j.explainOrg(tt.plan, tt.sources); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -140,12 +140,13 @@ func setFields(s *reconcile.Attrs) []string {
 // source, a group created, an invite revoked).
 func (a Applied) reason(c *reconcile.Change) string {
 	var why string
+	_, invite := c.Steps()
 	switch {
-	case c.Kind == reconcile.KindCreateGroup:
+	case c.Kind.Info().OfGroup:
 		return "a mapping rule names the group and " + a.Settings.CreateGroups + " is on" + a.rulesOf([]string{c.Group})
 	case a.Unmatched[c.Key()]:
 		why = "unmatched (in the organization, in no source): " + a.Settings.Unmatched
-	case c.Kind == reconcile.KindRevokeInvite:
+	case invite:
 		return "invited, in no source: " + a.Settings.RevokeInvites
 	case len(c.Remove) > 0 && len(c.Add) == 0:
 		why = "the sources no longer give these groups"

@@ -4,6 +4,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/internal/util/termsafe"
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -46,5 +47,5 @@ func (t *table) flush() error { return t.tw.Flush() }
 // a newline: its names escaped (termsafe.Line), so that a group name
 // holding a newline cannot forge a line of the plan a person reviews.
 func changeLine(prefix string, c *reconcile.Change) string {
-	return prefix + termsafe.String(c.String(), termsafe.Line) + "\n"
+	return prefix + termsafe.String(oneline.Change(c), termsafe.Line) + "\n"
 }

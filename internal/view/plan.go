@@ -11,8 +11,11 @@ package view
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
@@ -79,18 +82,39 @@ func unmatched(b *bufio.Writer, p *reconcile.Plan) {
 	}
 }
 
-// countsLine is the one-line summary of the counts.
+// countsLine is the one-line summary of the counts: the count of every
+// kind of change, in the order of its place (KindInfo.Line), with the
+// memberships' at theirs; the withheld, unmatched, excluded and out of
+// scope users; then the kinds apart, those there are.
 func countsLine(c reconcile.Counts) string {
-	s := fmt.Sprintf("%d to create, %d to update, %d to remove, %d to delete, +%d/-%d memberships, %d groups to create, %d invites to resend, %d to revoke; %d withheld, %d unmatched, %d excluded",
-		c.Create, c.Update, c.Remove, c.Delete, c.AddMemberships, c.RemoveMemberships, c.CreateGroup,
-		c.ResendInvite, c.RevokeInvite, c.Withheld, c.Unmatched, c.Excluded)
+	infos := make([]reconcile.KindInfo, 0, len(reconcile.Kinds()))
+	for _, k := range reconcile.Kinds() {
+		infos = append(infos, k.Info())
+	}
+	slices.SortStableFunc(infos, func(a, b reconcile.KindInfo) int { return cmp.Compare(a.Line, b.Line) })
+	var changes, apart []string
+	memberships := fmt.Sprintf("+%d/-%d memberships", c.AddMemberships, c.RemoveMemberships)
+	for _, in := range infos {
+		n := c.Of(in.Kind)
+		switch {
+		case in.Apart:
+			if n > 0 {
+				apart = append(apart, fmt.Sprintf("; %d %s", n, in.Words))
+			}
+			continue
+		case in.Line > reconcile.MembershipsLine && memberships != "":
+			changes, memberships = append(changes, memberships), ""
+		}
+		changes = append(changes, fmt.Sprintf("%d %s", n, in.Words))
+	}
+	if memberships != "" {
+		changes = append(changes, memberships)
+	}
+	s := fmt.Sprintf("%s; %d withheld, %d unmatched, %d excluded", strings.Join(changes, ", "), c.Withheld, c.Unmatched, c.Excluded)
 	if c.OutOfScope > 0 {
 		s += fmt.Sprintf(", %d out of scope", c.OutOfScope)
 	}
-	if c.InviteGroups > 0 {
-		s += fmt.Sprintf("; %d pending invites' groups sent again", c.InviteGroups)
-	}
-	return s
+	return s + strings.Join(apart, "")
 }
 
 // PlanFormatVersion is the version of the JSON plan's format (PlanJSON,

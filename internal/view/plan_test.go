@@ -63,7 +63,7 @@ Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 g
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.FormatVersion != PlanFormatVersion || got.Counts.Create != 1 || got.Counts.Remove != 1 || got.Counts.AddMemberships != 2 || len(got.Changes) != 3 {
+	if got.FormatVersion != PlanFormatVersion || got.Counts.Of(reconcile.KindCreate) != 1 || got.Counts.Of(reconcile.KindRemove) != 1 || got.Counts.AddMemberships != 2 || len(got.Changes) != 3 {
 		t.Errorf("JSON plan = %+v", got)
 	}
 }

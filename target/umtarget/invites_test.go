@@ -35,7 +35,7 @@ func TestInvitesRespectedRevokedResent(t *testing.T) {
 	// old@'s invite expired: with no pending invite, old@ is invited as
 	// fresh@ is (the pending listing alone is read).
 	c := plan.Counts()
-	if c.Create != 2 || c.ResendInvite != 0 || c.RevokeInvite != 1 || e.target.LastRead.InviteBatches != 1 {
+	if c.Of(reconcile.KindCreate) != 2 || c.Of(reconcile.KindResendInvite) != 0 || c.Of(reconcile.KindRevokeInvite) != 1 || e.target.LastRead.InviteBatches != 1 {
 		t.Errorf("plan: %+v, %d invite listing calls; want fresh@ and old@ invited, stray@ revoked, pending@ left alone, from the pending listing alone",
 			c, e.target.LastRead.InviteBatches)
 	}
@@ -191,7 +191,7 @@ func TestInviteListingsSayWhatIsPending(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := plan.Counts(); (c.Create == 1) != tc.reinvite || c.ResendInvite+c.Update+c.InviteGroups != 0 {
+			if c := plan.Counts(); (c.Of(reconcile.KindCreate) == 1) != tc.reinvite || c.Of(reconcile.KindResendInvite)+c.Of(reconcile.KindUpdate)+c.Of(reconcile.KindInviteGroups) != 0 {
 				t.Errorf("plan: %+v; want asked@gmail.com invited again: %v, nothing else", c, tc.reinvite)
 			}
 			if got := e.target.LastRead.InviteBatches; got != tc.calls {

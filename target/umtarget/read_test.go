@@ -80,7 +80,7 @@ func TestReadByGroupConverges(t *testing.T) {
 	if !r.ByGroup || r.PagesRead != 4 || r.Lookups != 12 {
 		t.Errorf("first read %+v: want by group, 4 pages, 12 lookups", r)
 	}
-	if c := plan.Counts(); c.Create != 4 || c.Update != 34 || c.RemoveMemberships != 30 || c.AddMemberships != 38 {
+	if c := plan.Counts(); c.Of(reconcile.KindCreate) != 4 || c.Of(reconcile.KindUpdate) != 34 || c.RemoveMemberships != 30 || c.AddMemberships != 38 {
 		t.Errorf("first plan %+v: want the 4 new users created, 34 updated (+38 -30 memberships)", c)
 	}
 	if again := e.plan(t, want, threePolicy); !again.Empty() {
@@ -225,7 +225,7 @@ func TestConvergenceByGroup(t *testing.T) {
 				if err != nil && !faults {
 					t.Fatal(err)
 				}
-				if r := e.target.LastRead; run == 0 && (!r.ByGroup || r.Lookups == 0 || plan.Counts().Create == 0) {
+				if r := e.target.LastRead; run == 0 && (!r.ByGroup || r.Lookups == 0 || plan.Counts().Of(reconcile.KindCreate) == 0) {
 					t.Fatalf("read %+v, plan %+v: want a read by group with lookups and creates, the test would prove little", r, plan.Counts())
 				}
 			}

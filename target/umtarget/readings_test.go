@@ -100,7 +100,7 @@ func TestExpiredInvitesUnlisted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := plan.Counts(); c.Create != 1 || c.ResendInvite != 0 {
+	if c := plan.Counts(); c.Of(reconcile.KindCreate) != 1 || c.Of(reconcile.KindResendInvite) != 0 {
 		t.Errorf("plan: %+v; want lapsed@gmail.com invited as a new user", c)
 	}
 	if n := sim.Stats().Requests[gate.EndpointAction][http.StatusOK]; n != 1 {

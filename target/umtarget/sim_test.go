@@ -289,7 +289,7 @@ func TestConvergence(t *testing.T) {
 			if err != nil {
 				t.Fatalf("apply: %v", err)
 			}
-			if c := first.Counts(); c.Create == 0 || c.Update == 0 || c.AddMemberships == 0 || c.RemoveMemberships == 0 {
+			if c := first.Counts(); c.Of(reconcile.KindCreate) == 0 || c.Of(reconcile.KindUpdate) == 0 || c.AddMemberships == 0 || c.RemoveMemberships == 0 {
 				t.Fatalf("the first plan lacks a kind of change, the test would prove little: %+v", c)
 			}
 			t.Logf("first plan: %+v; read by group: %v", first.Counts(), e.target.LastRead.ByGroup)
@@ -342,7 +342,7 @@ func render(p *reconcile.Plan) string {
 	var b strings.Builder
 	for _, list := range [][]reconcile.Change{p.Changes, p.Withheld} {
 		for i := range list {
-			b.WriteString(list[i].String() + "\n")
+			b.WriteString(fmt.Sprintf("%s %s %+v\n", list[i].Kind, list[i].Key(), list[i]))
 		}
 	}
 	for _, g := range p.MissingGroups {

@@ -1,7 +1,6 @@
 package umtarget
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -132,10 +131,10 @@ func TestDryRunAndTestOnlyChangeNothing(t *testing.T) {
 	ctx := context.Background()
 	plan := e.plan(t, want, pol)
 	before := e.sim.Snapshot()
-	var out bytes.Buffer
-	res, err := reconcile.Apply(ctx, plan, e.target, reconcile.ApplyOptions{DryRun: true, Out: &out})
-	if err != nil || res.Requests == 0 || !strings.Contains(out.String(), "would send request 1/") {
-		t.Fatalf("dry run: %v, %+v, output %q", err, res, out.String())
+	var events []reconcile.Event
+	res, err := reconcile.Apply(ctx, plan, e.target, reconcile.ApplyOptions{DryRun: true, Events: func(ev reconcile.Event) { events = append(events, ev) }})
+	if err != nil || res.Requests == 0 || len(events) == 0 || events[0].Request != 1 || events[0].Sent {
+		t.Fatalf("dry run: %v, %+v, events %+v", err, res, events)
 	}
 	if n := e.sim.Stats().Requests["action"]; len(n) != 0 {
 		t.Errorf("dry run sent action requests: %v", n)
@@ -203,7 +202,7 @@ func TestMissingTargetWithoutCreation(t *testing.T) {
 	}
 	for _, c := range plan.Changes {
 		if slices.Contains(c.Add, "No Such Profile") || c.Kind == reconcile.KindCreateGroup {
-			t.Errorf("change %s adds to or creates the missing target", c.String())
+			t.Errorf("change %+v adds to or creates the missing target", c)
 		}
 	}
 }

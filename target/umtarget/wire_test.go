@@ -83,7 +83,7 @@ func TestWireEntryTakesEveryPackedStep(t *testing.T) {
 		for i := range req.Entries {
 			e := &req.Entries[i]
 			if _, err := WireEntry(e); err != nil {
-				t.Errorf("entry %s: %v", e, err)
+				t.Errorf("entry %s: %v", e.Target(), err)
 			}
 			for _, s := range e.Steps {
 				seen[fmt.Sprintf("%v %s", e.User == nil, s.Kind)] = true

@@ -24,8 +24,10 @@ import (
 
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/view"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
+	"github.com/orgsync/orgsync/source/all"
 )
 
 // Result counts a file's expectations.
@@ -120,7 +122,7 @@ func (f *File) explain(ctx context.Context, cfg *config.Config, user string, w i
 		return
 	}
 	var b strings.Builder
-	j.Explain(&b, plans)
+	view.Explain(&b, j.Explain(plans))
 	for _, line := range strings.Split(strings.Trim(b.String(), "\n"), "\n") {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
@@ -250,8 +252,8 @@ func (f *File) load(tmp string) (*config.Config, error) {
 }
 
 // replaceSources puts each stand-in in place of its source's kind block;
-// the source's name and expressions stay. A source without one must be a
-// file (csv or yaml): a directory is never read here.
+// the source's name and expressions stay. A source without one must read
+// a local file (source.ReadsLocalFile): a directory is never read here.
 func (f *File) replaceSources(root *yaml.Node, tmp string) error {
 	sources := value(root, "sources")
 	if sources == nil || sources.Kind != yaml.SequenceNode {
@@ -262,28 +264,46 @@ func (f *File) replaceSources(root *yaml.Node, tmp string) error {
 			return f.errorf(f.StandIns[i].Line, "sources[%d]: the configuration has %d sources", i, len(sources.Content))
 		}
 	}
+	kinds := all.Kinds()
 	var errs []error
 	for i, src := range sources.Content {
 		s, ok := f.StandIns[i]
 		kind := kindOf(src)
-		switch {
-		case !ok && kind != "csv" && kind != "yaml" && kind != "":
-			errs = append(errs, fmt.Errorf("%s: sources[%d] (%s) is read from a server, which orgsync test never does: give sources[%d] records (or a file) in the test file", f.Path, i, kind, i))
-		case ok && s.Records != nil:
-			path := filepath.Join(tmp, filepath.Base(f.Path))
-			if err := os.WriteFile(path, f.recordsFile(s), 0o600); err != nil {
+		k, _ := kinds.Lookup(kind)
+		_, local := k.LocalFile()
+		file := s.File
+		if ok && s.Records != nil {
+			file = recordsPath(tmp, f.Path, kinds)
+			if err := os.WriteFile(file, f.recordsFile(s), 0o600); err != nil {
 				return err
 			}
-			setKind(src, "yaml", withDefaults(value(src, kind), map[string]string{"path": path}))
-		case ok && (kind == "csv" || kind == "yaml") && fileKind(s.File) == kind:
-			setValue(value(src, kind), "path", s.File) // the source's own settings, another file
-		case ok && fileKind(s.File) != "":
-			setKind(src, fileKind(s.File), withDefaults(value(src, kind), map[string]string{"path": s.File}))
-		case ok:
-			errs = append(errs, f.errorf(s.Line, "sources[%d].file: %s is neither a .csv nor a .yaml file", i, s.File))
+		}
+		fk, lf, readable := kinds.ForFile(file)
+		switch {
+		case !ok && kind != "" && !local:
+			errs = append(errs, fmt.Errorf("%s: sources[%d] (%s) is read from a server, which orgsync test never does: give sources[%d] records (or a file) in the test file", f.Path, i, kind, i))
+		case !ok:
+		case s.Records == nil && readable && fk.Key == kind:
+			setValue(value(src, kind), lf.Key, file) // the source's own settings, another file
+		case readable:
+			setKind(src, fk.Key, withDefaults(value(src, kind), map[string]string{lf.Key: file}))
+		default:
+			errs = append(errs, f.errorf(s.Line, "sources[%d].file: %s is not a file a source reads (%s)", i, s.File, strings.Join(kinds.FileExtensions(), ", ")))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// recordsPath is where the records of a stand-in are written: a file
+// named after the test file, which is YAML, as the records are, with the
+// extension of the file the YAML kind reads when the test file's name has
+// none a kind reads.
+func recordsPath(tmp, test string, kinds source.Kinds) string {
+	path := filepath.Join(tmp, filepath.Base(test))
+	if _, _, ok := kinds.ForFile(path); !ok {
+		path += ".yaml"
+	}
+	return path
 }
 
 // withDefaults adds to keys the defaults of the source's block (its
@@ -298,17 +318,6 @@ func withDefaults(block *yaml.Node, keys map[string]string) map[string]string {
 		}
 	}
 	return keys
-}
-
-// fileKind is the source kind that reads a file by its name's extension.
-func fileKind(name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".csv":
-		return "csv"
-	case ".yaml", ".yml":
-		return "yaml"
-	}
-	return ""
 }
 
 // kindOf returns the key of the source entry's kind block: the key that

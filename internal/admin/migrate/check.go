@@ -10,6 +10,7 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source/all"
 )
 
 // Check is the result of checking a migrated configuration with the checks
@@ -28,10 +29,6 @@ type Check struct {
 // OK reports whether nothing but the to-do items stands before orgsync
 // validate.
 func (c *Check) OK() bool { return c.Loads && len(c.Problems) == 0 }
-
-// fileKinds are the source kinds a check reads: those that need no
-// network.
-var fileKinds = map[string]bool{"csv": true, "yaml": true}
 
 // CheckConfig checks the configuration text data, written (or to be
 // written) at name: relative paths in it are relative to name's
@@ -102,13 +99,16 @@ func hasPrefixAny(s string, prefixes []string) bool {
 	return false
 }
 
-// readFileSources reads the sources that need no network, as a run does,
-// and says which ones were not read.
+// readFileSources reads the sources that need no network (their kind
+// reads a local file: source.ReadsLocalFile), as a run does, and says
+// which ones were not read.
 func (c *Check) readFileSources(ctx context.Context, cfg *config.Config) {
 	copied := *cfg
 	copied.Sources = nil
+	kinds := all.Kinds()
 	for i, s := range cfg.Sources {
-		if fileKinds[s.Kind()] {
+		k, _ := kinds.Lookup(s.Kind())
+		if _, local := k.LocalFile(); local {
 			copied.Sources = append(copied.Sources, s)
 			continue
 		}

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/orgsync/orgsync/internal/util/chatsafe"
 	"github.com/orgsync/orgsync/secret"
 )
 
@@ -67,7 +66,7 @@ func (w *Webhook) Send(ctx context.Context, e *Event) error {
 }
 
 // Body is e encoded in format. The Slack and Teams bodies show every
-// value of the event as text, never as markup (chatsafe): no directory
+// value of the event as text, never as markup (chatsafe.go): no directory
 // value becomes a mention, a link or formatting.
 func Body(format string, e *Event) ([]byte, error) {
 	switch format {
@@ -86,10 +85,10 @@ func Body(format string, e *Event) ([]byte, error) {
 // slackText is the text of a Slack message (mrkdwn): the title in bold,
 // the summary, the error and the changes in a code block, inside which
 // Slack formats nothing, then the commands that decide the approval;
-// every piece escaped for Slack (chatsafe.Slack).
+// every piece escaped for Slack (slackEscape).
 func slackText(m *message) string {
-	text := "*" + chatsafe.Slack(m.title) + "*\n" + chatsafe.SlackCode(append(slices.Clone(m.head), m.changes...))
-	if d := m.decision("`", chatsafe.Slack); d != "" {
+	text := "*" + slackEscape(m.title) + "*\n" + slackCode(append(slices.Clone(m.head), m.changes...))
+	if d := m.decision("`", slackEscape); d != "" {
 		text += "\n" + d
 	}
 	return text
@@ -97,12 +96,12 @@ func slackText(m *message) string {
 
 // teamsMessage is a Teams workflow ("When a Teams webhook request is
 // received") message: one Adaptive Card whose every line is a TextRun,
-// which shows no Markdown (chatsafe.Teams): the title in bold, then the
+// which shows no Markdown (teamsEscape): the title in bold, then the
 // summary, the error, the commands and the changes.
 func teamsMessage(m *message) any {
 	type block = map[string]any
 	run := func(text string, style block) block {
-		r := block{"type": "TextRun", "text": chatsafe.Teams(text)}
+		r := block{"type": "TextRun", "text": teamsEscape(text)}
 		maps.Copy(r, style)
 		return block{"type": "RichTextBlock", "inlines": []block{r}}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/store/planjson"
 	"github.com/orgsync/orgsync/internal/util/atomicfile"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -237,10 +238,10 @@ func missing(a, b []line) []line {
 func lines(p *reconcile.Plan) []line {
 	var out []line
 	for i := range p.Changes {
-		out = append(out, line{text: p.Changes[i].String(), key: p.Changes[i].Key()})
+		out = append(out, line{text: oneline.Change(&p.Changes[i]), key: p.Changes[i].Key()})
 	}
 	for i := range p.Withheld {
-		out = append(out, line{text: "withheld " + p.Withheld[i].String()})
+		out = append(out, line{text: "withheld " + oneline.Change(&p.Withheld[i])})
 	}
 	for _, g := range p.MissingGroups {
 		out = append(out, line{text: "missing group " + g.Name})

@@ -20,7 +20,9 @@ import (
 
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/internal/util/csvsafe"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/internal/util/plural"
+	"github.com/orgsync/orgsync/reconcile"
 )
 
 // Report is what one run did.
@@ -120,7 +122,7 @@ func (r *Report) writeCSV(w io.Writer) error {
 		for i := range a.Changes {
 			c := &a.Changes[i]
 			_ = cw.Write([]string{"held", a.Run, a.Org, a.Created.Format(time.RFC3339), c.Key(), string(c.Kind), "", store.Pending,
-				"", "", a.Reason, a.ID, c.String()})
+				"", "", a.Reason, a.ID, oneline.Change(c)})
 		}
 	}
 	cw.Flush()
@@ -150,4 +152,5 @@ var page = template.Must(template.New("").Funcs(template.FuncMap{
 	"time":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
 	"count":   func(run store.Run, kind string) int { return run.Changes[kind] },
 	"elapsed": func(run store.Run) time.Duration { return run.Duration().Round(time.Millisecond) },
+	"line":    func(c reconcile.Change) string { return oneline.Change(&c) },
 }).ParseFS(files, "report.html"))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -73,7 +74,7 @@ func heldFor(pending []store.Approval, user string) []heldChange {
 	for _, a := range pending {
 		for i := range a.Changes {
 			if c := &a.Changes[i]; matchesUser(c, user) {
-				out = append(out, heldChange{Approval: a.ID, Org: a.Org, Since: a.Created, Change: c.String()})
+				out = append(out, heldChange{Approval: a.ID, Org: a.Org, Since: a.Created, Change: oneline.Change(c)})
 			}
 		}
 	}

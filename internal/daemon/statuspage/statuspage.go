@@ -30,6 +30,8 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol/runreport"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/oneline"
+	"github.com/orgsync/orgsync/reconcile"
 )
 
 // Status is what the page shows.
@@ -201,6 +203,7 @@ var funcs = template.FuncMap{
 	"isZero":  func(t time.Time) bool { return t.IsZero() },
 	"clock":   clock,
 	"decided": Decided,
+	"line":    func(c reconcile.Change) string { return oneline.Change(&c) },
 }
 
 // clock is t in loc, to the second, with the zone's abbreviation.

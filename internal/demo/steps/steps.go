@@ -30,18 +30,18 @@ import (
 // to w; it fails when the second plan is not empty.
 func Walk(ctx context.Context, w io.Writer, j *run.Job, c *changecontrol.Control) error {
 	multi := j.MultiOrg()
-	fmt.Fprintln(w, "\n== 1. orgsync plan: what a sync would change")
+	view.DemoStep(w, 1, "orgsync plan: what a sync would change")
 	plans, err := showPlans(ctx, w, j)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\n== 2. orgsync sync: apply it")
+	view.DemoStep(w, 2, "orgsync sync: apply it")
 	res, err := j.ApplyAll(ctx, plans, run.Real)
 	view.Results(w, res, multi)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\n== 3. orgsync plan again: nothing left to do")
+	view.DemoStep(w, 3, "orgsync plan again: nothing left to do")
 	again, err := showPlans(ctx, w, j)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (r *Review) Prepare(config string) error {
 // heard by c.
 func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changecontrol.Control) error {
 	planPath := filepath.Join(r.dir, "plan.json")
-	fmt.Fprintln(w, "\n== 1. orgsync plan --out plan.json: the plan, saved for review")
+	view.DemoStep(w, 1, "orgsync plan --out plan.json: the plan, saved for review")
 	c.KeepFingerprints()
 	plans, err := showPlans(ctx, w, j)
 	if err != nil {
@@ -108,7 +108,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err := c.SavePlan(planPath, r.Version, plans, planfile.Flags{}); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\n== 2. orgsync show plan.json: what the reviewer reads")
+	view.DemoStep(w, 2, "orgsync show plan.json: what the reviewer reads")
 	f, err := planfile.Read(planPath)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if err := view.SavedPlan(w, f, view.FormatText, time.Now()); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\n== 3. orgsync apply plan.json: exactly the reviewed plan; over maxRemovals 1, the removals are held")
+	view.DemoStep(w, 3, "orgsync apply plan.json: exactly the reviewed plan; over maxRemovals 1, the removals are held")
 	if plans, err = c.CheckSaved(ctx, j, f, time.Hour); err != nil {
 		return err
 	}
@@ -131,13 +131,13 @@ func (r *Review) Steps(ctx context.Context, w io.Writer, j *run.Job, c *changeco
 	if created == nil {
 		return errors.New("the demo's removals were not held for approval")
 	}
-	fmt.Fprintf(w, "\n== 4. orgsync approve %s --yes: re-checked against the organization, applied once\n", created.ID)
+	view.DemoStep(w, 4, "orgsync approve "+created.ID+" --yes: re-checked against the organization, applied once")
 	rs, err := c.Approve(ctx, j, created.ID, view.Approving{W: w}, changecontrol.ApproveOptions{By: changecontrol.Approver("demo", "orgsync demo --review")})
 	view.Result(w, rs, false)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\n== 5. orgsync history: what changed, when and why")
+	view.DemoStep(w, 5, "orgsync history: what changed, when and why")
 	sd := c.StateDir()
 	entries, err := sd.History(store.Filter{})
 	if err != nil {
@@ -165,10 +165,9 @@ func (r *Review) outputs(ctx context.Context, w io.Writer, c *changecontrol.Cont
 	if err := atomicfile.Write(page, func(w io.Writer) error { return statuspage.Write(w, status()) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nReport: %s\nStatus page (as the daemon serves it): %s\nState directory: %s\nSaved plan: %s\n",
-		report, page, sd.Path(), filepath.Join(r.dir, "plan.json"))
+	view.DemoReview(w, view.ReviewFiles{Report: report, StatusPage: page, StateDir: sd.Path(), SavedPlan: filepath.Join(r.dir, "plan.json")})
 	if r.Serve <= 0 {
-		fmt.Fprintln(w, "(orgsync demo --review --serve 5m serves the status page live on loopback)")
+		view.DemoServing(w, "", 0)
 		return nil
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -177,7 +176,7 @@ func (r *Review) outputs(ctx context.Context, w io.Writer, c *changecontrol.Cont
 	}
 	srv := &http.Server{Handler: statuspage.Handler(status, nil), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	fmt.Fprintf(w, "Status page: http://%s/ for %s (Ctrl-C stops)\n", ln.Addr(), r.Serve)
+	view.DemoServing(w, ln.Addr().String(), r.Serve)
 	select {
 	case <-ctx.Done():
 	case <-time.After(r.Serve):

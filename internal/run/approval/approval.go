@@ -64,7 +64,7 @@ func (w wanted) keep(c reconcile.Change) (reconcile.Change, bool) {
 	if !ok {
 		return c, false
 	}
-	if c.Kind != reconcile.KindUpdate {
+	if c.Kind.Info().TakesAway {
 		return c, true
 	}
 	var kept []string
@@ -99,7 +99,7 @@ func Narrow(held []reconcile.Change, fresh *reconcile.Plan) (kept, dropped []rec
 
 // minus is what of c is not in k, a part of c, and whether there is any.
 func minus(c, k reconcile.Change) (reconcile.Change, bool) {
-	if c.Kind != reconcile.KindUpdate {
+	if c.Kind.Info().TakesAway {
 		return c, false
 	}
 	have := foldSet(k.Remove)
@@ -128,7 +128,7 @@ func Quarantine(changes []reconcile.Change, pending ...[]reconcile.Change) (send
 			continue
 		}
 		quarantined = append(quarantined, k)
-		if rest, left := minus(c, k); left || (c.Kind == reconcile.KindUpdate && (c.Set != nil || len(c.Add) > 0)) {
+		if rest, left := minus(c, k); left || (!c.Kind.Info().TakesAway && (c.Set != nil || len(c.Add) > 0)) {
 			send = append(send, rest)
 		}
 	}

@@ -327,7 +327,7 @@ func TestSnapshotFollowsTheOrganization(t *testing.T) {
 				kinds[out.run.Kind()]++
 				counts := out.plan.Counts()
 				t.Logf("round %d: %s run, %d listing pages, plan %+v", round, out.run.Kind(), pages, counts)
-				if counts.Create == 0 || counts.Update == 0 || counts.AddMemberships == 0 || counts.RemoveMemberships == 0 {
+				if counts.Of(reconcile.KindCreate) == 0 || counts.Of(reconcile.KindUpdate) == 0 || counts.AddMemberships == 0 || counts.RemoveMemberships == 0 {
 					t.Fatalf("round %d: the plan lacks a kind of change, the test would prove little: %+v", round, counts)
 				}
 				if out.run.Kind() == Incremental && pages != 0 {

@@ -31,8 +31,8 @@ func From(v any) *Error {
 	return &Error{Value: v, Stack: debug.Stack()}
 }
 
-// Catch, deferred, turns a panic of the function into an *Error in *err.
-func Catch(err *error) {
+// catch, deferred, turns a panic of the function into an *Error in *err.
+func catch(err *error) {
 	if v := recover(); v != nil {
 		*err = From(v)
 	}
@@ -60,6 +60,6 @@ func Rethrow(e *Error) {
 
 // Call runs fn and returns its error, or the *Error of a panic in it.
 func Call(fn func() error) (err error) {
-	defer Catch(&err)
+	defer catch(&err)
 	return fn()
 }

@@ -55,13 +55,6 @@ func OpenAppend(path string) (*os.File, error) {
 	return open(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 }
 
-// OpenExclusive makes the file at path (mode 0600) and opens it for
-// reading and writing; one that is there already (a link included) is
-// os.ErrExist.
-func OpenExclusive(path string) (*os.File, error) {
-	return open(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-}
-
 // Open opens the file at path for reading, never through a link.
 func Open(path string) (*os.File, error) { return open(path, os.O_RDONLY, 0) }
 

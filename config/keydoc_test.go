@@ -1,11 +1,11 @@
-package keydoc
+package config
 
 import (
 	"reflect"
 	"testing"
 )
 
-func TestParse(t *testing.T) {
+func TestParseKeyTables(t *testing.T) {
 	doc := "# Sources\n\n## CSV (`source/csvfile`)\n\n" +
 		"| key | default | meaning |\n|---|---|---|\n" +
 		"| `target.retries.minWait` / `maxWait` | `1s` / `1m` | back-off **bounds** ([more](x.md)) |\n" +
@@ -16,9 +16,9 @@ func TestParse(t *testing.T) {
 		"| `columns.email` | | see above |\n\n" +
 		"Keys shared by `csv:` and `yaml:`:\n\n| key | meaning |\n|---|---|\n| `sources[i].set.<field>` | computed |\n\n" +
 		"| store | `exec:` |\n|---|---|\n| `vault` | x |\n"
-	got := Parse(doc)
-	want := []Table{
-		{Tags: []string{"source/csvfile"}, Keys: []Key{
+	got := parseKeyTables(doc)
+	want := []keyTable{
+		{Tags: []string{"source/csvfile"}, Keys: []docKey{
 			{Path: "target.retries.minWait", Default: "1s", Meaning: "back-off bounds (more)"},
 			{Path: "target.retries.maxWait", Default: "1m", Meaning: "back-off bounds (more)"},
 			{Path: "notify.webhooks[].url", Meaning: "webhooks"},
@@ -27,9 +27,9 @@ func TestParse(t *testing.T) {
 			{Path: "path", Required: true, Meaning: "the file"},
 			{Path: "filter", Default: "(|(a=b)(c=d))", Meaning: "a filter"},
 		}},
-		{Tags: []string{"source/csvfile", "csv:", "yaml:"}, Keys: []Key{{Path: "sources[].set.*", Meaning: "computed"}}},
+		{Tags: []string{"source/csvfile", "csv:", "yaml:"}, Keys: []docKey{{Path: "sources[].set.*", Meaning: "computed"}}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Parse:\n got %+v\nwant %+v", got, want)
+		t.Errorf("parseKeyTables:\n got %+v\nwant %+v", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-// Package keydoc reads the key tables of orgsync's manual (docs/*.md):
+// The manual's key tables (docs/*.md), as parseKeyTables reads them:
 // each row of a Markdown table whose first column is headed "key" names
 // one or more configuration keys and gives their meaning and, in a
 // "default" column, their default. The configuration's JSON Schema takes
@@ -13,7 +13,8 @@
 // one backticked value for all the row's keys, or one per key in the same
 // order ("`1s` / `1m`"); anything else there (none, —, prose) is no
 // default, and "required" or "— (required)" marks a required key.
-package keydoc
+
+package config
 
 import (
 	"bufio"
@@ -22,8 +23,8 @@ import (
 	"strings"
 )
 
-// Key is one documented key.
-type Key struct {
+// docKey is one documented key.
+type docKey struct {
 	// Path is the key's path: "target.orgId", "targets[].name",
 	// "sources[].set.*", "users.default" with Prefix set.
 	Path string
@@ -39,22 +40,22 @@ type Key struct {
 	Meaning string
 }
 
-// Table is one key table with what it is about.
-type Table struct {
+// keyTable is one key table with what it is about.
+type keyTable struct {
 	// Tags are the backticked words of the nearest heading above the table
 	// and of the paragraph line just above it ("source/csvfile", "csv:").
 	Tags []string
-	Keys []Key
+	Keys []docKey
 }
 
-// Parse returns the key tables of a Markdown document, in order.
-func Parse(doc string) []Table {
+// parseKeyTables returns the key tables of a Markdown document, in order.
+func parseKeyTables(doc string) []keyTable {
 	var (
-		tables  []Table
+		tables  []keyTable
 		heading []string
 		above   string // the last non-blank line that is no table row
 		header  []string
-		cur     *Table
+		cur     *keyTable
 	)
 	sc := bufio.NewScanner(strings.NewReader(doc))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
@@ -67,7 +68,7 @@ func Parse(doc string) []Table {
 			case header == nil:
 				header = cells
 				if len(cells) > 0 && strings.EqualFold(cells[0], "key") {
-					tables = append(tables, Table{Tags: append(append([]string(nil), heading...), ticked(above)...)})
+					tables = append(tables, keyTable{Tags: append(append([]string(nil), heading...), ticked(above)...)})
 					cur = &tables[len(tables)-1]
 				}
 			case cur != nil && !isRule(cells):
@@ -126,7 +127,7 @@ func ticked(s string) []string {
 }
 
 // rowKeys returns the keys of one row under header.
-func rowKeys(header, cells []string) []Key {
+func rowKeys(header, cells []string) []docKey {
 	col := func(name string) string {
 		for i, h := range header {
 			if strings.EqualFold(h, name) && i < len(cells) {
@@ -135,22 +136,22 @@ func rowKeys(header, cells []string) []Key {
 		}
 		return ""
 	}
-	meaning := Plain(col("meaning"))
+	meaning := plainCell(col("meaning"))
 	if meaning == "" || strings.EqualFold(meaning, "see above") {
 		return nil // the keys are described elsewhere
 	}
 	paths := keyPaths(cells[0])
 	defaults := defaultsOf(col("default"), len(paths))
 	required := col("default") == "required" || col("default") == "— (required)"
-	keys := make([]Key, len(paths))
+	keys := make([]docKey, len(paths))
 	for i, p := range paths {
 		prefix := strings.HasSuffix(p, "…")
-		keys[i] = Key{Path: strings.TrimSuffix(p, "…"), Prefix: prefix, Default: defaults[i], Required: required, Meaning: meaning}
+		keys[i] = docKey{Path: strings.TrimSuffix(p, "…"), Prefix: prefix, Default: defaults[i], Required: required, Meaning: meaning}
 	}
 	return keys
 }
 
-// keyPaths returns the key paths of a key cell, each in the form of Key.Path.
+// keyPaths returns the key paths of a key cell, each in the form of docKey.Path.
 func keyPaths(cell string) []string {
 	words := ticked(cell)
 	var out []string
@@ -174,7 +175,7 @@ var (
 	fieldRE = regexp.MustCompile(`<[a-z]+>`)
 )
 
-// normalize writes a documented path in the form of Key.Path.
+// normalize writes a documented path in the form of docKey.Path.
 func normalize(p string) string {
 	p = itemRE.ReplaceAllString(strings.TrimSpace(p), "[]")
 	return fieldRE.ReplaceAllString(p, "*")
@@ -225,9 +226,9 @@ var (
 	boldRE = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 )
 
-// Plain returns a Markdown cell as plain text: links as their text, no
+// plainCell returns a Markdown cell as plain text: links as their text, no
 // emphasis marks or backticks.
-func Plain(s string) string {
+func plainCell(s string) string {
 	s = linkRE.ReplaceAllString(s, "$1")
 	s = boldRE.ReplaceAllString(s, "$1")
 	return strings.TrimSpace(strings.ReplaceAll(s, "`", ""))

@@ -16,6 +16,7 @@ import (
 	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/run"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/internal/util/outbound"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
@@ -179,8 +180,7 @@ func heldBy(d *run.Decision) *store.Approval {
 
 // narrowedText says what a run took out of an approval.
 func narrowedText(n run.Narrowed) string {
-	s := fmt.Sprintf("approval %s: %s no longer asked for by the sources, %s still held", n.Approval.ID,
-		plural.Of(len(n.Dropped), "change", "changes"), plural.Of(len(n.Approval.Changes), "change", "changes"))
+	s := oneline.Narrowed(n.Approval.ID, len(n.Dropped), len(n.Approval.Changes))
 	if n.Approval.Status == store.Dropped {
 		s += ": the approval is dropped"
 	}
@@ -237,7 +237,7 @@ func firstChanges(changes []reconcile.Change) ([]string, int) {
 	n := min(len(changes), maxChangesNotified)
 	out := make([]string, n)
 	for i := range n {
-		out[i] = changes[i].String()
+		out[i] = oneline.Change(&changes[i])
 	}
 	return out, len(changes) - n
 }

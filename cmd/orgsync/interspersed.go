@@ -1,13 +1,14 @@
-// Package interspersed parses a command's flags wherever they stand among
+// parseInterspersed parses a command's flags wherever they stand among
 // its arguments (`users get alice@example.com --config X`), which the
 // standard flag package stops at the first argument to do.
-package interspersed
+
+package main
 
 import "flag"
 
-// Parse is fs.Parse that also accepts flags after arguments; "--" ends
+// parseInterspersed is fs.Parse that also accepts flags after arguments; "--" ends
 // the flags. The arguments are left in fs.Args, in their order.
-func Parse(fs *flag.FlagSet, args []string) error {
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
