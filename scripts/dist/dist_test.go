@@ -11,16 +11,9 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-)
 
-// tool fails the test when a distribution tool the test needs is missing
-// (make test-deps installs it).
-func tool(t *testing.T, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is not installed: run make test-deps (%v)", name, err)
-	}
-}
+	"github.com/orgsync/orgsync/internal/testenv"
+)
 
 // cmd runs a command and returns its output; it fails the test when the
 // command fails.
@@ -39,8 +32,8 @@ func cmd(t *testing.T, name string, args ...string) string {
 // units (systemd-analyze verify); and the maintainer scripts' logic, run
 // with stand-ins for the commands that would change the machine.
 func TestPackages(t *testing.T) {
-	for _, name := range []string{"make", "dpkg-deb", "lintian", "rpm", "systemd-analyze", "sha256sum"} {
-		tool(t, name)
+	for name, deb := range map[string]string{"make": "make", "dpkg-deb": "dpkg", "lintian": "lintian", "rpm": "rpm", "systemd-analyze": "systemd", "sha256sum": "coreutils"} {
+		testenv.Program(t, deb, name)
 	}
 	dist := t.TempDir()
 	out, err := exec.Command("make", "-C", filepath.Join("..", ".."), "dist", "DIST="+dist, "VERSION=v1.2.3").CombinedOutput()
