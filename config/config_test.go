@@ -215,24 +215,52 @@ func TestLimit(t *testing.T) {
 	}
 }
 
+// TestShortestInterval: the shortest time between two runs over the whole
+// calendar, where it differs across the year: month lengths, leap days,
+// a day of the month or of the week; not a daylight saving change.
 func TestShortestInterval(t *testing.T) {
-	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	t.Parallel()
+	day := 24 * time.Hour
 	tests := map[string]time.Duration{
 		"0 */2 * * *":  2 * time.Hour,
 		"*/30 * * * *": 30 * time.Minute,
 		"0 1,2 * * *":  time.Hour,
 		"@every 90m":   90 * time.Minute,
-		"@daily":       24 * time.Hour,
+		"@daily":       day,
+		// Every month's 31st: July's to August's (31 days), not
+		// January's to March's.
+		"0 12 31 * *": 31 * day,
+		// Odd days of February and March at midnight and 23:00: 25 hours
+		// apart but from a leap year's February 29 to March 1 (the first
+		// in 2028); 200 runs from 2025 ended before it.
+		"0 0,23 1-31/2 2-3 *": time.Hour,
+		// Fridays or the 13th (cron's either-day rule): Thursday the 13th.
+		"0 0 13 * 5": day,
+		// Leap days, four years apart (eight across 2100).
+		"0 0 29 2 *": 1461 * day,
+		// A daylight saving change moves the clock, not the schedule.
+		"CRON_TZ=Europe/Berlin 30 2 * * *":        day,
+		"CRON_TZ=Australia/Sydney 0 1-23/2 * * *": 2 * time.Hour,
+		// A day that never comes.
+		"0 0 30 2 *": never,
 	}
 	for expr, want := range tests {
 		s, err := ParseSchedule(expr)
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
-		if got := ShortestInterval(s, from); got != want {
+		if got := ShortestInterval(s); got != want {
 			t.Errorf("%s: %s, want %s", expr, got, want)
 		}
 	}
+}
+
+// TestFrequentOnceAYearIsRefused: a schedule whose runs come closer than
+// two hours on one day in four years is refused like one that always does.
+func TestFrequentOnceAYearIsRefused(t *testing.T) {
+	t.Parallel()
+	cerr := loadProblems(t, map[string]string{"c.yaml": minimal + "schedule:\n  cron: \"0 0,23 1-31/2 2-3 *\"\n", "key.pem": "KEY", "users.csv": "email\n"})
+	wantProblems(t, cerr, []string{"schedule.cron (line 15): runs every 1h0m0s"})
 }
 
 func TestClientConfigLoadsSecrets(t *testing.T) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -13,10 +14,6 @@ import (
 // without allowFrequentSchedule: the service recommends syncs no more often
 // than every two hours.
 const MinInterval = 2 * time.Hour
-
-// scheduleSamples is how many successive runs ShortestInterval looks at:
-// enough to cover a day of an hourly list such as "0 1,2 * * *".
-const scheduleSamples = 200
 
 // ParseSchedule parses a standard cron expression or a descriptor
 // (@hourly, @every 2h), optionally prefixed with CRON_TZ=<IANA zone> (or
@@ -83,24 +80,134 @@ func hasZonePrefix(expr string) bool {
 }
 
 // ShortestInterval returns the shortest time between two successive runs of
-// s, looking at the runs that follow from.
-func ShortestInterval(s cron.Schedule, from time.Time) time.Duration {
-	if c, ok := s.(cron.ConstantDelaySchedule); ok {
-		return c.Delay
+// s on the clock of its time zone, over every day of a whole Gregorian
+// cycle (400 years, a whole number of weeks): every month length, leap
+// day and weekday a date can fall on counts. A change to or from daylight
+// saving time does not: it moves the clock, not the schedule. A schedule
+// that never runs twice has the longest duration.
+func ShortestInterval(s cron.Schedule) time.Duration {
+	switch s := s.(type) {
+	case cron.ConstantDelaySchedule:
+		return s.Delay
+	case *cron.SpecSchedule:
+		return specInterval(s)
 	}
-	shortest := time.Duration(1<<63 - 1)
-	prev := s.Next(from)
-	for i := 0; i < scheduleSamples && !prev.IsZero(); i++ {
-		next := s.Next(prev)
-		if next.IsZero() {
-			break
-		}
-		if d := next.Sub(prev); d < shortest {
-			shortest = d
-		}
-		prev = next
+	return never // ParseSchedule makes no other kind
+}
+
+// never is the interval of a schedule that never runs twice.
+const never = time.Duration(1<<63 - 1)
+
+// gregorianCycle is how many days the calendar takes to repeat itself.
+const gregorianCycle = 146097
+
+// specInterval is ShortestInterval of a cron expression: the shortest gap
+// between two runs of one day, or between a running day's last run and
+// the next running day's first.
+func specInterval(s *cron.SpecSchedule) time.Duration {
+	times := secondsOfDay(s)
+	if len(times) == 0 {
+		return never
 	}
-	return shortest
+	shortest := int64(math.MaxInt64)
+	for i := 1; i < len(times); i++ {
+		shortest = min(shortest, times[i]-times[i-1])
+	}
+	span := times[len(times)-1] - times[0]
+	if shortest > 86400-span { // two running days may come closer
+		shortest = min(shortest, daysApart(s)*86400-span)
+	}
+	if shortest > int64(never/time.Second) {
+		return never
+	}
+	return time.Duration(shortest) * time.Second
+}
+
+// daysApart returns the fewest days between two running days of s (the
+// cycle's length when one day a cycle runs; longer when none does).
+func daysApart(s *cron.SpecSchedule) int64 {
+	fewest, first, prev := int64(math.MaxInt32), -1, -1
+	d := civilDay{year: 2000, month: time.January, day: 1, weekday: time.Saturday}
+	for i := 0; i < gregorianCycle && fewest > 1; i, d = i+1, d.next() {
+		if !d.runs(s) {
+			continue
+		}
+		if prev < 0 {
+			first = i
+		} else {
+			fewest = min(fewest, int64(i-prev))
+		}
+		prev = i
+	}
+	if first >= 0 { // to the next cycle's first running day
+		fewest = min(fewest, int64(first+gregorianCycle-prev))
+	}
+	return fewest
+}
+
+// secondsOfDay returns the times of day s runs at, in seconds after
+// midnight, in order.
+func secondsOfDay(s *cron.SpecSchedule) []int64 {
+	var out []int64
+	for h := range 24 {
+		for m := range 60 {
+			for sec := range 60 {
+				if s.Hour&(1<<h) != 0 && s.Minute&(1<<m) != 0 && s.Second&(1<<sec) != 0 {
+					out = append(out, int64(h*3600+m*60+sec))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// civilDay is a date of the calendar, with its weekday.
+type civilDay struct {
+	year    int
+	month   time.Month
+	day     int
+	weekday time.Weekday
+}
+
+// next returns the following day.
+func (d civilDay) next() civilDay {
+	d.day++
+	d.weekday = (d.weekday + 1) % 7
+	if d.day > daysIn(d.year, d.month) {
+		d.day, d.month = 1, d.month+1
+		if d.month > time.December {
+			d.month, d.year = time.January, d.year+1
+		}
+	}
+	return d
+}
+
+// runs reports whether s runs on d, as cron decides: a day of the month
+// and a day of the week both restricted (neither a *) match either.
+func (d civilDay) runs(s *cron.SpecSchedule) bool {
+	const star = 1 << 63
+	if s.Month&(1<<d.month) == 0 {
+		return false
+	}
+	dom, dow := s.Dom&(1<<d.day) != 0, s.Dow&(1<<d.weekday) != 0
+	if s.Dom&star != 0 || s.Dow&star != 0 {
+		return dom && dow
+	}
+	return dom || dow
+}
+
+// daysIn returns the number of days of month m of year y.
+func daysIn(y int, m time.Month) int {
+	switch m {
+	case time.February:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case time.April, time.June, time.September, time.November:
+		return 30
+	}
+	return 31
 }
 
 // validate checks the cron expression and refuses (or, when allowed, warns
@@ -118,7 +225,7 @@ func (s *Schedule) validate(v *validation) {
 		v.errorf("schedule.cron", "%v", err)
 		return
 	}
-	every := ShortestInterval(sched, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	every := ShortestInterval(sched)
 	if every >= MinInterval {
 		return
 	}

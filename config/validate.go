@@ -152,7 +152,7 @@ func (c *Config) validateIncremental(v *validation) {
 		return
 	}
 	if sched, err := c.Schedule.Parse(); err == nil {
-		if every := ShortestInterval(sched, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)); time.Duration(in.FullEvery) <= every {
+		if every := ShortestInterval(sched); time.Duration(in.FullEvery) <= every {
 			v.warnf("incremental.fullEvery", "%s is not longer than the %s between the daemon's runs (schedule.cron): each of its runs reads the whole organization", time.Duration(in.FullEvery), every)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/internal/demo/simserver"
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -121,9 +122,7 @@ func write(t *testing.T, path, text string) {
 // TestGitHubWorkflowIsValid lints the workflow with actionlint, shellcheck
 // on its run scripts included.
 func TestGitHubWorkflowIsValid(t *testing.T) {
-	if _, err := exec.LookPath("shellcheck"); err != nil {
-		t.Fatalf("shellcheck is not installed: run make test-deps (%v)", err)
-	}
+	testenv.Program(t, "shellcheck", "shellcheck")
 	path := filepath.Join("ci", "github", "orgsync.yml")
 	var out bytes.Buffer
 	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Shellcheck: "shellcheck"})
@@ -330,10 +329,9 @@ func git(t *testing.T, dir string, args ...string) string {
 // PATH as the image's before_script would make it) against the simulator
 // and the fake GitLab API.
 func TestGitLabJobsValidateAndRunAgainstTheSimulator(t *testing.T) {
-	for _, tool := range []string{"gitlab-ci-local", "git", "rsync", "curl", "unzip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed: run make test-deps (%v)", tool, err)
-		}
+	// gitlab-ci-local comes from npm (Debian's npm package brings npm).
+	for tool, deb := range map[string]string{"gitlab-ci-local": "npm", "git": "git", "rsync": "rsync", "curl": "curl", "unzip": "unzip"} {
+		testenv.Program(t, deb, tool)
 	}
 	r := newCIRepo(t)
 	recipe := string(read(t, filepath.Join("ci", "gitlab", "orgsync.gitlab-ci.yml")))

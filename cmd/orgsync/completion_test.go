@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/internal/store"
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/source/all"
 )
 
@@ -149,8 +150,9 @@ func TestZshAndFishScriptsParse(t *testing.T) {
 		if err := os.WriteFile(file, []byte(r.stdout), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command(check[0], append(check[1:], file)...).CombinedOutput(); err != nil {
-			t.Errorf("%s does not accept the script (make test-deps installs it): %v\n%s", shell, err, out)
+		prog := testenv.Program(t, shell, check[0])
+		if out, err := exec.Command(prog, append(check[1:], file)...).CombinedOutput(); err != nil {
+			t.Errorf("%s does not accept the script: %v\n%s", shell, err, out)
 		}
 	}
 	if r := runBinary(t, nil, "completion", "tcsh"); r.code != exitError || !strings.Contains(r.stderr, "bash, fish, zsh") {

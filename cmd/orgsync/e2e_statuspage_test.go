@@ -19,24 +19,15 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/orgsync/orgsync/internal/daemon/statuspage"
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
-// requireChromium returns the path of Debian's chromium, skipping the test
-// when it is missing, or failing it in CI (CI=true), where make test
-// installs it (scripts/test-deps.sh).
+// requireChromium returns the path of Debian's chromium (testenv: the
+// test fails in CI without it, and is skipped elsewhere).
 func requireChromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed: scripts/test-deps.sh installs it")
-	}
-	t.Skip("chromium is not installed (scripts/test-deps.sh installs it)")
-	return ""
+	return testenv.Program(t, "chromium", "chromium", "chromium-browser")
 }
 
 // pagePassword is a status.password long enough for the page.

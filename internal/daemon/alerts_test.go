@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/common/model"
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
+
+	"github.com/orgsync/orgsync/internal/testenv"
 )
 
 // The operators' tools of examples/monitoring.
@@ -26,22 +28,6 @@ var (
 	alertRules = filepath.Join("..", "..", "examples", "monitoring", "orgsync-alerts.yaml")
 	dashboard  = filepath.Join("..", "..", "examples", "monitoring", "orgsync-dashboard.json")
 )
-
-// requirePromtool returns the path of promtool (Debian's prometheus
-// package), skipping the test when it is missing, or failing it in CI
-// (CI=true), where make test installs it (scripts/test-deps.sh).
-func requirePromtool(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("promtool")
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("promtool is not installed: scripts/test-deps.sh installs it (Debian's prometheus package)")
-	}
-	t.Skip("promtool is not installed (scripts/test-deps.sh installs it)")
-	return ""
-}
 
 // scraped is what a real daemon's /metrics said, at a time.
 type scraped struct {
@@ -144,7 +130,7 @@ var metricName = regexp.MustCompile(`\borgsync_[a-z0-9_]+`)
 // daemon exported, with the values they had.
 func TestAlertsAndDashboardAgainstARealDaemon(t *testing.T) {
 	t.Parallel()
-	promtool := requirePromtool(t)
+	promtool := testenv.Program(t, "prometheus", "promtool")
 	path := heldExample(t, "")
 	d := newTestDaemon(t, setupOf(t, path, zap.NewNop()))
 	d.runOnce(context.Background())

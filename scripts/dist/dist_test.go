@@ -11,15 +11,20 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/orgsync/orgsync/internal/testenv"
 )
 
-// tool fails the test when a distribution tool the test needs is missing
-// (make test-deps installs it).
+// debianPackage names the Debian package of each program the tests run.
+var debianPackage = map[string]string{"make": "make", "dpkg-deb": "dpkg", "lintian": "lintian", "rpm": "rpm",
+	"systemd-analyze": "systemd", "sha256sum": "coreutils", "tar": "tar", "unzip": "unzip", "msiinfo": "msitools",
+	"wixl": "wixl", "wine": "wine", "wineboot": "wine", "x86_64-w64-mingw32-gcc": "gcc-mingw-w64-x86-64"}
+
+// tool requires the program name (testenv.Program: a failure under
+// CI=true, a skip elsewhere, naming its Debian package).
 func tool(t *testing.T, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is not installed: run make test-deps (%v)", name, err)
-	}
+	testenv.Program(t, debianPackage[name], name)
 }
 
 // cmd runs a command and returns its output; it fails the test when the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"
@@ -91,14 +92,9 @@ func TestKerberosBindOnSamba(t *testing.T) {
 // cache with MIT's kinit, as an administrator would.
 func kinit(t *testing.T, srv *sambatest.Server, kt string) string {
 	t.Helper()
-	if _, err := exec.LookPath("kinit"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("kinit is not installed: run scripts/test-deps.sh (package krb5-user)")
-		}
-		t.Skip("kinit is not installed: run scripts/test-deps.sh (package krb5-user)")
-	}
+	kinit := testenv.Program(t, "krb5-user", "kinit")
 	cache := filepath.Join(t.TempDir(), "ccache")
-	cmd := exec.Command("kinit", "-k", "-t", kt, servicePrincipal)
+	cmd := exec.Command(kinit, "-k", "-t", kt, servicePrincipal)
 	cmd.Env = append(os.Environ(), "KRB5_CONFIG="+srv.Krb5Conf, "KRB5CCNAME=FILE:"+cache)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("kinit: %v\n%s", err, out)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
@@ -370,10 +371,7 @@ func TestDebugLogIsLdapsearchWithoutPassword(t *testing.T) {
 // ldapsearch is installed, and checks that it finds the users.
 func runLoggedCommand(t *testing.T, line string) {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/ldapsearch"); err != nil {
-		t.Log("ldapsearch not installed; not running the logged command")
-		return
-	}
+	testenv.Program(t, "ldap-utils", "ldapsearch")
 	pwFile := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(pwFile, []byte(slapdtest.ReaderPasswd), 0o600); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
+	"github.com/orgsync/orgsync/source/ldap/ldaptest"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 )
 
@@ -22,12 +23,7 @@ type ldapDirectory struct {
 // is skipped (failed in CI, where the LDAP tests must run).
 func startDirectory(t *testing.T) *ldapDirectory {
 	t.Helper()
-	if _, err := slapd.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v: run scripts/test-deps.sh (CI must run the LDAP tests)", err)
-		}
-		t.Skipf("%v: run scripts/test-deps.sh", err)
-	}
+	ldaptest.RequireSlapd(t)
 	ldif, err := os.ReadFile("testdata/directory/directory.ldif")
 	if err != nil {
 		t.Fatal(err)

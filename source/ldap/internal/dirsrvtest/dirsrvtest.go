@@ -9,9 +9,9 @@
 package dirsrvtest
 
 import (
-	"os"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/source/ldap/dirsrv"
 )
 
@@ -41,10 +41,5 @@ func StartWith(t testing.TB, opt dirsrv.Options) *dirsrv.Server {
 // in CI (CI=true), where its tests must run.
 func Require(t testing.TB) {
 	t.Helper()
-	if err := dirsrv.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v: run scripts/test-deps.sh (CI must run the 389 Directory Server tests)", err)
-		}
-		t.Skipf("%v: run scripts/test-deps.sh", err)
-	}
+	testenv.Installed(t, dirsrv.Find(), "389-ds-base")
 }

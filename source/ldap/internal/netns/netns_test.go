@@ -3,20 +3,16 @@ package netns
 import (
 	"bufio"
 	"net"
-	"os"
 	"testing"
+
+	"github.com/orgsync/orgsync/internal/testenv"
 )
 
 // TestForwardIntoTheNamespace: a server in the namespace listens on a
 // port that a server of the machine holds too; the forwarded port reaches
 // the one inside, and Close ends the forwarding.
 func TestForwardIntoTheNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("network namespaces need root: run the tests as root in CI (the Samba tests need it too)")
-		}
-		t.Skip("network namespaces need root")
-	}
+	testenv.Root(t, "a network namespace")
 	outside := serve(t, nil, "127.0.0.1:0", "outside")
 	_, port, _ := net.SplitHostPort(outside.Addr().String())
 	n, err := New()

@@ -11,7 +11,6 @@
 package sambatest
 
 import (
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 	"github.com/orgsync/orgsync/source/ldap/samba"
 )
@@ -129,16 +129,8 @@ func (s *Server) stop() {
 // it in CI (CI=true), where the Active Directory tests must run.
 func Require(t testing.TB) {
 	t.Helper()
-	err := samba.Find()
-	if err == nil && os.Geteuid() != 0 {
-		err = fmt.Errorf("Samba's domain controller must run as root")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v: run scripts/test-deps.sh as root (CI must run the Active Directory tests)", err)
-		}
-		t.Skipf("%v: run scripts/test-deps.sh", err)
-	}
+	testenv.Installed(t, samba.Find(), "samba samba-ad-dc samba-ad-provision")
+	testenv.Root(t, "Samba's domain controller")
 }
 
 // Admin binds to the domain over LDAPS as its Administrator.

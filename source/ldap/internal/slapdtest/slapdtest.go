@@ -7,9 +7,9 @@
 package slapdtest
 
 import (
-	"os"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 )
 
@@ -53,12 +53,8 @@ func StartWhole(t testing.TB, opt Options) *slapd.Server {
 // (CI=true), where the LDAP tests must run.
 func Require(t testing.TB) {
 	t.Helper()
-	if _, err := slapd.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v: run scripts/test-deps.sh (CI must run the LDAP tests)", err)
-		}
-		t.Skipf("%v: run scripts/test-deps.sh", err)
-	}
+	_, err := slapd.Find()
+	testenv.Installed(t, err, "slapd")
 }
 
 // baseLDIF is the suffix entry and the reader account.
