@@ -20,7 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/orgsync/orgsync/internal/demo/simserver"
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 

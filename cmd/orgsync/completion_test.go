@@ -13,7 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/source/all"
 )
 

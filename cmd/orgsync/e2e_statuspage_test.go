@@ -19,7 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/orgsync/orgsync/internal/daemon/statuspage"
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 

@@ -20,7 +20,7 @@ import (
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 )
 
 // The operators' tools of examples/monitoring.

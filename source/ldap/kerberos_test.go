@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"

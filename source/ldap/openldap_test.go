@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"

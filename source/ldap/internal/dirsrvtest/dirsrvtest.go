@@ -11,7 +11,7 @@ package dirsrvtest
 import (
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/source/ldap/dirsrv"
 )
 

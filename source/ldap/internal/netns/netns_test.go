@@ -5,7 +5,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 )
 
 // TestForwardIntoTheNamespace: a server in the namespace listens on a

@@ -19,7 +19,7 @@ import (
 
 	ldap3 "github.com/go-ldap/ldap/v3"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
 	"github.com/orgsync/orgsync/source/ldap/samba"
 )

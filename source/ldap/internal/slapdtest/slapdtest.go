@@ -9,7 +9,7 @@ package slapdtest
 import (
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/source/ldap/slapd"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/internal/testenv"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 )
 
 // childEnv marks the child process of TestMissingFailsInCIAndSkipsElsewhere.
