@@ -11,6 +11,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol"
 	"github.com/orgsync/orgsync/internal/util/crash"
+	"github.com/orgsync/orgsync/internal/util/interspersed"
 	"github.com/orgsync/orgsync/internal/util/logs"
 	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/internal/util/suggest"
@@ -106,6 +107,15 @@ func commands() map[string]command {
 	}
 }
 
+// summaries are the commands' summaries by name.
+func summaries(cmds map[string]command) map[string]string {
+	out := make(map[string]string, len(cmds))
+	for n, c := range cmds {
+		out[n] = c.summary
+	}
+	return out
+}
+
 // dispatch runs the subcommand named by args[0] and returns the exit
 // code. Everything a command writes to std.out and std.err is shown as
 // data on a terminal (termsafe): a control character from a directory
@@ -118,7 +128,7 @@ func dispatch(ctx context.Context, args []string, std stdio) int {
 		return dispatch(ctx, append(slices.Clone(args[1:]), "-h"), std)
 	}
 	if len(args) == 0 || isHelp(args[0]) {
-		usage(std.out, cmds)
+		view.Usage(std.out, summaries(cmds))
 		if len(args) == 0 {
 			return exitError
 		}
@@ -130,7 +140,7 @@ func dispatch(ctx context.Context, args []string, std stdio) int {
 	c, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(std.err, "orgsync: unknown command %q%s\n", args[0], suggest.DidYouMean(args[0], slices.Sorted(maps.Keys(cmds))))
-		usage(std.err, cmds)
+		view.Usage(std.err, summaries(cmds))
 		return exitError
 	}
 	if std.inspect == nil {
@@ -149,21 +159,6 @@ func guarded(std stdio, name string, cmd func() int) (code int) {
 		return exitError
 	}
 	return code
-}
-
-// usage lists the commands with their summaries.
-func usage(w io.Writer, cmds map[string]command) {
-	names := slices.Sorted(maps.Keys(cmds))
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	fmt.Fprintln(w, "usage: orgsync <command> [flags] [arguments]   (orgsync help <command>, or orgsync <command> -h, for its flags)")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-*s %s\n", width, n, cmds[n].summary)
-	}
-	fmt.Fprintln(w, "\norgsync --version prints the version.")
 }
 
 // isHelp reports whether arg asks for help.
@@ -233,39 +228,17 @@ func parseFlags(fs *flag.FlagSet, args []string, std stdio, maxArgs int) (code i
 	}
 	fs.SetOutput(std.err)
 	fs.Usage = func() {}
-	err := parseInterspersed(fs, args)
+	err := interspersed.Parse(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		flagUsage(std.out, fs)
+		view.FlagUsage(std.out, fs)
 		return exitOK, false
 	case err != nil:
-		flagUsage(std.err, fs)
+		view.FlagUsage(std.err, fs)
 		return exitError, false
 	case fs.NArg() > maxArgs:
 		fmt.Fprintf(std.err, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
 		return exitError, false
 	}
 	return exitOK, true
-}
-
-// arguments are the arguments of the commands that take some, as their
-// usage names them.
-var arguments = map[string]string{
-	"orgsync approve":    "[ID]     (no ID: list the pending approvals)",
-	"orgsync reject":     "ID",
-	"orgsync apply":      "FILE",
-	"orgsync show":       "FILE",
-	"orgsync init":       "[KIND]   (the same as --source KIND)",
-	"orgsync test":       "FILE...  (mapping tests: orgsync.test.yaml files)",
-	"orgsync completion": "bash|zsh|fish",
-}
-
-// flagUsage writes a command's arguments and flags to w.
-func flagUsage(w io.Writer, fs *flag.FlagSet) {
-	if a, ok := arguments[fs.Name()]; ok {
-		fmt.Fprintf(w, "usage: %s %s [flags]\n", fs.Name(), a)
-	}
-	fmt.Fprintf(w, "usage of %s (flags may come before or after the arguments):\n", fs.Name())
-	fs.SetOutput(w)
-	fs.PrintDefaults()
 }

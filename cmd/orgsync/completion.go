@@ -103,7 +103,7 @@ func flagValues(cmd string, f *flag.Flag, words []string) []string {
 // problems that leave state and notify alone (config.Error.Salvage), nil
 // when it does not load at all.
 func configOf(words []string) *config.Config {
-	path := cmp.Or(completion.FlagValue(words, "config"), configDefault())
+	path := cmp.Or(completion.FlagValue(words, "config"), starter.DefaultConfig())
 	cfg, err := config.Load(path) // nil when it does not load
 	if cerr := (*config.Error)(nil); errors.As(err, &cerr) {
 		cfg = cerr.Salvage() // a file init wrote, not yet filled in, still names its organizations

@@ -13,7 +13,7 @@ import (
 func runInit(_ context.Context, std stdio, args []string) int {
 	fs := flag.NewFlagSet("orgsync init", flag.ContinueOnError)
 	source := fs.String("source", "csv", "the kind of source: "+starter.Kinds())
-	output := fs.String("output", defaultConfigPath, `the file to write ("-": standard output)`)
+	output := fs.String("output", starter.ConfigName, `the file to write ("-": standard output)`)
 	force := fs.Bool("force", false, "overwrite the file when it exists")
 	if code, ok := parseFlags(fs, args, std, 1); !ok {
 		return code

@@ -42,7 +42,7 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 	}
 	name := *out
 	if name == "" {
-		name = defaultConfigPath
+		name = starter.ConfigName
 	}
 	res.Report.Check = migrate.CheckConfig(ctx, res.Config, name)
 	report := std.out

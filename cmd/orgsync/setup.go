@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"go.uber.org/zap"
@@ -18,11 +15,9 @@ import (
 	"github.com/orgsync/orgsync/internal/changecontrol/planfile"
 	"github.com/orgsync/orgsync/internal/demo/starter"
 	"github.com/orgsync/orgsync/internal/run"
+	"github.com/orgsync/orgsync/internal/util/envfile"
 	"github.com/orgsync/orgsync/internal/util/logs"
 )
-
-// defaultConfigPath is used when neither --config nor ORGSYNC_CONFIG is set.
-const defaultConfigPath = "orgsync.yaml"
 
 // setupFlags are the flags of every command that reads the configuration.
 type setupFlags struct {
@@ -47,34 +42,14 @@ func (f *setupFlags) addOrgsFlag(fs *flag.FlagSet) {
 	fs.StringVar(&f.orgs, "org", "", "the same as --orgs")
 }
 
-// addSetupFlags defines --config (default configDefault) and the logging
+// addSetupFlags defines --config (default starter.DefaultConfig) and the logging
 // flags.
 func addSetupFlags(fs *flag.FlagSet) *setupFlags {
 	f := &setupFlags{log: addLogFlags(fs)}
-	fs.StringVar(&f.config, "config", configDefault(), "configuration file; the default is $ORGSYNC_CONFIG when set")
+	fs.StringVar(&f.config, "config", starter.DefaultConfig(), "configuration file; the default is $ORGSYNC_CONFIG when set")
 	fs.StringVar(&f.envFile, "env-file", "", "set the variables of this file first (KEY=VALUE lines, as systemd's EnvironmentFile=): "+
 		"a run by hand sees the secrets the units see (--env-file /etc/orgsync/orgsync.env)")
 	return f
-}
-
-// configDefault is the configuration file when --config is not given:
-// $ORGSYNC_CONFIG, else orgsync.yaml; on Windows, when the current
-// folder has none, the installation's (%ProgramData%\orgsync).
-func configDefault() string {
-	if path := os.Getenv("ORGSYNC_CONFIG"); path != "" {
-		return path
-	}
-	installed := filepath.Join(starter.Installed().ConfigDir, defaultConfigPath)
-	if runtime.GOOS == "windows" && !exists(defaultConfigPath) && exists(installed) {
-		return installed
-	}
-	return defaultConfigPath
-}
-
-// exists reports whether there is a file at path.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // start parses the flags of a command that reads the configuration (at
@@ -108,13 +83,13 @@ func (f *setupFlags) start(fs *flag.FlagSet, args []string, std stdio, maxArgs i
 // loadEnv sets the variables of --env-file; ORGSYNC_CONFIG among them
 // names the configuration when --config does not.
 func (f *setupFlags) loadEnv(fs *flag.FlagSet, warn io.Writer) error {
-	if err := loadEnvFile(f.envFile, warn); err != nil {
+	if err := envfile.Load(f.envFile, warn); err != nil {
 		return err
 	}
 	given := false
 	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "config" })
 	if !given {
-		f.config = configDefault()
+		f.config = starter.DefaultConfig()
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/orgsync/orgsync/internal/util/buildinfo"
 )
 
 // version, commit and buildDate are set at build time by `make build`:
@@ -25,6 +27,6 @@ func runVersion(_ context.Context, std stdio, args []string) int {
 		return code
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(std.out, versionLine(version, commit, buildDate, bi))
+	fmt.Fprintln(std.out, buildinfo.Line(version, commit, buildDate, bi))
 	return exitOK
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -95,6 +96,31 @@ type Host struct {
 	Save            bool   // save the state back to State when serving ends
 	Options         umsim.Options
 	Log             *zap.Logger
+}
+
+// AddFlags defines h's settings as the flags of orgsync sim on fs.
+func (h *Host) AddFlags(fs *flag.FlagSet) {
+	fs.IntVar(&h.Options.PageSize, "page-size", 0, "users per listing page (default 2000)")
+	fs.IntVar(&h.Options.InvitePageSize, "invite-page-size", 0, "invites per call (default 200)")
+	fs.DurationVar(&h.Options.InviteExpiry, "invite-expiry", 0, "invite expiry (default 720h)")
+	fs.BoolVar(&h.Options.ResendExpired, "resend-expired", false, "resend and revoke also act on expired invites (default: they answer 404, no pending invite)")
+	fs.DurationVar(&h.Options.TokenLifetime, "token-lifetime", 0, "access token lifetime (default 24h)")
+	fs.IntVar(&h.Options.Limits.Read, "read-limit", 25, "requests to endpoints 1-3 per access token per window (0: no limit)")
+	fs.IntVar(&h.Options.Limits.App, "app-limit", 100, "requests per API key per window (0: no limit)")
+	fs.DurationVar(&h.Options.Limits.Window, "window", time.Minute, "rate-limit window")
+	fs.Int64Var(&h.Options.Faults.Seed, "seed", 1, "seed of the injected faults")
+	fs.Float64Var(&h.Options.Faults.ErrorRate, "error-rate", 0, "fraction of requests answered 500/503")
+	fs.Float64Var(&h.Options.Faults.AmbiguousRate, "ambiguous-rate", 0, "fraction of action requests applied but answered 500 or dropped")
+	fs.Float64Var(&h.Options.Faults.DropRate, "drop-rate", 0, "fraction of requests whose connection is dropped")
+	fs.DurationVar(&h.Options.Faults.Latency, "latency", 0, "latency added to every request")
+	fs.Float64Var(&h.Options.Faults.HangRate, "hang-rate", 0, "fraction of requests accepted and never answered")
+	fs.BoolVar(&h.Options.Faults.HangAll, "hang", false, "accept every request, the token endpoints' too, and never answer")
+	fs.Float64Var(&h.Options.Faults.CutRate, "cut-rate", 0, "fraction of requests served whose answer is cut in the middle of its body")
+	fs.StringVar(&h.Listen, "listen", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&h.State, "state", "", "state file (YAML or JSON) of one organization (org:) or several (orgs:), required")
+	fs.BoolVar(&h.Save, "save", false, "save the state back to --state on shutdown")
+	fs.StringVar(&h.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with --tls-key), for clients that insist on https")
+	fs.StringVar(&h.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
 }
 
 // Run serves h until ctx ends, logs each organization's requests, and

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -125,6 +126,30 @@ func WindowsLayout(programData string) Layout {
 func (l Layout) Holds(file string) bool {
 	abs, err := filepath.Abs(file)
 	return err == nil && sameFolder(filepath.Dir(abs), l.ConfigDir)
+}
+
+// ConfigName is the configuration file's name when neither --config nor
+// ORGSYNC_CONFIG names one.
+const ConfigName = "orgsync.yaml"
+
+// DefaultConfig is the configuration file when --config is not given:
+// $ORGSYNC_CONFIG, else orgsync.yaml; on Windows, when the current folder
+// has none, the installation's (%ProgramData%\orgsync).
+func DefaultConfig() string {
+	if path := os.Getenv("ORGSYNC_CONFIG"); path != "" {
+		return path
+	}
+	installed := filepath.Join(Installed().ConfigDir, ConfigName)
+	if runtime.GOOS == "windows" && !exists(ConfigName) && exists(installed) {
+		return installed
+	}
+	return ConfigName
+}
+
+// exists reports whether there is a file at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // WriteNew writes data to path, readable by its owner only, refusing to

@@ -1,4 +1,6 @@
-package main
+// Package envfile reads the environment files systemd's EnvironmentFile=
+// reads (orgsync --env-file).
+package envfile
 
 import (
 	"bufio"
@@ -15,14 +17,14 @@ import (
 // envName is the shape of an environment variable's name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// loadEnvFile sets the variables of the environment file at path, which
+// Load sets the variables of the environment file at path, which
 // systemd's EnvironmentFile= reads for the units (/etc/orgsync/orgsync.env):
 // KEY=VALUE lines, blank lines and lines starting with # or ; ignored, a
 // value in single quotes taken as it is, in double quotes with \" and \\
 // unescaped, a line ending in a backslash continued on the next. The
 // file's values win over the environment's, as in the units.
-func loadEnvFile(path string, warn io.Writer) error {
-	vars, err := readEnvFile(path)
+func Load(path string, warn io.Writer) error {
+	vars, err := Read(path)
 	if err != nil {
 		return err
 	}
@@ -38,9 +40,9 @@ func loadEnvFile(path string, warn io.Writer) error {
 	return nil
 }
 
-// readEnvFile returns the variables of the environment file at path, in
+// Read returns the variables of the environment file at path, in
 // order, as name and value pairs.
-func readEnvFile(path string) ([][2]string, error) {
+func Read(path string) ([][2]string, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrPermission) {
 		return nil, fmt.Errorf("--env-file %s: %w: systemd reads it as root for the units; for a run by hand as the units' user, "+

@@ -1,14 +1,13 @@
-// parseInterspersed parses a command's flags wherever they stand among
+// Package interspersed parses a command's flags wherever they stand among
 // its arguments (`users get alice@example.com --config X`), which the
 // standard flag package stops at the first argument to do.
-
-package main
+package interspersed
 
 import "flag"
 
-// parseInterspersed is fs.Parse that also accepts flags after arguments; "--" ends
+// Parse is fs.Parse that also accepts flags after arguments; "--" ends
 // the flags. The arguments are left in fs.Args, in their order.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
+func Parse(fs *flag.FlagSet, args []string) error {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -1,8 +1,7 @@
-// versionLine says which orgsync this is: the version, the commit and its
-// time, the build date and the Go version, from what the linker set and
-// the binary's build information.
-
-package main
+// Package buildinfo says which orgsync this is: the version, the commit
+// and its time, the build date and the Go version, from what the linker
+// set and the binary's build information.
+package buildinfo
 
 import (
 	"fmt"
@@ -10,14 +9,14 @@ import (
 	"strings"
 )
 
-// versionLine is "orgsync VERSION (commit C of TIME, built DATE, GOVERSION)"
+// Line is "orgsync VERSION (commit C of TIME, built DATE, GOVERSION)"
 // from what the linker set and the binary's build information (nil when
 // unknown): the commit (with "-dirty" when the tree had changes) and its
 // time come from the Go toolchain's version-control stamp, so that any
 // build from a git checkout names its commit, else from the linker's
 // commit. A version left "dev" takes the module's version (set by `go
 // install ...@v1.2.3`). Parts that are not known are left out.
-func versionLine(version, commit, buildDate string, bi *debug.BuildInfo) string {
+func Line(version, commit, buildDate string, bi *debug.BuildInfo) string {
 	var parts []string
 	if bi != nil {
 		if version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {

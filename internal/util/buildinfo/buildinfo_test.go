@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -29,8 +29,8 @@ func TestVersionLine(t *testing.T) {
 		{"dev", "", "", nil, "orgsync dev"},
 	}
 	for _, tt := range tests {
-		if got := versionLine(tt.version, tt.commit, tt.date, tt.bi); got != tt.want {
-			t.Errorf("versionLine(%q, %q, %q) = %q, want %q", tt.version, tt.commit, tt.date, got, tt.want)
+		if got := Line(tt.version, tt.commit, tt.date, tt.bi); got != tt.want {
+			t.Errorf("Line(%q, %q, %q) = %q, want %q", tt.version, tt.commit, tt.date, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package interspersed
 
 import (
 	"errors"
@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// TestParseInterspersed: flags before, between and after the arguments are parsed,
+// TestParse: flags before, between and after the arguments are parsed,
 // the arguments kept in order; after "--" every word is an argument; a
 // bad flag and -h are the flag package's errors.
-func TestParseInterspersed(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		args       []string
 		config     string
@@ -28,43 +28,43 @@ func TestParseInterspersed(t *testing.T) {
 		{[]string{"-", "--yes"}, "orgsync.yaml", true, []string{"-"}},
 	}
 	for _, tt := range tests {
-		fs, config, yes := interspersedFlags()
-		if err := parseInterspersed(fs, tt.args); err != nil || *config != tt.config || *yes != tt.yes || !slices.Equal(fs.Args(), tt.positional) {
-			t.Errorf("parseInterspersed(%q): --config %q, --yes %v, arguments %q, %v; want %q, %v, %q",
+		fs, config, yes := flags()
+		if err := Parse(fs, tt.args); err != nil || *config != tt.config || *yes != tt.yes || !slices.Equal(fs.Args(), tt.positional) {
+			t.Errorf("Parse(%q): --config %q, --yes %v, arguments %q, %v; want %q, %v, %q",
 				tt.args, *config, *yes, fs.Args(), err, tt.config, tt.yes, tt.positional)
 		}
 	}
 	for _, args := range [][]string{{"one", "--nope"}, {"one", "--config"}} {
-		if fs, _, _ := interspersedFlags(); parseInterspersed(fs, args) == nil {
-			t.Errorf("parseInterspersed(%q): no error", args)
+		if fs, _, _ := flags(); Parse(fs, args) == nil {
+			t.Errorf("Parse(%q): no error", args)
 		}
 	}
-	if fs, _, _ := interspersedFlags(); !errors.Is(parseInterspersed(fs, []string{"one", "-h"}), flag.ErrHelp) {
+	if fs, _, _ := flags(); !errors.Is(Parse(fs, []string{"one", "-h"}), flag.ErrHelp) {
 		t.Error("-h after an argument is not flag.ErrHelp")
 	}
 }
 
-func interspersedFlags() (*flag.FlagSet, *string, *bool) {
+func flags() (*flag.FlagSet, *string, *bool) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs, fs.String("config", "orgsync.yaml", ""), fs.Bool("yes", false, "")
 }
 
-// FuzzParseInterspersed: whatever the words, Parse does not panic; and words that are
+// FuzzParse: whatever the words, Parse does not panic; and words that are
 // not flags come back as the arguments, in order, with --yes anywhere
 // among them.
-func FuzzParseInterspersed(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add("one two", uint8(1))
 	f.Add("-x --", uint8(0))
 	f.Fuzz(func(t *testing.T, line string, at uint8) {
 		words := strings.Fields(line)
-		fs, _, _ := interspersedFlags()
-		parseInterspersed(fs, words) //nolint:errcheck // only that it returns
+		fs, _, _ := flags()
+		Parse(fs, words) //nolint:errcheck // only that it returns
 		plain := slices.DeleteFunc(slices.Clone(words), func(w string) bool { return strings.HasPrefix(w, "-") })
 		args := slices.Insert(slices.Clone(plain), int(at)%(len(plain)+1), "--yes")
-		fs, _, yes := interspersedFlags()
-		if err := parseInterspersed(fs, args); err != nil || !*yes || !slices.Equal(fs.Args(), plain) {
-			t.Errorf("parseInterspersed(%q): arguments %q, --yes %v, %v; want %q", args, fs.Args(), *yes, err, plain)
+		fs, _, yes := flags()
+		if err := Parse(fs, args); err != nil || !*yes || !slices.Equal(fs.Args(), plain) {
+			t.Errorf("Parse(%q): arguments %q, --yes %v, %v; want %q", args, fs.Args(), *yes, err, plain)
 		}
 	})
 }
