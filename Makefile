@@ -27,8 +27,9 @@ build:
 # /etc/orgsync with a starter configuration, /var/lib/orgsync; see
 # docs/deployment.md), the macOS binary in a .tar.gz and orgsync.exe in a
 # .zip; the Windows MSI (amd64, made with msitools' wixl); and SHA256SUMS.
-# The packages are made by scripts/dist (nfpm), which the orgsync binary
-# does not link.
+# The packages are made by tools/dist (nfpm), a program of the tools
+# module (tools/go.mod), which neither the orgsync binary nor its module
+# requires.
 DIST   ?= dist
 ARCHES ?= amd64 arm64
 dist:
@@ -38,7 +39,7 @@ dist:
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=auto -ldflags "-s -w $(LDFLAGS)" \
 	    -o $(DIST)/orgsync-$(VERSION)-$$os-$$arch$$ext ./cmd/orgsync || exit 1; \
 	done; done
-	$(GO) run ./scripts/dist --version $(VERSION) --dir $(DIST) $(ARCHES)
+	$(GO) -C tools run ./dist --version $(VERSION) --dir $(abspath $(DIST)) --examples $(abspath examples) $(ARCHES)
 
 # The binary builds for every platform orgsync ships for, and the packages with Windows
 # code are vetted for both Windows architectures (the command's without
@@ -48,6 +49,7 @@ WINDOWS_PKGS ?= ./internal/winsvc ./secret ./internal/util/logs ./internal/demo/
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) -C tools vet ./...
 	for p in $(PLATFORMS); do echo "build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -o /dev/null ./cmd/orgsync || exit 1; done
 	for a in amd64 arm64; do \
 	  GOOS=windows GOARCH=$$a $(GO) vet $(WINDOWS_PKGS) || exit 1; \
@@ -66,8 +68,20 @@ test-deps:
 # Every fuzz target's seed corpus (including each crasher found so far,
 # added as a seed) runs here as ordinary tests; exploring new inputs is
 # `make fuzz`, which is not deterministic and so is kept out of CI.
+#
+# Two modules are tested: orgsync's own, and the tools module (tools/go.mod:
+# the release packager, and the tests that need Helm, Kubernetes' API
+# types, actionlint or chromedp, which orgsync's module does not require).
+# They run side by side (the tools module's longest package, tools/dist,
+# builds the release and runs it under Wine); TOOLS_PKGS picks some of the
+# tools module's packages.
+TOOLS_PKGS ?= ./...
 test: test-deps lint build
-	$(GO) test -count=1 -timeout 45m $(PKGS)
+	$(GO) -C tools test -count=1 -timeout 45m $(TOOLS_PKGS) & tools=$$!; \
+	$(GO) test -count=1 -timeout 45m $(PKGS); own=$$?; \
+	wait $$tools; status=$$?; \
+	[ $$own -eq 0 ] || { echo "make test: orgsync's module failed"; exit 1; }; \
+	[ $$status -eq 0 ] || { echo "make test: the tools module (tools/) failed"; exit 1; }
 
 fuzz:
 	bash scripts/fuzz.sh $(FUZZTIME)

@@ -25,7 +25,7 @@ const (
 // formula says the largest runs they name need, and requests what a run
 // of the largest organization uses when little changes.
 func TestManifestsFitTheirLargestOrganization(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("kubernetes", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(kubernetesDir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

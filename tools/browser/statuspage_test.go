@@ -1,14 +1,12 @@
-package main
+package browser
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,9 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/orgsync/orgsync/internal/daemon/statuspage"
 	"github.com/orgsync/orgsync/internal/util/testenv"
-	"github.com/orgsync/orgsync/target/umsim"
 )
 
 // requireChromium returns the path of Debian's chromium (testenv: the
@@ -84,10 +80,12 @@ func browse(t *testing.T, chromium, auth string) (context.Context, func(what str
 	return ctx, must
 }
 
-// getAuth GETs url with a bearer token.
-func getAuth(url, token string) (int, string) {
+// getAuth GETs url with the Authorization header auth (none when empty).
+func getAuth(url, auth string) (int, string) {
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, ""
@@ -106,18 +104,17 @@ func getAuth(url, token string) (int, string) {
 func TestStatusPageInChromium(t *testing.T) {
 	t.Parallel()
 	chromium := requireChromium(t)
-	d := startHeldDaemon(t, pageStatus(t, true))
-	base := d.base
+	base := startHeldDaemon(t, pageStatus(t, true)).base
 
-	var st statuspage.Status
+	var st *apiRuns
 	waitFor(t, "a held run in /api/runs", 20*time.Second, func() bool {
-		code, body := getAuth(base+"/api/runs", pageToken)
-		return code == 200 && json.Unmarshal([]byte(body), &st) == nil && len(st.Runs) == 1 && len(st.Pending) == 1
+		st = apiRunsOf(base, "Bearer "+pageToken)
+		return st != nil && len(st.Runs) == 1 && len(st.Pending) == 1
 	})
 	if st.Runs[0].Result != "held" || st.Runs[0].Total() == 0 {
 		t.Errorf("run %+v, want held with changes applied", st.Runs[0])
 	}
-	if code, _ := get(base + "/"); code != http.StatusUnauthorized {
+	if code, _ := getAuth(base+"/", ""); code != http.StatusUnauthorized {
 		t.Errorf("the page without the token: %d, want 401", code)
 	}
 	id := st.Pending[0].ID
@@ -165,18 +162,12 @@ func TestApproveOnTheStatusPageInChromium(t *testing.T) {
 	t.Parallel()
 	chromium := requireChromium(t)
 	d := startHeldDaemon(t, pageStatus(t, false))
-	s, cfg, base := d.sim, d.cfg, d.base
+	base := d.base
 	basic := basicOps
-	var st statuspage.Status
+	var st *apiRuns
 	waitFor(t, "a held run in /api/runs", 20*time.Second, func() bool {
-		req, _ := http.NewRequest(http.MethodGet, base+"/api/runs", nil)
-		req.Header.Set("Authorization", basic)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		return json.NewDecoder(resp.Body).Decode(&st) == nil && len(st.Pending) == 1
+		st = apiRunsOf(base, basic)
+		return st != nil && len(st.Pending) == 1
 	})
 	id := st.Pending[0].ID
 
@@ -189,14 +180,14 @@ func TestApproveOnTheStatusPageInChromium(t *testing.T) {
 	if !strings.Contains(outcome, "mallory@example.com") || !strings.Contains(outcome, "applied:") {
 		t.Errorf("the outcome page says:\n%s", outcome)
 	}
-	if g, _ := groupsOf(s, "mallory@example.com"); hasFold(g, "Marketing") {
+	if g := groupsOf(d.sim, "mallory@example.com"); inGroup(g, "Marketing") {
 		t.Errorf("the approved removal was not applied: mallory has %v", g)
 	}
-	a := approvalOf(t, cfg, id)
+	a := d.approval(t, id)
 	if a.Status != "approved" || a.Decided.String() != "ops via status page, basic authentication" {
 		t.Errorf("approval after the click: %s, decided %v", a.Status, a.Decided)
 	}
-	runs := runsOf(t, cfg)
+	runs := d.runs(t)
 	if last := runs[len(runs)-1]; last.Mode != "approve" || last.Result != "success" || last.Approval != id {
 		t.Errorf("the approve's run record: %+v", last)
 	}
@@ -211,28 +202,21 @@ func TestApproveOnTheStatusPageInChromium(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "statuspage-approved.png"), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := stopBinary(t, d.cmd); code != exitOK {
-		t.Errorf("daemon exit %d\n%s", code, d.stderr.String())
+	if code := d.stop(t); code != exitOK {
+		t.Errorf("daemon exit %d\n%s", code, d.log())
 	}
 }
 
 // heldDaemon is a daemon of the CSV example over its removal limit,
 // serving its status page with status (a status: section) on loopback.
 type heldDaemon struct {
-	sim       *sim
-	cfg, base string
-	cmd       *exec.Cmd
-	stderr    *syncBuffer
+	*heldSetup
+	*daemon
 }
 
 // startHeldDaemon starts it, with a run at start that holds removals.
 func startHeldDaemon(t *testing.T, status string) *heldDaemon {
 	t.Helper()
-	dir := exampleDir(t)
-	d := &heldDaemon{sim: startSim(t, dir, umsim.Options{})}
-	addr := freeAddr(t)
-	d.cfg, d.base = heldConfig(t, dir, d.sim.url, ""), "http://"+addr
-	appendFile(t, d.cfg, fmt.Sprintf("%sschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", status, addr))
-	d.cmd, d.stderr = startBinary(t, "daemon", "--config", d.cfg, "--run-at-start", "--log-format", "json")
-	return d
+	h := newHeldSetup(t, status)
+	return &heldDaemon{heldSetup: h, daemon: startDaemon(t, h.cfg)}
 }

@@ -38,7 +38,7 @@ func TestChartMonitoringResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{}
-	data, err := os.ReadFile(filepath.Join("monitoring", "orgsync-alerts.yaml"))
+	data, err := os.ReadFile(filepath.Join(examples, "monitoring", "orgsync-alerts.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestChartMonitoringResources(t *testing.T) {
 	if len(objs) != 1 || !ok {
 		t.Fatalf("the second document is %v, want a ConfigMap", objs)
 	}
-	dash, err := os.ReadFile(filepath.Join("monitoring", "orgsync-dashboard.json"))
+	dash, err := os.ReadFile(filepath.Join(examples, "monitoring", "orgsync-dashboard.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

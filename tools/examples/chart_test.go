@@ -19,7 +19,7 @@ import (
 )
 
 // chartDir is the orgsync-orgs chart.
-var chartDir = filepath.Join("kubernetes", "orgsync-orgs")
+var chartDir = filepath.Join(kubernetesDir, "orgsync-orgs")
 
 // render renders the chart with Helm's own chart loader and engine (strict:
 // a value the templates use that is missing is an error), the values

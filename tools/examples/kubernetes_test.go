@@ -73,7 +73,7 @@ func stripComments(doc []byte) []byte {
 // mount no service account token (orgsync never calls the Kubernetes API),
 // and read the configuration the ConfigMap holds.
 func TestKubernetesManifests(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("kubernetes", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(kubernetesDir, "*.yaml"))
 	if err != nil || len(files) < 4 {
 		t.Fatalf("manifests: %v %v", files, err)
 	}
@@ -151,7 +151,7 @@ func TestKeylessManifests(t *testing.T) {
 			return validate(b, &cfg, func() (string, []diag.FieldError) { return cfg.Entra.Auth, cfg.Entra.Validate() }, entra.AuthWorkloadIdentity)
 		}},
 	} {
-		data, err := os.ReadFile(filepath.Join("kubernetes", file))
+		data, err := os.ReadFile(filepath.Join(kubernetesDir, file))
 		if err != nil {
 			t.Fatal(err)
 		}

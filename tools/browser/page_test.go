@@ -1,4 +1,4 @@
-package main
+package browser
 
 import (
 	"bytes"
@@ -18,45 +18,26 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/orgsync/orgsync/internal/daemon/statuspage"
-	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/target/umsim"
 )
 
 // pageToken is a status.token long enough for the page.
 const pageToken = "page-t0ken-0123456789abcdef-0123456789"
 
-// apiRuns is the status page's /api/runs of the daemon at base, read
-// with the header pairs (nil when it does not answer).
+// apiRuns is the status page's /api/runs.
 type apiRuns struct {
 	statuspage.Status
 	Banner []statuspage.BannerLine `json:"banner"`
 }
 
-func apiRunsOf(base string, header ...string) *apiRuns {
-	req, _ := http.NewRequest(http.MethodGet, base+"/api/runs", nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
+// apiRunsOf reads /api/runs of the daemon at base, sending the
+// Authorization header auth: nil unless it answers with its JSON.
+func apiRunsOf(base, auth string) *apiRuns {
+	code, body := getAuth(base+"/api/runs", auth)
 	var a apiRuns
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&a) != nil {
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &a) != nil {
 		return nil
 	}
 	return &a
-}
-
-// lastRunOf is the last run record an open status page at base shows
-// (nil before the first).
-func lastRunOf(base string) *store.Run {
-	a := apiRunsOf(base)
-	if a == nil || len(a.Runs) == 0 {
-		return nil
-	}
-	return &a.Runs[len(a.Runs)-1]
 }
 
 // shoot saves a full-page screenshot of the browser as name in the
@@ -85,7 +66,7 @@ func TestStatusPageCannotBeFramed(t *testing.T) {
 	d := startHeldDaemon(t, pageStatus(t, false))
 	basic := basicOps
 	waitFor(t, "a held run", 20*time.Second, func() bool {
-		a := apiRunsOf(d.base, "Authorization", basic)
+		a := apiRunsOf(d.base, basic)
 		return a != nil && len(a.Pending) == 1
 	})
 	framable := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -130,23 +111,19 @@ func TestStatusPageCannotBeFramed(t *testing.T) {
 func TestBannerStatesAndLookupInChromium(t *testing.T) {
 	t.Parallel()
 	chromium := requireChromium(t)
-	dir := exampleDir(t)
-	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
-	base := "http://" + addr
-	cfg := heldConfig(t, dir, s.url, "")
-	appendFile(t, cfg, pageStatus(t, false)+fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
-	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
+	h := newHeldSetup(t, pageStatus(t, false))
+	d := startDaemon(t, h.cfg)
+	base := d.base
 	basic := basicOps
 	state := func() string {
-		a := apiRunsOf(base, "Authorization", basic)
+		a := apiRunsOf(base, basic)
 		if a == nil || len(a.Banner) != 1 {
 			return ""
 		}
 		return a.Banner[0].State
 	}
 	waitFor(t, "the held state", 20*time.Second, func() bool { return state() == statuspage.StateHeld })
-	id := apiRunsOf(base, "Authorization", basic).Pending[0].ID
+	id := apiRunsOf(base, basic).Pending[0].ID
 
 	ctx, must := browse(t, chromium, basic)
 	must("the page", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("banner-review-"+id))))
@@ -161,12 +138,12 @@ func TestBannerStatesAndLookupInChromium(t *testing.T) {
 	must("review", chromedp.Do(ctx, chromedp.Click(chromedp.ID("banner-review-"+id)), chromedp.WaitVisible(chromedp.ID("apply-"+id))))
 	review, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("outcome")))
 	must("the review", err)
-	if !strings.Contains(review, "approving applies 2 changes") || !strings.Contains(review, "mallory@example.com") || approvalOf(t, cfg, id).Status != "pending" {
+	if !strings.Contains(review, "approving applies 2 changes") || !strings.Contains(review, "mallory@example.com") || h.approval(t, id).Status != "pending" {
 		t.Errorf("the review (nothing applied yet):\n%s", review)
 	}
 	shoot(t, ctx, must, "approve-confirm.png")
 	must("apply", chromedp.Do(ctx, chromedp.Click(chromedp.ID("apply-"+id)), chromedp.WaitVisible(chromedp.ID("result-title"))))
-	if a := approvalOf(t, cfg, id); a.Status != "approved" || a.Decided.String() != "ops via status page, basic authentication" {
+	if a := h.approval(t, id); a.Status != "approved" || a.Decided.String() != "ops via status page, basic authentication" {
 		t.Errorf("after the confirm step: %s by %v", a.Status, a.Decided)
 	}
 	waitFor(t, "the in-sync state", 20*time.Second, func() bool { return state() == statuspage.StateInSync })
@@ -186,17 +163,18 @@ func TestBannerStatesAndLookupInChromium(t *testing.T) {
 	}
 	shoot(t, ctx, must, "user-lookup.png")
 
-	if code := stopBinary(t, cmd); code != exitOK {
-		t.Errorf("daemon exit %d\n%s", code, stderr.String())
+	if code := d.stop(t); code != exitOK {
+		t.Errorf("daemon exit %d\n%s", code, d.log())
 	}
-	if !strings.Contains(stderr.String(), `"msg":"status page: decision taken"`) {
-		t.Errorf("the decision is not in the daemon's log:\n%s", stderr.String())
+	if !strings.Contains(d.log(), `"msg":"status page: decision taken"`) {
+		t.Errorf("the decision is not in the daemon's log:\n%s", d.log())
 	}
-	users := filepath.Join(dir, "csv", "users.csv")
+	users := filepath.Join(h.dir, "csv", "users.csv")
 	if err := os.Rename(users, users+".away"); err != nil {
 		t.Fatal(err)
 	}
-	cmd, stderr = startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json") // the same state directory
+	d = startDaemon(t, h.cfg) // the same state directory, on a port of its own
+	base = d.base
 	waitFor(t, "the failing state", 20*time.Second, func() bool { return state() == statuspage.StateFailing })
 	must("the page", chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".banner-failing"))))
 	failing, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".banner-failing")))
@@ -205,8 +183,8 @@ func TestBannerStatesAndLookupInChromium(t *testing.T) {
 		t.Errorf("the red banner:\n%s", failing)
 	}
 	shoot(t, ctx, must, "banner-failing.png")
-	if code := stopBinary(t, cmd); code != exitOK {
-		t.Errorf("daemon exit %d\n%s", code, stderr.String())
+	if code := d.stop(t); code != exitOK {
+		t.Errorf("daemon exit %d\n%s", code, d.log())
 	}
 }
 
@@ -218,7 +196,7 @@ func TestTokenLoginInChromium(t *testing.T) {
 	chromium := requireChromium(t)
 	d := startHeldDaemon(t, pageStatus(t, true))
 	waitFor(t, "a held run", 20*time.Second, func() bool {
-		a := apiRunsOf(d.base, "Authorization", "Bearer "+pageToken)
+		a := apiRunsOf(d.base, "Bearer "+pageToken)
 		return a != nil && len(a.Pending) == 1
 	})
 	ctx, must := browse(t, chromium, "")

@@ -3,10 +3,11 @@
 // -windows-ARCH.exe), a .deb and an .rpm made with nfpm, a .tar.gz of the
 // macOS binary and a .zip of orgsync.exe; an MSI of the Windows amd64
 // binary made with msitools' wixl (msi.go); and SHA256SUMS over the Linux
-// binaries and all of those. It is a program of its own so that the
-// orgsync binary does not link nfpm.
+// binaries and all of those. It is a program of its own, in the tools
+// module, so that neither the orgsync binary nor orgsync's module
+// requires nfpm. From the repository's root:
 //
-//	go run ./scripts/dist --version v1.2.0 --dir dist amd64 arm64
+//	go -C tools run ./dist --version v1.2.0 --dir ../dist amd64 arm64
 //
 // A package installs /usr/bin/orgsync; the systemd units of
 // examples/systemd (the daemon, orgsync.service, and a sync every two
@@ -73,7 +74,7 @@ var units = []string{"orgsync.service", "orgsync-sync.service", "orgsync-sync.ti
 func main() {
 	version := flag.String("version", "", "the version (git describe); a version that does not start with a digit is packaged as 0.0.0~git.<it>")
 	dir := flag.String("dir", "dist", "the directory of the binaries, where the packages and SHA256SUMS are written")
-	examples := flag.String("examples", "examples", "the examples directory (its systemd units)")
+	examples := flag.String("examples", filepath.Join("..", "examples"), "the examples directory (its systemd units)")
 	flag.Parse()
 	if *version == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: dist --version VERSION [--dir dist] ARCH...")
