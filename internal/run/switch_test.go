@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/target/umapi"
 	"github.com/orgsync/orgsync/target/umtarget"
@@ -76,5 +77,62 @@ func TestSwitchedPlanGoesThroughTheGate(t *testing.T) {
 	}
 	if r.Counts.Withheld != 2 || !slices.ContainsFunc(r.Plan.Changes, func(c reconcile.Change) bool { return c.Kind == reconcile.KindCreate }) {
 		t.Errorf("the result's plan: %d withheld, changes %s", r.Counts.Withheld, keys(r.Plan.Changes))
+	}
+}
+
+// TestReleaseIsNotPlannedAgain: an approval's changes applied from an
+// incremental plan meet an answer that contradicts the snapshot (bob,
+// whose removal the approval holds, was removed behind orgsync's back):
+// the apply sends the approval's changes and nothing else (zed, whom the
+// sources gained since, is not created by it), and leaves the next run to
+// read the whole organization.
+func TestReleaseIsNotPlannedAgain(t *testing.T) {
+	t.Parallel()
+	tr := newTripped(t, "\n  onLimit: hold")
+	tr.edit(t, tr.path, "safety:\n", "state: {dir: state}\nincremental: {enabled: true}\nsafety:\n")
+	tr.edit(t, tr.path, "maxRemovals: 1", "maxRemovals: 50%")
+	if r := tr.sync(t, Real); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	tr.edit(t, tr.path, "maxRemovals: 50%", "maxRemovals: 1")
+	tr.edit(t, tr.csv, "Alice,Anders,alice@example.com,US,eng\nBob,Builder,bob@example.com,DE,eng\n", "")
+	r := tr.sync(t, Real)
+	if r.Err != nil || r.Decision.Created == nil || keys(r.Decision.Created.Changes) != "alice@example.com,bob@example.com" {
+		t.Fatalf("alice's and bob's removals were not held: %v %+v", r.Err, r.Decision)
+	}
+	id := r.Decision.Created.ID
+	tr.edit(t, tr.csv, "Frank,", "Zed,Zero,zed@example.com,US,eng\nFrank,")
+	j := tr.job(t)
+	client, err := j.Client(j.Orgs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Action(context.Background(), []umwire.Entry{{User: "bob@example.com", Do: []umwire.Step{{RemoveFromOrg: &umwire.RemoveFromOrg{}}}}},
+		umapi.ActionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	plans, err := j.Plan(context.Background())
+	if err != nil || plans.Orgs[0].Read.Kind != "incremental" {
+		t.Fatalf("plan: %v, read %v", err, plans.Orgs[0].Read)
+	}
+	g, err := j.Release(plans.Orgs[0], id, store.Decider{By: "test", Via: "test"}, Real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := j.Apply(context.Background(), g)
+	groups := orgGroups(t, client)
+	if _, created := groups["zed@example.com"]; created || res.Switched {
+		t.Errorf("the approval's apply was planned again: zed created %v, switched %v", created, res.Switched)
+	}
+	if slices.Contains(groups["alice@example.com"], "Engineering") {
+		t.Errorf("the approval's removal was not sent: alice has %v", groups["alice@example.com"])
+	}
+	after, err := tr.job(t).Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read := after.Orgs[0].Read; read.Kind != "full" || !strings.Contains(read.Reason, "an answer showed the snapshot wrong") {
+		t.Errorf("the plan after reads %v, want in full", read)
 	}
 }
