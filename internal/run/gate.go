@@ -92,12 +92,13 @@ func (d *Decision) PendingIDs() []string {
 
 // OrgPlan is a copy of the gated plan: the organization's, with what the
 // gate lets through in Plan.Changes and what it holds back in
-// Plan.Withheld. The lists the gate decides are copies too: what a caller
-// does with them changes nothing of what Apply sends.
+// Plan.Withheld. The lists the gate decides and the changes in them are
+// copies too, to the last list of groups: what a caller does with them
+// changes nothing of what Apply sends.
 func (g *Gated) OrgPlan() *OrgPlan {
 	p := g.plan
 	if p.Plan != nil {
-		p.Plan = clonePlan(p.Plan)
+		p.Plan = clonePlan(p.Plan, cloneChanges)
 	}
 	return &p
 }
@@ -105,8 +106,9 @@ func (g *Gated) OrgPlan() *OrgPlan {
 // Mode is the mode the plan was gated for, and is applied in.
 func (g *Gated) Mode() Mode { return g.mode }
 
-// Decision is what the gate decided.
-func (g *Gated) Decision() Decision { return g.decision }
+// Decision is a copy of what the gate decided: its lists, the approvals
+// and their changes are copies too.
+func (g *Gated) Decision() Decision { return g.decision.clone() }
 
 // errNotGated is the Result of applying a Gated the gate did not make.
 var errNotGated = errors.New("refused: the plan was not decided on by the safety gate; nothing sent")
@@ -172,7 +174,7 @@ func (gt *gate) decide(p *OrgPlan, mode Mode) (*Gated, *decided) {
 	if p.Err != nil || p.Plan == nil {
 		return g, nil
 	}
-	g.plan.Plan = clonePlan(p.Plan)
+	g.plan.Plan = clonePlan(p.Plan, slices.Clone)
 	h, err := gt.read(p.Org.Name, mode, &g.decision)
 	if err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
@@ -236,14 +238,67 @@ func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approva
 }
 
 // clonePlan copies the lists of p the gate decides and those sent with
-// them.
-func clonePlan(p *reconcile.Plan) *reconcile.Plan {
+// them, the lists of changes with changes (slices.Clone, or cloneChanges
+// to copy the changes' own lists too).
+func clonePlan(p *reconcile.Plan, changes func([]reconcile.Change) []reconcile.Change) *reconcile.Plan {
 	c := *p
-	c.Changes, c.Withheld, c.Notes = slices.Clone(p.Changes), slices.Clone(p.Withheld), slices.Clone(p.Notes)
-	c.InviteGroups, c.UserGroups, c.MissingGroups = slices.Clone(p.InviteGroups), slices.Clone(p.UserGroups), slices.Clone(p.MissingGroups)
+	c.Changes, c.Withheld, c.InviteGroups = changes(p.Changes), changes(p.Withheld), changes(p.InviteGroups)
+	c.Notes, c.UserGroups, c.MissingGroups = slices.Clone(p.Notes), slices.Clone(p.UserGroups), slices.Clone(p.MissingGroups)
 	if p.Safety != nil {
 		s := *p.Safety
 		c.Safety = &s
+	}
+	return &c
+}
+
+// cloneChanges copies changes and the lists each holds.
+func cloneChanges(changes []reconcile.Change) []reconcile.Change {
+	out := slices.Clone(changes)
+	for i := range out {
+		c := &out[i]
+		c.User.Groups, c.Add, c.Remove = slices.Clone(c.User.Groups), slices.Clone(c.Add), slices.Clone(c.Remove)
+		if c.Set != nil {
+			set := *c.Set
+			for _, v := range []**string{&set.FirstName, &set.LastName, &set.Email, &set.Username} {
+				if *v != nil {
+					s := **v
+					*v = &s
+				}
+			}
+			c.Set = &set
+		}
+	}
+	return out
+}
+
+// clone is a copy of d whose lists, approvals and changes are copies.
+func (d Decision) clone() Decision {
+	d.Quarantined, d.Dropped = cloneChanges(d.Quarantined), cloneChanges(d.Dropped)
+	d.Created, d.HeldAgain, d.Released = cloneApproval(d.Created), cloneApproval(d.HeldAgain), cloneApproval(d.Released)
+	d.Narrowed, d.Pending, d.Recovered = slices.Clone(d.Narrowed), slices.Clone(d.Pending), slices.Clone(d.Recovered)
+	for i := range d.Narrowed {
+		d.Narrowed[i].Approval, d.Narrowed[i].Dropped = cloneApproval(d.Narrowed[i].Approval), cloneChanges(d.Narrowed[i].Dropped)
+	}
+	for i := range d.Pending {
+		d.Pending[i] = *cloneApproval(&d.Pending[i])
+	}
+	for i := range d.Recovered {
+		d.Recovered[i].Approval = cloneApproval(d.Recovered[i].Approval)
+	}
+	return d
+}
+
+// cloneApproval is a copy of a (nil for nil) whose changes and records
+// are copies.
+func cloneApproval(a *store.Approval) *store.Approval {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.Changes, c.Narrowed, c.Attempts = cloneChanges(a.Changes), slices.Clone(a.Narrowed), slices.Clone(a.Attempts)
+	if a.Decided != nil {
+		d := *a.Decided
+		c.Decided = &d
 	}
 	return &c
 }

@@ -221,17 +221,30 @@ func TestGateFailsWhenTheStoreDoes(t *testing.T) {
 	}
 }
 
-// TestGatedHandsOutCopies: what a caller does with a gated plan's copy
-// changes nothing of the gate's own, which Apply sends.
+// TestGatedHandsOutCopies: what a caller does with a gated plan's copy,
+// or with the decision's, to the last list of groups, changes nothing of
+// the gate's own, which Apply sends and the Result reports.
 func TestGatedHandsOutCopies(t *testing.T) {
 	t.Parallel()
-	g := decideOn(gateWith(newMem(), approval.Safety{}), &reconcile.Plan{Changes: []reconcile.Change{creation("a@x")}, Notes: []string{"n"}}, Dry)
-	p := g.OrgPlan()
-	p.Plan.Changes[0] = removal("b@x")
-	p.Plan.Changes = append(p.Plan.Changes, removal("c@x"))
+	first := "Ann"
+	update := reconcile.Change{Kind: reconcile.KindUpdate, User: reconcile.User{Type: reconcile.EnterpriseID, Email: "a@x", Groups: []string{"G"}},
+		Set: &reconcile.Attrs{FirstName: &first}, Add: []string{"A"}, Remove: []string{"R"}}
+	plan := overLimit([]reconcile.Change{update}, removal("b@x"), removal("c@x"))
+	plan.Notes = []string{"n"}
+	g := decideOn(gateWith(newMem(), approval.Safety{}), plan, Real)
+	p, d := g.OrgPlan(), g.Decision()
+	c := &p.Plan.Changes[0]
+	c.User.Groups[0], c.Add[0], c.Remove[0], *c.Set.FirstName = "changed", "changed", "changed", "changed"
+	p.Plan.Changes = append(p.Plan.Changes, removal("d@x"))
 	p.Plan.Notes[0], p.Org = "changed", &config.NamedTarget{Name: "other"}
-	if q := g.OrgPlan(); keys(q.Plan.Changes) != "a@x" || q.Plan.Changes[0].Kind != reconcile.KindCreate || q.Plan.Notes[0] != "n" || q.Org.Name != "main" {
-		t.Errorf("the gated plan changed: %s, %v, %s", keys(q.Plan.Changes), q.Plan.Notes, q.Org.Name)
+	d.Created.Changes[0], d.Created.ID, d.Pending[0].Changes[1] = removal("e@x"), "changed", removal("f@x")
+	q, e := g.OrgPlan(), g.Decision()
+	if c := q.Plan.Changes[0]; keys(q.Plan.Changes) != "a@x" || c.User.Groups[0] != "G" || c.Add[0] != "A" || c.Remove[0] != "R" ||
+		*c.Set.FirstName != "Ann" || q.Plan.Notes[0] != "n" || q.Org.Name != "main" {
+		t.Errorf("the gated plan changed: %+v, %v, %s", q.Plan.Changes, q.Plan.Notes, q.Org.Name)
+	}
+	if e.Created.ID == "changed" || keys(e.Created.Changes) != "b@x,c@x" || keys(e.Pending[0].Changes) != "b@x,c@x" {
+		t.Errorf("the gate's decision changed: %+v", e)
 	}
 }
 
