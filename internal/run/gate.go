@@ -238,11 +238,11 @@ func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approva
 }
 
 // clonePlan copies the lists of p the gate decides and those sent with
-// them, the lists of changes with changes (slices.Clone, or cloneChanges
-// to copy the changes' own lists too).
-func clonePlan(p *reconcile.Plan, changes func([]reconcile.Change) []reconcile.Change) *reconcile.Plan {
+// them, the lists of changes with cloneList (slices.Clone, or cloneChanges to
+// copy the changes' own lists too).
+func clonePlan(p *reconcile.Plan, cloneList func([]reconcile.Change) []reconcile.Change) *reconcile.Plan {
 	c := *p
-	c.Changes, c.Withheld, c.InviteGroups = changes(p.Changes), changes(p.Withheld), changes(p.InviteGroups)
+	c.Changes, c.Withheld, c.InviteGroups = cloneList(p.Changes), cloneList(p.Withheld), cloneList(p.InviteGroups)
 	c.Notes, c.UserGroups, c.MissingGroups = slices.Clone(p.Notes), slices.Clone(p.UserGroups), slices.Clone(p.MissingGroups)
 	if p.Safety != nil {
 		s := *p.Safety
