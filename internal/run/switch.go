@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/internal/run/incremental"
 	"github.com/orgsync/orgsync/reconcile"
+	"github.com/orgsync/orgsync/target/umapi"
 )
 
 // The switch to a full read. An answer of the service that contradicts the
@@ -41,27 +43,30 @@ func (j *Job) switchToFull(ctx context.Context, g *Gated, first *Result) *Result
 	p, c := &g.plan, first.contradiction
 	p.log.Warn("an answer of the service contradicts the snapshot: the run stops sending, reads the whole organization and plans again",
 		zap.String("why", c.String()))
-	again, err := j.planAgain(ctx, p, c)
+	first.contradiction = nil
+	client, err := j.Client(p.Org)
+	if err != nil {
+		first.Err, first.Phase = err, PhaseSecret
+		return first
+	}
+	again, err := j.planAgain(ctx, p, client, c)
 	if err == nil {
 		g2 := j.gated(again, g.mode)
 		if err = InPhase(g2.plan.Phase, g2.plan.Err); err == nil {
 			second, _ := j.apply(ctx, g2)
-			return switched(first, second, g.decision)
+			return switched(first, second, c)
 		}
 	}
-	first.Err, first.Phase, first.contradiction = err, PhaseOr(err, PhaseRead), nil
+	first.Err, first.Phase = err, PhaseOr(err, PhaseRead)
+	first.Stats, first.Elapsed = client.Stats().Since(p.stats0), time.Since(p.start)
 	return first
 }
 
-// planAgain is the plan of p's organization from a full read, after an
-// answer contradicted the snapshot p was planned from (c): made as p was,
-// for the same desired users.
-func (j *Job) planAgain(ctx context.Context, p *OrgPlan, c *incremental.Contradiction) (*OrgPlan, error) {
+// planAgain is the plan of p's organization from a full read through
+// client, after an answer contradicted the snapshot p was planned from
+// (c): made as p was, for the same desired users.
+func (j *Job) planAgain(ctx context.Context, p *OrgPlan, client *umapi.Client, c *incremental.Contradiction) (*OrgPlan, error) {
 	again := &OrgPlan{Org: p.Org, Run: p.Run, log: p.log, stats0: p.stats0, start: p.start, memory: p.memory}
-	client, err := j.Client(p.Org)
-	if err != nil {
-		return nil, InPhase(PhaseSecret, err)
-	}
 	cur, err := p.inc.readAgain(ctx, again, newTarget(client), c)
 	if err != nil {
 		return nil, InPhase(PhaseRead, fmt.Errorf("reading the organization after %s: %w", c, p.Org.Hint(err)))
@@ -72,15 +77,15 @@ func (j *Job) planAgain(ctx context.Context, p *OrgPlan, c *incremental.Contradi
 	return again, nil
 }
 
-// switched is the Result of a run that switched to a full read: first is
-// what its first plan did, second what the plan from the full read did
-// (firstDecision is the gate's decision on the first plan). Its plan is
-// what was sent of both (sentPlan), its decision the gate's over both,
-// its counts, requests and entries both plans'; the rest is the second's.
-func switched(first, second *Result, firstDecision Decision) *Result {
+// switched is the Result of a run that switched to a full read at answer
+// c: first is what its first plan did, second what the plan from the
+// full read did. Its plan is what was sent of both (sentPlan), its
+// decision the gate's over both, its counts, requests and entries both
+// plans'; the rest is the second's.
+func switched(first, second *Result, c *incremental.Contradiction) *Result {
 	out := *second
-	out.Plan = sentPlan(first.Plan, first.Applied, second.Plan, second.Applied != nil, first.contradiction)
-	out.Counts, out.Decision, out.Switched = out.Plan.Counts(), mergeDecisions(firstDecision, second.Decision), true
+	out.Plan = sentPlan(first.Plan, first.Applied, second.Plan, second.Applied != nil, c)
+	out.Counts, out.Decision, out.Switched = out.Plan.Counts(), mergeDecisions(first.Decision, second.Decision), true
 	out.Applied = sentResult(first.Applied, second.Applied)
 	if out.Mode == Real {
 		out.ByKind = appliedByKind(out.Plan, out.Applied)
