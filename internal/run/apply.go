@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run/incremental"
 	"github.com/orgsync/orgsync/internal/util/memlimit"
 	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
@@ -45,6 +46,9 @@ type Result struct {
 	// snapshot and the run read it whole and planned again (Read says
 	// which answer): Plan is then what was sent of both plans.
 	Switched bool
+	// contradiction is the answer that ended the sending, until the run
+	// switched to a full read.
+	contradiction *incremental.Contradiction
 	// Memory is the process's peak memory during the run against what it
 	// may use (a run that comes near it warns).
 	Memory memlimit.Usage
@@ -61,30 +65,47 @@ func (j *Job) Apply(ctx context.Context, g *Gated) *Result {
 	if g == nil || g.plan.Org == nil {
 		return &Result{Org: &config.NamedTarget{}, Err: errNotGated, Phase: PhaseGate}
 	}
-	res := j.apply(ctx, g)
-	j.finish(g, j.opts.Observer.Applied(res))
+	res, sent := j.apply(ctx, g)
+	if c := res.contradiction; c != nil { // not planned again here (see applySwitching): the next run reads fully
+		res.Err, res.Phase = fmt.Errorf("sending stopped: %s; the next run reads the whole organization", c), PhaseApply
+	}
+	j.end(g, res, sent)
 	return res
 }
 
-func (j *Job) apply(ctx context.Context, g *Gated) *Result {
+// end ends the run that applied g: its summary is logged when it sent (or
+// tried to), the Observer hears the Result, and a release's journal goes
+// once the Result is recorded.
+func (j *Job) end(g *Gated, res *Result, sent bool) {
+	if sent {
+		summary(g.plan.log, res, res.Err)
+	}
+	j.finish(g, j.opts.Observer.Applied(res))
+}
+
+// apply sends g's plan (see Apply) and reports whether it came to sending:
+// not when the plan failed, or no client could be made. An answer that
+// contradicts the snapshot the plan was made from ends the sending of a
+// run's own plan (Result.contradiction; see applySwitching).
+func (j *Job) apply(ctx context.Context, g *Gated) (res *Result, sent bool) {
 	p, mode := &g.plan, g.mode
 	log := p.prepare(j)
-	res := &Result{Org: p.Org, Mode: mode, Run: p.Run, Start: p.start, Plan: p.Plan, Decision: g.decision, Read: p.Read}
+	res = &Result{Org: p.Org, Mode: mode, Run: p.Run, Start: p.start, Plan: p.Plan, Decision: g.decision, Read: p.Read}
 	if p.Err != nil {
 		log.Error("planning failed; the error is reported at the end of the run") // once, by the caller
 		res.Err, res.Phase, res.Elapsed = p.Err, p.Phase, time.Since(p.start)
-		return res
+		return res, false
 	}
 	res.Counts, res.ByKind = p.Plan.Counts(), map[string]int{}
 	client, err := j.Client(p.Org)
 	if err != nil {
 		res.Err, res.Phase = err, PhaseSecret
 		j.settle(g, res)
-		return res
+		return res, false
 	}
 	reqs := p.Plan.Batches(reconcile.DefaultLimits())
 	out, stop := j.applyOutput(ctx, p, client, mode, len(reqs))
-	res.Applied, err = j.send(ctx, g, res, client, reconcile.ApplyOptions{
+	res.Applied, res.contradiction, err = j.send(ctx, g, client, reconcile.ApplyOptions{
 		DryRun: mode == Dry, TestOnly: mode == TestOnly, Requests: reqs, Events: oneline.Events(out)})
 	out.Flush()
 	stop()
@@ -99,8 +120,7 @@ func (j *Job) apply(ctx context.Context, g *Gated) *Result {
 		res.Err, res.Phase = err, PhaseOr(err, ServicePhase(err, PhaseApply))
 	}
 	j.settle(g, res)
-	summary(log, res, res.Err)
-	return res
+	return res, true
 }
 
 // prepare returns the plan's organization logger, and starts its run now
@@ -126,7 +146,7 @@ func (p *OrgPlan) logger(j *Job) *zap.Logger {
 // joined.
 func (j *Job) ApplyAll(ctx context.Context, plans *Plans, mode Mode) ([]*Result, error) {
 	res := make([]*Result, len(plans.Orgs))
-	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.Apply(ctx, j.gated(plans.Orgs[i], mode)) })
+	each(ctx, len(plans.Orgs), func(ctx context.Context, i int) { res[i] = j.applySwitching(ctx, j.gated(plans.Orgs[i], mode)) })
 	return res, j.joinErrors(res)
 }
 
@@ -154,7 +174,7 @@ func (j *Job) Sync(ctx context.Context, mode Mode, show func(g *Gated) error) ([
 				return
 			}
 		}
-		res[i] = j.Apply(ctx, g)
+		res[i] = j.applySwitching(ctx, g)
 	})
 	if err != nil {
 		return j.failed(mode, err), err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/orgsync/orgsync/config"
 	"github.com/orgsync/orgsync/internal/run/approval"
 	"github.com/orgsync/orgsync/internal/store"
-	"github.com/orgsync/orgsync/internal/util/oneline"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -94,12 +92,13 @@ func (d *Decision) PendingIDs() []string {
 
 // OrgPlan is a copy of the gated plan: the organization's, with what the
 // gate lets through in Plan.Changes and what it holds back in
-// Plan.Withheld. The lists the gate decides are copies too: what a caller
-// does with them changes nothing of what Apply sends.
+// Plan.Withheld. The lists the gate decides and the changes in them are
+// copies too, to the last list of groups: what a caller does with them
+// changes nothing of what Apply sends.
 func (g *Gated) OrgPlan() *OrgPlan {
 	p := g.plan
 	if p.Plan != nil {
-		p.Plan = clonePlan(p.Plan)
+		p.Plan = clonePlan(p.Plan, cloneChanges)
 	}
 	return &p
 }
@@ -107,17 +106,18 @@ func (g *Gated) OrgPlan() *OrgPlan {
 // Mode is the mode the plan was gated for, and is applied in.
 func (g *Gated) Mode() Mode { return g.mode }
 
-// Decision is what the gate decided.
-func (g *Gated) Decision() Decision { return g.decision }
+// Decision is a copy of what the gate decided: its lists, the approvals
+// and their changes are copies too.
+func (g *Gated) Decision() Decision { return g.decision.clone() }
 
 // errNotGated is the Result of applying a Gated the gate did not make.
 var errNotGated = errors.New("refused: the plan was not decided on by the safety gate; nothing sent")
 
 // gate is the safety gate, the step between a plan and its sending that
-// no run skips (decide): each organization's safety, and the quarantine
+// no run skips (gated): each organization's safety, and the quarantine
 // it keeps the pending approvals in.
 type gate struct {
-	byOrg      map[string]safety // each organization's, by name
+	byOrg      map[string]approval.Safety // each organization's, by name
 	quarantine approvals
 }
 
@@ -143,115 +143,81 @@ type approvals interface {
 }
 
 // gated is what the safety gate lets through of p in mode.
-func (j *Job) gated(p *OrgPlan, mode Mode) *Gated { return j.gate.decide(p, mode, p.logger(j)) }
+func (j *Job) gated(p *OrgPlan, mode Mode) *Gated { return j.gate.gated(p, mode, p.logger(j)) }
 
-// decide is the safety gate. Against the organization's pending approvals
-// (the quarantine, in state.dir) it
-//   - drops from them what the plan no longer wants (a real run records
-//     it in each approval), unless the sources were incomplete;
-//   - holds back what they still hold, whatever the plan's own count;
-//   - when a safety limit tripped (the plan's count includes the held
-//     changes still wanted, so a mass removal split over several runs
-//     trips it all the same), applies safety.onLimit: stop holds back
-//     every change; hold, in a real run with a state directory, keeps the
-//     withheld changes no approval holds yet as a new pending approval and
-//     lets the rest through. Without a state directory a tripped limit
-//     fails the run (nothing destructive is sent).
-//
-// p is not changed. A dry or test-only gate writes nothing; log is the
-// organization's.
-func (gt *gate) decide(p *OrgPlan, mode Mode, log *zap.Logger) *Gated {
-	g := &Gated{plan: *p, mode: mode}
-	if p.Err != nil || p.Plan == nil {
+// gated is the safety gate, the step between a plan and its sending that
+// no run skips: it decides on p in mode (decide), and a real run records
+// its decision in the quarantine (record; a write that fails fails the
+// organization's run: nothing is sent). p is not changed. A dry or
+// test-only gate writes nothing; log is the organization's.
+func (gt *gate) gated(p *OrgPlan, mode Mode, log *zap.Logger) *Gated {
+	g, d := gt.decide(p, mode)
+	if d == nil {
 		return g
 	}
-	g.plan.Plan = clonePlan(p.Plan)
-	var err error
-	if mode == Real {
-		g.decision.Recovered, err = gt.quarantine.recover(p.Org.Name)
-	}
-	var pending, applying, rejected []store.Approval
-	if err == nil {
-		pending, applying, rejected, err = gt.quarantine.approvals(p.Org.Name, mode == Real)
-	}
-	if err == nil {
-		pending, err = gt.narrow(g, pending, log)
-	}
-	if err == nil {
-		pending, err = gt.holdRejected(g, pending, rejected, log)
-	}
-	if err != nil {
+	if err := gt.record(g, d, log); err != nil {
 		g.plan.Err, g.plan.Phase = err, PhaseGate
-		return g
 	}
-	quarantineHeld(g, append(slices.Clip(pending), applying...))
-	if err := gt.onLimit(g, gt.byOrg[p.Org.Name], pending, log); err != nil {
-		g.plan.Err, g.plan.Phase = err, PhaseGate
-		return g
-	}
-	g.decision.Pending = append(pending, g.decision.createdList()...)
 	return g
 }
 
-func (d *Decision) createdList() []store.Approval {
-	if d.Created == nil {
-		return nil
+// decide is the safety gate's decision on p in mode. It reads the
+// organization's approvals (the quarantine, in state.dir; a real run
+// first recovers their interrupted applies), and hands them, with its own
+// copy of the plan and the organization's safety, to approval.Decide,
+// which decides what is sent, held back, stopped and held for approval:
+// what the Gated returned sends, and what a real run is to keep of the
+// decision (nil when there is nothing to keep: no plan, or the approvals
+// could not be read, which fails the organization's run).
+func (gt *gate) decide(p *OrgPlan, mode Mode) (*Gated, *decided) {
+	g := &Gated{plan: *p, mode: mode}
+	if p.Err != nil || p.Plan == nil {
+		return g, nil
 	}
-	return []store.Approval{*d.Created}
+	g.plan.Plan = clonePlan(p.Plan, slices.Clone)
+	h, err := gt.read(p.Org.Name, mode, &g.decision)
+	if err != nil {
+		g.plan.Err, g.plan.Phase = err, PhaseGate
+		return g, nil
+	}
+	pending, applying, rejected := heldOf(h.pending), heldOf(h.applying), heldOf(h.rejected)
+	d := approval.Decide(approval.Facts{Plan: g.plan.Plan, Pending: pending, Applying: applying, Rejected: rejected,
+		Safety: gt.byOrg[p.Org.Name], Real: mode == Real, Kept: gt.quarantine.kept(), NewID: store.NewID})
+	return g, &decided{held: h, Decision: d}
 }
 
-// holdRejected holds what the organization's rejected approvals no run
-// has taken up yet (rejected) held and
-// the sources still ask for: the first real run after a rejection makes
-// of it a new pending approval (whatever the run's own count), added to
-// pending, and takes the rejected approvals up; what the sources no
-// longer ask for is let go. A dry or test-only run holds the same and
-// writes nothing. Sources that were incomplete take nothing up.
-func (gt *gate) holdRejected(g *Gated, pending, rejected []store.Approval, log *zap.Logger) ([]store.Approval, error) {
-	if len(rejected) == 0 {
-		return pending, nil
-	}
-	plan := g.plan.Plan
-	held := make([][]reconcile.Change, len(pending))
-	for i := range pending {
-		held[i] = pending[i].Changes
-	}
-	var still []reconcile.Change
-	ids := make([]string, len(rejected))
-	for i, a := range rejected {
-		kept, _ := approval.Narrow(a.Changes, plan)
-		still = append(still, approval.Uncovered(kept, append(held, still)...)...)
-		ids[i] = a.ID
-	}
-	now := time.Now().UTC()
-	again := store.Approval{ID: store.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run, Status: store.Pending, Changes: still,
-		Reason: fmt.Sprintf("rejected in approval %s, still asked for by the sources: held again until someone decides", strings.Join(ids, ", "))}
-	if g.mode != Real || approval.SourcesIncomplete(plan) {
-		if n := holdBack(g, still); n > 0 {
-			plan.Notes = append(plan.Notes, oneline.HeldRejected(ids, n, ""))
-		}
-		return pending, nil
-	}
-	if len(still) > 0 {
-		if err := gt.quarantine.save(&again); err != nil {
-			return nil, fmt.Errorf("holding again the changes of rejected approval %s (nothing destructive sent): %w", strings.Join(ids, ", "), err)
-		}
-		log.Warn("changes a rejected approval held, still asked for by the sources, held again for approval", zap.String("approval", again.ID),
-			zap.Int("changes", len(still)), zap.Strings("rejected", ids))
-		g.decision.HeldAgain = &again
-		pending = append(pending, again)
-		plan.Notes = append(plan.Notes, oneline.HeldRejected(ids, len(still), again.ID))
-	}
-	for _, a := range rejected {
-		a.TakenUp, a.Updated = g.plan.Run, now
-		if len(still) > 0 {
-			a.HeldAgain = again.ID
-		}
-		if err := gt.quarantine.save(&a); err != nil {
-			return nil, fmt.Errorf("approval %s: recording that this run took it up: %w", a.ID, err)
+// decided is the gate's decision on a plan, with the approvals it was
+// made around.
+type decided struct {
+	held
+	approval.Decision
+}
+
+// held are an organization's approvals the gate decides around: the
+// pending ones, those being applied (orgsync approve has claimed them:
+// held until they are closed), and the rejected ones no run has taken up
+// yet.
+type held struct{ pending, applying, rejected []store.Approval }
+
+// read reads organization org's approvals; a real run first recovers
+// their interrupted applies (d.Recovered).
+func (gt *gate) read(org string, mode Mode, d *Decision) (h held, err error) {
+	if mode == Real {
+		if d.Recovered, err = gt.quarantine.recover(org); err != nil {
+			return h, err
 		}
 	}
-	return pending, nil
+	h.pending, h.applying, h.rejected, err = gt.quarantine.approvals(org, mode == Real)
+	return h, err
+}
+
+// heldOf are the approvals as the decision sees them.
+func heldOf(approvals []store.Approval) []approval.Held {
+	out := make([]approval.Held, len(approvals))
+	for i := range approvals {
+		out[i] = approval.Held{ID: approvals[i].ID, Changes: approvals[i].Changes}
+	}
+	return out
 }
 
 // Holding returns the pending approval of organization t that holds c, nil
@@ -272,11 +238,12 @@ func (j *Job) Holding(t *config.NamedTarget, c reconcile.Change) (*store.Approva
 }
 
 // clonePlan copies the lists of p the gate decides and those sent with
-// them.
-func clonePlan(p *reconcile.Plan) *reconcile.Plan {
+// them, the lists of changes with cloneList (slices.Clone, or cloneChanges to
+// copy the changes' own lists too).
+func clonePlan(p *reconcile.Plan, cloneList func([]reconcile.Change) []reconcile.Change) *reconcile.Plan {
 	c := *p
-	c.Changes, c.Withheld, c.Notes = slices.Clone(p.Changes), slices.Clone(p.Withheld), slices.Clone(p.Notes)
-	c.InviteGroups, c.UserGroups, c.MissingGroups = slices.Clone(p.InviteGroups), slices.Clone(p.UserGroups), slices.Clone(p.MissingGroups)
+	c.Changes, c.Withheld, c.InviteGroups = cloneList(p.Changes), cloneList(p.Withheld), cloneList(p.InviteGroups)
+	c.Notes, c.UserGroups, c.MissingGroups = slices.Clone(p.Notes), slices.Clone(p.UserGroups), slices.Clone(p.MissingGroups)
 	if p.Safety != nil {
 		s := *p.Safety
 		c.Safety = &s
@@ -284,127 +251,56 @@ func clonePlan(p *reconcile.Plan) *reconcile.Plan {
 	return &c
 }
 
-// narrow takes out of the pending approvals what the plan no longer
-// wants (neither sends nor withholds), recording it in each in a real run,
-// and returns the approvals still pending. Sources that were incomplete
-// narrow nothing: a change they no longer plan may be one a broken record
-// hid.
-func (gt *gate) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]store.Approval, error) {
-	plan := g.plan.Plan
-	if approval.SourcesIncomplete(plan) {
-		return pending, nil
-	}
-	out := pending[:0]
-	for _, a := range pending {
-		kept, dropped := approval.Narrow(a.Changes, plan)
-		if len(dropped) == 0 {
-			out = append(out, a)
-			continue
-		}
-		narrowTo(&a, kept, dropped, g.plan.Run)
-		if g.mode == Real {
-			if err := gt.quarantine.narrowed(&a); err != nil {
-				return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+// cloneChanges copies changes and the lists each holds.
+func cloneChanges(changes []reconcile.Change) []reconcile.Change {
+	out := slices.Clone(changes)
+	for i := range out {
+		c := &out[i]
+		c.User.Groups, c.Add, c.Remove = slices.Clone(c.User.Groups), slices.Clone(c.Add), slices.Clone(c.Remove)
+		if c.Set != nil {
+			set := *c.Set
+			for _, v := range []**string{&set.FirstName, &set.LastName, &set.Email, &set.Username} {
+				if *v != nil {
+					s := **v
+					*v = &s
+				}
 			}
-		}
-		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
-		if g.mode == Real {
-			log.Info(oneline.Narrowed(a.ID, len(dropped), len(kept)), zap.String("approval", a.ID))
-		}
-		g.plan.Plan.Notes = append(g.plan.Plan.Notes, oneline.NarrowedNote(a.ID, len(dropped), len(kept)))
-		if len(kept) > 0 {
-			out = append(out, a)
+			c.Set = &set
 		}
 	}
-	return out, nil
+	return out
 }
 
-// narrowTo takes out of a what the sources no longer ask for (dropped),
-// leaving kept: a is closed as dropped by run when nothing is left.
-func narrowTo(a *store.Approval, kept, dropped []reconcile.Change, run string) {
-	now := time.Now().UTC()
-	a.Changes = kept
-	a.Narrowed = append(a.Narrowed, store.Narrowing{Time: now, Run: run, Dropped: dropped, Left: len(kept)})
-	if len(kept) == 0 {
-		a.Status, a.Closed, a.Decided = store.Dropped, now, &store.Decider{By: "run " + run, Via: "sync"}
+// clone is a copy of d whose lists, approvals and changes are copies.
+func (d Decision) clone() Decision {
+	d.Quarantined, d.Dropped = cloneChanges(d.Quarantined), cloneChanges(d.Dropped)
+	d.Created, d.HeldAgain, d.Released = cloneApproval(d.Created), cloneApproval(d.HeldAgain), cloneApproval(d.Released)
+	d.Narrowed, d.Pending, d.Recovered = slices.Clone(d.Narrowed), slices.Clone(d.Pending), slices.Clone(d.Recovered)
+	for i := range d.Narrowed {
+		d.Narrowed[i].Approval, d.Narrowed[i].Dropped = cloneApproval(d.Narrowed[i].Approval), cloneChanges(d.Narrowed[i].Dropped)
 	}
-}
-
-// quarantineHeld holds back what the pending approvals hold: not sent,
-// listed with the withheld changes.
-func quarantineHeld(g *Gated, pending []store.Approval) {
-	plan := g.plan.Plan
-	for _, a := range pending {
-		if n := holdBack(g, a.Changes); n > 0 {
-			plan.Notes = append(plan.Notes, oneline.Quarantined(a.ID, n))
-		}
+	for i := range d.Pending {
+		d.Pending[i] = *cloneApproval(&d.Pending[i])
 	}
+	for i := range d.Recovered {
+		d.Recovered[i].Approval = cloneApproval(d.Recovered[i].Approval)
+	}
+	return d
 }
 
-// holdBack moves the parts of the plan's changes that held holds to the
-// withheld ones, not sent, and returns how many of the plan's changes
-// (sent or withheld) held holds.
-func holdBack(g *Gated, held []reconcile.Change) int {
-	plan := g.plan.Plan
-	var quarantined []reconcile.Change
-	plan.Changes, quarantined = approval.Quarantine(plan.Changes, held)
-	_, inWithheld := approval.Quarantine(plan.Withheld, held)
-	plan.Withheld = append(plan.Withheld, quarantined...)
-	g.decision.Quarantined = append(g.decision.Quarantined, quarantined...)
-	return len(quarantined) + len(inWithheld)
-}
-
-// onLimit does what s, the organization's safety, says a run over a
-// limit does (onLimit) when a safety limit tripped.
-func (gt *gate) onLimit(g *Gated, s safety, pending []store.Approval, log *zap.Logger) error {
-	plan := g.plan.Plan
-	if !approval.LimitTripped(plan) {
-		if plan.Safety != nil && g.mode != Dry {
-			log.Warn(plan.Safety.Error())
-		}
+// cloneApproval is a copy of a (nil for nil) whose changes and records
+// are copies.
+func cloneApproval(a *store.Approval) *store.Approval {
+	if a == nil {
 		return nil
 	}
-	d := &g.decision
-	d.Tripped = plan.Safety.Reason
-	switch {
-	case s.stop:
-		plan.Withheld = append(plan.Withheld, plan.Changes...)
-		plan.Changes, plan.InviteGroups = nil, nil
-		plan.Safety.Reason += fmt.Sprintf(" (%s: stop)", s.onLimitKey)
-		plan.Safety.Stopped, plan.Safety.Withheld = true, len(plan.Withheld)
-		d.Stopped = true
-		if g.mode != Dry {
-			log.Error(plan.Safety.Error())
-		}
-	case g.mode == Real && gt.quarantine.kept():
-		return gt.hold(g, pending, log)
-	case g.mode != Dry:
-		log.Warn(plan.Safety.Error())
+	c := *a
+	c.Changes, c.Narrowed, c.Attempts = cloneChanges(a.Changes), slices.Clone(a.Narrowed), slices.Clone(a.Attempts)
+	if a.Decided != nil {
+		d := *a.Decided
+		c.Decided = &d
 	}
-	return nil
-}
-
-// hold keeps what the plan withholds and no pending approval holds yet as
-// a new pending approval; the rest of the plan goes through.
-func (gt *gate) hold(g *Gated, pending []store.Approval, log *zap.Logger) error {
-	plan := g.plan.Plan
-	held := make([][]reconcile.Change, len(pending))
-	for i := range pending {
-		held[i] = pending[i].Changes
-	}
-	if fresh := approval.Uncovered(plan.Withheld, held...); len(fresh) > 0 {
-		now := time.Now().UTC()
-		a := &store.Approval{ID: store.NewID(), Org: g.plan.Org.Name, Created: now, Updated: now, Run: g.plan.Run,
-			Reason: plan.Safety.Reason, Status: store.Pending, Changes: fresh}
-		if err := gt.quarantine.save(a); err != nil {
-			return fmt.Errorf("holding the withheld changes for approval (nothing destructive sent): %w", err)
-		}
-		log.Warn("safety limit: destructive changes held for approval", zap.String("approval", a.ID),
-			zap.Int("changes", len(fresh)), zap.String("reason", a.Reason))
-		g.decision.Created = a
-	}
-	plan.Safety = nil // held, not failed: the rest of the plan goes through
-	return nil
+	return &c
 }
 
 // quarantine is the gate's store of approvals: state.dir's. Without

@@ -56,9 +56,9 @@ func (tr *tripped) edit(t *testing.T, path, old, new string) {
 	}
 }
 
-// sync runs the configuration once, with a Job made as every command
+// job is a Job of the configuration as it is now, made as every command
 // makes one, without an observer (as internal/admin makes one).
-func (tr *tripped) sync(t *testing.T, mode Mode) *Result {
+func (tr *tripped) job(t *testing.T) *Job {
 	t.Helper()
 	cfg, err := config.Load(tr.path)
 	if err != nil {
@@ -68,7 +68,13 @@ func (tr *tripped) sync(t *testing.T, mode Mode) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := j.Sync(context.Background(), mode, nil)
+	return j
+}
+
+// sync runs the configuration once (job).
+func (tr *tripped) sync(t *testing.T, mode Mode) *Result {
+	t.Helper()
+	res, _ := tr.job(t).Sync(context.Background(), mode, nil)
 	return res[0]
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run/approval"
 	"github.com/orgsync/orgsync/internal/store"
 	"github.com/orgsync/orgsync/reconcile"
 )
@@ -96,13 +97,13 @@ func pendingOf(id, status string, changes ...reconcile.Change) store.Approval {
 }
 
 // gateWith is the gate of organization main with s over q.
-func gateWith(q approvals, s safety) *gate {
-	return &gate{byOrg: map[string]safety{"main": s}, quarantine: q}
+func gateWith(q approvals, s approval.Safety) *gate {
+	return &gate{byOrg: map[string]approval.Safety{"main": s}, quarantine: q}
 }
 
 // decideOn gates plan, organization main's, in mode.
 func decideOn(gt *gate, plan *reconcile.Plan, mode Mode) *Gated {
-	return gt.decide(&OrgPlan{Org: &config.NamedTarget{Name: "main"}, Plan: plan, Run: "run1"}, mode, zap.NewNop())
+	return gt.gated(&OrgPlan{Org: &config.NamedTarget{Name: "main"}, Plan: plan, Run: "run1"}, mode, zap.NewNop())
 }
 
 // keys are the keys of changes, in order.
@@ -126,7 +127,7 @@ func TestGateOnLimit(t *testing.T) {
 	}
 
 	q := newMem()
-	g := decideOn(gateWith(q, safety{}), plan(), Real)
+	g := decideOn(gateWith(q, approval.Safety{}), plan(), Real)
 	d, p := g.Decision(), g.OrgPlan()
 	if d.Created == nil || keys(d.Created.Changes) != "b@x,c@x" || q.byID[d.Created.ID].Status != store.Pending || len(d.Pending) != 1 {
 		t.Fatalf("hold: created %+v, store %v, pending %d", d.Created, q.writes, len(d.Pending))
@@ -136,11 +137,11 @@ func TestGateOnLimit(t *testing.T) {
 	}
 
 	q = newMem()
-	if g = decideOn(gateWith(q, safety{}), plan(), Dry); len(q.writes) != 0 || g.Decision().Created != nil || g.OrgPlan().Plan.Safety == nil {
+	if g = decideOn(gateWith(q, approval.Safety{}), plan(), Dry); len(q.writes) != 0 || g.Decision().Created != nil || g.OrgPlan().Plan.Safety == nil {
 		t.Errorf("a dry hold wrote %v, created %+v", q.writes, g.Decision().Created)
 	}
 
-	g = decideOn(gateWith(q, safety{stop: true, onLimitKey: "targets[0].safety.onLimit"}), plan(), Real)
+	g = decideOn(gateWith(q, approval.Safety{Stop: true, OnLimitBy: "targets[0].safety.onLimit"}), plan(), Real)
 	p = g.OrgPlan()
 	if len(p.Plan.Changes) != 0 || keys(p.Plan.Withheld) != "b@x,c@x,a@x" || !g.Decision().Stopped || !p.Plan.Safety.Stopped ||
 		!strings.HasSuffix(p.Plan.Safety.Reason, "(targets[0].safety.onLimit: stop)") || len(q.writes) != 0 {
@@ -148,7 +149,7 @@ func TestGateOnLimit(t *testing.T) {
 	}
 
 	q = &memApprovals{noDir: true, byID: map[string]store.Approval{}}
-	g = decideOn(gateWith(q, safety{}), plan(), Real)
+	g = decideOn(gateWith(q, approval.Safety{}), plan(), Real)
 	if p = g.OrgPlan(); p.Plan.Safety == nil || g.Decision().Created != nil || len(q.writes) != 0 {
 		t.Errorf("hold without a state directory: safety %v, created %+v, writes %v", p.Plan.Safety, g.Decision().Created, q.writes)
 	}
@@ -163,7 +164,7 @@ func TestGateQuarantineWithAFakeStore(t *testing.T) {
 	held := pendingOf("0000000a", store.Pending, removal("b@x"), removal("c@x"))
 
 	q := newMem(held)
-	g := decideOn(gateWith(q, safety{}), &reconcile.Plan{Changes: []reconcile.Change{creation("a@x"), removal("b@x")}}, Dry)
+	g := decideOn(gateWith(q, approval.Safety{}), &reconcile.Plan{Changes: []reconcile.Change{creation("a@x"), removal("b@x")}}, Dry)
 	d, p := g.Decision(), g.OrgPlan()
 	if keys(p.Plan.Changes) != "a@x" || keys(p.Plan.Withheld) != "b@x" || keys(d.Quarantined) != "b@x" || len(q.writes) != 0 {
 		t.Errorf("dry: changes %s, withheld %s, quarantined %s, writes %v", keys(p.Plan.Changes), keys(p.Plan.Withheld), keys(d.Quarantined), q.writes)
@@ -172,12 +173,12 @@ func TestGateQuarantineWithAFakeStore(t *testing.T) {
 		t.Errorf("dry narrowing: %+v, held %d", d.Narrowed, d.Held())
 	}
 
-	g = decideOn(gateWith(q, safety{}), &reconcile.Plan{Changes: []reconcile.Change{removal("b@x")}}, Real)
+	g = decideOn(gateWith(q, approval.Safety{}), &reconcile.Plan{Changes: []reconcile.Change{removal("b@x")}}, Real)
 	if a := q.byID[held.ID]; keys(a.Changes) != "b@x" || len(a.Narrowed) != 1 || a.Narrowed[0].Run != "run1" || len(g.OrgPlan().Plan.Changes) != 0 {
 		t.Errorf("real narrowing wrote %+v, sent %s", a, keys(g.OrgPlan().Plan.Changes))
 	}
 
-	g = decideOn(gateWith(q, safety{}), &reconcile.Plan{Changes: []reconcile.Change{creation("a@x")}}, Real)
+	g = decideOn(gateWith(q, approval.Safety{}), &reconcile.Plan{Changes: []reconcile.Change{creation("a@x")}}, Real)
 	if a := q.byID[held.ID]; a.Status != store.Dropped || a.Decided == nil || a.Decided.By != "run run1" || len(g.Decision().Pending) != 0 {
 		t.Errorf("an approval with nothing left: %+v, pending %d", a, len(g.Decision().Pending))
 	}
@@ -195,10 +196,10 @@ func TestGateHoldsRejectedAgain(t *testing.T) {
 	}
 
 	q := newMem(rejected)
-	if g := decideOn(gateWith(q, safety{}), plan(), Dry); keys(g.OrgPlan().Plan.Changes) != "a@x" || len(q.writes) != 0 {
+	if g := decideOn(gateWith(q, approval.Safety{}), plan(), Dry); keys(g.OrgPlan().Plan.Changes) != "a@x" || len(q.writes) != 0 {
 		t.Errorf("dry: sent %s, wrote %v", keys(g.OrgPlan().Plan.Changes), q.writes)
 	}
-	g := decideOn(gateWith(q, safety{}), plan(), Real)
+	g := decideOn(gateWith(q, approval.Safety{}), plan(), Real)
 	again := g.Decision().HeldAgain
 	if again == nil || keys(again.Changes) != "b@x" || keys(g.OrgPlan().Plan.Changes) != "a@x" {
 		t.Fatalf("real: held again %+v, sent %s", again, keys(g.OrgPlan().Plan.Changes))
@@ -214,23 +215,36 @@ func TestGateFailsWhenTheStoreDoes(t *testing.T) {
 	t.Parallel()
 	q := newMem()
 	q.fail = errors.New("disk gone")
-	g := decideOn(gateWith(q, safety{}), &reconcile.Plan{Changes: []reconcile.Change{removal("b@x")}}, Real)
+	g := decideOn(gateWith(q, approval.Safety{}), &reconcile.Plan{Changes: []reconcile.Change{removal("b@x")}}, Real)
 	if p := g.OrgPlan(); !errors.Is(p.Err, q.fail) || p.Phase != PhaseGate {
 		t.Errorf("gate over a failing store: %v, phase %q", p.Err, p.Phase)
 	}
 }
 
-// TestGatedHandsOutCopies: what a caller does with a gated plan's copy
-// changes nothing of the gate's own, which Apply sends.
+// TestGatedHandsOutCopies: what a caller does with a gated plan's copy,
+// or with the decision's, to the last list of groups, changes nothing of
+// the gate's own, which Apply sends and the Result reports.
 func TestGatedHandsOutCopies(t *testing.T) {
 	t.Parallel()
-	g := decideOn(gateWith(newMem(), safety{}), &reconcile.Plan{Changes: []reconcile.Change{creation("a@x")}, Notes: []string{"n"}}, Dry)
-	p := g.OrgPlan()
-	p.Plan.Changes[0] = removal("b@x")
-	p.Plan.Changes = append(p.Plan.Changes, removal("c@x"))
+	first := "Ann"
+	update := reconcile.Change{Kind: reconcile.KindUpdate, User: reconcile.User{Type: reconcile.EnterpriseID, Email: "a@x", Groups: []string{"G"}},
+		Set: &reconcile.Attrs{FirstName: &first}, Add: []string{"A"}, Remove: []string{"R"}}
+	plan := overLimit([]reconcile.Change{update}, removal("b@x"), removal("c@x"))
+	plan.Notes = []string{"n"}
+	g := decideOn(gateWith(newMem(), approval.Safety{}), plan, Real)
+	p, d := g.OrgPlan(), g.Decision()
+	c := &p.Plan.Changes[0]
+	c.User.Groups[0], c.Add[0], c.Remove[0], *c.Set.FirstName = "changed", "changed", "changed", "changed"
+	p.Plan.Changes = append(p.Plan.Changes, removal("d@x"))
 	p.Plan.Notes[0], p.Org = "changed", &config.NamedTarget{Name: "other"}
-	if q := g.OrgPlan(); keys(q.Plan.Changes) != "a@x" || q.Plan.Changes[0].Kind != reconcile.KindCreate || q.Plan.Notes[0] != "n" || q.Org.Name != "main" {
-		t.Errorf("the gated plan changed: %s, %v, %s", keys(q.Plan.Changes), q.Plan.Notes, q.Org.Name)
+	d.Created.Changes[0], d.Created.ID, d.Pending[0].Changes[1] = removal("e@x"), "changed", removal("f@x")
+	q, e := g.OrgPlan(), g.Decision()
+	if c := q.Plan.Changes[0]; keys(q.Plan.Changes) != "a@x" || c.User.Groups[0] != "G" || c.Add[0] != "A" || c.Remove[0] != "R" ||
+		*c.Set.FirstName != "Ann" || q.Plan.Notes[0] != "n" || q.Org.Name != "main" {
+		t.Errorf("the gated plan changed: %+v, %v, %s", q.Plan.Changes, q.Plan.Notes, q.Org.Name)
+	}
+	if e.Created.ID == "changed" || keys(e.Created.Changes) != "b@x,c@x" || keys(e.Pending[0].Changes) != "b@x,c@x" {
+		t.Errorf("the gate's decision changed: %+v", e)
 	}
 }
 
@@ -240,7 +254,7 @@ func TestGatedHandsOutCopies(t *testing.T) {
 func TestReleaseWithAFakeStore(t *testing.T) {
 	t.Parallel()
 	held := pendingOf("0000000c", store.Pending, removal("b@x"), removal("c@x"))
-	j := &Job{gate: gateWith(newMem(held), safety{})}
+	j := &Job{gate: gateWith(newMem(held), approval.Safety{})}
 	p := &OrgPlan{Org: &config.NamedTarget{Name: "main"}, Run: "run1", Plan: &reconcile.Plan{Changes: []reconcile.Change{creation("a@x")},
 		Withheld: []reconcile.Change{removal("b@x")}}}
 	g, err := j.Release(p, held.ID, store.Decider{By: "alice"}, Dry)

@@ -136,7 +136,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		return nil, err
 	}
 	j.opts.Observer.Read(p, cur)
-	diff := func(cur *reconcile.Current) (*reconcile.Plan, error) {
+	diff := func(p *OrgPlan, cur *reconcile.Current) (*reconcile.Plan, error) {
 		d := desired
 		d.Users = present(&desired.Users, others, &cur.Users)
 		p.Desired = d.Users
@@ -146,7 +146,7 @@ func (j *Job) planOrg(ctx context.Context, p *OrgPlan, desired reconcile.Desired
 		p.inc.diff = diff // to plan again after a full read
 	}
 	p.Phase = PhasePlan
-	plan, err := diff(cur)
+	plan, err := diff(p, cur)
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}

@@ -19,8 +19,11 @@
 // and the sending of what the gate lets through. Between a plan and its
 // sending stands the gate, a step no entry point skips: Apply takes only
 // what the gate made (Gated). The gate keeps the pending approvals of
-// state.dir as a quarantine and does what safety.onLimit says. An
-// Observer, when given, hears each result as it comes; it only observes.
+// state.dir as a quarantine and does what safety.onLimit says. An answer
+// that contradicts the snapshot an incremental run planned from ends its
+// sending; the reader then reads the organization in full, and that plan
+// goes through the gate like any other. An Observer, when given, hears
+// each result as it comes; it only observes.
 package run
 
 import (

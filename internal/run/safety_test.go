@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run/approval"
 	"github.com/orgsync/orgsync/reconcile"
 )
 
@@ -23,25 +24,25 @@ func TestSafetyResolved(t *testing.T) {
 		name        string
 		edits       []string
 		maxRemovals *config.Limit
-		want        map[string]safety
+		want        map[string]approval.Safety
 	}{
-		{"the configuration's", nil, nil, map[string]safety{
-			"main": {maxRemovals: reconcile.Limit{Percent: 50}, maxRemovalsBy: "safety.maxRemovals", onLimitKey: "safety.onLimit"},
-			"emea": {maxRemovals: reconcile.Limit{Count: 2}, maxRemovalsBy: "targets[1].safety.maxRemovals", onLimitKey: "safety.onLimit"},
+		{"the configuration's", nil, nil, map[string]approval.Safety{
+			"main": {MaxRemovals: reconcile.Limit{Percent: 50}, MaxRemovalsBy: "safety.maxRemovals", OnLimitBy: "safety.onLimit"},
+			"emea": {MaxRemovals: reconcile.Limit{Count: 2}, MaxRemovalsBy: "targets[1].safety.maxRemovals", OnLimitBy: "safety.onLimit"},
 		}},
-		{"an organization's own onLimit", stopAtTop, nil, map[string]safety{
-			"main": {maxRemovals: reconcile.Limit{Percent: 50}, maxChanges: reconcile.Limit{Count: 100}, maxRemovalsBy: "safety.maxRemovals",
-				stop: true, onLimitKey: "safety.onLimit"},
-			"emea": {maxRemovals: reconcile.Limit{Count: 2}, maxRemovalsBy: "targets[1].safety.maxRemovals", onLimitKey: "targets[1].safety.onLimit"},
+		{"an organization's own onLimit", stopAtTop, nil, map[string]approval.Safety{
+			"main": {MaxRemovals: reconcile.Limit{Percent: 50}, MaxChanges: reconcile.Limit{Count: 100}, MaxRemovalsBy: "safety.maxRemovals",
+				Stop: true, OnLimitBy: "safety.onLimit"},
+			"emea": {MaxRemovals: reconcile.Limit{Count: 2}, MaxRemovalsBy: "targets[1].safety.maxRemovals", OnLimitBy: "targets[1].safety.onLimit"},
 		}},
-		{"onLimit from the top level", []string{"safety:\n  maxRemovals: 50%", "safety:\n  maxRemovals: 50%\n  onLimit: stop"}, nil, map[string]safety{
-			"main": {maxRemovals: reconcile.Limit{Percent: 50}, maxRemovalsBy: "safety.maxRemovals", stop: true, onLimitKey: "safety.onLimit"},
-			"emea": {maxRemovals: reconcile.Limit{Count: 2}, maxRemovalsBy: "targets[1].safety.maxRemovals", stop: true, onLimitKey: "safety.onLimit"},
+		{"onLimit from the top level", []string{"safety:\n  maxRemovals: 50%", "safety:\n  maxRemovals: 50%\n  onLimit: stop"}, nil, map[string]approval.Safety{
+			"main": {MaxRemovals: reconcile.Limit{Percent: 50}, MaxRemovalsBy: "safety.maxRemovals", Stop: true, OnLimitBy: "safety.onLimit"},
+			"emea": {MaxRemovals: reconcile.Limit{Count: 2}, MaxRemovalsBy: "targets[1].safety.maxRemovals", Stop: true, OnLimitBy: "safety.onLimit"},
 		}},
-		{"--max-removals over both", stopAtTop, &three, map[string]safety{
-			"main": {maxRemovals: reconcile.Limit{Count: 3}, maxChanges: reconcile.Limit{Count: 100}, maxRemovalsBy: "--max-removals",
-				stop: true, onLimitKey: "safety.onLimit"},
-			"emea": {maxRemovals: reconcile.Limit{Count: 3}, maxRemovalsBy: "--max-removals", onLimitKey: "targets[1].safety.onLimit"},
+		{"--max-removals over both", stopAtTop, &three, map[string]approval.Safety{
+			"main": {MaxRemovals: reconcile.Limit{Count: 3}, MaxChanges: reconcile.Limit{Count: 100}, MaxRemovalsBy: "--max-removals",
+				Stop: true, OnLimitBy: "safety.onLimit"},
+			"emea": {MaxRemovals: reconcile.Limit{Count: 3}, MaxRemovalsBy: "--max-removals", OnLimitBy: "targets[1].safety.onLimit"},
 		}},
 	}
 	for _, tt := range tests {
@@ -56,7 +57,7 @@ func TestSafetyResolved(t *testing.T) {
 					t.Errorf("%s's safety %+v, want %+v", org, got, want)
 				}
 				p := j.byOrg[org].policy.Policy()
-				if p.MaxRemovals != want.maxRemovals || p.MaxChanges != want.maxChanges || p.Names.Of(reconcile.SettingMaxRemovals) != want.maxRemovalsBy {
+				if p.MaxRemovals != want.MaxRemovals || p.MaxChanges != want.MaxChanges || p.Names.Of(reconcile.SettingMaxRemovals) != want.MaxRemovalsBy {
 					t.Errorf("%s's policy: maxRemovals %+v (%s), maxChanges %+v; want its safety's", org, p.MaxRemovals,
 						p.Names.Of(reconcile.SettingMaxRemovals), p.MaxChanges)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
+	"github.com/orgsync/orgsync/internal/run/approval"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -62,7 +63,7 @@ func settingsOf(cfg *config.Config) settings {
 // nil when the command line sets none), and returns the safety gate that
 // holds each organization's safety.
 func (j *Job) resolveOrgs(cfg *config.Config, maxRemovals *config.Limit) (*gate, error) {
-	g := &gate{byOrg: make(map[string]safety, len(j.orgs)), quarantine: newQuarantine(cfg.State, j.opts.Faults)}
+	g := &gate{byOrg: make(map[string]approval.Safety, len(j.orgs)), quarantine: newQuarantine(cfg.State, j.opts.Faults)}
 	j.byOrg = make(map[string]orgSettings, len(j.orgs))
 	for _, t := range j.orgs {
 		s := resolveSafety(t, cfg.SafetyOf(t), maxRemovals)
@@ -76,12 +77,12 @@ func (j *Job) resolveOrgs(cfg *config.Config, maxRemovals *config.Limit) (*gate,
 }
 
 // orgSettingsOf are organization t's settings for a run held to s.
-func orgSettingsOf(cfg *config.Config, t *config.NamedTarget, s safety) (orgSettings, error) {
+func orgSettingsOf(cfg *config.Config, t *config.NamedTarget, s approval.Safety) (orgSettings, error) {
 	base, err := cfg.ValidPolicy(t)
 	if err != nil {
 		return orgSettings{}, err
 	}
-	policy, err := s.limit(base)
+	policy, err := s.Limit(base)
 	return orgSettings{policy: policy, reportFile: reportPath(cfg, t), createsGroups: cfg.PolicyOf(t).CreateUserGroups}, err
 }
 

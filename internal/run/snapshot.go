@@ -93,13 +93,23 @@ func (s snapshots) read(ctx context.Context, p *OrgPlan, t *umtarget.Target, nee
 // it).
 type incrementalRun struct {
 	*incremental.Run
-	diff func(cur *reconcile.Current) (*reconcile.Plan, error)
+	diff func(p *OrgPlan, cur *reconcile.Current) (*reconcile.Plan, error)
 }
 
-// snapshotSending is a real run sending its plans through next,
-// recording in the organization's snapshot what the service confirmed
-// (incremental.Sending); it stops at an answer that contradicts the
-// snapshot when the run can plan again (switchable).
+// readAgain reads the whole organization of again, the plan that follows
+// one whose sending an answer contradicting its snapshot ended (c), and
+// says so in again.Read: the run that follows r (incremental.Run.Switch)
+// reads it, and records what again sends.
+func (r *incrementalRun) readAgain(ctx context.Context, again *OrgPlan, t *umtarget.Target, c *incremental.Contradiction) (*reconcile.Current, error) {
+	next := &incrementalRun{Run: r.Switch(c), diff: r.diff}
+	again.inc, again.Read = next, Reading{Kind: next.Kind(), Reason: next.Reason()}
+	return next.Read(ctx, t, t)
+}
+
+// snapshotSending is a real run sending its plan through next, recording
+// in the organization's snapshot what the service confirmed
+// (incremental.Sending); an answer that contradicts the snapshot ends it
+// when the run can go on from a full read (switchable).
 type snapshotSending struct {
 	s    *incremental.Sending
 	run  *incrementalRun
@@ -107,7 +117,7 @@ type snapshotSending struct {
 	log  *zap.Logger
 }
 
-// sending starts sending the plans of p's run through next (see
+// sending starts sending the plan of p's run through next (see
 // incremental.Run.Send); it is to be finished.
 func (r *incrementalRun) sending(p *OrgPlan, next reconcile.Sender, switchable bool) (*snapshotSending, error) {
 	s, err := r.Send(p.Plan, switchable)
@@ -126,12 +136,6 @@ func (s *snapshotSending) send(ctx context.Context, plan *reconcile.Plan, o reco
 // contradiction is the answer that showed the snapshot wrong, nil when
 // none did.
 func (s *snapshotSending) contradiction() *incremental.Contradiction { return s.s.Contradiction() }
-
-// readFully reads the whole organization through full after a
-// contradiction: the run is a full one from now on.
-func (s *snapshotSending) readFully(ctx context.Context, full reconcile.Reader) (*reconcile.Current, error) {
-	return s.s.ReadFully(ctx, full)
-}
 
 // finish saves what the run sent in the organization's snapshot.
 func (s *snapshotSending) finish() {

@@ -149,3 +149,87 @@ func TestLimitTripped(t *testing.T) {
 		t.Error("SourcesIncomplete: want true only for the sources")
 	}
 }
+
+// overLimit is a plan whose removals a limit withheld.
+func overLimit(send []reconcile.Change, withheld ...reconcile.Change) *reconcile.Plan {
+	return &reconcile.Plan{Changes: send, Withheld: withheld, Safety: &reconcile.SafetyError{
+		Reason: "removals exceed safety.maxRemovals 1", Withheld: len(withheld), LimitName: reconcile.SettingMaxRemovals}}
+}
+
+func ids() func() string {
+	n := 0
+	return func() string { n++; return fmt.Sprintf("new%d", n) }
+}
+
+// TestDecideOnLimit: a tripped limit under stop holds back every change
+// and says which setting stopped it; under hold, a real run with a state
+// directory makes of what no pending approval holds yet a new approval and
+// lets the rest through; a dry run, or one without a state directory,
+// holds nothing and keeps the limit's error.
+func TestDecideOnLimit(t *testing.T) {
+	create := reconcile.Change{Kind: reconcile.KindCreate, User: user("n@example.com")}
+	pending := []Held{{ID: "p1", Changes: []reconcile.Change{remove("a@example.com")}}}
+	plan := func() *reconcile.Plan {
+		return overLimit([]reconcile.Change{create}, remove("a@example.com"), remove("b@example.com"))
+	}
+
+	p := plan()
+	d := Decide(Facts{Plan: p, Pending: pending, Safety: Safety{Stop: true, OnLimitBy: "targets[1].safety.onLimit"}, Real: true, Kept: true, NewID: ids()})
+	if !d.Stopped || len(p.Changes) != 0 || len(p.Withheld) != 3 || !p.Safety.Stopped || d.Created != nil ||
+		!strings.HasSuffix(p.Safety.Reason, "(targets[1].safety.onLimit: stop)") || d.Tripped != "removals exceed safety.maxRemovals 1" {
+		t.Errorf("stop: %+v, plan %v withheld %v, safety %+v", d, parts(p.Changes), parts(p.Withheld), p.Safety)
+	}
+
+	p = plan()
+	d = Decide(Facts{Plan: p, Pending: pending, Real: true, Kept: true, NewID: ids()})
+	if d.Stopped || d.Created == nil || d.Created.ID != "new1" || !slices.Equal(parts(d.Created.Changes), []string{"remove b@example.com"}) ||
+		p.Safety != nil || len(p.Changes) != 1 || len(d.Pending) != 2 || !slices.Equal(d.Holding, []Holding{{ID: "p1", Changes: 1}}) {
+		t.Errorf("hold: %+v, plan %v, safety %v", d, parts(p.Changes), p.Safety)
+	}
+
+	for _, f := range []Facts{{Real: false, Kept: true}, {Real: true, Kept: false}} {
+		p = plan()
+		f.Plan, f.NewID = p, ids()
+		if d = Decide(f); d.Created != nil || p.Safety == nil || d.Tripped == "" || len(p.Changes) != 1 {
+			t.Errorf("hold, real %v, state directory %v: %+v, safety %v", f.Real, f.Kept, d, p.Safety)
+		}
+	}
+}
+
+// TestDecideAroundApprovals: a pending approval loses what the plan no
+// longer wants (unless the sources were incomplete); what rejected
+// approvals held and the sources still ask for is held again as a new
+// approval by a real run, which takes them up, and only held back by a
+// dry one; what an approval being applied holds is held back too.
+func TestDecideAroundApprovals(t *testing.T) {
+	pending := []Held{{ID: "p1", Changes: []reconcile.Change{remove("a@example.com"), remove("gone@example.com")}}}
+	rejected := []Held{{ID: "r1", Changes: []reconcile.Change{remove("c@example.com")}}}
+	applying := []Held{{ID: "x1", Changes: []reconcile.Change{remove("d@example.com")}}}
+	plan := func() *reconcile.Plan {
+		return &reconcile.Plan{Changes: []reconcile.Change{remove("a@example.com"), remove("c@example.com"), remove("d@example.com")}}
+	}
+
+	p := plan()
+	d := Decide(Facts{Plan: p, Pending: pending, Rejected: rejected, Applying: applying, Real: true, Kept: true, NewID: ids()})
+	if len(d.Narrowed) != 1 || d.Narrowed[0].ID != "p1" || !slices.Equal(parts(d.Narrowed[0].Dropped), []string{"remove gone@example.com"}) {
+		t.Errorf("narrowed %+v", d.Narrowed)
+	}
+	if d.Again == nil || !slices.Equal(parts(d.Again.Changes), []string{"remove c@example.com"}) || !slices.Equal(d.TakenUp, []string{"r1"}) || d.RejectedHeld != 1 {
+		t.Errorf("rejected: again %+v, taken up %v, held %d", d.Again, d.TakenUp, d.RejectedHeld)
+	}
+	if len(p.Changes) != 0 || len(d.Quarantined) != 3 || !slices.Equal(d.Holding, []Holding{{"p1", 1}, {"new1", 1}, {"x1", 1}}) || len(d.Pending) != 2 {
+		t.Errorf("real: sends %v, quarantined %v, holding %v, pending %+v", parts(p.Changes), parts(d.Quarantined), d.Holding, d.Pending)
+	}
+
+	p = plan()
+	d = Decide(Facts{Plan: p, Pending: pending, Rejected: rejected, NewID: ids()})
+	if d.Again != nil || d.TakenUp != nil || d.RejectedHeld != 1 || len(p.Changes) != 1 || len(d.Pending) != 1 {
+		t.Errorf("dry: %+v, sends %v", d, parts(p.Changes))
+	}
+
+	p = plan()
+	p.Safety = &reconcile.SafetyError{Reason: "a source reported problems"}
+	if d = Decide(Facts{Plan: p, Pending: pending, Real: true, Kept: true, NewID: ids()}); d.Narrowed != nil || len(d.Pending[0].Changes) != 2 {
+		t.Errorf("incomplete sources narrowed the approval: %+v", d)
+	}
+}

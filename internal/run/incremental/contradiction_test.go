@@ -107,6 +107,37 @@ func TestContradictionsSwitchToAFullRead(t *testing.T) {
 	}
 }
 
+// TestContradictionEndsTheSending: the answer that contradicts the
+// snapshot ends the sending (the rest of the plan is not sent); finished
+// there, it leaves the snapshot in doubt, so that the next run reads the
+// whole organization even when no switch follows (the process stopped).
+func TestContradictionEndsTheSending(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, smallOrg())
+	o.sync(t, []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}, smallPolicy)
+	o.behind(t, umwire.Entry{User: "ann@example.com", Do: []umwire.Step{{RemoveFromOrg: &umwire.RemoveFromOrg{}}}})
+	r, plan, target := o.begin(t, []reconcile.User{named(person("ann", "G1"), "Anna"), named(person("bob", "G1"), "Bobby"),
+		named(person("cy", "G1"), "Cyd")}, smallPolicy)
+	s, err := r.Send(plan, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := reconcile.DefaultLimits()
+	limits.EntriesPerRequest = 1 // a request an entry: the sending can end between them
+	ctx, sender := s.Wrap(context.Background(), target, plan)
+	res, _ := reconcile.Apply(ctx, plan, sender, reconcile.ApplyOptions{Requests: plan.Batches(limits)})
+	if c := s.Contradiction(); c == nil || c.Target != "ann@example.com" || len(res.Unsent) == 0 {
+		t.Fatalf("contradiction %v, unsent %v: want the sending ended at ann", c, res.Unsent)
+	}
+	if _, err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	next := Begin(o.settings(), needsFor(smallPolicy, nil))
+	if next.Kind() != Full || !strings.Contains(next.Reason(), "an answer showed the snapshot wrong: the service answered "+umwire.ErrUserNonexistent) {
+		t.Errorf("the run after: %s, %q", next.Kind(), next.Reason())
+	}
+}
+
 // TestDriftBehindTheRunsBackWaitsForTheFullRead: what changed behind the
 // run's back without contradicting what it sends is left as it is by the
 // incremental runs, and corrected by the next full read.

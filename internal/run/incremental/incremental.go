@@ -6,8 +6,8 @@
 // records every change the service confirmed into the snapshot, and stops
 // the run's sending at the first answer that shows the snapshot wrong (a
 // user it has is not found, a user it lacks exists already, a group it
-// has is not found) so that the run reads the whole organization and
-// plans again.
+// has is not found): the run that follows (Switch) reads the whole
+// organization, and plans and sends again.
 //
 // Any doubt means a full read: the first run, the snapshot missing,
 // damaged, of another format version, organization or service, older

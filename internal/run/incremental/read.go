@@ -38,6 +38,17 @@ func (r *Run) Read(ctx context.Context, full reconcile.Reader, groups GroupCheck
 	return cur, nil
 }
 
+// Switch is the run that follows r once an answer to its sending
+// contradicted the snapshot it planned from (c): it reads the whole
+// organization, for the same needs, and says why. r's Sending is to be
+// finished first (it records the doubt and releases the snapshot); the
+// new run's own Sending records what it sends from its full read.
+func (r *Run) Switch(c *Contradiction) *Run {
+	out := &Run{s: r.s, need: r.need, kind: Full, reason: "switched to a full read: " + c.String()}
+	out.stamp, _ = r.s.Store.Stamp(r.s.Org)
+	return out
+}
+
 // readFull reads the whole organization (or, when cheaper and the policy
 // allows, its managed groups' members) through full, and keeps what it
 // read as the next snapshot.

@@ -87,8 +87,9 @@ var contradictions = map[string]string{
 // from the snapshot, the first answer that contradicts the snapshot is
 // kept (Contradiction); in a switchable run its user creates are sent
 // strictly (they fail on a user that exists, instead of updating it),
-// and that answer cancels the context: the run stops sending and reads
-// fully (ReadFully).
+// and that answer cancels the context: the run stops sending, and once
+// the Sending is finished (which records the doubt) plans again from a
+// full read (Run.Switch).
 func (s *Sending) Wrap(ctx context.Context, next reconcile.Sender, plan *reconcile.Plan) (context.Context, reconcile.Sender) {
 	ctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
@@ -114,18 +115,6 @@ func (s *Sending) Contradiction() *Contradiction {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.contra
-}
-
-// ReadFully reads the whole organization after a contradiction: the run
-// is a full one from now on, what it records starts from this read, and
-// its creates are no longer strict.
-func (s *Sending) ReadFully(ctx context.Context, full reconcile.Reader) (*reconcile.Current, error) {
-	r := s.run
-	r.kind, r.reason, r.warn = Full, "switched to a full read: "+s.Contradiction().String(), false
-	s.mu.Lock()
-	s.journal, s.contra = journal{}, nil
-	s.mu.Unlock()
-	return r.readFull(ctx, full)
 }
 
 // Finish records what was sent and releases the lock: the snapshot with

@@ -101,8 +101,9 @@ func send(s *Sending, next reconcile.Sender, plan *reconcile.Plan) (*reconcile.R
 }
 
 // sync runs the organization once as a real run does: begin, read, plan,
-// send (recording), and, at a contradiction, read fully, plan again and
-// send the rest.
+// send (recording), and, at a contradiction, finish that sending and
+// switch: read fully, plan again and send the rest (outcome.run is then
+// the run that switched).
 func (o *org) sync(t *testing.T, want []reconcile.User, pol *reconcile.Policy) outcome {
 	t.Helper()
 	r, plan, target := o.begin(t, want, pol)
@@ -112,14 +113,23 @@ func (o *org) sync(t *testing.T, want []reconcile.User, pol *reconcile.Policy) o
 	}
 	out := outcome{run: r, plan: plan}
 	out.result, out.err = send(s, target, plan)
-	if out.contra = s.Contradiction(); out.contra != nil {
-		cur, err := s.ReadFully(context.Background(), target)
-		if err != nil {
-			t.Fatalf("full read: %v", err)
-		}
-		out.plan = diff(t, want, cur, pol)
-		out.result, out.err = send(s, target, out.plan)
+	out.contra = s.Contradiction()
+	if _, err := s.Finish(); err != nil {
+		t.Fatalf("finish: %v", err)
 	}
+	if out.contra == nil {
+		return out
+	}
+	out.run = r.Switch(out.contra)
+	cur, err := out.run.Read(context.Background(), target, target)
+	if err != nil {
+		t.Fatalf("full read: %v", err)
+	}
+	out.plan = diff(t, want, cur, pol)
+	if s, err = out.run.Send(out.plan, true); err != nil {
+		t.Fatalf("the full plan's sending: %v", err)
+	}
+	out.result, out.err = send(s, target, out.plan)
 	if _, err := s.Finish(); err != nil {
 		t.Fatalf("finish: %v", err)
 	}
