@@ -133,8 +133,9 @@ type approvals interface {
 	// approvals are organization org's pending approvals, those being
 	// applied and the rejected ones no run has taken up yet.
 	approvals(org string, create bool) (pending, applying, rejected []store.Approval, err error)
-	// narrowed writes a narrowed approval (narrowTo).
-	narrowed(a *store.Approval) error
+	// narrowed narrows approval a, as read, with narrow (narrowTo), run
+	// being the run that does: see quarantine.narrowed.
+	narrowed(a *store.Approval, run string, narrow func(*store.Approval) bool) error
 	// save writes a new approval, or a changed one.
 	save(a *store.Approval) error
 	// approval reads approval id; claim claims it for its apply (Release).
@@ -296,16 +297,25 @@ func (gt *gate) narrow(g *Gated, pending []store.Approval, log *zap.Logger) ([]s
 	}
 	out := pending[:0]
 	for _, a := range pending {
-		kept, dropped := approval.Narrow(a.Changes, plan)
-		if len(dropped) == 0 {
+		var kept, dropped []reconcile.Change
+		narrow := func(a *store.Approval) bool {
+			if kept, dropped = approval.Narrow(a.Changes, plan); len(dropped) > 0 {
+				narrowTo(a, kept, dropped, g.plan.Run)
+			}
+			return len(dropped) > 0
+		}
+		if _, some := approval.Narrow(a.Changes, plan); len(some) == 0 {
 			out = append(out, a)
 			continue
 		}
-		narrowTo(&a, kept, dropped, g.plan.Run)
-		if g.mode == Real {
-			if err := gt.quarantine.narrowed(&a); err != nil {
-				return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
-			}
+		if g.mode != Real {
+			narrow(&a)
+		} else if err := gt.quarantine.narrowed(&a, g.plan.Run, narrow); err != nil {
+			return nil, fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
+		}
+		if len(dropped) == 0 { // another orgsync decided on it first: held as it is
+			out = append(out, a)
+			continue
 		}
 		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
 		if g.mode == Real {
@@ -485,18 +495,33 @@ func (q *quarantine) approvals(org string, create bool) (pending, applying, reje
 	return pending, applying, rejected, nil
 }
 
-// narrowed writes a narrowed approval (narrowTo): saved, or closed as
-// dropped when nothing is left of it.
-func (q *quarantine) narrowed(a *store.Approval) error {
+// narrowed narrows pending approval a, as the gate read it and narrowed
+// it (a's copy), as one decision on it (store.Dir.Decide), so that no
+// other orgsync decides on it meanwhile: narrow narrows the approval as
+// it is once claimed, which a becomes, saved (closed as dropped when
+// nothing is left of it). When another orgsync decided on it first (it is
+// no longer pending) or holds it still, a is the approval as read,
+// narrow was not called on it, and the run holds it as read.
+func (q *quarantine) narrowed(a *store.Approval, run string, narrow func(*store.Approval) bool) error {
 	dir, err := q.open(true)
 	if err != nil {
 		return err
 	}
-	a.Updated = time.Now().UTC()
-	if a.Status == store.Dropped {
-		return dir.Close(a, store.Dropped, *a.Decided)
+	fresh, err := dir.Decide(a.ID, store.NewClaimant(run, store.Decider{By: "run " + run, Via: "sync"}, nil), func(f *store.Approval) bool {
+		if !narrow(f) {
+			return false
+		}
+		f.Updated = time.Now().UTC()
+		return true
+	})
+	switch {
+	case errors.Is(err, store.ErrNoApproval), errors.Is(err, store.ErrBeingApplied):
+		return nil
+	case err != nil:
+		return err
 	}
-	return dir.SaveApproval(a)
+	*a = *fresh
+	return nil
 }
 
 // approval reads approval id: ErrNoStateDir without a state directory.

@@ -83,6 +83,9 @@ func (d *Dir) Recover(id string) (*Recovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approval %s: %w", id, err)
 	}
+	if !claimed && len(j.claim.Sends)+len(j.confirmed)+len(j.failed)+len(j.unknown) == 0 {
+		return nil, d.remove(path) // a decision that sent nothing, and ended: only its journal was left
+	}
 	a, err := d.Approval(id)
 	if err != nil {
 		return nil, err
@@ -91,10 +94,20 @@ func (d *Dir) Recover(id string) (*Recovery, error) {
 	if err := d.recover(r, j, claimed); err != nil {
 		return r, fmt.Errorf("approval %s: recovering its interrupted apply: %w", id, err)
 	}
-	if err := d.remove(d.file(id, true)); err != nil {
+	if err := d.putBack(id); err != nil {
 		return r, err
 	}
 	return r, d.remove(path)
+}
+
+// putBack ends the claim on approval id's file: the claimed file goes
+// once the approval's own file is written, else it is renamed back (a
+// claimer that found the approval decided, and stopped).
+func (d *Dir) putBack(id string) error {
+	if !exists(d.file(id, false)) && exists(d.file(id, true)) {
+		return os.Rename(d.file(id, true), d.file(id, false))
+	}
+	return d.remove(d.file(id, true))
 }
 
 // RecoverAll recovers every interrupted apply (Recover) of an approval
