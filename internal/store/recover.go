@@ -222,7 +222,7 @@ func (d *Dir) recorded(a *Approval, claim Claimant) (bool, error) {
 }
 
 // recordRecovered writes the history entries of r's interrupted apply
-// (applied, failed, or not-sent for a change without an answer) and its
+// (applied, failed, or unknown for a change sent without an answer) and its
 // run record, failed: it was interrupted.
 func (d *Dir) recordRecovered(r *Recovery, j *journal) error {
 	a, now := r.Approval, time.Now().UTC()
@@ -241,7 +241,7 @@ func (d *Dir) recordRecovered(r *Recovery, j *journal) error {
 		case j.failed[k]:
 			e.Result, e.Message = ResultFailed, "refused by the service (the log of run "+j.claim.Run+" says why)"
 		case j.unknown[k]:
-			e.Result, rec.Phase = ResultNotSent, "apply"
+			e.Result, e.Message, rec.Phase = ResultUnknown, "sent, no answer: the service may have applied it (the next run's read tells)", "apply"
 		default:
 			continue
 		}
