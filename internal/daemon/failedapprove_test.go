@@ -20,14 +20,7 @@ import (
 // escaped), and the approval's state.
 func TestFailedApprovePageSaysStillPending(t *testing.T) {
 	t.Parallel()
-	path := heldExample(t, opsPage(t))
-	d := newTestDaemon(t, setupOf(t, path, zap.NewNop()))
-	d.runOnce(context.Background())
-	pending := d.control.PendingApprovals()
-	if len(pending) != 1 {
-		t.Fatalf("%d approvals pending after the run, want 1", len(pending))
-	}
-	id := pending[0].ID
+	d, path, id := heldDaemon(t, opsPage(t))
 	_, page := serveReq(d, http.MethodGet, "/", true)
 	users := filepath.Join(filepath.Dir(path), "users.csv")
 	if err := os.Rename(users, users+".away"); err != nil {
@@ -39,4 +32,19 @@ func TestFailedApprovePageSaysStillPending(t *testing.T) {
 		!strings.Contains(body, "nothing of them is sent until then") || approval(t, d, id).Status != store.Pending {
 		t.Errorf("a failed approve's page: %d, want the heading %s\n%s", code, want, body)
 	}
+}
+
+// heldDaemon is a daemon of heldExample(extra) after its first run, which
+// held removals in one approval: the daemon, its configuration's path
+// and the approval's id.
+func heldDaemon(t *testing.T, extra string) (*daemon, string, string) {
+	t.Helper()
+	path := heldExample(t, extra)
+	d := newTestDaemon(t, setupOf(t, path, zap.NewNop()))
+	d.runOnce(context.Background())
+	pending := d.control.PendingApprovals()
+	if len(pending) != 1 {
+		t.Fatalf("%d approvals pending after the run, want 1", len(pending))
+	}
+	return d, path, pending[0].ID
 }

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -11,8 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"go.uber.org/zap"
 
 	"github.com/orgsync/orgsync/internal/store"
 )
@@ -25,14 +22,7 @@ import (
 // prefix, and the approval is applied.
 func TestPageBehindAProxyUnderAPrefix(t *testing.T) {
 	t.Parallel()
-	path := heldExample(t, "status:\n  token: {file: "+tokenFile(t)+"}\n")
-	d := newTestDaemon(t, setupOf(t, path, zap.NewNop()))
-	d.runOnce(context.Background())
-	pending := d.control.PendingApprovals()
-	if len(pending) != 1 {
-		t.Fatalf("%d approvals pending after the run, want 1", len(pending))
-	}
-	id := pending[0].ID
+	d, _, id := heldDaemon(t, "status:\n  token: {file: "+tokenFile(t)+"}\n")
 
 	page := httptest.NewServer(d.mux())
 	t.Cleanup(page.Close)
