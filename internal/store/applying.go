@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/orgsync/orgsync/internal/util/filelock"
 )
 
 // An approval is applied under a claim, journaled so that an apply
@@ -70,9 +72,6 @@ type journalLine struct {
 // ErrBeingApplied is the error of claiming an approval another orgsync
 // is applying.
 var ErrBeingApplied = errors.New("is being applied by another orgsync")
-
-// errLocked says that another open file holds a lock.
-var errLocked = errors.New("locked")
 
 // journalPath is where approval id's apply is journaled.
 func (d *Dir) journalPath(id string) string {
@@ -174,7 +173,7 @@ func (d *Dir) begin(id string, c Claimant) (*Applying, error) {
 		return nil, fmt.Errorf("approval %s: its journal cannot be made (nothing sent): %w", id, err)
 	}
 	ap := &Applying{d: d, id: id, f: f, path: f.Name(), claim: c}
-	if err := lockFile(f); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		return nil, ap.abandon(fmt.Errorf("approval %s: locking its journal: %w", id, err))
 	}
 	if err := ap.write(journalLine{FormatVersion: JournalFormat, Claim: &c}); err != nil {

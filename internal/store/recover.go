@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/filelock"
 	"github.com/orgsync/orgsync/internal/util/owned"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
@@ -66,7 +67,7 @@ func (d *Dir) Recover(id string) (*Recovery, error) {
 		return nil, fmt.Errorf("approval %s: its journal: %w", id, err)
 	}
 	defer f.Close() // holding the lock until the recovery is done
-	if err := lockFile(f); errors.Is(err, errLocked) {
+	if err := filelock.TryLock(f); errors.Is(err, filelock.ErrLocked) {
 		who := "another orgsync"
 		if j, err := readJournal(path); err == nil {
 			who = j.claim.String()
@@ -150,7 +151,7 @@ func (d *Dir) removeStartedJournals() error {
 		if err != nil {
 			continue
 		}
-		if lockFile(f) == nil {
+		if filelock.TryLock(f) == nil {
 			_ = d.remove(p)
 		}
 		f.Close()
