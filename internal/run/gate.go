@@ -495,13 +495,13 @@ func (q *quarantine) approvals(org string, create bool) (pending, applying, reje
 	return pending, applying, rejected, nil
 }
 
-// narrowed narrows pending approval a, as the gate read it and narrowed
-// it (a's copy), as one decision on it (store.Dir.Decide), so that no
-// other orgsync decides on it meanwhile: narrow narrows the approval as
-// it is once claimed, which a becomes, saved (closed as dropped when
-// nothing is left of it). When another orgsync decided on it first (it is
-// no longer pending) or holds it still, a is the approval as read,
-// narrow was not called on it, and the run holds it as read.
+// narrowed narrows pending approval a, as the gate read it, as one
+// decision on it (store.Dir.Decide), so that no other orgsync decides on
+// it meanwhile: narrow narrows the approval as it is once claimed, which
+// a becomes, saved (closed as dropped when nothing is left of it). When
+// another orgsync decided on it first (it is no longer pending) or holds
+// it still, narrow is not called and a stays as read: the run holds it
+// so.
 func (q *quarantine) narrowed(a *store.Approval, run string, narrow func(*store.Approval) bool) error {
 	dir, err := q.open(true)
 	if err != nil {
