@@ -128,6 +128,17 @@ func (n *Notify) validate(v *validation) {
 	if m.Username != "" {
 		secretRef(v, "notify.email.password", m.Password)
 	}
+	if m.Username != "" && m.TLS == EmailNone && !thisMachine(m.Host) {
+		v.errorf("notify.email.tls", "none would send notify.email.password in clear over the network to %s: use starttls (the default) or tls; "+
+			"none is for a relay on this machine (host: localhost) only", m.Host)
+	}
+}
+
+// thisMachine reports whether host names this machine as the mail client
+// understands it: the only host it sends a password to without TLS (Go's
+// net/smtp PlainAuth: localhost, 127.0.0.1, ::1).
+func thisMachine(host string) bool {
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
 // preflight reads every secret of the notify section, so that one that

@@ -46,3 +46,27 @@ func TestNotifyProblems(t *testing.T) {
 		t.Errorf("the inline webhook URL leaked into the error:\n%s", err)
 	}
 }
+
+// TestEmailPasswordNeverInClear: notify.email with tls: none and a user
+// name (whose password the mail client sends) to a host other than this
+// machine is refused at notify.email.tls, saying what to do; to this
+// machine (a local relay), or without credentials, it loads.
+func TestEmailPasswordNeverInClear(t *testing.T) {
+	t.Setenv("SMTP_PW", "pw")
+	t.Setenv("TEST_SECRET", "s")
+	email := func(host, extra string) string {
+		return minimal + "notify:\n  email:\n    host: " + host + "\n    from: o@example.com\n    to: [ops@example.com]\n    tls: none\n" + extra
+	}
+	login := "    username: orgsync\n    password: {env: SMTP_PW}\n"
+	for _, host := range []string{"smtp.example.com", "10.0.0.25", "127.0.0.2"} {
+		err := loadError(t, email(host, login))
+		if !strings.Contains(err, "notify.email.tls (line 19): none would send notify.email.password in clear over the network to "+host) ||
+			!strings.Contains(err, "use starttls (the default) or tls") || strings.Contains(err, "pw\n") {
+			t.Errorf("tls: none with a password to %s:\n%s", host, err)
+		}
+	}
+	for _, host := range []string{"localhost", "127.0.0.1", "::1"} {
+		loadText(t, email(host, login))
+	}
+	loadText(t, email("smtp.example.com", "")) // no credentials to send
+}

@@ -11,12 +11,21 @@ import (
 type Sender interface {
 	// Send sends one request, with ?testOnly=true when testOnly is set,
 	// and returns the entries that failed. An error means the request
-	// as a whole failed or may not have been applied.
+	// as a whole failed or may not have been applied; one that wraps
+	// ErrUnanswered, that it was sent and no answer says what the service
+	// did with it.
 	Send(ctx context.Context, req Request, testOnly bool) ([]EntryFailure, error)
 	// RevokeInvite revokes a pending invite; an error wrapping
 	// ErrNoPendingInvite says the service has none for email.
 	RevokeInvite(ctx context.Context, email string) error
 }
+
+// ErrUnanswered is what a Sender's error wraps when the request was sent
+// and no answer says what the service did with it (the connection
+// dropped or timed out before the answer, the answer was a 5xx, the run
+// stopped while it waited): the service may have applied it, and only a
+// later read of the organization tells.
+var ErrUnanswered = errors.New("sent, no answer: the service may have applied it")
 
 // ErrNoPendingInvite is what a Sender's RevokeInvite wraps when the
 // service has no pending invite for the email (the specification defines
@@ -40,6 +49,9 @@ type Failure struct {
 	Step    StepKind `json:"step"`   // the failing step, "" when unknown
 	Code    string   `json:"code"`
 	Message string   `json:"message"`
+	// Unknown is set when the request was sent and no answer said what
+	// the service did with it (ErrUnanswered): it may have applied it.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 func (f Failure) String() string {
@@ -105,9 +117,9 @@ type Result struct {
 	// is missing and the entry waits on a group's creation.
 	Unverified int `json:"unverified,omitempty"`
 	// Unsent are the targets (user keys, group names) of the entries and
-	// invite revokes a stopped run did not send, or sent without an
-	// answer before it stopped: not applied as far as the run knows; the
-	// next run plans them again.
+	// invite revokes a stopped run did not send: not applied; the next
+	// run plans them again. (A request sent without an answer before the
+	// run stopped is a Failure, Unknown.)
 	Unsent []string `json:"unsent,omitempty"`
 }
 
@@ -177,6 +189,12 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 		fs := sendOne(ctx, s, i+1, req, o.TestOnly)
 		if len(fs) > 0 && fs[0].interrupted {
 			stop, unsentFrom = ctx.Err(), i
+			if fs[0].Unknown { // sent before the stop, without an answer
+				for _, f := range fs {
+					res.Failures = append(res.Failures, f.Failure)
+				}
+				unsentFrom = i + 1
+			}
 			break
 		}
 		for _, f := range fs {
@@ -210,7 +228,7 @@ func Apply(ctx context.Context, plan *Plan, s Sender, o ApplyOptions) (*Result, 
 
 // entryFailure is a Failure, whether what its entry waits for explains
 // it in a test-only run, and whether the run's stop interrupted its
-// request (no answer: the service may or may not have applied it).
+// request (Unknown: it was sent, and the service may have applied it).
 type entryFailure struct {
 	Failure
 	unverifiable bool
@@ -239,8 +257,12 @@ func sendOne(ctx context.Context, s Sender, n int, req Request, testOnly bool) [
 	failed, err := s.Send(ctx, req, testOnly)
 	var out []entryFailure
 	if err != nil {
+		unknown, code := errors.Is(err, ErrUnanswered), "request.failed"
+		if unknown {
+			code = "request.unanswered"
+		}
 		for _, e := range req.Entries {
-			out = append(out, entryFailure{Failure: Failure{Request: n, Target: e.Target(), Code: "request.failed", Message: err.Error()},
+			out = append(out, entryFailure{Failure: Failure{Request: n, Target: e.Target(), Code: code, Message: err.Error(), Unknown: unknown},
 				interrupted: ctx.Err() != nil})
 		}
 		return out
@@ -289,5 +311,5 @@ func revoke(ctx context.Context, s Sender, c *Change) []Failure {
 	if err == nil || errors.Is(err, ErrNoPendingInvite) {
 		return nil
 	}
-	return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error()}}
+	return []Failure{{Invite: c.Kind, Target: c.User.Email, Code: "invite.failed", Message: err.Error(), Unknown: errors.Is(err, ErrUnanswered)}}
 }

@@ -14,8 +14,11 @@ type fakeSender struct {
 	testOnly []bool
 	failUser string
 	failAll  int // 1-based request number that fails as a whole
-	cancel   func()
-	invites  []string
+	// unanswered makes that failure one of a request sent without an
+	// answer (ErrUnanswered).
+	unanswered bool
+	cancel     func()
+	invites    []string
 	// inviteErr, when set, is what the invite revokes answer.
 	inviteErr error
 }
@@ -25,6 +28,9 @@ func (f *fakeSender) Send(_ context.Context, req Request, testOnly bool) ([]Entr
 	f.testOnly = append(f.testOnly, testOnly)
 	if f.cancel != nil {
 		f.cancel()
+	}
+	if len(f.requests) == f.failAll && f.unanswered {
+		return nil, fmt.Errorf("%w (connection closed before an answer)", ErrUnanswered)
 	}
 	if len(f.requests) == f.failAll {
 		return nil, errors.New("503 service unavailable")
@@ -130,6 +136,32 @@ func TestApplyTestOnlyAndCancel(t *testing.T) {
 	res, err = Apply(ctx, manyCreates(25), f, ApplyOptions{})
 	if !errors.Is(err, context.Canceled) || len(res.Failures) != 0 || len(res.Unsent) != 26 {
 		t.Errorf("an interrupted request: err %v, failures %v, %d unsent; want context.Canceled, no failure, 26 unsent", err, res.Failures, len(res.Unsent))
+	}
+	// One the stop interrupts after it was sent (its Sender says so) may
+	// have been applied: its entries are failures of unknown outcome, not
+	// unsent.
+	ctx, cancel = context.WithCancel(context.Background())
+	f = &fakeSender{cancel: cancel, failAll: 1, unanswered: true}
+	res, err = Apply(ctx, manyCreates(25), f, ApplyOptions{})
+	if sent := len(f.requests[0].Entries); !errors.Is(err, context.Canceled) || len(res.Failures) != sent || !res.Failures[0].Unknown ||
+		res.Failures[0].Code != "request.unanswered" || len(res.Unsent) != 25-sent+1 {
+		t.Errorf("a request sent, then interrupted: err %v, failures %v, %d unsent; want its %d entries unknown, the rest unsent", err, res.Failures, len(res.Unsent), sent)
+	}
+}
+
+// TestApplyUnansweredRequest: a request sent without an answer (the run
+// goes on) fails its entries as unknown, and the run sends the rest.
+func TestApplyUnansweredRequest(t *testing.T) {
+	f := &fakeSender{failAll: 1, unanswered: true}
+	res, err := Apply(context.Background(), manyCreates(25), f, ApplyOptions{})
+	var ae *ApplyError
+	if !errors.As(err, &ae) || len(f.requests) != 3 || len(res.Failures) != len(f.requests[0].Entries) || len(res.Unsent) != 0 {
+		t.Fatalf("err %v, %d requests, failures %v, unsent %v", err, len(f.requests), res.Failures, res.Unsent)
+	}
+	for _, fl := range res.Failures {
+		if !fl.Unknown || fl.Code != "request.unanswered" || !strings.Contains(fl.String(), "sent, no answer: the service may have applied it") {
+			t.Errorf("failure %s: unknown %v", fl, fl.Unknown)
+		}
 	}
 }
 

@@ -252,6 +252,11 @@ func record(r *run.Result, rules map[string]string, settings store.Settings, mod
 		return rec, entries
 	}
 	rec.Failures = len(r.Applied.Failures)
+	for _, f := range r.Applied.Failures {
+		if f.Unknown {
+			rec.Unknown++
+		}
+	}
 	a.Unmatched, a.Rules, a.Unsent = unmatchedKeys(r.Plan), rules, r.Applied.Unsent
 	if d.Released != nil {
 		a.Approval, a.DecidedBy = d.Released.ID, d.Released.Decided.String()

@@ -119,7 +119,7 @@ func (d *daemon) decide(ctx context.Context, dec statuspage.Decision) (out statu
 	}
 	result := store.RunSuccess
 	if err != nil {
-		out.State = d.approvalState(dec.ID)
+		out.State, out.Pending = d.approvalState(dec.ID)
 		result = store.RunFailure
 	}
 	d.metrics.decisions.WithLabelValues(dec.Action, result).Inc()
@@ -152,6 +152,7 @@ func (d *daemon) approve(ctx context.Context, dec statuspage.Decision, review bo
 	v := &reviewing{Approving: view.Approving{W: &text}}
 	o := changecontrol.ApproveOptions{By: dec.Who, DryRun: review,
 		Confirm: func() (bool, error) { return v.digest() == dec.Reviewed, nil }}
+	var phase string
 	err := d.exclusive(func() ([]*run.Result, error) {
 		job := d.begin(d.job.Load())
 		res, err := d.control.Approve(ctx, job, dec.ID, v, o)
@@ -161,14 +162,15 @@ func (d *daemon) approve(ctx context.Context, dec statuspage.Decision, review bo
 		if res == nil {
 			return nil, err
 		}
+		phase = res.Phase
 		return []*run.Result{res}, err
 	})
-	out := statuspage.Outcome{Text: text.String(), Applies: v.applies, Digest: v.digest()}
+	out := statuspage.Outcome{Text: text.String(), Applies: v.applies, Digest: v.digest(), Phase: phase}
 	if errors.Is(err, changecontrol.ErrNotConfirmed) {
 		return out, statuspage.ErrReviewChanged
 	}
 	if err == nil && !review {
-		out.State = d.approvalState(dec.ID)
+		out.State, out.Pending = d.approvalState(dec.ID)
 	}
 	return out, err
 }
@@ -197,21 +199,22 @@ func (v *reviewing) digest() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// approvalState says, after a decision, what state approval id is in.
-func (d *daemon) approvalState(id string) string {
+// approvalState says, after a decision, what state approval id is in,
+// and whether it is still pending.
+func (d *daemon) approvalState(id string) (string, bool) {
 	dir := d.control.StateDir()
 	if dir == nil {
-		return ""
+		return "", false
 	}
 	a, err := dir.Approval(id)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	if a.Status == store.Pending {
 		return fmt.Sprintf("still pending: its %s wait for a decision; nothing of them is sent until then",
-			plural.Of(len(a.Changes), "change", "changes"))
+			plural.Of(len(a.Changes), "change", "changes")), true
 	}
-	return fmt.Sprintf("%s, by %s at %s", a.Status, a.Decided.String(), a.Closed.In(d.location()).Format(time.RFC3339))
+	return fmt.Sprintf("%s, by %s at %s", a.Status, a.Decided.String(), a.Closed.In(d.location()).Format(time.RFC3339)), false
 }
 
 // logDecision logs a decision of the page: who, what, the outcome.

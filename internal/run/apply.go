@@ -247,12 +247,16 @@ func (j *Job) applyOutput(ctx context.Context, p *OrgPlan, c *umapi.Client, mode
 	return out, func() {}
 }
 
-// appliedByKind counts the changes of each kind that did not fail.
+// appliedByKind counts the changes of each kind that were sent and did
+// not fail.
 func appliedByKind(plan *reconcile.Plan, res *reconcile.Result) map[string]int {
 	failed := map[string]bool{}
 	if res != nil {
 		for _, f := range res.Failures {
 			failed[strings.ToLower(f.Target)] = true
+		}
+		for _, t := range res.Unsent {
+			failed[strings.ToLower(t)] = true
 		}
 	}
 	out := map[string]int{}

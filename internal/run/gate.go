@@ -133,8 +133,9 @@ type approvals interface {
 	// approvals are organization org's pending approvals, those being
 	// applied and the rejected ones no run has taken up yet.
 	approvals(org string, create bool) (pending, applying, rejected []store.Approval, err error)
-	// narrowed writes a narrowed approval (narrowTo).
-	narrowed(a *store.Approval) error
+	// narrowed narrows approval a, as read, with narrow (narrowTo), run
+	// being the run that does: see quarantine.narrowed.
+	narrowed(a *store.Approval, run string, narrow func(*store.Approval) bool) error
 	// save writes a new approval, or a changed one.
 	save(a *store.Approval) error
 	// approval reads approval id; claim claims it for its apply (Release).
@@ -381,18 +382,33 @@ func (q *quarantine) approvals(org string, create bool) (pending, applying, reje
 	return pending, applying, rejected, nil
 }
 
-// narrowed writes a narrowed approval (narrowTo): saved, or closed as
-// dropped when nothing is left of it.
-func (q *quarantine) narrowed(a *store.Approval) error {
+// narrowed narrows pending approval a, as the gate read it, as one
+// decision on it (store.Dir.Decide), so that no other orgsync decides on
+// it meanwhile: narrow narrows the approval as it is once claimed, which
+// a becomes, saved (closed as dropped when nothing is left of it). When
+// another orgsync decided on it first (it is no longer pending) or holds
+// it still, narrow is not called and a stays as read: the run holds it
+// so.
+func (q *quarantine) narrowed(a *store.Approval, run string, narrow func(*store.Approval) bool) error {
 	dir, err := q.open(true)
 	if err != nil {
 		return err
 	}
-	a.Updated = time.Now().UTC()
-	if a.Status == store.Dropped {
-		return dir.Close(a, store.Dropped, *a.Decided)
+	fresh, err := dir.Decide(a.ID, store.NewClaimant(run, store.Decider{By: "run " + run, Via: "sync"}, nil), func(f *store.Approval) bool {
+		if !narrow(f) {
+			return false
+		}
+		f.Updated = time.Now().UTC()
+		return true
+	})
+	switch {
+	case errors.Is(err, store.ErrNoApproval), errors.Is(err, store.ErrBeingApplied):
+		return nil
+	case err != nil:
+		return err
 	}
-	return dir.SaveApproval(a)
+	*a = *fresh
+	return nil
 }
 
 // approval reads approval id: ErrNoStateDir without a state directory.

@@ -55,7 +55,10 @@ func (m *memApprovals) approvals(org string, _ bool) (pending, applying, rejecte
 	return pending, nil, rejected, nil
 }
 
-func (m *memApprovals) narrowed(a *store.Approval) error { return m.save(a) }
+func (m *memApprovals) narrowed(a *store.Approval, _ string, narrow func(*store.Approval) bool) error {
+	narrow(a)
+	return m.save(a)
+}
 
 func (m *memApprovals) save(a *store.Approval) error {
 	if m.fail != nil {

@@ -29,16 +29,19 @@ func (gt *gate) record(g *Gated, d *decided, log *zap.Logger) error {
 	}
 	for _, n := range d.Narrowed {
 		a := byID[n.ID]
-		narrowTo(&a, n.Kept, n.Dropped, g.plan.Run)
-		if real {
-			if err := gt.quarantine.narrowed(&a); err != nil {
-				return fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
-			}
-			log.Info(oneline.Narrowed(a.ID, len(n.Dropped), len(n.Kept)), zap.String("approval", a.ID))
+		kept, dropped, err := gt.narrow(&a, n, g, real)
+		if err != nil {
+			return fmt.Errorf("approval %s: recording what the sources no longer ask for: %w", a.ID, err)
 		}
 		byID[a.ID] = a
-		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: n.Dropped})
-		plan.Notes = append(plan.Notes, oneline.NarrowedNote(a.ID, len(n.Dropped), len(n.Kept)))
+		if len(dropped) == 0 { // another orgsync decided on it first: held as it is
+			continue
+		}
+		if real {
+			log.Info(oneline.Narrowed(a.ID, len(dropped), len(kept)), zap.String("approval", a.ID))
+		}
+		g.decision.Narrowed = append(g.decision.Narrowed, Narrowed{Approval: &a, Dropped: dropped})
+		plan.Notes = append(plan.Notes, oneline.NarrowedNote(a.ID, len(dropped), len(kept)))
 	}
 	if err := gt.holdAgain(g, d.rejected, &d.Decision, byID, now, log); err != nil {
 		return err
@@ -102,6 +105,24 @@ func (gt *gate) holdAgain(g *Gated, rejected []store.Approval, d *approval.Decis
 		}
 	}
 	return nil
+}
+
+// narrow narrows pending approval a as the decision n says, and returns
+// what it kept and dropped. A real run narrows it as it claims it
+// (quarantine.narrowed), which may differ from what the gate read: nothing
+// is dropped when another orgsync decided on it first.
+func (gt *gate) narrow(a *store.Approval, n approval.Narrowing, g *Gated, real bool) (kept, dropped []reconcile.Change, err error) {
+	if !real {
+		narrowTo(a, n.Kept, n.Dropped, g.plan.Run)
+		return n.Kept, n.Dropped, nil
+	}
+	err = gt.quarantine.narrowed(a, g.plan.Run, func(fresh *store.Approval) bool {
+		if kept, dropped = approval.Narrow(fresh.Changes, g.plan.Plan); len(dropped) > 0 {
+			narrowTo(fresh, kept, dropped, g.plan.Run)
+		}
+		return len(dropped) > 0
+	})
+	return kept, dropped, err
 }
 
 // narrowTo takes out of a what the sources no longer ask for (dropped),

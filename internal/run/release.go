@@ -54,6 +54,7 @@ func (j *Job) Release(p *OrgPlan, id string, by store.Decider, mode Mode) (*Gate
 		if a, applying, err = q.claim(a.ID, store.NewClaimant(p.Run, by, keys)); err != nil {
 			return nil, InPhase(PhaseGate, err)
 		}
+		kept, dropped = approval.Narrow(a.Changes, p.Plan) // as claimed: another orgsync may have narrowed it since
 	}
 	g := &Gated{plan: *p, mode: mode, release: a, applying: applying, by: by,
 		decision: Decision{Released: a, Dropped: dropped}}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/orgsync/orgsync/internal/util/filelock"
 )
 
 // An approval is applied under a claim, journaled so that an apply
@@ -71,9 +73,6 @@ type journalLine struct {
 // is applying.
 var ErrBeingApplied = errors.New("is being applied by another orgsync")
 
-// errLocked says that another open file holds a lock.
-var errLocked = errors.New("locked")
-
 // journalPath is where approval id's apply is journaled.
 func (d *Dir) journalPath(id string) string {
 	return filepath.Join(d.path, approvalsDir, id+".journal.jsonl")
@@ -90,12 +89,42 @@ type Applying struct {
 	claim Claimant
 }
 
-// Claim takes pending approval id for applying it as c: one claimer only
-// gets it, however many try at once, and it stays held by every run until
-// it is closed (Applying.Close) or put back (Applying.Pending), and
-// recorded (Finish). An interrupted apply of it is recovered first
-// (Recover, whose report is returned, nil when there was none).
+// Claim takes pending approval id for applying it, or for another
+// decision on it, as c: one claimer only gets it, however many try at
+// once, and it stays held by every run until it is closed
+// (Applying.Close) or put back (Applying.Pending), and recorded
+// (Finish). The approval returned is read once the claim is taken:
+// another orgsync may have decided on it since the caller read it (then
+// it is no longer pending: ErrNoApproval). While another orgsync holds a
+// claim to decide on it without sending anything (a run narrowing it, a
+// rejection, a failed attempt noted), which takes moments, Claim waits
+// for it, up to ClaimWait; a claim to apply it is not waited for
+// (ErrBeingApplied, with who). An interrupted apply of it is recovered
+// first (Recover, whose report is returned, nil when there was none).
 func (d *Dir) Claim(id string, c Claimant) (*Approval, *Applying, *Recovery, error) {
+	var rec *Recovery
+	deadline := time.Now().Add(ClaimWait)
+	for {
+		a, ap, r, err := d.claim(id, c)
+		if r != nil {
+			rec = r
+		}
+		if !errors.Is(err, ErrBeingApplied) || d.applying(id) || time.Now().After(deadline) {
+			return a, ap, rec, err
+		}
+		time.Sleep(claimPoll)
+	}
+}
+
+// ClaimWait bounds how long Claim waits for another orgsync's decision
+// on the same approval; claimPoll is how often it tries meanwhile.
+const (
+	ClaimWait = 5 * time.Second
+	claimPoll = 10 * time.Millisecond
+)
+
+// claim is one try of Claim.
+func (d *Dir) claim(id string, c Claimant) (*Approval, *Applying, *Recovery, error) {
 	rec, err := d.Recover(id)
 	if err != nil {
 		return nil, nil, rec, err
@@ -108,7 +137,26 @@ func (d *Dir) Claim(id string, c Claimant) (*Approval, *Applying, *Recovery, err
 		return nil, nil, rec, fmt.Errorf("approval %s is %s already: %w", id, a.Status, ErrNoApproval)
 	}
 	ap, err := d.begin(id, c)
-	return a, ap, rec, err
+	if err != nil {
+		return nil, nil, rec, err
+	}
+	if a, err = readApproval(d.file(id, true)); err == nil && a.Status != Pending {
+		err = fmt.Errorf("approval %s is %s already: %w", id, a.Status, ErrNoApproval)
+	}
+	if err != nil { // decided by another orgsync between the read and the claim
+		if exists(d.file(id, true)) {
+			_ = os.Rename(d.file(id, true), d.file(id, false))
+		}
+		return nil, nil, rec, ap.abandon(err)
+	}
+	return a, ap, rec, nil
+}
+
+// applying reports whether the claim on approval id is an apply's (its
+// journal names changes to send): one that may take minutes.
+func (d *Dir) applying(id string) bool {
+	j, err := readJournal(d.journalPath(id))
+	return err == nil && len(j.claim.Sends) > 0
 }
 
 // begin makes approval id's journal, locked, with c's claim as its first
@@ -125,7 +173,7 @@ func (d *Dir) begin(id string, c Claimant) (*Applying, error) {
 		return nil, fmt.Errorf("approval %s: its journal cannot be made (nothing sent): %w", id, err)
 	}
 	ap := &Applying{d: d, id: id, f: f, path: f.Name(), claim: c}
-	if err := lockFile(f); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		return nil, ap.abandon(fmt.Errorf("approval %s: locking its journal: %w", id, err))
 	}
 	if err := ap.write(journalLine{FormatVersion: JournalFormat, Claim: &c}); err != nil {

@@ -267,21 +267,48 @@ func (d *Dir) Close(a *Approval, status string, who Decider) error {
 }
 
 // NoteAttempt records a failed attempt to approve approval id in it, when
-// it is pending and not being applied, and reports whether it did. The
-// approval is claimed for the time of the writing, so that no orgsync
-// applies it meanwhile.
+// it is pending and not being applied, and reports whether it did: a
+// decision on it (Decide), so that no other orgsync decides on it
+// meanwhile.
 func (d *Dir) NoteAttempt(id string, at Attempt) (bool, error) {
-	a, ap, _, err := d.Claim(id, NewClaimant(at.Run, at.Decided, nil))
+	_, err := d.Decide(id, NewClaimant(at.Run, at.Decided, nil), func(a *Approval) bool {
+		a.Failed(at)
+		return true
+	})
 	if errors.Is(err, ErrNoApproval) || errors.Is(err, ErrBeingApplied) {
 		return false, nil // closed, or being applied
 	}
+	return err == nil, err
+}
+
+// Decide takes one decision on pending approval id that sends nothing (a
+// run narrowing it, a failed attempt noted), as c, under its claim
+// (Claim): change is given the approval as it is once claimed (another
+// orgsync may have decided on it since the caller read it) and changes
+// it, reporting whether it did; the approval is then saved (closed, when
+// change closed it), and returned as it is after. ErrNoApproval says
+// that it is no longer pending, ErrBeingApplied that another orgsync
+// holds it still: change was not called.
+func (d *Dir) Decide(id string, c Claimant, change func(a *Approval) bool) (*Approval, error) {
+	a, ap, _, err := d.Claim(id, c)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	a.Failed(at)
-	if err := ap.Pending(a, true); err != nil {
+	switch {
+	case !change(a):
+		err = ap.Pending(a, false)
+	case a.Status == Pending:
+		err = ap.Pending(a, true)
+	default:
+		who := Decider{By: "run " + c.Run, Via: c.By.Via}
+		if a.Decided != nil {
+			who = *a.Decided
+		}
+		err = ap.Close(a, a.Status, who)
+	}
+	if err != nil {
 		ap.Release() // recovered by the next orgsync that touches it
-		return false, err
+		return nil, err
 	}
-	return true, ap.Finish()
+	return a, ap.Finish()
 }

@@ -42,7 +42,8 @@ type Settings struct {
 
 // Entries turns the changes a run sent, and the failures the service
 // answered, into history entries: one a change, failed where a failure
-// names its user or group, not-sent where the run stopped before it.
+// names its user or group (unknown where it was sent without an answer),
+// not-sent where the run stopped before it.
 func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failure) []Entry {
 	failed := make(map[string]reconcile.Failure, len(failures))
 	for _, f := range failures {
@@ -60,7 +61,9 @@ func (a Applied) Entries(changes []reconcile.Change, failures []reconcile.Failur
 		if a.TestOnly {
 			e.Result = ResultTestOnly
 		}
-		if f, ok := failed[strings.ToLower(c.Key())]; ok {
+		if f, ok := failed[strings.ToLower(c.Key())]; ok && f.Unknown {
+			e.Result, e.Message = ResultUnknown, f.Message
+		} else if ok {
 			e.Result, e.Code, e.Message = ResultFailed, f.Code, f.Message
 		} else if unsent[strings.ToLower(c.Key())] {
 			e.Result = ResultNotSent

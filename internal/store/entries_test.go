@@ -44,6 +44,12 @@ func TestEntriesMarkFailuresTestOnlyAndWhy(t *testing.T) {
 	if e := a.Entries(changes, failures); e[0].Result != ResultNotSent || e[1].Result != ResultFailed || e[2].Result != ResultNotSent {
 		t.Errorf("a stopped run's entries: %s, %s, %s; want not-sent, failed, not-sent", e[0].Result, e[1].Result, e[2].Result)
 	}
+	unanswered := reconcile.Failure{Target: "ann@example.com", Code: "request.unanswered", Message: "sent, no answer", Unknown: true}
+	a.Unsent = []string{"OLD@example.com"}
+	if e := a.Entries(changes, append(failures, unanswered)); e[0].Result != ResultUnknown || e[0].Message != "sent, no answer" || e[0].Code != "" ||
+		e[2].Result != ResultNotSent {
+		t.Errorf("a request sent without an answer before the run stopped: %+v; %s; want unknown, not-sent", e[0], e[2].Result)
+	}
 	a.Unsent = nil
 	a.TestOnly = true
 	if e := a.Entries(changes[:1], nil); e[0].Result != ResultTestOnly {

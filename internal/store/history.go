@@ -12,9 +12,15 @@ const (
 	ResultApplied  = "applied"   // the service applied the entry
 	ResultFailed   = "failed"    // the service refused it (Code, Message say why)
 	ResultTestOnly = "test-only" // sent with testOnly: validated, nothing changed
-	// ResultNotSent: the run stopped (SIGTERM) before sending it, or before
-	// its answer came; the next run plans it again.
+	// ResultNotSent: the run stopped (SIGTERM) before sending it; the next
+	// run plans it again.
 	ResultNotSent = "not-sent"
+	// ResultUnknown: sent, and no answer said what the service did with
+	// it (the connection dropped or timed out before the answer, a 5xx,
+	// the run stopped while it waited): it may have applied it. The next
+	// run's read of the organization settles it: it plans the change
+	// again if it was not applied.
+	ResultUnknown = "unknown"
 	// ResultDropped: a held change a later run took out of its approval,
 	// the sources no longer asking for it; nothing was sent.
 	ResultDropped = "dropped"

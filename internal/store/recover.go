@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/filelock"
 	"github.com/orgsync/orgsync/internal/util/owned"
 	"github.com/orgsync/orgsync/internal/util/plural"
 	"github.com/orgsync/orgsync/reconcile"
@@ -66,7 +67,7 @@ func (d *Dir) Recover(id string) (*Recovery, error) {
 		return nil, fmt.Errorf("approval %s: its journal: %w", id, err)
 	}
 	defer f.Close() // holding the lock until the recovery is done
-	if err := lockFile(f); errors.Is(err, errLocked) {
+	if err := filelock.TryLock(f); errors.Is(err, filelock.ErrLocked) {
 		who := "another orgsync"
 		if j, err := readJournal(path); err == nil {
 			who = j.claim.String()
@@ -83,6 +84,9 @@ func (d *Dir) Recover(id string) (*Recovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approval %s: %w", id, err)
 	}
+	if !claimed && len(j.claim.Sends)+len(j.confirmed)+len(j.failed)+len(j.unknown) == 0 {
+		return nil, d.remove(path) // a decision that sent nothing, and ended: only its journal was left
+	}
 	a, err := d.Approval(id)
 	if err != nil {
 		return nil, err
@@ -91,10 +95,20 @@ func (d *Dir) Recover(id string) (*Recovery, error) {
 	if err := d.recover(r, j, claimed); err != nil {
 		return r, fmt.Errorf("approval %s: recovering its interrupted apply: %w", id, err)
 	}
-	if err := d.remove(d.file(id, true)); err != nil {
+	if err := d.putBack(id); err != nil {
 		return r, err
 	}
 	return r, d.remove(path)
+}
+
+// putBack ends the claim on approval id's file: the claimed file goes
+// once the approval's own file is written, else it is renamed back (a
+// claimer that found the approval decided, and stopped).
+func (d *Dir) putBack(id string) error {
+	if !exists(d.file(id, false)) && exists(d.file(id, true)) {
+		return os.Rename(d.file(id, true), d.file(id, false))
+	}
+	return d.remove(d.file(id, true))
 }
 
 // RecoverAll recovers every interrupted apply (Recover) of an approval
@@ -137,7 +151,7 @@ func (d *Dir) removeStartedJournals() error {
 		if err != nil {
 			continue
 		}
-		if lockFile(f) == nil {
+		if filelock.TryLock(f) == nil {
 			_ = d.remove(p)
 		}
 		f.Close()
@@ -209,7 +223,7 @@ func (d *Dir) recorded(a *Approval, claim Claimant) (bool, error) {
 }
 
 // recordRecovered writes the history entries of r's interrupted apply
-// (applied, failed, or not-sent for a change without an answer) and its
+// (applied, failed, or unknown for a change sent without an answer) and its
 // run record, failed: it was interrupted.
 func (d *Dir) recordRecovered(r *Recovery, j *journal) error {
 	a, now := r.Approval, time.Now().UTC()
@@ -228,7 +242,7 @@ func (d *Dir) recordRecovered(r *Recovery, j *journal) error {
 		case j.failed[k]:
 			e.Result, e.Message = ResultFailed, "refused by the service (the log of run "+j.claim.Run+" says why)"
 		case j.unknown[k]:
-			e.Result, rec.Phase = ResultNotSent, "apply"
+			e.Result, e.Message, rec.Phase = ResultUnknown, "sent, no answer: the service may have applied it (the next run's read tells)", "apply"
 		default:
 			continue
 		}

@@ -26,9 +26,11 @@ type Run struct {
 	// sign-in, read, plan, gate, apply or record.
 	Phase string `json:"phase,omitempty"`
 	// Changes counts the changes applied, by kind; Failures the entries
-	// that failed.
+	// that failed, of which Unknown were sent without an answer (the
+	// service may have applied them: the next run's read tells).
 	Changes   map[string]int `json:"changes,omitempty"`
 	Failures  int            `json:"failures,omitempty"`
+	Unknown   int            `json:"unknown,omitempty"`
 	Requests  int            `json:"requests"`
 	Status429 int            `json:"status429"`
 	// Approval is the approval the run created or updated, or applied.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,9 +127,10 @@ func TestApprovalLifecycle(t *testing.T) {
 	if p, _ := d.Approvals("amer", ""); len(p) != 0 {
 		t.Errorf("another organization's approvals: %+v", p)
 	}
-	// Two approvers at once: exactly one claims it. (The claims are kept:
-	// a claim dropped and collected closes its journal, and frees its lock
-	// as a dead claimer's would.)
+	// Two approvers at once: exactly one claims it, the others are told
+	// at once (an apply is not waited for). (The claims are kept: a claim
+	// dropped and collected closes its journal, and frees its lock as a
+	// dead claimer's would.)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var claims []*Applying
@@ -136,7 +138,7 @@ func TestApprovalLifecycle(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, ap, _, err := d.Claim(a.ID, NewClaimant("r1", Decider{By: "alice"}, nil)); err == nil {
+			if _, ap, _, err := d.Claim(a.ID, NewClaimant("r1", Decider{By: "alice"}, []string{"x@example.com"})); err == nil {
 				mu.Lock()
 				claims = append(claims, ap)
 				mu.Unlock()
@@ -208,3 +210,33 @@ func TestApprovalIDIsChecked(t *testing.T) {
 }
 
 func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o600) }
+
+// TestDecisionsWaitForEachOther: eight failed attempts noted at once in
+// one approval (each a decision under its claim) are all kept: each waits
+// for the one before and reads the approval again, none writes over
+// another's.
+func TestDecisionsWaitForEachOther(t *testing.T) {
+	d := open(t, Options{})
+	a := &Approval{ID: NewID(), Org: "emea", Created: time.Now().UTC(), Status: Pending,
+		Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.EnterpriseID, Email: "x@example.com"}}}}
+	if err := d.SaveApproval(a); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			at := Attempt{Time: time.Now().UTC(), Run: fmt.Sprint("r", i), Decided: Decider{By: "alice"}, Phase: "sources", Error: "unreadable"}
+			if kept, err := d.NoteAttempt(a.ID, at); !kept || err != nil {
+				t.Errorf("attempt %d: noted %v, %v", i, kept, err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := d.Approval(a.ID)
+	if err != nil || got.Status != Pending || len(got.Attempts) != 8 {
+		t.Fatalf("approval after 8 attempts at once: %+v, %v; want pending with the 8 attempts", got, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(d.Path(), approvalsDir, "*journal*")); len(left) != 0 {
+		t.Errorf("journals left behind: %v", left)
+	}
+}

@@ -40,7 +40,11 @@ func Result(w io.Writer, r *run.Result, multiOrg bool) {
 		fmt.Fprintf(w, "  %s unverified: they need a user or group that an earlier request creates, which a test-only run does not\n", plural.Of(n, "entry", "entries"))
 	}
 	for _, f := range r.Applied.Failures {
-		fmt.Fprintf(w, "  failed: %s\n", f)
+		if f.Unknown {
+			fmt.Fprintf(w, "  unknown (the next run's read tells whether the service applied it): %s\n", f)
+		} else {
+			fmt.Fprintf(w, "  failed: %s\n", f)
+		}
 	}
 	if r.Switched {
 		fmt.Fprintf(w, "%sthe plan above (made from the snapshot) is not all that was sent: an answer contradicted the snapshot, so the run read the whole organization, planned again and sent the rest. What it sent:\n", prefix)

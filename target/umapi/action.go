@@ -105,16 +105,12 @@ func repeatable(s umwire.Step) bool {
 }
 
 // IsAmbiguous reports whether a failed request may nevertheless have been
-// applied: it got no answer (timeout, dropped connection) or a 5xx.
+// applied: it was sent whole and got no answer that says what the
+// service did (*NoAnswerError): none (a timeout, a dropped connection,
+// the run stopped while it waited), a 5xx, or one cut off.
 func IsAmbiguous(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.StatusCode >= 500
-	}
-	return true
+	var na *NoAnswerError
+	return errors.As(err, &na)
 }
 
 // EntryResult is what happened to one entry given to Batch.

@@ -147,7 +147,9 @@ type call struct {
 // send performs cl with retries; every attempt carries a valid token, and
 // a 401 drops the token and retries once (see checkRetry). It returns the
 // 2xx response (the caller closes its body), an *APIError, an
-// *UnreachableError, or the transport, token or context error.
+// *UnreachableError, or the transport, token or context error; one of a
+// request sent whole without an answer that says what the service did is
+// a *NoAnswerError around it.
 func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
 	u := c.cfg.BaseURL + umwire.BasePath + cl.path
 	if len(cl.query) > 0 {
@@ -155,6 +157,12 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, error) {
 	}
 	ci := newCallInfo(cl.endpoint, cl.class, u)
 	ci.unsafe, ci.auth = cl.unsafe, true
+	resp, err := c.exchange(ctx, cl, ci, u)
+	return resp, noAnswer(err, ci.unanswered.Load())
+}
+
+// exchange is send's attempts, and the error it returns.
+func (c *Client) exchange(ctx context.Context, cl call, ci *callInfo, u string) (*http.Response, error) {
 	resp, err := c.attempt(withCall(ctx, ci), cl, u)
 	var ae *APIError
 	var ue *UnreachableError
@@ -202,19 +210,25 @@ func (c *Client) attempt(ctx context.Context, cl call, u string) (*http.Response
 // the middle of its body (the connection dropped or stalled after the
 // status line) is a dropped connection: a call that is safe to repeat is
 // sent again, up to MaxRetries times, after the back-off.
+//
+// A request that changes something whose answer was lost or cannot be
+// read was done by the service, but what it did is unknown: its error is
+// a *NoAnswerError, as is that of a later attempt that fails.
 func (c *Client) getJSON(ctx context.Context, cl call, v any) (*http.Response, error) {
+	unread := false // an answer of a request that changes something could not be read
 	for n := 0; ; n++ {
 		resp, err := c.send(ctx, cl)
 		if err != nil {
-			return nil, err
+			return nil, noAnswer(err, unread)
 		}
 		err = decodeInto(resp, v)
 		if err == nil {
 			return resp, nil
 		}
 		err = fmt.Errorf("%s: decoding the answer [request %s]: %w", cl.endpoint, requestIDOf(resp), err)
+		unread = unread || cl.method != http.MethodGet
 		if cl.unsafe || !lostMidway(err) || n >= c.cfg.MaxRetries {
-			return nil, err
+			return nil, noAnswer(err, unread)
 		}
 		c.log.Warn("the answer was lost midway; sending again", zap.String("endpoint", cl.endpoint), zap.Error(err))
 		if err := sleep(ctx, backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, n, nil)); err != nil {

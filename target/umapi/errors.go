@@ -51,6 +51,26 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
+// NoAnswerError is the error of a request that changes something, sent
+// whole (its body written to the service), that got no answer saying
+// what the service did with it: the connection dropped or timed out
+// before the answer, the answer was a 5xx or could not be read, or the
+// run stopped while it waited. The service may have applied it.
+type NoAnswerError struct{ Err error }
+
+func (e *NoAnswerError) Error() string { return e.Err.Error() }
+func (e *NoAnswerError) Unwrap() error { return e.Err }
+
+// noAnswer returns err as a *NoAnswerError when unanswered is set (and
+// err is not one already), else err.
+func noAnswer(err error, unanswered bool) error {
+	var na *NoAnswerError
+	if err == nil || !unanswered || errors.As(err, &na) {
+		return err
+	}
+	return &NoAnswerError{Err: err}
+}
+
 // endpointLabel names an endpoint in a message: the token endpoints as
 // the sign-in, the others by their names.
 func endpointLabel(endpoint string) string {

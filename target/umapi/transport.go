@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strconv"
@@ -42,6 +43,10 @@ type callInfo struct {
 	host     string // the address's host:port
 	origin   string // scheme://host of the address, for messages
 	attempts atomic.Int32
+	// unanswered is set once an attempt of a request that changes
+	// something was sent whole (body and all) and no answer said what the
+	// service did with it (none came, or a 5xx): it may have applied it.
+	unanswered atomic.Bool
 
 	token     string        // the token of the last attempt
 	refreshed bool          // the last answer was a 401 and the token was dropped
@@ -145,6 +150,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	out.Header.Set(umwire.HeaderRequestID, t.ids.next())
 	retry := ci.attempts.Add(1) > 1
+	var wrote atomic.Bool
+	if out.Method != http.MethodGet {
+		out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{
+			WroteRequest: func(w httptrace.WroteRequestInfo) { wrote.Store(w.Err == nil) }}))
+	}
 	quiet := t.answers.start(ci.endpoint)
 	resp, err := t.base.RoundTrip(out)
 	quiet()
@@ -153,6 +163,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		status = resp.StatusCode
 		t.reached.Store(ci.host, true)
+	}
+	if wrote.Load() && (err != nil || status >= 500) {
+		ci.unanswered.Store(true)
 	}
 	t.stats.attempt(ci.endpoint, status, retry)
 	return resp, err

@@ -70,7 +70,7 @@ func (t *Target) Send(ctx context.Context, req reconcile.Request, testOnly bool)
 	}
 	resp, err := t.c.Action(ctx, entries, umapi.ActionOptions{TestOnly: testOnly})
 	if err != nil {
-		return nil, fmt.Errorf("action: %w", err)
+		return nil, fmt.Errorf("action: %w", unanswered(err))
 	}
 	var out []reconcile.EntryFailure
 	for _, e := range resp.Errors {
@@ -136,6 +136,15 @@ func (t *Target) RevokeInvite(ctx context.Context, email string) error {
 	case umapi.IsNotFound(err):
 		return fmt.Errorf("revoke invite: %w (%w)", reconcile.ErrNoPendingInvite, err)
 	default:
-		return fmt.Errorf("revoke invite: %w", err)
+		return fmt.Errorf("revoke invite: %w", unanswered(err))
 	}
+}
+
+// unanswered marks err with reconcile.ErrUnanswered when the request was
+// sent and no answer says what the service did (umapi.IsAmbiguous).
+func unanswered(err error) error {
+	if umapi.IsAmbiguous(err) {
+		return fmt.Errorf("%w (%w)", reconcile.ErrUnanswered, err)
+	}
+	return err
 }

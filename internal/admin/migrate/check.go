@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/orgsync/orgsync/config"
@@ -33,7 +34,8 @@ func (c *Check) OK() bool { return c.Loads && len(c.Problems) == 0 }
 // CheckConfig checks the configuration text data, written (or to be
 // written) at name: relative paths in it are relative to name's
 // directory. Secrets read by a command (exec, such as the keyring) are
-// not run: the check says so.
+// not run, and those of Windows Credential Manager are read on Windows
+// only: the check says so.
 func CheckConfig(ctx context.Context, data []byte, name string) *Check {
 	c := &Check{File: name}
 	cfg, err := config.Parse(data, name)
@@ -62,7 +64,7 @@ func CheckConfig(ctx context.Context, data []byte, name string) *Check {
 }
 
 // preflight loads the secrets and the private key as a run would, except
-// the secrets a command gives (they are not run here).
+// those it does not read here (notReadHere).
 func (c *Check) preflight(cfg *config.Config) {
 	copied := *cfg
 	copied.Targets = append([]config.NamedTarget(nil), cfg.Targets...)
@@ -70,10 +72,10 @@ func (c *Check) preflight(cfg *config.Config) {
 	for i := range copied.Targets {
 		a := &copied.Targets[i].Auth
 		for key, r := range map[string]*secret.Ref{"clientSecret": &a.ClientSecret, "privateKey": &a.PrivateKey, "privateKeyPassphrase": &a.PrivateKeyPassphrase} {
-			if len(r.Exec) > 0 {
+			if why := notReadHere(*r); why != "" {
 				path := copied.Targets[i].Path() + ".auth." + key
 				skipped = append(skipped, path)
-				c.Lines = append(c.Lines, fmt.Sprintf("%s: a command (%s) gives it: not run by this check; orgsync validate runs it", path, strings.Join(r.Exec, " ")))
+				c.Lines = append(c.Lines, path+": "+why)
 				*r = secret.Ref{}
 			}
 		}
@@ -88,6 +90,19 @@ func (c *Check) preflight(cfg *config.Config) {
 			c.Problems = append(c.Problems, text)
 		}
 	}
+}
+
+// notReadHere says why the check does not read secret r, and where it is
+// read; "" when the check reads it. A command is not run (the keyring's
+// may ask a person); Windows Credential Manager exists on Windows only.
+func notReadHere(r secret.Ref) string {
+	switch {
+	case len(r.Exec) > 0:
+		return fmt.Sprintf("a command (%s) gives it: not run by this check; orgsync validate runs it", strings.Join(r.Exec, " "))
+	case r.WinCred != "" && runtime.GOOS != "windows":
+		return fmt.Sprintf("Windows Credential Manager (%s) gives it: checked on Windows (orgsync validate there reads it)", r)
+	}
+	return ""
 }
 
 func hasPrefixAny(s string, prefixes []string) bool {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -345,6 +346,12 @@ func TestKeyringEntriesAsWincred(t *testing.T) {
 	if s := strings.Join(res.Report.Secrets, "\n"); !strings.Contains(s, `Windows Credential Manager (the generic credential "ust secret" of user "1234ABCD5678EF90@AdobeOrg", or "1234ABCD5678EF90@AdobeOrg@ust secret"`) ||
 		!strings.Contains(s, "per machine and per user") {
 		t.Errorf("secrets section: %s", s)
+	}
+	// The check reads no Credential Manager outside Windows: it says where
+	// the secret is checked, as it does of a command's.
+	if c := res.Report.Check; runtime.GOOS != "windows" && (strings.Contains(strings.Join(c.Problems, "\n"), "Credential Manager") ||
+		!strings.Contains(strings.Join(c.Lines, "\n"), `auth.clientSecret: Windows Credential Manager (Windows credential ust secret of user 1234ABCD5678EF90@AdobeOrg) gives it: checked on Windows (orgsync validate there reads it)`)) {
+		t.Errorf("the check of the wincred references: problems %q, lines %q", c.Problems, c.Lines)
 	}
 	if _, err := Migrate("testdata/published/user-sync-config.yml", Options{Keyring: "vault"}); err == nil || !strings.Contains(err.Error(), "--keyring") {
 		t.Errorf("an unknown keyring: %v", err)

@@ -139,7 +139,11 @@ func Details(run *store.Run) string {
 	if len(parts) == 0 {
 		parts = append(parts, "no changes")
 	}
-	return fmt.Sprintf("%s; %s; %s, %d answered 429; %s", strings.Join(parts, " "), plural.Of(run.Failures, "failure", "failures"),
+	failures := plural.Of(run.Failures, "failure", "failures")
+	if run.Unknown > 0 {
+		failures += fmt.Sprintf(" (%d sent without an answer: the service may have applied them; the next run's read tells)", run.Unknown)
+	}
+	return fmt.Sprintf("%s; %s; %s, %d answered 429; %s", strings.Join(parts, " "), failures,
 		plural.Of(run.Requests, "request", "requests"), run.Status429, run.Duration().Round(time.Millisecond))
 }
 

@@ -41,8 +41,13 @@ type Outcome struct {
 	// anything, and what identifies what it applies.
 	Applies bool
 	Digest  string
-	// State is the approval's state after the decision, in words.
-	State string
+	// State is the approval's state after the decision, in words;
+	// Pending says that it is still pending. Phase is where a decision
+	// that failed stopped (sources, sign-in, read, apply...), as the run
+	// records it; "" when it did not run.
+	State   string
+	Pending bool
+	Phase   string
 }
 
 // Decide takes decision d and says what it did. An approve whose review
@@ -142,7 +147,7 @@ button.apply { background: #b3261e; color: #fff; border: 0; border-radius: 4px; 
 a.cancel { display: inline-block; margin-left: 2.5em; padding: .45em 1.2em; border: 1px solid #888; border-radius: 4px; color: #222; text-decoration: none; background: #fff; }</style></head>
 <body>
 {{- if .Error}}
-<h1 id="result-title">Approval {{.ID}}: {{if eq .Action "reject"}}reject{{else}}approve{{end}} <span class="failure">failed</span></h1>
+<h1 id="result-title" class="failure">Approval {{.ID}}{{if .Pending}} is still pending:{{else}}:{{end}} {{if eq .Action "reject"}}rejecting{{else}}approving{{end}} failed{{with .Phase}} in phase {{.}}{{end}}</h1>
 <p>Tried by {{.Who}}.</p>
 <p><strong>Why:</strong></p><pre id="error">{{.Error}}</pre>
 {{with .State}}<p id="state"><strong>The approval now:</strong> {{.}}</p>{{end}}

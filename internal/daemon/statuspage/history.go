@@ -100,7 +100,7 @@ var lookupPage = template.Must(template.New("history").Funcs(funcs).Funcs(templa
 <html lang="en"><head><meta charset="utf-8"><title>orgsync: history{{with .User}} of {{.}}{{end}}</title>
 <style>body { font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #222; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; } th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
-th { background: #f0f0f0; } .failed { color: #a00; font-weight: bold; } .note { color: #555; } input { font-size: 100%; padding: .3em; width: 24em; }
+th { background: #f0f0f0; } .failed { color: #a00; font-weight: bold; } .unknown { color: #8a5a00; font-weight: bold; } .note { color: #555; } input { font-size: 100%; padding: .3em; width: 24em; }
 .held { border: 2px solid #b7791f; background: #fff6e0; padding: .6em 1em; }</style></head>
 <body><h1>What orgsync did to a user</h1>
 <form method="get" action="history"><label for="user">User (email, or username@domain)</label>

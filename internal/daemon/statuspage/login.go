@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net"
 	"net/http"
+	"strings"
 )
 
 // maxFormBytes bounds the body of the page's forms (a token, a form
@@ -39,15 +40,27 @@ func (p *Page) login(w http.ResponseWriter, r *http.Request, c *Credentials, cli
 		return
 	}
 	p.counted(r, client, authOK, "login form")
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: p.sessions.cookie(c), Path: "/", MaxAge: int(sessionFor.Seconds()),
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: p.sessions.cookie(c), MaxAge: int(sessionFor.Seconds()),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "./", http.StatusSeeOther)
+	seeOther(w, "./")
 }
 
 // logout ends the browser's session (POST /logout).
-func (p *Page) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "login", http.StatusSeeOther)
+func (p *Page) logout(w http.ResponseWriter, _ *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", MaxAge: -1, Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	seeOther(w, "login")
+}
+
+// seeOther sends the browser to ref, a reference relative to the page's
+// address as the browser knows it, so that a page a reverse proxy serves
+// under a path prefix (https://host/orgsync/) keeps it. (http.Redirect
+// would make ref absolute from the path the page sees, the prefix
+// stripped.) The session cookie has no Path for the same reason: the
+// browser scopes it to the folder of the login's address, the prefix
+// included.
+func seeOther(w http.ResponseWriter, ref string) {
+	w.Header().Set("Location", ref)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // unauthorized answers 401 with a page that says what to do: people log
@@ -62,7 +75,13 @@ func (p *Page) unauthorized(w http.ResponseWriter, r *http.Request, c *Credentia
 	htmlHeaders(w)
 	w.WriteHeader(http.StatusUnauthorized)
 	_ = loginPage.Execute(w, map[string]any{"Token": c.Token != "", "Basic": c.User != "", "Failed": failed, "Note": note,
-		"PlainHTTP": c.Token != "" && plainHTTPBeyondLoopback(r)})
+		"PlainHTTP": c.Token != "" && plainHTTPBeyondLoopback(r), "Root": toRoot(r)})
+}
+
+// toRoot is the reference from r's address to the page's root ("",
+// "../../" from /approvals/ID/review), relative as seeOther's are.
+func toRoot(r *http.Request) string {
+	return strings.Repeat("../", max(strings.Count(r.URL.Path, "/")-1, 0))
 }
 
 // plainHTTPBeyondLoopback reports whether r came over plain HTTP from
@@ -89,7 +108,7 @@ button { font-size: 100%; padding: .35em 1em; } code { background: #f3f3f3; padd
 {{if .Failed}}<p class="failure" id="login-failed">Those credentials are not the page's. Failed logins are logged, and an address that fails too often is locked out for a while.</p>{{end}}
 {{with .Note}}<p class="failure">{{.}}</p>{{end}}
 {{if .Token}}<h2>People: log in with the page's token</h2>
-<form method="post" action="login"><p><label for="token">Token (<code>status.token</code> in orgsync's configuration)</label><br>
+<form method="post" action="{{.Root}}login"><p><label for="token">Token (<code>status.token</code> in orgsync's configuration)</label><br>
 <input type="password" id="token" name="token" autocomplete="current-password" required></p>
 <p><button type="submit" id="login">Log in</button></p></form>
 {{if .PlainHTTP}}<p class="failure" id="plain-http">This page came over plain HTTP from another machine: your browser keeps the session only over HTTPS, so the login cannot hold, and the token would cross the network in clear. Put TLS in front of the daemon (a reverse proxy or an ingress).</p>{{end}}

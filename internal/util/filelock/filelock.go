@@ -1,14 +1,19 @@
 // Package filelock takes an exclusive lock on an open file, held until
-// the file is closed or Unlock is called, which other processes that lock
-// the same file wait for: flock on Unix, LockFileEx on Windows. Elsewhere
-// Lock returns errors.ErrUnsupported. Open opens such a file without
-// following a symbolic link.
+// the file is closed or Unlock is called (or the process ends, however it
+// ends): flock on Unix, LockFileEx on Windows. Lock waits for another
+// open file's lock (another process's, or this one's elsewhere); TryLock
+// does not: ErrLocked. Elsewhere both return errors.ErrUnsupported. Open
+// opens such a file without following a symbolic link.
 package filelock
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
+
+// ErrLocked is TryLock's error when another open file holds the lock.
+var ErrLocked = errors.New("locked")
 
 // Open opens path for reading and writing, made (mode 0600) when
 // missing; a symbolic link there is refused, not followed: a state file

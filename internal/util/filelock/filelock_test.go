@@ -1,6 +1,7 @@
 package filelock_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,6 +44,35 @@ func TestLockWaitsForTheHolder(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the second lock was not taken once the first was released")
+	}
+}
+
+// TestTryLockDoesNotWait: a second open file of the same path is told at
+// once that the lock is held (ErrLocked), and takes it once it is
+// released.
+func TestTryLockDoesNotWait(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "lock")
+	var files [2]*os.File
+	for i := range files {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		files[i] = f
+	}
+	if err := filelock.TryLock(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := filelock.TryLock(files[1]); !errors.Is(err, filelock.ErrLocked) {
+		t.Fatalf("a second lock while the first is held: %v, want ErrLocked", err)
+	}
+	if err := filelock.Unlock(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := filelock.TryLock(files[1]); err != nil {
+		t.Fatalf("the lock once released: %v", err)
 	}
 }
 

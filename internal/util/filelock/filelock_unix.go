@@ -3,6 +3,7 @@
 package filelock
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -19,6 +20,16 @@ func Lock(f *os.File) error {
 			return err
 		}
 	}
+}
+
+// TryLock takes an exclusive lock on f without waiting: ErrLocked when
+// another open file holds it.
+func TryLock(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EAGAIN) {
+		return ErrLocked
+	}
+	return err
 }
 
 // Unlock releases the lock on f.
