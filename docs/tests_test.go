@@ -2,63 +2,24 @@ package docs_test
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// The rules of the tests themselves, checked on the module's test files
-// and test harnesses (the Go files that import testing; a folder with a
-// go.mod of its own is another module, checked there).
+// The rules of the tests themselves, checked on the test files and the
+// tests' harnesses (the Go files that import testing).
 
-// testFile is one parsed Go file that imports testing.
-type testFile struct {
-	path string
-	file *ast.File
-	fset *token.FileSet
-}
-
-// testFiles parses the module's Go files that import testing.
-func testFiles(t *testing.T) []testFile {
+// testFiles parses the Go files that import testing: the tests and
+// their harnesses.
+func testFiles(t *testing.T) []goFile {
 	t.Helper()
-	var out []testFile
-	fset := token.NewFileSet()
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	var out []goFile
+	for _, f := range goFiles(t, func(string) bool { return true }) {
+		if slices.ContainsFunc(f.file.Imports, func(imp *ast.ImportSpec) bool { return imp.Path.Value == `"testing"` }) {
+			out = append(out, f)
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if path == ".." {
-				return nil
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); p == "testing" {
-				out = append(out, testFile{path: path, file: f, fset: fset})
-				break
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(out) < 200 {
 		t.Fatalf("%d test files found: the tree was not read", len(out))
