@@ -2,11 +2,11 @@ package config
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/source"
 )
 
@@ -36,12 +36,7 @@ func TestLDAPPlaceholderRefused(t *testing.T) {
 func TestLDAPSourceNamesKeyPath(t *testing.T) {
 	t.Setenv("S", "set")
 	t.Setenv("K", "set")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "ldap://" + l.Addr().String()
-	l.Close()
+	url := "ldap://" + testenv.RefusedAddr(t)
 	dir := write(t, map[string]string{"c.yaml": ldapConfig(url)}, 0o600)
 	cfg, err := Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -106,14 +106,9 @@ func checkMistake(t *testing.T, cfg, where string, want, secrets []string) {
 	}
 }
 
-// deadURL returns an http URL where nothing listens.
+// deadURL returns an http URL where connections are refused.
 func deadURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return "http://" + ln.Addr().String()
+	return "http://" + testenv.RefusedAddr(t)
 }
 
 func writeFile(t *testing.T, path, content string) {

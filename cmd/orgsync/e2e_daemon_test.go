@@ -23,7 +23,8 @@ import (
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
 
-// freeAddr returns a loopback address no one listens on.
+// freeAddr returns a loopback address no one listens on now, for a server
+// that cannot bind port 0 and say which port it got (see anyPort).
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -90,13 +91,12 @@ func stopBinary(t *testing.T, cmd *exec.Cmd) int {
 func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
-	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr)
+	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort)
 	appendFile(t, cfg, extra)
 
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
 	if c, _ := get(base + "/healthz"); c != 200 {
 		t.Errorf("/healthz: %d", c)
@@ -234,10 +234,10 @@ func TestDaemonNeverOverlaps(t *testing.T) {
 	// A run is two delayed requests (list, act): at 700 ms each it spans a
 	// whole-second tick wherever it starts.
 	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Latency: 700 * time.Millisecond}})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  runAtStart: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  runAtStart: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
+	addr := listening(t, stderr)
 	waitFor(t, "a skipped tick and a finished run", 30*time.Second, func() bool {
 		_, m := get("http://" + addr + "/metrics")
 		return metricValue(m, `orgsync_runs_total{result="skipped"}`) >= 1 && metricValue(m, `orgsync_runs_total{result="success"}`) >= 1
@@ -256,10 +256,9 @@ func TestSimSubprocessSavesState(t *testing.T) {
 	for _, tc := range []struct{ seed, example string }{{"org.yaml", "csv"}, {"orgs.yaml", "multiorg"}} {
 		t.Run(tc.example, func(t *testing.T) {
 			dir := exampleDir(t)
-			addr := freeAddr(t)
 			state := filepath.Join(dir, "sim", tc.seed)
-			cmd, stderr := startBinary(t, "sim", "--listen", addr, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
-			url := "http://" + addr
+			cmd, stderr := startBinary(t, "sim", "--listen", anyPort, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
+			url := "http://" + listening(t, stderr)
 			waitFor(t, "the simulator", 10*time.Second, func() bool { c, _ := get(url + "/_sim/state"); return c == 200 })
 			cfg := configFor(t, dir, tc.example, url)
 			if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
@@ -292,15 +291,14 @@ func TestSimSubprocessSavesState(t *testing.T) {
 func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	users := filepath.Join(dir, "csv", "users.csv")
 	if err := os.Rename(users, users+".away"); err != nil { // the source fails
 		t.Fatal(err)
 	}
 	stderr, stop := startDaemonInProcess(cfg)
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
 	if !strings.Contains(stderr.String(), `"msg":"next run","at":`) {
 		t.Errorf("no next-run line at start:\n%s", stderr.String())
@@ -348,9 +346,8 @@ func startDaemonInProcess(cfg string) (stderr *syncBuffer, stop func() int) {
 // wait is printed as a Go duration, which has no hours part under an hour.
 func TestDaemonTimezone(t *testing.T) {
 	dir := exampleDir(t)
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1") // no run is due during the test
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", anyPort))
 	stderr, stop := startDaemonInProcess(cfg)
 	waitFor(t, "the next-run line", 10*time.Second, func() bool { return strings.Contains(stderr.String(), `"msg":"next run"`) })
 	stop()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
@@ -42,12 +42,7 @@ func TestShortTokensAndServerErrorsConverge(t *testing.T) {
 // how long until the next, without an internal package's name.
 func TestDeadAddressFailsFast(t *testing.T) {
 	dir := exampleDir(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	ln.Close()
+	url := "http://" + testenv.RefusedAddr(t)
 	cfg := configFor(t, dir, "csv", url)
 	for _, args := range [][]string{{"plan", "--config", cfg}, {"validate", "--check-target", "--config", cfg}} {
 		start := time.Now()

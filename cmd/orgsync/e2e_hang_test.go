@@ -69,11 +69,10 @@ func TestSomeRequestsHangSyncConverges(t *testing.T) {
 func TestDaemonSurvivesHangingService(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{HangAll: true}})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url, "target:\n", "target:\n  timeouts: {request: 300ms}\n")
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	goroutinesAfter := func(runs float64) float64 {
 		waitFor(t, fmt.Sprintf("%v failed runs", runs), 30*time.Second, func() bool {
 			_, m := get(base + "/metrics")

@@ -340,11 +340,10 @@ func TestDaemonRunsIncrementally(t *testing.T) {
 	notGolden(t)
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
 	cfg := incrementalConfig(t, dir, s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "an incremental run", 20*time.Second, func() bool {
 		_, m := get(base + "/metrics")
 		return metricValue(m, `orgsync_reads_total{kind="incremental"}`) >= 2

@@ -261,11 +261,10 @@ func planJSONOnMultiSim(t *testing.T, example string, replace ...string) (s *mul
 func TestMultiOrgDaemon(t *testing.T) {
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "multiorg", s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "two successful runs", 20*time.Second, func() bool {
 		_, m := get(base + "/metrics")
 		return metricValue(m, `orgsync_runs_total{result="success"}`) >= 2

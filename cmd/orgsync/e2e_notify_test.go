@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/changecontrol/notify/smtptest"
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -63,9 +64,8 @@ func TestNotifiesHeldApprovalAndChanges(t *testing.T) {
 	if err := os.WriteFile(pw, []byte(mail.Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	deadURL := "http://" + closed.Addr().String() + "/hook"
-	closed.Close()
+	dead := testenv.RefusedAddr(t)
+	deadURL := "http://" + dead + "/hook"
 	env := []string{"HOOK_URL=" + h.url + "/T0KEN", "DEAD_HOOK_URL=" + deadURL}
 	notifySection := `
 notify:
@@ -137,7 +137,7 @@ notify:
 	}
 
 	// A run that fails is notified as a failure.
-	rewrite(t, cfg, s.url, "http://"+closed.Addr().String())
+	rewrite(t, cfg, s.url, "http://"+dead)
 	runBinary(t, env, "sync", "--config", cfg)
 	last := h.events()[len(h.events())-1]
 	if last["event"] != string(notify.Failure) || last["error"] == "" {

@@ -38,15 +38,14 @@ func TestUnreadableSourceIsRecordedShownAndNotified(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
-	appendFile(t, cfg, fmt.Sprintf("notify:\n  webhooks: [{url: {env: HOOK_URL}}]\nschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("notify:\n  webhooks: [{url: {env: HOOK_URL}}]\nschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	t.Setenv("HOOK_URL", h.url)
 	if err := os.Rename(filepath.Join(dir, "csv", "users.csv"), filepath.Join(dir, "csv", "users.csv.moved")); err != nil {
 		t.Fatal(err)
 	}
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	var st statuspage.Status
 	waitFor(t, "the failed run in /api/runs", 20*time.Second, func() bool {
 		_, body := get(base + "/api/runs")
@@ -169,12 +168,12 @@ func TestNotificationNeverHoldsTheRun(t *testing.T) {
 		t.Errorf("sync with a silent webhook: exit %d in %s, want 0 within the 2s timeout and the lost notification logged\n%s", r.code, took, r.stderr)
 	}
 
-	addr := freeAddr(t)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	rewrite(t, cfg, "timeout: 2s", "timeout: 8s")
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Zed,Zero,zed@example.com,US,eng\n") // a change to notify
 	started := time.Now()
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
+	addr := listening(t, stderr)
 	var last *store.Run
 	waitFor(t, "the run's end in /api/runs", 20*time.Second, func() bool { last = lastRunOf("http://" + addr); return last != nil })
 	if end := last.End; !end.Before(started.Add(8 * time.Second)) {

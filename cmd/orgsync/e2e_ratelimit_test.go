@@ -34,10 +34,9 @@ func TestNoTooManyRequestsAcrossCommands(t *testing.T) {
 	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{PageSize: 2, Limits: gate.Limits{Read: sequenceReads, App: sequenceRequests, Window: time.Minute}})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 1\nstate:\n  dir: state",
 		"limits: {reads: 6000, requests: 6000}", fmt.Sprintf("limits: {reads: %d, requests: %d, window: 1m}", sequenceReads, sequenceRequests))
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	run := func(args ...string) result {
 		t.Helper()
 		r := runBinaryFor(t, 3*time.Minute, nil, append(args, "--config", cfg)...)
@@ -59,8 +58,8 @@ func TestNoTooManyRequestsAcrossCommands(t *testing.T) {
 	saved := filepath.Join(t.TempDir(), "plan.json")
 	run("plan", "--out", saved)
 	run("apply", saved)
-	cmd, _ := startBinary(t, "daemon", "--config", cfg)
-	base := "http://" + addr
+	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "the daemon's first run", 3*time.Minute, func() bool {
 		_, m := get(base + "/metrics")
 		return metricValue(m, `orgsync_runs_total{result="success"}`) >= 1

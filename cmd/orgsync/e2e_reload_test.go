@@ -23,12 +23,11 @@ func TestDaemonReloadsConfiguration(t *testing.T) {
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
-	addr := freeAddr(t)
 	cfg := heldConfig(t, dir, s.url, "")
-	appendFile(t, cfg, fmt.Sprintf("notify:\n  webhooks: [{url: {env: HOOK_URL}}]\nschedule:\n  cron: \"@every 3s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("notify:\n  webhooks: [{url: {env: HOOK_URL}}]\nschedule:\n  cron: \"@every 3s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	t.Setenv("HOOK_URL", h.url)
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	status := func() statuspage.Status {
 		var st statuspage.Status
 		_, body := get(base + "/api/runs")

@@ -46,10 +46,10 @@ func TestASecretCommandsStandardErrorStaysLocal(t *testing.T) {
 		}
 	}
 
-	addr := freeAddr(t)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	stderr, stop := startDaemonInProcess(cfg)
 	defer stop()
+	addr := listening(t, stderr)
 	var health daemon.Health
 	waitFor(t, "a failed run in /healthz", 20*time.Second, func() bool {
 		code, body := get("http://" + addr + "/healthz")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orgsync/orgsync/config"
 )
@@ -74,18 +75,19 @@ func TestNextRunStaysPut(t *testing.T) {
 // ready; stop ends it and checks it stopped cleanly.
 func startDaemon(t *testing.T, sched config.Schedule) (d *daemon, addr string, stop func()) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = ln.Addr().String()
-	ln.Close()
-	s := setupOf(t, example(t, ""), zap.NewNop())
-	s.Config.Schedule, s.Listen = sched, addr
+	core, logs := observer.New(zap.InfoLevel)
+	s := setupOf(t, example(t, ""), zap.New(core))
+	s.Config.Schedule, s.Listen = sched, "127.0.0.1:0" // the daemon binds a free port and logs it
 	d = newTestDaemon(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.run(ctx, false) }()
+	waitFor(t, "the daemon's address", func() bool {
+		for _, e := range logs.FilterMessage("daemon started").All() {
+			addr, _ = e.ContextMap()["listen"].(string)
+		}
+		return addr != ""
+	})
 	waitFor(t, "/readyz", func() bool {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err != nil {

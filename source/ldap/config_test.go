@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
@@ -184,13 +185,8 @@ func TestTimeouts(t *testing.T) {
 // TestRefusedAndUnknownHost: a port nothing listens on and a host name
 // that does not resolve are each said so, with the key to check.
 func TestRefusedAndUnknownHost(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "ldap://" + l.Addr().String()
-	l.Close()
-	err = readError(t, ldap.Config{URL: refused, Users: ldap.Users{BaseDN: "dc=x"}})
+	refused := "ldap://" + testenv.RefusedAddr(t)
+	err := readError(t, ldap.Config{URL: refused, Users: ldap.Users{BaseDN: "dc=x"}})
 	wantMessage(t, err, "the server at "+refused+" refused the connection", "check sources[0].ldap.url")
 
 	err = readError(t, ldap.Config{URL: "ldap://nohost.invalid", ConnectTimeout: 5 * time.Second, Users: ldap.Users{BaseDN: "dc=x"}})

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -100,16 +101,11 @@ func TestTokenValidOnEveryAttempt(t *testing.T) {
 // attempt number, out of the attempts such an address gets (not the
 // configured retries, which it does not get), and the wait before the next.
 func TestUnreachableFailsFast(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "http://" + l.Addr().String()
-	l.Close()
+	addr := "http://" + testenv.RefusedAddr(t)
 	core, logs := observer.New(zap.WarnLevel)
 	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"}, WithLogger(zap.New(core)))
 	start := time.Now()
-	_, err = c.GetUser(context.Background(), "a@b.c", "")
+	_, err := c.GetUser(context.Background(), "a@b.c", "")
 	elapsed := time.Since(start)
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || ue.Attempts != fastAttempts || ue.Reason != ReasonRefused || ue.Endpoint != EndpointToken {

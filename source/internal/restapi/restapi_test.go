@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/testenv"
 	"github.com/orgsync/orgsync/secret"
 )
 
@@ -199,19 +200,18 @@ func FuzzNextLink(f *testing.F) {
 }
 
 func TestConnectionRefusedFailsFast(t *testing.T) {
-	dead := httptest.NewServer(http.NotFoundHandler())
-	dead.Close()
 	// The default waits: retrying a refused connection would take over a
 	// minute.
-	c, err := New(context.Background(), Options{BaseURL: dead.URL, Auth: StaticToken{Scheme: "SSWS", Token: secret.Value("tok")}})
+	dead := testenv.RefusedAddr(t)
+	c, err := New(context.Background(), Options{BaseURL: "http://" + dead, Auth: StaticToken{Scheme: "SSWS", Token: secret.Value("tok")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	err = c.GetJSON(context.Background(), "/api/v1/users", nil, &struct{}{})
 	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Host != strings.TrimPrefix(dead.URL, "http://") || !strings.Contains(err.Error(), "connection refused") {
-		t.Fatalf("dead server: %v, want a ConnectError naming %s", err, dead.URL)
+	if !errors.As(err, &ce) || ce.Host != dead || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("dead server: %v, want a ConnectError naming %s", err, dead)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %s: a refused connection was retried", d)
