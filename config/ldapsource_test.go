@@ -25,6 +25,7 @@ sources:
 
 // The server address orgsync init writes is refused on its line.
 func TestLDAPPlaceholderRefused(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("S", "set")
 	t.Setenv("K", "set")
 	cerr := loadProblems(t, map[string]string{"c.yaml": ldapConfig("ldaps://ldap.example.com:636")})
@@ -34,6 +35,7 @@ func TestLDAPPlaceholderRefused(t *testing.T) {
 // An LDAP source opened from the file names its keys with their path in
 // the errors of a server it cannot use.
 func TestLDAPSourceNamesKeyPath(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("S", "set")
 	t.Setenv("K", "set")
 	url := "ldap://" + testenv.RefusedAddr(t)

@@ -27,6 +27,7 @@ type cloudMistake struct {
 // each fails in seconds with an error that names the source, what is
 // wrong and the key to check, and no secret is printed.
 func TestCloudSourceMistakes(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	sim := startSim(t, dir, umsim.Options{})
 	dead := deadURL(t)
@@ -122,6 +123,7 @@ func writeFile(t *testing.T, path, content string) {
 // expression over its directory groups (a nested, unmapped one) and an
 // extra attribute plans, and --explain shows how dave was built.
 func TestCloudSourceExpressions(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	sim := startSim(t, dir, umsim.Options{})
 	tenant := entrafake.Demo()

@@ -89,6 +89,7 @@ func stopBinary(t *testing.T, cmd *exec.Cmd) int {
 }
 
 func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -149,6 +150,7 @@ func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
 // TestSIGTERMDuringSync stops a sync between requests; the next sync
 // finishes the job and a plan then has nothing to do.
 func TestSIGTERMDuringSync(t *testing.T) {
+	t.Parallel()
 	notGolden(t) // the second sync plans what the first did not send
 	dir := exampleDir(t)
 	var csv strings.Builder
@@ -230,6 +232,7 @@ func (b *syncBuffer) String() string {
 // TestDaemonNeverOverlaps: with runs slower than the schedule, the ticks
 // that come during a run are skipped, not run alongside it.
 func TestDaemonNeverOverlaps(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	// A run is two delayed requests (list, act): at 700 ms each it spans a
 	// whole-second tick wherever it starts.
@@ -253,6 +256,7 @@ func TestDaemonNeverOverlaps(t *testing.T) {
 // TestSimSubprocessSavesState runs `orgsync sim` standalone, syncs into
 // it, stops it with SIGTERM and loads the state it saved.
 func TestSimSubprocessSavesState(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ seed, example string }{{"org.yaml", "csv"}, {"orgs.yaml", "multiorg"}} {
 		t.Run(tc.example, func(t *testing.T) {
 			dir := exampleDir(t)
@@ -289,6 +293,7 @@ func TestSimSubprocessSavesState(t *testing.T) {
 // shows in /healthz and in orgsync_last_run_success, and the next
 // successful run clears it.
 func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -345,6 +350,7 @@ func startDaemonInProcess(cfg string) (stderr *syncBuffer, stop func() int) {
 // TestDaemonTimezone: the next run is computed in schedule.timezone. The
 // wait is printed as a Go duration, which has no hours part under an hour.
 func TestDaemonTimezone(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1") // no run is due during the test
 	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", anyPort))

@@ -56,6 +56,7 @@ func trippedConfig(t *testing.T, onLimit string) (string, *simserver.Changes, *s
 // invites (list, resend, and under hold a revoke an approval holds). Under
 // hold, approving then sends the approval's changes, and no other.
 func TestNoWriterPassesATrippedLimit(t *testing.T) {
+	t.Parallel()
 	for _, onLimit := range []string{"stop", "hold"} {
 		t.Run(onLimit, func(t *testing.T) {
 			cfg, changes, s := trippedConfig(t, onLimit)
@@ -151,6 +152,7 @@ func daemonRunsOnce(t *testing.T, cfg string) {
 // hold the safe changes, the removals held. (demo --review's approve step
 // is TestDemoReview's.)
 func TestDemoStepsKeepATrippedLimit(t *testing.T) {
+	t.Parallel()
 	for _, onLimit := range []string{"stop", "hold"} {
 		t.Run(onLimit, func(t *testing.T) {
 			ctx := context.Background()

@@ -25,6 +25,7 @@ import (
 // the port and slapd's location (an unconfined copy, as the note says) are
 // changed.
 func TestOpenLDAPExampleByHand(t *testing.T) {
+	t.Parallel()
 	ldaptest.RequireSlapd(t)
 	dir := exampleDir(t)
 	db := t.TempDir()

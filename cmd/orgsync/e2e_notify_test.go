@@ -40,6 +40,18 @@ func startHooks(t *testing.T) *hooks {
 	return h
 }
 
+// urlRef returns the webhook's URL as a secret reference to a file of the
+// test's own, for the configuration ("{file: PATH}"): a test that sets
+// an environment variable cannot run in parallel.
+func (h *hooks) urlRef(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hook-url")
+	if err := os.WriteFile(path, []byte(h.url), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "{file: " + path + "}"
+}
+
 func (h *hooks) events() []map[string]any {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -52,6 +64,7 @@ func (h *hooks) events() []map[string]any {
 // from a file); a notifier that cannot be reached is logged and does not
 // fail the sync; a failed run is notified.
 func TestNotifiesHeldApprovalAndChanges(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)

@@ -28,6 +28,7 @@ import (
 // with https:// and the IMS host, posted to "/ims/exchange/jwt/" with the
 // trailing slash, and booleans written "True".
 func TestSimServesAnotherClientOverTLS(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	certFile, keyFile, pool := serverCert(t, t.TempDir())
 	_, stderr := startBinary(t, "sim", "--listen", anyPort, "--state", filepath.Join(dir, "sim", "org.yaml"),

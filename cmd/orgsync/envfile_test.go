@@ -15,6 +15,7 @@ import (
 
 // TestReadEnvFile: the syntax systemd's EnvironmentFile= reads.
 func TestReadEnvFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "orgsync.env")
 	text := "# the service's secret\n" +
 		"ORGSYNC_CLIENT_SECRET=s3cr3t\n" +
@@ -50,6 +51,7 @@ func TestReadEnvFile(t *testing.T) {
 // root can read is refused with the chgrp and chmod that fix it, and read
 // once they are done.
 func TestEnvFileGivesTheUnitsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "clientSecret: {file: ../sim/demo-client-secret}", "clientSecret: {env: ORGSYNC_TEST_ENV_SECRET}")

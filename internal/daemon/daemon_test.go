@@ -19,6 +19,7 @@ import (
 // already taken, stops the daemon before it schedules anything, with what
 // to do and the key to set (package listenaddr tells the other causes).
 func TestRunRefusesToStart(t *testing.T) {
+	t.Parallel()
 	path := example(t, "")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,6 +47,7 @@ func TestRunRefusesToStart(t *testing.T) {
 // when it runs next and that it has not run yet; it stops when its context
 // ends.
 func TestServesUntilStopped(t *testing.T) {
+	t.Parallel()
 	d, addr, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
 	h := health(t, addr)
 	if h.Status != "ok" || d.last.Load() != nil || time.Until(d.nextRun(time.Now())) < 59*time.Minute {
@@ -58,6 +60,7 @@ func TestServesUntilStopped(t *testing.T) {
 // scheduler has placed; it does not slide forward as time passes ("@every"
 // counts from when the scheduler last fired, not from each request).
 func TestNextRunStaysPut(t *testing.T) {
+	t.Parallel()
 	d, _, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
 	defer stop()
 	waitFor(t, "the scheduler to place its run", func() bool { return !d.cron.Entry(d.entry).Next.IsZero() })
@@ -127,6 +130,7 @@ func health(t *testing.T, addr string) Health {
 // TestEveryScheduleShowsItsTimezone: an @every schedule runs at fixed
 // intervals, and its times are shown in schedule.timezone all the same.
 func TestEveryScheduleShowsItsTimezone(t *testing.T) {
+	t.Parallel()
 	d, _, stop := startDaemon(t, config.Schedule{Cron: "@every 1h", Timezone: "Asia/Kolkata"})
 	defer stop()
 	if z := d.zone(); !strings.HasPrefix(z, "Asia/Kolkata (IST)") {

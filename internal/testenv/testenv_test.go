@@ -49,6 +49,7 @@ func TestMissingFailsInCIAndSkipsElsewhere(t *testing.T) {
 // TestNeedsAMissingProgram is run by TestMissingFailsInCIAndSkipsElsewhere
 // in a child process.
 func TestNeedsAMissingProgram(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(childEnv) == "" {
 		t.Skip("run by TestMissingFailsInCIAndSkipsElsewhere in a child process")
 	}

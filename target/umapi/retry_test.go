@@ -69,6 +69,7 @@ func newShortTokens(t *testing.T, failFirst int) *httptest.Server {
 // from a token the client still believed valid (its clock stands still)
 // refreshes it and goes on.
 func TestTokenValidOnEveryAttempt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		opts     []Option
@@ -101,6 +102,7 @@ func TestTokenValidOnEveryAttempt(t *testing.T) {
 // attempt number, out of the attempts such an address gets (not the
 // configured retries, which it does not get), and the wait before the next.
 func TestUnreachableFailsFast(t *testing.T) {
+	t.Parallel()
 	addr := "http://" + testenv.RefusedAddr(t)
 	core, logs := observer.New(zap.WarnLevel)
 	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"}, WithLogger(zap.New(core)))
@@ -137,6 +139,7 @@ func TestUnreachableFailsFast(t *testing.T) {
 // answering (a restart mid-run), and the unreachable classification knows
 // unknown hosts.
 func TestUnreachableAfterAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
 	c := f.client(t, func(cfg *Config) { cfg.MaxRetries = 5 })
 	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
@@ -156,6 +159,7 @@ func TestUnreachableAfterAnswer(t *testing.T) {
 // With retries turned off, a 401 still gets one attempt with a new token,
 // and a 5xx is not retried.
 func TestNoRetriesStillRefreshesToken(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
