@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseAge(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{"90m": 90 * time.Minute, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "0d": 0} {
 		if got, err := ParseAge(in); err != nil || got != want {
 			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)

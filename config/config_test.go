@@ -40,6 +40,7 @@ mapping:
 `
 
 func TestLoadMinimalAppliesDefaults(t *testing.T) {
+	t.Parallel()
 	dir := write(t, map[string]string{"c.yaml": minimal, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
 	cfg, err := Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
@@ -73,6 +74,7 @@ func TestLoadMinimalAppliesDefaults(t *testing.T) {
 }
 
 func TestLoadReportsEveryProblemWithLines(t *testing.T) {
+	t.Parallel()
 	const bad = `target:
   orgId: not-an-org
   baseURL: ftp://um.example.com
@@ -155,6 +157,7 @@ func containsPrefix(list []string, prefix string) bool {
 }
 
 func TestLoadWarnings(t *testing.T) {
+	t.Parallel()
 	cfgText := minimal + "schedule:\n  cron: \"@every 1m\"\n  allowFrequentSchedule: true\n"
 	dir := write(t, map[string]string{"c.yaml": cfgText, "key.pem": "KEY", "users.csv": "email\n"}, 0o644)
 	cfg, err := Load(filepath.Join(dir, "c.yaml"))
@@ -173,6 +176,7 @@ func TestLoadWarnings(t *testing.T) {
 }
 
 func TestParseRejectsEmptyAndMultiDocument(t *testing.T) {
+	t.Parallel()
 	for name, text := range map[string]string{
 		"empty":     "",
 		"two docs":  "target: {}\n---\ntarget: {}\n",
@@ -188,6 +192,7 @@ func TestParseRejectsEmptyAndMultiDocument(t *testing.T) {
 }
 
 func TestLimit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Limit
@@ -264,6 +269,7 @@ func TestFrequentOnceAYearIsRefused(t *testing.T) {
 }
 
 func TestClientConfigLoadsSecrets(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	dir := write(t, map[string]string{"c.yaml": minimal, "key.pem": "PEM\n", "users.csv": "email\n"}, 0o600)
 	cfg, err := Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
@@ -299,6 +305,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestStrictWalkerDetails(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, extra string
 		want        string
@@ -333,6 +340,7 @@ func TestStrictWalkerDetails(t *testing.T) {
 // maxRemovals defaults to 10% when the file does not set it, also when the
 // safety block sets something else; an explicit 0 means no limit.
 func TestMaxRemovalsDefaultAndExplicitZero(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		safety string
 		want   Limit
@@ -357,6 +365,7 @@ func TestMaxRemovalsDefaultAndExplicitZero(t *testing.T) {
 // reads an attribute users.extraAttributes does not list is a problem at
 // load, with the expression's line, not a bad record per user at run time.
 func TestUnlistedExtraAttribute(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	for _, v := range []string{"S", "K", "T"} {
 		t.Setenv(v, "set")
 	}
@@ -397,6 +406,7 @@ mapping:
 // TestCloudSourcesProblemsWithLines: the entra and okta blocks are checked
 // like the others, every problem with its key path and line.
 func TestCloudSourcesProblemsWithLines(t *testing.T) {
+	t.Parallel()
 	const bad = `target:
   orgId: 12AB@VendorOrg
   baseURL: https://um.example.com
@@ -464,6 +474,7 @@ func loadProblems(t *testing.T, files map[string]string) *Error {
 // A required key written with a typo is one mistake: the unknown key with
 // its suggestion, not also "required" for the key it was meant to be.
 func TestMisspeltRequiredKeyIsOneProblem(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("TEST_SECRET", "set")
 	for _, c := range []struct{ from, to, want string }{
 		{"  orgId: 12AB", "  orgID: 12AB", `target.orgID (line 2): unknown key (did you mean "orgId"?)`},
@@ -482,6 +493,7 @@ func TestMisspeltRequiredKeyIsOneProblem(t *testing.T) {
 // problems loads, leaving the variables to the run, which reads the
 // secrets afresh each time.
 func TestUnsetVariablesReportedWithTheOtherProblems(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"c.yaml": strings.Replace(minimal, "12AB@VendorOrg", "not-an-org", 1), "key.pem": "K", "users.csv": "email\n"}
 	cerr := loadProblems(t, files)
 	got := wantProblems(t, cerr, []string{"target.orgId (line 2): ", "target.auth.clientSecret (line 6): environment variable TEST_SECRET is not set"})

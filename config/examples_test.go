@@ -11,6 +11,7 @@ import (
 // The Active Directory and FreeIPA ones name secret files of a Kubernetes
 // volume (/etc/orgsync/secrets), which must be the only problems reported.
 func TestExamplesLoad(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"csv", "yaml", "openldap", "activedirectory", "freeipa", "multiorg", "entra", "okta"} {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := Load(filepath.Join("..", "examples", name, "orgsync.yaml"))

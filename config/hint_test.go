@@ -15,6 +15,7 @@ import (
 // when it is set apart), at the target's path, and what to do for each
 // reason; other errors pass unchanged.
 func TestHintNamesTheKeyToFix(t *testing.T) {
+	t.Parallel()
 	one := &NamedTarget{path: "target", Target: Target{BaseURL: "http://a", AuthBaseURL: "http://a", OrgID: "1@VendorOrg", Timeouts: Timeouts{Request: 5 * time.Second}}}
 	two := &NamedTarget{path: "targets[1]", Target: Target{BaseURL: "http://a", AuthBaseURL: "http://b"}}
 	unreachable := func(endpoint string, r umapi.Reason) error {

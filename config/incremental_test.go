@@ -7,6 +7,7 @@ import (
 )
 
 func TestIncremental(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal)
 	if cfg.Incremental.Enabled || cfg.Incremental.FullEvery != Age(DefaultFullEvery) {
 		t.Errorf("defaults: %+v", cfg.Incremental)
@@ -18,6 +19,7 @@ func TestIncremental(t *testing.T) {
 }
 
 func TestIncrementalProblems(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ text, want string }{
 		{"incremental: {enabled: true}\n", "incremental.enabled (line 14): incremental runs keep a snapshot of each organization in the state directory: set state.dir"},
 		{"state: {dir: s}\nincremental: {enabled: true, fullEvery: -1h}\n", "incremental.fullEvery (line 15): want a duration such as 90m, 24h or 7d"},

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseKeyTables(t *testing.T) {
+	t.Parallel()
 	doc := "# Sources\n\n## CSV (`source/csvfile`)\n\n" +
 		"| key | default | meaning |\n|---|---|---|\n" +
 		"| `target.retries.minWait` / `maxWait` | `1s` / `1m` | back-off **bounds** ([more](x.md)) |\n" +

@@ -13,6 +13,7 @@ import (
 // through their registry (source/all) only, and embeds no example: adding
 // a kind or an example changes nothing here.
 func TestConfigNamesNoSourceKind(t *testing.T) {
+	t.Parallel()
 	allowed := map[string]bool{
 		"github.com/orgsync/orgsync/source": true, "github.com/orgsync/orgsync/source/all": true, "github.com/orgsync/orgsync/source/diag": true,
 		"github.com/orgsync/orgsync/source/expr": true, "github.com/orgsync/orgsync/source/mapping": true,

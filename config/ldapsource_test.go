@@ -2,11 +2,11 @@ package config
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/source"
 )
 
@@ -25,6 +25,7 @@ sources:
 
 // The server address orgsync init writes is refused on its line.
 func TestLDAPPlaceholderRefused(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("S", "set")
 	t.Setenv("K", "set")
 	cerr := loadProblems(t, map[string]string{"c.yaml": ldapConfig("ldaps://ldap.example.com:636")})
@@ -34,14 +35,10 @@ func TestLDAPPlaceholderRefused(t *testing.T) {
 // An LDAP source opened from the file names its keys with their path in
 // the errors of a server it cannot use.
 func TestLDAPSourceNamesKeyPath(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("S", "set")
 	t.Setenv("K", "set")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "ldap://" + l.Addr().String()
-	l.Close()
+	url := "ldap://" + testenv.RefusedAddr(t)
 	dir := write(t, map[string]string{"c.yaml": ldapConfig(url)}, 0o600)
 	cfg, err := Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestNotifyDefaultsAndPaths(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal+`notify:
   webhooks:
     - url: {env: HOOK}
@@ -23,6 +24,7 @@ func TestNotifyDefaultsAndPaths(t *testing.T) {
 }
 
 func TestNotifyProblems(t *testing.T) {
+	t.Parallel()
 	err := loadError(t, minimal+`notify:
   webhooks:
     - url: https://hooks.example.com/T0KEN

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReconcilePolicy(t *testing.T) {
+	t.Parallel()
 	text := minimal + `  - pattern: "app-(.*)"
     targets: ["$1", All Apps]
 policy:
@@ -51,6 +52,7 @@ safety: {maxRemovals: 7, maxChanges: "20%"}
 }
 
 func TestPolicyCheckedAtLoad(t *testing.T) {
+	t.Parallel()
 	text := minimal + "policy:\n  userGroups: [_admin_Unmapped]\n"
 	dir := write(t, map[string]string{"c.yaml": text, "key.pem": "K", "users.csv": "email\n"}, 0o600)
 	_, err := Load(filepath.Join(dir, "c.yaml"))
@@ -61,6 +63,7 @@ func TestPolicyCheckedAtLoad(t *testing.T) {
 
 // policy.invites.resendExpired is on unless the file turns it off.
 func TestResendExpiredCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal+"policy:\n  invites: {resendExpired: false}\n")
 	if cfg.Policy.Invites.ResendExpired {
 		t.Error("resendExpired: false is not kept")

@@ -13,6 +13,7 @@ import (
 // top-level blocks (onLimit, which its own safety limits may leave out,
 // where it is set); the loaded policy names its settings so.
 func TestPolicyKeyNamesTheOrganizationsOwnSettings(t *testing.T) {
+	t.Parallel()
 	single := loadText(t, minimal)
 	own := loadText(t, strings.Replace(twoOrgs, "    safety: {maxChanges: 7}\n",
 		"    safety: {maxChanges: 7, onLimit: stop}\n    policy: {unmatchedUsers: remove}\n", 1))
@@ -52,6 +53,7 @@ func TestPolicyKeyNamesTheOrganizationsOwnSettings(t *testing.T) {
 
 // Every setting the reconciler's words name has a key in the file.
 func TestPolicyKeyNamesEveryReconcilerSetting(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, twoOrgs)
 	keys := cfg.Targets[1].PolicyKeys()
 	for _, s := range reconcile.Settings() {

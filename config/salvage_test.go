@@ -10,6 +10,7 @@ import (
 // directory and notifications to the failed run's record when no problem
 // concerns them, and nothing when one does or the file does not parse.
 func TestSalvage(t *testing.T) {
+	t.Parallel()
 	const base = "target:\n  orgId: 12AB@VendorOrg\n  baseURL: https://um.example.com\n  auth:\n    clientId: cid\n    clientSecret: {env: HOME}\n" +
 		"sources:\n  - csv:\n      path: users.csv\n"
 	for _, tc := range []struct {
@@ -43,6 +44,7 @@ func TestSalvage(t *testing.T) {
 // problems leave the sources, the mapping and the scope alone, and not
 // when one concerns them.
 func TestSalvageSources(t *testing.T) {
+	t.Parallel()
 	const sources = "sources:\n  - csv:\n      path: users.csv\n"
 	for _, tc := range []struct {
 		name, text string

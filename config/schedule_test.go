@@ -11,6 +11,7 @@ import (
 // that zone; a zone that does not exist, or one set twice, is reported
 // with its path and line.
 func TestScheduleTimezone(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal+"schedule:\n  cron: \"0 2 * * *\"\n  timezone: Asia/Tokyo\n")
 	sched, err := cfg.Schedule.Parse()
 	if err != nil {
@@ -37,6 +38,7 @@ func TestScheduleTimezone(t *testing.T) {
 // TestLoggingFile: the log file's path is relative to the configuration,
 // the rotation settings have defaults and are checked.
 func TestLoggingFile(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal+"logging:\n  file: orgsync.log\n")
 	l := cfg.Logging
 	if filepath.Base(l.File) != "orgsync.log" || !filepath.IsAbs(l.File) || l.MaxSizeMB != DefaultLogMaxSizeMB || l.MaxBackups != DefaultLogMaxBackups || l.MaxAgeDays != 0 {
@@ -74,6 +76,7 @@ func loadError(t *testing.T, text string) string {
 // minutes, which the cron parser reads as "at minute 0") is refused,
 // naming the field; the steps a field can take pass.
 func TestCronStepOutOfRange(t *testing.T) {
+	t.Parallel()
 	for expr, want := range map[string]string{
 		"*/70 * * * *":                      "*/70: step 70 is out of range: the minute field has 60 values",
 		"0 */24 * * *":                      "the hour field has 24 values",

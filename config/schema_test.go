@@ -81,6 +81,7 @@ func exampleConfigs(t *testing.T) []string {
 // valid for the schema, and starts with the modeline that points editors
 // at the schema file, which is the schema orgsync schema prints.
 func TestExamplesValidateAgainstTheSchema(t *testing.T) {
+	t.Parallel()
 	s := compiledSchema(t)
 	want, _ := Schema()
 	schemaFile := filepath.Join("..", "examples", "orgsync.schema.json")
@@ -133,6 +134,7 @@ mapping:
 // TestBrokenConfigurationsRefusedByBoth: each configuration is refused by
 // the schema and by Load, and the base they change is accepted by both.
 func TestBrokenConfigurationsRefusedByBoth(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("ORGSYNC_SCHEMA_TEST_SECRET", "x")
 	s := compiledSchema(t)
 	dir := t.TempDir()
@@ -228,6 +230,7 @@ func loaderKeys(t reflect.Type, path string, out map[string]bool) {
 // with a value of the schema's type, and every key but a section is
 // described by the manual.
 func TestSchemaHasTheLoadersKeys(t *testing.T) {
+	t.Parallel()
 	s, undocumented := schema()
 	if len(undocumented) > 0 {
 		t.Errorf("keys the manual's key tables do not describe (add a row to docs/configuration.md or docs/sources.md): %s", strings.Join(undocumented, ", "))
@@ -341,6 +344,7 @@ func nestAt(p string, v any) any {
 // key is accepted there by Load (the configuration's keys) or by the kind's
 // Validate (a source kind's), and a word not listed is refused.
 func TestChoicesAreWhatValidationAccepts(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("ORGSYNC_SCHEMA_TEST_SECRET", "x")
 	dir := t.TempDir()
 	keys := map[string]string{ // where each configuration key with words is set in baseConfig
@@ -455,6 +459,7 @@ func problemAt(err error, key string) bool {
 // TestDocumentedDefaultsAreTheLoaders: where the manual gives a default
 // of a configuration key and Load applies one, they are the same.
 func TestDocumentedDefaultsAreTheLoaders(t *testing.T) {
+	t.Parallel()
 	g := newSchemaGen()
 	checked := 0
 	for _, path := range slices.Sorted(func(yield func(string) bool) {

@@ -15,6 +15,7 @@ import (
 // scope are configuration problems with their path and line, reported
 // with the others.
 func TestExpressionsAndScopeAreCheckedAtLoad(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	text := strings.Replace(minimal, "  - csv: {path: users.csv}\n", `  - csv: {path: users.csv}
     filter: 'user.country'
     groups: '["ok"]'
@@ -53,6 +54,7 @@ func TestExpressionsAndScopeAreCheckedAtLoad(t *testing.T) {
 }
 
 func TestReadUsersFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		want       []string
@@ -89,6 +91,7 @@ func TestReadUsersFile(t *testing.T) {
 // TestUsersFileBadLines: each bad line of a users file is reported with
 // its line number and what is wrong, and skipped.
 func TestUsersFileBadLines(t *testing.T) {
+	t.Parallel()
 	dir := write(t, map[string]string{"u.txt": "# leavers\nann@example.com\nbo smith\ncy@example.com, dee@example.com\n\nann@@example.com\n"}, 0o600)
 	path := filepath.Join(dir, "u.txt")
 	uf, err := ReadUsersFile(path)
@@ -113,6 +116,7 @@ func TestUsersFileBadLines(t *testing.T) {
 // TestDocsScopeExampleLoads: the scope example of docs/configuration.md
 // is a valid configuration section, read as the manual says.
 func TestDocsScopeExampleLoads(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	doc, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // (0440 with fsGroup), not for the published demo credentials, which mark
 // themselves.
 func TestSecretFilePermissionWarning(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	demoKey, err := os.ReadFile("../examples/sim/demo-private-key.pem")
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestSecretFilePermissionWarning(t *testing.T) {
 // target.auth.privateKeyPassphrase points at (a file here, an environment
 // variable works the same way).
 func TestEncryptedPrivateKeyPassphrase(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestStateAndOnLimitDefaults(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal+"state: {dir: state}\n")
 	if cfg.Safety.OnLimit != OnLimitHold || cfg.State.MaxFileMB != DefaultStateMaxFileMB || cfg.State.Retention != Age(DefaultStateRetention) {
 		t.Errorf("defaults: safety %+v, state %+v", cfg.Safety, cfg.State)
@@ -22,6 +23,7 @@ func TestStateAndOnLimitDefaults(t *testing.T) {
 }
 
 func TestStateAndOnLimitProblems(t *testing.T) {
+	t.Parallel()
 	err := loadError(t, minimal+"safety: {onLimit: pause}\nstate: {dir: no/such/dir/state, maxFileMB: -1}\n")
 	for _, want := range []string{
 		`safety.onLimit (line 14): "pause"`,
@@ -37,6 +39,7 @@ func TestStateAndOnLimitProblems(t *testing.T) {
 // TestStateRetentionInDays: state.retention takes days, as history
 // --since does.
 func TestStateRetentionInDays(t *testing.T) {
+	t.Parallel()
 	if cfg := loadText(t, minimal+"state: {dir: s, retention: 30d}\n"); time.Duration(cfg.State.Retention) != 30*24*time.Hour {
 		t.Errorf("retention 30d: %v", time.Duration(cfg.State.Retention))
 	}
@@ -49,6 +52,7 @@ func TestStateRetentionInDays(t *testing.T) {
 // state.maxFileMB or incremental.fullEvery is refused, not silently taken
 // for the default (a file that says nothing gets the default).
 func TestZeroIsNotTheDefault(t *testing.T) {
+	t.Parallel()
 	err := loadError(t, minimal+"state: {dir: s, maxFileMB: 0, retention: 0s}\nincremental: {enabled: true, fullEvery: 0h}\n")
 	for _, want := range []string{
 		"state.maxFileMB (line 14): must be greater than zero",

@@ -14,6 +14,7 @@ import (
 // with the line shown and what is likely wrong, not the parser's message
 // about the start of the block (which is often lines earlier).
 func TestSyntaxMistakesOnTheirLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, doc string
 		line      int
@@ -43,6 +44,7 @@ func TestSyntaxMistakesOnTheirLine(t *testing.T) {
 // A document the scanner finds nothing wrong with keeps the parser's
 // message, on the parser's line, with the line shown.
 func TestSyntaxOtherMistakesKeepTheParserMessage(t *testing.T) {
+	t.Parallel()
 	_, err := Parse([]byte("target:\n  orgId: \"unclosed\n"), "c.yaml")
 	var cerr *Error
 	if !errors.As(err, &cerr) || cerr.Problems[0].Line == 0 || !strings.Contains(cerr.Problems[0].Message, "found unexpected end of stream") {
@@ -53,6 +55,7 @@ func TestSyntaxOtherMistakesKeepTheParserMessage(t *testing.T) {
 // Every example configuration passes the scanner: it finds no mistake
 // in valid YAML.
 func TestSyntaxScannerAcceptsTheExamples(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob(filepath.Join("..", "examples", "*", "*.yaml"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no examples: %v", err)
@@ -79,6 +82,7 @@ func readFile(t *testing.T, path string) string {
 // one value and drop the other rule without a word. It is a problem on the
 // repeated key's line, naming the first one and the missing '-'.
 func TestRepeatedKeyIsAProblem(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, doc, path string
 		line            int

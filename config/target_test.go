@@ -17,6 +17,7 @@ var clientOwn = map[string]bool{"RateMargin": true, "ReadAhead": true, "InvitesP
 // a list give a string). A field added to the client fails here until it
 // is given a key or called the client's own.
 func TestClientTagsAreTheOneTable(t *testing.T) {
+	t.Parallel()
 	set := map[string]string{}
 	client := reflect.TypeFor[umapi.Config]()
 	for _, s := range (&Target{}).clientSettings() {
@@ -48,6 +49,7 @@ func TestClientTagsAreTheOneTable(t *testing.T) {
 // The client's problems are named by the keys that set the fields, under
 // the target's path; a secret's with its file.
 func TestClientProblemsNameTheKeys(t *testing.T) {
+	t.Parallel()
 	tg := &NamedTarget{path: "targets[2]", Target: Target{Auth: Auth{PrivateKey: secret.Ref{File: "/k.pem"}}}}
 	for field, want := range map[string]string{
 		"CAFile": "targets[2].tls.caFile", "ReadLimit": "targets[2].limits.reads", "ProxyURL": "targets[2].proxy",

@@ -127,6 +127,7 @@ mapping:
 // loads, Preflight's, and what the service client refuses as Hint names
 // it (the run's path).
 func TestTargetProblemsCorpus(t *testing.T) {
+	// Not parallel: the configuration's secrets are environment variables of the process (t.Setenv).
 	t.Setenv("CORPUS_SECRET", "s3cret")
 	var b strings.Builder
 	for _, c := range targetCorpus {

@@ -38,6 +38,7 @@ policy:
 `
 
 func TestTargetsListAndQualifiedGroups(t *testing.T) {
+	t.Parallel()
 	dir := write(t, map[string]string{"c.yaml": twoOrgs, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
 	cfg, err := Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
@@ -84,6 +85,7 @@ func TestTargetsListAndQualifiedGroups(t *testing.T) {
 }
 
 func TestSingleTargetIsDefault(t *testing.T) {
+	t.Parallel()
 	cfg := loadText(t, minimal)
 	if cfg.MultiOrg() || len(cfg.Targets) != 1 || cfg.Primary().Name != DefaultTargetName || cfg.Primary().Path() != "target" {
 		t.Fatalf("targets = %+v", cfg.Targets)
@@ -94,6 +96,7 @@ func TestSingleTargetIsDefault(t *testing.T) {
 }
 
 func TestTargetsProblemsCarryPathsAndLines(t *testing.T) {
+	t.Parallel()
 	bad := strings.NewReplacer(
 		"  - name: emea\n    orgId: 34CD@VendorOrg", "  - name: emea\n    orgId: 12ab@VendorOrg",
 		`targets: [Engineering, "emea::Engineering"]`, `targets: [Engineering, "apac::Engineering"]`,
@@ -134,6 +137,7 @@ func TestTargetsProblemsCarryPathsAndLines(t *testing.T) {
 // TestTargetsDuplicateName: a name given twice is reported once, and the
 // list of known organizations in other problems names each once.
 func TestTargetsDuplicateName(t *testing.T) {
+	t.Parallel()
 	dup := strings.Replace(twoOrgs, "  - name: emea\n", "  - name: main\n", 1)
 	dir := write(t, map[string]string{"c.yaml": dup, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)
 	_, err := Load(filepath.Join(dir, "c.yaml"))
@@ -148,6 +152,7 @@ func TestTargetsDuplicateName(t *testing.T) {
 }
 
 func TestTargetOwnPolicy(t *testing.T) {
+	t.Parallel()
 	own := strings.Replace(twoOrgs, "    safety: {maxChanges: 7}\n",
 		"    safety: {maxChanges: 7}\n    policy: {managedGroups: [Own, \"emea::Too\"], unmatchedUsers: remove, exclude: {groups: [VIP]}}\n", 1)
 	dir := write(t, map[string]string{"c.yaml": own, "key.pem": "KEY", "users.csv": "email\n"}, 0o600)

@@ -61,6 +61,7 @@ func manyCreates(n int) *Plan {
 }
 
 func TestApplyDryRunSendsNothing(t *testing.T) {
+	t.Parallel()
 	var events []Event
 	res, err := Apply(context.Background(), manyCreates(25), nil, ApplyOptions{DryRun: true, Events: func(ev Event) { events = append(events, ev) }})
 	if err != nil {
@@ -85,6 +86,7 @@ func TestApplyDryRunSendsNothing(t *testing.T) {
 }
 
 func TestApplyCollectsFailuresAndGoesOn(t *testing.T) {
+	t.Parallel()
 	f := &fakeSender{failUser: "u03@x.com", failAll: 2}
 	res, err := Apply(context.Background(), manyCreates(25), f, ApplyOptions{})
 	if len(f.requests) != 3 {
@@ -113,6 +115,7 @@ func TestApplyCollectsFailuresAndGoesOn(t *testing.T) {
 }
 
 func TestApplyTestOnlyAndCancel(t *testing.T) {
+	t.Parallel()
 	f := &fakeSender{}
 	if _, err := Apply(context.Background(), manyCreates(12), f, ApplyOptions{TestOnly: true}); err != nil {
 		t.Fatal(err)
@@ -166,6 +169,7 @@ func TestApplyUnansweredRequest(t *testing.T) {
 }
 
 func TestApplyReportsSafety(t *testing.T) {
+	t.Parallel()
 	p := manyCreates(1)
 	p.Safety = &SafetyError{Reason: "the sources returned no user"}
 	_, err := Apply(context.Background(), p, &fakeSender{}, ApplyOptions{})
@@ -176,6 +180,7 @@ func TestApplyReportsSafety(t *testing.T) {
 }
 
 func TestUnverifiableOnlyWhatTheEntryWaitsFor(t *testing.T) {
+	t.Parallel()
 	user, group := &Entry{WaitsUser: true}, &Entry{WaitsGroup: true}
 	for _, tc := range []struct {
 		e    *Entry
@@ -202,6 +207,7 @@ func TestUnverifiableOnlyWhatTheEntryWaitsFor(t *testing.T) {
 // addVendorID with its groups, and a failed one is the failure of its
 // request's entry. A revoke that finds no pending invite is no failure.
 func TestApplyReinviteInTheBatches(t *testing.T) {
+	t.Parallel()
 	plan := manyCreates(46)
 	for i := range 5 {
 		plan.Changes = append(plan.Changes, Change{Kind: KindResendInvite, User: User{Type: VendorID, Email: fmt.Sprintf("old%d@x.com", i)}, Add: []string{"G"}})

@@ -6,6 +6,7 @@ import (
 )
 
 func TestBatchesDefaultLimits(t *testing.T) {
+	t.Parallel()
 	dense := &Plan{UserGroups: []string{"G1"}}
 	for i := range 250 {
 		dense.Changes = append(dense.Changes, Change{Kind: KindUpdate, User: User{Type: EnterpriseID, Email: fmt.Sprintf("u%d@x.com", i)}, Add: []string{"G1"}})

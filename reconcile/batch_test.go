@@ -419,6 +419,7 @@ func randomPlan(rng *rand.Rand, maxOps int) *Plan {
 }
 
 func TestBatchesMinimalAgainstExhaustiveSearch(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 1))
 	for i := range 1000 {
 		l := Limits{EntriesPerRequest: 1 + rng.IntN(3), MembershipsPerEntry: 1 + rng.IntN(2),
@@ -473,6 +474,7 @@ func FuzzBatches(f *testing.F) {
 // never named in a user-group step. Nor is an existing independent ID
 // (only a user entry can say useVendorID).
 func TestBatchesRenameAndIndependentIDs(t *testing.T) {
+	t.Parallel()
 	newEmail := "new@x.com"
 	var groups []string
 	for i := range 15 {

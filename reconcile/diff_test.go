@@ -28,6 +28,7 @@ func findChange(p *Plan, kind Kind, key string) *Change {
 }
 
 func TestDiffCreateUpdateMemberships(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{
 		ent("Bob@x.com", "Bob", "design", "Unmanaged", "_org_admin"),
 		{Type: VendorID, Email: "ind@x.com", FirstName: "Old", Groups: []string{"Dev"}},
@@ -63,6 +64,7 @@ func TestDiffCreateUpdateMemberships(t *testing.T) {
 }
 
 func TestDiffUnmatchedPolicies(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{
 		ent("a@x.com", "A", "Dev"),
 		ent("gone@x.com", "G", "Dev", "Other"),
@@ -114,6 +116,7 @@ func TestDiffUnmatchedPolicies(t *testing.T) {
 }
 
 func TestDiffExclusions(t *testing.T) {
+	t.Parallel()
 	pol := basePolicy()
 	pol.Unmatched = DeleteUsers
 	pol.ExcludeTypes = []IdentityType{FederatedID}
@@ -139,6 +142,7 @@ func TestDiffExclusions(t *testing.T) {
 }
 
 func TestDiffInvites(t *testing.T) {
+	t.Parallel()
 	pol := basePolicy()
 	pol.RevokeUnmatchedInvites, pol.ResendExpiredInvites = true, true
 	cur := &Current{Invites: []Invite{{Email: "Pending@x.com"}, {Email: "old@x.com", Expired: true}, {Email: "stray@x.com"}, {Email: "lapsed@x.com", Expired: true}}} // lapsed@: expired, not revoked
@@ -188,6 +192,7 @@ func TestDiffInvites(t *testing.T) {
 // holds both after a re-invite, expired ones included by default, newest
 // first) is invited: nothing to resend, in either listing order.
 func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
+	t.Parallel()
 	pol := basePolicy()
 	pol.RevokeUnmatchedInvites, pol.ResendExpiredInvites = true, true
 	now := time.Now()
@@ -206,6 +211,7 @@ func TestDiffExpiredAndNewerPendingInvite(t *testing.T) {
 }
 
 func TestDiffCreateGroups(t *testing.T) {
+	t.Parallel()
 	pol := basePolicy()
 	pol.CreateUserGroups = true
 	p, err := Diff(Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev")}...)}, &Current{Missing: []string{"Dev"}}, validPolicy(t, pol))
@@ -222,6 +228,7 @@ func TestDiffCreateGroups(t *testing.T) {
 }
 
 func TestSafety(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "A", "Dev"), ent("b@x.com", "B", "Dev"), ent("c@x.com", "C", "Dev", "Design")}...)}
 	full := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev"), ent("c@x.com", "C", "Dev"), ent("n@x.com", "N")}...)}
 	for _, tc := range []struct {
@@ -271,6 +278,7 @@ func TestSafety(t *testing.T) {
 }
 
 func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
+	t.Parallel()
 	des := Desired{Complete: true, Users: UsersOf([]User{
 		{Type: FederatedID, Username: "fred", Domain: "x.com", FirstName: "Fred", LastName: "F", Country: "US", Groups: []string{"Dev"}},
 		{Type: EnterpriseID, Email: "noname@x.com", Country: "US"},
@@ -299,6 +307,7 @@ func TestDiffCreateNeedsTheServiceRequiredFields(t *testing.T) {
 }
 
 func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{
 		{Type: FederatedID, Email: "gina.g@x.com", Username: "gfed", Domain: "x.com", FirstName: "G", LastName: "F", Country: "US", Groups: []string{"Dev"}},
 	}...)}
@@ -329,6 +338,7 @@ func TestDiffMatchesAUsernameFederatedIDByItsEmail(t *testing.T) {
 // the account would be removed as unmatched: the two would alternate on
 // every run.
 func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{
 		{Type: FederatedID, Email: "m1@x.com", Username: "m1@x.com", Domain: "x.com", FirstName: "M", LastName: "One", Country: "US", Groups: []string{"Dev"}},
 		{Type: FederatedID, Email: "mo@x.com", Username: "mover", Domain: "x.com", FirstName: "Mo", LastName: "V", Country: "US"},
@@ -370,6 +380,7 @@ func TestDiffMatchesARenamedUsernameByEmail(t *testing.T) {
 }
 
 func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
+	t.Parallel()
 	fed := User{Type: FederatedID, Email: "f@x.com", Username: "fu", Domain: "x.com", FirstName: "F", LastName: "L", Country: "US"}
 	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "A"), fed}...)}
 	wantFed := fed
@@ -416,6 +427,7 @@ func TestDiffUpdatesOnlyAllowedAttributes(t *testing.T) {
 // Held groups are not removed from their user (a source could not confirm
 // them); the plan notes each one kept, and other removals go on.
 func TestDiffHeldGroupsAreNotRemoved(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{
 		ent("ann@x.com", "Ann", "Design", "Dev"),
 		ent("bob@x.com", "Bob", "Design", "Dev"),

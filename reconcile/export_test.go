@@ -17,5 +17,8 @@ func AddKind(t testing.TB, k Kind, sign string, destructive bool, words string, 
 	kindTable = append(slices.Clip(kindTable), kindRow{kind: k, sign: sign, destructive: destructive,
 		count: countRow{words: words, line: line, json: json}, send: asUserEntry, steps: userSteps{removeFromOrg: destructive}})
 	kinds = indexKinds()
-	t.Cleanup(func() { kindTable, kinds = old, indexKinds() })
+	t.Cleanup(func() {
+		kindTable = old
+		kinds = indexKinds() // of the table restored
+	})
 }

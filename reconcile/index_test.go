@@ -6,6 +6,7 @@ import (
 )
 
 func TestIndexFindsTheFirstOfEachKey(t *testing.T) {
+	t.Parallel()
 	var us Users
 	for i := range 1000 {
 		us.Add(User{Type: EnterpriseID, Email: fmt.Sprintf("U%d@Example.com", i%700)}) // 300 keys twice, in other case
@@ -36,6 +37,7 @@ func TestIndexFindsTheFirstOfEachKey(t *testing.T) {
 // TestIndexWithCollidingHashes: keys whose hashes share a slot (a table
 // of 16 slots, many keys) are told apart by the keys themselves.
 func TestIndexWithCollidingHashes(t *testing.T) {
+	t.Parallel()
 	keys := make([]string, 5)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%d", i)

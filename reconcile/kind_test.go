@@ -11,6 +11,7 @@ import (
 // Every kind has one complete row, and no two rows share a kind, words
 // or a count's place.
 func TestKindTableIsComplete(t *testing.T) {
+	t.Parallel()
 	if len(kinds) != len(kindTable) {
 		t.Fatalf("kindTable has %d rows for %d kinds: a kind is listed twice", len(kindTable), len(kinds))
 	}
@@ -40,6 +41,7 @@ func TestKindTableIsComplete(t *testing.T) {
 // The table's rows in a plan: the order, destructiveness and count of
 // every kind (the views test the lines: internal/util/oneline).
 func TestKindRowsInAPlan(t *testing.T) {
+	t.Parallel()
 	u := User{Type: EnterpriseID, Email: "a@x.com"}
 	p := &Plan{}
 	for _, r := range slices.Backward(kindTable) {
@@ -72,6 +74,7 @@ func TestKindRowsInAPlan(t *testing.T) {
 // is shown or applied, never a default action: nothing is sent, and the
 // safety rules count it as destructive.
 func TestUnknownKindIsAnError(t *testing.T) {
+	t.Parallel()
 	unknown := Change{Kind: "rename", User: User{Type: EnterpriseID, Email: "a@x.com"}, Remove: nil}
 	p := manyCreates(3)
 	p.Changes = append(p.Changes, unknown)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestWantedMatchesLikeDiff(t *testing.T) {
+	t.Parallel()
 	desired := []User{
 		{Type: EnterpriseID, Email: "Ann@Example.com"},
 		{Type: FederatedID, Email: "bob@fed.net"},                                        // named by email alone
@@ -43,6 +44,7 @@ func TestWantedMatchesLikeDiff(t *testing.T) {
 }
 
 func TestReadNeedsFor(t *testing.T) {
+	t.Parallel()
 	p := &Policy{Managed: []string{"G"}, ExcludeGroups: []string{"X"}, RevokeUnmatchedInvites: true}
 	users := UsersOf(User{Type: VendorID, Email: "a@b.c"})
 	s := p.ReadNeedsFor(&users)

@@ -14,6 +14,7 @@ import (
 // planned. Apply sends the rest and reports it, with what to do, naming
 // the setting that creates user groups as the policy's Names do.
 func TestMissingTargets(t *testing.T) {
+	t.Parallel()
 	des := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "A", "Dev", "Design", "_admin_X"), ent("b@x.com", "B", "Dev")}...)}
 	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "A", "Design")}...), Missing: []string{"Dev", "_admin_X"}}
 	for _, create := range []bool{false, true} {

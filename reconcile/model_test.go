@@ -3,6 +3,7 @@ package reconcile
 import "testing"
 
 func TestUserKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		u    User
 		want string

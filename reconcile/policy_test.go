@@ -7,6 +7,7 @@ import (
 )
 
 func TestLimitMax(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		l       Limit
 		managed int
@@ -26,6 +27,7 @@ func TestLimitMax(t *testing.T) {
 }
 
 func TestPolicyValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		p    Policy
 		want string
@@ -44,6 +46,7 @@ func TestPolicyValidate(t *testing.T) {
 }
 
 func TestReadNeeds(t *testing.T) {
+	t.Parallel()
 	p := Policy{Managed: []string{"A", "B"}, ExcludeGroups: []string{"X"}, UserGroups: []string{"A"}, CreateUserGroups: true}
 	s := p.ReadNeeds()
 	if strings.Join(s.Groups, ",") != "A,B,X" || s.AllUsers || strings.Join(s.CheckGroups, ",") != "A,B" {
@@ -61,6 +64,7 @@ func TestReadNeeds(t *testing.T) {
 }
 
 func TestManageGroupsOf(t *testing.T) {
+	t.Parallel()
 	p := Policy{Managed: []string{"Eng"}, UserGroups: []string{"Writers"}}
 	users := UsersOf(User{Groups: []string{"eng", "Design Users"}}, User{Groups: []string{"design users", "PP Pro"}})
 	p.manageGroupsOf(&users)
@@ -75,6 +79,7 @@ func TestManageGroupsOf(t *testing.T) {
 // A user group named only in UserGroups is managed: its memberships are
 // added and removed like those of a mapping target.
 func TestDiffManagesDeclaredUserGroups(t *testing.T) {
+	t.Parallel()
 	pol := &Policy{UserGroups: []string{"Writers"}}
 	cur := &Current{Users: UsersOf([]User{
 		{Type: EnterpriseID, Email: "a@x.com", FirstName: "A", LastName: "A", Groups: []string{"Writers", "Other"}},

@@ -10,6 +10,7 @@ import (
 // deleted, stripped of a group, nor has its invite revoked, while users
 // in scope are handled as in a whole run.
 func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
+	t.Parallel()
 	cur := &Current{
 		Users: UsersOf([]User{
 			ent("filtered@x.com", "F", "Design"), // a source's filter left it out
@@ -80,6 +81,7 @@ func TestScopeNeverRemovesOutOfScopeUsers(t *testing.T) {
 // TestScopeOnlySkipsUnnamedDesiredUsers checks that a file scope neither
 // creates nor updates the users of the sources it does not name.
 func TestScopeOnlySkipsUnnamedDesiredUsers(t *testing.T) {
+	t.Parallel()
 	cur := &Current{Users: UsersOf([]User{ent("a@x.com", "Old", "Dev")}...)}
 	des := Desired{Complete: true, Users: UsersOf([]User{ent("a@x.com", "New", "Design"), ent("b@x.com", "B", "Dev")}...),
 		Scope: Scope{Only: map[string]bool{"b@x.com": true}}}

@@ -28,6 +28,7 @@ func someUsers() []User {
 }
 
 func TestUsersHoldWhatTheyAreGiven(t *testing.T) {
+	t.Parallel()
 	in := someUsers()
 	us := UsersOf(in...)
 	if us.Len() != len(in) {
@@ -65,6 +66,7 @@ func normalGroups(u User) User {
 }
 
 func TestUsersShareGroupListsAndNames(t *testing.T) {
+	t.Parallel()
 	var us Users
 	for i := range 100 {
 		us.Add(User{Type: EnterpriseID, Email: fmt.Sprintf("u%d@example.com", i), Domain: "example.com", Country: "US",
@@ -91,6 +93,7 @@ func TestUsersShareGroupListsAndNames(t *testing.T) {
 }
 
 func TestUsersSetCloneDelete(t *testing.T) {
+	t.Parallel()
 	us := UsersOf(someUsers()...)
 	c := us.Clone()
 	c.Set(0, User{Type: FederatedID, Email: "new@example.com", Groups: []string{"Brand new"}})
@@ -122,6 +125,7 @@ func TestUsersSetCloneDelete(t *testing.T) {
 }
 
 func TestUsersJSON(t *testing.T) {
+	t.Parallel()
 	us := UsersOf(someUsers()[:3]...)
 	b, err := json.Marshal(us)
 	if err != nil {
@@ -138,7 +142,9 @@ func TestUsersJSON(t *testing.T) {
 }
 
 // TestUsersAreCompact: a user of a big organization (an email, names, a
-// country, one or two of ten groups) takes under 100 bytes.
+// country, one or two of ten groups) takes under 100 bytes. (Not
+// parallel: it measures the heap, which tests running beside it would
+// fill.)
 func TestUsersAreCompact(t *testing.T) {
 	const n = 100_000
 	before := heapInUse()

@@ -18,6 +18,7 @@ func validPolicy(tb testing.TB, p *Policy) *ValidPolicy {
 // afterwards is checked as Validate checks it; managing more groups gives
 // a new ValidPolicy and leaves the first alone.
 func TestValidPolicyIsCheckedOnceAndKeptApart(t *testing.T) {
+	t.Parallel()
 	if _, err := (&Policy{UserGroups: []string{"_org_admin"}}).Valid(); err == nil {
 		t.Error("Valid accepted an admin group among the user groups")
 	}

@@ -24,6 +24,7 @@ var configWords = regexp.MustCompile(`(^|[^\w.])(policy|safety|scope|state|sched
 // own policy. No string and no comment of reconcile's non-test code names
 // one.
 func TestNamesNoConfigurationKeyOrFlag(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,7 @@ func TestNamesNoConfigurationKeyOrFlag(t *testing.T) {
 
 // The pattern finds what it is for, and not the reconciler's own Go.
 func TestConfigWordsPattern(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{`"set policy.createUserGroups: true"`, "// targets[1].policy", `"see --output json"`, `"safety.onLimit"`, `"(policy.exclude)"`} {
 		if !configWords.MatchString(s) {
 			t.Errorf("%s is not found", s)

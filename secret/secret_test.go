@@ -12,6 +12,7 @@ import (
 )
 
 func TestLoadFromEnvAndFile(t *testing.T) {
+	// Not parallel: it loads a secret from an environment variable of the process (t.Setenv).
 	t.Setenv("ORGSYNC_TEST_SECRET", "s3cret-env")
 	v, err := Ref{Env: "ORGSYNC_TEST_SECRET"}.Load()
 	if err != nil || v.Reveal() != "s3cret-env" {
@@ -28,6 +29,7 @@ func TestLoadFromEnvAndFile(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]Ref{
 		"empty":   {},
 		"both":    {Env: "X", File: "/y"},
@@ -42,6 +44,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestValueIsRedactedEverywhere(t *testing.T) {
+	t.Parallel()
 	v := Value("hunter2")
 	j, _ := json.Marshal(struct{ P Value }{v})
 	for _, s := range []string{fmt.Sprint(v), fmt.Sprintf("%v %s %#v %+v", v, v, v, v), string(j)} {
@@ -54,6 +57,7 @@ func TestValueIsRedactedEverywhere(t *testing.T) {
 // An exec secret is the command's standard output, read anew on every
 // Load (a rotated secret is picked up), run without a shell.
 func TestLoadFromExec(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "current")
 	if err := os.WriteFile(path, []byte("first-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -75,6 +79,7 @@ func TestLoadFromExec(t *testing.T) {
 }
 
 func TestExecErrorsSayWhatWentWrongWithoutTheSecret(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		ref  Ref
 		want string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheckGroups(t *testing.T) {
+	t.Parallel()
 	where := `under "ou=groups,dc=example,dc=com" with filter (objectClass=groupOfNames)`
 	ldap := NamedResult{Name: "sources[0] (ldap)", Result: &Result{
 		FoundGroups:   []string{"eng"},
@@ -41,6 +42,7 @@ func TestCheckGroups(t *testing.T) {
 }
 
 func TestMissingGroupsErrorGroupsByWhere(t *testing.T) {
+	t.Parallel()
 	err := MissingGroupsError([]MissingGroup{{"a", "under A"}, {"b", "under A"}, {"c", "under B"}}, false)
 	want := `mapped directory group(s) "a", "b" not found under A; "c" not found under B: fix`
 	if !strings.HasPrefix(err.Error(), want) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	fed := reconcile.FederatedID
 	ldap := NamedResult{Name: "sources[0] (ldap)", Result: &Result{
 		Users: reconcile.UsersOf([]reconcile.User{
@@ -58,6 +59,7 @@ func TestMerge(t *testing.T) {
 }
 
 func TestMergeOrderMatters(t *testing.T) {
+	t.Parallel()
 	a := NamedResult{Name: "a", Result: &Result{Users: reconcile.UsersOf(reconcile.User{Type: reconcile.FederatedID, Email: "x@example.com", LastName: "A"})}}
 	b := NamedResult{Name: "b", Result: &Result{Users: reconcile.UsersOf(reconcile.User{Type: reconcile.FederatedID, Email: "x@example.com", LastName: "B"})}}
 	for _, tc := range []struct {
@@ -74,6 +76,7 @@ func TestMergeOrderMatters(t *testing.T) {
 // TestMergeOfOneSourceIsNoCopy: one source (each user once) has nothing
 // to merge: its users are handed on as they are, not copied.
 func TestMergeOfOneSourceIsNoCopy(t *testing.T) {
+	t.Parallel()
 	r := &Result{Users: reconcile.UsersOf(
 		reconcile.User{Type: reconcile.FederatedID, Email: "a@example.com", Groups: []string{"G"}},
 		reconcile.User{Type: reconcile.FederatedID, Email: "b@example.com"}),
@@ -85,6 +88,7 @@ func TestMergeOfOneSourceIsNoCopy(t *testing.T) {
 }
 
 func TestUnionGroups(t *testing.T) {
+	t.Parallel()
 	a := make([]string, 2, 10)
 	copy(a, []string{"X", "y"})
 	got := UnionGroups(a, []string{"x", "Z", "z", "Y", "w"})
@@ -128,6 +132,7 @@ func BenchmarkMerge1M(b *testing.B) {
 // source, and is never a conflict: a file that only adds groups must not
 // withhold removals by disagreeing through its defaults.
 func TestMergeDefaultsGiveWay(t *testing.T) {
+	t.Parallel()
 	fed, ent := reconcile.FederatedID, reconcile.EnterpriseID
 	hr := NamedResult{Name: "hr", Result: &Result{
 		Users: reconcile.UsersOf([]reconcile.User{

@@ -11,6 +11,7 @@ import (
 // mistakes: each exits with its code and says what is wrong, prefixed
 // with the command's name, before anything is read or sent.
 func TestCommandLineMistakes(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1") // never contacted
 	tests := []struct {

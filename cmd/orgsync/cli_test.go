@@ -24,6 +24,7 @@ func runInProcess(args ...string) (code int, stdout, stderr string) {
 // TestFlagsAfterArguments: flags may follow the arguments, and "--" ends
 // the flags.
 func TestFlagsAfterArguments(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -46,6 +47,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 // TestHelpAndVersion: every way of asking for help or the version prints
 // it to standard output and exits 0.
 func TestHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -80,6 +82,7 @@ func TestHelpAndVersion(t *testing.T) {
 // TestConfigFlagDefaultShownOnce: the --config help names its default
 // once, and names $ORGSYNC_CONFIG's value when set.
 func TestConfigFlagDefaultShownOnce(t *testing.T) {
+	// Not parallel: ORGSYNC_CONFIG is read from the process's environment (t.Setenv).
 	_, out, _ := runInProcess("plan", "-h")
 	line := regexp.MustCompile(`(?m)^\s+-config string\n.*$`).FindString(out)
 	if n := strings.Count(line, "orgsync.yaml"); n != 1 {
@@ -95,6 +98,7 @@ func TestConfigFlagDefaultShownOnce(t *testing.T) {
 // A configuration file that is not there (orgsync run where there is no
 // orgsync.yaml) says how to name one or make one, in one line.
 func TestMissingConfigurationSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	missing := t.TempDir() + "/orgsync.yaml"
 	code, out, errOut := runInProcess("plan", "--config", missing)
 	want := "orgsync: there is no configuration file " + missing + ": name yours with --config FILE (or $ORGSYNC_CONFIG), or write a starter one with orgsync init"
@@ -107,6 +111,7 @@ func TestMissingConfigurationSaysWhatToDo(t *testing.T) {
 // address in use) say what to do, without an internal package's name or
 // Go's "listen tcp" text.
 func TestSimStartMistakes(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -131,6 +136,7 @@ func TestSimStartMistakes(t *testing.T) {
 // A misspelt command, init --source or demo --source gets the one it was
 // likely meant to be.
 func TestMisspeltChoicesSuggested(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -153,6 +159,7 @@ func TestMisspeltChoicesSuggested(t *testing.T) {
 // a group it does not have, say so in words, without the service's codes
 // or the client's endpoint names.
 func TestAdminNotFoundSaysSo(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -173,6 +180,7 @@ func TestAdminNotFoundSaysSo(t *testing.T) {
 // TestInitTakesTheKindAsItsArgument: orgsync init ldap is init --source
 // ldap, as an administrator types it first; a second argument is refused.
 func TestInitTakesTheKindAsItsArgument(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runInProcess("init", "ldap", "--output", "-")
 	if code != exitOK || !strings.Contains(out, "written by `orgsync init --source ldap`") {
 		t.Errorf("init ldap: exit %d\n%s%s", code, out, errOut)

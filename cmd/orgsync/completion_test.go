@@ -21,6 +21,7 @@ import (
 // orgsync help COMMAND [SUBCOMMAND] prints what COMMAND [SUBCOMMAND] -h
 // prints, to standard output, and exits 0.
 func TestHelpAgreesWithDashH(t *testing.T) {
+	t.Parallel()
 	var asked [][]string
 	for name, c := range commands() {
 		asked = append(asked, []string{name})
@@ -74,6 +75,7 @@ func bashComplete(t *testing.T, script string, env []string, words ...string) (r
 // init takes, output formats, organization names and the pending
 // approvals of the configuration's state directory.
 func TestBashCompletion(t *testing.T) {
+	t.Parallel()
 	r := runBinary(t, nil, "completion", "bash")
 	if r.code != exitOK {
 		t.Fatalf("completion bash: exit %d\n%s", r.code, r.stderr)
@@ -141,6 +143,7 @@ func TestBashCompletion(t *testing.T) {
 // TestZshAndFishScriptsParse: the zsh and fish scripts are valid for
 // their shells, and every shell named has a script.
 func TestZshAndFishScriptsParse(t *testing.T) {
+	t.Parallel()
 	for shell, check := range map[string][]string{"zsh": {"zsh", "-n"}, "fish": {"fish", "--no-execute"}} {
 		r := runBinary(t, nil, "completion", shell)
 		if r.code != exitOK || !strings.Contains(r.stdout, "orgsync completion candidates --") {

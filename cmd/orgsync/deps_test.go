@@ -10,6 +10,7 @@ import (
 // libraries only the packaging tool (nfpm) and the tests (Helm,
 // Kubernetes' API types) use, as go version -m lists its modules.
 func TestBinaryLinksNoToolingLibraries(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "version", "-m", binary).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go version -m: %v\n%s", err, out)

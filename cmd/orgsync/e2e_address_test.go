@@ -16,6 +16,7 @@ import (
 // says the API lives there), and the address of a web server that is not
 // the service (also as the API address alone, the sign-in's being right).
 func TestAddressMistakesNameTheKey(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

@@ -44,6 +44,7 @@ func syncHeld(t *testing.T, cfg string) string {
 // not hold them twice; approve re-plans, shows and applies them once; the
 // history tells who lost which group, when and why.
 func TestSafetyLimitHoldsForApproval(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")
@@ -119,6 +120,7 @@ func TestSafetyLimitHoldsForApproval(t *testing.T) {
 // removal counts with the held one and is held too. Reject discards an
 // approval, recording who.
 func TestHeldRemovalsStayHeld(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")
@@ -192,6 +194,7 @@ func TestHeldRemovalsStayHeld(t *testing.T) {
 // TestOnLimitStopAppliesNothing: with safety.onLimit: stop a run over the
 // limit applies nothing and fails.
 func TestOnLimitStopAppliesNothing(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "\n  onLimit: stop")
@@ -207,6 +210,7 @@ func TestOnLimitStopAppliesNothing(t *testing.T) {
 // TestWithoutStateDirSaysWhatItCannotKeep: a sync without state.dir runs
 // and says what it does not keep.
 func TestWithoutStateDirSaysWhatItCannotKeep(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -223,6 +227,7 @@ func TestWithoutStateDirSaysWhatItCannotKeep(t *testing.T) {
 // every change as CSV and as one self-contained HTML page; a test-only
 // sync's entries are recorded as test-only.
 func TestSyncReportAndTestOnlyHistory(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")
@@ -278,6 +283,7 @@ func TestSyncReportAndTestOnlyHistory(t *testing.T) {
 // (removals held), approve and history, and keeps the report, the status
 // page and the state directory where it says.
 func TestDemoReview(t *testing.T) {
+	t.Parallel()
 	r := runBinary(t, nil, "demo", "--review")
 	if r.code != exitOK {
 		t.Fatalf("demo --review: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -316,6 +322,7 @@ func TestDemoReview(t *testing.T) {
 // will apply and asks; "n" applies nothing and leaves the approval
 // pending, "y" applies it.
 func TestApproveAsksOnATerminal(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")
@@ -361,6 +368,7 @@ func TestApproveAsksOnATerminal(t *testing.T) {
 // a new approval (told as held), the one after it holds nothing more, and
 // approving the new one applies it.
 func TestRejectedRemovalsAreHeldAgain(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
@@ -411,6 +419,7 @@ func TestRejectedRemovalsAreHeldAgain(t *testing.T) {
 // source unreadable) the listing still lists, and says why it cannot
 // tell.
 func TestApproveListsWhereApprovalsStandNow(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")

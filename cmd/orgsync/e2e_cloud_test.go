@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/source/entra/entrafake"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
 	"github.com/orgsync/orgsync/target/umsim"
@@ -27,6 +27,7 @@ type cloudMistake struct {
 // each fails in seconds with an error that names the source, what is
 // wrong and the key to check, and no secret is printed.
 func TestCloudSourceMistakes(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	sim := startSim(t, dir, umsim.Options{})
 	dead := deadURL(t)
@@ -106,14 +107,9 @@ func checkMistake(t *testing.T, cfg, where string, want, secrets []string) {
 	}
 }
 
-// deadURL returns an http URL where nothing listens.
+// deadURL returns an http URL where connections are refused.
 func deadURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return "http://" + ln.Addr().String()
+	return "http://" + testenv.RefusedAddr(t)
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -127,6 +123,7 @@ func writeFile(t *testing.T, path, content string) {
 // expression over its directory groups (a nested, unmapped one) and an
 // extra attribute plans, and --explain shows how dave was built.
 func TestCloudSourceExpressions(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	sim := startSim(t, dir, umsim.Options{})
 	tenant := entrafake.Demo()

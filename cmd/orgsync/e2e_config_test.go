@@ -12,6 +12,7 @@ import (
 )
 
 func TestConfigErrorsCarryLines(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	bad := filepath.Join(dir, "csv", "bad.yaml")
 	text := `target:
@@ -55,6 +56,7 @@ schedule: {cron: "*/5 * * * *"}
 }
 
 func TestValidateReadsSourcesAndChecksTarget(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	for _, example := range []string{"csv", "yaml"} {
@@ -83,6 +85,7 @@ func TestValidateReadsSourcesAndChecksTarget(t *testing.T) {
 }
 
 func TestAdminCommands(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	invite := fmt.Sprintf("invites:\n  - {email: ivan@example.org, lastSentDTS: %d, groups: [Design]}\n  - {email: olga@example.org, lastSentDTS: %d}\n",
 		time.Now().UnixMilli(), time.Now().Add(-60*24*time.Hour).UnixMilli()) // olga's has expired
@@ -143,6 +146,7 @@ func TestAdminCommands(t *testing.T) {
 // read there, whatever folder orgsync runs in; a command that fails is
 // one problem, said once.
 func TestExecSecretRunsInTheConfigurationsFolder(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	script := filepath.Join(dir, "csv", "get-secret.sh")

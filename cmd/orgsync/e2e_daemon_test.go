@@ -23,7 +23,8 @@ import (
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
 
-// freeAddr returns a loopback address no one listens on.
+// freeAddr returns a loopback address no one listens on now, for a server
+// that cannot bind port 0 and say which port it got (see anyPort).
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -88,15 +89,15 @@ func stopBinary(t *testing.T, cmd *exec.Cmd) int {
 }
 
 func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
-	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr)
+	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort)
 	appendFile(t, cfg, extra)
 
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
 	if c, _ := get(base + "/healthz"); c != 200 {
 		t.Errorf("/healthz: %d", c)
@@ -149,6 +150,7 @@ func TestDaemonScheduleHealthAndMetrics(t *testing.T) {
 // TestSIGTERMDuringSync stops a sync between requests; the next sync
 // finishes the job and a plan then has nothing to do.
 func TestSIGTERMDuringSync(t *testing.T) {
+	t.Parallel()
 	notGolden(t) // the second sync plans what the first did not send
 	dir := exampleDir(t)
 	var csv strings.Builder
@@ -230,14 +232,15 @@ func (b *syncBuffer) String() string {
 // TestDaemonNeverOverlaps: with runs slower than the schedule, the ticks
 // that come during a run are skipped, not run alongside it.
 func TestDaemonNeverOverlaps(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	// A run is two delayed requests (list, act): at 700 ms each it spans a
 	// whole-second tick wherever it starts.
 	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Latency: 700 * time.Millisecond}})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  runAtStart: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  runAtStart: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
+	addr := listening(t, stderr)
 	waitFor(t, "a skipped tick and a finished run", 30*time.Second, func() bool {
 		_, m := get("http://" + addr + "/metrics")
 		return metricValue(m, `orgsync_runs_total{result="skipped"}`) >= 1 && metricValue(m, `orgsync_runs_total{result="success"}`) >= 1
@@ -253,13 +256,13 @@ func TestDaemonNeverOverlaps(t *testing.T) {
 // TestSimSubprocessSavesState runs `orgsync sim` standalone, syncs into
 // it, stops it with SIGTERM and loads the state it saved.
 func TestSimSubprocessSavesState(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ seed, example string }{{"org.yaml", "csv"}, {"orgs.yaml", "multiorg"}} {
 		t.Run(tc.example, func(t *testing.T) {
 			dir := exampleDir(t)
-			addr := freeAddr(t)
 			state := filepath.Join(dir, "sim", tc.seed)
-			cmd, stderr := startBinary(t, "sim", "--listen", addr, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
-			url := "http://" + addr
+			cmd, stderr := startBinary(t, "sim", "--listen", anyPort, "--state", state, "--save", "--read-limit", "0", "--app-limit", "0")
+			url := "http://" + listening(t, stderr)
 			waitFor(t, "the simulator", 10*time.Second, func() bool { c, _ := get(url + "/_sim/state"); return c == 200 })
 			cfg := configFor(t, dir, tc.example, url)
 			if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitOK {
@@ -290,17 +293,17 @@ func TestSimSubprocessSavesState(t *testing.T) {
 // shows in /healthz and in orgsync_last_run_success, and the next
 // successful run clears it.
 func TestDaemonReportsLastRunAndNextRun(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	users := filepath.Join(dir, "csv", "users.csv")
 	if err := os.Rename(users, users+".away"); err != nil { // the source fails
 		t.Fatal(err)
 	}
 	stderr, stop := startDaemonInProcess(cfg)
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "/readyz", 10*time.Second, func() bool { c, _ := get(base + "/readyz"); return c == 200 })
 	if !strings.Contains(stderr.String(), `"msg":"next run","at":`) {
 		t.Errorf("no next-run line at start:\n%s", stderr.String())
@@ -347,10 +350,10 @@ func startDaemonInProcess(cfg string) (stderr *syncBuffer, stop func() int) {
 // TestDaemonTimezone: the next run is computed in schedule.timezone. The
 // wait is printed as a Go duration, which has no hours part under an hour.
 func TestDaemonTimezone(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:1") // no run is due during the test
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"30 2 * * *\"\n  timezone: Asia/Kolkata\n  listen: %q\n", anyPort))
 	stderr, stop := startDaemonInProcess(cfg)
 	waitFor(t, "the next-run line", 10*time.Second, func() bool { return strings.Contains(stderr.String(), `"msg":"next run"`) })
 	stop()

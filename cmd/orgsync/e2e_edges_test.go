@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 	"github.com/orgsync/orgsync/target/umsim/gate"
 )
@@ -18,6 +18,7 @@ import (
 // 500/503, one sync converges and the next plan (still under faults) finds
 // nothing to do.
 func TestShortTokensAndServerErrorsConverge(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{TokenLifetime: time.Second, Faults: gate.Faults{Seed: 1, ErrorRate: 0.6}})
 	cfg := configFor(t, dir, "csv", s.url, "target:\n", "target:\n  retries: {max: 30, minWait: 300ms, maxWait: 1200ms}\n")
@@ -41,13 +42,9 @@ func TestShortTokensAndServerErrorsConverge(t *testing.T) {
 // each retry says which attempt it was (of the 3 such an address gets) and
 // how long until the next, without an internal package's name.
 func TestDeadAddressFailsFast(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	ln.Close()
+	url := "http://" + testenv.RefusedAddr(t)
 	cfg := configFor(t, dir, "csv", url)
 	for _, args := range [][]string{{"plan", "--config", cfg}, {"validate", "--check-target", "--config", cfg}} {
 		start := time.Now()
@@ -72,6 +69,7 @@ func TestDeadAddressFailsFast(t *testing.T) {
 // sync, whether the service resends expired invites or answers 404, and
 // the next plan exits 0.
 func TestExpiredInviteInvitedAgain(t *testing.T) {
+	t.Parallel()
 	for _, resendable := range []bool{false, true} {
 		name := "expired invites answer 404"
 		if resendable {

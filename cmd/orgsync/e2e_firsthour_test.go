@@ -23,6 +23,7 @@ func userNamed(s *sim, email string) (umsim.User, bool) {
 // set encoding" when read as UTF-8, and with encoding: latin1 syncs
 // "Jürgen Müller" as written.
 func TestLatin1CSVSyncs(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	latin1 := "firstname,lastname,email,country,groups\n" +
@@ -56,6 +57,7 @@ func TestLatin1CSVSyncs(t *testing.T) {
 // which prints no plan. The text plan lists the unmatched users and the
 // excluded count.
 func TestEachChangePrintedOnce(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -89,6 +91,7 @@ func TestEachChangePrintedOnce(t *testing.T) {
 // name them with what to do, before any change is sent; with it, sync
 // creates them as user groups and converges.
 func TestMissingTargetsOfPatternRules(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	rule := "mapping:\n  - pattern: \"(.*)\"\n    targets: [\"Team $1\"]\n"
@@ -130,6 +133,7 @@ func TestMissingTargetsOfPatternRules(t *testing.T) {
 // no permission warning (they are public); a real secret file that every
 // user may read does.
 func TestDemoSecretsDoNotWarn(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	for _, f := range []string{"demo-client-secret", "demo-private-key.pem"} {
 		if err := os.Chmod(filepath.Join(dir, "sim", f), 0o644); err != nil {

@@ -56,6 +56,7 @@ func trippedConfig(t *testing.T, onLimit string) (string, *simserver.Changes, *s
 // invites (list, resend, and under hold a revoke an approval holds). Under
 // hold, approving then sends the approval's changes, and no other.
 func TestNoWriterPassesATrippedLimit(t *testing.T) {
+	t.Parallel()
 	for _, onLimit := range []string{"stop", "hold"} {
 		t.Run(onLimit, func(t *testing.T) {
 			cfg, changes, s := trippedConfig(t, onLimit)
@@ -128,17 +129,17 @@ func approvalOf(t *testing.T, cfg, id string) *store.Approval {
 // recorded, then stops it.
 func daemonRunsOnce(t *testing.T, cfg string) {
 	t.Helper()
-	addr := freeAddr(t)
 	daemonCfg := filepath.Join(filepath.Dir(cfg), "daemon.yaml")
 	data, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr)
+	extra := fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort)
 	if err := os.WriteFile(daemonCfg, append(data, extra...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd, stderr := startBinary(t, "daemon", "--config", daemonCfg, "--run-at-start", "--log-format", "json")
+	addr := listening(t, stderr)
 	waitFor(t, "the daemon's run", 30*time.Second, func() bool { return lastRunOf("http://"+addr) != nil })
 	if code := stopBinary(t, cmd); code != exitOK {
 		t.Errorf("daemon exit %d\n%s", code, stderr.String())
@@ -151,6 +152,7 @@ func daemonRunsOnce(t *testing.T, cfg string) {
 // hold the safe changes, the removals held. (demo --review's approve step
 // is TestDemoReview's.)
 func TestDemoStepsKeepATrippedLimit(t *testing.T) {
+	t.Parallel()
 	for _, onLimit := range []string{"stop", "hold"} {
 		t.Run(onLimit, func(t *testing.T) {
 			ctx := context.Background()

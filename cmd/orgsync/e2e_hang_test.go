@@ -15,6 +15,7 @@ import (
 // with exit 1 (never a panic, whose exit code 2 plan --detailed-exitcode
 // gives to "changes pending"), naming target.baseURL and the timeout key.
 func TestHangingServiceFailsInTheTimeout(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{HangAll: true}})
 	cfg := configFor(t, dir, "csv", s.url, "target:\n", "target:\n  timeouts: {request: 1s}\n")
@@ -48,6 +49,7 @@ func TestHangingServiceFailsInTheTimeout(t *testing.T) {
 // out and is retried, one sync converges, and the next plan finds nothing
 // to do.
 func TestSomeRequestsHangSyncConverges(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{Seed: 2, HangRate: 0.3}})
 	cfg := configFor(t, dir, "csv", s.url, "target:\n",
@@ -67,13 +69,13 @@ func TestSomeRequestsHangSyncConverges(t *testing.T) {
 // about the timeout, the daemon stays up and healthy, reports the failed
 // runs, and its goroutines do not pile up from run to run.
 func TestDaemonSurvivesHangingService(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{Faults: gate.Faults{HangAll: true}})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url, "target:\n", "target:\n  timeouts: {request: 300ms}\n")
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	goroutinesAfter := func(runs float64) float64 {
 		waitFor(t, fmt.Sprintf("%v failed runs", runs), 30*time.Second, func() bool {
 			_, m := get(base + "/metrics")

@@ -94,6 +94,7 @@ Frank,Fuller,frank@example.com,CA,design
 // read no listing page, until --full; plan, the run records and the
 // summary say which kind of run each was, and why.
 func TestIncrementalRunsPlanFromTheSnapshot(t *testing.T) {
+	t.Parallel()
 	notGolden(t) // the reasons name times
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
@@ -190,6 +191,7 @@ func simUsers(s *sim) []string {
 // run leaves the organization as it is (its snapshot does not know); the
 // next full run corrects exactly those three.
 func TestDriftBehindOrgsyncsBack(t *testing.T) {
+	t.Parallel()
 	_, s, cfg := syncedOnce(t)
 	synced := simUsers(s)
 
@@ -235,6 +237,7 @@ func TestDriftBehindOrgsyncsBack(t *testing.T) {
 // run's update is answered "no such user", and the run reads the whole
 // organization, plans again and creates the user, saying why.
 func TestAnswerContradictingTheSnapshotSwitchesToAFullRead(t *testing.T) {
+	t.Parallel()
 	dir, s, cfg := syncedOnce(t)
 	behind(t, orgClient(t, cfg), umwire.Entry{User: "bob@example.com", Do: []umwire.Step{{RemoveFromOrg: &umwire.RemoveFromOrg{}}}})
 	writeUsers(t, dir, strings.Replace(exampleUsers, "Bob,Builder", "Bob,Baker", 1))
@@ -273,6 +276,7 @@ func TestAnswerContradictingTheSnapshotSwitchesToAFullRead(t *testing.T) {
 // after its first requests, before it could record them in the snapshot:
 // the next run reads the whole organization, says why, and converges.
 func TestSyncKilledWhileSendingMakesTheNextRunFull(t *testing.T) {
+	t.Parallel()
 	dir, s, cfg := syncedOnce(t)
 	var csv strings.Builder
 	csv.WriteString(exampleUsers)
@@ -307,6 +311,7 @@ func TestSyncKilledWhileSendingMakesTheNextRunFull(t *testing.T) {
 // TestDamagedSnapshotIsAWarning: a snapshot that cannot be read makes the
 // run read fully, with a warning, never fail; the sync writes a new one.
 func TestDamagedSnapshotIsAWarning(t *testing.T) {
+	t.Parallel()
 	dir, _, cfg := syncedOnce(t)
 	path := filepath.Join(dir, "csv", "state", "snapshots", "org-default.snapshot")
 	b, err := os.ReadFile(path)
@@ -337,14 +342,14 @@ func TestDamagedSnapshotIsAWarning(t *testing.T) {
 // organization, the next ones plan from the snapshot; its metrics and
 // status page say so.
 func TestDaemonRunsIncrementally(t *testing.T) {
+	t.Parallel()
 	notGolden(t)
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
-	addr := freeAddr(t)
 	cfg := incrementalConfig(t, dir, s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "an incremental run", 20*time.Second, func() bool {
 		_, m := get(base + "/metrics")
 		return metricValue(m, `orgsync_reads_total{kind="incremental"}`) >= 2
@@ -367,6 +372,7 @@ func TestDaemonRunsIncrementally(t *testing.T) {
 // applies them once, and the snapshot records it: the next incremental
 // plan has nothing left to do.
 func TestIncrementalRunsKeepTheSafetyLimit(t *testing.T) {
+	t.Parallel()
 	notGolden(t)
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})

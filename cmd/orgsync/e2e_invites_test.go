@@ -18,6 +18,7 @@ import (
 // pending invite is left alone. (An expired invite beside a newer pending
 // one of the same email is in the reconciler's tests.)
 func TestPendingInvitesSettle(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	ms := func(ago time.Duration) int64 { return time.Now().Add(-ago).UnixMilli() }
 	appendFile(t, filepath.Join(dir, "sim", "org.yaml"), fmt.Sprintf(`invites:

@@ -11,6 +11,7 @@ import (
 // its files is met, 1 when one is not (with the difference) or no file is
 // named.
 func TestMappingTestCommand(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	ok := filepath.Join(dir, "csv", "orgsync.test.yaml")
 	if r := runBinary(t, nil, "test", ok, filepath.Join(dir, "multiorg", "orgsync.test.yaml")); r.code != exitOK || !strings.Contains(r.stdout, "4 expectations met, 0 not") {

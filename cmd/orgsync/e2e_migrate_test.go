@@ -58,6 +58,7 @@ Cy,Ng,cy@example.com,,sales,,,
 // plan: migrate (the configuration written, the report printed, the check
 // passed), then validate and plan against the simulator.
 func TestMigrateToFirstPlan(t *testing.T) {
+	t.Parallel()
 	dir, inc := incumbentDir(t, incumbentFiles)
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
@@ -107,6 +108,7 @@ func TestMigrateToFirstPlan(t *testing.T) {
 // output, the report to standard error; a configuration that does not
 // load (the incumbent example's placeholders) exits 1 with the problems.
 func TestMigrateReportsWhatDoesNotLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, text := range incumbentFiles {
 		if name == "connector-umapi.yml" {
@@ -176,6 +178,7 @@ func pointAtSim(t *testing.T, path, url string) {
 // and migrate exits 1 until the difference is accepted; accepted, the
 // configuration's header records it and a plan runs.
 func TestMigrateTestModeMustBeAccepted(t *testing.T) {
+	t.Parallel()
 	dir, inc := incumbentDir(t, incumbentFiles)
 	out := filepath.Join(inc, "orgsync.yaml")
 	env := []string{"ORGSYNC_CLIENT_SECRET=demo-client-secret-not-a-real-secret"}
@@ -203,6 +206,7 @@ func TestMigrateTestModeMustBeAccepted(t *testing.T) {
 // encrypt command writes it (the legacy PEM form, DES-EDE3-CBC) is used as
 // it is, its passphrase from the environment like the other secrets.
 func TestMigrateLegacyEncryptedKey(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for name, text := range incumbentFiles {
 		files[name] = text
@@ -289,6 +293,7 @@ ssl_verify: False
 // administrator, a designer who is in emea too, whom the incumbent leaves
 // alone there and orgsync's plan gives emea's Design.
 func TestMigrateSecondaryOrganization(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	seed, err := os.ReadFile(filepath.Join(dir, "sim", "orgs.yaml"))
 	if err != nil {

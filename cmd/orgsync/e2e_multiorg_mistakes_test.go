@@ -16,6 +16,7 @@ import (
 // service (a wrong secret, a dead address) fails that organization only,
 // and the other is synced.
 func TestMultiOrgMistakesNameTheOrganization(t *testing.T) {
+	t.Parallel()
 	emea := "  - name: emea\n    orgId: 5678EF01@VendorOrg\n    baseURL: "
 	tests := []struct {
 		name       string
@@ -75,6 +76,7 @@ func TestMultiOrgMistakesNameTheOrganization(t *testing.T) {
 // TestMultiOrgUnknownOrganizationFlag: --org and --orgs naming no
 // organization list those the configuration has; --org on plan is --orgs.
 func TestMultiOrgUnknownOrganizationFlag(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	multi, single := configFor(t, dir, "multiorg", s.url), configFor(t, dir, "csv", s.url)

@@ -18,6 +18,7 @@ var multiOrgRemove = []string{"unmatchedUsers: remove-groups", "unmatchedUsers: 
 // once and its planned changes in each organization, and says why an
 // organization that takes mapped users only does not take it.
 func TestMultiOrgExplain(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url)
@@ -55,6 +56,7 @@ func TestMultiOrgExplain(t *testing.T) {
 // withholds its removal while main's goes through, and --max-removals
 // overrides both.
 func TestMultiOrgScopedRuns(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	main, emea := s.Org(mainOrg), s.Org(emeaOrg)
@@ -125,6 +127,7 @@ func TestMultiOrgScopedRuns(t *testing.T) {
 // user (members: all), plan --detailed-exitcode exits 2 while any selected
 // organization has changes, also when the other is in step.
 func TestMultiOrgDetailedExitcodeAndMembersAll(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url, "    members: mapped\n", "    members: all\n")
@@ -156,6 +159,7 @@ func TestMultiOrgDetailedExitcodeAndMembersAll(t *testing.T) {
 // main; erin, mapped to main only and a member of emea, keeps emea's
 // Design (without the flag she loses it).
 func TestMultiOrgExcludeUnmappedUsersPerOrganization(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	rewrite(t, filepath.Join(dir, "sim", "orgs.yaml"), // frank in emea becomes erin
 		"{email: frank@example.com, firstname: Frank, lastname: Fuller, country: CA,",

@@ -24,6 +24,7 @@ const (
 // organization and changes neither; the sync maps the designers into
 // emea::Design and only them into emea; a second plan has nothing to do.
 func TestMultiOrgPlanSyncPlan(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url)
@@ -87,6 +88,7 @@ func TestMultiOrgPlanSyncPlan(t *testing.T) {
 // in the source but mapped to no group of emea (frank) loses emea's Design:
 // he is listed, and no rule gives it to him.
 func TestMultiOrgSourceUserMappedElsewhere(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: preserve")
@@ -123,6 +125,7 @@ func TestMultiOrgSourceUserMappedElsewhere(t *testing.T) {
 // TestMultiOrgDryRunJSON: plan --output json has one entry per
 // organization with its counts and changes, and sends nothing.
 func TestMultiOrgDryRunJSON(t *testing.T) {
+	t.Parallel()
 	s, cfg, r := planJSONOnMultiSim(t, "multiorg", "unmatchedUsers: remove-groups", "unmatchedUsers: remove-groups\n  reportFile: unmatched.csv")
 	var plan struct {
 		FormatVersion int `json:"formatVersion"`
@@ -180,6 +183,7 @@ func TestMultiOrgDryRunJSON(t *testing.T) {
 // TestMultiOrgFailureInOneOrganization: emea answers every request 500;
 // main is synced all the same, and the run fails naming emea.
 func TestMultiOrgFailureInOneOrganization(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	s.Org(emeaOrg).SetFaults(gate.Faults{ErrorRate: 1})
@@ -218,6 +222,7 @@ func TestMultiOrgFailureInOneOrganization(t *testing.T) {
 // works unchanged against a simulator of several organizations, and its
 // JSON plan keeps the shape of one organization.
 func TestSingleTargetOnMultiOrgSimulator(t *testing.T) {
+	t.Parallel()
 	s, cfg, r := planJSONOnMultiSim(t, "csv")
 	var plan map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
@@ -259,13 +264,13 @@ func planJSONOnMultiSim(t *testing.T, example string, replace ...string) (s *mul
 // with one sign-in per organization for all runs, and its metrics carry
 // each organization's series.
 func TestMultiOrgDaemon(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "multiorg", s.url)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	waitFor(t, "two successful runs", 20*time.Second, func() bool {
 		_, m := get(base + "/metrics")
 		return metricValue(m, `orgsync_runs_total{result="success"}`) >= 2
@@ -298,6 +303,7 @@ func TestMultiOrgDaemon(t *testing.T) {
 // 1.5 s late; main is planned, applied and summed up before emea even sends
 // its changes: each organization goes on as soon as its own plan is ready.
 func TestMultiOrgSlowOrganizationHoldsNoOtherBack(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	s.Org(emeaOrg).SetFaults(gate.Faults{Latency: 1500 * time.Millisecond})
@@ -321,6 +327,7 @@ func TestMultiOrgSlowOrganizationHoldsNoOtherBack(t *testing.T) {
 // each plan names the settings of its own policy: emea's under
 // targets[1].policy, main's under the top-level policy.
 func TestMultiOrgOwnPolicy(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startMultiSim(t, dir, "sim/orgs.yaml", umsim.Options{})
 	cfg := configFor(t, dir, "multiorg", s.url, "    members: mapped\n",

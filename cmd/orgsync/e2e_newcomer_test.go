@@ -11,6 +11,7 @@ import (
 // plan --explain says that a duplicate record that disagrees with the
 // first was rejected, and why, instead of listing it as if it counted.
 func TestExplainRejectedDuplicate(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Bob,Bauer,bob@example.com,US,eng\n")
@@ -23,6 +24,7 @@ func TestExplainRejectedDuplicate(t *testing.T) {
 // A user whose only groups in the organization do not exist there is not
 // created in it with no groups: the plan says why instead.
 func TestUserMappedOnlyToMissingGroupNotCreated(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "targets: [Marketing, All Apps]", "targets: [Marketng]")
@@ -37,6 +39,7 @@ func TestUserMappedOnlyToMissingGroupNotCreated(t *testing.T) {
 // user (not a list of one), and a source filter without a configured
 // scope not called a scoped run.
 func TestNewcomerSmallThings(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "      defaultType: federatedID\n",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/changecontrol/notify"
 	"github.com/orgsync/orgsync/internal/changecontrol/notify/smtptest"
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/target/umsim"
 )
 
@@ -39,6 +40,18 @@ func startHooks(t *testing.T) *hooks {
 	return h
 }
 
+// urlRef returns the webhook's URL as a secret reference to a file of the
+// test's own, for the configuration ("{file: PATH}"): a test that sets
+// an environment variable cannot run in parallel.
+func (h *hooks) urlRef(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hook-url")
+	if err := os.WriteFile(path, []byte(h.url), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "{file: " + path + "}"
+}
+
 func (h *hooks) events() []map[string]any {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -51,6 +64,7 @@ func (h *hooks) events() []map[string]any {
 // from a file); a notifier that cannot be reached is logged and does not
 // fail the sync; a failed run is notified.
 func TestNotifiesHeldApprovalAndChanges(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
@@ -63,9 +77,8 @@ func TestNotifiesHeldApprovalAndChanges(t *testing.T) {
 	if err := os.WriteFile(pw, []byte(mail.Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	deadURL := "http://" + closed.Addr().String() + "/hook"
-	closed.Close()
+	dead := testenv.RefusedAddr(t)
+	deadURL := "http://" + dead + "/hook"
 	env := []string{"HOOK_URL=" + h.url + "/T0KEN", "DEAD_HOOK_URL=" + deadURL}
 	notifySection := `
 notify:
@@ -137,7 +150,7 @@ notify:
 	}
 
 	// A run that fails is notified as a failure.
-	rewrite(t, cfg, s.url, "http://"+closed.Addr().String())
+	rewrite(t, cfg, s.url, "http://"+dead)
 	runBinary(t, env, "sync", "--config", cfg)
 	last := h.events()[len(h.events())-1]
 	if last["event"] != string(notify.Failure) || last["error"] == "" {

@@ -35,18 +35,17 @@ func runsOf(t *testing.T, cfg string) []store.Run {
 // /api/runs, a failure notification, the metrics, and the report of a
 // sync --report.
 func TestUnreadableSourceIsRecordedShownAndNotified(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
-	addr := freeAddr(t)
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
-	appendFile(t, cfg, fmt.Sprintf("notify:\n  webhooks: [{url: {env: HOOK_URL}}]\nschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
-	t.Setenv("HOOK_URL", h.url)
+	appendFile(t, cfg, fmt.Sprintf("notify:\n  webhooks: [{url: %s}]\nschedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", h.urlRef(t), anyPort))
 	if err := os.Rename(filepath.Join(dir, "csv", "users.csv"), filepath.Join(dir, "csv", "users.csv.moved")); err != nil {
 		t.Fatal(err)
 	}
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
-	base := "http://" + addr
+	base := "http://" + listening(t, stderr)
 	var st statuspage.Status
 	waitFor(t, "the failed run in /api/runs", 20*time.Second, func() bool {
 		_, body := get(base + "/api/runs")
@@ -97,6 +96,7 @@ func TestUnreadableSourceIsRecordedShownAndNotified(t *testing.T) {
 // TestUnrecordedChangesExitApart: changes applied that the state
 // directory cannot record end the run with exit 3, and are notified.
 func TestUnrecordedChangesExitApart(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
@@ -131,6 +131,7 @@ func TestUnrecordedChangesExitApart(t *testing.T) {
 // TestValidateReadsTheNotificationSecrets: an unset webhook variable is a
 // problem validate finds, not a notification lost at the first run.
 func TestValidateReadsTheNotificationSecrets(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:9", "maxRemovals: 50%", "maxRemovals: 50%\nnotify:\n  webhooks: [{url: {env: ORGSYNC_TEST_UNSET_HOOK}}]")
 	r := runBinary(t, nil, "validate", "--config", cfg)
@@ -143,6 +144,7 @@ func TestValidateReadsTheNotificationSecrets(t *testing.T) {
 // sync no more than notify.timeout, and the daemon's /healthz shows the
 // run's end when its sync ended, not when its notifications gave up.
 func TestNotificationNeverHoldsTheRun(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
@@ -169,12 +171,12 @@ func TestNotificationNeverHoldsTheRun(t *testing.T) {
 		t.Errorf("sync with a silent webhook: exit %d in %s, want 0 within the 2s timeout and the lost notification logged\n%s", r.code, took, r.stderr)
 	}
 
-	addr := freeAddr(t)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	rewrite(t, cfg, "timeout: 2s", "timeout: 8s")
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Zed,Zero,zed@example.com,US,eng\n") // a change to notify
 	started := time.Now()
 	cmd, stderr := startBinary(t, "daemon", "--config", cfg, "--run-at-start", "--log-format", "json")
+	addr := listening(t, stderr)
 	var last *store.Run
 	waitFor(t, "the run's end in /api/runs", 20*time.Second, func() bool { last = lastRunOf("http://" + addr); return last != nil })
 	if end := last.End; !end.Before(started.Add(8 * time.Second)) {
@@ -192,6 +194,7 @@ func TestNotificationNeverHoldsTheRun(t *testing.T) {
 // not fit the configuration (a users file that cannot be read) fails
 // before it plans, and is recorded with the phase configuration.
 func TestCommandLineThatDoesNotFitIsRecorded(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	cfg := configFor(t, dir, "csv", "http://127.0.0.1:9", "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
 	r := runBinary(t, nil, "sync", "--config", cfg, "--users-file", filepath.Join(dir, "no-such-list.txt"))
@@ -210,13 +213,14 @@ func TestCommandLineThatDoesNotFitIsRecorded(t *testing.T) {
 // report asked for, as long as no problem concerns state: or notify:. Where
 // one does, the problems printed are all there is, and nothing is written.
 func TestBrokenConfigurationIsRecordedAndNotified(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state",
 		"unmatchedUsers: remove-groups", "unmatchedUsers: sometimes")
-	appendFile(t, cfg, "notify:\n  webhooks: [{url: {env: HOOK_URL}}]\n")
-	t.Setenv("HOOK_URL", h.url)
+	hook := h.urlRef(t)
+	appendFile(t, cfg, "notify:\n  webhooks: [{url: "+hook+"}]\n")
 	report := filepath.Join(dir, "failed.csv")
 	r := runBinary(t, nil, "sync", "--config", cfg, "--report", report)
 	if r.code != exitError || !strings.Contains(r.stderr, "policy.unmatchedUsers") {
@@ -238,7 +242,7 @@ func TestBrokenConfigurationIsRecordedAndNotified(t *testing.T) {
 	if r := runBinary(t, nil, "plan", "--config", cfg); r.code != exitError {
 		t.Errorf("plan: exit %d", r.code)
 	}
-	rewrite(t, cfg, "{env: HOOK_URL}", "{env: ORGSYNC_TEST_UNSET_HOOK}")
+	rewrite(t, cfg, hook, "{env: ORGSYNC_TEST_UNSET_HOOK}")
 	if r := runBinary(t, nil, "sync", "--config", cfg); r.code != exitError {
 		t.Errorf("sync: exit %d", r.code)
 	}

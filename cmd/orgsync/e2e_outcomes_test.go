@@ -269,8 +269,7 @@ func (f *outcomeFixture) drive(t *testing.T, d outcomeDriver, args []string) (in
 		r := runBinary(t, f.env, append(args, "--config", f.cfg, "--report", f.report())...)
 		return r.code, r.stdout + r.stderr
 	}
-	addr := freeAddr(t)
-	appendFile(t, f.cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, f.cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1h\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	cmd := exec.Command(binary, append(args, "--config", f.cfg, "--log-format", "json")...)
 	cmd.Env = append(os.Environ(), f.env...)
 	var stderr syncBuffer

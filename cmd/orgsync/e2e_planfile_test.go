@@ -16,6 +16,7 @@ import (
 // fresh plan is the same, and refuses, listing the differences, when the
 // sources changed, when the configuration changed, or when it is too old.
 func TestSavedPlanReviewThenApply(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state")
@@ -85,6 +86,7 @@ func TestSavedPlanReviewThenApply(t *testing.T) {
 // those flags; apply makes its fresh plan with them and applies exactly
 // the reviewed removals.
 func TestReviewAMassRemovalThenApplyIt(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := heldConfig(t, dir, s.url, "")

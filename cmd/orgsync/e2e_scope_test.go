@@ -14,6 +14,7 @@ import (
 // the users outside the scope keep their place and their groups (bob has a
 // group too many, mallory is in no source), the others are synced.
 func TestScopedRunsNeverRemoveOutOfScopeUsers(t *testing.T) {
+	t.Parallel()
 	destructive := []string{"unmatchedUsers: remove-groups", "unmatchedUsers: remove", "maxRemovals: 50%", "maxRemovals: 0"}
 	tests := []struct {
 		name    string
@@ -89,6 +90,7 @@ func snapshotGroups(s interface{ Snapshot() *umsim.State }) map[string][]string 
 // created nor, when in the organization, removed; users in no source are
 // still unmatched.
 func TestExcludeUnmappedUsers(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	// frank@example.com, in the file with no group, is not in the organization.
@@ -113,6 +115,7 @@ func TestExcludeUnmappedUsers(t *testing.T) {
 // gave each group, and that it catches a bad expression at load with its
 // line.
 func TestPlanExplain(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	exprs := "      defaultType: federatedID\n    groups: 'user.firstname == \"Dave\" ? [\"Photo Apps\"] : []'\n    set:\n      lastname: 'user.lastname.upperAscii()'\n"
@@ -148,6 +151,7 @@ func TestPlanExplain(t *testing.T) {
 // too many) and mallory (in no source) are left exactly as they were,
 // although unmatched users are removed.
 func TestScopedLDAPRun(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	before := snapshotGroups(s)
@@ -177,6 +181,7 @@ func TestScopedLDAPRun(t *testing.T) {
 // TestMaxRemovalsOverride: a limit that withholds a removal lets it
 // through for one run with --max-removals; a bad value is refused.
 func TestMaxRemovalsOverride(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove", "maxRemovals: 50%", "maxRemovals: 1%")

@@ -13,6 +13,7 @@ import (
 // filter left a user out, that a user in no source is unmatched, and that
 // a name nobody has is unknown to the sources and the organization.
 func TestPlanExplainLeftOutUnmatchedUnknown(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	filter := "      defaultType: federatedID\n    filter: 'user.country != \"CA\"'\n"
@@ -47,6 +48,7 @@ func TestPlanExplainLeftOutUnmatchedUnknown(t *testing.T) {
 // and the listed users in a source are synced; the run fails as a run
 // whose removals were withheld does.
 func TestUsersFileBadLine(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove", "maxRemovals: 50%", "maxRemovals: 0")
@@ -83,6 +85,7 @@ func TestUsersFileBadLine(t *testing.T) {
 // unmatched (mallory is in no source, bob has a group too many), and
 // counts them as out of scope instead.
 func TestScopedPlanListsNoOutOfScopeUserAsUnmatched(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove")

@@ -20,17 +20,17 @@ import (
 // token; the command's standard error and the daemon's log line carry
 // it, on this machine only.
 func TestASecretCommandsStandardErrorStaysLocal(t *testing.T) {
+	t.Parallel()
 	const token = "hvs.CAESIJ-leaked-vault-token"
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	h := startHooks(t)
-	t.Setenv("HOOK_URL", h.url) // the daemon runs in this process
 	script := filepath.Join(dir, "csv", "get-secret.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"permission denied for "+token+"\" >&2\nexit 3\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	cfg := configFor(t, dir, "csv", s.url, "clientSecret: {file: ../sim/demo-client-secret}", "clientSecret: {exec: [./get-secret.sh]}",
-		"maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state\nnotify:\n  webhooks:\n    - url: {env: HOOK_URL}")
+		"maxRemovals: 50%", "maxRemovals: 50%\nstate:\n  dir: state\nnotify:\n  webhooks:\n    - url: "+h.urlRef(t))
 	r := runBinary(t, nil, "sync", "--config", cfg)
 	if r.code != exitError || strings.Count(r.stderr, token) != 1 || !strings.Contains(r.stderr, "failed with exit code 3") {
 		t.Errorf("sync: exit %d, the token said %d times on its standard error (want once, locally)\n%s", r.code, strings.Count(r.stderr, token), r.stderr)
@@ -46,10 +46,10 @@ func TestASecretCommandsStandardErrorStaysLocal(t *testing.T) {
 		}
 	}
 
-	addr := freeAddr(t)
-	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", addr))
+	appendFile(t, cfg, fmt.Sprintf("schedule:\n  cron: \"@every 1s\"\n  allowFrequentSchedule: true\n  listen: %q\n", anyPort))
 	stderr, stop := startDaemonInProcess(cfg)
 	defer stop()
+	addr := listening(t, stderr)
 	var health daemon.Health
 	waitFor(t, "a failed run in /healthz", 20*time.Second, func() bool {
 		code, body := get("http://" + addr + "/healthz")

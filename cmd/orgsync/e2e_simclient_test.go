@@ -28,12 +28,13 @@ import (
 // with https:// and the IMS host, posted to "/ims/exchange/jwt/" with the
 // trailing slash, and booleans written "True".
 func TestSimServesAnotherClientOverTLS(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
-	addr := freeAddr(t)
 	certFile, keyFile, pool := serverCert(t, t.TempDir())
-	startBinary(t, "sim", "--listen", addr, "--state", filepath.Join(dir, "sim", "org.yaml"),
+	_, stderr := startBinary(t, "sim", "--listen", anyPort, "--state", filepath.Join(dir, "sim", "org.yaml"),
 		"--tls-cert", certFile, "--tls-key", keyFile, "--read-limit", "0", "--app-limit", "0")
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	addr := listening(t, stderr)
 	base := "https://" + addr
 	waitFor(t, "the simulator over TLS", 10*time.Second, func() bool {
 		resp, err := client.Get(base + "/_sim/state")

@@ -44,6 +44,7 @@ func hasFold(list []string, s string) bool {
 // against the simulator: the CSV and YAML files, and the OpenLDAP
 // directory of examples/openldap/users.ldif served by a real slapd.
 func TestPlanSyncPlanConverges(t *testing.T) {
+	t.Parallel()
 	for _, example := range []string{"csv", "yaml", "openldap"} {
 		t.Run(example, func(t *testing.T) {
 			dir := exampleDir(t)
@@ -115,6 +116,7 @@ func startExampleSlapd(t *testing.T, dir string) (env, replace []string) {
 // as a second source and an exact rule for a group that only the file has:
 // the run accepts it; a rule for a group that no source has fails the run.
 func TestLDAPAndCSVShareExactRules(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	env, replace := startExampleSlapd(t, dir)
@@ -147,6 +149,7 @@ func TestLDAPAndCSVShareExactRules(t *testing.T) {
 }
 
 func TestPlanJSONAndTestOnly(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "unmatchedUsers: remove-groups", "unmatchedUsers: remove-groups\n  reportFile: unmatched.csv")
@@ -181,6 +184,7 @@ func TestPlanJSONAndTestOnly(t *testing.T) {
 // run creates; a test-only run creates nothing, so the entries that wait on
 // the group's creation cannot be verified and the result says how many.
 func TestTestOnlyCountsUnverifiedEntries(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "targets: [Engineering, Acrobat Pro]", "targets: [Engineering, Acrobat Pro, NewTeam]",
@@ -192,6 +196,7 @@ func TestTestOnlyCountsUnverifiedEntries(t *testing.T) {
 }
 
 func TestSourceFailureFailsTheRun(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "path: users.csv", "path: missing.csv")
@@ -213,8 +218,10 @@ func TestSourceFailureFailsTheRun(t *testing.T) {
 // the freeipa example a real 389 Directory Server (the test fails in CI
 // when they cannot run).
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	for _, name := range slices.Sorted(maps.Keys(demo.Examples())) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			switch name {
 			case "ldap":
 				ldaptest.RequireSlapd(t)
@@ -254,6 +261,7 @@ func TestDemo(t *testing.T) {
 // TestSecretsNeverPrinted runs the commands at debug level, and with a
 // wrong secret, and looks for the secrets in everything they printed.
 func TestSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	for _, example := range []string{"csv", "multiorg"} {
 		t.Run(example, func(t *testing.T) {
 			dir := exampleDir(t)
@@ -304,6 +312,7 @@ func checkSecretsNeverPrinted(t *testing.T, dir, cfg string) {
 // TestBadRowWithholdsRemovals: a skipped bad record could be a user who
 // should keep access, so the run adds what it must and takes nothing away.
 func TestBadRowWithholdsRemovals(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	appendFile(t, filepath.Join(dir, "csv", "users.csv"), "Mallory,Left,mallory-at-example.com,US,marketing\n")
@@ -329,6 +338,7 @@ func TestBadRowWithholdsRemovals(t *testing.T) {
 // ("$1") cannot be listed in advance, yet they are managed: memberships are
 // added and removed in them, and groups no rule produces stay untouched.
 func TestPatternMappingTargetsAreManaged(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	rules := `  - directory: eng
@@ -365,6 +375,7 @@ func TestPatternMappingTargetsAreManaged(t *testing.T) {
 // TestDetailedExitCodeCountsWithheldChanges: removals withheld by a safety
 // limit leave the organization out of step, so the plan still exits 2.
 func TestDetailedExitCodeCountsWithheldChanges(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url, "maxRemovals: 50%", "maxRemovals: 1")
@@ -383,6 +394,7 @@ func TestDetailedExitCodeCountsWithheldChanges(t *testing.T) {
 // TestPlanLogsWhatItWouldSend: plan goes the same way as sync up to the
 // wire: it logs each request it would send and counts them, sending none.
 func TestPlanLogsWhatItWouldSend(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	s := startSim(t, dir, umsim.Options{})
 	cfg := configFor(t, dir, "csv", s.url)
@@ -404,6 +416,7 @@ func TestPlanLogsWhatItWouldSend(t *testing.T) {
 // requests logs one line saying so and progress lines at info, not a line
 // per request (those are at debug).
 func TestBigSyncLogsProgressNotEachRequest(t *testing.T) {
+	t.Parallel()
 	dir := exampleDir(t)
 	var more strings.Builder
 	for u := range 10 * (run.QuietAbove + 5) {

@@ -19,6 +19,7 @@ import (
 // with them in place the configuration is valid and has the chosen kind
 // of source.
 func TestInitWritesStarterConfigs(t *testing.T) {
+	t.Parallel()
 	variants := map[string]string{} // the kind of each variant
 	for _, k := range all.Kinds() {
 		for _, v := range k.Variants {
@@ -91,6 +92,7 @@ func TestInitWritesStarterConfigs(t *testing.T) {
 
 // TestInitRefusesToOverwrite: an existing file is kept unless --force.
 func TestInitRefusesToOverwrite(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "orgsync.yaml")
 	if err := os.WriteFile(path, []byte("mine\n"), 0o600); err != nil {
 		t.Fatal(err)

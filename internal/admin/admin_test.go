@@ -32,6 +32,7 @@ func open(t *testing.T, name string) (*Org, error) {
 // TestCallsReachTheNamedOrganization: the users, one user, a group's
 // members, the invites and the products come from the organization named.
 func TestCallsReachTheNamedOrganization(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	o, err := open(t, "emea")
 	if err != nil {
@@ -61,6 +62,7 @@ func TestCallsReachTheNamedOrganization(t *testing.T) {
 // what to do instead; an action that is neither resend nor revoke is an
 // error, and nothing is sent.
 func TestInviteSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	o, err := open(t, "")
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,7 @@ func TestInviteSaysWhatToDo(t *testing.T) {
 // TestOpenNamesTheOrganizations: an unknown organization is refused with
 // the names the configuration has.
 func TestOpenNamesTheOrganizations(t *testing.T) {
+	t.Parallel()
 	if _, err := open(t, "apac"); err == nil || !strings.Contains(err.Error(), "main, emea") {
 		t.Errorf("unknown organization: %v", err)
 	}

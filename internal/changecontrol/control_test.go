@@ -56,6 +56,7 @@ func syncOnce(t *testing.T, c *Control, cfg *config.Config, mode run.Mode) []*ru
 }
 
 func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
+	t.Parallel()
 	path, _ := csvExample(t, true)
 	cfg := load(t, path)
 	c := New(cfg, zap.NewNop())
@@ -88,6 +89,7 @@ func TestHoldKeepsTheRemovalsAndAppliesTheRest(t *testing.T) {
 // memory, the limit, and whether it came near it (the status page shows
 // it).
 func TestRecordSaysNearTheMemoryLimit(t *testing.T) {
+	t.Parallel()
 	r := &run.Result{Org: &config.NamedTarget{Name: "main"}, Mode: run.Real, Memory: memlimit.Usage{Peak: 900 << 20, Bound: 1 << 30}}
 	rec, _ := record(r, nil, store.Settings{}, "sync")
 	if rec.PeakMemoryMiB != 900 || rec.MemoryLimitMiB != 1024 || !rec.NearMemoryLimit {
@@ -100,6 +102,7 @@ func TestRecordSaysNearTheMemoryLimit(t *testing.T) {
 }
 
 func TestStopAppliesNothing(t *testing.T) {
+	t.Parallel()
 	path, sim := csvExample(t, false)
 	rewrite(t, path, "maxRemovals: 1", "maxRemovals: 1\n  onLimit: stop")
 	cfg := load(t, path)

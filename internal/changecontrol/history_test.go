@@ -14,6 +14,7 @@ import (
 // and age; a mistaken option is an error naming its flag; without a
 // state directory there is no history.
 func TestHistoryFilters(t *testing.T) {
+	t.Parallel()
 	path, _ := csvExample(t, true)
 	cfg := load(t, path)
 	c := New(cfg, zap.NewNop())

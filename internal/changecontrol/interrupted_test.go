@@ -73,6 +73,7 @@ func heldFixture(t *testing.T) (string, *umsim.Server, string) {
 // what the service applied without an answer saying so (the sources no
 // longer ask for it).
 func TestApproveOnAFullDiskAtEachStep(t *testing.T) {
+	t.Parallel()
 	names := steps(t)
 	for k := 1; k <= len(names); k++ {
 		t.Run(fmt.Sprintf("%d %s", k, names[k-1]), func(t *testing.T) {

@@ -34,6 +34,7 @@ const (
 // approved or pending again with the rest, nothing of the apply is left
 // behind, and the recovery is told.
 func TestApproveKilledAtEachStep(t *testing.T) {
+	t.Parallel()
 	if at := os.Getenv(crashAtEnv); at != "" {
 		k, _ := strconv.Atoi(at)
 		var n int

@@ -29,6 +29,7 @@ func (quietView) NotApplied()              {}
 // the approval still pending with the attempt noted in it (who, when,
 // which run, where and why), and an error log line saying so.
 func TestFailedApproveLeavesItsOutcome(t *testing.T) {
+	t.Parallel()
 	path, _ := csvExample(t, true)
 	cfg := load(t, path)
 	held := syncOnce(t, New(cfg, zap.NewNop()), cfg, run.Real)[0].Decision.Created

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orgsync/orgsync/config"
 )
@@ -18,6 +19,7 @@ import (
 // already taken, stops the daemon before it schedules anything, with what
 // to do and the key to set (package listenaddr tells the other causes).
 func TestRunRefusesToStart(t *testing.T) {
+	t.Parallel()
 	path := example(t, "")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,6 +47,7 @@ func TestRunRefusesToStart(t *testing.T) {
 // when it runs next and that it has not run yet; it stops when its context
 // ends.
 func TestServesUntilStopped(t *testing.T) {
+	t.Parallel()
 	d, addr, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
 	h := health(t, addr)
 	if h.Status != "ok" || d.last.Load() != nil || time.Until(d.nextRun(time.Now())) < 59*time.Minute {
@@ -57,6 +60,7 @@ func TestServesUntilStopped(t *testing.T) {
 // scheduler has placed; it does not slide forward as time passes ("@every"
 // counts from when the scheduler last fired, not from each request).
 func TestNextRunStaysPut(t *testing.T) {
+	t.Parallel()
 	d, _, stop := startDaemon(t, config.Schedule{Cron: "@every 1h"})
 	defer stop()
 	waitFor(t, "the scheduler to place its run", func() bool { return !d.cron.Entry(d.entry).Next.IsZero() })
@@ -74,18 +78,19 @@ func TestNextRunStaysPut(t *testing.T) {
 // ready; stop ends it and checks it stopped cleanly.
 func startDaemon(t *testing.T, sched config.Schedule) (d *daemon, addr string, stop func()) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = ln.Addr().String()
-	ln.Close()
-	s := setupOf(t, example(t, ""), zap.NewNop())
-	s.Config.Schedule, s.Listen = sched, addr
+	core, logs := observer.New(zap.InfoLevel)
+	s := setupOf(t, example(t, ""), zap.New(core))
+	s.Config.Schedule, s.Listen = sched, "127.0.0.1:0" // the daemon binds a free port and logs it
 	d = newTestDaemon(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.run(ctx, false) }()
+	waitFor(t, "the daemon's address", func() bool {
+		for _, e := range logs.FilterMessage("daemon started").All() {
+			addr, _ = e.ContextMap()["listen"].(string)
+		}
+		return addr != ""
+	})
 	waitFor(t, "/readyz", func() bool {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err != nil {
@@ -125,6 +130,7 @@ func health(t *testing.T, addr string) Health {
 // TestEveryScheduleShowsItsTimezone: an @every schedule runs at fixed
 // intervals, and its times are shown in schedule.timezone all the same.
 func TestEveryScheduleShowsItsTimezone(t *testing.T) {
+	t.Parallel()
 	d, _, stop := startDaemon(t, config.Schedule{Cron: "@every 1h", Timezone: "Asia/Kolkata"})
 	defer stop()
 	if z := d.zone(); !strings.HasPrefix(z, "Asia/Kolkata (IST)") {

@@ -28,6 +28,7 @@ const fdBudgetHelper = "ORGSYNC_TEST_FD_BUDGET_DAEMON"
 // the daemon does, prints their address and serves until its standard
 // input closes.
 func TestFDBudgetDaemon(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(fdBudgetHelper) == "" {
 		t.Skip("run by TestHealthzAnswersThroughAConnectionFlood")
 	}

@@ -18,6 +18,7 @@ import (
 // counts in the run's series (sums) and in each organization's, by its
 // org label.
 func TestMetricsPerOrganization(t *testing.T) {
+	t.Parallel()
 	m := newMetrics()
 	main, emea := &config.NamedTarget{Name: "main"}, &config.NamedTarget{Name: "emea"}
 	boom := errors.New("boom")

@@ -14,6 +14,7 @@ import (
 // loopback without authentication is warned of, in the log and on the
 // page; on loopback, or with a token, it is not.
 func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
+	t.Parallel()
 	path := example(t, "")
 	for _, tc := range []struct {
 		listen, status string
@@ -48,6 +49,7 @@ func TestPageWarnsWhenOpenBeyondThisMachine(t *testing.T) {
 // serves, naming the key and why: the page is never open by mistake, nor
 // guarded by a guessable token.
 func TestUnreadablePageSecretStopsTheStart(t *testing.T) {
+	t.Parallel()
 	short := filepath.Join(t.TempDir(), "short")
 	if err := os.WriteFile(short, []byte("t0k3n\n"), 0o600); err != nil {
 		t.Fatal(err)

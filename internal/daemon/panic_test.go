@@ -23,6 +23,7 @@ func (panicking) Read(*run.OrgPlan, *reconcile.Current) { panic("a bug") }
 // with its stack, counted in the metrics, /healthz shows the failed run,
 // and the next run runs (and is counted too).
 func TestDaemonRecoversPanickingRun(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	s := setupOf(t, example(t, ""), zap.New(core))
 	s.RunOptions.Observer = panicking{}
@@ -41,6 +42,7 @@ func TestDaemonRecoversPanickingRun(t *testing.T) {
 // The start line names the zone the schedule runs in, never "": the
 // machine's local time when the configuration names none.
 func TestZoneNamed(t *testing.T) {
+	t.Parallel()
 	for spec, want := range map[string]string{
 		"0 2 * * *":                       "local time of this machine (",
 		"CRON_TZ=Europe/Berlin 0 2 * * *": "Europe/Berlin (",

@@ -9,6 +9,7 @@ import (
 )
 
 func TestDaemonReloadKeepsTheLastGoodConfiguration(t *testing.T) {
+	t.Parallel()
 	path := example(t, "")
 	d := newTestDaemon(t, setupOf(t, path, zap.NewNop()))
 	j := d.job.Load()

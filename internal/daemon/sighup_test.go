@@ -16,6 +16,7 @@ import (
 // end, so the operator is told it was heard), and the configuration is
 // read again as soon as the run ends.
 func TestSIGHUPDuringARunSaysItWaits(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	path := example(t, "")
 	d := newTestDaemon(t, setupOf(t, path, zap.New(core)))

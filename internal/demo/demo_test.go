@@ -24,6 +24,7 @@ import (
 // secret in a file, never in the configuration), and Close stops them and
 // removes the copied examples.
 func TestStartPointsTheExampleAtItsServers(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	s, err := Start(context.Background(), Examples()["okta"], &out)
 	if err != nil {
@@ -65,6 +66,7 @@ func TestStartPointsTheExampleAtItsServers(t *testing.T) {
 // demo, stops it after them, and counts the simulator's requests; a step's
 // error is Run's, without the count.
 func TestRunStopsTheDemoAndCountsTheRequests(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	var ran *Setup
 	err := Run(context.Background(), Examples()["csv"], &out, func(d *Setup) error {
@@ -95,6 +97,7 @@ func TestRunStopsTheDemoAndCountsTheRequests(t *testing.T) {
 // variant's example, is a demo with nothing else changed here; the demo
 // offers every variant of the registry, and multiorg.
 func TestANewKindIsOneRegistryLine(t *testing.T) {
+	t.Parallel()
 	hr := source.Variant{Name: "hr", Example: source.Example{Dir: "csv"}}
 	got := examplesOf(append(all.Kinds(), source.KindOf[csvfile.Config]("hr", hr)))
 	if e, ok := got["hr"]; !ok || e.Dir != "csv" {
@@ -113,6 +116,7 @@ func TestANewKindIsOneRegistryLine(t *testing.T) {
 // starts the example of a variant of the registry (a renamed variant
 // would otherwise lose its server silently).
 func TestServersAreTheRegistrysVariants(t *testing.T) {
+	t.Parallel()
 	for name := range servers() {
 		if _, ok := all.Kinds().Variant(name); !ok {
 			t.Errorf("the demo registers a server for %q, which is no variant of the registry", name)

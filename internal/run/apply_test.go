@@ -14,6 +14,7 @@ import (
 // TestSummaryLogsEveryKind: the summary line of an organization's run
 // has the count of every kind of the reconciler's table, by its name.
 func TestSummaryLogsEveryKind(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	var changes []reconcile.Change
 	for _, k := range reconcile.Kinds() {
@@ -36,6 +37,7 @@ func TestSummaryLogsEveryKind(t *testing.T) {
 // what the process may use says so, with both figures; one well under it
 // says nothing more than its summary.
 func TestSummaryWarnsNearTheMemoryLimit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		peak, bound uint64
 		warn        bool
@@ -61,6 +63,7 @@ func TestSummaryWarnsNearTheMemoryLimit(t *testing.T) {
 // sends anything; its result carries the estimate (the run record's
 // nearMemoryLimit).
 func TestPlannedRunWarnsBeforeItNeedsTooMuch(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	p := &OrgPlan{log: zap.New(core)}
 	p.expectMemory(1_000_000, 1_000_000, 500_000, 1<<30)

@@ -13,6 +13,7 @@ import (
 // the other jobs finish, and the panic is raised again in the caller,
 // where a command or the daemon recovers it.
 func TestEachRaisesAPanicInTheCaller(t *testing.T) {
+	t.Parallel()
 	var finished atomic.Int32
 	err := crash.Call(func() error {
 		each(context.Background(), 3, func(_ context.Context, i int) {

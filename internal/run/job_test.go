@@ -96,6 +96,7 @@ func (r *recorder) Applied(x *Result) bool {
 // plans, and plans again with the same Job (as the daemon does): nothing
 // is left to do. The observer hears each read and each result.
 func TestPlanApplyConverges(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "multiorg")
 	rec := &recorder{}
 	j, plans := planJob(t, cfg, Overrides{}, Options{Observer: rec})
@@ -137,6 +138,7 @@ func TestPlanApplyConverges(t *testing.T) {
 // TestDryApplySendsNothing: a dry run goes the same way as a real one and
 // changes nothing.
 func TestDryApplySendsNothing(t *testing.T) {
+	t.Parallel()
 	j, plans := planJob(t, exampleConfig(t, "csv"), Overrides{}, Options{})
 	ctx := context.Background()
 	res, err := j.ApplyAll(ctx, plans, Dry)
@@ -152,6 +154,7 @@ func TestDryApplySendsNothing(t *testing.T) {
 // TestSyncShowFailsOneOrganization: an error showing one organization's
 // plan fails that organization only, named in the run's error.
 func TestSyncShowFailsOneOrganization(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "multiorg")
 	rec := &recorder{}
 	j, err := New(cfg, Overrides{}, Options{Observer: rec})
@@ -180,6 +183,7 @@ func TestSyncShowFailsOneOrganization(t *testing.T) {
 // removals and scope reach every organization's run, and the loaded
 // configuration is not changed.
 func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "multiorg")
 	limit, err := config.ParseLimit("3")
 	if err != nil {
@@ -210,6 +214,7 @@ func TestOverridesLeaveTheConfigurationAlone(t *testing.T) {
 // TestExplain: plan --explain finds which rule gave each group, and what
 // the plan does for the user in each organization (view.Explain writes it).
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "multiorg")
 	j, plans := planJob(t, cfg, Overrides{Explain: "dave@example.com"}, Options{})
 	x := j.Explain(plans)
@@ -244,6 +249,7 @@ func TestExplain(t *testing.T) {
 // TestApplyRefusesWhatTheGateDidNotMake: Apply sends only what the safety
 // gate made; a Gated made any other way is refused and nothing is sent.
 func TestApplyRefusesWhatTheGateDidNotMake(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "csv")
 	j, _ := planJob(t, cfg, Overrides{}, Options{})
 	for _, g := range []*Gated{nil, {}} {
@@ -261,6 +267,7 @@ func TestApplyRefusesWhatTheGateDidNotMake(t *testing.T) {
 // members of "design" are read, the others are left out, and the loaded
 // configuration still has no scope groups.
 func TestScopeGroupsReachTheSources(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "csv")
 	j, err := New(cfg, Overrides{ScopeGroups: []string{"design"}}, Options{})
 	if err != nil {

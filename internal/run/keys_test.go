@@ -14,6 +14,7 @@ import (
 // targets[1].policy and targets[1].safety, main the top-level ones; a
 // limit the command line set is named by its flag.
 func TestPlansNameTheOrganizationsOwnSettings(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "multiorg", "    safety: {maxRemovals: 2}\n",
 		"    safety: {maxRemovals: 1, onLimit: stop}\n    policy: {unmatchedUsers: remove, exclude: {groups: [_org_admin]}}\n")
 	_, plans := planJob(t, cfg, Overrides{}, Options{})

@@ -14,6 +14,7 @@ import (
 // A panic in the progress loop does not take the program down from its own
 // goroutine: stop raises it in the caller's, where the run's recover is.
 func TestProgressPanicReachesTheCaller(t *testing.T) {
+	t.Parallel()
 	reported := make(chan struct{})
 	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field { close(reported); panic("boom") })
 	<-reported // the loop is panicking
@@ -26,6 +27,7 @@ func TestProgressPanicReachesTheCaller(t *testing.T) {
 
 // Without a panic, stop ends the loop and returns.
 func TestProgressStops(t *testing.T) {
+	t.Parallel()
 	reported := make(chan struct{}, 1)
 	stop := logProgress(context.Background(), zap.NewNop(), time.Millisecond, func() []zap.Field {
 		select {

@@ -37,6 +37,7 @@ func emails(users []reconcile.User) string {
 // excludeUnmappedUsers (a held group maps a user), and limits the run to
 // the scope groups' members or a users file.
 func TestScopeOf(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	list := filepath.Join(dir, "users.txt")
 	if err := os.WriteFile(list, []byte("a@x\nnot an email\n"), 0o600); err != nil {
@@ -100,6 +101,7 @@ func TestScopeOf(t *testing.T) {
 // a user with no group of this organization (or one it does not take) is
 // out of scope here, whatever it has elsewhere.
 func TestOrgScope(t *testing.T) {
+	t.Parallel()
 	part := Part{Users: reconcile.UsersOf(user("a@x", "G"), user("b@x")), Others: reconcile.UsersOf(user("c@x"))}
 	run := reconcile.Scope{Out: []reconcile.User{user("f@x")}}
 	tests := []struct {
@@ -128,6 +130,7 @@ func TestOrgScope(t *testing.T) {
 // another organization sharing it writes beside it with its name; an
 // organization's own policy names its own file.
 func TestReportFile(t *testing.T) {
+	t.Parallel()
 	cfg := &config.Config{Policy: config.Policy{ReportFile: "/r/unmatched.csv"}, Targets: []config.NamedTarget{
 		{Name: "main"}, {Name: "emea"}, {Name: "apac", Policy: &config.Policy{ReportFile: "/r/apac.csv"}}, {Name: "us", Policy: &config.Policy{}},
 	}}
@@ -152,6 +155,7 @@ func TestReportFile(t *testing.T) {
 // TestRunScopeConfig: the command line's scope overrides are checked as
 // the configuration's values are, and leave what they do not set.
 func TestRunScopeConfig(t *testing.T) {
+	t.Parallel()
 	base := config.Scope{Groups: []string{"sales"}, UsersFile: "x.txt"}
 	tests := []struct {
 		name string
@@ -189,6 +193,7 @@ func TestRunScopeConfig(t *testing.T) {
 // missed it (a renamed group must not cost its members their access), and
 // for no one else.
 func TestHoldAccepted(t *testing.T) {
+	t.Parallel()
 	m, err := mapping.New([]mapping.Rule{{Directory: "contractors", Targets: []string{"Contractors", "emea::Contractors"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +232,7 @@ func TestHoldAccepted(t *testing.T) {
 // organization it has no group of (excluded, or not taken), one that could
 // not be planned.
 func TestExplainPlanned(t *testing.T) {
+	t.Parallel()
 	cfg := exampleConfig(t, "multiorg") // emea takes mapped members only
 	main, emea := &cfg.Targets[0], &cfg.Targets[1]
 	dave := user("dave@example.com", "Design")

@@ -28,6 +28,7 @@ func route(g string) (int, string, bool) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	users := reconcile.UsersOf([]reconcile.User{
 		{Email: "a@x", Groups: []string{"Eng", "emea::Design"}},
 		{Email: "b@x", Groups: []string{"Eng"}},
@@ -86,6 +87,7 @@ func TestSplit(t *testing.T) {
 // every user, each group under its own name, takes the users as they are
 // (no copy); a group named with the organization is renamed in a copy.
 func TestSplitOneOrganizationSharesTheUsers(t *testing.T) {
+	t.Parallel()
 	users := reconcile.UsersOf(reconcile.User{Email: "a@x", Groups: []string{"Eng"}}, reconcile.User{Email: "b@x"})
 	parts, _ := splitUsers(&users, nil, []bool{true}, route)
 	if got := parts[0].Users; got.Len() != 2 || &got.At(0).Groups[0] != &users.At(0).Groups[0] {
@@ -99,6 +101,7 @@ func TestSplitOneOrganizationSharesTheUsers(t *testing.T) {
 }
 
 func TestPresentAddsOnlyMembers(t *testing.T) {
+	t.Parallel()
 	users := reconcile.UsersOf(reconcile.User{Email: "a@x", Groups: []string{"Design"}})
 	others := reconcile.UsersOf(reconcile.User{Email: "B@x"}, reconcile.User{Email: "c@x"})
 	current := reconcile.UsersOf(reconcile.User{Email: "b@X", Groups: []string{"Design"}}, reconcile.User{Email: "z@x"})
@@ -109,6 +112,7 @@ func TestPresentAddsOnlyMembers(t *testing.T) {
 }
 
 func TestLeaveOutUnmapped(t *testing.T) {
+	t.Parallel()
 	p := Part{
 		Users:  reconcile.UsersOf(reconcile.User{Email: "a@x", Groups: []string{"Design"}}, reconcile.User{Email: "b@x"}, reconcile.User{Email: "c@x"}),
 		Held:   map[string][]string{"c@x": {"Old"}},
@@ -131,6 +135,7 @@ func TestLeaveOutUnmapped(t *testing.T) {
 // TestEachRunsSideBySide: each job waits until all three have started;
 // run one after another, they would never all start.
 func TestEachRunsSideBySide(t *testing.T) {
+	t.Parallel()
 	var started sync.WaitGroup
 	started.Add(3)
 	allStarted := make(chan struct{})

@@ -5,6 +5,7 @@ import "testing"
 // TestAttemptsAreBounded: an approval keeps the last MaxAttempts failed
 // attempts.
 func TestAttemptsAreBounded(t *testing.T) {
+	t.Parallel()
 	var a Approval
 	for i := range MaxAttempts + 3 {
 		a.Failed(Attempt{Run: string(rune('a' + i))})

@@ -13,6 +13,7 @@ import (
 )
 
 func TestEntriesMarkFailuresTestOnlyAndWhy(t *testing.T) {
+	t.Parallel()
 	first := "Ann"
 	changes := []reconcile.Change{
 		{Kind: reconcile.KindCreate, User: reconcile.User{Type: reconcile.FederatedID, Email: "ann@example.com"}, Add: []string{"Design"}},
@@ -66,6 +67,7 @@ var settings = Settings{Unmatched: "the unmatched users' setting", CreateGroups:
 // removal, an invite call), then its update and memberships; none is left
 // without, as a switch over the kinds would leave a new one.
 func TestEveryKindRecordedWithItsSteps(t *testing.T) {
+	t.Parallel()
 	first := "Ann"
 	want := map[reconcile.Kind]string{
 		reconcile.KindCreateGroup:  "createUserGroup Design",
@@ -100,6 +102,7 @@ func TestEveryKindRecordedWithItsSteps(t *testing.T) {
 // the configuration file; the caller gives the settings' names (Settings)
 // and the mapping rules' (Applied.Rules).
 func TestStoreNamesNoConfigurationKey(t *testing.T) {
+	t.Parallel()
 	code := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
 	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", code, 0)
 	if err != nil || pkgs["store"] == nil {

@@ -107,6 +107,7 @@ func writeSamples(t *testing.T) *Dir {
 // records and the history is each format's golden file of its current
 // version.
 func TestGoldenFormats(t *testing.T) {
+	t.Parallel()
 	d := writeSamples(t)
 	for _, f := range []struct {
 		name, file string
@@ -142,6 +143,7 @@ func copyInto(t *testing.T, d *Dir, path, name string) {
 // written by every release so far, in every format version, read back
 // as they were written.
 func TestEveryGoldenLoads(t *testing.T) {
+	t.Parallel()
 	for _, path := range formattest.Versions(t, "approval.json", ApprovalFormat) {
 		d := open(t, Options{})
 		copyInto(t, d, path, filepath.Join(approvalsDir, "0123abcd.json"))
@@ -188,6 +190,7 @@ func TestEveryGoldenLoads(t *testing.T) {
 // line of runs.jsonl or history.jsonl of a later format is passed over,
 // the others read.
 func TestLaterFormats(t *testing.T) {
+	t.Parallel()
 	d := writeSamples(t)
 	later := func(name, from, to string) {
 		path := filepath.Join(d.Path(), name)
@@ -224,6 +227,7 @@ func TestLaterFormats(t *testing.T) {
 // TestFormatsHoldNoCoreType: the state directory's formats hold no type
 // of the core's (changes go through planjson).
 func TestFormatsHoldNoCoreType(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{approvalFile{}, runLine{}, entryLine{}, journalLine{}} {
 		formattest.NoCoreTypes(t, v)
 	}
@@ -232,6 +236,7 @@ func TestFormatsHoldNoCoreType(t *testing.T) {
 // TestVersionsDocumented: the manual's table of formats gives each of
 // the state directory's formats at its version.
 func TestVersionsDocumented(t *testing.T) {
+	t.Parallel()
 	const page = "../../docs/change-control.md"
 	formattest.VersionDocumented(t, page, "`approvals/ID.json`", ApprovalFormat)
 	formattest.VersionDocumented(t, page, "`runs.jsonl`", RunsFormat)

@@ -22,6 +22,7 @@ func open(t *testing.T, o Options) *Dir {
 }
 
 func TestHistoryFilters(t *testing.T) {
+	t.Parallel()
 	d := open(t, Options{})
 	now := time.Now().UTC()
 	entries := []Entry{
@@ -61,6 +62,7 @@ func TestHistoryFilters(t *testing.T) {
 }
 
 func TestHistorySkipsATornLine(t *testing.T) {
+	t.Parallel()
 	d := open(t, Options{})
 	if err := d.AppendHistory([]Entry{{Run: "r1", User: "a@example.com"}}); err != nil {
 		t.Fatal(err)
@@ -78,6 +80,7 @@ func TestHistorySkipsATornLine(t *testing.T) {
 }
 
 func TestLogRotatesBySizeAndPrunesByAge(t *testing.T) {
+	t.Parallel()
 	d := open(t, Options{MaxFileBytes: 300, Retention: time.Hour})
 	for i := range 20 {
 		if err := d.AppendRun(&Run{ID: string(rune('a' + i)), Org: "default", Result: RunSuccess}); err != nil {
@@ -115,6 +118,7 @@ func TestLogRotatesBySizeAndPrunesByAge(t *testing.T) {
 }
 
 func TestApprovalLifecycle(t *testing.T) {
+	t.Parallel()
 	d := open(t, Options{})
 	a := &Approval{ID: NewID(), Org: "emea", Created: time.Now().UTC(), Status: Pending, Reason: "3 removals exceed maxRemovals 1",
 		Changes: []reconcile.Change{{Kind: reconcile.KindRemove, User: reconcile.User{Type: reconcile.EnterpriseID, Email: "x@example.com"}}}}
@@ -174,6 +178,7 @@ func TestApprovalLifecycle(t *testing.T) {
 // TestPendingIDs: the pending approvals' ids, oldest first; none, and no
 // directory made, where there is none.
 func TestPendingIDs(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "state")
 	if ids := PendingIDs(missing); ids != nil {
 		t.Errorf("a missing directory: %q", ids)
@@ -198,6 +203,7 @@ func TestPendingIDs(t *testing.T) {
 }
 
 func TestApprovalIDIsChecked(t *testing.T) {
+	t.Parallel()
 	d := open(t, Options{})
 	for _, id := range []string{"../../etc/passwd", "", "ABCDEF12", "1234567"} {
 		if _, err := d.Approval(id); err == nil || strings.Contains(err.Error(), "no such file") {

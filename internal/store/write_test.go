@@ -11,6 +11,7 @@ import (
 // run: a path under a file, a history that is not a file; one that does
 // not exist yet, under a folder that does, is fine.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	file := filepath.Join(base, "a-file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {

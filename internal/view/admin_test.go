@@ -11,6 +11,7 @@ import (
 // under the header, and their JSON is the service's objects, indented,
 // with an empty list as [] and one user as an object.
 func TestAdminViews(t *testing.T) {
+	t.Parallel()
 	users := []umwire.User{
 		{Email: "ann@example.com", Type: "federatedID", FirstName: "Ann", LastName: "Lee", Country: "US", Groups: []string{"Design", "Eng"}},
 		{Email: "bob.longname@example.com", Type: "adobeID"},

@@ -15,6 +15,7 @@ import (
 // dropped from them and why they were held; the heading of one being
 // decided; a rejected one with what becomes of its changes.
 func TestApprovals(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	Approvals(&b, nil, nil, nil)
 	if b.String() != "no pending approvals\n" {

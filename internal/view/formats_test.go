@@ -18,6 +18,7 @@ var sampleReading = &run.Reading{Kind: incremental.Incremental, Reason: "last fu
 // TestGoldenJSONPlan: what today's code writes of a plan (plan --output
 // json, one organization) is the golden file of its current version.
 func TestGoldenJSONPlan(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := PlanJSON(&b, formattest.Plan(), sampleReading); err != nil {
 		t.Fatal(err)
@@ -28,6 +29,7 @@ func TestGoldenJSONPlan(t *testing.T) {
 // TestGoldenJSONPlans: and of the plans of several organizations, one of
 // which failed.
 func TestGoldenJSONPlans(t *testing.T) {
+	t.Parallel()
 	org := func(name, id string) *config.NamedTarget {
 		return &config.NamedTarget{Name: name, Target: config.Target{OrgID: id}}
 	}
@@ -53,6 +55,7 @@ func TestGoldenJSONPlans(t *testing.T) {
 // TestJSONPlanHoldsNoCoreType: the JSON plan's format holds no type of
 // the core's (the plan goes through planjson).
 func TestJSONPlanHoldsNoCoreType(t *testing.T) {
+	t.Parallel()
 	formattest.NoCoreTypes(t, planJSON{})
 	formattest.NoCoreTypes(t, plansJSON{})
 }
@@ -60,6 +63,7 @@ func TestJSONPlanHoldsNoCoreType(t *testing.T) {
 // TestJSONPlanDocumented: the manual names every field of the JSON plan,
 // of one organization and of several, and its version.
 func TestJSONPlanDocumented(t *testing.T) {
+	t.Parallel()
 	docs := formattest.Section(t, "../../docs/commands.md", "### The JSON plan")
 	formattest.FieldsDocumented(t, docs, PlanFormatVersion, "plan.json", "plans.json")
 	formattest.VersionDocumented(t, "../../docs/change-control.md", "`plan --output json`", PlanFormatVersion)

@@ -13,6 +13,7 @@ import (
 // TestHistory: the JSON lines read back as the entries; the table has a
 // line per entry with its failure code and its approval.
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	entries := []store.Entry{
 		{Run: "r1", Time: at, Org: "main", User: "dave@example.com", Kind: "create", Steps: []string{"add Design"}, Result: store.ResultApplied, Approval: "a1", DecidedBy: "ann"},

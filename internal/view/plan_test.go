@@ -34,6 +34,7 @@ func diff(t *testing.T, pol *reconcile.Policy, desired []reconcile.User, current
 func keysOf(s reconcile.Setting) string { return "targets[1].policy." + string(s) }
 
 func TestPlanText(t *testing.T) {
+	t.Parallel()
 	pol := &reconcile.Policy{Managed: []string{"Design", "Dev"}, Update: reconcile.Attributes{FirstName: true}, Unmatched: reconcile.RemoveUsers}
 	p := diff(t, pol, []reconcile.User{ent("new@x.com", "N", "Dev"), ent("bob@x.com", "Rob", "Dev")},
 		ent("bob@x.com", "Bob", "Design"), ent("gone@x.com", "G"))
@@ -74,6 +75,7 @@ Plan: 1 to create, 1 to update, 1 to remove, 0 to delete, +2/-1 memberships, 0 g
 // of targets[1]'s policy, and so are the safety limit's and a missing
 // group's.
 func TestPlanListsUnmatchedAndExcludedNamingTheOrganizationsSettings(t *testing.T) {
+	t.Parallel()
 	pol := &reconcile.Policy{Managed: []string{"Design", "Dev", "Gone"}, ExcludeGroups: []string{"Admins"}, Unmatched: reconcile.RemoveGroups,
 		MaxRemovals: reconcile.Limit{Count: 1}, Names: keysOf}
 	current := []reconcile.User{ent("admin@x.com", "A", "Admins"), ent("keep@x.com", "K")}
@@ -114,6 +116,7 @@ func TestPlanListsUnmatchedAndExcludedNamingTheOrganizationsSettings(t *testing.
 // A plan holding a change of a kind this version does not know is not
 // shown, as text or JSON, alone or among others.
 func TestPlanOfAnUnknownKindIsNotShown(t *testing.T) {
+	t.Parallel()
 	p := &reconcile.Plan{Changes: []reconcile.Change{{Kind: "rename", User: ent("a@x.com", "A")}}}
 	if err := Plan(&bytes.Buffer{}, p); !errors.Is(err, reconcile.ErrUnknownKind) {
 		t.Errorf("Plan: %v; want ErrUnknownKind", err)
@@ -127,6 +130,7 @@ func TestPlanOfAnUnknownKindIsNotShown(t *testing.T) {
 // kind of the reconciler's table; a kind added there without a place on
 // the line fails here.
 func TestThePlanLineCountsEveryKind(t *testing.T) {
+	t.Parallel()
 	none := countsLine((&reconcile.Plan{}).Counts())
 	for _, k := range reconcile.Kinds() {
 		p := &reconcile.Plan{Changes: []reconcile.Change{{Kind: k}}}

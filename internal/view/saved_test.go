@@ -14,6 +14,7 @@ import (
 // organization's plan under its name and id, naming its settings as its
 // configuration did when the plan was saved.
 func TestSavedPlanShowsEveryOrganization(t *testing.T) {
+	t.Parallel()
 	remove := reconcile.Change{Kind: reconcile.KindRemove, User: ent("a@example.com", "A")}
 	f := &planfile.File{FormatVersion: planfile.FormatVersion, ToolVersion: "v9", Created: time.Now(), Config: "c0ffee", Sources: "5ca1ab1e",
 		Flags: planfile.Flags{Orgs: "main,emea"}, Organizations: []planfile.Org{

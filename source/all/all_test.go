@@ -21,6 +21,7 @@ import (
 // and extra attributes it names being fields of its own block, under the
 // YAML keys it gives, and every secret of the block named.
 func TestKindsKeepTheContract(t *testing.T) {
+	t.Parallel()
 	kinds := all.Kinds()
 	if len(kinds) == 0 {
 		t.Fatal("no source kind registered")
@@ -40,6 +41,7 @@ func TestKindsKeepTheContract(t *testing.T) {
 // holding a source of its kind and mapping rules, and an example of the
 // examples folder (embedded, so that the demo runs anywhere).
 func TestVariantsAreOfferedWhole(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{"multiorg": true} // the demo's own example
 	for _, k := range all.Kinds() {
 		if len(k.Variants) == 0 {

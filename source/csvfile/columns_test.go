@@ -10,6 +10,7 @@ import (
 // read as it is, every user would lose every managed group, or the file
 // would have "no email column".
 func TestMisspeltColumnFailsTheSource(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ head, col, want string }{
 		{"firstname,lastname,email,country,group", "group", "groups"},
 		{"firstname,lastname,e-mail,country,groups", "e-mail", "email"},

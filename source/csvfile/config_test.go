@@ -12,6 +12,7 @@ import (
 // TestConfigYAML checks the YAML keys of Config, as the configuration
 // loader decodes them (unknown keys rejected).
 func TestConfigYAML(t *testing.T) {
+	t.Parallel()
 	const block = `
 path: users.csv
 delimiter: ";"

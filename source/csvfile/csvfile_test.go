@@ -55,6 +55,7 @@ func problemList(ps []source.Problem) string {
 const header = "firstname,lastname,email,country,groups,type,username,domain\n"
 
 func TestReadUsers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		csv   string
@@ -136,6 +137,7 @@ func TestReadUsers(t *testing.T) {
 }
 
 func TestBadRecords(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 251)
 	csv := header +
 		"Ann,Lee,ann@example.com,US,,,,\n" + // 2 good
@@ -177,6 +179,7 @@ func TestBadRecords(t *testing.T) {
 }
 
 func TestAllFieldProblemsOfARecord(t *testing.T) {
+	t.Parallel()
 	res, path, err := readCSV(t, header+"a,b,c@example.com,,,,,\n"+strings.Repeat("x", 251)+",b,bad,ZZ,,nope,,\n", Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +193,7 @@ func TestAllFieldProblemsOfARecord(t *testing.T) {
 }
 
 func TestWholeFileErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		csv  string
@@ -220,6 +224,7 @@ func TestWholeFileErrors(t *testing.T) {
 }
 
 func TestUsernameColumnSuffices(t *testing.T) {
+	t.Parallel()
 	res, _, err := readCSV(t, "username,domain\njdoe,example.com\n", Config{}, nil)
 	if err != nil || res.Users.Len() != 1 || res.Users.Key(0) != "jdoe@example.com" {
 		t.Fatalf("res = %+v, err = %v", res, err)
@@ -231,6 +236,7 @@ func TestUsernameColumnSuffices(t *testing.T) {
 }
 
 func TestMissingFile(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Path: filepath.Join(t.TempDir(), "nope.csv")}
 	src, err := cfg.Open("s", source.Options{})
 	if err != nil {
@@ -242,6 +248,7 @@ func TestMissingFile(t *testing.T) {
 }
 
 func TestCanceled(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "u.csv")
 	if err := os.WriteFile(path, []byte("email\na@example.com\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -256,6 +263,7 @@ func TestCanceled(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Delimiter: "|", Encoding: "ebcdic", GroupSeparator: " ", Columns: Columns{LastName: "FirstName"},
 		Defaults: source.Defaults{Type: "admin", Country: "XX", Domain: "a@b"}}
 	got := map[string]string{}
@@ -286,6 +294,7 @@ func TestValidate(t *testing.T) {
 // A group that no rule maps is a notice with its first line (once per
 // group); it holds nothing back, so it is not a problem.
 func TestUnmappedGroupsAreNotices(t *testing.T) {
+	t.Parallel()
 	rules := []mapping.Rule{{Directory: "eng", Targets: []string{"Engineering"}}}
 	csv := "email,groups\nann@example.com,\"eng,other\"\nbob@example.com,\"Other,eng,third\"\ncid@example.com,other\n"
 	res, path, err := readCSV(t, csv, Config{}, rules)
@@ -312,6 +321,7 @@ func TestUnmappedGroupsAreNotices(t *testing.T) {
 // The file reports which groups of exact rules its records name, so that a
 // run with an LDAP source too can accept a rule for a group only the file has.
 func TestFoundGroups(t *testing.T) {
+	t.Parallel()
 	rules := []mapping.Rule{{Directory: "eng", Targets: []string{"E"}}, {Directory: "Sales", Targets: []string{"S"}}, {Directory: "absent", Targets: []string{"A"}}}
 	res, _, err := readCSV(t, "email,groups\nann@example.com,ENG\nbob@example.com,\"sales,eng\"\n", Config{}, rules)
 	if err != nil {
@@ -325,6 +335,7 @@ func TestFoundGroups(t *testing.T) {
 // Within one file, a duplicate that gives the type or country where the
 // first record left them to the defaults completes the user, no conflict.
 func TestDuplicateFillsDefaults(t *testing.T) {
+	t.Parallel()
 	res, _, err := readCSV(t, "email,type,country\nann@example.com,,\nann@example.com,enterprise,DE\n", Config{Defaults: source.Defaults{Country: "US"}}, nil)
 	if err != nil || len(res.Problems) != 0 {
 		t.Fatalf("err %v, problems %v", err, res.Problems)
@@ -338,6 +349,7 @@ func TestDuplicateFillsDefaults(t *testing.T) {
 // A record without an email is reported with the person's name, and says
 // that it is skipped.
 func TestMissingEmailNamesThePerson(t *testing.T) {
+	t.Parallel()
 	res, path, err := readCSV(t, header+"Ann,Lee,ann@example.com,US,,,,\nZed,Zero,,US,,,,\n", Config{}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 // A value that is not UTF-8 in a file read as UTF-8 is a bad record with
 // its line and column name; the other records are read.
 func TestInvalidUTF8IsABadRecord(t *testing.T) {
+	t.Parallel()
 	csv := header +
 		"Ann,Lee,ann@example.com,US,,,,\n" +
 		"J\xfcrgen,M\xfcller,juergen@example.com,DE,,,,\n" + // 3: Latin-1
@@ -33,6 +34,7 @@ func TestInvalidUTF8IsABadRecord(t *testing.T) {
 // The encoding key decodes Latin-1, Windows-1252 and UTF-16 (either byte
 // order, told by the byte order mark).
 func TestEncodings(t *testing.T) {
+	t.Parallel()
 	text := header + "Jürgen,Müller,juergen@example.com,DE,,,,\n"
 	tests := []struct {
 		name, encoding, csv, first string
@@ -64,6 +66,7 @@ func TestEncodings(t *testing.T) {
 // A syntax error names the line where the broken record starts, and the
 // line where the parser gave up.
 func TestSyntaxErrorNamesTheRecordsFirstLine(t *testing.T) {
+	t.Parallel()
 	csv := header +
 		"Ann,Lee,ann@example.com,US,,,,\n" + // 2
 		"Bob,Ray,bob@example.com,US,,,,\n" + // 3
@@ -85,6 +88,7 @@ func TestSyntaxErrorNamesTheRecordsFirstLine(t *testing.T) {
 // message that says so and what to set, instead of a header of NUL bytes
 // that has "no email column".
 func TestUTF16WithoutEncodingSaysSo(t *testing.T) {
+	t.Parallel()
 	text := header + "Ann,Lee,ann@example.com,US,,,,\n"
 	for name, data := range map[string]string{
 		"little-endian BOM": utf16Bytes(text, true, false),

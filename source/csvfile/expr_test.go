@@ -42,6 +42,7 @@ const exprCSV = "firstname,lastname,email,country,groups,Department,displayName\
 // columns of a file: one row filtered, one an expression fails on, one bad
 // row; the rest proceed.
 func TestExpressionsOverCSVRows(t *testing.T) {
+	t.Parallel()
 	res, path, err := readWithExpr(t, exprCSV, expr.Config{
 		Filter: `user.country != "CN"`,
 		Groups: `user.attributes.Department == "Design" ? ["Design"] : []`,
@@ -72,6 +73,7 @@ func TestExpressionsOverCSVRows(t *testing.T) {
 // TestComputedBadValueIsABadRecord: a value set computes is checked like
 // the file's own, and reported under the set key.
 func TestComputedBadValueIsABadRecord(t *testing.T) {
+	t.Parallel()
 	res, path, err := readWithExpr(t, exprCSV, expr.Config{
 		Set: map[string]string{"country": `user.attributes.Department == "Design" ? "Narnia" : user.country`},
 	}, "")
@@ -89,6 +91,7 @@ func TestComputedBadValueIsABadRecord(t *testing.T) {
 
 // TestFilterLeavingNothingFails: an empty source would remove everybody.
 func TestFilterLeavingNothingFails(t *testing.T) {
+	t.Parallel()
 	_, _, err := readWithExpr(t, exprCSV, expr.Config{Filter: `user.country == "XX"`}, "")
 	if err == nil || !strings.Contains(err.Error(), "the filter expression left none of its 5 user records") {
 		t.Fatalf("err = %v", err)
@@ -105,6 +108,7 @@ func TestFilterLeavingNothingFails(t *testing.T) {
 // the file's own: a bad one is reported under set.email with the row's
 // line, and the other rows proceed.
 func TestComputedBadEmailIsABadRecord(t *testing.T) {
+	t.Parallel()
 	res, path, err := readWithExpr(t, exprCSV, expr.Config{
 		Set: map[string]string{"email": `user.attributes.Department == "Design" ? user.attributes.displayName + "@example.com" : user.email`},
 	}, "")
@@ -123,6 +127,7 @@ func TestComputedBadEmailIsABadRecord(t *testing.T) {
 // TestHostileRowIsABadRecord: a row whose values make an expression go
 // over its limits is a bad record with its line; the other rows proceed.
 func TestHostileRowIsABadRecord(t *testing.T) {
+	t.Parallel()
 	content := exprCSV[:strings.Index(exprCSV, "x,Zoe")] + "x,Yu,yu@example.com,US,eng,Sales," + strings.Repeat("a", 60000) + "\n"
 	res, path, err := readWithExpr(t, content, expr.Config{
 		Set: map[string]string{"firstname": `user.attributes.displayName.replace("", user.attributes.displayName).substring(0, 1)`},
@@ -143,6 +148,7 @@ func TestHostileRowIsABadRecord(t *testing.T) {
 // the file lacks fails the source at its header, naming the expression,
 // the attribute and the columns there are, instead of failing every row.
 func TestMisspeltAttributeFailsAtTheHeader(t *testing.T) {
+	t.Parallel()
 	_, path, err := readWithExpr(t, exprCSV, expr.Config{Filter: `user.attributes.Departement != "Sales"`}, "")
 	want := ":1: filter reads user.attributes.Departement, but the file has no such column (its columns of no user field: Department, displayName)"
 	if err == nil || !strings.Contains(err.Error(), path+want) {

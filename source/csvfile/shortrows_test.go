@@ -22,6 +22,7 @@ const incumbentExample = "firstname,lastname,email,country,groups,bc,subco,type,
 // its missing trailing fields empty (the extra columns too, for the
 // expressions); by default each is a bad record. A long row stays bad.
 func TestShortRows(t *testing.T) {
+	t.Parallel()
 	p, err := expr.Compile(expr.Config{Groups: `user.attributes.subco == "Company 1" ? ["C1"] : []`})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/entra"
@@ -31,11 +32,10 @@ import (
 var rules = sourcetest.DemoRules()
 
 // config returns a configuration for the fake s, signing in with the demo
-// secret from an environment variable.
+// secret from a file.
 func config(t *testing.T, s *entrafake.Server) entra.Config {
-	t.Setenv("ENTRA_TEST_SECRET", entrafake.DemoSecret)
 	return entra.Config{TenantID: entrafake.DemoTenantID, ClientID: entrafake.DemoClientID,
-		ClientSecret: secret.Ref{Env: "ENTRA_TEST_SECRET"}, LoginURL: s.URL, GraphURL: s.URL}
+		ClientSecret: secrettest.File(t, entrafake.DemoSecret), LoginURL: s.URL, GraphURL: s.URL}
 }
 
 func read(t *testing.T, cfg entra.Config, rules []mapping.Rule, callerChecks bool) (*source.Result, error) {
@@ -62,6 +62,7 @@ func startDemo(t *testing.T, o entrafake.Options) *entrafake.Server {
 }
 
 func TestReadNestedGroupsAndDisabledUsers(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	res, err := read(t, config(t, s), rules, false)
 	if err != nil {
@@ -89,6 +90,7 @@ func TestReadNestedGroupsAndDisabledUsers(t *testing.T) {
 }
 
 func TestIncludeDisabledAndDirectMembersOnly(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	cfg := config(t, s)
 	cfg.Users.IncludeDisabled = true
@@ -108,6 +110,7 @@ func TestIncludeDisabledAndDirectMembersOnly(t *testing.T) {
 }
 
 func TestPagingFilterAndPatterns(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	cfg := config(t, s)
 	cfg.PageSize = 2
@@ -151,6 +154,7 @@ func TestPagingFilterAndPatterns(t *testing.T) {
 }
 
 func TestThrottlingAndFaults(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		opts   entrafake.Options
 		faults int64
@@ -178,6 +182,7 @@ func TestThrottlingAndFaults(t *testing.T) {
 }
 
 func TestServerErrorsFailTheSource(t *testing.T) {
+	t.Parallel()
 	faults := map[int]int{}
 	for i := 1; i < 100; i++ {
 		faults[i] = http.StatusInternalServerError
@@ -190,9 +195,10 @@ func TestServerErrorsFailTheSource(t *testing.T) {
 }
 
 func TestAuthFailure(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	cfg := config(t, s)
-	t.Setenv("ENTRA_TEST_SECRET", "wrong-secret-value")
+	cfg.ClientSecret = secrettest.File(t, "wrong-secret-value")
 	_, err := read(t, cfg, rules, false)
 	if err == nil || !strings.Contains(err.Error(), "invalid_client") || !strings.Contains(err.Error(), "AADSTS7000215") {
 		t.Fatalf("wrong secret: %v, want the OAuth error", err)
@@ -206,6 +212,7 @@ func TestAuthFailure(t *testing.T) {
 }
 
 func TestMissingGroup(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	cfg := config(t, s)
 	withMissing := append(slices.Clone(rules), mapping.Rule{Directory: "Sales", Targets: []string{"Sales"}},
@@ -225,6 +232,7 @@ func TestMissingGroup(t *testing.T) {
 }
 
 func TestCertificate(t *testing.T) {
+	t.Parallel()
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "orgsync"}, NotAfter: time.Now().Add(time.Hour)}
 	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -267,6 +275,7 @@ func TestCertificate(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	c := entra.Config{ClientSecret: secret.Ref{Env: "X"}, Certificate: secret.Ref{File: "y"}, GraphURL: "ftp://x",
 		Users: entra.Users{MailFallback: "bad name", UserFields: clouddir.UserFields{Templates: source.Templates{Email: "{mail", FirstName: "{preferredName}"},
 			ExtraAttributes: []string{"department", "hireDate"}}}}
@@ -290,6 +299,7 @@ func TestValidate(t *testing.T) {
 // a property it does not know, or one it returns for a single user only
 // (hireDate, aboutMe, skills), with 400; so does the fake.
 func TestSelectGraphRefuses(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	form := "grant_type=client_credentials&client_id=" + entrafake.DemoClientID + "&client_secret=" + entrafake.DemoSecret + "&scope=" + s.URL + "/.default"
 	resp, err := http.Post(s.URL+"/"+entrafake.DemoTenantID+"/oauth2/v2.0/token", "application/x-www-form-urlencoded", strings.NewReader(form))
@@ -322,6 +332,7 @@ func TestSelectGraphRefuses(t *testing.T) {
 // includeGuests reads the guests, mailFallback none leaves the user
 // without a mailbox with no email (reported, skipped).
 func TestGuestsAndUsersWithoutMail(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	cfg := config(t, s)
 	res, err := read(t, cfg, rules, false)
@@ -349,6 +360,7 @@ func TestGuestsAndUsersWithoutMail(t *testing.T) {
 // need Member.Read.Hidden: without it the read fails, and the advice
 // names it; with it the read succeeds.
 func TestHiddenMembership(t *testing.T) {
+	t.Parallel()
 	for _, hidden := range []bool{false, true} {
 		tenant := entrafake.Demo()
 		tenant.Groups[2].HiddenMembership = true // Design
@@ -368,6 +380,7 @@ func TestHiddenMembership(t *testing.T) {
 }
 
 func TestRefusedTokenAndMissingPermissionFailTheSource(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{Faults: map[int]int{3: http.StatusUnauthorized}})
 	res, err := read(t, config(t, s), rules, false)
 	if err == nil || res != nil || !strings.Contains(err.Error(), "401 Unauthorized") || !strings.Contains(err.Error(), "refused the access token") {
@@ -386,6 +399,7 @@ func TestRefusedTokenAndMissingPermissionFailTheSource(t *testing.T) {
 }
 
 func TestSignInMistakes(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, entrafake.Options{})
 	for name, c := range map[string]struct {
 		change func(*entra.Config)
@@ -393,7 +407,7 @@ func TestSignInMistakes(t *testing.T) {
 	}{
 		"tenant typo":          {func(c *entra.Config) { c.TenantID = "contoso-typo.onmicrosoft.com" }, []string{"AADSTS90002", "check tenantId"}},
 		"unknown app":          {func(c *entra.Config) { c.ClientID = "99999999-2222-3333-4444-555555555555" }, []string{"AADSTS700016", "check clientId"}},
-		"wrong secret":         {func(*entra.Config) { t.Setenv("ENTRA_TEST_SECRET", "wrong") }, []string{"AADSTS7000215", "check clientSecret"}},
+		"wrong secret":         {func(c *entra.Config) { c.ClientSecret = secrettest.File(t, "wrong") }, []string{"AADSTS7000215", "check clientSecret"}},
 		"graphURL with a path": {func(c *entra.Config) { c.GraphURL += "/v1.0" }, []string{"400 Bad Request", "check graphURL (http://"}},
 		"dead graphURL": {func(c *entra.Config) { c.GraphURL = "http://127.0.0.1:1" },
 			[]string{"cannot connect to 127.0.0.1:1", "check graphURL (http://127.0.0.1:1)"}},
@@ -413,6 +427,7 @@ func TestSignInMistakes(t *testing.T) {
 // by id (and not by display name); the tenant's users merge with a CSV
 // file's.
 func TestGroupsByIDAndMergeWithCSV(t *testing.T) {
+	t.Parallel()
 	const designID = "3f2c5e1a-9b7d-4c2e-8f1a-2b3c4d5e6f70"
 	tenant := entrafake.Demo()
 	for i := range tenant.Groups {
@@ -452,6 +467,7 @@ func TestGroupsByIDAndMergeWithCSV(t *testing.T) {
 // set expressions over an extra property (department) and each user's
 // directory groups: every group's, nested and unmapped ones included.
 func TestExpressions(t *testing.T) {
+	t.Parallel()
 	tenant := entrafake.Demo()
 	for i := range tenant.Users {
 		tenant.Users[i].Props["department"] = map[bool]string{true: "R&D", false: "Sales"}[i%2 == 0]
@@ -506,6 +522,7 @@ func TestExpressions(t *testing.T) {
 // user.attributeValues (its first in user.attributes), and a numeric
 // directory extension its decimal text.
 func TestAttributeValues(t *testing.T) {
+	t.Parallel()
 	tenant := entrafake.Demo()
 	const level = "extension_0123456789abcdef0123456789abcdef_level"
 	for i := range tenant.Users {

@@ -40,6 +40,7 @@ func federated(t *testing.T, o entrafake.Options) (*entrafake.Server, *entrafake
 // that expired in the file fails the next sign-in, a renewed one signs in
 // again; no secret is configured.
 func TestWorkloadIdentity(t *testing.T) {
+	t.Parallel()
 	_, iss, cfg, file := federated(t, entrafake.Options{})
 	res, err := read(t, cfg, rules, false)
 	if err != nil || res.Users.Len() != 6 {
@@ -59,6 +60,7 @@ func TestWorkloadIdentity(t *testing.T) {
 // alone, the tenant, the client and the token file come from the
 // variables AKS sets on the pod.
 func TestWorkloadIdentityFromTheEnvironment(t *testing.T) {
+	// Not parallel: the credential is read from environment variables, as Azure sets them (t.Setenv).
 	s, _, cfg, file := federated(t, entrafake.Options{})
 	t.Setenv(entra.EnvTenantID, cfg.TenantID)
 	t.Setenv(entra.EnvClientID, cfg.ClientID)
@@ -89,6 +91,7 @@ func TestWorkloadIdentityFromTheEnvironment(t *testing.T) {
 // says which one matched none; so does the fake, and the source says how
 // to add the credential.
 func TestFederatedCredentialMismatch(t *testing.T) {
+	t.Parallel()
 	_, iss, cfg, file := federated(t, entrafake.Options{})
 	other, _ := entrafake.NewIssuer("https://oidc.other.example/")
 	for name, c := range map[string]struct{ tok, code string }{
@@ -121,6 +124,7 @@ func managed(t *testing.T, o entrafake.Options, ids ...entrafake.ManagedIdentity
 // the system-assigned identity, or of the user-assigned one clientId
 // names; several user-assigned identities need clientId.
 func TestManagedIdentity(t *testing.T) {
+	t.Parallel()
 	perms := entrafake.DefaultPermissions
 	_, cfg := managed(t, entrafake.Options{}, entrafake.ManagedIdentity{SystemAssigned: true, ClientID: "sys", Permissions: perms})
 	if res, err := read(t, cfg, rules, false); err != nil || res.Users.Len() != 6 {
@@ -144,6 +148,7 @@ func TestManagedIdentity(t *testing.T) {
 // permissions are granted by PowerShell or the CLI, not the portal: the
 // advice says so.
 func TestManagedIdentityWithoutPermissions(t *testing.T) {
+	t.Parallel()
 	_, cfg := managed(t, entrafake.Options{}, entrafake.ManagedIdentity{SystemAssigned: true})
 	_, err := read(t, cfg, rules, false)
 	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "managed identity's service principal") || !strings.Contains(err.Error(), "PowerShell") {
@@ -155,6 +160,7 @@ func TestManagedIdentityWithoutPermissions(t *testing.T) {
 // their endpoint and its header in the environment; the fake checks the
 // header.
 func TestManagedIdentityOfAppService(t *testing.T) {
+	// Not parallel: the credential is read from environment variables, as Azure sets them (t.Setenv).
 	s, cfg := managed(t, entrafake.Options{IdentityHeader: "app-service-header-value"}, entrafake.ManagedIdentity{SystemAssigned: true, Permissions: entrafake.DefaultPermissions})
 	cfg.IdentityEndpoint = ""
 	t.Setenv(entra.EnvIdentityEndpoint, s.URL+entrafake.AppServicePath)
@@ -176,6 +182,7 @@ func TestManagedIdentityOfAppService(t *testing.T) {
 // TestNoManagedIdentityHere: off Azure, the metadata endpoint does not
 // answer; the source says where a managed identity works.
 func TestNoManagedIdentityHere(t *testing.T) {
+	t.Parallel()
 	_, cfg := managed(t, entrafake.Options{})
 	cfg.IdentityEndpoint = "http://127.0.0.1:1" + entrafake.IMDSPath
 	_, err := read(t, cfg, rules, false)
@@ -187,6 +194,7 @@ func TestNoManagedIdentityHere(t *testing.T) {
 // TestValidateSignInModes: each mode says what it needs, and the keys of
 // another mode are refused.
 func TestValidateSignInModes(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		cfg  entra.Config
 		want map[string]string
@@ -207,6 +215,7 @@ func TestValidateSignInModes(t *testing.T) {
 // managed identity's (another cloud's metadata service: a bare 403), gets
 // the same advice as none at all.
 func TestNotAnIdentityEndpoint(t *testing.T) {
+	t.Parallel()
 	_, cfg := managed(t, entrafake.Options{})
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Forbidden", http.StatusForbidden)

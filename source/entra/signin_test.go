@@ -81,13 +81,13 @@ func TestMissingFederatedTokenFile(t *testing.T) {
 	s, _, cfg, _ := federated(t, entrafake.Options{})
 	cfg.FederatedTokenFile = filepath.Join(t.TempDir(), "azure-identity-token")
 	src := open(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules)}).(*entra.Source)
-	src.Retry.MinWait, src.Retry.MaxWait = time.Second, time.Second // a retry would show
+	src.Retry.MinWait, src.Retry.MaxWait = 5*time.Second, 5*time.Second // a retry would show
 	start := time.Now()
 	_, err := src.Read(context.Background())
 	if err == nil || !strings.Contains(err.Error(), cfg.FederatedTokenFile) || !strings.Contains(err.Error(), "azure.workload.identity/use") {
 		t.Errorf("missing token file: %v", err)
 	}
-	if d := time.Since(start); d > 900*time.Millisecond {
+	if d := time.Since(start); d > 2*time.Second { // a retry waits half of minWait at least
 		t.Errorf("failed after %s: retried", d)
 	}
 	if n := s.Stats().Requests; n != 0 {
@@ -100,6 +100,7 @@ func TestMissingFederatedTokenFile(t *testing.T) {
 // App Service sets it), and a wrong header is told as such, without its
 // value.
 func TestIdentityEndpointSpeaksAppService(t *testing.T) {
+	// Not parallel: the identity endpoint's settings are read from environment variables, as Azure sets them (t.Setenv).
 	s, cfg := managed(t, entrafake.Options{IdentityHeader: "app-service-header-value"},
 		entrafake.ManagedIdentity{SystemAssigned: true, Permissions: entrafake.DefaultPermissions})
 	cfg.IdentityEndpoint = s.URL + entrafake.AppServicePath
@@ -124,6 +125,7 @@ func TestIdentityEndpointSpeaksAppService(t *testing.T) {
 // AZURE_AUTHORITY_HOST; without loginURL, the token is asked for there.
 // A value that is not a URL is refused by validate.
 func TestAuthorityHostFromTheEnvironment(t *testing.T) {
+	// Not parallel: the identity endpoint's settings are read from environment variables, as Azure sets them (t.Setenv).
 	_, _, cfg, _ := federated(t, entrafake.Options{})
 	t.Setenv(entra.EnvAuthorityHost, cfg.LoginURL+"/")
 	cfg.LoginURL = ""
@@ -140,6 +142,7 @@ func TestAuthorityHostFromTheEnvironment(t *testing.T) {
 // service, App Service's endpoint with its header) is refused, naming
 // both hosts, and not a byte reaches the other host.
 func TestRedirectsCarryNoCredentials(t *testing.T) {
+	// Not parallel: the identity endpoint's settings are read from environment variables, as Azure sets them (t.Setenv).
 	t.Setenv(entra.EnvIdentityEndpoint, "")
 	dir := t.TempDir()
 	secretFile := filepath.Join(dir, "secret")

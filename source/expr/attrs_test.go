@@ -8,6 +8,7 @@ import (
 // TestCheckAttributes: an attribute an expression reads outright must be
 // one the source has; one it tests for first (has, in, ?.) need not be.
 func TestCheckAttributes(t *testing.T) {
+	t.Parallel()
 	have := []string{"department", "displayName"}
 	tests := []struct {
 		cfg  Config

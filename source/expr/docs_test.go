@@ -29,6 +29,7 @@ func docsExpressions(t *testing.T) string {
 // TestDocsExample: the manual's example source compiles and does what the
 // manual says on a record.
 func TestDocsExample(t *testing.T) {
+	t.Parallel()
 	doc := docsExpressions(t)
 	block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(doc)
 	if block == nil {
@@ -58,6 +59,7 @@ func TestDocsExample(t *testing.T) {
 // text compiles (as a filter, groups or set expression), except the ones
 // it quotes as mistakes.
 func TestDocsInlineExpressions(t *testing.T) {
+	t.Parallel()
 	mistakes := []string{`user.contry`, `user.country == 1`}
 	prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(docsExpressions(t), "")
 	spans := regexp.MustCompile("`([^`\n]*(?:user\\.|directoryGroups)[^`\n]*)`").FindAllStringSubmatch(prose, -1)

@@ -23,6 +23,7 @@ func record(fields map[string]string, attrs map[string]string, groups ...string)
 }
 
 func TestCompileErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  Config
@@ -71,6 +72,7 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestCompileEmptyIsNil(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{})
 	if p != nil || err != nil {
 		t.Fatalf("Compile(empty) = %v, %v; want nil, nil", p, err)
@@ -83,6 +85,7 @@ func TestCompileEmptyIsNil(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	cfg := Config{
 		Filter: `user.country != "CN" && !("contractors" in directoryGroups)`,
 		Groups: `(user.attributes.department == "Design" ? ["Design", " design ", ""] : []) + (user.firstname == "Ann" ? ["Ann's"] : [])`,
@@ -135,6 +138,7 @@ func TestRun(t *testing.T) {
 // TestSetSeesTheRecordAsRead checks that one set expression does not see
 // another's result, and that groups sees them all.
 func TestSetSeesTheRecordAsRead(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{
 		Set:    map[string]string{"firstname": `user.lastname`, "lastname": `user.firstname`},
 		Groups: `[user.firstname + "-" + user.lastname]`,
@@ -155,6 +159,7 @@ func TestSetSeesTheRecordAsRead(t *testing.T) {
 // TestRuntimeErrors checks that an expression failing on a record is an
 // *Error naming the expression, and leaves the record unchanged.
 func TestRuntimeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  Config
@@ -196,6 +201,7 @@ func TestRuntimeErrors(t *testing.T) {
 // TestHostileRecords checks the limits on what a record hands the
 // expressions, and that a runaway expression is stopped.
 func TestHostileRecords(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{Filter: `user.email != ""`})
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +231,7 @@ func TestHostileRecords(t *testing.T) {
 }
 
 func TestCostLimit(t *testing.T) {
+	t.Parallel()
 	// Quadratic in a list the record controls: CEL cannot bound it at
 	// load, so it is counted and stopped on the record that makes it huge.
 	p, err := Compile(Config{Filter: `directoryGroups.all(a, directoryGroups.all(b, directoryGroups.all(c, a + b + c != "")))`})
@@ -248,6 +255,7 @@ func TestCostLimit(t *testing.T) {
 // TestReusedRecord: a source that reuses its Record, attributes map and
 // groups slice from record to record gets each record's values.
 func TestReusedRecord(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{Groups: `[user.attributes.dept] + directoryGroups.map(g, g + "!") + (has(user.attributes.extra) ? ["extra"] : [])`})
 	if err != nil {
 		t.Fatal(err)
@@ -274,6 +282,7 @@ func TestReusedRecord(t *testing.T) {
 // scope groups (matched by name, or by a DN's first value, letter case
 // ignored) before its filter runs, and leaves the program it wraps as it was.
 func TestWithScope(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{Filter: `user.country != "CN"`})
 	if err != nil {
 		t.Fatal(err)
@@ -315,6 +324,7 @@ func TestWithScope(t *testing.T) {
 // TestMissingAttributeOfARecordWithNone: the error says the record has no
 // attributes at all.
 func TestMissingAttributeOfARecordWithNone(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{Groups: `[user.attributes["dept"]]`})
 	if err != nil {
 		t.Fatal(err)
@@ -327,6 +337,7 @@ func TestMissingAttributeOfARecordWithNone(t *testing.T) {
 // TestLetterCase: upper() and lower() change every letter, as Unicode
 // says; upperAscii() and lowerAscii() only the ASCII ones.
 func TestLetterCase(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{Set: map[string]string{
 		"firstname": `user.firstname.upper()`, "lastname": `user.lastname.lower()`,
 		"country": `user.firstname.upperAscii()`,

@@ -14,6 +14,7 @@ import (
 // record quickly (the record is skipped), instead of stalling the run or
 // filling the memory; ordinary string work on the same record succeeds.
 func TestHostileExpressions(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("a", MaxValueLen)
 	tests := []struct{ filter, want string }{
 		{`user.firstname.replace("", user.firstname).size() > 0`, "replace would make a string of more than"},
@@ -64,6 +65,7 @@ func TestHostileExpressions(t *testing.T) {
 // TestHostileExpressionText: an expression too deep or too long is a
 // load-time problem, not a crash or a stall.
 func TestHostileExpressionText(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		strings.Repeat("(", 5000) + "true" + strings.Repeat(")", 5000): "recursion limit",
 		strings.Repeat("[", 300) + strings.Repeat("]", 300) + " == []": "recursion limit",
@@ -80,6 +82,7 @@ func TestHostileExpressionText(t *testing.T) {
 // fail at once, so that a runaway expression cannot make a run of a
 // large source last hours; an ordinary record still fails, and says why.
 func TestRunawayExpressionIsStopped(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(Config{Groups: `directoryGroups.exists(a, directoryGroups.exists(b, directoryGroups.exists(c, a + b + c == ""))) ? ["x"] : []`})
 	if err != nil {
 		t.Fatal(err)

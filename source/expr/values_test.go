@@ -29,6 +29,7 @@ func valuesRecord() *Record {
 // empty one), with the keys of user.attributes, usable by every list
 // and map operation; user.attributes stays as it was.
 func TestAttributeValues(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		cfg    Config
 		groups []string // nil: the filter must keep the record
@@ -72,6 +73,7 @@ func TestAttributeValues(t *testing.T) {
 // the record, naming the attributes it has, as user.attributes does; a
 // conversion of text that is not a number fails too.
 func TestAttributeValuesErrors(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		`user.attributeValues.projet[0] == "apollo"`: "no such key: projet (the record has: dept, grade, none, projects, ratio)",
 		`user.attributeValues.none[0] == ""`:         "index out of bounds",
@@ -93,6 +95,7 @@ func TestAttributeValuesErrors(t *testing.T) {
 // TestAttributeValuesAtLoad: a misspelt variable, and a list compared
 // as a string, fail when the configuration is loaded.
 func TestAttributeValuesAtLoad(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		`user.attributeValue.projects.exists(p, p == "x")`: "user.attributeValue is not a user field (did you mean user.attributeValues?): the fields are user.firstname",
 		`user.attributesValues["projects"].size() > 0`:     "user.attributesValues is not a user field (did you mean user.attributeValues?)",
@@ -120,6 +123,7 @@ func TestAttributeValuesAtLoad(t *testing.T) {
 // attribute, and each value is bounded by MaxValueLen; when they do not,
 // the values are neither counted nor checked.
 func TestAttributeValuesLimits(t *testing.T) {
+	t.Parallel()
 	values, plain := mustCompile(t, Config{Filter: `size(user.attributeValues) >= 0`}), mustCompile(t, Config{Filter: `size(user.attributes) >= 0`})
 	many := valuesRecord()
 	many.Values["projects"] = make([]string, MaxAttributes-2) // with the 3 other values: one over
@@ -150,6 +154,7 @@ func TestAttributeValuesLimits(t *testing.T) {
 // at load (it runs uncounted); a loop nested in a loop over every value
 // is counted and stopped quickly on the largest record allowed.
 func TestAttributeValuesCost(t *testing.T) {
+	t.Parallel()
 	p := mustCompile(t, Config{Filter: `user.attributeValues.projects.exists(v, v.startsWith("ap"))`})
 	if p.filter.counted {
 		t.Error("a loop over one attribute's values is counted")
@@ -170,6 +175,7 @@ func TestAttributeValuesCost(t *testing.T) {
 // TestAttributeValuesReused: a source that reuses its Record and maps
 // from record to record gets each record's values.
 func TestAttributeValuesReused(t *testing.T) {
+	t.Parallel()
 	p := mustCompile(t, Config{Groups: `user.attributeValues.p`})
 	r := &Record{Attributes: map[string]string{}, Values: map[string][]string{}}
 	for i, want := range [][]string{{"a", "b"}, {"c"}, nil, {"d", "e", "f"}} {
@@ -188,6 +194,7 @@ func TestAttributeValuesReused(t *testing.T) {
 // TestAttributeValuesAsGo: the map converts to Go values and compares
 // with another map as CEL maps do.
 func TestAttributeValuesAsGo(t *testing.T) {
+	t.Parallel()
 	m := attributeValues{valuesRecord()}
 	want := map[string][]string{"projects": {"apollo", "gemini, the sequel"}, "dept": {"Design"}, "none": nil, "grade": {"7"}, "ratio": {"0.75"}}
 	if got, err := m.ConvertToNative(reflect.TypeFor[map[string][]string]()); err != nil || !reflect.DeepEqual(got, want) {

@@ -18,6 +18,7 @@ import (
 // (groups.get answers for an alias with the group's primary email) and
 // maps its members.
 func TestGroupByAlias(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, func(dom *googlefake.Domain) {
 		dom.Groups[2].Aliases = []string{"designers@example.com"} // Design
 	})
@@ -35,6 +36,7 @@ func TestGroupByAlias(t *testing.T) {
 // account (CUSTOMER) gives every user its targets; an external member,
 // an owner and a suspended member are what they are.
 func TestWholeAccountAndOtherMembers(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, func(dom *googlefake.Domain) {
 		m := &dom.Groups[3] // Marketing
 		m.Members = append(m.Members, googlefake.Customer, "partner@agency.example", "100000000000000000007")
@@ -60,6 +62,7 @@ func TestWholeAccountAndOtherMembers(t *testing.T) {
 // advice, never as a missing group or a subject that is not an
 // administrator.
 func TestRefusalsAreNotMissingGroups(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		o     googlefake.Options
 		rules []mapping.Rule
@@ -86,6 +89,7 @@ func TestRefusalsAreNotMissingGroups(t *testing.T) {
 // TestPageTokenExpired: a page token older than Google allows is
 // answered 503 backendError; the read fails saying why.
 func TestPageTokenExpired(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{PageTokenLifetime: time.Nanosecond}, nil)
 	d.cfg.PageSize = 2
 	_, err := read(t, d.cfg, nil)
@@ -98,6 +102,7 @@ func TestPageTokenExpired(t *testing.T) {
 // limit of concurrent requests, the source's own rate limit under it
 // reads without a single throttled or refused request.
 func TestUnderTheQuota(t *testing.T) {
+	t.Parallel()
 	// 5 requests a one-second window: the read's 13 or more requests, sent
 	// at once, would be throttled without the client's own limit.
 	d := startDemo(t, googlefake.Options{Quota: googlefake.Quota{PerMinute: 300, Window: time.Second, Concurrent: 5}}, nil)
@@ -130,6 +135,7 @@ func TestUnderTheQuota(t *testing.T) {
 // joined by commas), and a numeric field as its decimal text that int()
 // converts; a misspelt variable fails when the expressions are loaded.
 func TestMultiValuedCustomFields(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, func(dom *googlefake.Domain) {
 		project := func(v string) map[string]any { return map[string]any{"type": "work", "value": v} }
 		dom.Users[3].CustomSchemas["Employment"]["projects"] = []any{project("apollo, phase 2"), project("x")} // dave

@@ -97,6 +97,7 @@ func checkGroups(t *testing.T, got, want map[string][]string) {
 }
 
 func TestReadActiveUsersWithNestedGroups(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, nil)
 	res, err := read(t, d.cfg, rules)
 	if err != nil {
@@ -111,6 +112,7 @@ func TestReadActiveUsersWithNestedGroups(t *testing.T) {
 }
 
 func TestSuspendedArchivedAndDirectMembers(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, nil)
 	d.cfg.Users.IncludeSuspended, d.cfg.Users.IncludeArchived = true, true
 	direct := false
@@ -126,6 +128,7 @@ func TestSuspendedArchivedAndDirectMembers(t *testing.T) {
 }
 
 func TestPagingQueriesAndGroupsByEmail(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, nil)
 	d.cfg.PageSize = 2
 	byEmail := []mapping.Rule{{Directory: "design@example.com", Targets: []string{"Design"}}, {Pattern: "(Mark.*)", Targets: []string{"All $1"}}}
@@ -158,6 +161,7 @@ func TestPagingQueriesAndGroupsByEmail(t *testing.T) {
 // TestThrottlingAndFaults: 429 rateLimitExceeded, 403 userRateLimitExceeded,
 // a 500 and a dropped connection are each waited out and retried.
 func TestThrottlingAndFaults(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{ThrottleEvery: 3, Faults: map[int]int{2: 500, 4: 0}}, nil)
 	res, err := read(t, d.cfg, rules)
 	if err != nil {
@@ -172,6 +176,7 @@ func TestThrottlingAndFaults(t *testing.T) {
 // TestMistakesSayWhatToCheck: each refusal fails the read with Google's
 // answer and what to fix, and no secret.
 func TestMistakesSayWhatToCheck(t *testing.T) {
+	t.Parallel()
 	noDelegation := startDemo(t, googlefake.Options{}, func(d *googlefake.Domain) { d.Delegation = nil })
 	usersOnly := startDemo(t, googlefake.Options{}, func(d *googlefake.Domain) {
 		for id := range d.Delegation {
@@ -229,6 +234,7 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 // (extraAttributes), a groups expression over each user's directory
 // groups (nested Platform Team included) and a set expression.
 func TestExpressionsAndCustomSchemas(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, nil)
 	d.cfg.Users.ExtraAttributes = []string{"customSchemas.Employment.costCenter", "orgUnitPath"}
 	p, err := expr.Compile(expr.Config{
@@ -257,6 +263,7 @@ func TestExpressionsAndCustomSchemas(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	c := google.Config{Subject: "admin", APIURL: "admin.googleapis.com",
 		Users: google.Users{UserFields: clouddir.UserFields{Templates: source.Templates{Type: "robot"}, ExtraAttributes: []string{"a b"}}}}
 	c.PageSize = 501

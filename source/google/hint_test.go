@@ -10,6 +10,7 @@ import (
 // TestScopeAdvice: a 403 insufficientPermissions names the scope of the
 // call that failed and the delegation page.
 func TestScopeAdvice(t *testing.T) {
+	t.Parallel()
 	s := &Source{cfg: Config{Subject: "admin@example.com"}, clientID: "1080"}
 	for path, scope := range map[string]string{
 		"/admin/directory/v1/users":                          "admin.directory.user.readonly",

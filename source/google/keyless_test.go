@@ -40,6 +40,7 @@ func selfSigner(d *googlefake.Domain) { d.AllowTokenCreator(account, "serviceAcc
 // VM), the metadata server's service account has IAM Credentials sign the
 // delegation; no key file exists.
 func TestSignJwtFromTheMetadataServer(t *testing.T) {
+	t.Parallel()
 	d := keyless(t, google.AuthSignJwt, googlefake.Options{}, selfSigner)
 	res, err := read(t, d.cfg, rules)
 	if err != nil {
@@ -52,6 +53,7 @@ func TestSignJwtFromTheMetadataServer(t *testing.T) {
 // refuses, and without delegation the token endpoint does; each says
 // what to grant.
 func TestSignJwtRefusals(t *testing.T) {
+	t.Parallel()
 	d := keyless(t, google.AuthSignJwt, googlefake.Options{}, nil)
 	if _, err := read(t, d.cfg, rules); err == nil || !strings.Contains(err.Error(), "iam.serviceAccounts.signJwt") ||
 		!strings.Contains(err.Error(), "Service Account Token Creator role on "+account) {
@@ -99,6 +101,7 @@ func federation(t *testing.T, iss *googlefake.Issuer, impersonate bool) (func(*g
 // federated principal has it signed directly (serviceAccount names the
 // account).
 func TestSignJwtWithWorkloadIdentityFederation(t *testing.T) {
+	t.Parallel()
 	iss, _ := googlefake.NewIssuer(googlefake.DemoIssuer)
 	for _, impersonate := range []bool{true, false} {
 		edit, write := federation(t, iss, impersonate)
@@ -122,6 +125,7 @@ func TestSignJwtWithWorkloadIdentityFederation(t *testing.T) {
 // TestFederationRefusals: the Security Token Service refuses a token of
 // another issuer or for another audience.
 func TestFederationRefusals(t *testing.T) {
+	t.Parallel()
 	iss, _ := googlefake.NewIssuer(googlefake.DemoIssuer)
 	edit, write := federation(t, iss, true)
 	d := keyless(t, google.AuthSignJwt, googlefake.Options{}, edit)
@@ -144,6 +148,7 @@ func TestFederationRefusals(t *testing.T) {
 // access_token) impersonates a service account that holds an admin role
 // and reads as itself, naming the customer by its ID.
 func TestAdminRoleFromAURLSourcedCredential(t *testing.T) {
+	t.Parallel()
 	iss, _ := googlefake.NewIssuer("https://sts.windows.net/00000000-0000-0000-0000-00000000demo/")
 	var p googlefake.Provider
 	d := keyless(t, google.AuthAdminRole, googlefake.Options{}, func(dom *googlefake.Domain) {
@@ -175,6 +180,7 @@ func TestAdminRoleFromAURLSourcedCredential(t *testing.T) {
 // role assigned, reads without delegation; without the role it is
 // refused with what to assign; a key file of such an account works too.
 func TestAdminRole(t *testing.T) {
+	t.Parallel()
 	d := keyless(t, google.AuthAdminRole, googlefake.Options{}, func(dom *googlefake.Domain) { dom.AdminAccounts = []string{account} })
 	d.cfg.Subject, d.cfg.Customer = "", googlefake.DemoCustomer
 	if _, err := read(t, d.cfg, rules); err != nil {
@@ -196,6 +202,7 @@ func TestAdminRole(t *testing.T) {
 // (tokenURL), the assertion still names Google's token URI, as Google's
 // audience check requires.
 func TestAudienceIsGooglesTokenURI(t *testing.T) {
+	t.Parallel()
 	d := startDemo(t, googlefake.Options{}, nil)
 	target, _ := url.Parse(d.s.URL)
 	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
@@ -217,6 +224,7 @@ func TestAudienceIsGooglesTokenURI(t *testing.T) {
 // TestValidateSignInModes: each mode says what it needs and refuses what
 // it does not read.
 func TestValidateSignInModes(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		cfg  google.Config
 		want map[string]string
@@ -241,6 +249,7 @@ func TestValidateSignInModes(t *testing.T) {
 // it, and the role impersonates the service account; a wrong AWS secret
 // is refused.
 func TestSignJwtFromAWS(t *testing.T) {
+	// Not parallel: the AWS credentials are read from environment variables (t.Setenv).
 	const role = "arn:aws:sts::123456789012:assumed-role/orgsync/i-0123"
 	var p googlefake.Provider
 	d := keyless(t, google.AuthSignJwt, googlefake.Options{}, func(dom *googlefake.Domain) {

@@ -5,6 +5,7 @@ import (
 )
 
 func TestNextPageToken(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		`{"kind":"k","users":[{"id":"1","nextPageToken":"inner"}],"nextPageToken":"abc"}`: "abc",
 		`{"nextPageToken":"first","users":[]}`:                                            "first",

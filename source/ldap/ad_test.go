@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/adtest"
 	"github.com/orgsync/orgsync/source/mapping"
@@ -80,9 +80,8 @@ func adRules() []mapping.Rule {
 }
 
 func adConfig(t *testing.T, url string) ldap.Config {
-	t.Setenv("ORGSYNC_TEST_AD_PW", adPass)
 	return ldap.Config{
-		URL: url, BindDN: adBindDN, Password: secret.Ref{Env: "ORGSYNC_TEST_AD_PW"}, PageSize: 2,
+		URL: url, BindDN: adBindDN, Password: secrettest.File(t, adPass), PageSize: 2,
 		Users:  ldap.Users{BaseDN: adUsers, Username: "{sAMAccountName}", Domain: "corp.example"},
 		Groups: ldap.Groups{BaseDN: adGroups},
 	}
@@ -92,6 +91,7 @@ func adConfig(t *testing.T, url string) ldap.Config {
 // Directory (the default filter, in-chain searches, escaping), which the
 // fake records; reading a real domain is TestActiveDirectoryOnSamba.
 func TestActiveDirectory(t *testing.T) {
+	t.Parallel()
 	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries(), SizeLimit: 3})
 	res, err := read(t, adConfig(t, srv.URL), newMapper(t, adRules()), nil)
 	if err != nil {
@@ -130,6 +130,7 @@ func TestActiveDirectory(t *testing.T) {
 }
 
 func TestRepeatedPagingCookieFailsTheSearch(t *testing.T) {
+	t.Parallel()
 	srv := adtest.Start(t, adtest.Options{BindDN: adBindDN, Password: adPass, Entries: adEntries(), RepeatCookie: true})
 	done := make(chan error, 1)
 	go func() {
@@ -150,6 +151,7 @@ func TestRepeatedPagingCookieFailsTheSearch(t *testing.T) {
 // (1,500) in parts, member;range=0-1499 and so on, which Samba does not
 // do: the source reads every part.
 func TestRangedMemberValues(t *testing.T) {
+	t.Parallel()
 	const n = 3200
 	entries := []adtest.Entry{{DN: adBindDN, Attrs: map[string][]string{"objectClass": {"user"}}}}
 	var members []string
@@ -198,6 +200,7 @@ func keys[V any](m map[string]V) []string {
 // An attribute value that is not UTF-8 makes its entry a bad record, with
 // the DN and field; the other entries are read.
 func TestInvalidUTF8IsABadRecord(t *testing.T) {
+	t.Parallel()
 	entries := adEntries()
 	juergen := adUser("juergen", "512", "513")
 	juergen.Attrs["givenName"] = []string{"J\xfcrgen"}

@@ -39,10 +39,10 @@ func BenchmarkRead100kGoLDAP(b *testing.B) {
 
 // benchRead opens the source on the script's server and times read.
 func benchRead(b *testing.B, read func(context.Context, source.Source) (*source.Result, error)) {
-	url := os.Getenv("ORGSYNC_LDAP_BENCH_URL")
-	if url == "" {
+	if os.Getenv("ORGSYNC_LDAP_BENCH_URL") == "" {
 		b.Skip("needs the 100,000-user slapd of scripts/ldap-bench.sh (set ORGSYNC_LDAP_BENCH_URL)")
 	}
+	url := os.Getenv("ORGSYNC_LDAP_BENCH_URL")
 	want, _ := strconv.Atoi(os.Getenv("ORGSYNC_LDAP_BENCH_USERS"))
 	cfg := ldap.Config{
 		Flavor: ldap.FlavorOpenLDAP, URL: url, BindDN: os.Getenv("ORGSYNC_LDAP_BENCH_BINDDN"),

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/secret"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/diag"
@@ -17,6 +18,7 @@ import (
 )
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	valid := func() ldap.Config {
 		return ldap.Config{URL: "ldaps://ldap.example.org", BindDN: "cn=svc,dc=example,dc=com",
 			Password: secret.Ref{Env: "LDAP_PW"}, Users: ldap.Users{BaseDN: "dc=example,dc=com"}}
@@ -87,6 +89,7 @@ func TestConfigValidate(t *testing.T) {
 
 // A malformed bind name is refused with the forms that are accepted.
 func TestMalformedBindNameListsTheAcceptedForms(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"svc orgsync", "cn=svc,,dc=x", `CORP\`, "@corp.example.com", `a\b\c`, "svc@"} {
 		c := ldap.Config{URL: "ldaps://dc1", BindDN: name, Password: secret.Ref{Env: "PW"}, Users: ldap.Users{BaseDN: "dc=x"}}
 		errs := c.Validate()
@@ -103,6 +106,7 @@ func TestMalformedBindNameListsTheAcceptedForms(t *testing.T) {
 }
 
 func TestOpenReportsFieldErrors(t *testing.T) {
+	t.Parallel()
 	var cfg ldap.Config
 	_, err := cfg.Open("sources[2]", source.Options{})
 	var fe diag.FieldErrors
@@ -112,6 +116,7 @@ func TestOpenReportsFieldErrors(t *testing.T) {
 }
 
 func TestReadCanceled(t *testing.T) {
+	t.Parallel()
 	cfg := ldap.Config{URL: "ldap://127.0.0.1:1", Users: ldap.Users{BaseDN: "dc=x"}}
 	src, err := cfg.Open("s", source.Options{})
 	if err != nil {
@@ -125,6 +130,7 @@ func TestReadCanceled(t *testing.T) {
 }
 
 func TestConfigYAML(t *testing.T) {
+	t.Parallel()
 	const doc = `
 flavor: activedirectory
 urls: [ldaps://dc1.corp.example, ldaps://dc2.corp.example]
@@ -153,6 +159,7 @@ groups: {membership: [member, primaryGroup], nested: false}
 // the bind gives up after connectTimeout and says so in one line, with
 // the URL's key and the timeout's, and nothing of the network library.
 func TestTimeouts(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -184,13 +191,9 @@ func TestTimeouts(t *testing.T) {
 // TestRefusedAndUnknownHost: a port nothing listens on and a host name
 // that does not resolve are each said so, with the key to check.
 func TestRefusedAndUnknownHost(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "ldap://" + l.Addr().String()
-	l.Close()
-	err = readError(t, ldap.Config{URL: refused, Users: ldap.Users{BaseDN: "dc=x"}})
+	t.Parallel()
+	refused := "ldap://" + testenv.RefusedAddr(t)
+	err := readError(t, ldap.Config{URL: refused, Users: ldap.Users{BaseDN: "dc=x"}})
 	wantMessage(t, err, "the server at "+refused+" refused the connection", "check sources[0].ldap.url")
 
 	err = readError(t, ldap.Config{URL: "ldap://nohost.invalid", ConnectTimeout: 5 * time.Second, Users: ldap.Users{BaseDN: "dc=x"}})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/dirsrv"
 	"github.com/orgsync/orgsync/source/ldap/internal/dirsrvtest"
@@ -31,10 +32,9 @@ func ipaRules() []mapping.Rule {
 // layout's base DNs), LDAPS with the IPA CA and the server's host name,
 // orgsync's system account under cn=sysaccounts,cn=etc.
 func ipaConfig(t *testing.T, srv *dirsrv.Server) ldap.Config {
-	t.Setenv("ORGSYNC_TEST_IPA_PW", dirsrvtest.AccountPassword)
 	return ldap.Config{
 		Flavor: ldap.FlavorFreeIPA, URL: srv.LDAPSURL, TLS: ldap.TLS{CAFile: srv.CAFile, ServerName: dirsrv.HostName},
-		BindDN: dirsrvtest.Reader, Password: secret.Ref{Env: "ORGSYNC_TEST_IPA_PW"},
+		BindDN: dirsrvtest.Reader, Password: secrettest.File(t, dirsrvtest.AccountPassword),
 	}
 }
 
@@ -84,6 +84,7 @@ func readIPA(t *testing.T, cfg ldap.Config) map[string][]string {
 // CJK; with users.baseDN at the suffix, staged and preserved users (and
 // the system accounts) are still not read.
 func TestFreeIPAOn389DS(t *testing.T) {
+	t.Parallel()
 	srv := dirsrvtest.Start(t)
 	t.Run("layout defaults", func(t *testing.T) {
 		assertUsers(t, readIPA(t, ipaConfig(t, srv)), wantIPA())
@@ -119,6 +120,7 @@ func TestFreeIPAOn389DS(t *testing.T) {
 // Directory Server, whose defaults leave locked accounts out too;
 // users.includeLocked keeps them.
 func TestDirectoryServerDetected(t *testing.T) {
+	t.Parallel()
 	srv := dirsrvtest.Start(t)
 	cfg := ipaConfig(t, srv)
 	cfg.Flavor, cfg.Users.BaseDN, cfg.Groups.BaseDN = "", dirsrvtest.Users, dirsrvtest.Groups
@@ -136,6 +138,7 @@ func TestDirectoryServerDetected(t *testing.T) {
 // stops a page as large as itself, the look-through limit a read of more
 // entries than itself, however paged.
 func TestDirectoryServerLimits(t *testing.T) {
+	t.Parallel()
 	srv := dirsrvtest.Start(t)
 	for _, tc := range []struct {
 		name     string
@@ -160,6 +163,7 @@ func TestDirectoryServerLimits(t *testing.T) {
 
 // What a FreeIPA administrator gets wrong, and what the errors say to do.
 func TestFreeIPARefusals(t *testing.T) {
+	t.Parallel()
 	srv := dirsrvtest.Start(t)
 	otherCA := slapdtest.NewTLS(t).CAFile // a CA that did not sign the server's certificate
 	for _, tc := range []struct {

@@ -17,6 +17,7 @@ import (
 // (nested ones included), with one entry an expression fails on and one
 // whose computed value is bad.
 func TestOpenLDAPExpressions(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	cfg := readerConfig(t, srv.URL)
 	cfg.Users.ExtraAttributes = []string{"cn", "uid", "employeeType"}
@@ -70,6 +71,7 @@ func TestOpenLDAPExpressions(t *testing.T) {
 // extraAttributes gives the expressions all its values, in the server's
 // order, in user.attributeValues, and its first in user.attributes.
 func TestOpenLDAPAttributeValues(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	cfg := readerConfig(t, srv.URL)
 	cfg.Users.ExtraAttributes = []string{"mail", "uid"}

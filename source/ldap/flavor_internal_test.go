@@ -11,6 +11,7 @@ import (
 // Server (and Red Hat Directory Server) by its vendor, and the suffix by
 // defaultNamingContext, else the one naming context.
 func TestRootDSEOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		attrs         map[string][]string
@@ -36,6 +37,7 @@ func TestRootDSEOf(t *testing.T) {
 // Every flavor explains both limits with something to change, never an
 // empty reason, and names the bind account where the limit is its own.
 func TestEveryFlavorExplainsItsLimits(t *testing.T) {
+	t.Parallel()
 	for name, fl := range flavors {
 		for _, code := range []uint16{ldap3.LDAPResultSizeLimitExceeded, ldap3.LDAPResultAdminLimitExceeded} {
 			got := fl.limits(code, `the bind account "uid=svc"`, 1000)
@@ -49,6 +51,7 @@ func TestEveryFlavorExplainsItsLimits(t *testing.T) {
 // The FreeIPA layout puts the base DNs under the suffix, and a suffix the
 // server does not name is an error saying what to set.
 func TestFreeIPABases(t *testing.T) {
+	t.Parallel()
 	s := &Source{cfg: Config{Flavor: FlavorFreeIPA}}
 	users, groups, err := s.bases(flavors[FlavorFreeIPA], "dc=example,dc=com")
 	if err != nil || users != "cn=users,cn=accounts,dc=example,dc=com" || groups != "cn=groups,cn=accounts,dc=example,dc=com" {

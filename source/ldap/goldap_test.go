@@ -17,6 +17,7 @@ import (
 // BenchmarkRead100kGoLDAP times: the results must be the same, so the
 // benchmark compares equal work.
 func TestGoLDAPClientReadsTheSame(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), SizeLimit: 50})
 	cfg := readerConfig(t, srv.URL)
 	cfg.PageSize = 20

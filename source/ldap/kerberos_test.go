@@ -9,6 +9,7 @@ import (
 
 	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"
 	"github.com/orgsync/orgsync/source/ldap/samba"
@@ -48,6 +49,7 @@ func kerberosConfig(t *testing.T, srv *sambatest.Server, k ldap.Kerberos) ldap.C
 // configuration. (Over TLS Samba refuses it by default: see
 // TestKerberosErrorsOnSamba.)
 func TestKerberosBindOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
 	kt := keytab(t, srv, servicePrincipal)
 	emptyConf := filepath.Join(t.TempDir(), "krb5.conf")
@@ -68,8 +70,7 @@ func TestKerberosBindOnSamba(t *testing.T) {
 			c.BindDN = `CORP\` + sambatest.ServiceName
 		}},
 		{"password", func(c *ldap.Config) {
-			t.Setenv("ORGSYNC_TEST_KRB_PW", sambatest.ServicePass)
-			c.Password = secret.Ref{Env: "ORGSYNC_TEST_KRB_PW"}
+			c.Password = secrettest.File(t, sambatest.ServicePass)
 		}},
 		{"credentials cache", func(c *ldap.Config) {
 			c.Kerberos.CCache = kinit(t, srv, kt)
@@ -104,6 +105,7 @@ func kinit(t *testing.T, srv *sambatest.Server, kt string) string {
 
 // A Kerberos bind that cannot work says what to fix.
 func TestKerberosErrorsOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
 	kt := keytab(t, srv, servicePrincipal)
 	adminKeytab := keytab(t, srv, "Administrator@"+samba.Realm)
@@ -113,12 +115,10 @@ func TestKerberosErrorsOnSamba(t *testing.T) {
 		want   []string
 	}{
 		{"unknown principal", func(c *ldap.Config) {
-			t.Setenv("ORGSYNC_TEST_KRB_PW", "whatever-1")
-			c.BindDN, c.Password = "nobody@"+samba.Realm, secret.Ref{Env: "ORGSYNC_TEST_KRB_PW"}
+			c.BindDN, c.Password = "nobody@"+samba.Realm, secrettest.File(t, "whatever-1")
 		}, []string{"does not know the principal nobody@CORP.EXAMPLE.COM", "bindDN"}},
 		{"wrong password", func(c *ldap.Config) {
-			t.Setenv("ORGSYNC_TEST_KRB_PW", "not-the-password-1")
-			c.Password = secret.Ref{Env: "ORGSYNC_TEST_KRB_PW"}
+			c.Password = secrettest.File(t, "not-the-password-1")
 		}, []string{"refused the key of " + servicePrincipal, "password is wrong"}},
 		{"keytab of another principal", func(c *ldap.Config) { c.Kerberos.Keytab = adminKeytab }, []string{"keytab has no key for " + servicePrincipal}},
 		{"unreachable KDC", func(c *ldap.Config) {

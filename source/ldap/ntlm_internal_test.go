@@ -20,6 +20,7 @@ func unhex(t testing.TB, s string) []byte {
 // The NTLMv2 response and session base key of the example in MS-NLMP
 // section 4.2.4 (user "User", domain "Domain", password "Password").
 func TestNTLMv2KnownAnswer(t *testing.T) {
+	t.Parallel()
 	cred, err := newNTLMCredentials(`Domain\User`, "Password", "")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func challengeMessage(flags uint32, targetInfo []byte) []byte {
 // server with the client's keys swapped opens, message after message; a
 // changed message or a replayed one fails.
 func TestNTLMSealing(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{9}, 16)
 	client, server := newNTLMLayer(key), newNTLMLayer(key)
 	server.signKey, server.verifyKey = server.verifyKey, server.signKey
@@ -82,6 +84,7 @@ func TestNTLMSealing(t *testing.T) {
 // that is short, lies about its target information or offers no signing
 // is refused.
 func TestNTLMAuthenticate(t *testing.T) {
+	t.Parallel()
 	cred, _ := newNTLMCredentials(`CORP\svc`, "pw", "")
 	stamp := []byte{7, 0, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0}
 	msg, layer, err := cred.authenticate(challengeMessage(ntlmFlags, stamp), ntlmFlags, time.Now())

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/crypto/md4" //nolint:staticcheck // the NT hash is MD4
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"
 )
@@ -37,6 +38,7 @@ func ntlmConfig(t *testing.T, srv *sambatest.Server) ldap.Config {
 // password or its NT hash, as DOMAIN\user or a user principal name, with
 // the messages signed; a whole read checks the signing over many pages.
 func TestNTLMBindOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
 	for _, tc := range []struct {
 		name   string
@@ -45,8 +47,7 @@ func TestNTLMBindOnSamba(t *testing.T) {
 		{"password, DOMAIN\\user", func(*ldap.Config) {}},
 		{"password, user principal name", func(c *ldap.Config) { c.BindDN = sambatest.ServiceUPN }},
 		{"NT hash", func(c *ldap.Config) {
-			t.Setenv("ORGSYNC_TEST_NT_HASH", ntHash(sambatest.ServicePass))
-			c.Password, c.NTHash = secret.Ref{}, secret.Ref{Env: "ORGSYNC_TEST_NT_HASH"}
+			c.Password, c.NTHash = secret.Ref{}, secrettest.File(t, ntHash(sambatest.ServicePass))
 		}},
 		{"the whole domain", func(c *ldap.Config) { c.Users.Scope = "" }},
 	} {
@@ -63,13 +64,15 @@ func TestNTLMBindOnSamba(t *testing.T) {
 }
 
 func TestNTLMErrorsOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
+	wrongPassword := secrettest.File(t, "not-it")
 	for _, tc := range []struct {
 		name   string
 		change func(*ldap.Config)
 		want   []string
 	}{
-		{"wrong password", func(c *ldap.Config) { t.Setenv("ORGSYNC_TEST_AD_PW", "not-it") }, []string{"invalid credentials", "environment variable ORGSYNC_TEST_AD_PW"}},
+		{"wrong password", func(c *ldap.Config) { c.Password = wrongPassword }, []string{"invalid credentials", wrongPassword.String()}},
 		{"over LDAPS", func(c *ldap.Config) { c.URL, c.TLS = srv.LDAPSURL, ldap.TLS{CAFile: srv.TLS.CAFile} }, []string{"bind over ldap:// without startTLS"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/reconcile"
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/ldap"
@@ -89,10 +90,9 @@ func newMapper(t *testing.T, rules []mapping.Rule) *mapping.Mapper {
 // from size limits).
 func readerConfig(t *testing.T, url string) ldap.Config {
 	t.Helper()
-	t.Setenv("ORGSYNC_TEST_LDAP_PW", slapdtest.ReaderPasswd)
 	return ldap.Config{
 		Flavor: ldap.FlavorOpenLDAP, URL: url, BindDN: slapdtest.ReaderDN,
-		Password: secret.Ref{Env: "ORGSYNC_TEST_LDAP_PW"},
+		Password: secrettest.File(t, slapdtest.ReaderPasswd),
 		Users:    ldap.Users{BaseDN: people, DefaultCountry: "US"},
 		Groups:   ldap.Groups{BaseDN: groupsB},
 	}
@@ -116,6 +116,7 @@ func byEmail(users reconcile.Users) map[string]reconcile.User {
 }
 
 func TestOpenLDAPRead(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), SizeLimit: 50})
 	cfg := readerConfig(t, srv.URL)
 	cfg.PageSize = 20
@@ -195,6 +196,7 @@ func sameSet(a, b []string) bool {
 }
 
 func TestOpenLDAPMissingMappedGroupFails(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	rules := append(testRules(), mapping.Rule{Directory: "renamed-team", Targets: []string{"Team"}})
 	res, err := read(t, readerConfig(t, srv.URL), newMapper(t, rules), nil)
@@ -210,6 +212,7 @@ func TestOpenLDAPMissingMappedGroupFails(t *testing.T) {
 // group is reported in the result, with where it was looked for, and Read
 // succeeds; the groups found are listed as the rules write them.
 func TestOpenLDAPMissingGroupLeftToTheCaller(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	rules := append(testRules(), mapping.Rule{Directory: "contractors", Targets: []string{"Contractors"}})
 	cfg := readerConfig(t, srv.URL)
@@ -234,12 +237,13 @@ func TestOpenLDAPMissingGroupLeftToTheCaller(t *testing.T) {
 }
 
 func TestOpenLDAPBindAndOutage(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	m := newMapper(t, testRules())
 
 	t.Run("wrong password", func(t *testing.T) {
 		cfg := readerConfig(t, srv.URL)
-		t.Setenv("ORGSYNC_TEST_LDAP_PW", "wrong-password-value")
+		cfg.Password = secrettest.File(t, "wrong-password-value")
 		_, err := read(t, cfg, m, nil)
 		if err == nil || !strings.Contains(err.Error(), "invalid credentials") || strings.Contains(err.Error(), "wrong-password-value") {
 			t.Fatalf("err = %v; want invalid credentials without the password", err)
@@ -294,6 +298,7 @@ func closedURL(t *testing.T) string {
 }
 
 func TestOpenLDAPTLS(t *testing.T) {
+	t.Parallel()
 	files := slapdtest.NewTLS(t)
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), CertFile: files.CertFile, KeyFile: files.KeyFile})
 	m := newMapper(t, testRules())
@@ -330,6 +335,7 @@ func TestOpenLDAPTLS(t *testing.T) {
 // and many domain controllers' own do) is refused, and the error says
 // what certificate the server needs.
 func TestCertificateWithOnlyACommonName(t *testing.T) {
+	t.Parallel()
 	files, err := slapdtest.WriteTLS(t.TempDir(), slapdtest.ServerNames{CommonName: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
@@ -345,6 +351,7 @@ func TestCertificateWithOnlyACommonName(t *testing.T) {
 }
 
 func TestDebugLogIsLdapsearchWithoutPassword(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture()})
 	core, logs := observer.New(zapcore.DebugLevel)
 	if _, err := read(t, readerConfig(t, srv.URL), newMapper(t, testRules()), zap.New(core)); err != nil {
@@ -395,6 +402,7 @@ func boolInt(b bool) int {
 // TestOpenLDAPMemberOf reads membership from the users' memberOf values,
 // which slapd's memberof overlay maintains for groups added over LDAP.
 func TestOpenLDAPMemberOf(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: usersOnly(), MemberOf: true})
 	conn, err := ldap3.DialURL(srv.URL)
 	if err != nil {
@@ -459,6 +467,7 @@ func usersOnly() string {
 // limit), a read past it fails, naming size.prtotal and a limits clause for
 // the bind account, never the server's empty reason alone.
 func TestOpenLDAPPagedSizeLimit(t *testing.T) {
+	t.Parallel()
 	srv := slapdtest.Start(t, slapdtest.Options{LDIF: fixture(), SizeLimit: 50, LimitPaged: true})
 	cfg := readerConfig(t, srv.URL)
 	cfg.PageSize = 20

@@ -12,6 +12,7 @@ import (
 // the directory orders the groups, and the same spelling of a name two
 // groups map to in different letter case.
 func TestTargetsComeSorted(t *testing.T) {
+	t.Parallel()
 	user := "uid=u1,ou=people,dc=example,dc=com"
 	build := func(order []string) []string {
 		all := map[string]*group{

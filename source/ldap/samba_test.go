@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source/ldap"
 	"github.com/orgsync/orgsync/source/ldap/internal/sambatest"
 	"github.com/orgsync/orgsync/source/ldap/internal/slapdtest"
@@ -33,10 +33,9 @@ func sambaRules() []mapping.Rule {
 // the domain's CA, the service account's user principal name, default
 // filters and membership.
 func sambaConfig(t *testing.T, srv *sambatest.Server) ldap.Config {
-	t.Setenv("ORGSYNC_TEST_AD_PW", sambatest.ServicePass)
 	return ldap.Config{
 		URL: srv.LDAPSURL, TLS: ldap.TLS{CAFile: srv.TLS.CAFile},
-		BindDN: sambatest.ServiceUPN, Password: secret.Ref{Env: "ORGSYNC_TEST_AD_PW"}, PageSize: 500,
+		BindDN: sambatest.ServiceUPN, Password: secrettest.File(t, sambatest.ServicePass), PageSize: 500,
 		Users:  ldap.Users{BaseDN: sambatest.People, Username: "{sAMAccountName}", Domain: sambatest.MailDomain},
 		Groups: ldap.Groups{BaseDN: sambatest.Groups},
 	}
@@ -115,6 +114,7 @@ func groupsByEmail(t *testing.T, cfg ldap.Config) map[string][]string {
 // primary group, a group outside groups.baseDN through memberOf, disabled
 // accounts left out, and a user without mail reported.
 func TestActiveDirectoryOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
 	t.Run("ldaps", func(t *testing.T) {
 		assertSambaUsers(t, groupsByEmail(t, sambaConfig(t, srv)))
@@ -145,6 +145,7 @@ func TestActiveDirectoryOnSamba(t *testing.T) {
 // member values (1,600 of them in one group), nested groups resolved by
 // the source, primary groups through objectSid.
 func TestActiveDirectoryMemberListsOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
 	cfg := sambaConfig(t, srv)
 	cfg.Flavor = ldap.FlavorOpenLDAP
@@ -157,9 +158,11 @@ func TestActiveDirectoryMemberListsOnSamba(t *testing.T) {
 // What goes wrong with a real domain controller, and what the errors say
 // to do.
 func TestActiveDirectoryRefusalsOnSamba(t *testing.T) {
+	t.Parallel()
 	srv := sambatest.Domain(t)
 	m := newMapper(t, sambaRules())
 	otherCA := slapdtest.NewTLS(t).CAFile // a CA that did not sign the server's certificate
+	wrongPassword := secrettest.File(t, "not-it")
 	for _, tc := range []struct {
 		name   string
 		change func(*ldap.Config)
@@ -169,7 +172,7 @@ func TestActiveDirectoryRefusalsOnSamba(t *testing.T) {
 		{"untrusted certificate", func(c *ldap.Config) { c.TLS.CAFile = otherCA }, []string{"not signed by the authority in tls.caFile", otherCA, "an authority of the same name but another key"}},
 		{"untrusted certificate over StartTLS", func(c *ldap.Config) { c.URL, c.StartTLS, c.TLS.CAFile = srv.URL, true, otherCA }, []string{"StartTLS", "tls.caFile"}},
 		{"name not in the certificate", func(c *ldap.Config) { c.TLS.ServerName = "dc9.corp.example.com" }, []string{samba.HostName, "tls.serverName"}},
-		{"wrong password", func(c *ldap.Config) { t.Setenv("ORGSYNC_TEST_AD_PW", "not-it") }, []string{"invalid credentials", "environment variable ORGSYNC_TEST_AD_PW"}},
+		{"wrong password", func(c *ldap.Config) { c.Password = wrongPassword }, []string{"invalid credentials", wrongPassword.String()}},
 		{"missing mapped group", func(c *ldap.Config) {}, []string{"CN=Gone"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

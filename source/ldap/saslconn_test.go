@@ -40,6 +40,7 @@ func acceptorToken(t testing.TB, payload []byte, seq uint64, rrc int) []byte {
 // The server's wrap tokens are checked and unwrapped, rotated or not; a
 // changed byte or a sealed token is refused.
 func TestKerberosLayerUnwrap(t *testing.T) {
+	t.Parallel()
 	l := &krbLayer{key: testKey, acceptorSubkey: true}
 	for _, rrc := range []int{0, 12, 28, 1000} {
 		got, err := l.unwrap(acceptorToken(t, []byte("an LDAP message"), 3, rrc))
@@ -62,6 +63,7 @@ func TestKerberosLayerUnwrap(t *testing.T) {
 // Negotiation picks integrity protection without TLS, none over TLS, and
 // says what to do when the server wants sealing only.
 func TestKerberosLayerNegotiate(t *testing.T) {
+	t.Parallel()
 	offer := func(layers byte) []byte {
 		return acceptorToken(t, []byte{layers, 0, 0x10, 0}, 0, 0)
 	}
@@ -107,6 +109,7 @@ func (c *byteConn) Write(b []byte) (int, error) { return c.out.Write(b) }
 // A protected connection splits writes to the server's buffer size and
 // reads messages that span buffers.
 func TestSASLConnFraming(t *testing.T) {
+	t.Parallel()
 	var in []byte
 	for _, part := range []string{"first half, ", "second half"} {
 		tok := acceptorToken(t, []byte(part), 1, 0)
@@ -136,6 +139,7 @@ func TestSASLConnFraming(t *testing.T) {
 // kerberosError names the fix for errors no test server can produce, such
 // as a clock skew.
 func TestKerberosErrorSaysWhatToFix(t *testing.T) {
+	t.Parallel()
 	for msg, want := range map[string]string{
 		"KRB Error: (37) KRB_AP_ERR_SKEW Clock skew too great":                         "synchronize this machine's clock",
 		"KRB Error: (18) KDC_ERR_CLIENT_REVOKED Clients credentials have been revoked": "disabled, locked or expired",

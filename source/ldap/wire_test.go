@@ -55,6 +55,7 @@ func stream(msgs ...[]byte) *wireConn {
 }
 
 func TestWireReadResults(t *testing.T) {
+	t.Parallel()
 	paging := ldap3.NewControlPaging(1000)
 	paging.SetCookie([]byte("next-page"))
 	c := stream(
@@ -75,6 +76,7 @@ func TestWireReadResults(t *testing.T) {
 }
 
 func TestWireErrors(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		c    *wireConn
 		want string

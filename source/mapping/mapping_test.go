@@ -23,6 +23,7 @@ func mustNew(t *testing.T, rules ...Rule) *Mapper {
 }
 
 func TestMapGroup(t *testing.T) {
+	t.Parallel()
 	const designDN = "cn=design-users,ou=groups,dc=example,dc=com"
 	tests := []struct {
 		name     string
@@ -97,6 +98,7 @@ func TestMapGroup(t *testing.T) {
 // A file names a group by its name, or by an RDN or DN whose first RDN's
 // value is the name: each matches the rules as the directory's group would.
 func TestMapName(t *testing.T) {
+	t.Parallel()
 	m := mustNew(t,
 		Rule{Directory: "eng", Targets: []string{"Engineering"}},
 		Rule{Directory: "cn=ops", Targets: []string{"Ops"}},
@@ -133,6 +135,7 @@ func TestMapName(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
+	t.Parallel()
 	_, err := New([]Rule{
 		{Directory: "ok", Targets: []string{"fine"}},
 		{Directory: "a", Pattern: "b", Targets: []string{"x"}},
@@ -174,6 +177,7 @@ func TestNewErrors(t *testing.T) {
 }
 
 func TestScope(t *testing.T) {
+	t.Parallel()
 	m := mustNew(t,
 		Rule{Directory: "Eng", Targets: []string{"Engineering", "All"}},
 		Rule{Directory: "cn=sales,dc=x", Targets: []string{"Sales"}},
@@ -222,6 +226,7 @@ func FuzzMapGroup(f *testing.F) {
 // TestRuleYAML checks the YAML keys of Rule, as the configuration loader
 // decodes them (unknown keys rejected).
 func TestRuleYAML(t *testing.T) {
+	t.Parallel()
 	dec := yaml.NewDecoder(strings.NewReader("- directory: eng\n  targets: [E]\n- pattern: \"cn=(.*)\"\n  targets: [\"$1\"]\n"))
 	dec.KnownFields(true)
 	var rules []Rule
@@ -235,6 +240,7 @@ func TestRuleYAML(t *testing.T) {
 }
 
 func TestExactGroupsNamed(t *testing.T) {
+	t.Parallel()
 	m := mustNew(t, Rule{Directory: "cn=eng, ou=groups", Targets: []string{"E"}}, Rule{Directory: "ops", Targets: []string{"O"}},
 		Rule{Pattern: "(.*)", Targets: []string{"$1"}})
 	got := m.ExactGroupsNamed([]string{"CN=Eng,OU=Groups", "other"})
@@ -249,6 +255,7 @@ func TestExactGroupsNamed(t *testing.T) {
 // TestExplain checks that Explain names each rule that maps a group, in
 // order, and that its hits add up to MapName.
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	m, err := New([]Rule{
 		{Directory: "eng", Targets: []string{"Engineering"}},
 		{Pattern: "(e.*)", Targets: []string{"All $1", "Engineering"}},

@@ -21,6 +21,9 @@ import (
 type api struct {
 	c   *restapi.Client
 	cfg *Config
+	// settle is the wait before a search by name that found no group is
+	// sent once more (Source.SearchSettle).
+	settle time.Duration
 	// x reads the users' id, status and profile attributes from each
 	// page in one pass; profile is the path of each profile attribute.
 	x       *jsonpick.Extractor
@@ -28,9 +31,9 @@ type api struct {
 }
 
 // newAPI returns the API that reads the profile attributes attrs of each
-// user.
-func newAPI(c *restapi.Client, cfg *Config, attrs []string) *api {
-	a := &api{c: c, cfg: cfg, profile: map[string]string{}}
+// user, waiting settle before it searches again for a group not found.
+func newAPI(c *restapi.Client, cfg *Config, attrs []string, settle time.Duration) *api {
+	a := &api{c: c, cfg: cfg, settle: settle, profile: map[string]string{}}
 	paths := []string{"id", "status"}
 	for _, name := range attrs {
 		a.profile[name] = "profile." + name
@@ -87,7 +90,7 @@ func (a *api) FindGroups(ctx context.Context, name string) ([]clouddir.Group, er
 	q := url.Values{"search": {"profile.name eq " + quote(name)}, "limit": {strconv.Itoa(groupPageSize)}}
 	var out []clouddir.Group
 	for try := 0; try < 2 && len(out) == 0; try++ {
-		if try > 0 && !sleep(ctx, searchSettle) {
+		if try > 0 && !sleep(ctx, a.settle) {
 			return nil, ctx.Err()
 		}
 		err := walk(ctx, a.c, "/api/v1/groups", q, func(g *oktaGroup) { out = append(out, g.group()) })
@@ -98,10 +101,10 @@ func (a *api) FindGroups(ctx context.Context, name string) ([]clouddir.Group, er
 	return out, nil
 }
 
-// searchSettle is how long a search by name that found no group waits
-// before asking once more: Okta's search is eventually consistent, and a
-// group created moments ago may not show yet.
-const searchSettle = 2 * time.Second
+// DefaultSearchSettle is how long a search by name that found no group
+// waits before asking once more: Okta's search is eventually consistent,
+// and a group created moments ago may not show yet.
+const DefaultSearchSettle = 2 * time.Second
 
 // sleep waits d; false when ctx ended first.
 func sleep(ctx context.Context, d time.Duration) bool {
@@ -187,13 +190,15 @@ func (a *api) Where() string { return a.cfg.OrgURL + "/api/v1/users" }
 
 func (a *api) GroupsWhere() string {
 	if a.cfg.Groups.Search != "" {
-		return fmt.Sprintf("in the organization's groups with groups.search %q", a.cfg.Groups.Search) + searchedTwice
+		return fmt.Sprintf("in the organization's groups with groups.search %q", a.cfg.Groups.Search) + a.searchedTwice()
 	}
-	return "in the organization's groups (by name or id)" + searchedTwice
+	return "in the organization's groups (by name or id)" + a.searchedTwice()
 }
 
 // searchedTwice tells, in the error about a missing group, that the name
-// was searched for twice (see searchSettle).
-var searchedTwice = fmt.Sprintf("; searched by name twice, %s apart, as Okta's group search is eventually consistent: a group created moments ago may need a minute to be found, so run again then", searchSettle)
+// was searched for twice (see DefaultSearchSettle).
+func (a *api) searchedTwice() string {
+	return fmt.Sprintf("; searched by name twice, %s apart, as Okta's group search is eventually consistent: a group created moments ago may need a minute to be found, so run again then", a.settle)
+}
 
 func (a *api) UsersWhere() string { return "with search " + strconv.Quote(a.userSearch()) }

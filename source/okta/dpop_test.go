@@ -44,6 +44,7 @@ func dpopOrg(t *testing.T, o oktafake.Options, require bool) (*oktafake.Server, 
 // fake accepts. auto first asks without a proof (refused once), always
 // does not.
 func TestDPoPReadWithPagingAndRetries(t *testing.T) {
+	t.Parallel()
 	for mode, wantRefused := range map[string]int{"": 1, "auto": 1, "always": 0} {
 		s, cfg := dpopOrg(t, oktafake.Options{DPoPNonceEvery: 3, Faults: map[int]int{2: 500, 4: 429, 6: 0}}, true)
 		cfg.DPoP, cfg.PageSize = mode, 2
@@ -71,6 +72,7 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 // jti of its own (the fake refuses a jti seen before), so sign-in
 // succeeds.
 func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"auto", "always"} {
 		_, cfg := dpopOrg(t, oktafake.Options{TokenFaults: map[int]int{1: 429, 2: 503}}, true)
 		cfg.DPoP = mode
@@ -88,6 +90,7 @@ func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
 // read with Okta's error and the setting to change, and no proof, key or
 // assertion in the message.
 func TestDPoPNever(t *testing.T) {
+	t.Parallel()
 	_, cfg := dpopOrg(t, oktafake.Options{}, true)
 	cfg.DPoP = "never"
 	_, err := read(t, cfg, rules)
@@ -102,6 +105,7 @@ func TestDPoPNever(t *testing.T) {
 // TestDPoPNotRequired: auto and never sign in to an app that does not
 // require DPoP with Bearer tokens and no proof.
 func TestDPoPNotRequired(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"auto", "never"} {
 		s, cfg := dpopOrg(t, oktafake.Options{}, false)
 		cfg.DPoP = mode
@@ -115,6 +119,7 @@ func TestDPoPNotRequired(t *testing.T) {
 }
 
 func TestValidateDPoP(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		cfg  okta.Config
 		want bool
@@ -123,8 +128,6 @@ func TestValidateDPoP(t *testing.T) {
 		{okta.Config{OrgURL: "https://x.okta.com", ClientID: "c", PrivateKey: secret.Ref{Env: "K"}, DPoP: "sometimes"}, false},
 		{okta.Config{OrgURL: "https://x.okta.com", APIToken: secret.Ref{Env: "T"}, DPoP: "always"}, false},
 	} {
-		t.Setenv("K", "x")
-		t.Setenv("T", "x")
 		errs := c.cfg.Validate()
 		if ok := len(errs) == 0; ok != c.want || !ok && errs[0].Field != "dpop" {
 			t.Errorf("dpop %q: %v", c.cfg.DPoP, errs)

@@ -20,12 +20,14 @@ func (c *Config) Uses() source.Uses {
 // it does not sign in yet (Read does, each time). A configuration problem
 // is returned as a diag.FieldErrors naming every bad key.
 func (c *Config) Open(name string, o source.Options) (source.Source, error) {
-	s := &Source{cfg: *c}
+	s := &Source{cfg: *c, SearchSettle: DefaultSearchSettle}
 	s.cfg.applyDefaults()
 	var err error
 	s.Source, err = clouddir.Open(name, o, clouddir.Kind{Problems: c.Validate(), Users: &s.cfg.Users.UserFields, Defaults: defaultTemplates,
 		API: clouddir.API{BaseURL: s.cfg.OrgURL, Timeout: s.cfg.Timeout, Auth: s.auth, Hint: s.hint,
-			Directory: func(c *restapi.Client, attrs []string) clouddir.Directory { return newAPI(c, &s.cfg, attrs) }}})
+			Directory: func(c *restapi.Client, attrs []string) clouddir.Directory {
+				return newAPI(c, &s.cfg, attrs, s.SearchSettle)
+			}}})
 	if err != nil {
 		return nil, err
 	}

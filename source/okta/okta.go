@@ -17,6 +17,7 @@ package okta
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -28,6 +29,9 @@ import (
 type Source struct {
 	*clouddir.Source
 	cfg Config
+	// SearchSettle is the wait before a search by name that found no
+	// group is sent once more (DefaultSearchSettle; tests shorten it).
+	SearchSettle time.Duration
 }
 
 // dpopModes are the restapi modes of the values of dpop.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 	"github.com/orgsync/orgsync/source"
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/expr"
@@ -35,8 +36,7 @@ var rules = sourcetest.DemoRules()
 const demoRead = 6
 
 func config(t *testing.T, s *oktafake.Server) okta.Config {
-	t.Setenv("OKTA_TEST_TOKEN", oktafake.DemoToken)
-	return okta.Config{OrgURL: s.URL, APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
+	return okta.Config{OrgURL: s.URL, APIToken: secrettest.File(t, oktafake.DemoToken)}
 }
 
 func open(t *testing.T, cfg okta.Config, rules []mapping.Rule) *okta.Source {
@@ -44,7 +44,8 @@ func open(t *testing.T, cfg okta.Config, rules []mapping.Rule) *okta.Source {
 	return openWith(t, cfg, source.Options{Mapper: sourcetest.Mapper(t, rules)})
 }
 
-// openWith opens cfg with o, with short waits between retries.
+// openWith opens cfg with o, with short waits between retries and
+// before a group search is sent again.
 func openWith(t *testing.T, cfg okta.Config, o source.Options) *okta.Source {
 	t.Helper()
 	src, err := cfg.Open("okta-test", o)
@@ -53,8 +54,12 @@ func openWith(t *testing.T, cfg okta.Config, o source.Options) *okta.Source {
 	}
 	s := src.(*okta.Source)
 	s.Retry.MinWait, s.Retry.MaxWait = time.Millisecond, 10*time.Millisecond
+	s.SearchSettle = testSettle
 	return s
 }
+
+// testSettle is the tests' wait before a group search is sent again.
+const testSettle = 5 * time.Millisecond
 
 func read(t *testing.T, cfg okta.Config, rules []mapping.Rule) (*source.Result, error) {
 	t.Helper()
@@ -68,6 +73,7 @@ func startDemo(t *testing.T, o oktafake.Options) *oktafake.Server {
 }
 
 func TestReadActiveUsers(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{})
 	res, err := read(t, config(t, s), rules)
 	if err != nil {
@@ -93,6 +99,7 @@ func TestReadActiveUsers(t *testing.T) {
 }
 
 func TestStatusesSearchPagingAndPatterns(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{})
 	cfg := config(t, s)
 	cfg.PageSize = 2
@@ -119,6 +126,7 @@ func TestStatusesSearchPagingAndPatterns(t *testing.T) {
 }
 
 func TestRateLimitAndFaults(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{WindowLimit: 3, ThrottleEvery: 5, Faults: map[int]int{2: 500, 3: 0}})
 	res, err := read(t, config(t, s), rules)
 	if err != nil {
@@ -133,9 +141,10 @@ func TestRateLimitAndFaults(t *testing.T) {
 }
 
 func TestAuthFailures(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{})
 	cfg := config(t, s)
-	t.Setenv("OKTA_TEST_TOKEN", "wrong-token-value")
+	cfg.APIToken = secrettest.File(t, "wrong-token-value")
 	_, err := read(t, cfg, rules)
 	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "E0000011") || strings.Contains(err.Error(), "wrong-token-value") {
 		t.Errorf("wrong token: %v", err)
@@ -143,6 +152,7 @@ func TestAuthFailures(t *testing.T) {
 }
 
 func TestPrivateKeyJWT(t *testing.T) {
+	t.Parallel()
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	org := oktafake.Demo()
 	org.Apps = []oktafake.App{{ClientID: "0oa-orgsync", Key: &key.PublicKey, Scopes: okta.DefaultScopes}}
@@ -173,6 +183,7 @@ func TestPrivateKeyJWT(t *testing.T) {
 }
 
 func TestMissingGroupAndMergeWithCSV(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{})
 	// Group ids (00g and 17 more characters) are looked up by id.
 	byID := []mapping.Rule{{Directory: "00g00000000000design", Targets: []string{"Design"}}}
@@ -221,6 +232,7 @@ func TestMissingGroupAndMergeWithCSV(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	c := okta.Config{OrgURL: "example.okta.com", APIToken: secret.Ref{Env: "T"}, ClientID: "x",
 		Users:  okta.Users{Statuses: []string{"GONE"}, UserFields: clouddir.UserFields{Templates: source.Templates{Type: "robot"}}, Search: `(status ne "SUSPENDED")`},
 		Groups: okta.Groups{Types: []string{"OKTA_GROUP", "TEAM"}}}
@@ -248,6 +260,7 @@ func TestValidate(t *testing.T) {
 // a temporary state (locked out, password expired, in recovery) are read
 // with their groups; suspended and deprovisioned ones are not.
 func TestDefaultStatusesKeepTemporaryStates(t *testing.T) {
+	t.Parallel()
 	org := oktafake.Demo()
 	for i, st := range []string{"LOCKED_OUT", "RECOVERY", "DEPROVISIONED"} {
 		mail := fmt.Sprintf("temp%d@example.com", i)
@@ -281,6 +294,7 @@ func TestDefaultStatusesKeepTemporaryStates(t *testing.T) {
 // TestUserSearchWithNeIsRefused: Okta refuses ne in a user search, and so
 // does the fake (the source's validation stops it before).
 func TestUserSearchWithNeIsRefused(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{})
 	req, _ := http.NewRequest(http.MethodGet, s.URL+`/api/v1/users?search=`+url.QueryEscape(`status ne "SUSPENDED"`), nil)
 	req.Header.Set("Authorization", "SSWS "+oktafake.DemoToken)
@@ -303,6 +317,7 @@ func TestUserSearchWithNeIsRefused(t *testing.T) {
 // by name misses once is found by the second search; one missed twice
 // fails the read, saying that the search is eventually consistent.
 func TestGroupSearchRetriedOnce(t *testing.T) {
+	t.Parallel()
 	for lag, found := range map[int]bool{1: true, 2: false} {
 		org := oktafake.Demo()
 		org.Groups[1].SearchLag = lag // Design
@@ -322,6 +337,7 @@ func TestGroupSearchRetriedOnce(t *testing.T) {
 // leaves out Everyone (BUILT_IN) and groups imported from apps
 // (APP_GROUP) unless groups.types asks for them.
 func TestBuiltInAndAppGroupsSkipped(t *testing.T) {
+	t.Parallel()
 	s := startDemo(t, oktafake.Options{})
 	cfg := config(t, s)
 	res, err := read(t, cfg, sourcetest.Identity())
@@ -344,6 +360,7 @@ func TestBuiltInAndAppGroupsSkipped(t *testing.T) {
 // app was not granted and an orgURL where nothing listens each fail the
 // read, naming the key or the scope.
 func TestMistakesSayWhatToCheck(t *testing.T) {
+	t.Parallel()
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	org := oktafake.Demo()
 	org.Apps = []oktafake.App{{ClientID: "0oa-orgsync", Key: &key.PublicKey, Scopes: []string{"okta.users.read"}}}
@@ -355,11 +372,11 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 	}
 	usersOnly := okta.Config{OrgURL: s.URL, ClientID: "0oa-orgsync", PrivateKey: secret.Ref{File: path}, Scopes: []string{"okta.users.read"}}
 	wrongToken := config(t, s)
-	t.Setenv("OKTA_TEST_TOKEN", "wrong-token-value")
-	dead := okta.Config{OrgURL: "http://127.0.0.1:1", APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
+	wrongToken.APIToken = secrettest.File(t, "wrong-token-value")
+	dead := okta.Config{OrgURL: "http://127.0.0.1:1", APIToken: secrettest.File(t, oktafake.DemoToken)}
 	site := httptest.NewServer(http.NotFoundHandler()) // a web site, not Okta
 	defer site.Close()
-	notOkta := okta.Config{OrgURL: site.URL, APIToken: secret.Ref{Env: "OKTA_TEST_TOKEN"}}
+	notOkta := okta.Config{OrgURL: site.URL, APIToken: secrettest.File(t, oktafake.DemoToken)}
 	for name, c := range map[string]struct {
 		cfg  okta.Config
 		want []string
@@ -382,6 +399,7 @@ func TestMistakesSayWhatToCheck(t *testing.T) {
 // profile attribute (cost_center) and each user's groups, an unmapped
 // one (Everyone) included, and a run scoped to a directory group.
 func TestExpressions(t *testing.T) {
+	t.Parallel()
 	org := oktafake.Demo()
 	for i, u := range org.Users {
 		u.Profile["cost_center"] = fmt.Sprintf("CC%d", i)
@@ -436,6 +454,7 @@ func TestExpressions(t *testing.T) {
 // user.attributeValues (its first in user.attributes), and a number
 // attribute its decimal text.
 func TestAttributeValues(t *testing.T) {
+	t.Parallel()
 	org := oktafake.Demo()
 	for i, u := range org.Users {
 		u.Profile["projects"] = []any{fmt.Sprintf("p%d, main", i), fmt.Sprintf("p%d-side", i)}

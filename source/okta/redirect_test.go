@@ -20,6 +20,7 @@ import (
 // app's signed assertion with its DPoP proof, to another host: refused,
 // naming both hosts, and not a byte reaches the other host.
 func TestRedirectsCarryNoCredentials(t *testing.T) {
+	t.Parallel()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(oktafake.DemoToken), 0o600); err != nil {
 		t.Fatal(err)

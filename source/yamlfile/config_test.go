@@ -12,6 +12,7 @@ import (
 // TestConfigYAML checks the YAML keys of Config, as the configuration
 // loader decodes them (unknown keys rejected).
 func TestConfigYAML(t *testing.T) {
+	t.Parallel()
 	dec := yaml.NewDecoder(strings.NewReader("path: u.yaml\ndefaultType: vendorID\ndefaultCountry: us\ndefaultDomain: example.com\n"))
 	dec.KnownFields(true)
 	var got Config

@@ -23,6 +23,7 @@ const latin1Doc = "users:\n" +
 // A value that is not UTF-8 in a file read as UTF-8 is a bad value of its
 // user (or group definition), with its line; the rest is read.
 func TestInvalidUTF8IsABadRecord(t *testing.T) {
+	t.Parallel()
 	res, path, err := readYAML(t, latin1Doc, Config{}, identity)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -52,6 +53,7 @@ func TestInvalidUTF8IsABadRecord(t *testing.T) {
 
 // With encoding: latin1 the same file is read as meant.
 func TestLatin1(t *testing.T) {
+	t.Parallel()
 	res, _, err := readYAML(t, latin1Doc, Config{Encoding: "latin1"}, identity)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -72,6 +74,7 @@ func TestLatin1(t *testing.T) {
 
 // A bad byte on a later line of a value that spans lines is found too.
 func TestInvalidUTF8InAMultiLineValue(t *testing.T) {
+	t.Parallel()
 	doc := "users:\n  - email: ann@example.com\n  - email: jo@example.com\n    lastname: \"M\n      \xfcller\"\n"
 	res, _, err := readYAML(t, doc, Config{}, nil)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // field are its attributes (a missing one is absent: has() tests it), and
 // a list under such a key is a problem of that user only.
 func TestExpressionsOverYAMLUsers(t *testing.T) {
+	t.Parallel()
 	const doc = `users:
   - {email: ann@example.com, groups: [eng], department: Design}
   - {email: bo@example.com, groups: [eng]}

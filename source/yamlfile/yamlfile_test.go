@@ -25,6 +25,7 @@ func readYAML(t *testing.T, content string, cfg Config, rules []mapping.Rule) (*
 }
 
 func TestReadUsers(t *testing.T) {
+	t.Parallel()
 	const doc = `# people
 users:
   - email: ann@example.com
@@ -67,6 +68,7 @@ groups:
 }
 
 func TestBadRecords(t *testing.T) {
+	t.Parallel()
 	doc := `users:
   - email: ann@example.com
     lastname: Lee
@@ -143,6 +145,7 @@ groups:
 }
 
 func TestWholeFileErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, doc, frag string }{
 		{"empty", "", "the file is empty"},
 		{"syntax", "users:\n  - email: a\n   bad: [\n", ":3: indented"},
@@ -168,6 +171,7 @@ func TestWholeFileErrors(t *testing.T) {
 }
 
 func TestValidateAndOpen(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Encoding: "klingon", Defaults: source.Defaults{Country: "xx"}}
 	errs := cfg.Validate()
 	if len(errs) != 3 || errs[0].Field != "path" || errs[1].Field != "encoding" || errs[2].Field != "defaultCountry" {

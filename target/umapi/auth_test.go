@@ -73,6 +73,7 @@ func countUsers(t *testing.T, c *Client) int {
 
 // Both ways of getting a token work against the simulator's token endpoints.
 func TestAuthMethods(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(3), umsim.Options{PageSize: 1})
 	for _, method := range []string{AuthJWT, AuthOAuth} {
 		t.Run(method, func(t *testing.T) {
@@ -90,6 +91,7 @@ func TestAuthMethods(t *testing.T) {
 // Refused credentials give an auth failure naming the token endpoint's
 // error, sent once (a 400 is not retried), without the secret in it.
 func TestAuthFailures(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(3), umsim.Options{})
 	otherKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -128,6 +130,7 @@ func TestAuthFailures(t *testing.T) {
 // A token the service did not issue is refused with 401 even after one
 // refresh (which fetches another token from the wrong server).
 func TestForeignToken(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(3), umsim.Options{})
 	other := newSimEnv(t, testState(3), umsim.Options{}) // same integration, its own token key
 	cfg := other.config(AuthOAuth)
@@ -161,6 +164,7 @@ func (m *manualClock) Advance(d time.Duration) {
 // the client refreshes before expiry (no 401); with its own clock unaware
 // of the time passing, it refreshes on the 401 and retries.
 func TestTokenExpiryMidRun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		shareClock bool

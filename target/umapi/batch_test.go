@@ -21,6 +21,7 @@ func addEntry(i int) umwire.Entry {
 // back to the caller's indexes (by index, or by requestID when the index
 // disagrees), and marks every entry of a 400 request failed with its code.
 func TestBatchMapping(t *testing.T) {
+	t.Parallel()
 	call := 0
 	var sizes []int
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
@@ -79,6 +80,7 @@ func TestBatchMapping(t *testing.T) {
 
 // Refused credentials stop the batch: later entries are reported not sent.
 func TestBatchStopsOnAuthFailure(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) })
 	entries := make([]umwire.Entry, 15)
 	for i := range entries {

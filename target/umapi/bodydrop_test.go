@@ -34,6 +34,7 @@ func cutAfterHeaders(w http.ResponseWriter, body []byte) {
 // request that is not idempotent is not, and its error says it may have
 // been applied.
 func TestBodyLostMidway(t *testing.T) {
+	t.Parallel()
 	page, _ := json.Marshal(umwire.UsersPage{LastPage: true, Result: umwire.ResultSuccess, Users: []umwire.User{user("a"), user("b")}})
 	answer, _ := json.Marshal(umwire.ActionResponse{Completed: 1, Result: umwire.ResultSuccess})
 	var cut atomic.Int32
@@ -70,6 +71,7 @@ func TestBodyLostMidway(t *testing.T) {
 // TestTokenAnswerLostMidway: the token answer cut mid-body is asked for
 // again.
 func TestTokenAnswerLostMidway(t *testing.T) {
+	t.Parallel()
 	var fetches atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+umwire.PathClientCredentials, func(w http.ResponseWriter, r *http.Request) {

@@ -18,6 +18,7 @@ import (
 // of Config; a secret left empty is the caller's to report, but New
 // refuses AuthJWT without a private key.
 func TestCheckNamesTheFields(t *testing.T) {
+	t.Parallel()
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(ca, []byte("no certificate"), 0o600); err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestCheckNamesTheFields(t *testing.T) {
 
 // No printed form of a Config, nor New's errors, shows a secret.
 func TestConfigRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	cfg := Config{BaseURL: "https://a", AuthBaseURL: "https://b", OrgID: "1@VendorOrg", ClientID: "id",
 		ClientSecret: "TOPSECRET", PrivateKeyPEM: "-----BEGIN PRIVATE KEY-----\nTOPSECRETKEY\n-----END PRIVATE KEY-----",
 		TechAccountID: "tech"}
@@ -60,6 +62,7 @@ func TestConfigRedactsSecrets(t *testing.T) {
 }
 
 func TestParsePrivateKey(t *testing.T) {
+	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +88,7 @@ func TestParsePrivateKey(t *testing.T) {
 // The integration's certificate given where its private key belongs (the
 // two files come as a pair) is named as such, with what to give instead.
 func TestParsePrivateKeyGivenACertificate(t *testing.T) {
+	t.Parallel()
 	cert := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte{0x30, 0x03, 0x02, 0x01, 0x01}}))
 	_, err := parsePrivateKey(cert, "")
 	if err == nil || !strings.Contains(err.Error(), "a certificate") || !strings.Contains(err.Error(), "the private key that goes with it") {

@@ -14,6 +14,7 @@ import (
 // the listing goes on to the users after it, against the simulator (which
 // leaves technical accounts out of the body) with and without read-ahead.
 func TestEmptyPageIsNotTheEnd(t *testing.T) {
+	t.Parallel()
 	st := testState(0)
 	st.Users = nil
 	for _, email := range []string{"a@example.com", "t1@techacct.example.com", "t2@techacct.example.com", "b@example.com"} {
@@ -40,6 +41,7 @@ func TestEmptyPageIsNotTheEnd(t *testing.T) {
 
 // The same without any paging header: only lastPage ends the listing.
 func TestEmptyPageWithoutHeaders(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch pathPage(r) {
 		case 0:

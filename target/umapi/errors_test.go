@@ -19,6 +19,7 @@ func errorResponse(status int, retryAfter, body string) *http.Response {
 
 // Each error body shape of the service gives its code and message.
 func TestAPIErrorBodies(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		status          int
 		body            string

@@ -73,6 +73,7 @@ func waitGoroutines(t *testing.T, n int) {
 // (no panic: the token request timing out used to reach the back-off with
 // no attempt counted), and leaves no goroutine behind.
 func TestHangingServiceFailsInOneTimeout(t *testing.T) {
+	t.Parallel()
 	addr := hangingListener(t)
 	before := runtime.NumGoroutine()
 	for _, auth := range []string{"", "jwt"} {
@@ -111,6 +112,7 @@ func TestHangingServiceFailsInOneTimeout(t *testing.T) {
 // overloaded moment) until the retries run out; every attempt counts and
 // nothing panics.
 func TestHangingAPIRetriedThenFails(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	c := f.client(t, func(cfg *Config) { cfg.Timeout, cfg.MaxRetries = 100*time.Millisecond, 2 })
 	start := time.Now()
@@ -128,8 +130,13 @@ func TestHangingAPIRetriedThenFails(t *testing.T) {
 // limiter's wait longer than the timeout sends the request late, it does
 // not fail it.
 func TestLimiterWaitOutsideTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
-	c := f.client(t, func(cfg *Config) { cfg.Timeout, cfg.ReadLimit, cfg.LimitWindow = 100*time.Millisecond, 2, time.Second })
+	// A timeout a loaded machine keeps (the test runs beside others), a
+	// third of the wait for the window.
+	c := f.client(t, func(cfg *Config) {
+		cfg.Timeout, cfg.ReadLimit, cfg.LimitWindow = 500*time.Millisecond, 2, 1500*time.Millisecond
+	})
 	for i := range 3 {
 		if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
 			t.Fatalf("request %d: %v", i, err)
@@ -141,6 +148,7 @@ func TestLimiterWaitOutsideTimeout(t *testing.T) {
 // fails in its own attempt timeout, and the request with it, without a
 // panic and without being retried as if it had been sent.
 func TestHangingTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	var tokens atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+umwire.PathClientCredentials, func(w http.ResponseWriter, r *http.Request) {
@@ -170,6 +178,7 @@ func TestHangingTokenEndpoint(t *testing.T) {
 // An https:// address whose server speaks plain HTTP fails at once, on
 // the first attempt, saying so.
 func TestPlainHTTPServerFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
 	addr := strings.Replace(f.srv.URL, "http://", "https://", 1)
 	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"})
@@ -189,6 +198,7 @@ func TestPlainHTTPServerFailsAtOnce(t *testing.T) {
 // its API path) is reported as such at once; a refusal that names an error
 // is the service refusing the credentials.
 func TestTokenEndpointUnlikeTheService(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status     int
 		body       string
@@ -220,6 +230,7 @@ func TestTokenEndpointUnlikeTheService(t *testing.T) {
 // A request the rate limits hold for more than a second and a half says
 // what it waits for, at info, instead of waiting in silence.
 func TestLongLimiterWaitIsLogged(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
 	core, logs := observer.New(zap.InfoLevel)
 	c := f.client(t, func(cfg *Config) { cfg.ReadLimit, cfg.LimitWindow = 1, 2*time.Second })
@@ -238,6 +249,7 @@ func TestLongLimiterWaitIsLogged(t *testing.T) {
 // of the request timeout (at most 5s), with how long it will still wait:
 // with the default timeout a hanging service was two minutes of silence.
 func TestLongAnswerWaitIsLogged(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // held until the client gives up (or the test ends)
 		case <-r.Context().Done():

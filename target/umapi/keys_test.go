@@ -33,6 +33,7 @@ func encryptKey(t *testing.T, pemText, pass string, opts *pkcs8.Opts) string {
 // derivations the library writes); without the passphrase or with a wrong
 // one, New says what to do and shows neither the key nor the passphrase.
 func TestEncryptedPrivateKey(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(3), umsim.Options{PageSize: 1})
 	const pass = "correct horse battery staple"
 	scrypt := &pkcs8.Opts{Cipher: pkcs8.AES256CBC, KDFOpts: pkcs8.ScryptOpts{CostParameter: 1 << 10, BlockSize: 8, ParallelizationParameter: 1, SaltSize: 16}}
@@ -74,6 +75,7 @@ func TestEncryptedPrivateKey(t *testing.T) {
 // without the passphrase or with a wrong one, the error says what to do
 // and shows neither the key nor the passphrase.
 func TestLegacyEncryptedKey(t *testing.T) {
+	t.Parallel()
 	read := func(name string) string {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {

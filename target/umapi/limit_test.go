@@ -13,6 +13,7 @@ import (
 // The guard holds a request until the oldest answered one has been out of
 // the window for its length, and gives up with the context.
 func TestWindowGuard(t *testing.T) {
+	t.Parallel()
 	const length = 150 * time.Millisecond
 	g := newWindowGuard(2, length)
 	ctx := context.Background()
@@ -39,6 +40,7 @@ func TestWindowGuard(t *testing.T) {
 // answer. The fake server counts arrivals in a sliding window as the
 // service does.
 func TestLimitsUnderLateArrivals(t *testing.T) {
+	t.Parallel()
 	const limit, window = 8, time.Second
 	var mu sync.Mutex
 	var arrivals []time.Time

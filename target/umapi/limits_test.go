@@ -31,6 +31,7 @@ func atLimits(t *testing.T, e *simEnv, read, app int) *Client {
 // Action requests at the application limit get no 429 from the
 // simulator's sliding window, and no window holds more than the limit.
 func TestAppLimitNoTooManyRequests(t *testing.T) {
+	t.Parallel()
 	const app = 100
 	const requests = app + app/4 // a window and a quarter
 	e := newSimEnv(t, testState(20*requests), umsim.Options{Limits: gate.Limits{Read: 25, App: app, Window: limitWindow}})
@@ -50,6 +51,7 @@ func TestAppLimitNoTooManyRequests(t *testing.T) {
 // A simulator stricter than the client (5 reads per window instead of 25)
 // answers 429 storms; the client waits Retry-After and finishes the read.
 func TestTooManyRequestsStorm(t *testing.T) {
+	t.Parallel()
 	const pages = 12
 	e := newSimEnv(t, testState(pages), umsim.Options{PageSize: 1, Limits: gate.Limits{Read: 5, App: 100, Window: time.Second}})
 	cfg := e.config(AuthOAuth)
@@ -88,6 +90,7 @@ func checkElapsed(t *testing.T, pages, read int, window, elapsed time.Duration) 
 // and 100 requests per (shortened) window gets no 429 and takes within 5%
 // of pages/25 windows (98 pages of 2000: 15.7 s at a 4 s window).
 func TestSimRead200kAtLimits(t *testing.T) {
+	t.Parallel()
 	const read = 25
 	st := umsim.Generate(umsim.GenOptions{Users: 200_000, Seed: 1, OrgID: fakeOrg})
 	want := 0 // the listing shows active users other than technical accounts
@@ -136,6 +139,7 @@ func TestSimRead200kAtLimits(t *testing.T) {
 // waits for the window, and the simulator enforcing the same limits
 // answers no 429.
 func TestReadsSpendAWindowAtOnce(t *testing.T) {
+	t.Parallel()
 	const read, window = 25, 10 * time.Second
 	e := newSimEnv(t, testState(read), umsim.Options{PageSize: 1, Limits: gate.Limits{Read: read, App: 100, Window: window}})
 	cfg := e.config(AuthOAuth)

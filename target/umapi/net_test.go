@@ -23,6 +23,7 @@ func okUser(w http.ResponseWriter, _ *http.Request) {
 // retries), a CA bundle makes the server trusted, and InsecureSkipVerify
 // turns verification off.
 func TestTLSVerification(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+umwire.PathClientCredentials, func(w http.ResponseWriter, r *http.Request) {
 		writeJSONBody(w, http.StatusOK, umwire.TokenResponse{TokenType: "bearer", AccessToken: "ey", ExpiresIn: 3600})
@@ -67,6 +68,7 @@ func TestTLSVerification(t *testing.T) {
 
 // An explicit proxy carries every request, token request included.
 func TestProxy(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
 	var proxied atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,6 +99,7 @@ func TestProxy(t *testing.T) {
 
 // An attempt that outlasts Timeout is abandoned and retried.
 func TestAttemptTimeout(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
@@ -118,6 +121,7 @@ func TestAttemptTimeout(t *testing.T) {
 // UsertypeUnknown sends X-UMAPI-Usertype-Unknown: true; without it the
 // header is absent.
 func TestUsertypeUnknownHeader(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{false, true} {
 		f := newFake(t, okUser)
 		c := f.client(t, func(cfg *Config) { cfg.UsertypeUnknown = on })

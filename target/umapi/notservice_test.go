@@ -16,6 +16,7 @@ import (
 // a 200 HTML page) are reported as not the service's answers, at once;
 // the service's own JSON refusals are not.
 func TestAPIEndpointUnlikeTheService(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
 	for _, c := range []struct {
 		status      int

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/target/umwire"
 )
 
@@ -68,6 +69,7 @@ func newShortTokens(t *testing.T, failFirst int) *httptest.Server {
 // from a token the client still believed valid (its clock stands still)
 // refreshes it and goes on.
 func TestTokenValidOnEveryAttempt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		opts     []Option
@@ -100,16 +102,12 @@ func TestTokenValidOnEveryAttempt(t *testing.T) {
 // attempt number, out of the attempts such an address gets (not the
 // configured retries, which it does not get), and the wait before the next.
 func TestUnreachableFailsFast(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "http://" + l.Addr().String()
-	l.Close()
+	t.Parallel()
+	addr := "http://" + testenv.RefusedAddr(t)
 	core, logs := observer.New(zap.WarnLevel)
 	c := mustClient(t, Config{AuthMethod: AuthOAuth, BaseURL: addr, AuthBaseURL: addr, OrgID: fakeOrg, ClientID: "c", ClientSecret: "s"}, WithLogger(zap.New(core)))
 	start := time.Now()
-	_, err = c.GetUser(context.Background(), "a@b.c", "")
+	_, err := c.GetUser(context.Background(), "a@b.c", "")
 	elapsed := time.Since(start)
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || ue.Attempts != fastAttempts || ue.Reason != ReasonRefused || ue.Endpoint != EndpointToken {
@@ -141,6 +139,7 @@ func TestUnreachableFailsFast(t *testing.T) {
 // answering (a restart mid-run), and the unreachable classification knows
 // unknown hosts.
 func TestUnreachableAfterAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, okUser)
 	c := f.client(t, func(cfg *Config) { cfg.MaxRetries = 5 })
 	if _, err := c.GetUser(context.Background(), "a@b.c", ""); err != nil {
@@ -160,6 +159,7 @@ func TestUnreachableAfterAnswer(t *testing.T) {
 // With retries turned off, a 401 still gets one attempt with a new token,
 // and a 5xx is not retried.
 func TestNoRetriesStillRefreshesToken(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {

@@ -94,6 +94,7 @@ func collect(t *testing.T, seq func(func(*UsersPage, error) bool)) (emails []str
 }
 
 func TestSimListings(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(20), umsim.Options{PageSize: 6})
 	c := mustClient(t, e.config(AuthJWT))
 	ctx := context.Background()
@@ -140,6 +141,7 @@ func TestSimListings(t *testing.T) {
 }
 
 func TestSimGetUser(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(5), umsim.Options{})
 	c := mustClient(t, e.config(AuthOAuth))
 	ctx := context.Background()
@@ -158,6 +160,7 @@ func TestSimGetUser(t *testing.T) {
 }
 
 func TestSimInvitesAndProducts(t *testing.T) {
+	t.Parallel()
 	// On a January clock both invites (sent 2026-01-01) are pending.
 	january := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
 	e := newSimEnv(t, testState(2), umsim.Options{InvitePageSize: 1, Clock: func() time.Time { return january }})
@@ -253,6 +256,7 @@ func syncEntries(existing, n int) []umwire.Entry {
 // Batch against the simulator: test mode changes nothing and predicts the
 // real run; step errors land on the right entries.
 func TestSimBatch(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(10), umsim.Options{})
 	c := mustClient(t, e.config(AuthJWT))
 	ctx := context.Background()
@@ -308,6 +312,7 @@ func mapsEqual(a, b map[string]string) bool {
 // mid-body, a read and a sync finish and give the same results as without
 // faults.
 func TestSimFaults(t *testing.T) {
+	t.Parallel()
 	clean := newSimEnv(t, testState(40), umsim.Options{PageSize: 5})
 	faulty := newSimEnv(t, testState(40), umsim.Options{PageSize: 5,
 		Faults: gate.Faults{Seed: 7, ErrorRate: 0.1, DropRate: 0.1, CutRate: 0.2}})
@@ -336,6 +341,7 @@ func TestSimFaults(t *testing.T) {
 // retried; the final state equals a run without faults. A create without
 // option is not retried and is reported ambiguous.
 func TestSimAmbiguousFailures(t *testing.T) {
+	t.Parallel()
 	clean := newSimEnv(t, testState(20), umsim.Options{})
 	faulty := newSimEnv(t, testState(20), umsim.Options{Faults: gate.Faults{Seed: 1, AmbiguousRate: 0.3}})
 	ctx := context.Background()
@@ -374,6 +380,7 @@ func TestSimAmbiguousFailures(t *testing.T) {
 
 // Cancelling a run stops it promptly with the context's error.
 func TestSimCancellation(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(10), umsim.Options{PageSize: 2, Faults: gate.Faults{Latency: 10 * time.Second}})
 	c := mustClient(t, e.config(AuthOAuth))
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -396,6 +403,7 @@ func TestSimCancellation(t *testing.T) {
 // An expired integration certificate (400 on every request) stops a batch
 // after its first request instead of failing every request alike.
 func TestSimExpiredCertificateStopsBatch(t *testing.T) {
+	t.Parallel()
 	e := newSimEnv(t, testState(4), umsim.Options{}, func(in *umsim.Integration) { in.CertificateExpired = true })
 	c := mustClient(t, e.config(AuthJWT))
 	rep, err := c.Batch(context.Background(), syncEntries(4, 30), ActionOptions{})

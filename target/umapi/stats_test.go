@@ -6,6 +6,7 @@ import (
 )
 
 func TestStatsSince(t *testing.T) {
+	t.Parallel()
 	before := Stats{Requests: map[string]map[int]int{EndpointOrgUsers: {200: 3}, EndpointAction: {200: 1}}, TooManyRequests: 1, Retries: 2}
 	after := Stats{Requests: map[string]map[int]int{EndpointOrgUsers: {200: 5, 429: 1}, EndpointAction: {200: 1}, EndpointToken: {200: 1}},
 		TooManyRequests: 2, Retries: 3, PagesRepeated: 1}

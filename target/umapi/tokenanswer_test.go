@@ -16,6 +16,7 @@ import (
 // time.Duration holds; each token is fetched once and reused, and an
 // answer without a usable lifetime is an error that says so.
 func TestTokenAnswerShapes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, expiresIn string
 		wantErr         bool
@@ -82,6 +83,7 @@ func FuzzTokenLifetime(f *testing.F) {
 // when lastPage is true, and never ends early when lastPage says more
 // follow before the page at index X-Page-Count-1.
 func TestIsLastBoundsEveryListing(t *testing.T) {
+	t.Parallel()
 	for _, sent := range []bool{false, true} {
 		for _, last := range []bool{false, true} {
 			for count := -1; count <= 12; count++ {

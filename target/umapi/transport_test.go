@@ -41,6 +41,7 @@ func readAll(t *testing.T, c *Client) []string {
 // A server that answers its last page (index 2) for every index beyond it
 // and never says lastPage must not make the listing loop or repeat users.
 func TestPagesStopOnRepeatedPage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		header    bool // send X-Current-Page
@@ -72,6 +73,7 @@ func TestPagesStopOnRepeatedPage(t *testing.T) {
 
 // A server that answers the same X-Current-Page twice is caught as well.
 func TestPagesStopOnSameCurrentPageTwice(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		p := pathPage(r)
 		pageOf(w, min(p, 1)+p/2, -1, false, user("u"+strconv.Itoa(p)))
@@ -86,6 +88,7 @@ func TestPagesStopOnSameCurrentPageTwice(t *testing.T) {
 // X-Page-Count ends a listing whose answers carry no lastPage, without a
 // request for a page beyond it.
 func TestPagesStopAtPageCount(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		p := pathPage(r)
 		w.Header().Set(umwire.HeaderCurrentPage, strconv.Itoa(p))
@@ -103,6 +106,7 @@ func TestPagesStopAtPageCount(t *testing.T) {
 // lastPage; with or without read-ahead. A service that keeps lastPage
 // false for ever is read at most to the index X-Page-Count.
 func TestPageCountAsLastIndex(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		endsAt    int // the page that says lastPage; -1: none does
@@ -130,6 +134,7 @@ func TestPageCountAsLastIndex(t *testing.T) {
 // Every request carries the token, the API key, JSON headers and its own
 // X-Request-Id (retries included).
 func TestRequestHeaders(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		if calls++; calls == 2 {
@@ -160,6 +165,7 @@ func TestRequestHeaders(t *testing.T) {
 
 // A 401 refreshes the token once and retries; a second 401 is returned.
 func TestUnauthorizedRefreshesOnce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		validToken string
@@ -192,6 +198,7 @@ func TestUnauthorizedRefreshesOnce(t *testing.T) {
 
 // Concurrent first requests fetch one token between them.
 func TestTokenSingleFlight(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		writeJSONBody(w, http.StatusOK, umwire.UserInfo{Result: umwire.ResultSuccess, User: &umwire.User{Email: "a@b.c"}})
 	})
@@ -214,6 +221,7 @@ func TestTokenSingleFlight(t *testing.T) {
 // action with a create step without option is sent once and reported
 // ambiguous; a 429 is retried for both.
 func TestActionRetrySafety(t *testing.T) {
+	t.Parallel()
 	safe := []umwire.Entry{{User: "a@b.c", Do: []umwire.Step{{CreateEnterpriseID: &umwire.CreateUser{Email: "a@b.c", FirstName: "A", LastName: "B", Option: umwire.OptionIgnoreIfExists}}}}}
 	unsafe := []umwire.Entry{{User: "a@b.c", Do: []umwire.Step{{CreateEnterpriseID: &umwire.CreateUser{Email: "a@b.c", FirstName: "A", LastName: "B"}}}}}
 	for _, tc := range []struct {
@@ -263,6 +271,7 @@ func TestActionRetrySafety(t *testing.T) {
 // A request blocked on a slow server returns promptly with the context's
 // error when it is cancelled.
 func TestCancellation(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -287,6 +296,7 @@ func TestCancellation(t *testing.T) {
 // A limiter wait that would outlast the deadline fails at once instead of
 // sending late.
 func TestRateWaitPastDeadline(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		writeJSONBody(w, http.StatusOK, umwire.UserInfo{Result: umwire.ResultSuccess, User: &umwire.User{Email: "a@b.c"}})
 	})
@@ -303,6 +313,7 @@ func TestRateWaitPastDeadline(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	resp := func(status int, retryAfter string) *http.Response {
 		h := http.Header{}
@@ -333,6 +344,7 @@ func TestBackoff(t *testing.T) {
 // Pages read ahead come out in order, with at most ReadAhead requests
 // beyond the page being handed over, and breaking out stops the reading.
 func TestReadAhead(t *testing.T) {
+	t.Parallel()
 	const pages, ahead = 30, 3
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
@@ -382,6 +394,7 @@ func TestReadAhead(t *testing.T) {
 // OrgUsersFrom continues from a page the caller read, without asking for
 // it again.
 func TestOrgUsersFrom(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		p := pathPage(r)
 		pageOf(w, p, 6, p == 5, user("u"+strconv.Itoa(p)))

@@ -13,6 +13,7 @@ import (
 )
 
 func TestActionWholeRequestFailures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	eleven := "[" + strings.Repeat(`{"user":"alice@example.com","do":[{"add":{"group":["Writers"]}}]},`, 10) +
 		`{"user":"alice@example.com","do":[{"add":{"group":["Writers"]}}]}]`
@@ -109,6 +110,7 @@ func wantGroups(email string, want ...string) func(*testing.T, *fixture) {
 }
 
 func TestActionStructureRules(t *testing.T) {
+	t.Parallel()
 	add := func(gs ...string) string { return `{"add":{"group":["` + strings.Join(gs, `","`) + `"]}}` }
 	eleven := make([]string, 11)
 	for i := range eleven {
@@ -139,6 +141,7 @@ func TestActionStructureRules(t *testing.T) {
 }
 
 func TestActionMemberships(t *testing.T) {
+	t.Parallel()
 	runActionCases(t, []actionCase{
 		{name: "add and remove, any case", body: `[{"user":"BOB@example.com","do":[{"add":{"group":["writers","_admin_designers","docs default"]}},{"remove":{"group":["design default"]}}]}]`, result: "success", check: wantGroups("bob@example.com", "Writers", "_admin_Designers", "Docs Default")},
 		{name: "idempotent add and remove", body: `[{"user":"bob@example.com","do":[{"add":{"group":["Writers"]}},{"remove":{"group":["Docs Default"]}}]}]`, result: "success", check: wantGroups("bob@example.com", "Design Default", "Writers")},
@@ -154,6 +157,7 @@ func TestActionMemberships(t *testing.T) {
 }
 
 func TestActionErrorCarriesRequestIDAndUser(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	resp := f.action(`[{"user":"bob@example.com","do":[{"add":{"group":["Docs Default"]}}]},{"user":"zed@example.com","requestID":"r1","do":[{"add":{"group":["Writers"]}}]}]`, "")
 	want := umwire.ActionResponse{Completed: 1, NotCompleted: 1, Result: "partial", Errors: []umwire.ActionError{{
@@ -177,6 +181,7 @@ func TestActionErrorCarriesRequestIDAndUser(t *testing.T) {
 }
 
 func TestActionCreate(t *testing.T) {
+	t.Parallel()
 	ent := func(payload string) string {
 		return `[{"user":"new@example.com","do":[{"createEnterpriseID":{` + payload + `}}]}]`
 	}
@@ -225,6 +230,7 @@ func TestActionCreate(t *testing.T) {
 }
 
 func TestActionUpdate(t *testing.T) {
+	t.Parallel()
 	upd := func(user, payload string) string {
 		return `[{"user":"` + user + `","do":[{"update":{` + payload + `}}]}]`
 	}
@@ -256,6 +262,7 @@ func TestActionUpdate(t *testing.T) {
 }
 
 func TestActionRemoveFromOrg(t *testing.T) {
+	t.Parallel()
 	runActionCases(t, []actionCase{
 		{name: "unknown user succeeds", body: `[{"user":"zed@example.com","do":[{"removeFromOrg":{}}]}]`, result: "success"},
 		{name: "keep the account", body: `[{"user":"alice@example.com","do":[{"removeFromOrg":{"deleteAccount":false}}]}]`, check: func(t *testing.T, f *fixture) {
@@ -296,6 +303,7 @@ func TestActionRemoveFromOrg(t *testing.T) {
 }
 
 func TestActionUserGroups(t *testing.T) {
+	t.Parallel()
 	runActionCases(t, []actionCase{
 		{name: "create, fill and grant", body: `[{"usergroup":"Editors","do":[{"createUserGroup":{"description":"edit"}},{"add":{"user":["bob@example.com","CAROL@gmail.com"],"productConfiguration":["docs default"]}}]}]`, check: func(t *testing.T, f *fixture) {
 			st := f.srv.Snapshot()
@@ -341,6 +349,7 @@ func TestActionUserGroups(t *testing.T) {
 }
 
 func TestActionTestOnlyChangesNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	before := f.srv.Snapshot()
 	body := `[{"user":"new@example.com","do":[{"createEnterpriseID":{"email":"new@example.com","firstname":"N","lastname":"U"}},{"add":{"group":["Writers"]}}]},

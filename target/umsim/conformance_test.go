@@ -14,6 +14,7 @@ import (
 // a Federated ID can be updated only when its email is in a domain of the
 // organization.
 func TestUsernameUpdateOnlyForEmailInOrgDomain(t *testing.T) {
+	t.Parallel()
 	st, err := LoadState("testdata/org.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestUsernameUpdateOnlyForEmailInOrgDomain(t *testing.T) {
 // given by email, the email's domain names the account; a different
 // domain field does not matter.
 func TestRemoveFromOrgTakesTheDomainFromTheEmail(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	resp := f.action(`[{"user":"dave@example.org","domain":"partner.net","do":[{"removeFromOrg":{}}]}]`, "")
 	if resp.Result != umwire.ResultSuccess || resp.Completed != 1 || f.user("dave@example.org") != nil {
@@ -48,6 +50,7 @@ func TestRemoveFromOrgTakesTheDomainFromTheEmail(t *testing.T) {
 // an option on a pending invite succeeds without sending it again (its
 // lastSentDTS and expiry stay), and later steps add to its memberships.
 func TestAddVendorIDRetryDoesNotResend(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	sent := f.clock.now.UnixMilli()
 	add := `[{"user":"hal@gmail.com","do":[{"addVendorID":{"email":"hal@gmail.com","option":"ignoreIfAlreadyExists"}},{"add":{"group":["GROUP"]}}]}]`
@@ -72,6 +75,7 @@ func TestAddVendorIDRetryDoesNotResend(t *testing.T) {
 // TestDefaultInviteExpiryIs30Days checks contract 7: by default an invite
 // expires 30 days after lastSentDTS.
 func TestDefaultInviteExpiryIs30Days(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{TokenLifetime: 60 * 24 * time.Hour})
 	f.action(`[{"user":"ivy@gmail.com","do":[{"addVendorID":{"email":"ivy@gmail.com"}}]}]`, "")
 	path := "/organizations/" + testOrg + "/invites/ivy@gmail.com?includeExpired=false"
@@ -88,6 +92,7 @@ func TestDefaultInviteExpiryIs30Days(t *testing.T) {
 // TestProductsWithoutAPIKeyIs403 checks endpoint 6: a missing x-api-key
 // header gives 403 with an empty body.
 func TestProductsWithoutAPIKeyIs403(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	r := f.do("GET", "/"+testOrg+"/products/", "", umwire.HeaderAPIKey, "")
 	if r.status != http.StatusForbidden || len(r.body) != 0 {
@@ -100,6 +105,7 @@ func TestProductsWithoutAPIKeyIs403(t *testing.T) {
 // non-email username alone, and a username (even one that looks like an
 // email) never names the user in a request.
 func TestEmailAndUsernameUpdates(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	resp := f.action(`[{"user":"bob@example.com","do":[{"update":{"email":"bob@example.org"}}]},
 	{"user":"dave","domain":"example.org","do":[{"update":{"email":"david@example.com"}}]}]`, "")
@@ -130,6 +136,7 @@ func TestEmailAndUsernameUpdates(t *testing.T) {
 // entry's error carries its requestID (and user) even when the entry is
 // malformed elsewhere, so that a client can match the error to its entry.
 func TestMalformedEntryErrorsKeepRequestIDAndUser(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	resp := f.action(`[{"user":"alice@example.com","requestID":"r1","colour":"red","do":[{"add":{"group":["Writers"]}}]},
 	{"user":5,"requestID":"r2","do":[{"add":{"group":["Writers"]}}]},

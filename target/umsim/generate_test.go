@@ -11,6 +11,7 @@ import (
 )
 
 func TestGenerateIsDeterministicAndValid(t *testing.T) {
+	t.Parallel()
 	a, b := Generate(GenOptions{Users: 2000, Seed: 7}), Generate(GenOptions{Users: 2000, Seed: 7})
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("two generations with one seed differ")
@@ -35,6 +36,7 @@ func TestGenerateIsDeterministicAndValid(t *testing.T) {
 // with -race); every entry must succeed and the final state must hold all
 // changes.
 func TestConcurrentActionsAndListings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{PageSize: 3})
 	var wg sync.WaitGroup
 	for i := range 8 {

@@ -44,6 +44,7 @@ func inviteEmails(list []umwire.Invite) []string {
 }
 
 func TestAddVendorIDInvitesAndAcceptGrantsMemberships(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	resp := f.action(`[{"user":"gina@gmail.com","do":[{"addVendorID":{"email":"gina@gmail.com","country":"IT"}},{"add":{"group":["Writers","Design Pro"]}},{"remove":{"group":["Design Pro"]}}]}]`, "")
 	if resp.Completed != 1 {
@@ -86,6 +87,7 @@ func TestAddVendorIDInvitesAndAcceptGrantsMemberships(t *testing.T) {
 }
 
 func TestInviteListingExpiryResendRevoke(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, InvitePageSize: 2, TokenLifetime: 30 * 24 * time.Hour, ResendExpired: true})
 	f.clock.now = f.clock.now.Add(24 * time.Hour) // frank's seeded invite (2026-01-01) expires
 	for _, e := range []string{"b@gmail.com", "a@gmail.com", "c@gmail.com"} {
@@ -146,6 +148,7 @@ func TestInviteListingExpiryResendRevoke(t *testing.T) {
 }
 
 func TestProducts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	r := f.do("GET", "/"+testOrg+"/products/", "")
 	var list []umwire.Product
@@ -166,6 +169,7 @@ func TestProducts(t *testing.T) {
 }
 
 func TestGateInFront(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{Limits: gate.Limits{Read: 2, Window: time.Minute}})
 	f.token = "not-a-token"
 	if r := f.do("GET", "/users/"+testOrg+"/0", "", umwire.HeaderRequestID, "r9"); r.status != http.StatusUnauthorized || r.header.Get(umwire.HeaderRequestID) != "r9" {
@@ -193,6 +197,7 @@ func TestGateInFront(t *testing.T) {
 }
 
 func TestSeededOrgFlagsReachTheGate(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		change func(*State)
@@ -217,6 +222,7 @@ func TestSeededOrgFlagsReachTheGate(t *testing.T) {
 // answer 404 invites.pending.not_found, and addVendorID (with an option)
 // sends a new invite with the memberships of the entry.
 func TestExpiredInviteNotPending(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{InviteExpiry: 48 * time.Hour, TokenLifetime: 30 * 24 * time.Hour})
 	f.clock.now = f.clock.now.Add(24 * time.Hour) // frank's seeded invite (2026-01-01) expires
 	base := "/" + testOrg + "/invites/"
@@ -240,6 +246,7 @@ func TestExpiredInviteNotPending(t *testing.T) {
 // invitedBy is the whole object of the specification, describing the
 // integration that sent the invite.
 func TestInvitedBy(t *testing.T) {
+	t.Parallel()
 	st, err := LoadState("testdata/org.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // simulator checks requests with the specification's rules, not with the
 // reconciler's, so that a wrong rule on one side fails a test.
 func TestSimulatorAndClientImportNoReconciler(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".", "../umapi").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOrgUsersListsActiveUsersWithHeaders(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	p, h := f.page("/users/" + testOrg + "/0")
 	// erin is disabled; the technical account counts but is not in the body.
@@ -39,6 +40,7 @@ func TestOrgUsersListsActiveUsersWithHeaders(t *testing.T) {
 }
 
 func TestOrgUsersPaging(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{PageSize: 2})
 	cases := []struct {
 		page, wantCur string
@@ -67,6 +69,7 @@ func TestOrgUsersPaging(t *testing.T) {
 }
 
 func TestOrgUsersDomainAndDirectOnly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	p, h := f.page("/users/" + testOrg + "/0?domain=EXAMPLE.org")
 	if !slices.Equal(emails(p.Users), []string{"dave@example.org"}) || h.Get(umwire.HeaderTotalCount) != "1" {
@@ -85,6 +88,7 @@ func TestOrgUsersDomainAndDirectOnly(t *testing.T) {
 }
 
 func TestListingBadParameters(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	for _, path := range []string{
 		"/users/" + testOrg + "/x",
@@ -108,6 +112,7 @@ func TestListingBadParameters(t *testing.T) {
 }
 
 func TestOrganizationChecks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	r := f.do("GET", "/users/FFFF@VendorOrg/0", "")
 	if r.status != http.StatusUnauthorized || len(r.body) != 0 || r.header.Get("WWW-Authenticate") != umwire.WWWAuthenticateInvalid {
@@ -129,6 +134,7 @@ func TestOrganizationChecks(t *testing.T) {
 }
 
 func TestGroupMembers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	base := "/users/" + testOrg + "/0/"
 	cases := []struct {
@@ -172,6 +178,7 @@ func TestGroupMembers(t *testing.T) {
 }
 
 func TestGetUser(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	base := "/organizations/" + testOrg + "/users/"
 	for path, want := range map[string]string{
@@ -209,6 +216,7 @@ func TestGetUser(t *testing.T) {
 }
 
 func TestLoadStateReportsFileLineAndField(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bad.yaml")
 	data := `org:
@@ -243,6 +251,7 @@ users:
 }
 
 func TestSaveStateRoundTrip(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	for _, name := range []string{"state.yaml", "state.json"} {
 		path := filepath.Join(t.TempDir(), name)
@@ -265,6 +274,7 @@ func TestSaveStateRoundTrip(t *testing.T) {
 }
 
 func TestSnapshotIsADeepCopy(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	a := f.srv.Snapshot()
 	a.Users[0].Groups[0] = "Changed"

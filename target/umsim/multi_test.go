@@ -72,6 +72,7 @@ func get(t *testing.T, url, token, client string) (int, string) {
 }
 
 func TestMultiRoutesByOrgAndClient(t *testing.T) {
+	t.Parallel()
 	seed := twoStates(t)
 	seed[1].Limits = &gate.Limits{Read: 1} // its own, instead of the Options'
 	m, err := NewMulti(seed, Options{Limits: gate.Limits{Read: 2}})
@@ -113,6 +114,7 @@ func TestMultiRoutesByOrgAndClient(t *testing.T) {
 }
 
 func TestLoadSeedOfSeveralOrganizations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"integration-cert.pem"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))

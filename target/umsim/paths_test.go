@@ -16,6 +16,7 @@ import (
 // notes), and the invite and product listings without their trailing
 // slash.
 func TestPathsAreServedOnlyAsSpecified(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	tests := []struct {
 		name, path string
@@ -45,6 +46,7 @@ func TestPathsAreServedOnlyAsSpecified(t *testing.T) {
 // method an invite endpoint does not serve gets 405 with the invite error
 // body {status, statusMessage}.
 func TestInviteEndpointsAnswerWrongMethodsWithInviteErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	for _, path := range []string{
 		"/" + testOrg + "/invites/",

@@ -9,6 +9,7 @@ import (
 // that takes one (the vendor's Python client sends "True"), while values
 // the specification does not define stay refused.
 func TestBooleanQueryParametersAnyCase(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Options{})
 	paths := []string{
 		"/users/" + testOrg + "/0?directOnly=",

@@ -42,6 +42,7 @@ func (discard) WriteHeader(int)             {}
 // doing, not a failure: Send reports none when the user now has the new
 // email and the entry's groups.
 func TestRenameRetriedAfterLostAnswer(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, plainOrg(2, func(int) []string { return []string{"G1"} }), umsim.Options{})
 	tg := New(simClient(t, dropFirstAction(sim)))
 	newEmail := "renamed@example.com"
@@ -69,6 +70,7 @@ func TestRenameRetriedAfterLostAnswer(t *testing.T) {
 // failure: renaming a user who does not exist to an email nobody has is
 // reported.
 func TestRenameOfAbsentUserFails(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, plainOrg(1, func(int) []string { return nil }), umsim.Options{})
 	tg := New(simClient(t, sim))
 	newEmail := "nobody-new@example.com"
@@ -139,6 +141,7 @@ func reshapeActionAnswer(sim http.Handler) http.Handler {
 // failing entry (the second: its group does not exist) is reported, the
 // other is done.
 func TestActionAnswerShapes(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
 	tg := New(simClient(t, reshapeActionAnswer(sim)))
 	u0, u1 := plainUser(0), plainUser(1)
@@ -158,6 +161,7 @@ func TestActionAnswerShapes(t *testing.T) {
 // TestUsernameRenameRetriedAfterLostAnswer: the same for a Federated ID
 // named by its username, whose username the entry changes.
 func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
+	t.Parallel()
 	st := randomOrg(nil, 0)
 	st.Users = []umsim.User{{Type: umwire.TypeFederatedID, Username: "fuser", Domain: "fed.example.net",
 		Email: "fuser@example.com", FirstName: "F", LastName: "U", Country: "US", Groups: []string{"G1"}}}
@@ -184,6 +188,7 @@ func TestUsernameRenameRetriedAfterLostAnswer(t *testing.T) {
 // entries were done: the request is reported failed as a whole, never
 // done.
 func TestFailuresNotNamed(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, plainOrg(2, func(int) []string { return nil }), umsim.Options{})
 	h := rewriteAnswers(sim, "/action/", func(body map[string]any) { delete(body, "errors") })
 	tg := New(simClient(t, h))

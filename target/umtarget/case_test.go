@@ -42,6 +42,7 @@ func (a *actionRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // existing user exactly as the service stores the email, and plan no
 // change of case.
 func TestEmailCaseOnTheWire(t *testing.T) {
+	t.Parallel()
 	st := plainOrg(0, nil)
 	st.Users = []umsim.User{
 		{Type: umwire.TypeEnterpriseID, Email: "Mixed.Case@example.com", FirstName: "M", LastName: "C", Country: "US", Groups: []string{"G1"}},

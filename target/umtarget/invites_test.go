@@ -12,6 +12,7 @@ import (
 )
 
 func TestInvitesRespectedRevokedResent(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	ms := func(ago time.Duration) int64 { return now.Add(-ago).UnixMilli() }
 	st := randomOrg(nil, 0)
@@ -62,6 +63,7 @@ func TestInvitesRespectedRevokedResent(t *testing.T) {
 // repeated addVendorID (which finds the pending invite) instead of an add
 // the service refuses for a user who is not a member.
 func TestInviteWithMoreMembershipsThanAnEntryHolds(t *testing.T) {
+	t.Parallel()
 	st := randomOrg(nil, 0)
 	pol := &reconcile.Policy{}
 	for i := range 13 {
@@ -91,6 +93,7 @@ func TestInviteWithMoreMembershipsThanAnEntryHolds(t *testing.T) {
 // sends nothing, and a group the source added meanwhile reaches the user
 // in the first run after acceptance.
 func TestExpiredInviteInvitedAgain(t *testing.T) {
+	t.Parallel()
 	for _, resendable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("service resends expired invites: %v", resendable), func(t *testing.T) {
 			now := time.Now()
@@ -157,6 +160,7 @@ func TestExpiredInviteInvitedAgain(t *testing.T) {
 // the pending listing alone (2 calls) shows every desired user invited,
 // and the next plan is in sync.
 func TestInviteListingsSayWhatIsPending(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	for _, tc := range []struct {
 		name     string

@@ -16,6 +16,7 @@ import (
 // simulator, no request reaches the action or invite endpoints and the
 // organization is unchanged.
 func TestUnknownKindsSendNothing(t *testing.T) {
+	t.Parallel()
 	e, want := seeded(t)
 	ctx := context.Background()
 	pol := policy(reconcile.RemoveUsers)

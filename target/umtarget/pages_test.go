@@ -36,6 +36,7 @@ func (w *pageCountWriter) WriteHeader(code int) {
 // member listing are still read to the page that says lastPage: every
 // user is seen.
 func TestReadWithPageCountAsLastIndex(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, plainOrg(25, func(i int) []string { return []string{"G1"} }), umsim.Options{PageSize: 10})
 	tg := New(simClient(t, lastIndexPageCount(sim)))
 	cur, err := tg.ReadCurrent(context.Background(), reconcile.ReadNeeds{AllUsers: true})
@@ -66,6 +67,7 @@ func TestReadWithPageCountAsLastIndex(t *testing.T) {
 // beyond it (as the specification says), is read to its end and no
 // further: the page that repeats the last one ends the listing.
 func TestReadWithoutEndMarks(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, plainOrg(25, func(int) []string { return nil }), umsim.Options{PageSize: 10})
 	bare := rewriteAnswers(sim, "/users/", func(body map[string]any) { delete(body, "lastPage") })
 	tg := New(simClient(t, bare))

@@ -55,6 +55,7 @@ var threePolicy = &reconcile.Policy{Managed: []string{"G1", "G2", "G3"}, UserGro
 // are looked up one by one, so the plan updates them instead of creating
 // them, and the plan after apply is empty.
 func TestReadByGroupConverges(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	var want []reconcile.User
 	for i := 300; i < 330; i++ { // members, moved to the next group
@@ -95,6 +96,7 @@ func TestReadByGroupConverges(t *testing.T) {
 // TestReadCostDecision checks, request by request, which listing the
 // reader chooses: the organization listing has 20 pages of 20 users.
 func TestReadCostDecision(t *testing.T) {
+	t.Parallel()
 	members := func(from, to int) []reconcile.User {
 		var us []reconcile.User
 		for i := from; i < to; i++ {
@@ -165,6 +167,7 @@ func TestReadCostDecision(t *testing.T) {
 // in page size: three groups of an organization of 150 pages, every
 // desired user a member, cost 1 + 3 pages, not 150.
 func TestReadThreeGroupsOfAHugeOrganization(t *testing.T) {
+	t.Parallel()
 	in := func(i int) []string {
 		if i%100 == 7 {
 			return []string{fmt.Sprintf("G%d", i%3+1)}
@@ -190,6 +193,7 @@ func TestReadThreeGroupsOfAHugeOrganization(t *testing.T) {
 // one run (two with faults) the plan is empty, and nothing unmanaged or
 // excluded changed.
 func TestConvergenceByGroup(t *testing.T) {
+	t.Parallel()
 	for seed := range 6 {
 		faults := seed >= 4
 		t.Run(fmt.Sprintf("seed %d faults %v", seed, faults), func(t *testing.T) {
@@ -260,6 +264,7 @@ func btoi(b bool) int {
 }
 
 func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
 	pol.ExcludeGroups = []string{"g2"} // also managed
@@ -276,6 +281,7 @@ func TestReadByGroupReadsAGroupNamedTwiceOnce(t *testing.T) {
 // members of an excluding group are not listed; a desired user in it only
 // is looked up, shows the group, and is left alone.
 func TestReadByGroupSkipsExcludingGroups(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, plainOrg(400, threeGroups), umsim.Options{PageSize: 20})
 	pol := *threePolicy
 	pol.ExcludeGroups = []string{"Other"} // users 350..369
@@ -302,6 +308,7 @@ func TestReadByGroupSkipsExcludingGroups(t *testing.T) {
 // An independent ID outside the groups read is looked up with the domain
 // VendorID: an Enterprise ID with the same email is not taken for it.
 func TestLookupOfAnIndependentID(t *testing.T) {
+	t.Parallel()
 	st := plainOrg(400, threeGroups)
 	st.Users = append(st.Users,
 		umsim.User{Type: umwire.TypeEnterpriseID, Email: "same@example.com", FirstName: "E", LastName: "L", Country: "US"},
@@ -325,6 +332,7 @@ func TestLookupOfAnIndependentID(t *testing.T) {
 // Technical accounts filling the first pages leave them empty but not the
 // last: the organization is read to its end all the same.
 func TestEmptyFirstPagesAreNotTheEnd(t *testing.T) {
+	t.Parallel()
 	st := plainOrg(3, threeGroups)
 	techs := []umsim.User{
 		{Type: umwire.TypeUnknown, Email: "t1@techacct.example.com", TechnicalAccount: true},

@@ -33,6 +33,7 @@ func refuseGroupListing(h http.Handler) http.Handler {
 // mid-body), applies the whole plan without a failure, touches nothing
 // outside the policy, and converges.
 func TestOneRunAgainstOtherReadings(t *testing.T) {
+	t.Parallel()
 	for seed := range 4 {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			st, want := driftedOrg(seed, 11)
@@ -89,6 +90,7 @@ func noneListedWithoutPending(h http.Handler) http.Handler {
 // invite cannot be seen, so its user is invited as a new one: the same
 // addVendorID, in one request, and the next plan is in sync.
 func TestExpiredInvitesUnlisted(t *testing.T) {
+	t.Parallel()
 	st := randomOrg(nil, 0)
 	st.Invites = []umsim.Invite{{Email: "lapsed@gmail.com", LastSentDTS: time.Now().Add(-40 * 24 * time.Hour).UnixMilli()}}
 	sim := newSim(t, st, umsim.Options{})

@@ -17,6 +17,7 @@ import (
 // unavoidable read before any decision is the first organization page:
 // its X-Page-Count prices the organization listing.
 func TestRequestCounts(t *testing.T) {
+	t.Parallel()
 	newUsers := func(from, n int, vendors int) []reconcile.User {
 		var us []reconcile.User
 		for i := range n {

@@ -272,6 +272,7 @@ func simKey(u umsim.User) string {
 }
 
 func TestConvergence(t *testing.T) {
+	t.Parallel()
 	emails := 0
 	defer func() {
 		if emails == 0 {
@@ -307,6 +308,7 @@ func TestConvergence(t *testing.T) {
 }
 
 func TestConvergenceWithFaults(t *testing.T) {
+	t.Parallel()
 	for seed := range 4 {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			st, want := driftedOrg(seed, 7)

@@ -14,6 +14,7 @@ import (
 // pending, where the usual one updates it or leaves it alone: the service
 // says so with error.user.already_exists or already_invited.
 func TestStrictCreatesFailOnWhatExists(t *testing.T) {
+	t.Parallel()
 	st := plainOrg(2, func(int) []string { return []string{"G1"} })
 	st.Invites = []umsim.Invite{{Email: "inv@gmail.example", LastSentDTS: time.Now().UnixMilli()}}
 	e := newEnv(t, st, umsim.Options{})
@@ -40,6 +41,7 @@ func TestStrictCreatesFailOnWhatExists(t *testing.T) {
 
 // CheckGroups tells which groups do not exist without reading a user.
 func TestCheckGroupsReadsNoUser(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, plainOrg(30, threeGroups), umsim.Options{PageSize: 10})
 	missing, err := e.target.CheckGroups(context.Background(), []string{"G1", "g2", "Nope", "Other", "Gone"})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestReadChoosesTheCheaperListing(t *testing.T) {
+	t.Parallel()
 	st := umsim.Generate(umsim.GenOptions{Users: 3000, UserGroups: 30, Seed: 3, OrgID: orgID})
 	e := newEnv(t, st, umsim.Options{PageSize: 10})
 	ctx := context.Background()
@@ -74,6 +75,7 @@ func seeded(t *testing.T) (*env, []reconcile.User) {
 }
 
 func TestSafetyOnTheService(t *testing.T) {
+	t.Parallel()
 	e, want := seeded(t)
 	pol := policy(reconcile.RemoveUsers)
 	pol.MaxRemovals = reconcile.Limit{Count: 1}
@@ -126,6 +128,7 @@ func checkNoRemovedMembership(t *testing.T, before, after *umsim.State, name str
 }
 
 func TestDryRunAndTestOnlyChangeNothing(t *testing.T) {
+	t.Parallel()
 	e, want := seeded(t)
 	pol := policy(reconcile.RemoveUsers)
 	ctx := context.Background()
@@ -152,6 +155,7 @@ func TestDryRunAndTestOnlyChangeNothing(t *testing.T) {
 // user group; an admin group that does not exist cannot be, and is
 // reported before any request, its memberships left out, the rest applied.
 func TestGroupCreationAndMissingTargets(t *testing.T) {
+	t.Parallel()
 	e, want := seeded(t)
 	pol := policy(reconcile.Preserve)
 	pol.Managed = append(pol.Managed, "New Group", "_admin_No Such Product")
@@ -191,6 +195,7 @@ func TestGroupCreationAndMissingTargets(t *testing.T) {
 // Without createUserGroups a target that does not exist is reported, with
 // what to do, and no membership of it is planned.
 func TestMissingTargetWithoutCreation(t *testing.T) {
+	t.Parallel()
 	e, want := seeded(t)
 	pol := policy(reconcile.Preserve)
 	pol.Managed = append(pol.Managed, "No Such Profile")
@@ -208,6 +213,7 @@ func TestMissingTargetWithoutCreation(t *testing.T) {
 }
 
 func TestTestOnlyRunOfDependentRequests(t *testing.T) {
+	t.Parallel()
 	e, want := seeded(t)
 	pol := policy(reconcile.Preserve)
 	pol.Managed = append(pol.Managed, "New Group")
@@ -240,6 +246,7 @@ func TestTestOnlyRunOfDependentRequests(t *testing.T) {
 // gets one probe per group instead, with the same answer, and the client
 // does not ask for the listing again.
 func TestMissingGroupsFromTheGroupListing(t *testing.T) {
+	t.Parallel()
 	targets := []string{"G1", "G2", "G3", "P1", "Gone A", "Gone B", "_admin_G1"}
 	for _, status := range []int{http.StatusOK, http.StatusNotFound, http.StatusBadRequest, http.StatusForbidden,
 		http.StatusMethodNotAllowed, http.StatusNotImplemented} {
@@ -284,6 +291,7 @@ func TestMissingGroupsFromTheGroupListing(t *testing.T) {
 // its member listing (one request, an endpoint of the specification)
 // answers it; the group listing could not cost less.
 func TestOneUnknownGroupIsProbed(t *testing.T) {
+	t.Parallel()
 	sim := newSim(t, randomOrg(nil, 0), umsim.Options{PageSize: 2})
 	tg := New(simClient(t, sim))
 	missing, err := tg.MissingGroups(context.Background(), []string{"Gone A", "_admin_G1"})
@@ -308,6 +316,7 @@ func TestOneUnknownGroupIsProbed(t *testing.T) {
 // leaves out a group some user is in (G1), is not believed: the groups are
 // probed instead, and none is reported missing wrongly.
 func TestGroupListingInAnotherShape(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"names under another key": `{"lastPage":true,"result":"success","groups":[{"name":"G1"},{"name":"G2"},{"name":"G3"},{"name":"Other"}]}`,
 		"product profiles only":   `{"lastPage":true,"result":"success","groups":[{"groupName":"P1","type":"PRODUCT_PROFILE"}]}`,

@@ -12,6 +12,7 @@ import (
 // whose email is outside its domain, or the entry creates it (the root
 // gives the new account its username).
 func TestWireEntryRoots(t *testing.T) {
+	t.Parallel()
 	add := reconcile.Step{Kind: reconcile.StepAdd, Groups: []string{"G"}}
 	fed := func(username, email string) *reconcile.User {
 		return &reconcile.User{Type: reconcile.FederatedID, Username: username, Email: email, Domain: "corp.com", Country: "US"}
@@ -45,6 +46,7 @@ func TestWireEntryRoots(t *testing.T) {
 // addVendorID asks to leave an existing independent ID (or its pending
 // invite) as it is: an update of an independent ID fails (rule 6).
 func TestWireAddVendorIDIgnoresExisting(t *testing.T) {
+	t.Parallel()
 	v := &reconcile.User{Type: reconcile.VendorID, Email: "v@gmail.com", Country: "US"}
 	w, err := WireEntry(&reconcile.Entry{User: v, Steps: []reconcile.Step{{Kind: reconcile.StepCreate, Create: v}}})
 	if err != nil || len(w.Do) != 1 || w.Do[0].AddVendorID == nil || w.Do[0].AddVendorID.Option != umwire.OptionIgnoreIfExists {
@@ -60,6 +62,7 @@ func TestWireAddVendorIDIgnoresExisting(t *testing.T) {
 // Every entry the reconciler packs, from a plan of every kind sent as
 // action entries (with group-rooted memberships too), goes on the wire.
 func TestWireEntryTakesEveryPackedStep(t *testing.T) {
+	t.Parallel()
 	user := func(i int, typ reconcile.IdentityType) reconcile.User {
 		return reconcile.User{Type: typ, Email: fmt.Sprintf("u%02d@example.com", i), FirstName: "F", LastName: "L", Country: "US"}
 	}

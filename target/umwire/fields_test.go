@@ -12,6 +12,7 @@ import (
 // is a hexadecimal number".
 
 func TestCheckEmail(t *testing.T) {
+	t.Parallel()
 	at60 := strings.Repeat("a", 60-len("@example.com")) + "@example.com"
 	good := []string{"a@b.com", "first.last+tag@example.co.uk", "x@y", at60}
 	bad := []string{"", "nobody", "@example.com", "a@", "a b@example.com", "b" + at60,
@@ -29,6 +30,7 @@ func TestCheckEmail(t *testing.T) {
 }
 
 func TestCheckName(t *testing.T) {
+	t.Parallel()
 	for name, ok := range map[string]bool{
 		"":                       true,
 		"Jane":                   true,
@@ -44,6 +46,7 @@ func TestCheckName(t *testing.T) {
 }
 
 func TestIsCountryCode(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[string]bool{"US": true, "DE": true, "GB": true, "us": false, "UK": false, "XX": false, "": false, "USA": false} {
 		if got := IsCountryCode(c); got != want {
 			t.Errorf("IsCountryCode(%q) = %v, want %v", c, got, want)
@@ -55,6 +58,7 @@ func TestIsCountryCode(t *testing.T) {
 }
 
 func TestIsOrgID(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]bool{
 		"12AB@VendorOrg": true, "C0FFEE@VendorOrg": true, "c0ffee@VendorOrg": true, "0@VendorOrg": true,
 		"": false, "12AB": false, "@VendorOrg": false, "XYZ@VendorOrg": false, "12AB@OtherOrg": false,

@@ -11,6 +11,7 @@ import (
 // TestExamplesMappingTests runs the mapping tests every example ships:
 // each example configuration has one, and all its expectations are met.
 func TestExamplesMappingTests(t *testing.T) {
+	t.Parallel()
 	var configs []string
 	err := filepath.WalkDir(filepath.Join("..", "..", "..", "examples"), func(path string, d os.DirEntry, err error) error {
 		if err == nil && d.Name() == "orgsync.yaml" {
@@ -62,6 +63,7 @@ func csvExample(t *testing.T, test string) string {
 // --explain gives (the rule behind each group); a bad stand-in record is
 // reported on its line of the test file; the others still run.
 func TestFailureShowsDifferenceAndRule(t *testing.T) {
+	t.Parallel()
 	path := csvExample(t, `sources:
   - records:
       - {email: dave@example.com, firstname: Dave, lastname: Doe, country: US, groups: [eng, design]}
@@ -105,6 +107,7 @@ expect:
 // expectation for a user in no directory group says so after the
 // record's line, never ends with a bare "users.csv:7:".
 func TestExplanationOfAUserInNoGroup(t *testing.T) {
+	t.Parallel()
 	path := csvExample(t, `expect:
   - user: frank@example.com
     groups: [Design]
@@ -129,6 +132,7 @@ func TestExplanationOfAUserInNoGroup(t *testing.T) {
 // all at once, and a directory source without a stand-in is refused
 // (nothing is read from a server).
 func TestFileMistakes(t *testing.T) {
+	t.Parallel()
 	path := csvExample(t, `sources:
   - recrods: []
 organisation: []

@@ -104,6 +104,7 @@ var categoryCases = []categoryCase{
 // is to be accepted exactly when it removes a protection or applies more
 // than the incumbent, and then makes migrate fail until it is accepted.
 func TestEveryCategoryOfEveryFamily(t *testing.T) {
+	t.Parallel()
 	seen := map[string]map[Outcome]bool{}
 	for _, c := range categoryCases {
 		if seen[c.family] == nil {

@@ -118,6 +118,7 @@ var csvRuns = [][]string{
 // the incumbent wants, with the same identity types, names, countries and
 // groups, in each way the incumbent is run.
 func TestEquivalenceCSVPublished(t *testing.T) {
+	t.Parallel()
 	main := readFixture(t, "user-sync-config.yml")
 	conn := readFixture(t, "connector-csv.yml")
 	type variation struct{ name, main, conn string }

@@ -10,6 +10,7 @@ import (
 // SplitFlags splits as a shell does plain and quoted words, and refuses an
 // unterminated quote.
 func TestSplitFlags(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][]string{
 		"":                                      nil,
 		"--process-groups --users mapped":       {"--process-groups", "--users", "mapped"},

@@ -37,6 +37,7 @@ func compiles(t testing.TB, e *hookEffects) error {
 // a group from an attribute, a field rewritten, conditions, and what is
 // left to the administrator.
 func TestHookPatterns(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, code string
 		groups     string // the groups expression, "" for none
@@ -81,6 +82,7 @@ func TestHookPatterns(t *testing.T) {
 // TestHookPartlyCovered checks that a hook migrate covers only in part
 // gets its proposals commented out, with what is left in the report.
 func TestHookPartlyCovered(t *testing.T) {
+	t.Parallel()
 	main := mainWith("") + "invocation_defaults:\n  process_groups: Yes\n"
 	main = strings.Replace(main, "  groups:", "  extension: extension-config.yml\n  groups:", 1)
 	ext := "extended_adobe_groups: [Design]\nafter_mapping_hook: |\n  if source_attributes.get('dept') == 'Design':\n    target_groups.add('Design')\n  target_groups.discard('All Apps')\n"
@@ -121,6 +123,7 @@ func FuzzHook(f *testing.F) {
 // TestPythonRegexp checks the translation of the incumbent's regular
 // expressions and replacements.
 func TestPythonRegexp(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ py, goRe, err string }{
 		{`freelancer-[0-9]+.*`, `freelancer-[0-9]+.*`, ""},
 		{`(?P<dept>\w+)-ACL\Z`, `(?P<dept>\w+)-ACL\z`, ""},
@@ -161,6 +164,7 @@ func FuzzPythonRegexp(f *testing.F) {
 
 // TestSplitGroupFilter checks the splitting of group_filter_format.
 func TestSplitGroupFilter(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ format, filter, attr string }{
 		{ustGroupFormat, "(|(objectCategory=group)(objectClass=groupOfNames)(objectClass=posixGroup))", "cn"},
 		{"(&(objectClass=group)(sAMAccountName={group}))", "(objectClass=group)", "sAMAccountName"},
@@ -183,6 +187,7 @@ func compileAnchored(pattern string) (*mapping.Mapper, error) {
 // TestHookUpperIsUnicode: Python's upper() becomes upper(), which, as
 // Python's, changes every letter ("Zoë" becomes "ZOË", not "ZOë").
 func TestHookUpperIsUnicode(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "  groups:", "  extension: extension-config.yml\n  groups:", 1)
 	ext := "after_mapping_hook: |\n  target_attributes['firstname'] = source_attributes['firstname'].upper()\n"
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "extension-config.yml": ext}, "--connector", "csv", "users.csv")
@@ -195,6 +200,7 @@ func TestHookUpperIsUnicode(t *testing.T) {
 // connector renamed (first_name_column_name: given) reads the user's
 // field, as the incumbent's hook sees the column.
 func TestHookReadsARenamedColumn(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    csv: connector-csv.yml\n  extension: extension-config.yml\n  groups:", 1)
 	ext := "after_mapping_hook: |\n  target_attributes['firstname'] = source_attributes['given'].strip()\n"
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "extension-config.yml": ext, "connector-csv.yml": "first_name_column_name: given\n"},

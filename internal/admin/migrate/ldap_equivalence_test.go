@@ -140,6 +140,7 @@ func ldapConnector(text string, d *ldapDirectory) string {
 // connector-ldap.yml on in turn), that orgsync wants the users the
 // incumbent wants, with the same types, names, countries and groups.
 func TestEquivalenceLDAPPublished(t *testing.T) {
+	// Not parallel: the migrated configuration reads the password from ORGSYNC_LDAP_PASSWORD, and the incumbent's keyring program is found on PATH (t.Setenv).
 	d := startDirectory(t)
 	main := readFixture(t, "user-sync-config.yml")
 	conn := ldapConnector(readFixture(t, "connector-ldap.yml"), d)
@@ -318,6 +319,7 @@ after_mapping_hook: |
 // TestEquivalenceLDAPRealistic checks configurations written from the
 // incumbent's documentation against the test slapd.
 func TestEquivalenceLDAPRealistic(t *testing.T) {
+	// Not parallel: the migrated configuration reads the password from ORGSYNC_LDAP_PASSWORD, and the incumbent's keyring program is found on PATH (t.Setenv).
 	d := startDirectory(t)
 	for _, c := range realisticLDAP {
 		for _, flags := range [][]string{nil, {"--users", "all"}} {

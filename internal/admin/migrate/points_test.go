@@ -15,6 +15,7 @@ import (
 // the migrated configuration says so at its top, the report calls it a
 // difference that applies more, and migrate fails until it is accepted.
 func TestTestModeIsNeverDroppedInSilence(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ main, flags, where string }{
 		{mainWith("invocation_defaults:\n  test_mode: Yes\n"), "", "invocation_defaults.test_mode"},
 		{mainWith(""), "-t", "command line: -t"},
@@ -43,6 +44,7 @@ func TestTestModeIsNeverDroppedInSilence(t *testing.T) {
 // no attribute updated); the exclusion groups, which the incumbent checks
 // in the primary only, are a difference to accept.
 func TestSecondaryOrganizationsKeepTheIncumbentsExclusions(t *testing.T) {
+	t.Parallel()
 	dir := fixtureDir(t, true)
 	for name, text := range multiOrg {
 		writeFile(t, filepath.Join(dir, name), text)
@@ -78,6 +80,7 @@ func TestSecondaryOrganizationsKeepTheIncumbentsExclusions(t *testing.T) {
 // protects every user the incumbent's protects, or, when it has none,
 // says the protection is gone; either way migrate fails until accepted.
 func TestLookaroundExclusionKeepsTheProtection(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		pattern    string
 		protected  []string // as Python matches the pattern (\A...\Z, ignoring case)
@@ -128,6 +131,7 @@ func TestLookaroundExclusionKeepsTheProtection(t *testing.T) {
 // written exactly as a filter expression; another has no equivalent and
 // must be accepted (orgsync would select more users).
 func TestLookaheadSelection(t *testing.T) {
+	t.Parallel()
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": mainWith("")}, "--connector", "csv", "users.csv", "--user-filter", `(?!bob).*@example\.com`)
 	if cfg == nil {
 		t.Fatal("does not load")
@@ -151,6 +155,7 @@ func TestLookaheadSelection(t *testing.T) {
 // group rule's) is an unknown setting, which makes migrate fail, as the
 // incumbent refuses it; the item's other keys are still translated.
 func TestUnknownKeysInListItems(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "      adobe_groups: [All Apps]", "      adobe_group: [All Apps]\n  additional_groups:\n    - source: 'ACL-(.+)'\n      targt: 'ACL-\\1'", 1)
 	res, _ := migrateFiles(t, map[string]string{"user-sync-config.yml": main}, "--connector", "csv", "users.csv", "--process-groups")
 	for _, where := range []string{"directory_users.groups[0].adobe_group", "directory_users.additional_groups[0].targt"} {
@@ -170,6 +175,7 @@ func TestUnknownKeysInListItems(t *testing.T) {
 // command writes, here its own test key) is used as it is, with its
 // passphrase from the same secret reference as any other.
 func TestEncryptedKeyAsItIs(t *testing.T) {
+	// Not parallel: the migrated configuration reads its secrets from environment variables (t.Setenv).
 	conn := `
 enterprise:
   org_id: "1234ABCD5678EF90@AdobeOrg"
@@ -204,6 +210,7 @@ enterprise:
 // and with a file without the hook's columns, orgsync wants the users the
 // incumbent wants.
 func TestIncumbentCSVFilesAsTheyAre(t *testing.T) {
+	t.Parallel()
 	example, err := os.ReadFile("testdata/csv/users-file-with-custom-attributes-and-mappings.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -235,6 +242,7 @@ func TestIncumbentCSVFilesAsTheyAre(t *testing.T) {
 // max_adobe_only_users: 0, and a missing limit, are written out with
 // what orgsync then does: no default is left to apply in silence.
 func TestLimitDefaultsWrittenOut(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "max_adobe_only_users: 200", "max_adobe_only_users: 0", 1)
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main}, "--connector", "csv", "users.csv", "--process-groups", "--adobe-only-user-action", "remove")
 	if cfg == nil || cfg.Policy.UnmatchedUsers != "preserve" {
@@ -259,6 +267,7 @@ func TestLimitDefaultsWrittenOut(t *testing.T) {
 // The defaults of the incumbent that orgsync's defaults would change are
 // written out, each line saying so.
 func TestIncumbentDefaultsWrittenOut(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(strings.Replace(mainWith(""), "  user_identity_type: federatedID\n", "", 1), "  default_country_code: US\n", "", 1)
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main}, "--connector", "csv", "users.csv")
 	if cfg == nil {
@@ -281,6 +290,7 @@ func TestIncumbentDefaultsWrittenOut(t *testing.T) {
 // Sign Sync's files and the incumbent's other files given as the main file
 // are refused with one line saying what they are.
 func TestOtherFilesRefused(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		"testdata/sign/sign-sync-config.yml":             "is a Sign Sync configuration",
 		"testdata/sign/connector-sign.yml":               "is a Sign Sync connector file",
@@ -307,6 +317,7 @@ func TestOtherFilesRefused(t *testing.T) {
 // The incumbent's own test fixture (every key at its value or null)
 // migrates with every setting accounted for and none unknown.
 func TestIncumbentTestFixture(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"user-sync-config.yml", "connector-ldap.yml", "connector-umapi.yml", "extension-config.yml"} {
 		copyFile(t, filepath.Join("testdata/fixture", name), filepath.Join(dir, name), false)
@@ -331,6 +342,7 @@ func TestIncumbentTestFixture(t *testing.T) {
 // secure_*_key value and the organization id, the LDAP user or the Okta
 // host.
 func TestKeyringEntriesAsWincred(t *testing.T) {
+	t.Parallel()
 	ldap := "host: ldaps://dc1.corp.example.org\nbase_dn: dc=corp,dc=example,dc=org\nusername: svc-ust@corp.example.org\nsecure_password_key: ust_ldap\n"
 	main := withConnector("ldap", "")
 	umapi := strings.Replace(baseFiles["connector-umapi.yml"], `client_secret: "p8e-not-a-real-secret-1"`, "secure_client_secret_key: ust secret", 1)
@@ -362,6 +374,7 @@ func TestKeyringEntriesAsWincred(t *testing.T) {
 // them: its users file as the source (--users file), its removal list as
 // the users to act on (--adobe-only-user-list).
 func TestIncumbentCSVInputs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ file, flags, want string }{
 		{"users-file.csv", "--users file users-file.csv --process-groups", "the file sources were read: 3 desired user(s)"},
 		{"users-file-with-custom-attributes-and-mappings.csv", "--users file users-file-with-custom-attributes-and-mappings.csv", "the file sources were read: 3 desired user(s)"},

@@ -27,6 +27,7 @@ var connectorFlags = map[string][]string{
 // line of the configuration says where it came from, and no secret is
 // copied anywhere.
 func TestPublishedExamplesEachOption(t *testing.T) {
+	t.Parallel()
 	for name, flags := range connectorFlags {
 		published, err := os.ReadFile(filepath.Join("testdata/published", name))
 		if err != nil {
@@ -115,6 +116,7 @@ func bareKey(l string) bool {
 // and its only problems are those placeholders, each of which the report
 // names as the example's.
 func TestPublishedVerbatim(t *testing.T) {
+	t.Parallel()
 	dir := fixtureDir(t, false)
 	res, _ := migrateIn(t, dir)
 	checkReport(t, res)

@@ -82,6 +82,7 @@ string_encoding: utf8
 // TestEquivalenceMultiOrg checks the two organizations' desired users and
 // the translation of both service connectors.
 func TestEquivalenceMultiOrg(t *testing.T) {
+	t.Parallel()
 	dir := fixtureDir(t, true)
 	for name, text := range multiOrg {
 		writeFile(t, filepath.Join(dir, name), text)

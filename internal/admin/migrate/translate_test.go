@@ -80,6 +80,7 @@ func entry(t *testing.T, r *Report, where string) Entry {
 // TestUnmatchedUsers checks what becomes of adobe_only_user_action with
 // and without group processing, and of the options that limit it.
 func TestUnmatchedUsers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		flags  string
 		policy string
@@ -126,6 +127,7 @@ func TestUnmatchedUsers(t *testing.T) {
 // TestLimits checks max_adobe_only_users: a count, a percentage (whole
 // in orgsync) and 0, which stops the incumbent from acting at all.
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ limit, maxRemovals, policy string }{
 		{"200", "200", "remove"},
 		{"10%", "10%", "remove"},
@@ -149,6 +151,7 @@ func TestLimits(t *testing.T) {
 // TestVendorSpelling checks that the keys and values spelt with "vendor",
 // as this project's specification spells them, read as the incumbent's.
 func TestVendorSpelling(t *testing.T) {
+	t.Parallel()
 	main := `
 vendor_users:
   exclude_identity_types: [vendorID]
@@ -181,6 +184,7 @@ invocation_defaults:
 // TestUnknownSettingsReported checks that a setting migrate does not know
 // is reported, never dropped in silence, wherever it is.
 func TestUnknownSettingsReported(t *testing.T) {
+	t.Parallel()
 	main := mainWith("colour: blue\n") + "invocation_defaults:\n  users: all\n"
 	conn := baseFiles["connector-umapi.yml"] + "  frobnicate: true\n  client_secert: typo-not-a-real-secret\n"
 	res, _ := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "connector-umapi.yml": conn}, "--connector", "csv", "users.csv")
@@ -198,6 +202,7 @@ func TestUnknownSettingsReported(t *testing.T) {
 // environment variable (the value never copied), the OS keyring to the
 // keyring command for the same entry, with a note each.
 func TestSecrets(t *testing.T) {
+	t.Parallel()
 	ldap := `
 host: ldaps://dc1.corp.example.org
 base_dn: dc=corp,dc=example,dc=org
@@ -228,6 +233,7 @@ secure_password_key: ust_ldap
 
 // TestLDAPBinds checks the authentication methods of the LDAP connector.
 func TestLDAPBinds(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    ldap: connector-ldap.yml\n  groups:", 1)
 	for _, c := range []struct{ conn, want string }{
 		{"username: CORP\\svc-ust\npassword: x-not-a-real-secret\nauthentication_method: NTLM\n", "bind: ntlm"},
@@ -260,6 +266,7 @@ func TestLDAPBinds(t *testing.T) {
 // TestLDAPMembership checks how the incumbent's group filters become
 // orgsync's membership modes.
 func TestLDAPMembership(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    ldap: connector-ldap.yml\n  groups:", 1)
 	for _, c := range []struct{ conn, want string }{
 		{`group_member_filter_format: "(memberOf:1.2.840.113556.1.4.1941:={group_dn})"`, "flavor: activedirectory"},
@@ -281,6 +288,7 @@ func TestLDAPMembership(t *testing.T) {
 // filter and the selection of the mapped groups' members (the only users
 // the incumbent's Okta connector reads).
 func TestOktaConnector(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    okta: connector-okta.yml\n  groups:", 1)
 	okta := "host: example.okta.com\nsecure_api_token_key: ust_okta\nall_users_filter: 'user.status in (\"ACTIVE\", \"PASSWORD_EXPIRED\")'\n"
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "connector-okta.yml": okta}, "--connector", "okta", "--users", "mapped")
@@ -297,6 +305,7 @@ func TestOktaConnector(t *testing.T) {
 
 // TestFlags checks the reading of the incumbent's command line.
 func TestFlags(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		flags string
 		err   string
@@ -320,6 +329,7 @@ func TestFlags(t *testing.T) {
 // TestVersion1Refused checks that a configuration of the incumbent's first
 // version is refused with what to do.
 func TestVersion1Refused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "user-sync-config.yml"), "dashboard:\n  owning: dashboard-config.yml\n")
 	_, err := Migrate(filepath.Join(dir, "user-sync-config.yml"), Options{})
@@ -331,6 +341,7 @@ func TestVersion1Refused(t *testing.T) {
 // TestNotSelectedConnector checks that a connector the incumbent does not
 // run with is reported, file and all, as not used.
 func TestNotSelectedConnector(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "  groups:", "  connectors:\n    okta: connector-okta.yml\n  groups:", 1)
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main, "connector-okta.yml": "host: example.okta.com\napi_token: tok-not-a-real-secret\n"},
 		"--connector", "csv", "users.csv")
@@ -345,6 +356,7 @@ func TestNotSelectedConnector(t *testing.T) {
 // TestCountryUD checks that the incumbent's undefined country, UD, is
 // left out: orgsync sends no country, which the service reads the same way.
 func TestCountryUD(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith(""), "default_country_code: US", "default_country_code: UD", 1)
 	res, cfg := migrateFiles(t, map[string]string{"user-sync-config.yml": main}, "--connector", "csv", "users.csv")
 	if cfg == nil || strings.Contains(string(res.Config), "defaultCountry") {
@@ -360,6 +372,7 @@ func TestCountryUD(t *testing.T) {
 // overridden one reported), and the older extensions: form of the
 // extension file.
 func TestConnectorFileLists(t *testing.T) {
+	t.Parallel()
 	main := strings.Replace(mainWith("invocation_defaults:\n  process_groups: Yes\n"), "umapi: connector-umapi.yml", "umapi: [connector-umapi.yml, connector-umapi-override.yml]", 1)
 	main = strings.Replace(main, "  groups:", "  extension: extension-old.yml\n  groups:", 1)
 	override := "enterprise:\n  client_id: override-client\n"

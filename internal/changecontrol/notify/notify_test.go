@@ -19,7 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orgsync/orgsync/internal/changecontrol/notify/smtptest"
-	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/secret/secrettest"
 )
 
 func heldEvent() *Event {
@@ -31,13 +31,13 @@ func heldEvent() *Event {
 func emailTo(t *testing.T, s *smtptest.Server, password string) *Email {
 	host, port, _ := net.SplitHostPort(s.Addr)
 	p, _ := strconv.Atoi(port)
-	t.Setenv("TEST_SMTP_PASSWORD", password)
 	return &Email{Host: host, Port: p, From: "orgsync@example.com", To: []string{"ops@example.com", "it@example.com"},
-		Username: "orgsync", Password: secret.Ref{Env: "TEST_SMTP_PASSWORD"}, TLS: TLSStartTLS,
+		Username: "orgsync", Password: secrettest.File(t, password), TLS: TLSStartTLS,
 		TLSConfig: &tls.Config{RootCAs: s.Roots}}
 }
 
 func TestEmailOverSTARTTLSWithAuthentication(t *testing.T) {
+	t.Parallel()
 	s := smtptest.Start(t, true)
 	if err := emailTo(t, s, "s3cret-pw").Send(context.Background(), heldEvent()); err != nil {
 		t.Fatal(err)
@@ -59,6 +59,7 @@ func TestEmailOverSTARTTLSWithAuthentication(t *testing.T) {
 }
 
 func TestEmailRefusals(t *testing.T) {
+	t.Parallel()
 	s := smtptest.Start(t, true)
 	err := emailTo(t, s, "wrong-pw").Send(context.Background(), heldEvent())
 	if err == nil || !strings.Contains(err.Error(), "authentication as orgsync") || strings.Contains(err.Error(), "wrong-pw") {
@@ -112,11 +113,11 @@ func startReceiver(t *testing.T, fails int32) *receiver {
 }
 
 func webhookTo(t *testing.T, url, format string) *Webhook {
-	t.Setenv("TEST_WEBHOOK_URL", url)
-	return &Webhook{URL: secret.Ref{Env: "TEST_WEBHOOK_URL"}, Format: format, Client: &http.Client{Timeout: 5 * time.Second}}
+	return &Webhook{URL: secrettest.File(t, url), Format: format, Client: &http.Client{Timeout: 5 * time.Second}}
 }
 
 func TestWebhookFormats(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		format string
 		check  func(map[string]any) bool
@@ -152,6 +153,7 @@ func TestWebhookFormats(t *testing.T) {
 }
 
 func TestDispatcherRetriesAndNeverFails(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	flaky, down := startReceiver(t, 2), startReceiver(t, 100)
 	d := &Dispatcher{Log: zap.New(core), Attempts: 3, MinWait: time.Millisecond, MaxWait: 5 * time.Millisecond,
@@ -189,6 +191,7 @@ func errString(v any) string {
 // [minWait/2, maxWait] and never negative, and it grows with the attempt
 // until maxWait.
 func TestBackoffStaysInRange(t *testing.T) {
+	t.Parallel()
 	waits := []time.Duration{0, 1, time.Millisecond, time.Second, time.Minute, math.MaxInt64 / 2, math.MaxInt64}
 	attempts := []int{math.MinInt, -1, 0, 1, 2, 10, 30, 61, 62, 63, 64, 1000, math.MaxInt}
 	rs := []float64{-1, 0, 0.5, 0.999999, 1, math.NaN(), math.Inf(1)}

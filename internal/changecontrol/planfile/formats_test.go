@@ -26,6 +26,7 @@ func sampleFile() *File {
 // TestGoldenSavedPlan: what today's code writes of a saved plan is the
 // golden file of its current version.
 func TestGoldenSavedPlan(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := sampleFile().Encode(&b); err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestGoldenSavedPlan(t *testing.T) {
 // saved plan keeps is what the release that saved it computed, so that
 // the next release does not take unchanged sources for changed ones.
 func TestUsersFingerprintIsStable(t *testing.T) {
+	t.Parallel()
 	p := formattest.Plan()
 	users := reconcile.UsersOf(append(p.Unmatched.List(), p.Changes[1].User, p.Changes[2].User)...)
 	if got, want := UsersFingerprint(users), "d12070e53d2cbbb57ea151bb53cdae70032dce5e96b305ce8e1f59f39b456e05"; got != want {
@@ -48,6 +50,7 @@ func TestUsersFingerprintIsStable(t *testing.T) {
 // so far, in every format version, reads back as it was written, its
 // settings named as its configuration names them.
 func TestEveryGoldenSavedPlanLoads(t *testing.T) {
+	t.Parallel()
 	for _, path := range formattest.Versions(t, "saved-plan.json", FormatVersion) {
 		got, err := Read(path)
 		if err != nil {
@@ -70,6 +73,7 @@ func TestEveryGoldenSavedPlanLoads(t *testing.T) {
 // TestSavedPlanHoldsNoCoreType: the saved plan's format holds no type of
 // the core's (its plans go through planjson).
 func TestSavedPlanHoldsNoCoreType(t *testing.T) {
+	t.Parallel()
 	formattest.NoCoreTypes(t, File{})
 	formattest.NoCoreTypes(t, orgJSON{})
 }
@@ -77,5 +81,6 @@ func TestSavedPlanHoldsNoCoreType(t *testing.T) {
 // TestVersionDocumented: the manual's table of formats gives the saved
 // plan's version.
 func TestVersionDocumented(t *testing.T) {
+	t.Parallel()
 	formattest.VersionDocumented(t, "../../../docs/change-control.md", "`plan --out FILE`", FormatVersion)
 }

@@ -15,6 +15,7 @@ func change(kind reconcile.Kind, email string, remove ...string) reconcile.Chang
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "plan.json")
 	f := &File{FormatVersion: FormatVersion, ToolVersion: "v1", Created: time.Now().UTC().Truncate(time.Second), Config: "abc",
 		Organizations: []Org{{Name: "default", Plan: &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")}}}}}
@@ -35,6 +36,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 }
 
 func TestReadRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"other version": `{"formatVersion": 9}`,
@@ -49,6 +51,7 @@ func TestReadRefuses(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	saved := &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com"), change(reconcile.KindUpdate, "b@example.com", "Design")}}
 	fresh := &reconcile.Plan{Changes: []reconcile.Change{change(reconcile.KindRemove, "a@example.com")},
 		Withheld: []reconcile.Change{change(reconcile.KindUpdate, "b@example.com", "Design")}}
@@ -72,6 +75,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestUsersFingerprintIgnoresOrder(t *testing.T) {
+	t.Parallel()
 	a := []reconcile.User{{Email: "a@example.com"}, {Email: "b@example.com", Groups: []string{"X"}}}
 	b := []reconcile.User{a[1], a[0]}
 	ua := reconcile.UsersOf(a...)
@@ -91,6 +95,7 @@ func TestUsersFingerprintIgnoresOrder(t *testing.T) {
 // before the compact users wrote into saved plans (the Fingerprint of the
 // users sorted by key), so that a plan saved by it is not taken for stale.
 func TestUsersFingerprintAsBefore(t *testing.T) {
+	t.Parallel()
 	sorted := []reconcile.User{
 		{Type: reconcile.EnterpriseID, Email: "a<b>&c@example.com", FirstName: "Ä", Groups: []string{"G & <H>"}},
 		{Type: reconcile.FederatedID, Email: "z@example.com", Username: "zed", Domain: "example.com"},
@@ -107,6 +112,7 @@ func TestUsersFingerprintAsBefore(t *testing.T) {
 // OrgNames lists the organizations in the file's order; Read gives each
 // plan the keys its configuration names its settings by.
 func TestOrgNamesAndKeys(t *testing.T) {
+	t.Parallel()
 	f := &File{FormatVersion: FormatVersion, Created: time.Now(), Organizations: []Org{
 		{Name: "main", Plan: &reconcile.Plan{}},
 		{Name: "emea", Plan: &reconcile.Plan{}, Keys: map[reconcile.Setting]string{reconcile.SettingUnmatched: "targets[1].policy.unmatchedUsers"}},

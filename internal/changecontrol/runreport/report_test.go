@@ -43,6 +43,7 @@ func sampleWith(t *testing.T, edit func(entries []store.Entry)) *Report {
 }
 
 func TestCSV(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := sample(t).Write(&b, "csv"); err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestCSV(t *testing.T) {
 // starts with =, +, - or @ reach the CSV report as text a spreadsheet
 // does not evaluate, each read back with a quote in front.
 func TestCSVCellsAreNotFormulas(t *testing.T) {
+	t.Parallel()
 	r := sampleWith(t, func(entries []store.Entry) {
 		e := &entries[1]
 		e.User, e.Message, e.Steps = "=1+2@example.com", "@SUM(A1:A9)", []string{"+add =SUM(1+2)"}
@@ -92,6 +94,7 @@ func TestCSVCellsAreNotFormulas(t *testing.T) {
 }
 
 func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := sample(t).Write(&b, "html"); err != nil {
 		t.Fatal(err)
@@ -113,6 +116,7 @@ func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	for path, want := range map[string]string{"r.csv": "csv", "R.HTML": "html", "x.htm": "html", "x.txt": "", "x": ""} {
 		got, err := Format(path)
 		if got != want || (want == "") != (err != nil) {
@@ -125,6 +129,7 @@ func TestFormat(t *testing.T) {
 // its owner only, in the report's folder, and are written from it; Close
 // removes it.
 func TestChangesAreKeptInAFile(t *testing.T) {
+	t.Parallel()
 	r := sample(t)
 	files, err := os.ReadDir(r.SpoolDir)
 	if err != nil || len(files) != 1 {

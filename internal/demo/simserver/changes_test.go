@@ -14,6 +14,7 @@ import (
 // a testOnly request is counted apart; reads are not counted; the
 // simulator still gets the body.
 func TestCountSeesWhatIsAskedToChange(t *testing.T) {
+	t.Parallel()
 	var bodies []string
 	h, c := Count(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)

@@ -15,6 +15,7 @@ import (
 // state file's organizations until the context ends, logs each one's
 // requests and saves the state when asked.
 func TestHostRunServesLogsAndSaves(t *testing.T) {
+	t.Parallel()
 	for _, h := range []Host{{}, {State: "x.yaml", TLSCert: "cert.pem"}} {
 		if err := h.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "--") {
 			t.Errorf("%+v: %v, want the flag to fix", h, err)

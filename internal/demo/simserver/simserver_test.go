@@ -16,6 +16,7 @@ import (
 // TestServeUntilCancelled: the simulator of a state file answers over
 // loopback HTTP until the context ends, then Serve returns nil.
 func TestServeUntilCancelled(t *testing.T) {
+	t.Parallel()
 	sim, err := Load(filepath.Join("..", "..", "..", "examples", "sim", "orgs.yaml"), umsim.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +59,7 @@ func TestServeUntilCancelled(t *testing.T) {
 
 // TestListenBadCertificate names the flags to fix.
 func TestListenBadCertificate(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "cert.pem")
 	if err := os.WriteFile(bad, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // the file and the kind, and leaves no template marker; an unknown kind
 // is refused with the kinds there are.
 func TestConfigFillsEveryKind(t *testing.T) {
+	t.Parallel()
 	for _, kind := range names(all.Kinds()) {
 		text, err := Config(kind, "my.yaml")
 		if err != nil {
@@ -35,6 +36,7 @@ func TestConfigFillsEveryKind(t *testing.T) {
 // TestWriteNewKeepsAnExistingFile: an existing file is kept unless force
 // is set; what is written is readable by its owner only.
 func TestWriteNewKeepsAnExistingFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "orgsync.yaml")
 	if err := WriteNew(path, []byte("one"), false); err != nil {
 		t.Fatal(err)
@@ -56,6 +58,7 @@ func TestWriteNewKeepsAnExistingFile(t *testing.T) {
 // directory (held removals need one) and shows a commented notify
 // section.
 func TestConfigKeepsStateAndShowsNotify(t *testing.T) {
+	t.Parallel()
 	for _, kind := range names(all.Kinds()) {
 		text, _ := Config(kind, "my.yaml")
 		if !strings.Contains(text, "\nstate:\n  dir: state\n") || !strings.Contains(text, "\n# notify:\n") || !strings.Contains(text, "#     - url: {env: SLACK_WEBHOOK_URL}") {
@@ -67,6 +70,7 @@ func TestConfigKeepsStateAndShowsNotify(t *testing.T) {
 // TestANewKindIsOneRegistryLine: a kind added to the registry, with its
 // variant, has a starter with nothing else changed here.
 func TestANewKindIsOneRegistryLine(t *testing.T) {
+	t.Parallel()
 	hr := source.Variant{Name: "hr", Starter: "sources:\n  - hr: {url: https://hr.example.com}\n"}
 	kinds := append(all.Kinds(), source.KindOf[csvfile.Config]("hr", hr))
 	if !slices.Contains(names(kinds), "hr") || slices.Contains(names(all.Kinds()), "hr") {
@@ -83,6 +87,7 @@ func TestANewKindIsOneRegistryLine(t *testing.T) {
 // their state directory (the folder itself is not the service user's to
 // write); elsewhere beside the file.
 func TestPackagedConfigKeepsStateWhereThePackageMadeIt(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		PackagedConfigDir + "/orgsync.yaml": "\nstate:\n  dir: " + PackagedStateDir + "\n",
 		"orgsync.yaml":                      "\nstate:\n  dir: state\n",
@@ -99,6 +104,7 @@ func TestPackagedConfigKeepsStateWhereThePackageMadeIt(t *testing.T) {
 // Windows installation (the MSI's, init's into %ProgramData%\orgsync)
 // keeps its state and its logs there, as Windows paths.
 func TestWindowsStarterKeepsStateAndLogsUnderProgramData(t *testing.T) {
+	t.Parallel()
 	l := WindowsLayout(`D:\ProgramData`)
 	text, err := ConfigIn("ldap", l.ConfigDir+`\orgsync.yaml`, l)
 	if err != nil {

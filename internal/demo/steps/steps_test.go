@@ -48,6 +48,7 @@ func start(t *testing.T, example string, prepare func(string) error) (*run.Job, 
 // TestWalkConverges: the multi-organization example is planned, synced
 // into both organizations, and planned again with nothing to do.
 func TestWalkConverges(t *testing.T) {
+	t.Parallel()
 	j, c := start(t, "multiorg", nil)
 	var out bytes.Buffer
 	if err := Walk(context.Background(), &out, j, c); err != nil {
@@ -65,6 +66,7 @@ func TestWalkConverges(t *testing.T) {
 // the limit of 1, applies them on approval, and leaves the history, the
 // report, the status page and the saved plan behind.
 func TestReviewHoldsApprovesAndRecords(t *testing.T) {
+	t.Parallel()
 	r := &Review{Version: "test"}
 	j, c := start(t, "csv", r.Prepare)
 	t.Cleanup(func() { os.RemoveAll(r.dir) })

@@ -65,6 +65,7 @@ func (o *org) converged(t *testing.T, want []reconcile.User, pol *reconcile.Poli
 // wrong stops the incremental run's sending; the run reads the whole
 // organization, plans again and sends the rest, and says why.
 func TestContradictionsSwitchToAFullRead(t *testing.T) {
+	t.Parallel()
 	updated := "dan"
 	tests := []struct {
 		name   string
@@ -142,6 +143,7 @@ func TestContradictionEndsTheSending(t *testing.T) {
 // run's back without contradicting what it sends is left as it is by the
 // incremental runs, and corrected by the next full read.
 func TestDriftBehindTheRunsBackWaitsForTheFullRead(t *testing.T) {
+	t.Parallel()
 	o := newOrg(t, smallOrg())
 	want := []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}
 	o.sync(t, want, smallPolicy)
@@ -186,6 +188,7 @@ func (l *lostAnswer) Send(ctx context.Context, req reconcile.Request, testOnly b
 // have applied is not recorded as applied nor as not: the next run reads
 // fully, and says why.
 func TestRequestWithoutAnswerMakesTheNextRunFull(t *testing.T) {
+	t.Parallel()
 	o := newOrg(t, smallOrg())
 	want := []reconcile.User{person("ann", "G2"), person("bob", "G1"), person("cy", "G1")}
 	o.sync(t, []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}, smallPolicy)
@@ -212,6 +215,7 @@ func TestRequestWithoutAnswerMakesTheNextRunFull(t *testing.T) {
 // stopped before recording them (killed, the machine down) leaves the
 // sending marker: the next run reads fully.
 func TestStopBeforeRecordingMakesTheNextRunFull(t *testing.T) {
+	t.Parallel()
 	o := newOrg(t, smallOrg())
 	o.sync(t, []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}, smallPolicy)
 	want := []reconcile.User{person("ann", "G1"), person("bob", "G1", "G2")}
@@ -238,6 +242,7 @@ func TestStopBeforeRecordingMakesTheNextRunFull(t *testing.T) {
 // snapshot another run replaced after it planned records nothing, and
 // when it sent something the next run reads fully.
 func TestOneRunSendsAtATime(t *testing.T) {
+	t.Parallel()
 	o := newOrg(t, smallOrg())
 	want := []reconcile.User{person("ann", "G1"), person("bob", "G1"), person("cy", "G1")}
 	o.sync(t, want, smallPolicy)

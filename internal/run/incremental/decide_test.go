@@ -23,6 +23,7 @@ func settings(t *testing.T, st *snapshot.Store, now time.Time) Settings {
 // TestBeginDecides: every reason for a full read, and the incremental
 // run's own, as Begin says them.
 func TestBeginDecides(t *testing.T) {
+	t.Parallel()
 	good := func() *snapshot.Snapshot {
 		return &snapshot.Snapshot{Fingerprint: fp, Org: "1234ABCD@VendorOrg", FullRead: t0, Saved: t0,
 			Users: reconcile.UsersOf(reconcile.User{Type: reconcile.EnterpriseID, Email: "a@example.com", Groups: []string{"G1"}})}
@@ -110,6 +111,7 @@ func byGroup(groups ...string) func(*snapshot.Snapshot) {
 }
 
 func TestApprox(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		0: "0s", 12*time.Second + 400*time.Millisecond: "12s", 59*time.Second + 600*time.Millisecond: "1m", 44*time.Minute + 31*time.Second: "45m", 3 * time.Hour: "3h", 3*time.Hour + 20*time.Minute: "3h20m",
 		47 * time.Hour: "47h", 52 * time.Hour: "2d4h", -time.Hour: "0s",

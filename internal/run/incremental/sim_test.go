@@ -316,6 +316,7 @@ func testPolicy(unmatched reconcile.Unmatched) *reconcile.Policy {
 // added and removed user- and group-rooted, groups created, users and
 // invites removed), under each policy for unmatched users.
 func TestSnapshotFollowsTheOrganization(t *testing.T) {
+	t.Parallel()
 	for seed := range 8 {
 		unmatched := []reconcile.Unmatched{reconcile.Preserve, reconcile.RemoveGroups, reconcile.RemoveUsers, reconcile.DeleteUsers}[seed%4]
 		t.Run(fmt.Sprintf("seed %d %s", seed, unmatched), func(t *testing.T) {

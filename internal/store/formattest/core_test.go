@@ -23,6 +23,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 // NoCoreTypes finds a core type however deep it is held, and passes one
 // held through a codec of the format's own.
 func TestNoCoreTypes(t *testing.T) {
+	t.Parallel()
 	type inner struct{ Users map[string][]*reconcile.User }
 	for _, tc := range []struct {
 		v    any
@@ -49,6 +50,7 @@ func TestNoCoreTypes(t *testing.T) {
 // Section ends at the next heading of its level or above, not at a
 // deeper one nor at a comment in a code block.
 func TestSection(t *testing.T) {
+	t.Parallel()
 	page := "# P\n## A\ntext\n### A.1\n```\n# comment\n```\nmore\n## B\nother\n"
 	path := t.TempDir() + "/page.md"
 	if err := os.WriteFile(path, []byte(page), 0o600); err != nil {

@@ -12,6 +12,7 @@ import (
 // A plan with one of everything goes into this form and back as it was,
 // through its JSON.
 func TestPlanRoundTrip(t *testing.T) {
+	t.Parallel()
 	want := formattest.Plan()
 	b, err := json.Marshal(FromPlan(want))
 	if err != nil {
@@ -30,6 +31,7 @@ func TestPlanRoundTrip(t *testing.T) {
 // know is kept for reconcile.Plan.Check to refuse; a field this version
 // does not know is passed over.
 func TestListsNullEmptyAndUnknown(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		json string
 		want Changes
@@ -61,6 +63,7 @@ func TestListsNullEmptyAndUnknown(t *testing.T) {
 
 // The form holds no type of the core but through its lists.
 func TestNoCoreTypes(t *testing.T) {
+	t.Parallel()
 	formattest.NoCoreTypes(t, Plan{})
 	formattest.NoCoreTypes(t, Change{})
 }

@@ -11,6 +11,7 @@ import (
 // TestGoldenSnapshot: what today's code writes of a snapshot is the
 // golden file of its format version.
 func TestGoldenSnapshot(t *testing.T) {
+	t.Parallel()
 	formattest.Current(t, "org.snapshot", FormatVersion, encode(t, sample()))
 }
 
@@ -18,6 +19,7 @@ func TestGoldenSnapshot(t *testing.T) {
 // far, in every format version, is read back as it was written: an
 // upgrade keeps planning incremental runs from it.
 func TestEveryGoldenSnapshotLoads(t *testing.T) {
+	t.Parallel()
 	for _, path := range formattest.Versions(t, "org.snapshot", FormatVersion) {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -37,5 +39,6 @@ func TestEveryGoldenSnapshotLoads(t *testing.T) {
 // TestVersionDocumented: the manual's table of formats gives the
 // snapshot's version.
 func TestVersionDocumented(t *testing.T) {
+	t.Parallel()
 	formattest.VersionDocumented(t, "../../../docs/change-control.md", "`snapshots/org-NAME.snapshot`", FormatVersion)
 }

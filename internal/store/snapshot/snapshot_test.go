@@ -48,6 +48,7 @@ func encode(t testing.TB, s *Snapshot) []byte {
 func decodeBytes(b []byte) (*Snapshot, error) { return Decode(bytes.NewReader(b), int64(len(b))) }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	want := sample()
 	got, err := decodeBytes(encode(t, want))
 	if err != nil {
@@ -67,6 +68,7 @@ func TestRoundTrip(t *testing.T) {
 // TestGroupsOfUsersAreKnown: every group a user belongs to is among the
 // known groups once decoded.
 func TestGroupsOfUsersAreKnown(t *testing.T) {
+	t.Parallel()
 	s := sample()
 	s.Groups = nil
 	got, err := decodeBytes(encode(t, s))
@@ -81,6 +83,7 @@ func TestGroupsOfUsersAreKnown(t *testing.T) {
 // TestDamageIsDetected: every single flipped byte and every cut is
 // refused, never decoded into another snapshot.
 func TestDamageIsDetected(t *testing.T) {
+	t.Parallel()
 	good := encode(t, sample())
 	for i := range good {
 		b := bytes.Clone(good)
@@ -99,6 +102,7 @@ func TestDamageIsDetected(t *testing.T) {
 }
 
 func TestOtherFormatVersion(t *testing.T) {
+	t.Parallel()
 	b := []byte(magic + "\x02rest of a future format")
 	if _, err := decodeBytes(b); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "format 2") {
 		t.Errorf("format 2: %v", err)
@@ -109,6 +113,7 @@ func TestOtherFormatVersion(t *testing.T) {
 }
 
 func TestStoreSaveLoad(t *testing.T) {
+	t.Parallel()
 	st := Open(t.TempDir())
 	if _, err := st.Load("main"); !errors.Is(err, ErrMissing) {
 		t.Fatalf("no snapshot yet: %v", err)
@@ -145,6 +150,7 @@ func TestStoreSaveLoad(t *testing.T) {
 }
 
 func TestLockIsExclusive(t *testing.T) {
+	t.Parallel()
 	st := Open(t.TempDir())
 	l, err := st.Lock("main", "pid 1, since 09:00")
 	if err != nil {
@@ -172,6 +178,7 @@ func TestLockIsExclusive(t *testing.T) {
 // TestLockDiesWithItsProcess: a run killed while holding the lock does not
 // keep the next run out.
 func TestLockDiesWithItsProcess(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("SNAPSHOT_TEST_HOLD"); dir != "" {
 		st := Open(dir)
 		if _, err := st.Lock("main", fmt.Sprintf("pid %d", os.Getpid())); err != nil {
@@ -212,6 +219,7 @@ func TestLockDiesWithItsProcess(t *testing.T) {
 // identity (fingerprint, id), times, the users as the listing shows them
 // and the invites; the fingerprint does not show the service's address.
 func TestNoSecretField(t *testing.T) {
+	t.Parallel()
 	b := encode(t, sample())
 	if bytes.Contains(b, []byte("um.example.com")) {
 		t.Error("the service address is in the file")
@@ -227,6 +235,7 @@ func TestNoSecretField(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	a := Fingerprint("1234ABCD@VendorOrg", "https://um.example.com/")
 	if a != Fingerprint(" 1234abcd@vendororg", "https://um.example.com") {
 		t.Error("the same organization and service differ by case or a slash")
@@ -266,6 +275,7 @@ func FuzzDecode(f *testing.F) {
 // as the release before the streaming decoder wrote it; it decodes to the
 // same snapshot, and today's encoder writes the same bytes.
 func TestReadsWhatTheLastReleaseWrote(t *testing.T) {
+	t.Parallel()
 	old, err := os.ReadFile("testdata/format1.snapshot")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestWriteReplaces(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.csv")
 	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
@@ -24,6 +25,7 @@ func TestWriteReplaces(t *testing.T) {
 }
 
 func TestWriteErrorKeepsOldContent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.csv")
 	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
@@ -41,6 +43,7 @@ func TestWriteErrorKeepsOldContent(t *testing.T) {
 }
 
 func TestWriteMissingDirectory(t *testing.T) {
+	t.Parallel()
 	if err := Write(filepath.Join(t.TempDir(), "no", "out.csv"), func(io.Writer) error { return nil }); err == nil {
 		t.Fatal("no error for a missing directory")
 	}

@@ -9,6 +9,7 @@ import (
 // version-control stamp (a git build never says "unknown"), the linker's
 // commit is the fallback, and unknown parts are left out.
 func TestVersionLine(t *testing.T) {
+	t.Parallel()
 	stamped := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 		{Key: "vcs", Value: "git"},
 		{Key: "vcs.revision", Value: "9cfff093f44ce13ad13b3cd45705edf1e5fa7c7e"},

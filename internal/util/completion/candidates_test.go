@@ -37,6 +37,7 @@ func tree() Tree {
 }
 
 func TestCandidates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		words []string
 		want  []string
@@ -63,6 +64,7 @@ func TestCandidates(t *testing.T) {
 // TestFlagValue: the value of a flag in the words typed so far, in each
 // form, the last one winning; none when it has no value yet.
 func TestFlagValue(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		words []string
 		want  string

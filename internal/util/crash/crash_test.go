@@ -9,6 +9,7 @@ import (
 // A panic becomes an *Error with its value and the stack of the goroutine
 // that panicked, and keeps that stack when raised again elsewhere.
 func TestPanicCarriedToAnotherGoroutine(t *testing.T) {
+	t.Parallel()
 	done := make(chan *Error)
 	go func() { done <- Run(func() { explode() }) }()
 	e := <-done
@@ -28,6 +29,7 @@ func TestPanicCarriedToAnotherGoroutine(t *testing.T) {
 // Without a panic nothing changes: Run returns nil, Call the function's
 // error, Rethrow of nil does nothing.
 func TestNoPanic(t *testing.T) {
+	t.Parallel()
 	want := errors.New("plain")
 	if Run(func() {}) != nil || Call(func() error { return want }) != want {
 		t.Error("a function that returned was taken for a panic")

@@ -10,6 +10,7 @@ import (
 
 // TestReadEnvFile: the syntax systemd's EnvironmentFile= reads.
 func TestReadEnvFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "orgsync.env")
 	text := "# the service's secret\n" +
 		"ORGSYNC_CLIENT_SECRET=s3cr3t\n" +

@@ -13,6 +13,7 @@ import (
 // the arguments kept in order; after "--" every word is an argument; a
 // bad flag and -h are the flag package's errors.
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args       []string
 		config     string

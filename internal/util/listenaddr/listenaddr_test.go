@@ -9,6 +9,7 @@ import (
 // Each way a listen fails gets its cause in words, the address and the
 // key to set, never Go's "listen tcp" text.
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

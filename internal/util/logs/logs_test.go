@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewLogger(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		format, level string
 		json          bool
@@ -49,6 +50,7 @@ func TestNewLogger(t *testing.T) {
 // it is no terminal), not to standard error, and a file over maxSizeMB is
 // rotated, keeping at most maxBackups old files.
 func TestLogFileRotates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := Options{Level: "info", Format: FormatAuto, File: filepath.Join(dir, "orgsync.log"), MaxSizeMB: 1, MaxBackups: 2}
 	var stderr bytes.Buffer
@@ -87,6 +89,7 @@ func TestLogFileRotates(t *testing.T) {
 // TestFlagsOverrideTheConfiguration: a format or level given (the command
 // line's) wins over the configuration's.
 func TestFlagsOverrideTheConfiguration(t *testing.T) {
+	t.Parallel()
 	cfg := Options{Format: FormatConsole, Level: "error"}
 	var buf bytes.Buffer
 	log, err := New(&buf, cfg, "json", "debug")

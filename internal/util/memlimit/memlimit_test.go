@@ -32,6 +32,7 @@ const (
 )
 
 func TestContainer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		files  map[string]string
@@ -108,6 +109,7 @@ func TestSet(t *testing.T) {
 // TestCgroups: the folder of the process's memory cgroup in each
 // hierarchy, as the system shows it.
 func TestCgroups(t *testing.T) {
+	t.Parallel()
 	root := fakeRoot(t, map[string]string{
 		"proc/self/cgroup":    "12:pids:/pod\n4:memory:/kubepods/pod1/abc\n0::/user.slice\n",
 		"proc/self/mountinfo": hybridMount,

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/orgsync/orgsync/internal/util/testenv"
 )
 
 // TestDirRefusesWhatOthersCanChange: a folder writable by every user, or
@@ -35,19 +37,18 @@ func TestDirRefusesWhatOthersCanChange(t *testing.T) {
 	if err := Dir("state.dir", dir); err != nil {
 		t.Errorf("writable by orgsync's own group: %v", err)
 	}
-	if os.Geteuid() != 0 {
-		t.Log("not root: another user's or group's folder cannot be made")
-		return
-	}
-	chown(t, dir, 0, 65534)
-	if err := Dir("state.dir", dir); err == nil || !strings.Contains(err.Error(), "can be written by its group") || !strings.Contains(err.Error(), "chmod 0700") {
-		t.Errorf("writable by another group: %v", err)
-	}
-	chmod(t, dir, 0o700)
-	chown(t, dir, 65534, 0)
-	if err := Dir("state.dir", dir); err == nil || !strings.Contains(err.Error(), "belongs to") || !strings.Contains(err.Error(), "fix it with chown "+chownName(0)+" "+dir+" (") {
-		t.Errorf("another user's folder (the chown a command to paste): %v", err)
-	}
+	t.Run("another user's or group's", func(t *testing.T) {
+		testenv.Root(t, "making another user's or group's folder")
+		chown(t, dir, 0, 65534)
+		if err := Dir("state.dir", dir); err == nil || !strings.Contains(err.Error(), "can be written by its group") || !strings.Contains(err.Error(), "chmod 0700") {
+			t.Errorf("writable by another group: %v", err)
+		}
+		chmod(t, dir, 0o700)
+		chown(t, dir, 65534, 0)
+		if err := Dir("state.dir", dir); err == nil || !strings.Contains(err.Error(), "belongs to") || !strings.Contains(err.Error(), "fix it with chown "+chownName(0)+" "+dir+" (") {
+			t.Errorf("another user's folder (the chown a command to paste): %v", err)
+		}
+	})
 }
 
 // TestFileIsNeverALink: a file that is a link is refused by File, and
@@ -60,9 +61,7 @@ func TestFileIsNeverALink(t *testing.T) {
 	if err := os.WriteFile(target, []byte("theirs\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
+	symlink(t, target, link)
 	if err := File("state file", link); !errors.Is(err, ErrLink) {
 		t.Errorf("File of a link: %v", err)
 	}
@@ -102,13 +101,25 @@ func TestFileRefusesWhatOthersCanChange(t *testing.T) {
 	if err := File("state file", path); err == nil || !strings.Contains(err.Error(), "chmod 0600 "+path) {
 		t.Errorf("0660: %v", err)
 	}
-	if os.Geteuid() != 0 {
-		return
-	}
-	chmod(t, path, 0o600)
-	chown(t, path, 65534, 65534)
-	if err := File("state file", path); err == nil || !strings.Contains(err.Error(), "belongs to") {
-		t.Errorf("another user's file: %v", err)
+	t.Run("another user's", func(t *testing.T) {
+		testenv.Root(t, "making another user's file")
+		chmod(t, path, 0o600)
+		chown(t, path, 65534, 65534)
+		if err := File("state file", path); err == nil || !strings.Contains(err.Error(), "belongs to") {
+			t.Errorf("another user's file: %v", err)
+		}
+	})
+}
+
+// symlink makes a symbolic link, or skips t on Windows, where making one
+// takes a privilege the user may not have.
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+		t.Fatal(err)
 	}
 }
 

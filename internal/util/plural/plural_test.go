@@ -3,6 +3,7 @@ package plural
 import "testing"
 
 func TestOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n    int
 		want string

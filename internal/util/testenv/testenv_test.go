@@ -2,11 +2,14 @@ package testenv_test
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/orgsync/orgsync/internal/util/testenv"
 )
@@ -46,6 +49,7 @@ func TestMissingFailsInCIAndSkipsElsewhere(t *testing.T) {
 // TestNeedsAMissingProgram is run by TestMissingFailsInCIAndSkipsElsewhere
 // in a child process.
 func TestNeedsAMissingProgram(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(childEnv) == "" {
 		t.Skip("run by TestMissingFailsInCIAndSkipsElsewhere in a child process")
 	}
@@ -65,4 +69,23 @@ func TestProgramFindsAnInstalledOne(t *testing.T) {
 		t.Errorf("Program = %q, want %q", got, want)
 	}
 	testenv.Installed(t, nil, "slapd")
+}
+
+// TestRefusedAddrRefusesUntilTheEnd: a connection to the address is
+// refused, and a server cannot take its port while the test runs.
+func TestRefusedAddrRefusesUntilTheEnd(t *testing.T) {
+	t.Parallel()
+	addr := testenv.RefusedAddr(t)
+	for range 3 {
+		if c, err := net.DialTimeout("tcp", addr, 5*time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
+			if c != nil {
+				c.Close()
+			}
+			t.Fatalf("dial %s: %v, want the connection refused", addr, err)
+		}
+	}
+	if ln, err := net.Listen("tcp", addr); err == nil {
+		ln.Close()
+		t.Errorf("a server took %s meanwhile", addr)
+	}
 }

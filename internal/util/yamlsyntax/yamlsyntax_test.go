@@ -11,6 +11,7 @@ import (
 // says why there, with the line shown; a mistake the scanner does not
 // know keeps the parser's message on the parser's line.
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		doc  string
 		line int

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMask(t *testing.T) {
+	t.Parallel()
 	user := map[string]any{"id": "1", "primaryEmail": "a@example.com", "name": map[string]any{"givenName": "A", "familyName": "B"},
 		"addresses": []any{map[string]any{"countryCode": "US", "type": "work"}}}
 	list := map[string]any{"kind": "admin#directory#users", "nextPageToken": "x", "users": []any{user}}

@@ -65,6 +65,7 @@ func grant(a string) url.Values { return url.Values{"grant_type": {jwtBearer}, "
 // audience, badly signed, of an unknown account, without scope, or of a
 // client without delegation; it grants a good one.
 func TestTokenEndpointRefusals(t *testing.T) {
+	t.Parallel()
 	s, k := fake(t)
 	other, _ := NewKey(k.Account.Email, k.Account.ClientID)
 	aud := GoogleTokenURI // wherever the assertion is sent
@@ -136,6 +137,7 @@ func reason(body map[string]any) string {
 // TestDirectoryAPI: paging by pageToken with maxResults, its limits,
 // scopes, the subject's role, field selections and custom schemas.
 func TestDirectoryAPI(t *testing.T) {
+	t.Parallel()
 	s, k := fake(t)
 	token := func(edit func(jwt.MapClaims)) string {
 		_, body := post(t, s, grant(assertion(t, k, GoogleTokenURI, edit)))

@@ -29,6 +29,7 @@ func call(t *testing.T, method, url, body string, hdr map[string]string) (int, s
 // TestKeylessRefusals: the metadata server, IAM Credentials and the
 // directory refuse as Google does what the source never sends.
 func TestKeylessRefusals(t *testing.T) {
+	t.Parallel()
 	k, _ := NewKey("orgsync@orgsync-fake.iam.gserviceaccount.com", "108000000000000000001")
 	dom := Demo(k.Account)
 	dom.AdminAccounts = []string{k.Account.Email}
@@ -87,6 +88,7 @@ func jsonTime(t time.Time) string { b, _ := json.Marshal(t.Unix()); return strin
 // TestConcurrentQuota: more requests in flight than the quota allows are
 // answered 403 quotaExceeded.
 func TestConcurrentQuota(t *testing.T) {
+	t.Parallel()
 	k, _ := NewKey("orgsync@orgsync-fake.iam.gserviceaccount.com", "108000000000000000001")
 	dom := Generate(k.Account, 20000, 3, 1)
 	dom.AdminAccounts = []string{k.Account.Email}

@@ -107,6 +107,7 @@ func read(t *testing.T, d *directory) (*source.Result, error) {
 // order listed, each with its directory groups (those of Everyone
 // included), whenever the groups come.
 func TestUsersBuiltWhenTheGroupsAreKnown(t *testing.T) {
+	t.Parallel()
 	const n = 3000
 	for _, known := range []int{-1, 0, 1, n / 2, n - 1} { // the user after which the members are given (-1: before any)
 		d := &directory{n: n, failAt: -1, release: make(chan struct{})}
@@ -139,6 +140,7 @@ func TestUsersBuiltWhenTheGroupsAreKnown(t *testing.T) {
 // of users that fails while users wait for the groups fails the read
 // with its error, whichever half fails, and ends the other.
 func TestFailedHalfFailsTheRead(t *testing.T) {
+	t.Parallel()
 	for name, d := range map[string]*directory{
 		"members": {n: 100, failAt: -1, release: make(chan struct{}), membersErr: errListing},
 		"users":   {n: 100, failAt: 60, release: make(chan struct{}), usersErr: errListing},

@@ -131,6 +131,7 @@ func extract(body string, paths []string) ([]map[string]string, []map[string][]s
 }
 
 func TestExtractorTakesThePrimaryElement(t *testing.T) {
+	t.Parallel()
 	user := `{"primaryEmail":"a@x","name":{"givenName":"A"},
 		"addresses":[{"countryCode":"DE"},{"countryCode":"US","primary":true},{"countryCode":"FR","primary":true}],
 		"organizations":[{"department":"Sales"}],"emails":[],"phones":["x",{"value":"1","primary":true}],
@@ -209,6 +210,7 @@ func FuzzPage(f *testing.F) {
 // TestRecordsOfATopLevelArray: a page that is itself the array of
 // records (Okta's) reads as the member of one.
 func TestRecordsOfATopLevelArray(t *testing.T) {
+	t.Parallel()
 	var got []string
 	err := New([]string{"id", "profile.email"}, nil).Records(strings.NewReader(`[{"id":"1","profile":{"email":"a@x"}},{"id":"2"}]`), "",
 		func(r *Record) {

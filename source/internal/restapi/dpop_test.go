@@ -25,6 +25,7 @@ import (
 // with the API's nonce. The proofs' key verifies them, the dropped
 // answers are counted, and each proof is new.
 func TestDPoPTransport(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var proofs []jwt.MapClaims
 	jtis := map[any]bool{}

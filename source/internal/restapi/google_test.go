@@ -14,6 +14,7 @@ import (
 // reason and message, and a 403 is throttling only for a rate-limit
 // reason; the body stays readable after the check.
 func TestGoogleErrors(t *testing.T) {
+	t.Parallel()
 	body := func(code int, reason string) string {
 		return `{"error":{"code":` + strconv.Itoa(code) + `,"message":"m ` + reason + `","errors":[{"domain":"global","reason":"` + reason + `","message":"x"}]}}`
 	}
@@ -57,6 +58,7 @@ func TestGoogleErrors(t *testing.T) {
 
 // TestJWTBearerHidesItsKey: printing the sign-in shows no key.
 func TestJWTBearerHidesItsKey(t *testing.T) {
+	t.Parallel()
 	j := JWTBearer{TokenURL: "https://oauth2.googleapis.com/token", Email: "sa@p.iam.gserviceaccount.com",
 		PrivateKey: "-----BEGIN PRIVATE KEY-----\nsecret-bytes\n-----END PRIVATE KEY-----\n", Subject: "admin@example.com"}
 	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {

@@ -15,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgsync/orgsync/internal/util/testenv"
 	"github.com/orgsync/orgsync/secret"
 )
 
 func TestNextLink(t *testing.T) {
+	t.Parallel()
 	for h, want := range map[string]string{
 		`<https://x/api/v1/users?after=2>; rel="next"`:         "https://x/api/v1/users?after=2",
 		`<https://x/a>; rel="self", <https://x/b>; rel="next"`: "https://x/b",
@@ -43,6 +45,7 @@ func TestNextLink(t *testing.T) {
 }
 
 func TestAttr(t *testing.T) {
+	t.Parallel()
 	obj := map[string]any{"mail": "a@x", "n": 3.0, "ok": true, "list": []any{"first", "second"}, "empty": []any{},
 		"ext": map[string]any{"attr1": "v1"}, "null": nil}
 	for path, want := range map[string]string{"mail": "a@x", "n": "3", "ok": "true", "list": "first", "empty": "",
@@ -54,6 +57,7 @@ func TestAttr(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	resp := func(status int, h ...string) *http.Response {
 		r := &http.Response{StatusCode: status, Header: http.Header{}}
@@ -106,6 +110,7 @@ func FuzzBackoff(f *testing.F) {
 // TestBackoffIsJittered: waits of the same retry differ, so that readers
 // throttled together do not come back together.
 func TestBackoffIsJittered(t *testing.T) {
+	t.Parallel()
 	seen := map[time.Duration]bool{}
 	for range 50 {
 		seen[Backoff(time.Second, time.Minute, 3, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"1"}}})] = true
@@ -127,6 +132,7 @@ func newTestClient(t *testing.T, url string) *Client {
 }
 
 func TestWalkRefusesForeignNextLinks(t *testing.T) {
+	t.Parallel()
 	var elsewhere atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
 	defer other.Close()
@@ -147,6 +153,7 @@ func TestWalkRefusesForeignNextLinks(t *testing.T) {
 }
 
 func TestStatusErrorsAndRetries(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -199,19 +206,19 @@ func FuzzNextLink(f *testing.F) {
 }
 
 func TestConnectionRefusedFailsFast(t *testing.T) {
-	dead := httptest.NewServer(http.NotFoundHandler())
-	dead.Close()
+	t.Parallel()
 	// The default waits: retrying a refused connection would take over a
 	// minute.
-	c, err := New(context.Background(), Options{BaseURL: dead.URL, Auth: StaticToken{Scheme: "SSWS", Token: secret.Value("tok")}})
+	dead := testenv.RefusedAddr(t)
+	c, err := New(context.Background(), Options{BaseURL: "http://" + dead, Auth: StaticToken{Scheme: "SSWS", Token: secret.Value("tok")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	err = c.GetJSON(context.Background(), "/api/v1/users", nil, &struct{}{})
 	var ce *ConnectError
-	if !errors.As(err, &ce) || ce.Host != strings.TrimPrefix(dead.URL, "http://") || !strings.Contains(err.Error(), "connection refused") {
-		t.Fatalf("dead server: %v, want a ConnectError naming %s", err, dead.URL)
+	if !errors.As(err, &ce) || ce.Host != dead || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("dead server: %v, want a ConnectError naming %s", err, dead)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %s: a refused connection was retried", d)
@@ -222,6 +229,7 @@ func TestConnectionRefusedFailsFast(t *testing.T) {
 // answer's Date, plus its one-second resolution): a local clock far ahead
 // or behind does not change it.
 func TestRateLimitResetFromTheServersDate(t *testing.T) {
+	t.Parallel()
 	server := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	h := http.Header{HeaderRateLimitReset: {strconv.FormatInt(server.Unix()+5, 10)}, "Date": {server.Format(http.TimeFormat)}}
 	for _, skew := range []time.Duration{0, time.Hour, -time.Hour, 30 * time.Second} {
@@ -256,6 +264,7 @@ func FuzzRateLimitReset(f *testing.F) {
 // TestAssertionFileIsReadPerTokenRequest: the federated token file
 // rotates, so each token request sends what the file holds then.
 func TestAssertionFileIsReadPerTokenRequest(t *testing.T) {
+	t.Parallel()
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/token" {

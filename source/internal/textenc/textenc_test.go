@@ -7,6 +7,7 @@ import (
 )
 
 func TestFirstInvalid(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]int{"": 0, "Jürgen": 0, "J\xfcrgen": 2, "Müller \xff": 8, "\x80": 1, "ok\xe2\x82": 3} {
 		if got := FirstInvalid(s); got != want {
 			t.Errorf("FirstInvalid(%q) = %d, want %d", s, got, want)
@@ -15,6 +16,7 @@ func TestFirstInvalid(t *testing.T) {
 }
 
 func TestNamesAndDecoding(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"", "UTF-8", "utf8", "utf-16", "UTF-16LE", "utf-16be", "latin1", "ISO-8859-1", "Windows-1252", "cp1252"} {
 		if err := Check(name); err != nil {
 			t.Errorf("Check(%q): %v", name, err)

@@ -17,6 +17,7 @@ import (
 // number of workers, with the explained user's trace (its computed
 // values its own).
 func TestBuildAllIsBuildInOrder(t *testing.T) {
+	t.Parallel()
 	fields, err := usertmpl.Parse(usertmpl.Spec{Templates: source.Templates{Email: "{mail}", FirstName: "{given}", LastName: "{sur}", Country: "{c}"}}, usertmpl.Spec{}, "users.")
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +93,7 @@ func (a multiAttrs) Values(name string) []string { return a[name] }
 // out), its first in user.attributes; one record's values never leak
 // into the next's, one by one or at once.
 func TestBuildGivesAttributeValues(t *testing.T) {
+	t.Parallel()
 	fields, err := usertmpl.Parse(usertmpl.Spec{Templates: source.Templates{Email: "{mail}"}}, usertmpl.Spec{}, "users.")
 	if err != nil {
 		t.Fatal(err)

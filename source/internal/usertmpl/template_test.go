@@ -8,6 +8,7 @@ import (
 )
 
 func TestTemplate(t *testing.T) {
+	t.Parallel()
 	attrs := map[string]string{"givenName": "Ada", "sAMAccountName": "ada", "sn": "Lovelace", "hostile": "*)(|(uid=*"}
 	get := func(a string) string { return attrs[a] }
 	for _, tc := range []struct {
@@ -36,6 +37,7 @@ func TestTemplate(t *testing.T) {
 }
 
 func TestTemplateErrors(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"{mail":        `unclosed "{" at offset 0`,
 		"x}":           `lone "}" at offset 1`,

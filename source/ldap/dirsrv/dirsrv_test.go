@@ -20,6 +20,7 @@ import (
 // server's limits stop the limited account's paged search; an anonymous
 // bind sees nothing.
 func TestStartServesTheFreeIPATree(t *testing.T) {
+	t.Parallel()
 	s, other := dirsrvtest.Start(t), dirsrvtest.Start(t)
 	if s.URL == other.URL || s.LDAPSURL == other.LDAPSURL {
 		t.Fatalf("two servers on the same address: %s %s", s.URL, other.URL)

@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { os.Exit(sambatest.Main(m)) }
 // principal name and reads the fixture; a simple bind over plain LDAP is
 // refused, as Active Directory refuses it by default.
 func TestDomainServesTheFixture(t *testing.T) {
+	t.Parallel()
 	for _, port := range []string{"389", "636", "88"} {
 		if l, err := net.Listen("tcp", ":"+port); err == nil { // else something holds it already
 			t.Cleanup(func() { l.Close() })

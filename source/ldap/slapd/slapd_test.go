@@ -16,6 +16,7 @@ import (
 // directory, whole, and reads it back with its reader account; Stop may be
 // called twice.
 func TestStartServesTheExampleDirectory(t *testing.T) {
+	t.Parallel()
 	slapdtest.Require(t)
 	ldif, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "openldap", "users.ldif"))
 	if err != nil {
@@ -46,6 +47,7 @@ func TestStartServesTheExampleDirectory(t *testing.T) {
 // TestStartReportsABadDirectory: an LDIF without its suffix entry (the
 // mistake the example once had) fails with slapadd's words.
 func TestStartReportsABadDirectory(t *testing.T) {
+	t.Parallel()
 	slapdtest.Require(t)
 	_, err := slapd.Start(slapd.Options{Dir: t.TempDir(), LDIF: "dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n"})
 	if err == nil || !strings.Contains(err.Error(), "slapadd") {

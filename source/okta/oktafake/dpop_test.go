@@ -117,6 +117,7 @@ func signIn(t *testing.T, s *oktafake.Server, appKey *rsa.PrivateKey, c client) 
 // TestDPoPProofsChecked: the fake takes a DPoP token only with a fresh,
 // well-formed proof of the key it is bound to, and refuses it as Bearer.
 func TestDPoPProofsChecked(t *testing.T) {
+	t.Parallel()
 	appKey, _ := rsa.GenerateKey(rand.Reader, 2048)
 	org := oktafake.Demo()
 	org.Apps = []oktafake.App{{ClientID: "0oa-dpop", Key: &appKey.PublicKey, Scopes: []string{"okta.users.read", "okta.groups.read"}, RequireDPoP: true}}
@@ -160,6 +161,7 @@ func TestDPoPProofsChecked(t *testing.T) {
 // TestDPoPTokenEndpoint: a token request of an app that requires DPoP
 // without a proof, or with a bad one, is refused invalid_dpop_proof.
 func TestDPoPTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	appKey, _ := rsa.GenerateKey(rand.Reader, 2048)
 	org := oktafake.Demo()
 	org.Apps = []oktafake.App{{ClientID: "0oa-dpop", Key: &appKey.PublicKey, RequireDPoP: true}}

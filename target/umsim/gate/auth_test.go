@@ -10,6 +10,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	b := umwire.BasePath
 	tests := []struct{ path, name, org string }{
 		{b + "/users/" + testOrg + "/3", EndpointUsers, testOrg},
@@ -35,6 +36,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestAuthorization(t *testing.T) {
+	t.Parallel()
 	k := testKeys()
 	expired := k[1].in
 	expired.CertificateExpired = true
@@ -119,6 +121,7 @@ func checkAnswer(t *testing.T, resp response, status int, wantResult string, fro
 }
 
 func TestMigrating(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Migrating = true })
 	tok := e.token(e.in)
 	for _, path := range []string{usersPath, umwire.BasePath + "/action/" + testOrg, umwire.BasePath + "/" + testOrg + "/products/"} {
@@ -131,6 +134,7 @@ func TestMigrating(t *testing.T) {
 }
 
 func TestRequestIDEchoed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Limits = Limits{Read: 1} })
 	tok := e.token(e.in)
 	tests := []struct {
@@ -162,6 +166,7 @@ func TestRequestIDEchoed(t *testing.T) {
 }
 
 func TestCertificatePastNotAfterCountsAsExpired(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	e.clock.now = time.Now().AddDate(11, 0, 0) // NewTestIntegration certificates last ten years
 	checkAnswer(t, e.get(usersPath, e.token(e.in)), http.StatusBadRequest, umwire.ResultError, false)

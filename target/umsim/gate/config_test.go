@@ -8,6 +8,7 @@ import (
 )
 
 func TestNewRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	good := testKeys()[0].in
 	noCert := good
 	noCert.ClientID, noCert.CertificatePEM = "other", "not a certificate"
@@ -52,6 +53,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 func TestNewAcceptsDefaults(t *testing.T) {
+	t.Parallel()
 	g, err := New(Config{OrgID: testOrg}, http.NotFoundHandler())
 	if err != nil {
 		t.Fatalf("New: %v", err)

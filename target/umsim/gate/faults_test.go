@@ -36,6 +36,7 @@ func (e *env) outcomes(n int, path string) []int {
 }
 
 func TestFaultsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	faults := Faults{Seed: 7, ErrorRate: 0.2, DropRate: 0.1, AmbiguousRate: 0.2}
 	run := func(f Faults) []int {
 		e := newEnv(t, func(c *Config) { c.Faults = f })
@@ -52,6 +53,7 @@ func TestFaultsAreDeterministic(t *testing.T) {
 }
 
 func TestFaultRates(t *testing.T) {
+	t.Parallel()
 	const n = 400
 	e := newEnv(t, func(c *Config) {
 		c.Faults = Faults{Seed: 1, ErrorRate: 0.2, DropRate: 0.1, AmbiguousRate: 0.25}
@@ -90,6 +92,7 @@ func TestFaultRates(t *testing.T) {
 }
 
 func TestAmbiguousFailureAppliesTheAction(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, AmbiguousRate: 1} })
 	out := e.outcomes(40, actionPath)
 	st := e.gate.Stats()
@@ -107,6 +110,7 @@ func TestAmbiguousFailureAppliesTheAction(t *testing.T) {
 }
 
 func TestInjectedErrorBodyAndRequestID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{ErrorRate: 1} })
 	req := e.apiRequest(http.MethodGet, usersPath, e.token(e.in), e.in.ClientID)
 	req.Header.Set(umwire.HeaderRequestID, "abc")
@@ -121,6 +125,7 @@ func TestInjectedErrorBodyAndRequestID(t *testing.T) {
 }
 
 func TestSetFaultsAndResetStats(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	tok := e.token(e.in)
 	e.gate.SetFaults(Faults{DropRate: 1})
@@ -145,6 +150,7 @@ func TestSetFaultsAndResetStats(t *testing.T) {
 }
 
 func TestLatency(t *testing.T) {
+	t.Parallel()
 	const latency = 60 * time.Millisecond
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{Latency: latency} })
 	tok := e.token(e.in)
@@ -190,6 +196,7 @@ func (e *env) sendWithin(req *http.Request, d time.Duration) bool {
 // HangRate holds about that fraction of API requests unanswered until the
 // client gives up, and counts them; the token endpoints still answer.
 func TestHangRate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, HangRate: 0.5} })
 	tok := e.token(e.in)
 	const n = 40
@@ -206,6 +213,7 @@ func TestHangRate(t *testing.T) {
 // HangAll holds every request, the token endpoints' too, and a held
 // request ends when its client leaves.
 func TestHangAll(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{HangAll: true} })
 	req, err := http.NewRequest(http.MethodPost, e.srv.URL+umwire.PathClientCredentials, strings.NewReader("client_id=x"))
 	if err != nil {
@@ -237,6 +245,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // the middle of the body: the status and the first half arrive, then the
 // connection closes.
 func TestCutRate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, CutRate: 1} })
 	resp, err := e.send(e.apiRequest(http.MethodGet, usersPath, e.token(e.in), e.in.ClientID))
 	if !errors.Is(err, io.ErrUnexpectedEOF) || resp.status != 200 || resp.body != `{"ok"` {

@@ -12,6 +12,7 @@ import (
 // writes itself on the invite endpoints have the invite error shape
 // {status, statusMessage} (contract 7), not {result, message}.
 func TestInviteEndpointsGetInviteErrorBodies(t *testing.T) {
+	t.Parallel()
 	k := testKeys()
 	expired := k[1].in
 	expired.CertificateExpired = true

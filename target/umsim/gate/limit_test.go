@@ -28,6 +28,7 @@ func expect429(t *testing.T, resp response, retryAfter string) {
 }
 
 func TestPerTokenLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Limits = Limits{Read: 3, Window: 200 * time.Millisecond} })
 	tok := e.token(e.in)
 	for i := range 3 {
@@ -64,6 +65,7 @@ func TestPerTokenLimit(t *testing.T) {
 }
 
 func TestPerAppLimitAndRetryAfter(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Limits = Limits{App: 3, Window: 10 * time.Second} })
 	tokA, tokB := e.token(e.in), e.token(e.in)
 	for _, tok := range []string{tokA, tokB, tokA} {
@@ -90,6 +92,7 @@ func TestPerAppLimitAndRetryAfter(t *testing.T) {
 }
 
 func TestNoLimitStillMeasuresPeaks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.Limits = Limits{Window: time.Second} })
 	tok := e.token(e.in)
 	for range 30 {
@@ -105,6 +108,7 @@ func TestNoLimitStillMeasuresPeaks(t *testing.T) {
 }
 
 func TestConcurrentRequestsRespectLimit(t *testing.T) {
+	t.Parallel()
 	const workers, each, limit = 8, 25, 40
 	e := newEnv(t, func(c *Config) { c.Limits = Limits{App: limit} })
 	tok := e.token(e.in)

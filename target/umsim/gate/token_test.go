@@ -14,6 +14,7 @@ import (
 )
 
 func TestJWTExchange(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	other := testKeys()[1]
 	tests := []struct {
@@ -104,6 +105,7 @@ func checkTokenAnswer(t *testing.T, e *env, resp response, status int, errMsg st
 }
 
 func TestClientCredentials(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	valid := func() url.Values {
 		return url.Values{umwire.FormGrantType: {umwire.GrantClientCredentials}, umwire.FormClientID: {e.in.ClientID},
@@ -143,6 +145,7 @@ func TestClientCredentials(t *testing.T) {
 }
 
 func TestTokenExpiry(t *testing.T) {
+	t.Parallel()
 	for _, lifetime := range []time.Duration{time.Hour, 500 * time.Millisecond} {
 		t.Run(lifetime.String(), func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.TokenLifetime = lifetime })
@@ -166,6 +169,7 @@ func TestTokenExpiry(t *testing.T) {
 // Both token endpoints also answer with a trailing slash, as the vendor's
 // Python client posts to "/ims/exchange/jwt/"; other paths stay outside.
 func TestTokenEndpointsTrailingSlash(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	form := url.Values{umwire.FormClientID: {e.in.ClientID}, umwire.FormClientSecret: {e.in.ClientSecret}}
 	form.Set(umwire.FormJWTToken, sign(t, e.key, e.assertionClaims()))

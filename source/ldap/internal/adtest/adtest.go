@@ -17,7 +17,7 @@ package adtest
 
 import (
 	"fmt"
-	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	ldap3 "github.com/go-ldap/ldap/v3"
+	"github.com/hashicorp/go-hclog"
 	"github.com/jimlambrt/gldap"
 )
 
@@ -70,7 +71,8 @@ func Start(t testing.TB, opt Options) *Server {
 	}
 	opt.Entries = withMemberOf(opt.Entries)
 	s := &Server{opt: opt}
-	srv, err := gldap.NewServer()
+	bound := &boundAddr{addr: make(chan string, 1)}
+	srv, err := gldap.NewServer(gldap.WithLogger(hclog.New(&hclog.LoggerOptions{Level: hclog.Info, Output: bound})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,18 +89,34 @@ func Start(t testing.TB, opt Options) *Server {
 	if err := srv.Router(mux); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
-	go func() { _ = srv.Run(addr) }()
-	s.srv, s.URL = srv, "ldap://"+addr
+	failed := make(chan error, 1)
+	go func() { failed <- srv.Run("127.0.0.1:0") }() // it binds a free port and logs it
 	t.Cleanup(func() { _ = srv.Stop() })
-	deadline := time.Now().Add(10 * time.Second)
-	for !srv.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatal("adtest: server did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case addr := <-bound.addr:
+		s.srv, s.URL = srv, "ldap://"+addr
+	case err := <-failed:
+		t.Fatalf("adtest: the server did not start: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("adtest: the server did not start")
 	}
 	return s
+}
+
+// boundAddr hears the server's log (gldap's) and sends the address of
+// its "listening" line.
+type boundAddr struct {
+	once sync.Once
+	addr chan string
+}
+
+var listeningLine = regexp.MustCompile(`listening:.* addr=(\S+)`)
+
+func (b *boundAddr) Write(p []byte) (int, error) {
+	if m := listeningLine.FindSubmatch(p); m != nil {
+		b.once.Do(func() { b.addr <- string(m[1]) })
+	}
+	return len(p), nil
 }
 
 // Filters returns the filters of the searches received so far.
@@ -304,14 +322,4 @@ func containsFold(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -12,6 +12,7 @@ import (
 // port that a server of the machine holds too; the forwarded port reaches
 // the one inside, and Close ends the forwarding.
 func TestForwardIntoTheNamespace(t *testing.T) {
+	t.Parallel()
 	testenv.Root(t, "a network namespace")
 	outside := serve(t, nil, "127.0.0.1:0", "outside")
 	_, port, _ := net.SplitHostPort(outside.Addr().String())

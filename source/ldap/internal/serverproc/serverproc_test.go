@@ -15,6 +15,7 @@ import (
 // Retry starts again on new ports while a port was taken, up to three
 // times, and returns other errors at once.
 func TestRetry(t *testing.T) {
+	t.Parallel()
 	var seen [][]string
 	taken := fmt.Errorf("%w: bind: address already in use", ErrPortTaken)
 	err := Retry(2, func(ports []string) error {
@@ -46,6 +47,7 @@ func TestRetry(t *testing.T) {
 // A process's output is kept, WaitUp returns when the process exits, and
 // PortTaken recognizes the servers' words.
 func TestProcess(t *testing.T) {
+	t.Parallel()
 	p, err := Start(exec.Command("sh", "-c", "echo 'daemon: bind(8) failed errno=98 (Address already in use)'; exit 1"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +69,7 @@ func TestProcess(t *testing.T) {
 // Cached makes a directory once, where it is told, and later calls use it;
 // a failed make leaves nothing behind.
 func TestCached(t *testing.T) {
+	t.Parallel()
 	cache := t.TempDir()
 	makes := 0
 	build := func(dir, final string) error {
@@ -99,6 +102,7 @@ func TestCached(t *testing.T) {
 // Run tells a port taken meanwhile (to start again elsewhere) from any
 // other failure, which it reports with the server's words.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	notYet := func() error { return errors.New("not yet") }
 	_, err := Run(exec.Command("sh", "-c", "echo 'PR_Bind() failed: Local Network address is in use.'; exit 1"), 10*time.Second, notYet)
 	if !errors.Is(err, ErrPortTaken) {
