@@ -54,7 +54,7 @@ func mentions(e ast.Expr) bool {
 }
 
 // TestSkipsOnlyThroughTestenv: a test that needs a program, a server or
-// root asks internal/testenv, which fails it under CI=true and skips it
+// root asks internal/util/testenv, which fails it under CI=true and skips it
 // elsewhere; no test looks for a program itself (exec.LookPath), checks
 // for root itself (os.Geteuid) or skips in short mode, and a test skips
 // by itself only for a condition it names: the platform (runtime.GOOS) or
@@ -63,7 +63,7 @@ func mentions(e ast.Expr) bool {
 func TestSkipsOnlyThroughTestenv(t *testing.T) {
 	t.Parallel()
 	for _, f := range testFiles(t) {
-		if strings.Contains(filepath.ToSlash(f.path), "internal/testenv/") {
+		if strings.Contains(filepath.ToSlash(f.path), "internal/util/testenv/") {
 			continue
 		}
 		var stack []ast.Node
