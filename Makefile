@@ -8,6 +8,11 @@ BIN     ?= bin/orgsync
 PKGS    ?= ./...
 # Executions per fuzz target: a count, not a duration (see scripts/fuzz.sh).
 FUZZTIME ?= 100000x
+# How many of a package's tests run at once: they wait on servers and
+# processes more than they compute, so more than go test's default (the
+# number of cores); docs/performance.md has the figure.
+TESTPARALLEL ?= 8
+test: export GOFLAGS += -parallel=$(TESTPARALLEL)
 
 .PHONY: all build dist test demo demo-review demo-ldap demo-ad demo-freeipa lint bench bench-ad bench-compare fuzz test-deps
 

@@ -66,11 +66,19 @@ func DomainWith(t testing.TB, ldif string, passwords map[string]string) *Server 
 	return domain(t, ldif, passwords, nil)
 }
 
+// users lets one test at a time use the domain (it holds the place until
+// it ends) while the package's other tests run in parallel: one domain
+// controller on two cores, asked by several tests at once, answers
+// Kerberos and LDAPS past their timeouts.
+var users = make(chan struct{}, 1)
+
 // domain is DomainWith that sets primary groups too (user -> group, see
 // setPrimaryGroups).
 func domain(t testing.TB, ldif string, passwords, primary map[string]string) *Server {
 	t.Helper()
 	Require(t)
+	users <- struct{}{}
+	t.Cleanup(func() { <-users })
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.srv != nil && shared.ldif == ldif {
