@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 
 	"github.com/orgsync/orgsync/internal/admin/migrate"
 	"github.com/orgsync/orgsync/internal/demo/starter"
@@ -29,47 +29,17 @@ func runMigrate(ctx context.Context, std stdio, args []string) int {
 		fmt.Fprintln(std.err, "usage: orgsync migrate user-sync-config.yml [--out orgsync.yaml] [--flags \"--process-groups --users mapped\"] [--report FILE] [--accept-differences]")
 		return exitError
 	}
-	if *checkTarget && *out == "" {
-		return fail(std, fs.Name(), fmt.Errorf("--check-target needs --out: it plans with the configuration written there"))
-	}
 	words, err := migrate.SplitFlags(*flags)
 	if err != nil {
 		return fail(std, fs.Name(), fmt.Errorf("--flags: %w", err))
 	}
-	res, err := migrate.Migrate(fs.Arg(0), migrate.Options{Flags: words, Out: *out, AcceptDifferences: *accept, Keyring: *keyring})
+	c := migrate.Command{File: fs.Arg(0), Options: migrate.Options{Flags: words, Out: *out, AcceptDifferences: *accept, Keyring: *keyring},
+		Name: cmp.Or(*out, starter.ConfigName), Force: *force, CheckTarget: *checkTarget, ReportFile: *reportFile, WriteNew: starter.WriteNew}
+	ok, err := c.Run(ctx, std.out, std.err)
 	if err != nil {
 		return fail(std, fs.Name(), err)
 	}
-	name := *out
-	if name == "" {
-		name = starter.ConfigName
-	}
-	res.Report.Check = migrate.CheckConfig(ctx, res.Config, name)
-	report := std.out
-	if *out == "" {
-		fmt.Fprint(std.out, string(res.Config))
-		report = std.err
-	} else if err := starter.WriteNew(*out, res.Config, *force); err != nil {
-		return fail(std, fs.Name(), err)
-	}
-	liveOK := true
-	if *checkTarget {
-		lines, err := migrate.CountOnLivePlan(ctx, *out)
-		if err != nil {
-			lines, liveOK = []string{"could not plan with " + filepath.Clean(*out) + ": " + err.Error()}, false
-		}
-		res.Report.Live = lines
-	}
-	res.Report.WriteText(report)
-	if *reportFile != "" {
-		if err := res.Report.WriteFile(*reportFile); err != nil {
-			return fail(std, fs.Name(), err)
-		}
-	}
-	if *out != "" {
-		fmt.Fprintf(report, "\nwrote %s\n", filepath.Clean(*out))
-	}
-	if !res.Report.Check.OK() || len(res.Report.FillIn) > 0 || res.Report.Blocked() || !liveOK {
+	if !ok {
 		return exitError
 	}
 	return exitOK
