@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orgsync/orgsync/secret"
+	"github.com/orgsync/orgsync/source/internal/restapi/restapitest"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/okta"
 	"github.com/orgsync/orgsync/source/okta/oktafake"
@@ -74,12 +75,14 @@ func TestDPoPReadWithPagingAndRetries(t *testing.T) {
 func TestEachTokenRequestSignsANewAssertion(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"auto", "always"} {
-		_, cfg := dpopOrg(t, oktafake.Options{TokenFaults: map[int]int{1: 429, 2: 503}}, true)
+		clk := restapitest.NewClock()
+		_, cfg := dpopOrg(t, oktafake.Options{TokenFaults: map[int]int{1: 429, 2: 503}, Now: clk.Now}, true)
 		cfg.DPoP = mode
-		res, err := read(t, cfg, rules)
+		res, err := readOn(t, clk, cfg, rules)
 		if err != nil {
 			t.Fatalf("dpop %s: %v", mode, err)
 		}
+		waitedAWindow(t, clk)
 		if res.Users.Len() != demoRead {
 			t.Errorf("dpop %s: %d users, want %d", mode, res.Users.Len(), demoRead)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/orgsync/orgsync/source/csvfile"
 	"github.com/orgsync/orgsync/source/expr"
 	"github.com/orgsync/orgsync/source/internal/clouddir"
+	"github.com/orgsync/orgsync/source/internal/restapi/restapitest"
 	"github.com/orgsync/orgsync/source/internal/sourcetest"
 	"github.com/orgsync/orgsync/source/mapping"
 	"github.com/orgsync/orgsync/source/okta"
@@ -64,6 +65,25 @@ const testSettle = 5 * time.Millisecond
 func read(t *testing.T, cfg okta.Config, rules []mapping.Rule) (*source.Result, error) {
 	t.Helper()
 	return open(t, cfg, rules).Read(context.Background())
+}
+
+// readOn is read with the client's waits spent on clk, the fake's clock
+// (oktafake.Options.Now): they cost the test nothing.
+func readOn(t *testing.T, clk *restapitest.Clock, cfg okta.Config, rules []mapping.Rule) (*source.Result, error) {
+	t.Helper()
+	s := open(t, cfg, rules)
+	s.Retry.Clock = clk
+	return s.Read(context.Background())
+}
+
+// waitedAWindow fails t unless one of the waits slept on clk is a
+// rate-limit window's (X-Rate-Limit-Reset: a second, and one more for
+// the Date header's resolution).
+func waitedAWindow(t *testing.T, clk *restapitest.Clock) {
+	t.Helper()
+	if slept := clk.Slept(); !slices.ContainsFunc(slept, func(d time.Duration) bool { return d >= time.Second }) {
+		t.Errorf("waits %v, want the rate-limit window's reset waited for", slept)
+	}
 }
 
 func startDemo(t *testing.T, o oktafake.Options) *oktafake.Server {
@@ -127,11 +147,13 @@ func TestStatusesSearchPagingAndPatterns(t *testing.T) {
 
 func TestRateLimitAndFaults(t *testing.T) {
 	t.Parallel()
-	s := startDemo(t, oktafake.Options{WindowLimit: 3, ThrottleEvery: 5, Faults: map[int]int{2: 500, 3: 0}})
-	res, err := read(t, config(t, s), rules)
+	clk := restapitest.NewClock()
+	s := startDemo(t, oktafake.Options{WindowLimit: 3, ThrottleEvery: 5, Faults: map[int]int{2: 500, 3: 0}, Now: clk.Now})
+	res, err := readOn(t, clk, config(t, s), rules)
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitedAWindow(t, clk)
 	if res.Users.Len() != demoRead {
 		t.Errorf("%d users, want %d", res.Users.Len(), demoRead)
 	}

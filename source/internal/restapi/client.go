@@ -74,6 +74,8 @@ type Options struct {
 	// NO_PROXY.
 	Proxy func(*http.Request) (*url.URL, error)
 	Log   *zap.Logger
+	// Clock measures and spends the client's waits; nil: the wall clock.
+	Clock Clock
 }
 
 func (o *Options) applyDefaults() {
@@ -92,6 +94,9 @@ func (o *Options) applyDefaults() {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
+	if o.Clock == nil {
+		o.Clock = wallClock{}
+	}
 }
 
 // Client reads one API. Make it with New, for one read: the token
@@ -101,6 +106,7 @@ type Client struct {
 	token oauth2.TokenSource
 	base  *url.URL
 	log   *zap.Logger
+	clock Clock
 	stats struct{ requests, throttled atomic.Int64 }
 	// pause is when the next request may be sent (UnixNano), after an
 	// answer said that no request is left in the rate-limit window.
@@ -115,14 +121,16 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: base, log: opts.Log}
+	c := &Client{base: base, log: opts.Log, clock: opts.Clock}
 	tokenLayers, apiLayers, err := layers(opts.Auth, c.count)
 	if err != nil {
 		return nil, err
 	}
 	if opts.RateLimit > 0 {
 		lim := rate.NewLimiter(rate.Limit(float64(opts.RateLimit)/60), 1)
-		apiLayers = append(apiLayers, func(next http.RoundTripper) http.RoundTripper { return &limited{lim: lim, base: next} })
+		apiLayers = append(apiLayers, func(next http.RoundTripper) http.RoundTripper {
+			return &limited{lim: lim, clock: opts.Clock, base: next}
+		})
 	}
 	out := outbound.Options{Timeout: opts.Timeout, Proxy: opts.Proxy}
 	if m, ok := opts.Auth.(MetadataEndpoints); ok {
@@ -173,12 +181,16 @@ func layers(auth Auth, count func(*http.Response)) (token, api []outbound.Layer,
 // limited sends each request when the rate limit allows: every attempt
 // counts against an API's quota, retries included.
 type limited struct {
-	lim  *rate.Limiter
-	base http.RoundTripper
+	lim   *rate.Limiter
+	clock Clock
+	base  http.RoundTripper
 }
 
 func (l *limited) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := l.lim.Wait(req.Context()); err != nil {
+	now := l.clock.Now()
+	r := l.lim.ReserveN(now, 1)
+	if err := l.clock.Sleep(req.Context(), r.DelayFrom(now)); err != nil {
+		r.CancelAt(l.clock.Now())
 		return nil, err
 	}
 	return l.base.RoundTrip(req)
@@ -190,11 +202,21 @@ func (l *limited) RoundTrip(req *http.Request) (*http.Response, error) {
 // would keep a few, and open a new connection for most requests.
 const MaxConns = 16
 
-// retrying wraps hc with the retry policy.
+// retrying wraps hc with the retry policy, its waits spent on the
+// client's clock.
 func (c *Client) retrying(opts Options, hc *http.Client) *retryablehttp.Client {
+	backoff := func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+		return backoffAt(c.clock.Now(), minWait, maxWait, attempt, resp)
+	}
+	if _, wall := c.clock.(wallClock); !wall { // the retrying client sleeps on the wall clock: the wait is spent here
+		backoff = func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+			_ = c.clock.Sleep(context.Background(), backoffAt(c.clock.Now(), minWait, maxWait, attempt, resp))
+			return 0
+		}
+	}
 	return &retryablehttp.Client{
 		HTTPClient: hc, RetryMax: opts.MaxRetries, RetryWaitMin: opts.MinWait, RetryWaitMax: opts.MaxWait,
-		CheckRetry: checkRetry, Backoff: Backoff, ErrorHandler: withoutResponse,
+		CheckRetry: checkRetry, Backoff: backoff, ErrorHandler: withoutResponse,
 		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) { c.count(resp) },
 	}
 }
@@ -244,8 +266,9 @@ func (c *Client) count(resp *http.Response) {
 			zap.String("retryAfter", resp.Header.Get("Retry-After")))
 	}
 	if resp.Header.Get(HeaderRateLimitRemaining) == "0" {
-		if reset, ok := rateLimitReset(resp.Header, time.Now()); ok {
-			c.pause.Store(time.Now().Add(reset).UnixNano())
+		now := c.clock.Now()
+		if reset, ok := rateLimitReset(resp.Header, now); ok {
+			c.pause.Store(now.Add(reset).UnixNano())
 		}
 	}
 }
@@ -383,8 +406,13 @@ func hostOf(u string) string {
 // read's five listings, other tools on the same quota) do not come back
 // at once.
 func Backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	return backoffAt(time.Now(), minWait, maxWait, attempt, resp)
+}
+
+// backoffAt is Backoff at time now.
+func backoffAt(now time.Time, minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && throttled(resp) {
-		if d, ok := askedWait(resp, minWait, attempt); ok {
+		if d, ok := askedWait(resp, minWait, attempt, now); ok {
 			return d + jitter(minWait/2)
 		}
 	}
@@ -392,18 +420,18 @@ func Backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) t
 	return d/2 + jitter(d-d/2)
 }
 
-// askedWait is the wait a throttled answer asks for, at most
+// askedWait is the wait a throttled answer asks for at time now, at most
 // MaxThrottleWait.
-func askedWait(resp *http.Response, minWait time.Duration, attempt int) (time.Duration, bool) {
+func askedWait(resp *http.Response, minWait time.Duration, attempt int, now time.Time) (time.Duration, bool) {
 	if s := resp.Header.Get("Retry-After"); s != "" {
 		if secs, err := strconv.ParseInt(s, 10, 64); err == nil && secs >= 0 {
 			return min(time.Duration(min(secs, int64(MaxThrottleWait/time.Second)))*time.Second, MaxThrottleWait), true
 		}
 		if t, err := http.ParseTime(s); err == nil {
-			return min(max(time.Until(t), 0), MaxThrottleWait), true
+			return min(max(t.Sub(now), 0), MaxThrottleWait), true
 		}
 	}
-	if d, ok := rateLimitReset(resp.Header, time.Now()); ok {
+	if d, ok := rateLimitReset(resp.Header, now); ok {
 		return d + time.Duration(attempt)*minWait/4, true
 	}
 	return 0, false
@@ -419,17 +447,10 @@ func jitter(d time.Duration) time.Duration {
 
 // wait sleeps until the rate-limit window allows a request.
 func (c *Client) wait(ctx context.Context) error {
-	d := time.Until(time.Unix(0, c.pause.Load()))
+	d := time.Unix(0, c.pause.Load()).Sub(c.clock.Now())
 	if d <= 0 {
 		return nil
 	}
 	c.log.Debug("rate limit reached; waiting for the window to reset", zap.Duration("wait", d))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return c.clock.Sleep(ctx, d)
 }

@@ -78,6 +78,10 @@ type Options struct {
 	// requests made with a DPoP token (the one before stays good); 0
 	// never asks.
 	DPoPNonceEvery int
+	// Now is the fake's clock (nil: the wall clock): its rate-limit
+	// windows and the Date of its answers. Tests give the client the same
+	// (restapitest.Clock), so that waiting for a window costs nothing.
+	Now func() time.Time
 	// TokenFaults answers token request n (1-based) with status
 	// TokenFaults[n] (429 or a server error) after its client assertion
 	// was read: the assertion's jti is then used.
@@ -120,13 +124,16 @@ func Start(org Org, o Options) *Server {
 	s.gate = &fakeapi.Gate{ThrottleEvery: o.ThrottleEvery, Faults: o.Faults,
 		Throttle: func(w http.ResponseWriter) {
 			w.Header().Set("X-Rate-Limit-Remaining", "0")
-			w.Header().Set("X-Rate-Limit-Reset", strconv.FormatInt(time.Now().Unix()+1, 10))
+			w.Header().Set("X-Rate-Limit-Reset", strconv.FormatInt(s.now().Unix()+1, 10))
 			oktaError(w, http.StatusTooManyRequests, "E0000047", "API call exceeded rate limit due to too many requests.")
 		},
 		Error: func(w http.ResponseWriter, status int) { oktaError(w, status, "E0000009", "Internal Server Error") },
 	}
 	api := s.gate.Wrap(http.HandlerFunc(s.api))
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.Now != nil {
+			w.Header().Set("Date", o.Now().UTC().Format(http.TimeFormat))
+		}
 		if r.URL.Path == "/oauth2/v1/token" {
 			s.token(w, r)
 			return
@@ -139,6 +146,14 @@ func Start(org Org, o Options) *Server {
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
+
+// now is the time on the fake's clock.
+func (s *Server) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now()
+}
 
 // Stats returns the counts of API requests (the token endpoint is not
 // counted).
@@ -154,7 +169,7 @@ func (s *Server) rateLimit(w http.ResponseWriter) bool {
 	if s.opts.WindowLimit == 0 {
 		return true
 	}
-	now := time.Now().Unix()
+	now := s.now().Unix()
 	s.mu.Lock()
 	if now != s.window {
 		s.window, s.used = now, 0

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -184,13 +185,22 @@ func TestLatency(t *testing.T) {
 // whether an answer came.
 func (e *env) sendWithin(req *http.Request, d time.Duration) bool {
 	e.t.Helper()
+	answered, err := e.tryWithin(req, d)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return answered
+}
+
+// tryWithin is sendWithin that returns an error other than no answer.
+func (e *env) tryWithin(req *http.Request, d time.Duration) (bool, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), d)
 	defer cancel()
 	_, err := e.send(req.WithContext(ctx))
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		e.t.Fatalf("%s: %v, want an answer or none", req.URL.Path, err)
+		return false, fmt.Errorf("%s: %v, want an answer or none", req.URL.Path, err)
 	}
-	return err == nil
+	return err == nil, nil
 }
 
 // HangRate holds about that fraction of API requests unanswered until the
@@ -200,8 +210,18 @@ func TestHangRate(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.Faults = Faults{Seed: 3, HangRate: 0.5} })
 	tok := e.token(e.in)
 	const n = 40
+	// All at once, each given a second: a request passed on is answered
+	// within it on a loaded machine, and the held ones are not waited for
+	// one after the other.
+	errs := make(chan error, n)
 	for range n {
-		e.sendWithin(e.apiRequest(http.MethodGet, usersPath, tok, e.in.ClientID), 100*time.Millisecond)
+		req := e.apiRequest(http.MethodGet, usersPath, tok, e.in.ClientID)
+		go func() { _, err := e.tryWithin(req, time.Second); errs <- err }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 	held := e.gate.Stats().Faults[FaultHang]
 	if held < n/4 || held > 3*n/4 || int(e.calls.Load())+held != n {
