@@ -103,6 +103,10 @@ func (g *Gated) OrgPlan() *OrgPlan {
 	return &p
 }
 
+// Err is the error that stopped the organization's plan (OrgPlan.Err),
+// read without the copy OrgPlan makes.
+func (g *Gated) Err() error { return g.plan.Err }
+
 // Mode is the mode the plan was gated for, and is applied in.
 func (g *Gated) Mode() Mode { return g.mode }
 

@@ -14,8 +14,8 @@ import (
 // order, with its error in place of a plan that failed. A single target's
 // failed plan is not written: its error is returned.
 func Plans(w io.Writer, ps *run.Plans, format string, multiOrg bool) error {
-	if p := ps.Gated[0].OrgPlan(); !multiOrg && p.Err != nil {
-		return p.Err
+	if err := ps.Gated[0].Err(); !multiOrg && err != nil {
+		return err
 	}
 	if format == FormatJSON {
 		return writePlansJSON(w, ps, multiOrg)
